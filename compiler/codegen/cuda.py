@@ -1,0 +1,244 @@
+"""Renders tensor expressions to CUDA C against the prelude: one thread per output element."""
+from __future__ import annotations
+
+import math
+
+from ..ir.dtypes import DType
+from ..ir.texpr import (ACC, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, Var,
+                        children)
+from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+
+INT32_LIMIT = 2**31 - 1
+
+
+def c_const(value, dtype: DType) -> str:
+    """A C literal of the compute type of dtype."""
+    if dtype is DType.bool:
+        return "true" if value else "false"
+    if dtype.is_float:
+        ct = dtype.compute_ctype
+        if value != value:
+            return "by_nan_d()" if ct == "double" else "by_nan_f()"
+        if math.isinf(value):
+            s = "-" if value < 0 else ""
+            return f"({s}by_inf_d())" if ct == "double" else f"({s}by_inf_f())"
+        r = repr(float(value))
+        if "e" not in r and "." not in r:
+            r += ".0"
+        return f"{r}f" if ct == "float" else f"{r}"
+    if dtype in (DType.uint64,):
+        return f"{int(value)}ull"
+    if dtype in (DType.uint32,):
+        return f"{int(value)}u"
+    if dtype is DType.int64:
+        v = int(value)
+        return f"({v}ll)" if v >= 0 else f"({v}ll)"
+    return f"(({dtype.ctype}){int(value)})"
+
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "idiv": "/", "imod": "%", "eq": "==", "ne": "!=",
+          "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and": "&&", "or": "||",
+          "bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}
+
+
+class ExprRenderer:
+    """Renders an expression tree to C, hoisting shared unguarded sub-expressions into locals."""
+
+    def __init__(self, arg_names: list[str], strides: list[tuple[int, ...]], index_ctype: str):
+        self.arg_names = arg_names
+        self.strides = strides
+        self.index_ctype = index_ctype
+        self.lines: list[str] = []
+        self.memo: dict[Expr, str] = {}
+        self.counter = 0
+
+    def hoistable(self, root: Expr) -> set[Expr]:
+        """Sub-expressions used more than once and not only under a Select branch."""
+        uses: dict[Expr, int] = {}
+        unguarded: set[Expr] = set()
+
+        def visit(e: Expr, guarded: bool):
+            uses[e] = uses.get(e, 0) + 1
+            if not guarded:
+                unguarded.add(e)
+            if uses[e] > 1:
+                return
+            if isinstance(e, Select):
+                visit(e.cond, guarded); visit(e.a, True); visit(e.b, True)
+            else:
+                for c in children(e):
+                    visit(c, guarded)
+
+        visit(root, False)
+        return {e for e, n in uses.items() if n > 1 and e in unguarded
+                and not isinstance(e, (Var, Const))}
+
+    def render(self, root: Expr, indent: str) -> str:
+        self.hoist = self.hoistable(root)
+        self.indent = indent
+        return self.r(root)
+
+    def r(self, e: Expr) -> str:
+        if e in self.memo:
+            return self.memo[e]
+        s = self._r(e)
+        if e in self.hoist:
+            name = f"t{self.counter}"
+            self.counter += 1
+            ct = self.index_ctype if e.dtype is DType.int64 and _is_index(e) else e.dtype.compute_ctype
+            self.lines.append(f"{self.indent}const {ct} {name} = {s};")
+            self.memo[e] = name
+            return name
+        return s
+
+    def _r(self, e: Expr) -> str:
+        if isinstance(e, Var):
+            return e.name
+        if isinstance(e, Const):
+            return c_const(e.value, e.dtype)
+        if isinstance(e, Load):
+            terms = [f"({self.r(i)})*{s}" if s != 1 else f"({self.r(i)})"
+                     for i, s in zip(e.index, self.strides[e.arg]) if not (isinstance(i, Const) and i.value == 0)]
+            off = " + ".join(terms) if terms else "0"
+            ct = e.dtype.compute_ctype
+            base = f"{self.arg_names[e.arg]}[{off}]"
+            return f"(({ct}){base})" if ct != e.dtype.ctype else base
+        if isinstance(e, Unary):
+            x = self.r(e.x)
+            if e.fn == "not":
+                return f"(!{x})"
+            if e.fn == "bitnot":
+                return f"(({e.dtype.ctype})~{x})"
+            if e.fn == "neg" and e.dtype is DType.bool:
+                return x
+            return f"by_{e.fn}({x})"
+        if isinstance(e, Binary):
+            a, b = self.r(e.a), self.r(e.b)
+            if e.fn in _INFIX:
+                return f"({a} {_INFIX[e.fn]} {b})"
+            if e.fn == "xor":
+                return f"(({a}) != ({b}))"
+            if e.fn == "div":
+                return f"({a} / {b})"
+            if e.fn == "pow":
+                return f"by_ipow({a}, {b})" if not e.dtype.is_float else f"by_pow({a}, {b})"
+            if e.fn in ("fmod",):
+                return f"by_fmod({a}, {b})" if e.dtype.is_float else f"({a} % {b})"
+            if e.fn in ("min", "max", "pymod", "atan2"):
+                return f"by_{e.fn}({a}, {b})"
+            raise ValueError(f"no C rendering for binary {e.fn}")
+        if isinstance(e, Select):
+            return f"({self.r(e.cond)} ? {self.r(e.a)} : {self.r(e.b)})"
+        if isinstance(e, Cast):
+            x = self.r(e.x)
+            if e.dtype is DType.bool:
+                return f"(({x}) != 0)"
+            return f"(({e.dtype.compute_ctype})({x}))"
+        raise TypeError(f"cannot render {type(e).__name__}")
+
+
+def _is_index(e: Expr) -> bool:
+    return isinstance(e, (Var, Binary)) and not any(isinstance(x, Load) for x in _walk(e))
+
+
+def _walk(e):
+    yield e
+    for c in children(e):
+        yield from _walk(c)
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.append(s)
+        s *= d
+    return tuple(reversed(strides))
+
+
+_REDUCE_INIT = {"sum": "0", "prod": "1"}
+
+
+def render_texpr(te: TensorExpr, prefix: str, out_value: str, in_values: tuple[str, ...],
+                 *, block_threads: int = 256, max_blocks: int = 65535 * 4) -> Kernel:
+    """CUDA for a tensor expression: a grid-stride loop, one output element per iteration."""
+    sizes = [t.size for t in te.inputs] + [te.output.size]
+    index_ct = "int" if max(sizes + [1]) * 2 < INT32_LIMIT else "long long"
+    args = [f"in{k}" for k in range(len(te.inputs))]
+    rend = ExprRenderer(args, [contiguous_strides(t.shape) for t in te.inputs], index_ct)
+    out_t = te.output
+    n = out_t.size
+    L: list[str] = []
+    params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
+    params.append(f"{out_t.dtype.ctype}* __restrict__ out")
+    L.append(f"BY_KERNEL void __launch_bounds__({block_threads}) {NAME_PLACEHOLDER}({', '.join(params)}) {{")
+    L.append(f"  for ({index_ct} lin = ({index_ct})blockIdx.x * blockDim.x + threadIdx.x; lin < {n}; "
+             f"lin += ({index_ct})gridDim.x * blockDim.x) {{")
+    rem = "lin"
+    shape = out_t.shape
+    if shape:
+        L.append(f"    {index_ct} rem = lin;")
+    for k in reversed(range(len(shape))):
+        if k == 0:
+            L.append(f"    const {index_ct} i0 = rem;")
+        else:
+            L.append(f"    const {index_ct} i{k} = rem % {shape[k]}; rem /= {shape[k]};")
+    body_indent = "    "
+    if te.reduce is None:
+        rend.lines = []
+        val = rend.render(te.body, body_indent)
+        L.extend(rend.lines)
+        result, result_dt = val, te.body.dtype
+    else:
+        red = te.reduce
+        acc_dt = DType.int64 if red.op.startswith("arg") else te.body.dtype
+        vct = te.body.dtype.compute_ctype
+        if red.op in ("sum", "prod"):
+            L.append(f"    {vct} acc = {_REDUCE_INIT[red.op]};")
+        elif red.op in ("max", "min"):
+            L.append(f"    {vct} acc = 0; bool have = false;")
+        else:
+            L.append(f"    {vct} best = 0; long long acc = 0; bool have = false; long long pos = 0;")
+        ind = "    "
+        for name, extent in red.axes:
+            L.append(f"{ind}for ({index_ct} {name} = 0; {name} < {extent}; ++{name}) {{")
+            ind += "  "
+        rend.lines = []
+        v = rend.render(te.body, ind)
+        L.extend(rend.lines)
+        L.append(f"{ind}const {vct} v = {v};")
+        if red.op == "sum":
+            L.append(f"{ind}acc += v;")
+        elif red.op == "prod":
+            L.append(f"{ind}acc *= v;")
+        elif red.op in ("max", "min"):
+            L.append(f"{ind}acc = have ? by_{red.op}(acc, v) : v; have = true;")
+        else:
+            cmp = ">" if red.op.startswith("argmax") else "<"
+            if red.op.endswith("_last"):
+                cmp += "="
+            L.append(f"{ind}if (!have || v {cmp} best) {{ best = v; acc = pos; have = true; }} ++pos;")
+        for _ in red.axes:
+            ind = ind[:-2]
+            L.append(f"{ind}}}")
+        if te.epilogue is not None:
+            rend.lines = []
+            rend.memo = {}
+            val = rend.render(te.epilogue, body_indent)
+            L.extend(rend.lines)
+            result, result_dt = val, te.epilogue.dtype
+        else:
+            result, result_dt = ACC, acc_dt
+    oct_ = out_t.dtype.ctype
+    if out_t.dtype is DType.bool and result_dt is not DType.bool:
+        L.append(f"    out[lin] = (({result}) != 0);")
+    else:
+        L.append(f"    out[lin] = ({oct_})({result});")
+    L.append("  }")
+    L.append("}")
+    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    blocks = max(1, min(math.ceil(n / block_threads), max_blocks))
+    kparams = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
+    kparams += (KernelParam(oct_, out_value, True),)
+    return Kernel(entry=entry, source=source, params=kparams, grid=(blocks, 1, 1),
+                  block=(block_threads, 1, 1), config=(("block_threads", block_threads), ("schedule", "simt_elementwise")),
+                  expr=te)

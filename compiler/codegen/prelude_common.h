@@ -1,0 +1,138 @@
+// Brickyard prelude, the part shared by the device (NVRTC) and the host harness (g++).
+// BY_HD marks functions compiled for both; everything here must give bit-identical results
+// on both sides, so half/bfloat16 conversions are done in software rather than with intrinsics.
+#pragma once
+
+typedef long long by_i64;
+typedef unsigned long long by_u64;
+
+BY_HD unsigned int by_f2u(float f) { union { float f; unsigned int u; } c; c.f = f; return c.u; }
+BY_HD float by_u2f(unsigned int u) { union { float f; unsigned int u; } c; c.u = u; return c.f; }
+
+BY_HD float by_inf_f() { return by_u2f(0x7f800000u); }
+BY_HD float by_nan_f() { return by_u2f(0x7fc00000u); }
+BY_HD double by_inf_d() { union { double d; by_u64 u; } c; c.u = 0x7ff0000000000000ull; return c.d; }
+BY_HD double by_nan_d() { union { double d; by_u64 u; } c; c.u = 0x7ff8000000000000ull; return c.d; }
+
+// IEEE binary16 <-> binary32, round to nearest even.
+BY_HD unsigned short by_f32_to_f16_bits(float f) {
+  unsigned int x = by_f2u(f);
+  unsigned int sign = (x >> 16) & 0x8000u;
+  unsigned int mag = x & 0x7fffffffu;
+  if (mag >= 0x7f800000u) return (unsigned short)(sign | (mag > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (mag >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // rounds to >= 65520: inf
+  if (mag < 0x38800000u) {  // subnormal half (or zero)
+    if (mag < 0x33000000u) return (unsigned short)sign;
+    unsigned int e = mag >> 23;
+    unsigned int m = (mag & 0x7fffffu) | 0x800000u;
+    unsigned int shift = 126u - e;  // 14 + (112 - e) + 1 - 1
+    unsigned int r = m >> shift;
+    unsigned int rem = m & ((1u << shift) - 1u);
+    unsigned int half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (r & 1u))) r++;
+    return (unsigned short)(sign | r);
+  }
+  unsigned int r = mag - 0x38000000u;  // rebias exponent
+  unsigned int lsb = (r >> 13) & 1u;
+  r += 0xfffu + lsb;
+  return (unsigned short)(sign | (r >> 13));
+}
+
+BY_HD float by_f16_bits_to_f32(unsigned short h) {
+  unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
+  unsigned int e = ((unsigned int)h >> 10) & 0x1fu;
+  unsigned int m = (unsigned int)h & 0x3ffu;
+  if (e == 0x1fu) return by_u2f(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    if (m == 0) return by_u2f(sign);
+    float v = (float)m * (1.0f / 16777216.0f);  // m * 2^-24, exact
+    return sign ? -v : v;
+  }
+  return by_u2f(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+BY_HD unsigned short by_f32_to_bf16_bits(float f) {
+  unsigned int x = by_f2u(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (unsigned short)(x >> 16);
+}
+
+BY_HD float by_bf16_bits_to_f32(unsigned short b) { return by_u2f(((unsigned int)b) << 16); }
+
+struct by_half {
+  unsigned short bits;
+  by_half() = default;
+  BY_HD by_half(float f) : bits(by_f32_to_f16_bits(f)) {}
+  BY_HD by_half(double f) : bits(by_f32_to_f16_bits((float)f)) {}
+  BY_HD operator float() const { return by_f16_bits_to_f32(bits); }
+};
+
+struct by_bfloat16 {
+  unsigned short bits;
+  by_bfloat16() = default;
+  BY_HD by_bfloat16(float f) : bits(by_f32_to_bf16_bits(f)) {}
+  BY_HD by_bfloat16(double f) : bits(by_f32_to_bf16_bits((float)f)) {}
+  BY_HD operator float() const { return by_bf16_bits_to_f32(bits); }
+};
+
+// Math on compute types: float and double overloads, integer versions where ONNX defines them.
+#define BY_MATH1(name, ff, df) \
+  BY_HD float name(float x) { return ff(x); } \
+  BY_HD double name(double x) { return df(x); }
+BY_MATH1(by_exp, expf, exp)
+BY_MATH1(by_log, logf, log)
+BY_MATH1(by_sqrt, sqrtf, sqrt)
+BY_MATH1(by_sin, sinf, sin)
+BY_MATH1(by_cos, cosf, cos)
+BY_MATH1(by_tan, tanf, tan)
+BY_MATH1(by_asin, asinf, asin)
+BY_MATH1(by_acos, acosf, acos)
+BY_MATH1(by_atan, atanf, atan)
+BY_MATH1(by_sinh, sinhf, sinh)
+BY_MATH1(by_cosh, coshf, cosh)
+BY_MATH1(by_tanh, tanhf, tanh)
+BY_MATH1(by_asinh, asinhf, asinh)
+BY_MATH1(by_acosh, acoshf, acosh)
+BY_MATH1(by_atanh, atanhf, atanh)
+BY_MATH1(by_erf, erff, erf)
+BY_MATH1(by_floor, floorf, floor)
+BY_MATH1(by_ceil, ceilf, ceil)
+BY_MATH1(by_round, rintf, rint)  // ONNX Round: half to even
+BY_MATH1(by_log1p, log1pf, log1p)
+BY_MATH1(by_expm1, expm1f, expm1)
+#undef BY_MATH1
+
+BY_HD float by_rsqrt(float x) { return 1.0f / sqrtf(x); }
+BY_HD double by_rsqrt(double x) { return 1.0 / sqrt(x); }
+BY_HD float by_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+BY_HD double by_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+BY_HD float by_softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+BY_HD double by_softplus(double x) { return x > 40.0 ? x : log1p(exp(x)); }
+BY_HD float by_pow(float a, float b) { return powf(a, b); }
+BY_HD double by_pow(double a, double b) { return pow(a, b); }
+BY_HD float by_atan2(float a, float b) { return atan2f(a, b); }
+BY_HD double by_atan2(double a, double b) { return atan2(a, b); }
+BY_HD float by_fmod(float a, float b) { return fmodf(a, b); }
+BY_HD double by_fmod(double a, double b) { return fmod(a, b); }
+
+template <class T> BY_HD T by_abs(T x) { return x < T(0) ? T(-x) : x; }
+template <class T> BY_HD T by_neg(T x) { return T(-x); }
+template <class T> BY_HD T by_sign(T x) { return T((x > T(0)) - (x < T(0))); }
+template <class T> BY_HD T by_reciprocal(T x) { return T(1) / x; }
+template <class T> BY_HD bool by_isnan(T x) { return x != x; }
+template <class T> BY_HD bool by_isposinf(T x) { return x == T(1) / T(0) && x > T(0); }
+template <class T> BY_HD bool by_isneginf(T x) { return x == T(-1) / T(0) && x < T(0); }
+template <class T> BY_HD bool by_isinf(T x) { return by_isposinf(x) || by_isneginf(x); }
+// min/max propagate NaN as ONNX (and NumPy) do.
+template <class T> BY_HD T by_min(T a, T b) { return (a != a || a < b) ? a : b; }
+template <class T> BY_HD T by_max(T a, T b) { return (a != a || a > b) ? a : b; }
+// Integer power by repeated squaring (ONNX Pow on integers).
+template <class T> BY_HD T by_ipow(T a, T b) {
+  T r = 1; if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+  while (b) { if (b & 1) r *= a; a *= a; b >>= 1; } return r;
+}
+// Python-style modulo (ONNX Mod with fmod=0): the result has the divisor's sign.
+template <class T> BY_HD T by_pymod(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r; }
+BY_HD float by_pymod(float a, float b) { float r = fmodf(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+BY_HD double by_pymod(double a, double b) { double r = fmod(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }

@@ -1,0 +1,320 @@
+"""Tensor expressions: each output element as a scalar expression over input elements.
+
+An op's definition is a `TensorExpr`: output index variables i0..i{n-1}, optional reduction axes
+with a combiner, a body, and an epilogue over the accumulator. Tile propagation, traffic and
+codegen all work from these expressions rather than from per-op special cases."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from dataclasses import dataclass
+from typing import Union
+
+from .dtypes import DType
+from .graph import TensorType, _fields_key
+
+Scalar = Union[int, float, bool]
+
+
+class Expr:
+    """Base of scalar expressions; arithmetic operators build Binary nodes with constant folding."""
+
+    dtype: DType
+
+    def __add__(self, o): return binary("add", self, o)
+    def __radd__(self, o): return binary("add", o, self)
+    def __sub__(self, o): return binary("sub", self, o)
+    def __rsub__(self, o): return binary("sub", o, self)
+    def __mul__(self, o): return binary("mul", self, o)
+    def __rmul__(self, o): return binary("mul", o, self)
+    def __truediv__(self, o): return binary("div", self, o)
+    def __rtruediv__(self, o): return binary("div", o, self)
+    def __floordiv__(self, o): return binary("idiv", self, o)
+    def __mod__(self, o): return binary("imod", self, o)
+    def __neg__(self): return unary("neg", self)
+    def __lt__(self, o): return binary("lt", self, o)
+    def __le__(self, o): return binary("le", self, o)
+    def __gt__(self, o): return binary("gt", self, o)
+    def __ge__(self, o): return binary("ge", self, o)
+
+    @functools.cached_property
+    def key(self) -> str:
+        return _fields_key(self)
+
+
+@dataclass(frozen=True, eq=True)
+class Var(Expr):
+    """An index variable: an output axis (i0, i1, ...), a reduction axis (r0, ...) or `acc`."""
+
+    name: str
+    dtype: DType = DType.int64
+
+
+
+@dataclass(frozen=True, eq=True)
+class Const(Expr):
+    value: Scalar
+    dtype: DType
+
+
+
+@dataclass(frozen=True, eq=True)
+class Load(Expr):
+    """Element `index` of input number `arg`, converted to its compute type."""
+
+    arg: int
+    index: tuple[Expr, ...]
+    dtype: DType
+
+
+
+@dataclass(frozen=True, eq=True)
+class Unary(Expr):
+    fn: str
+    x: Expr
+    dtype: DType
+
+
+
+@dataclass(frozen=True, eq=True)
+class Binary(Expr):
+    fn: str
+    a: Expr
+    b: Expr
+    dtype: DType
+
+
+
+@dataclass(frozen=True, eq=True)
+class Select(Expr):
+    """cond ? a : b, evaluated lazily (a guarded load is never executed out of bounds)."""
+
+    cond: Expr
+    a: Expr
+    b: Expr
+    dtype: DType
+
+
+
+@dataclass(frozen=True, eq=True)
+class Cast(Expr):
+    x: Expr
+    dtype: DType
+
+
+
+# Unary functions: name -> whether the result is bool (else the operand's type).
+UNARY = {
+    "neg": False, "abs": False, "sign": False, "exp": False, "log": False, "sqrt": False,
+    "rsqrt": False, "reciprocal": False, "sin": False, "cos": False, "tan": False, "asin": False,
+    "acos": False, "atan": False, "sinh": False, "cosh": False, "tanh": False, "asinh": False,
+    "acosh": False, "atanh": False, "erf": False, "floor": False, "ceil": False, "round": False,
+    "sigmoid": False, "softplus": False, "log1p": False, "expm1": False, "bitnot": False,
+    "isnan": True, "isinf": True, "isposinf": True, "isneginf": True, "not": True,
+}
+# Binary functions: name -> whether the result is bool.
+BINARY = {
+    "add": False, "sub": False, "mul": False, "div": False, "idiv": False, "imod": False,
+    "fmod": False, "pymod": False, "pow": False, "min": False, "max": False, "atan2": False,
+    "bitand": False, "bitor": False, "bitxor": False, "shl": False, "shr": False,
+    "eq": True, "ne": True, "lt": True, "le": True, "gt": True, "ge": True,
+    "and": True, "or": True, "xor": True,
+}
+REDUCE_OPS = ("sum", "prod", "max", "min", "argmax", "argmin", "argmax_last", "argmin_last")
+
+
+def const(value: Scalar, dtype: DType) -> Const:
+    """A constant of `dtype` (value normalised to the Python type of that dtype)."""
+    if dtype is DType.bool:
+        value = bool(value)
+    elif dtype.is_float:
+        value = float(value)
+    else:
+        value = int(value)
+    return Const(value, dtype)
+
+
+def as_expr(x, like: DType | None = None) -> Expr:
+    if isinstance(x, Expr):
+        return x
+    if isinstance(x, bool):
+        return const(x, DType.bool)
+    if isinstance(x, int):
+        return const(x, like if like is not None else DType.int64)
+    if isinstance(x, float):
+        return const(x, like if like is not None and like.is_float else DType.float32)
+    raise TypeError(f"not an expression: {x!r}")
+
+
+def unary(fn: str, x) -> Expr:
+    if fn not in UNARY:
+        raise ValueError(f"unknown unary function {fn}")
+    x = as_expr(x)
+    if fn == "neg" and isinstance(x, Const) and x.dtype is not DType.bool:
+        return const(-x.value, x.dtype)
+    return Unary(fn, x, DType.bool if UNARY[fn] else x.dtype)
+
+
+def binary(fn: str, a, b) -> Expr:
+    """a fn b; a Python number takes the other operand's type; index arithmetic is folded."""
+    if fn not in BINARY:
+        raise ValueError(f"unknown binary function {fn}")
+    if not isinstance(a, Expr):
+        b = as_expr(b)
+        a = as_expr(a, b.dtype)
+    else:
+        b = as_expr(b, a.dtype)
+    if isinstance(a, Const) and isinstance(b, Const) and a.dtype is DType.int64 and b.dtype is DType.int64:
+        folded = _fold_int(fn, a.value, b.value)
+        if folded is not None:
+            return folded
+    if fn == "add":
+        if _is_zero(b): return a
+        if _is_zero(a): return b
+    elif fn == "sub" and _is_zero(b):
+        return a
+    elif fn == "mul":
+        if _is_one(b): return a
+        if _is_one(a): return b
+        if a.dtype is DType.int64 and (_is_zero(a) or _is_zero(b)): return const(0, DType.int64)
+    elif fn in ("idiv",) and _is_one(b):
+        return a
+    elif fn == "imod" and _is_one(b):
+        return const(0, a.dtype)
+    return Binary(fn, a, b, DType.bool if BINARY[fn] else a.dtype)
+
+
+def _fold_int(fn, x, y):
+    ops = {"add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
+           "min": lambda: min(x, y), "max": lambda: max(x, y)}
+    if fn in ops:
+        return const(ops[fn](), DType.int64)
+    if fn == "idiv" and y != 0:
+        return const(int(x / y) if (x < 0) != (y < 0) else x // y, DType.int64)
+    if fn == "imod" and y != 0:
+        return const(int(math.fmod(x, y)), DType.int64)
+    return None
+
+
+def _is_zero(e: Expr) -> bool:
+    return isinstance(e, Const) and e.dtype is not DType.bool and e.value == 0
+
+
+def _is_one(e: Expr) -> bool:
+    return isinstance(e, Const) and e.dtype is not DType.bool and e.value == 1
+
+
+def select(cond, a, b) -> Expr:
+    cond = as_expr(cond)
+    if not isinstance(a, Expr):
+        b = as_expr(b); a = as_expr(a, b.dtype)
+    else:
+        b = as_expr(b, a.dtype)
+    if isinstance(cond, Const):
+        return a if cond.value else b
+    return Select(cond, a, b, a.dtype)
+
+
+def cast(x, dtype: DType) -> Expr:
+    x = as_expr(x)
+    if x.dtype is dtype:
+        return x
+    if isinstance(x, Const) and not (x.dtype.is_float and not dtype.is_float):
+        return const(x.value, dtype)
+    return Cast(x, dtype)
+
+
+def minimum(a, b) -> Expr: return binary("min", a, b)
+def maximum(a, b) -> Expr: return binary("max", a, b)
+def logical_and(a, b) -> Expr: return binary("and", a, b)
+def logical_or(a, b) -> Expr: return binary("or", a, b)
+def eq(a, b) -> Expr: return binary("eq", a, b)
+
+
+def in_range(idx: Expr, lo: int, hi: int) -> Expr:
+    """lo <= idx < hi as a bool expression (folded when statically true)."""
+    return logical_and(binary("ge", idx, lo), binary("lt", idx, hi))
+
+
+def out_vars(rank: int) -> tuple[Var, ...]:
+    """The output index variables i0..i{rank-1}."""
+    return tuple(Var(f"i{k}") for k in range(rank))
+
+
+def reduce_vars(n: int) -> tuple[Var, ...]:
+    return tuple(Var(f"r{k}") for k in range(n))
+
+
+ACC = "acc"
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """Reduction over named axes with extents; `op` one of REDUCE_OPS."""
+
+    op: str
+    axes: tuple[tuple[str, int], ...]
+
+    def __post_init__(self):
+        if self.op not in REDUCE_OPS:
+            raise ValueError(f"unknown reduction {self.op}")
+
+    @property
+    def extent(self) -> int:
+        return math.prod(n for _, n in self.axes)
+
+
+@dataclass(frozen=True)
+class TensorExpr:
+    """out[i0..] = epilogue(reduce_{r..} body) or body, for every output index."""
+
+    name: str
+    inputs: tuple[TensorType, ...]
+    output: TensorType
+    body: Expr
+    reduce: Reduce | None = None
+    epilogue: Expr | None = None  # over Var("acc", <acc dtype>) and the output vars
+
+    @functools.cached_property
+    def key(self) -> str:
+        return _fields_key(self)
+
+    def replace(self, **kw) -> "TensorExpr":
+        return dataclasses.replace(self, **kw)
+
+
+def load(arg: int, t: TensorType, index) -> Load:
+    """Element `index` (a tuple of expressions, one per axis) of input `arg` of type `t`."""
+    index = tuple(as_expr(i) for i in index)
+    if len(index) != t.rank:
+        raise ValueError(f"load of rank-{t.rank} input with {len(index)} indices")
+    return Load(arg, index, t.dtype)
+
+
+def broadcast_index(out_shape: tuple[int, ...], in_shape: tuple[int, ...], vars_) -> tuple[Expr, ...]:
+    """Index into an input broadcast (numpy rules) to out_shape."""
+    off = len(out_shape) - len(in_shape)
+    return tuple(const(0, DType.int64) if d == 1 and out_shape[off + k] != 1 else vars_[off + k]
+                 for k, d in enumerate(in_shape))
+
+
+def walk(e: Expr):
+    """Every sub-expression, parents before children."""
+    yield e
+    for c in children(e):
+        yield from walk(c)
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Load):
+        return e.index
+    if isinstance(e, Unary):
+        return (e.x,)
+    if isinstance(e, Binary):
+        return (e.a, e.b)
+    if isinstance(e, Select):
+        return (e.cond, e.a, e.b)
+    if isinstance(e, Cast):
+        return (e.x,)
+    return ()

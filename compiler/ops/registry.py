@@ -1,0 +1,159 @@
+"""The op registry: for every ONNX op, its lowering to kernels and its NumPy reference.
+
+To add an op: in the family module of compiler/ops/, write
+
+    def _ref_myop(node, inputs, opset): ...          # NumPy semantics, returns a list of arrays
+    @register("MyOp", reference=_ref_myop)
+    def lower_myop(ctx: LowerCtx) -> None: ...       # emits TensorExprs / kernels / aliases
+
+Output shapes come from ONNX's own per-node shape inference in the frontend, so a lowering
+reads `ctx.out_types` and never recomputes them."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import UnsupportedOp
+from ..ir.dtypes import DType
+from ..ir.graph import Node, TensorType
+from ..ir.texpr import TensorExpr
+
+Reference = Callable[[Node, list, int], list]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """How one op is lowered and what it means (NumPy)."""
+
+    op: str
+    lower: Callable[["LowerCtx"], None]
+    reference: Reference
+    domain: str = ""
+    foldable: bool = True       # may be constant-folded with its reference when inputs are constant
+
+
+REGISTRY: dict[tuple[str, str], OpDef] = {}
+
+
+def register(op: str, *, reference: Reference, domain: str = "", foldable: bool = True):
+    """Decorator: registers `fn` as the lowering of `op` (also under 'ai.onnx' for the default domain)."""
+    def deco(fn):
+        d = OpDef(op, fn, reference, domain, foldable)
+        REGISTRY[(domain, op)] = d
+        if domain == "":
+            REGISTRY[("ai.onnx", op)] = d
+        return fn
+    return deco
+
+
+def lookup(op: str, domain: str = "", node: str | None = None) -> OpDef:
+    _load_families()
+    d = REGISTRY.get((domain, op))
+    if d is None:
+        raise UnsupportedOp(op, node=node, domain=domain)
+    return d
+
+
+def supported_ops() -> list[str]:
+    _load_families()
+    return sorted({op for (dom, op) in REGISTRY if dom in ("", "ai.onnx")})
+
+
+_loaded = False
+
+
+def _load_families():
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+    import pkgutil
+    from .. import ops
+    for m in pkgutil.iter_modules(ops.__path__):
+        if m.name != "registry":
+            importlib.import_module(f"{ops.__name__}.{m.name}")
+
+
+class LowerCtx:
+    """What a lowering sees of its node, and how it emits steps (kernels, aliases, temporaries)."""
+
+    def __init__(self, node: Node, in_types: list[TensorType | None], out_types: list[TensorType],
+                 consts: list[np.ndarray | None], opset: int, emit: Callable[[Any], None],
+                 new_name: Callable[[str], str]):
+        self.node = node
+        self.in_types = in_types
+        self.out_types = out_types
+        self.consts = consts
+        self.opset = opset
+        self._emit = emit
+        self._new_name = new_name
+        self.temps: dict[str, TensorType] = {}
+
+    # --- reading the node -------------------------------------------------------------
+    def attr(self, name: str, default: Any = None) -> Any:
+        return self.node.attr(name, default)
+
+    def input(self, i: int) -> TensorType | None:
+        """Type of input i; None when the optional input is absent."""
+        return self.in_types[i] if i < len(self.in_types) else None
+
+    def const(self, i: int) -> np.ndarray | None:
+        """Value of input i when it is a compile-time constant, else None."""
+        return self.consts[i] if i < len(self.consts) else None
+
+    def require_const(self, i: int, what: str) -> np.ndarray:
+        v = self.const(i)
+        if v is None:
+            raise UnsupportedOp(self.node.op, node=self.node.name,
+                                detail=f"{what} (input {i}) must be a constant")
+        return v
+
+    def in_name(self, i: int) -> str:
+        return self.node.inputs[i]
+
+    def out_name(self, i: int = 0) -> str:
+        return self.node.outputs[i]
+
+    def unsupported(self, detail: str) -> UnsupportedOp:
+        return UnsupportedOp(self.node.op, node=self.node.name, detail=detail)
+
+    # --- emitting -----------------------------------------------------------------------
+    def temp(self, ttype: TensorType, hint: str = "tmp") -> str:
+        """A new intermediate value of type ttype, private to this lowering."""
+        name = self._new_name(f"{self.node.name}/{hint}")
+        self.temps[name] = ttype
+        return name
+
+    def emit(self, te: TensorExpr, inputs: list[str] | tuple[str, ...], output: str) -> None:
+        """Emits a kernel computing output = te(inputs)."""
+        from ..codegen.cuda import render_texpr
+        from ..runtime.plan import LaunchStep
+        if len(inputs) != len(te.inputs):
+            raise ValueError(f"{te.name}: {len(te.inputs)} inputs expected, {len(inputs)} given")
+        k = render_texpr(te, te.name, output, tuple(inputs))
+        self._emit(LaunchStep(_with_ops(k, self.node.name)))
+
+    def emit_kernel(self, kernel) -> None:
+        """Emits a hand-written kernel (see compiler/codegen/kernel.py)."""
+        from ..runtime.plan import LaunchStep
+        self._emit(LaunchStep(_with_ops(kernel, self.node.name)))
+
+    def alias(self, output: str, source: str) -> None:
+        """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel."""
+        from ..runtime.plan import AliasStep
+        self._emit(AliasStep(output, source))
+
+
+def _with_ops(kernel, node_name: str):
+    import dataclasses
+    return dataclasses.replace(kernel, ops=kernel.ops + (node_name,)) if node_name not in kernel.ops else kernel
+
+
+def np_dtype(t: TensorType) -> np.dtype:
+    return t.dtype.np
+
+
+__all__ = ["register", "lookup", "LowerCtx", "OpDef", "REGISTRY", "supported_ops", "DType"]
