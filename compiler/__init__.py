@@ -1,0 +1,8 @@
+"""Brickyard's compiler: ONNX models to CUDA kernels (see DESIGN.md)."""
+__version__ = "0.1.0"
+
+
+def compile(model, target="h100", options=None, **kw):
+    """ONNX model -> Artifact; see compiler.pipeline.compile."""
+    from .pipeline import compile as _compile
+    return _compile(model, target, options, **kw)

@@ -1,0 +1,116 @@
+"""GPU targets: frozen hardware descriptions and the presets users name (`--target h100`)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+
+from ..errors import TargetError
+from ..ir.graph import _fields_key
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the compiler needs to know about a GPU. Bandwidths in GB/s, throughputs in TFLOP/s."""
+
+    name: str
+    arch: str                       # "sm_90"
+    sms: int
+    warp_size: int = 32
+    max_threads_per_block: int = 1024
+    max_threads_per_sm: int = 2048
+    registers_per_sm: int = 65536
+    registers_per_block: int = 65536
+    max_registers_per_thread: int = 255
+    shared_per_sm: int = 228 * 1024
+    shared_per_block: int = 227 * 1024
+    l2_bytes: int = 50 * 1024 * 1024
+    transaction_bytes: int = 32
+    shared_banks: int = 32
+    dram_gbps: float = 3350.0
+    l2_gbps: float = 10000.0
+    shared_gbps_per_sm: float = 128 * 1.98
+    fp32_tflops: float = 67.0
+    fp16_tc_tflops: float = 990.0
+    bf16_tc_tflops: float = 990.0
+    tf32_tc_tflops: float = 495.0
+    int8_tc_tops: float = 1980.0
+    mma_shapes: tuple[tuple[int, int, int], ...] = ((16, 8, 16),)
+
+    @functools.cached_property
+    def key(self) -> str:
+        return _fields_key(self)
+
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        n = int(self.arch.split("_")[1].rstrip("a"))
+        return n // 10, n % 10
+
+    def describe(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+_AMPERE_MMA = ((16, 8, 16), (16, 8, 8))
+PRESETS: dict[str, Target] = {t.name: t for t in [
+    Target("t4", "sm_75", sms=40, max_threads_per_sm=1024, shared_per_sm=64 * 1024, shared_per_block=64 * 1024,
+           l2_bytes=4 * 1024**2, dram_gbps=320, l2_gbps=1300, shared_gbps_per_sm=128 * 1.59, fp32_tflops=8.1,
+           fp16_tc_tflops=65, bf16_tc_tflops=0, tf32_tc_tflops=0, int8_tc_tops=130, mma_shapes=((16, 8, 8),)),
+    Target("a10g", "sm_86", sms=80, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+           l2_bytes=6 * 1024**2, dram_gbps=600, l2_gbps=2500, shared_gbps_per_sm=128 * 1.71, fp32_tflops=31.2,
+           fp16_tc_tflops=125, bf16_tc_tflops=125, tf32_tc_tflops=62.5, int8_tc_tops=250, mma_shapes=_AMPERE_MMA),
+    Target("a100", "sm_80", sms=108, shared_per_sm=164 * 1024, shared_per_block=163 * 1024, l2_bytes=40 * 1024**2,
+           dram_gbps=2039, l2_gbps=5120, shared_gbps_per_sm=128 * 1.41, fp32_tflops=19.5, fp16_tc_tflops=312,
+           bf16_tc_tflops=312, tf32_tc_tflops=156, int8_tc_tops=624, mma_shapes=_AMPERE_MMA),
+    Target("l4", "sm_89", sms=58, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+           l2_bytes=48 * 1024**2, dram_gbps=300, l2_gbps=2000, shared_gbps_per_sm=128 * 2.04, fp32_tflops=30.3,
+           fp16_tc_tflops=121, bf16_tc_tflops=121, tf32_tc_tflops=60, int8_tc_tops=242, mma_shapes=_AMPERE_MMA),
+    Target("l40s", "sm_89", sms=142, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+           l2_bytes=96 * 1024**2, dram_gbps=864, l2_gbps=5000, shared_gbps_per_sm=128 * 2.52, fp32_tflops=91.6,
+           fp16_tc_tflops=362, bf16_tc_tflops=362, tf32_tc_tflops=183, int8_tc_tops=733, mma_shapes=_AMPERE_MMA),
+    Target("rtx4090", "sm_89", sms=128, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+           l2_bytes=72 * 1024**2, dram_gbps=1008, l2_gbps=5000, shared_gbps_per_sm=128 * 2.52, fp32_tflops=82.6,
+           fp16_tc_tflops=330, bf16_tc_tflops=330, tf32_tc_tflops=83, int8_tc_tops=660, mma_shapes=_AMPERE_MMA),
+    Target("h100", "sm_90", sms=132, l2_bytes=50 * 1024**2, dram_gbps=3350, l2_gbps=10000,
+           shared_gbps_per_sm=128 * 1.98, fp32_tflops=67, fp16_tc_tflops=990, bf16_tc_tflops=990,
+           tf32_tc_tflops=495, int8_tc_tops=1980, mma_shapes=_AMPERE_MMA),
+    Target("h200", "sm_90", sms=132, l2_bytes=60 * 1024**2, dram_gbps=4800, l2_gbps=10000,
+           shared_gbps_per_sm=128 * 1.98, fp32_tflops=67, fp16_tc_tflops=990, bf16_tc_tflops=990,
+           tf32_tc_tflops=495, int8_tc_tops=1980, mma_shapes=_AMPERE_MMA),
+    Target("b200", "sm_100", sms=148, l2_bytes=126 * 1024**2, dram_gbps=8000, l2_gbps=20000,
+           shared_gbps_per_sm=128 * 1.97, fp32_tflops=80, fp16_tc_tflops=2250, bf16_tc_tflops=2250,
+           tf32_tc_tflops=1100, int8_tc_tops=4500, mma_shapes=_AMPERE_MMA),
+    Target("rtx5090", "sm_120", sms=170, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+           l2_bytes=96 * 1024**2, dram_gbps=1792, l2_gbps=7000, shared_gbps_per_sm=128 * 2.41, fp32_tflops=104.8,
+           fp16_tc_tflops=419, bf16_tc_tflops=419, tf32_tc_tflops=105, int8_tc_tops=838, mma_shapes=_AMPERE_MMA),
+]}
+SUPPORTED_ARCHS = ("sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120")
+
+
+def get_target(spec: str | dict | Target) -> Target:
+    """A preset by name, or a full spec (dict of Target fields) checked for consistency."""
+    if isinstance(spec, Target):
+        return spec
+    if isinstance(spec, str):
+        t = PRESETS.get(spec.lower())
+        if t is None:
+            raise TargetError(f"unknown target '{spec}'", hint=f"use one of: {', '.join(PRESETS)}")
+        return t
+    if isinstance(spec, dict):
+        names = {f.name for f in dataclasses.fields(Target)}
+        unknown = set(spec) - names
+        if unknown:
+            raise TargetError(f"unknown target fields: {', '.join(sorted(unknown))}")
+        for req in ("name", "arch", "sms"):
+            if req not in spec:
+                raise TargetError(f"target spec needs '{req}'")
+        if spec["arch"] not in SUPPORTED_ARCHS:
+            raise TargetError(f"unsupported arch '{spec['arch']}'", hint=f"use one of {', '.join(SUPPORTED_ARCHS)}")
+        kw = {k: (tuple(tuple(x) for x in v) if k == "mma_shapes" else v) for k, v in spec.items()}
+        try:
+            t = Target(**kw)
+        except TypeError as e:
+            raise TargetError(f"bad target spec: {e}") from None
+        if t.sms <= 0 or t.max_threads_per_block <= 0:
+            raise TargetError("target spec: sms and max_threads_per_block must be positive")
+        return t
+    raise TargetError(f"a target is a preset name or a spec, not {type(spec).__name__}")

@@ -1,0 +1,563 @@
+"""Data movement ops: views (Reshape, Squeeze, ...), Transpose, Concat, Split, Slice, Expand,
+Tile, Pad, DepthToSpace, SpaceToDepth, ReverseSequence, Trilu, EyeLike, CenterCropPad.
+
+Every kernel here is an index map: one thread per output element loads the input element it
+comes from (guarded by a lazy select() where the source may be out of bounds)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..codegen.cuda import c_const
+from ..codegen.kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from ..ir.dtypes import DType
+from ..ir.graph import Constant, TensorType
+from ..ir.texpr import (Expr, TensorExpr, binary, broadcast_index, cast, const, in_range, load,
+                        logical_and, logical_or, out_vars, select)
+from .registry import LowerCtx, register
+
+# A hand-written table of constant values is fine for shapes and small folded constants; larger
+# constants belong in the plan's constant data (the frontend folds them).
+MAX_INLINE_VALUES = 1 << 16
+
+
+# --- helpers shared by the family modules (indexing.py, shape_ops.py) ------------------------
+
+def text(v) -> str:
+    """An attribute string, whether the frontend kept it as bytes or str."""
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def opt(inputs: list, i: int):
+    """Optional input i, or None when it is absent."""
+    return inputs[i] if i < len(inputs) else None
+
+
+def norm_axis(a: int, rank: int) -> int:
+    """ONNX axis (negative counts from the end) as a non-negative axis."""
+    a = int(a)
+    return a + rank if a < 0 else a
+
+
+def attr_array(v) -> np.ndarray | None:
+    """A tensor attribute (Constant or array) as NumPy, None when absent."""
+    if v is None:
+        return None
+    if isinstance(v, Constant):
+        return v.array()
+    return np.asarray(v)
+
+
+def emit_expr(ctx: LowerCtx, name: str, args: list[int], body: Expr, out: int = 0) -> None:
+    """Emits out = body, where load(k, ...) in body reads node input args[k]."""
+    te = TensorExpr(name, tuple(ctx.input(a) for a in args), ctx.out_types[out], body)
+    ctx.emit(te, [ctx.in_name(a) for a in args], ctx.out_name(out))
+
+
+def index_value(e: Expr) -> Expr:
+    """A loaded index (any integer or float type) as an int64 index expression."""
+    return cast(e, DType.int64)
+
+
+def wrap_index(v: Expr, n: int) -> Expr:
+    """ONNX negative index -> non-negative (v + n when v < 0), as a select so it stays exact."""
+    return select(binary("lt", v, 0), v + n, v)
+
+
+def clamp_index(v: Expr, lo: int, hi: int) -> Expr:
+    """v clamped to [lo, hi]; selects rather than min/max keep index C types consistent."""
+    return select(binary("lt", v, lo), const(lo, DType.int64), select(binary("gt", v, hi), const(hi, DType.int64), v))
+
+
+def c_literal(value, dtype: DType) -> str:
+    """A C literal of dtype's compute type (int64's minimum is not a valid literal in C)."""
+    if dtype is DType.int64 and int(value) == -2**63:
+        return "(-9223372036854775807ll - 1ll)"
+    if dtype.is_float:
+        return c_const(float(value), dtype)
+    return c_const(value.item() if hasattr(value, "item") else value, dtype)
+
+
+def emit_values(ctx: LowerCtx, values: np.ndarray, out: int = 0) -> None:
+    """Emits a kernel that writes the known constant `values` to output `out`."""
+    t = ctx.out_types[out]
+    flat = np.asarray(values).astype(t.dtype.np, copy=False).reshape(-1)
+    n = flat.size
+    if n != t.size:
+        raise ctx.unsupported(f"constant has {n} elements, output {t} expects {t.size}")
+    if n == 0:
+        return
+    if n > MAX_INLINE_VALUES:
+        raise ctx.unsupported(f"constant output of {n} elements must be folded by the frontend")
+    if t.dtype is DType.bfloat16:
+        flat = flat.astype(np.float32)
+    ct = t.dtype.compute_ctype
+    table = ", ".join(c_literal(v, t.dtype) for v in flat.tolist())
+    src = (f"BY_KERNEL void {NAME_PLACEHOLDER}({t.dtype.ctype}* __restrict__ out) {{\n"
+           f"  static const {ct} values[{n}] = {{{table}}};\n"
+           f"  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < {n}ll; "
+           f"i += (long long)gridDim.x * blockDim.x) out[i] = ({t.dtype.ctype})values[i];\n"
+           f"}}\n")
+    entry, src = finish_source(f"{ctx.node.op.lower()}_values", src)
+    threads = 256
+    ctx.emit_kernel(Kernel(entry=entry, source=src, params=(KernelParam(t.dtype.ctype, ctx.out_name(out), True),),
+                           grid=(max(1, min(math.ceil(n / threads), 1024)), 1, 1), block=(threads, 1, 1),
+                           config=(("schedule", "constant_values"),)))
+
+
+# --- views: no kernel ---------------------------------------------------------------------
+
+def _ref_reshape(node, inputs, opset):
+    x = inputs[0]
+    shape = [int(v) for v in (inputs[1] if opset >= 5 else node.attr("shape"))]
+    allowzero = node.attr("allowzero", 0) if opset >= 14 else 0
+    if not allowzero:
+        shape = [x.shape[k] if d == 0 else d for k, d in enumerate(shape)]
+    return [x.reshape(shape)]
+
+
+def _ref_flatten(node, inputs, opset):
+    x = inputs[0]
+    axis = norm_axis(node.attr("axis", 1), x.ndim)
+    return [x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))]
+
+
+def _squeeze_axes(node, inputs, opset):
+    axes = node.attr("axes") if opset < 13 else opt(inputs, 1)
+    return None if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+
+
+def _ref_squeeze(node, inputs, opset):
+    x = inputs[0]
+    axes = _squeeze_axes(node, inputs, opset)
+    if axes is None:
+        return [x.reshape([d for d in x.shape if d != 1])]
+    return [np.squeeze(x, axis=tuple(norm_axis(a, x.ndim) for a in axes))]
+
+
+def _ref_unsqueeze(node, inputs, opset):
+    x = inputs[0]
+    axes = _squeeze_axes(node, inputs, opset)
+    rank = x.ndim + len(axes)
+    shape = list(x.shape)
+    for a in sorted(norm_axis(a, rank) for a in axes):
+        shape.insert(a, 1)
+    return [x.reshape(shape)]
+
+
+def _ref_identity(node, inputs, opset):
+    return [np.array(inputs[0], copy=True)]
+
+
+def _lower_view(ctx: LowerCtx) -> None:
+    ctx.alias(ctx.out_name(0), ctx.in_name(0))
+
+
+for _op, _ref in (("Reshape", _ref_reshape), ("Flatten", _ref_flatten), ("Squeeze", _ref_squeeze),
+                  ("Unsqueeze", _ref_unsqueeze), ("Identity", _ref_identity)):
+    register(_op, reference=_ref)(_lower_view)
+
+
+# --- Transpose, Concat, Split, Slice -------------------------------------------------------
+
+def _perm(node, rank):
+    perm = node.attr("perm")
+    return list(reversed(range(rank))) if perm is None else [norm_axis(p, rank) for p in perm]
+
+
+def _ref_transpose(node, inputs, opset):
+    x = inputs[0]
+    return [np.ascontiguousarray(np.transpose(x, _perm(node, x.ndim)))]
+
+
+@register("Transpose", reference=_ref_transpose)
+def lower_transpose(ctx: LowerCtx) -> None:
+    """out[i] = x[i permuted back]: output axis k reads input axis perm[k]."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    perm = _perm(ctx.node, x.rank)
+    i = out_vars(y.rank)
+    idx = [None] * x.rank
+    for k, p in enumerate(perm):
+        idx[p] = i[k]
+    emit_expr(ctx, "transpose", [0], load(0, x, idx))
+
+
+def _ref_concat(node, inputs, opset):
+    axis = norm_axis(node.attr("axis"), inputs[0].ndim)
+    return [np.concatenate(inputs, axis=axis)]
+
+
+@register("Concat", reference=_ref_concat)
+def lower_concat(ctx: LowerCtx) -> None:
+    """Nested select over the inputs' ranges along the axis (lazy: one load per element)."""
+    y = ctx.out_types[0]
+    axis = norm_axis(ctx.attr("axis"), y.rank)
+    i = out_vars(y.rank)
+    parts, off = [], 0
+    for k, t in enumerate(ctx.in_types):
+        if t.shape[axis] > 0:
+            parts.append((k, off, t))
+            off += t.shape[axis]
+    if not parts:
+        return
+    body = None
+    for pos, (k, o, t) in reversed(list(enumerate(parts))):
+        idx = list(i)
+        idx[axis] = i[axis] - o
+        v = load(pos, t, idx)
+        body = v if body is None else select(binary("lt", i[axis], o + t.shape[axis]), v, body)
+    emit_expr(ctx, "concat", [k for k, _, _ in parts], body)
+
+
+def _split_sizes(node, inputs, opset, dim, n_out):
+    split = node.attr("split") if opset < 13 else opt(inputs, 1)
+    if split is not None and np.asarray(split).size > 0:
+        return [int(s) for s in np.asarray(split).reshape(-1)]
+    n = node.attr("num_outputs", n_out) if opset >= 18 else n_out
+    chunk = -(-dim // n)
+    return [min(chunk, max(dim - chunk * k, 0)) for k in range(n)]
+
+
+def _ref_split(node, inputs, opset):
+    x = inputs[0]
+    axis = norm_axis(node.attr("axis", 0), x.ndim)
+    sizes = _split_sizes(node, inputs, opset, x.shape[axis], len(node.outputs))
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+@register("Split", reference=_ref_split)
+def lower_split(ctx: LowerCtx) -> None:
+    """One kernel per output; each output's offset follows from the outputs' static extents."""
+    x = ctx.input(0)
+    axis = norm_axis(ctx.attr("axis", 0), x.rank)
+    off = 0
+    for o, y in enumerate(ctx.out_types):
+        i = out_vars(y.rank)
+        idx = list(i)
+        idx[axis] = i[axis] + off
+        emit_expr(ctx, "split", [0], load(0, x, idx), out=o)
+        off += y.shape[axis]
+
+
+def slice_params(node, inputs, opset, shape):
+    """Per axis of the input: (start, step, count) under ONNX clamping rules."""
+    if opset < 10:
+        starts, ends, axes, steps = node.attr("starts"), node.attr("ends"), node.attr("axes"), None
+    else:
+        starts, ends, axes, steps = inputs[1], inputs[2], opt(inputs, 3), opt(inputs, 4)
+    starts = [int(v) for v in np.asarray(starts).reshape(-1)]
+    ends = [int(v) for v in np.asarray(ends).reshape(-1)]
+    axes = list(range(len(starts))) if axes is None else [norm_axis(a, len(shape)) for a in np.asarray(axes).reshape(-1)]
+    steps = [1] * len(starts) if steps is None else [int(v) for v in np.asarray(steps).reshape(-1)]
+    params = [(0, 1, d) for d in shape]
+    for a, s, e, st in zip(axes, starts, ends, steps):
+        d = shape[a]
+        if st == 0:
+            raise ValueError("Slice step must not be 0")
+        s = s + d if s < 0 else s
+        e = e + d if e < 0 else e
+        if st > 0:
+            s, e = min(max(s, 0), d), min(max(e, 0), d)
+            count = max(0, -(-(e - s) // st))
+        else:
+            s, e = min(max(s, 0), d - 1), min(max(e, -1), d - 1)
+            count = max(0, -(-(s - e) // -st))
+        params[a] = (s, st, count)
+    return params
+
+
+def _ref_slice(node, inputs, opset):
+    x = inputs[0]
+    out = x
+    for a, (s, st, count) in enumerate(slice_params(node, inputs, opset, x.shape)):
+        out = np.take(out, s + st * np.arange(count, dtype=np.int64), axis=a)
+    return [out]
+
+
+@register("Slice", reference=_ref_slice)
+def lower_slice(ctx: LowerCtx) -> None:
+    """out[i] = x[start + i * step] per axis; starts/ends/axes/steps must be constants."""
+    x = ctx.input(0)
+    if ctx.opset >= 10:
+        for k, what in ((1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")):
+            if ctx.input(k) is not None and k < len(ctx.node.inputs) and ctx.node.inputs[k]:
+                ctx.require_const(k, what)
+    inputs = [None] + [ctx.const(k) for k in range(1, len(ctx.node.inputs))]
+    params = slice_params(ctx.node, inputs, ctx.opset, x.shape)
+    i = out_vars(x.rank)
+    emit_expr(ctx, "slice", [0], load(0, x, [s + st * v for (s, st, _), v in zip(params, i)]))
+
+
+# --- Expand, Tile ------------------------------------------------------------------------
+
+def _ref_expand(node, inputs, opset):
+    x, shape = inputs[0], [int(v) for v in inputs[1].reshape(-1)]
+    return [np.array(np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(shape))))]
+
+
+@register("Expand", reference=_ref_expand)
+def lower_expand(ctx: LowerCtx) -> None:
+    x, y = ctx.input(0), ctx.out_types[0]
+    emit_expr(ctx, "expand", [0], load(0, x, broadcast_index(y.shape, x.shape, out_vars(y.rank))))
+
+
+def _ref_tile(node, inputs, opset):
+    return [np.tile(inputs[0], [int(r) for r in inputs[1].reshape(-1)])]
+
+
+@register("Tile", reference=_ref_tile)
+def lower_tile(ctx: LowerCtx) -> None:
+    """out[i] = x[i mod d] per axis (the repeats are implied by the static output shape)."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    i = out_vars(y.rank)
+    emit_expr(ctx, "tile", [0], load(0, x, [v % d if d != n else v for v, d, n in zip(i, x.shape, y.shape)]))
+
+
+# --- Pad, CenterCropPad ------------------------------------------------------------------
+
+def pad_params(node, inputs, opset, rank):
+    """(pads as [begin..., end...] over all axes, mode, constant value or None for 'from input')."""
+    mode = text(node.attr("mode", "constant"))
+    if opset < 11:
+        pads = list(node.attr("pads"))
+        return pads, mode, float(node.attr("value", 0.0))
+    pads = [int(p) for p in np.asarray(inputs[1]).reshape(-1)]
+    axes = opt(inputs, 3) if opset >= 18 else None
+    if axes is not None:
+        axes = [norm_axis(a, rank) for a in np.asarray(axes).reshape(-1)]
+        full = [0] * (2 * rank)
+        for k, a in enumerate(axes):
+            full[a], full[a + rank] = pads[k], pads[k + len(axes)]
+        pads = full
+    return pads, mode, None
+
+
+def _ref_pad(node, inputs, opset):
+    x = inputs[0]
+    pads, mode, value = pad_params(node, inputs, opset, x.ndim)
+    if value is None:
+        cv = opt(inputs, 2)
+        value = cv.reshape(-1)[0] if cv is not None and cv.size else 0
+    r = x.ndim
+    # negative pads crop first, then the positive ones pad
+    x = x[tuple(slice(max(-pads[a], 0), x.shape[a] - max(-pads[a + r], 0)) for a in range(r))]
+    widths = [(max(pads[a], 0), max(pads[a + r], 0)) for a in range(r)]
+    if mode == "constant":
+        return [np.pad(x, widths, mode="constant", constant_values=np.array(value).astype(x.dtype))]
+    if mode in ("reflect", "edge", "wrap"):
+        return [np.pad(x, widths, mode=mode)]
+    raise ValueError(f"Pad mode {mode!r}")
+
+
+def _source_index(p: Expr, d: int, mode: str) -> Expr:
+    """The input index an output position p (in input coordinates) reads under a pad mode."""
+    if mode == "edge":
+        return clamp_index(p, 0, d - 1)
+    if mode == "wrap":
+        m = p % d
+        return select(binary("lt", m, 0), m + d, m)
+    if mode == "reflect":
+        if d == 1:
+            return const(0, DType.int64)
+        period = 2 * (d - 1)
+        m = p % period
+        m = select(binary("lt", m, 0), m + period, m)
+        return select(binary("lt", m, d), m, period - m)
+    raise ValueError(mode)
+
+
+@register("Pad", reference=_ref_pad)
+def lower_pad(ctx: LowerCtx) -> None:
+    """Pads read x at i - begin; constant mode guards the load, the others fold the index back."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    if ctx.opset >= 11:
+        ctx.require_const(1, "pads")
+        if ctx.opset >= 18 and ctx.input(3) is not None and len(ctx.node.inputs) > 3 and ctx.node.inputs[3]:
+            ctx.require_const(3, "axes")
+    inputs = [None] + [ctx.const(k) for k in range(1, len(ctx.node.inputs))]
+    pads, mode, value = pad_params(ctx.node, inputs, ctx.opset, x.rank)
+    if mode not in ("constant", "reflect", "edge", "wrap"):
+        raise ctx.unsupported(f"mode {mode}")
+    r = x.rank
+    i = out_vars(r)
+    src = [v - pads[a] for a, v in enumerate(i)]
+    if mode != "constant":
+        if any(p < 0 for p in pads):
+            raise ctx.unsupported(f"negative pads (cropping) with mode {mode}")
+        if any(x.shape[a] == 0 and y.shape[a] > 0 for a in range(r)):
+            raise ctx.unsupported(f"{mode} padding of an empty axis")
+        emit_expr(ctx, "pad", [0], load(0, x, [_source_index(p, x.shape[a], mode) if pads[a] or pads[a + r] else p
+                                               for a, p in enumerate(src)]))
+        return
+    inside = const(True, DType.bool)
+    for a, p in enumerate(src):
+        if pads[a] > 0 or pads[a + r] > 0:
+            inside = logical_and(inside, in_range(p, 0, x.shape[a]))
+    args = [0]
+    if value is not None:
+        fill = const(value, x.dtype)
+    elif len(ctx.node.inputs) > 2 and ctx.node.inputs[2] and ctx.input(2) is not None:
+        cv = ctx.input(2)
+        args.append(2)
+        fill = load(1, cv, [0] * cv.rank)
+    else:
+        fill = const(0, x.dtype)
+    emit_expr(ctx, "pad", args, select(inside, load(0, x, src), fill))
+
+
+def _crop_pad_offsets(node, inputs, shape):
+    """Per axis: offset so that out[i] = x[i + offset] (negative when padding)."""
+    rank = len(shape)
+    target = [int(v) for v in np.asarray(inputs[1]).reshape(-1)]
+    axes = node.attr("axes")
+    axes = list(range(rank)) if axes is None else [norm_axis(a, rank) for a in axes]
+    offsets, out_shape = [0] * rank, list(shape)
+    for a, s in zip(axes, target):
+        d = shape[a]
+        offsets[a] = (d - s) // 2 if s < d else -((s - d) // 2)
+        out_shape[a] = s
+    return offsets, out_shape
+
+
+def _ref_center_crop_pad(node, inputs, opset):
+    x = inputs[0]
+    offsets, out_shape = _crop_pad_offsets(node, inputs, x.shape)
+    out = np.zeros(out_shape, dtype=x.dtype)
+    dst, src = [], []
+    for a, (o, s, d) in enumerate(zip(offsets, out_shape, x.shape)):
+        lo = max(0, -o)
+        hi = min(s, d - o)
+        dst.append(slice(lo, hi))
+        src.append(slice(lo + o, hi + o))
+    out[tuple(dst)] = x[tuple(src)]
+    return [out]
+
+
+@register("CenterCropPad", reference=_ref_center_crop_pad)
+def lower_center_crop_pad(ctx: LowerCtx) -> None:
+    x = ctx.input(0)
+    offsets, _ = _crop_pad_offsets(ctx.node, [None, ctx.require_const(1, "shape")], x.shape)
+    i = out_vars(x.rank)
+    src = [v + o for v, o in zip(i, offsets)]
+    inside = const(True, DType.bool)
+    for a, (p, o) in enumerate(zip(src, offsets)):
+        if o < 0:
+            inside = logical_and(inside, in_range(p, 0, x.shape[a]))
+    emit_expr(ctx, "center_crop_pad", [0], select(inside, load(0, x, src), const(0, x.dtype)))
+
+
+# --- DepthToSpace, SpaceToDepth -------------------------------------------------------------
+
+def _ref_depth_to_space(node, inputs, opset):
+    x = inputs[0]
+    b = node.attr("blocksize")
+    n, c, h, w = x.shape
+    if text(node.attr("mode", "DCR")) == "DCR":
+        t = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        t = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return [np.ascontiguousarray(t).reshape(n, c // (b * b), h * b, w * b)]
+
+
+@register("DepthToSpace", reference=_ref_depth_to_space)
+def lower_depth_to_space(ctx: LowerCtx) -> None:
+    x, y = ctx.input(0), ctx.out_types[0]
+    b = int(ctx.attr("blocksize"))
+    n, c, h, w = out_vars(4)
+    co = y.shape[1]
+    bh, bw = h % b, w % b
+    if text(ctx.attr("mode", "DCR")) == "DCR":
+        ci = (bh * b + bw) * co + c
+    else:
+        ci = c * (b * b) + bh * b + bw
+    emit_expr(ctx, "depth_to_space", [0], load(0, x, (n, ci, h // b, w // b)))
+
+
+def _ref_space_to_depth(node, inputs, opset):
+    x = inputs[0]
+    b = node.attr("blocksize")
+    n, c, h, w = x.shape
+    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return [np.ascontiguousarray(t).reshape(n, c * b * b, h // b, w // b)]
+
+
+@register("SpaceToDepth", reference=_ref_space_to_depth)
+def lower_space_to_depth(ctx: LowerCtx) -> None:
+    x = ctx.input(0)
+    b = int(ctx.attr("blocksize"))
+    n, c, h, w = out_vars(4)
+    ci = x.shape[1]
+    blk, ch = c // ci, c % ci
+    emit_expr(ctx, "space_to_depth", [0], load(0, x, (n, ch, h * b + blk // b, w * b + blk % b)))
+
+
+# --- ReverseSequence, Trilu, EyeLike ---------------------------------------------------------
+
+def _ref_reverse_sequence(node, inputs, opset):
+    x, lens = inputs[0], inputs[1]
+    ba, ta = node.attr("batch_axis", 1), node.attr("time_axis", 0)
+    out = np.array(x, copy=True)
+    for b, n in enumerate(lens.reshape(-1).tolist()):
+        src = [slice(None)] * x.ndim
+        src[ba], src[ta] = b, slice(0, n)
+        dst = list(src)
+        dst[ta] = slice(n - 1, None, -1) if n > 0 else slice(0, 0)
+        out[tuple(dst)] = x[tuple(src)]
+    return [out]
+
+
+@register("ReverseSequence", reference=_ref_reverse_sequence)
+def lower_reverse_sequence(ctx: LowerCtx) -> None:
+    x, lens_t = ctx.input(0), ctx.input(1)
+    ba, ta = int(ctx.attr("batch_axis", 1)), int(ctx.attr("time_axis", 0))
+    i = out_vars(x.rank)
+    n = index_value(load(1, lens_t, (i[ba],)))
+    idx = list(i)
+    idx[ta] = select(binary("lt", i[ta], n), n - 1 - i[ta], i[ta])
+    emit_expr(ctx, "reverse_sequence", [0, 1], load(0, x, idx))
+
+
+def _ref_trilu(node, inputs, opset):
+    x = inputs[0]
+    k = opt(inputs, 1)
+    k = int(np.asarray(k).reshape(-1)[0]) if k is not None else 0
+    return [np.triu(x, k) if node.attr("upper", 1) else np.tril(x, k)]
+
+
+@register("Trilu", reference=_ref_trilu)
+def lower_trilu(ctx: LowerCtx) -> None:
+    """Keeps x where col - row >= k (upper) or <= k (lower); k may be a runtime scalar."""
+    x = ctx.input(0)
+    i = out_vars(x.rank)
+    args = [0]
+    kt = ctx.input(1) if len(ctx.node.inputs) > 1 and ctx.node.inputs[1] else None
+    if kt is None:
+        k = const(0, DType.int64)
+    elif ctx.const(1) is not None:
+        k = const(int(np.asarray(ctx.const(1)).reshape(-1)[0]), DType.int64)
+    else:
+        args.append(1)
+        k = index_value(load(1, kt, [0] * kt.rank))
+    diff = i[-1] - i[-2]
+    keep = binary("ge", diff, k) if ctx.attr("upper", 1) else binary("le", diff, k)
+    emit_expr(ctx, "trilu", args, select(keep, load(0, x, i), const(0, x.dtype)))
+
+
+def _ref_eye_like(node, inputs, opset):
+    x = inputs[0]
+    dt = node.attr("dtype")
+    dtype = DType.from_onnx(dt).np if dt is not None else x.dtype
+    return [np.eye(x.shape[0], x.shape[1], k=node.attr("k", 0), dtype=dtype)]
+
+
+@register("EyeLike", reference=_ref_eye_like)
+def lower_eye_like(ctx: LowerCtx) -> None:
+    y = ctx.out_types[0]
+    r, c = out_vars(2)
+    one = binary("eq", c - r, const(int(ctx.attr("k", 0)), DType.int64))
+    emit_expr(ctx, "eye_like", [], select(one, const(1, y.dtype), const(0, y.dtype)))
+
+
+__all__ = ["emit_expr", "emit_values", "wrap_index", "clamp_index", "index_value", "norm_axis", "opt",
+           "text", "attr_array", "slice_params", "TensorType", "logical_or"]

@@ -1,0 +1,376 @@
+"""Reductions: Reduce*, ArgMax/ArgMin, CumSum and TopK.
+
+Simple reductions are one TensorExpr each (one thread per output element, a serial loop over the
+reduced axes); ReduceLogSumExp takes the maximum first in its own kernel. CumSum and TopK are
+expressed by rank counting: O(n^2) per row, correct for any axis, a first form."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from ..ir.dtypes import DType
+from ..ir.graph import Node, TensorType
+from ..ir.texpr import (Binary, Const, Expr, Reduce, TensorExpr, Var, binary, cast, const, load,
+                        logical_and, logical_or, out_vars, reduce_vars, select, unary)
+from .registry import LowerCtx, register
+
+HALVES = (DType.float16, DType.bfloat16)
+
+
+# --- shared helpers ------------------------------------------------------------------------------
+
+def math_dtype(dt: DType) -> DType:
+    """The type transcendental math is done in: float for float/half types, double otherwise."""
+    return DType.float32 if dt in HALVES or dt is DType.float32 else DType.float64
+
+
+def _acc_np(x: np.ndarray) -> np.dtype:
+    """Accumulator dtype of a reference: float32 for 16-bit floats, else the input's own."""
+    if x.dtype == np.float16 or DType.from_numpy(x.dtype) is DType.bfloat16:
+        return np.dtype(np.float32)
+    return x.dtype
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """axis in [-rank, rank) to [0, rank)."""
+    a = int(axis)
+    if not -rank <= a < max(rank, 1):
+        raise ValueError(f"{what} {axis} out of range for rank {rank}")
+    return a + rank if a < 0 else a
+
+
+def reduce_axes(node: Node, opset: int, rank: int, axes_input) -> tuple[int, ...]:
+    """The reduced axes (sorted, non-negative) of a Reduce* node; () means no reduction (noop)."""
+    as_input = opset >= (13 if node.op == "ReduceSum" else 18)
+    axes = axes_input if as_input else node.attr("axes")
+    axes = [] if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+    if not axes:
+        return () if as_input and node.attr("noop_with_empty_axes", 0) else tuple(range(rank))
+    return tuple(sorted({normalize_axis(a, rank, "axes") for a in axes}))
+
+
+def _has_input(node: Node, i: int) -> bool:
+    return len(node.inputs) > i and node.inputs[i] != ""
+
+
+def kept_shape(shape, axes) -> tuple[int, ...]:
+    """shape with the axes in `axes` set to 1 (keepdims)."""
+    return tuple(1 if k in axes else d for k, d in enumerate(shape))
+
+
+def index_of_reduced(rank: int, axes: tuple[int, ...], keepdims: bool, ivars, rvars) -> tuple[Expr, ...]:
+    """Input index of a reduction: reduced axes read r0.., kept axes read the output variables."""
+    idx, o, r = [], 0, 0
+    for k in range(rank):
+        if k in axes:
+            idx.append(rvars[r]); r += 1
+            if keepdims:
+                o += 1
+        else:
+            idx.append(ivars[o]); o += 1
+    return tuple(idx)
+
+
+def keepdims_index(rank: int, axes, ivars) -> tuple[Expr, ...]:
+    """Index into a keepdims temporary from a full-rank index: reduced axes read 0."""
+    return tuple(const(0, DType.int64) if k in axes else ivars[k] for k in range(rank))
+
+
+def _int64_min() -> Expr:
+    # -2^63 has no C literal; build it as (-2^63 + 1) - 1 without constant folding.
+    return Binary("sub", const(-2**63 + 1, DType.int64), const(1, DType.int64), DType.int64)
+
+
+def _extreme(dt: DType, lowest: bool) -> Expr:
+    """The identity of max (lowest=True) or min over dt."""
+    if dt is DType.bool:
+        return const(not lowest, dt)
+    if dt.is_float:
+        return const(-math.inf if lowest else math.inf, dt)
+    info = np.iinfo(dt.np)
+    if lowest and dt is DType.int64:
+        return _int64_min()
+    return const(info.min if lowest else info.max, dt)
+
+
+# --- Reduce* ------------------------------------------------------------------------------------
+
+def _to_math(e: Expr) -> Expr:
+    return cast(e, math_dtype(e.dtype))
+
+
+def _back(e: Expr, dt: DType) -> Expr:
+    return cast(e, dt) if not dt.is_float else e
+
+
+# op -> (body of a loaded value, combiner, epilogue of (acc, count), value over an empty set)
+_REDUCES: dict[str, tuple[Callable, str, Callable, object]] = {
+    "ReduceSum": (lambda v: v, "sum", lambda a, n: a, 0),
+    "ReduceMean": (lambda v: v, "sum", lambda a, n: a / const(n, a.dtype), math.nan),
+    "ReduceMax": (lambda v: v, "max", lambda a, n: a, "lowest"),
+    "ReduceMin": (lambda v: v, "min", lambda a, n: a, "highest"),
+    "ReduceProd": (lambda v: v, "prod", lambda a, n: a, 1),
+    "ReduceL1": (lambda v: unary("abs", v), "sum", lambda a, n: a, 0),
+    "ReduceL2": (lambda v: v * v, "sum", lambda a, n: _back(unary("sqrt", _to_math(a)), a.dtype), 0),
+    "ReduceSumSquare": (lambda v: v * v, "sum", lambda a, n: a, 0),
+    "ReduceLogSum": (lambda v: v, "sum", lambda a, n: _back(unary("log", _to_math(a)), a.dtype), -math.inf),
+}
+
+
+def _ref_reduce(node: Node, inputs: list, opset: int) -> list:
+    x = inputs[0]
+    axes = reduce_axes(node, opset, x.ndim, inputs[1] if len(inputs) > 1 else None)
+    keep = bool(node.attr("keepdims", 1))
+    op = node.op
+    acc = _acc_np(x)
+    xa = x.astype(acc)
+    if op == "ReduceLogSumExp":
+        if x.size == 0 or any(x.shape[a] == 0 for a in axes):
+            r = np.full(np.sum(xa, axis=axes, keepdims=keep).shape, -np.inf)
+        else:
+            xm = xa.astype(np.float64) if x.dtype.kind in "iu" else xa
+            m = np.max(xm, axis=axes, keepdims=True)
+            r = np.log(np.sum(np.exp(xm - m), axis=axes, keepdims=True)) + m
+            if not keep:
+                r = np.squeeze(r, axis=axes)
+        return [np.asarray(r).astype(x.dtype)]
+    empty = any(x.shape[a] == 0 for a in axes)
+    if op in ("ReduceMax", "ReduceMin"):
+        if empty:
+            shape = np.sum(np.zeros(x.shape, np.int8), axis=axes, keepdims=keep).shape
+            if x.dtype == np.bool_:
+                fill = op == "ReduceMin"
+            elif x.dtype.kind in "iu":
+                info = np.iinfo(x.dtype)
+                fill = info.min if op == "ReduceMax" else info.max
+            else:
+                fill = -np.inf if op == "ReduceMax" else np.inf
+            return [np.full(shape, fill, dtype=x.dtype)]
+        f = np.maximum if op == "ReduceMax" else np.minimum
+        return [np.asarray(f.reduce(x, axis=axes, keepdims=keep)).astype(x.dtype)]
+    if op == "ReduceProd":
+        return [np.asarray(np.prod(xa, axis=axes, keepdims=keep, dtype=acc)).astype(x.dtype)]
+    if op == "ReduceL1":
+        xa = np.abs(xa)
+    elif op in ("ReduceL2", "ReduceSumSquare"):
+        xa = xa * xa
+    s = np.sum(xa, axis=axes, keepdims=keep, dtype=acc)
+    if op == "ReduceMean":
+        n = math.prod(x.shape[a] for a in axes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s = s / n if acc.kind == "f" else np.trunc(s.astype(np.float64) / n) if n else np.zeros_like(s)
+    elif op == "ReduceL2":
+        s = np.sqrt(s.astype(np.float64) if acc.kind in "iu" else s)
+    elif op == "ReduceLogSum":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.log(s.astype(np.float64) if acc.kind in "iu" else s)
+    return [np.asarray(s).astype(x.dtype)]
+
+
+def _lower_reduce(ctx: LowerCtx) -> None:
+    x, y = ctx.input(0), ctx.out_types[0]
+    op = ctx.node.op
+    axes_in = None
+    as_input = ctx.opset >= (13 if op == "ReduceSum" else 18)
+    if as_input and _has_input(ctx.node, 1):
+        axes_in = ctx.require_const(1, "axes")
+    axes = reduce_axes(ctx.node, ctx.opset, x.rank, axes_in)
+    keep = bool(ctx.attr("keepdims", 1))
+    if y.size == 0:
+        return
+    count = math.prod(x.shape[a] for a in axes)
+    iv = out_vars(y.rank)
+    if count == 0:
+        _lower_empty_reduce(ctx, op, y)
+        return
+    rv = reduce_vars(len(axes))
+    idx = index_of_reduced(x.rank, axes, keep, iv, rv)
+    v = load(0, x, idx)
+    name = op.lower()
+    if op == "ReduceLogSumExp":
+        _lower_logsumexp(ctx, x, y, axes, keep, iv, rv, idx)
+        return
+    body_fn, combiner, epi_fn, _ = _REDUCES[op]
+    body = body_fn(v)
+    if not axes:   # noop_with_empty_axes: the per-element part of the op, nothing reduced
+        ctx.emit(TensorExpr(name, (x,), y, epi_fn(body, 1)), [ctx.in_name(0)], ctx.out_name(0))
+        return
+    red = Reduce(combiner, tuple((r.name, x.shape[a]) for r, a in zip(rv, axes)))
+    acc = Var("acc", body.dtype)
+    epi = epi_fn(acc, count)
+    ctx.emit(TensorExpr(name, (x,), y, body, red, None if epi is acc else epi),
+             [ctx.in_name(0)], ctx.out_name(0))
+
+
+def _lower_empty_reduce(ctx: LowerCtx, op: str, y: TensorType) -> None:
+    """A reduction over an empty set: every output is the combiner's identity."""
+    dt = y.dtype
+    ident = {"ReduceMax": "lowest", "ReduceMin": "highest", "ReduceLogSumExp": -math.inf}.get(
+        op, _REDUCES[op][3] if op in _REDUCES else 0)
+    if ident == "lowest":
+        val = _extreme(dt, True)
+    elif ident == "highest":
+        val = _extreme(dt, False)
+    elif dt.is_float or (isinstance(ident, (int, bool)) and not isinstance(ident, float)):
+        val = const(ident, dt)
+    else:
+        val = const(0, dt)   # int log(0) / mean of nothing: no defined value; 0
+    ctx.emit(TensorExpr(f"{op.lower()}_empty", (), y, val), [], ctx.out_name(0))
+
+
+def _lower_logsumexp(ctx, x, y, axes, keep, iv, rv, idx) -> None:
+    """log(sum(exp(x - max))) + max, the max taken first in its own kernel."""
+    mdt = math_dtype(x.dtype)
+    xv = cast(load(0, x, idx), mdt)
+    red_axes = tuple((r.name, x.shape[a]) for r, a in zip(rv, axes))
+    if not axes:   # noop: log(exp(x - x)) + x
+        ctx.emit(TensorExpr("reducelogsumexp", (x,), y, xv),
+                 [ctx.in_name(0)], ctx.out_name(0))
+        return
+    mt = TensorType(mdt, y.shape)
+    mx = ctx.temp(mt, "max")
+    ctx.emit(TensorExpr("reducelogsumexp_max", (x,), mt, xv, Reduce("max", red_axes)),
+             [ctx.in_name(0)], mx)
+    m = load(1, mt, iv)
+    body = unary("exp", xv - m)
+    acc = Var("acc", mdt)
+    epi = unary("log", acc) + load(1, mt, iv)
+    ctx.emit(TensorExpr("reducelogsumexp", (x, mt), y, body, Reduce("sum", red_axes), epi),
+             [ctx.in_name(0), mx], ctx.out_name(0))
+
+
+for _op in list(_REDUCES) + ["ReduceLogSumExp"]:
+    register(_op, reference=_ref_reduce)(_lower_reduce)
+
+
+# --- ArgMax / ArgMin ----------------------------------------------------------------------------
+
+def _ref_arg(node: Node, inputs: list, opset: int) -> list:
+    x = inputs[0]
+    axis = normalize_axis(node.attr("axis", 0), x.ndim)
+    keep = bool(node.attr("keepdims", 1))
+    last = bool(node.attr("select_last_index", 0))
+    f = np.argmax if node.op == "ArgMax" else np.argmin
+    if last:
+        flipped = np.flip(x, axis)
+        r = x.shape[axis] - 1 - f(flipped, axis=axis)
+    else:
+        r = f(x, axis=axis)
+    if keep:
+        r = np.expand_dims(r, axis)
+    return [np.asarray(r).astype(np.int64)]
+
+
+def _lower_arg(ctx: LowerCtx) -> None:
+    x, y = ctx.input(0), ctx.out_types[0]
+    axis = normalize_axis(ctx.attr("axis", 0), x.rank)
+    keep = bool(ctx.attr("keepdims", 1))
+    if x.shape[axis] == 0:
+        raise ctx.unsupported("ArgMax/ArgMin over an empty axis has no result")
+    if y.size == 0:
+        return
+    rv = reduce_vars(1)
+    idx = index_of_reduced(x.rank, (axis,), keep, out_vars(y.rank), rv)
+    op = "argmax" if ctx.node.op == "ArgMax" else "argmin"
+    if ctx.attr("select_last_index", 0):
+        op += "_last"
+    ctx.emit(TensorExpr(op, (x,), y, load(0, x, idx), Reduce(op, ((rv[0].name, x.shape[axis]),))),
+             [ctx.in_name(0)], ctx.out_name(0))
+
+
+register("ArgMax", reference=_ref_arg)(_lower_arg)
+register("ArgMin", reference=_ref_arg)(_lower_arg)
+
+
+# --- CumSum -------------------------------------------------------------------------------------
+
+def _ref_cumsum(node: Node, inputs: list, opset: int) -> list:
+    x, axis = inputs[0], int(np.asarray(inputs[1]).reshape(-1)[0])
+    axis = normalize_axis(axis, x.ndim)
+    acc = _acc_np(x)
+    xa = x.astype(acc)
+    if node.attr("reverse", 0):
+        xa = np.flip(xa, axis)
+    r = np.cumsum(xa, axis=axis, dtype=acc)
+    n = x.shape[axis]
+    if node.attr("exclusive", 0) and n:
+        zero = np.zeros_like(np.take(r, [0], axis=axis))
+        r = np.concatenate([zero, np.take(r, np.arange(n - 1), axis=axis)], axis=axis)
+    if node.attr("reverse", 0):
+        r = np.flip(r, axis)
+    return [np.ascontiguousarray(r).astype(x.dtype)]
+
+
+@register("CumSum", reference=_ref_cumsum)
+def lower_cumsum(ctx: LowerCtx) -> None:
+    x, y = ctx.input(0), ctx.out_types[0]
+    axis = normalize_axis(int(np.asarray(ctx.require_const(1, "axis")).reshape(-1)[0]), x.rank)
+    if y.size == 0:
+        return
+    n = x.shape[axis]
+    iv = out_vars(y.rank)
+    r = Var("r0")
+    idx = tuple(r if k == axis else iv[k] for k in range(x.rank))
+    i = iv[axis]
+    exclusive, reverse = bool(ctx.attr("exclusive", 0)), bool(ctx.attr("reverse", 0))
+    fn = {(False, False): "le", (True, False): "lt", (False, True): "ge", (True, True): "gt"}[(exclusive, reverse)]
+    v = load(0, x, idx)
+    body = select(binary(fn, r, i), v, const(0, v.dtype))
+    ctx.emit(TensorExpr("cumsum", (x,), y, body, Reduce("sum", (("r0", n),))), [ctx.in_name(0)], ctx.out_name(0))
+
+
+# --- TopK ---------------------------------------------------------------------------------------
+
+def _topk_k(node: Node, inputs: list, opset: int) -> int:
+    if opset < 10:
+        return int(node.attr("k"))
+    return int(np.asarray(inputs[1]).reshape(-1)[0])
+
+
+def _ref_topk(node: Node, inputs: list, opset: int) -> list:
+    x = inputs[0]
+    k = _topk_k(node, inputs, opset)
+    axis = normalize_axis(node.attr("axis", -1), x.ndim)
+    largest = bool(node.attr("largest", 1)) if opset >= 11 else True
+    n = x.shape[axis]
+    if largest:
+        # stable ascending sort of the reversed axis, reversed back: descending, ties by lower index
+        order = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+        order = n - 1 - order
+    else:
+        order = np.argsort(x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)]
+
+
+@register("TopK", reference=_ref_topk)
+def lower_topk(ctx: LowerCtx) -> None:
+    """rank[j] = how many elements come before x[j]; output p takes the j whose rank is p."""
+    x, yv, yi = ctx.input(0), ctx.out_types[0], ctx.out_types[1]
+    axis = normalize_axis(ctx.attr("axis", -1), x.rank)
+    largest = bool(ctx.attr("largest", 1)) if ctx.opset >= 11 else True
+    if yv.size == 0:
+        return
+    n = x.shape[axis]
+    # NaN compares false everywhere, so a NaN's rank may collide with another element's (open).
+    iv = out_vars(x.rank)
+    r = Var("r0")
+    at_r = tuple(r if a == axis else iv[a] for a in range(x.rank))
+    xr, xi = load(0, x, at_r), load(0, x, iv)
+    beats = binary("gt" if largest else "lt", xr, xi)
+    tie_first = logical_and(binary("eq", xr, xi), binary("lt", r, iv[axis]))
+    body = select(logical_or(beats, tie_first), const(1, DType.int64), const(0, DType.int64))
+    rank_t = TensorType(DType.int64, x.shape)
+    rank = ctx.temp(rank_t, "rank")
+    ctx.emit(TensorExpr("topk_rank", (x,), rank_t, body, Reduce("sum", (("r0", n),))),
+             [ctx.in_name(0)], rank)
+    ov = out_vars(yi.rank)
+    at_r = tuple(r if a == axis else ov[a] for a in range(x.rank))
+    pick = select(binary("eq", load(0, rank_t, at_r), ov[axis]), r, const(0, DType.int64))
+    ctx.emit(TensorExpr("topk_index", (rank_t,), yi, pick, Reduce("sum", (("r0", n),))),
+             [rank], ctx.out_name(1))
+    at_i = tuple(load(1, yi, ov) if a == axis else ov[a] for a in range(x.rank))
+    ctx.emit(TensorExpr("topk_value", (x, yi), yv, load(0, x, at_i)),
+             [ctx.in_name(0), ctx.out_name(1)], ctx.out_name(0))

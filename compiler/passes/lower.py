@@ -1,0 +1,112 @@
+"""Lowering: graph nodes -> plan steps (kernels, aliases, control-flow regions), via the op registry."""
+from __future__ import annotations
+
+import re
+
+from ..errors import CompilerError, UnsupportedOp
+from ..ir.graph import Graph
+from ..ops.registry import LowerCtx, lookup
+from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+
+CONTROL_FLOW = ("If", "Loop", "Scan")
+
+
+def lower_graph(graph: Graph, opset: int) -> Plan:
+    """Every node lowered in order; control flow becomes regions whose bodies are plans."""
+    steps: list = []
+    types = dict(graph.types)
+    used_names = set(types)
+
+    def new_name(hint: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_/.:-]", "_", hint)
+        name, k = base, 0
+        while name in used_names:
+            k += 1
+            name = f"{base}.{k}"
+        used_names.add(name)
+        return name
+
+    for node in graph.nodes:
+        if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
+            steps.append(lower_control_flow(node, graph, opset))
+            continue
+        opdef = lookup(node.op, node.domain, node=node.name)
+        in_types = [graph.type_of(n) if n else None for n in node.inputs]
+        out_types = [graph.type_of(n) if n else None for n in node.outputs]
+        consts = []
+        for n in node.inputs:
+            c = graph.constant(n) if n else None
+            consts.append(c.array() if c is not None else None)
+        ctx = LowerCtx(node, in_types, out_types, consts, opset, steps.append, new_name)
+        try:
+            opdef.lower(ctx)
+        except CompilerError:
+            raise
+        except Exception as e:  # a lowering bug: say which node, keep the cause
+            raise UnsupportedOp(node.op, node=node.name, detail=f"lowering failed: {type(e).__name__}: {e}") from e
+        types.update(ctx.temps)
+
+    used = _values_used(steps) | set(graph.outputs)
+    constants = tuple((n, c) for n, c in graph.constants if n in used)
+    return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
+                types=tuple(types.items()), constants=constants, outer=graph.outer)
+
+
+def lower_control_flow(node, graph: Graph, opset: int):
+    """If / Loop / Scan as regions run by the runtime (on the host for now, see DESIGN Grinder)."""
+    if node.op == "If":
+        then_plan = lower_graph(node.attr("then_branch"), opset)
+        else_plan = lower_graph(node.attr("else_branch"), opset)
+        return IfStep(cond=node.inputs[0], then_plan=then_plan, else_plan=else_plan,
+                      outputs=node.outputs, node=node.name)
+    if node.op == "Loop":
+        body = lower_graph(node.attr("body"), opset)
+        n_carried = len(node.inputs) - 2
+        return LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
+                        cond=node.inputs[1] if len(node.inputs) > 1 else "",
+                        carried_in=tuple(node.inputs[2:]), body=body, outputs=node.outputs,
+                        n_scan=len(body.outputs) - 1 - n_carried, node=node.name)
+    body = lower_graph(node.attr("body"), opset)
+    n_scan_in = node.attr("num_scan_inputs")
+    n_state = len(node.inputs) - n_scan_in
+    n_scan_out = len(node.outputs) - n_state
+    def ints(name, n, default):
+        v = node.attr(name)
+        return tuple(int(x) for x in v) if v is not None else tuple([default] * n)
+    return ScanStep(state_in=tuple(node.inputs[:n_state]), scan_in=tuple(node.inputs[n_state:]), body=body,
+                    outputs=node.outputs, n_state=n_state,
+                    scan_input_axes=ints("scan_input_axes", n_scan_in, 0),
+                    scan_input_reverse=ints("scan_input_directions", n_scan_in, 0),
+                    scan_output_axes=ints("scan_output_axes", n_scan_out, 0),
+                    scan_output_reverse=ints("scan_output_directions", n_scan_out, 0), node=node.name)
+
+
+def _values_used(steps) -> set[str]:
+    used: set[str] = set()
+    for s in steps:
+        used |= step_reads(s)
+    return used
+
+
+def step_reads(step) -> set[str]:
+    """Names a step reads from its plan's scope (a region's bodies included)."""
+    if isinstance(step, LaunchStep):
+        return {p.value for p in step.kernel.params if not p.output}
+    if hasattr(step, "src"):
+        return {step.src}
+    if isinstance(step, IfStep):
+        return {step.cond} | set(step.then_plan.outer) | set(step.else_plan.outer)
+    if isinstance(step, LoopStep):
+        return {n for n in (step.trip_count, step.cond, *step.carried_in) if n} | set(step.body.outer)
+    if isinstance(step, ScanStep):
+        return set(step.state_in) | set(step.scan_in) | set(step.body.outer)
+    raise TypeError(type(step).__name__)
+
+
+def step_writes(step) -> set[str]:
+    """Names a step defines."""
+    if isinstance(step, LaunchStep):
+        return {p.value for p in step.kernel.params if p.output}
+    if hasattr(step, "dst"):
+        return {step.dst}
+    return {n for n in step.outputs if n}

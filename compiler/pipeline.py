@@ -1,0 +1,177 @@
+"""compile(): the named stages, in order, and nothing else (DESIGN section 2)."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import __version__
+from .artifact import Artifact
+from .codegen.nvrtc import build_cubin, nvrtc_version
+from .errors import CompilerError
+from .frontend.onnx_import import ImportLimits, import_model
+from .passes.lower import lower_graph
+from .passes.memory_plan import plan_memory
+from .roller.cost_model import LAUNCH_US, predict_kernel_us
+from .runtime.plan import Plan
+from .targets import Target, get_target
+
+Progress = Callable[[str, float], None]
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What the user may choose; part of the cache key of a compilation."""
+
+    input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    precision: str = "fp32"
+    build: bool = True          # NVRTC cubins (off only for host-only test runs)
+    verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
+
+    def __post_init__(self):
+        if self.precision != "fp32":
+            raise CompilerError(f"precision '{self.precision}' is not supported yet", hint="use fp32")
+        if self.verify not in (None, "host", "gpu"):
+            raise CompilerError(f"verify must be host, gpu or none, not {self.verify!r}")
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(repr(dataclasses.astuple(self)).encode()).hexdigest()
+
+
+@dataclass
+class StageRecord:
+    name: str
+    seconds: float
+    info: dict
+
+
+STAGES = ("import", "lower", "build", "memory_plan", "verify", "package")
+
+
+def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
+            store=None, progress: Progress | None = None, limits: ImportLimits | None = None) -> Artifact:
+    """ONNX model (path, bytes or ModelProto) -> Artifact for `target`."""
+    options = options or CompileOptions()
+    target = get_target(target)
+    records: list[StageRecord] = []
+    t_start = time.perf_counter()
+
+    def stage(name: str, fn, *args):
+        t0 = time.perf_counter()
+        out, info = fn(*args)
+        records.append(StageRecord(name, time.perf_counter() - t0, info))
+        if progress:
+            progress(name, (STAGES.index(name) + 1) / len(STAGES))
+        return out
+
+    imported = stage("import", lambda: (import_model(model, input_shapes=dict(options.input_shapes),
+                                                     limits=limits or ImportLimits()), {}))
+    plan = stage("lower", lambda: _lower(imported))
+    builds = stage("build", lambda: _build(plan, target, store, options.build))
+    plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
+    plan_m = plan
+    verification = stage("verify", lambda: _verify(plan_m, imported, options.verify))
+    seconds = time.perf_counter() - t_start
+    report = make_report(imported, target, plan, builds, records, seconds, verification, options)
+    artifact = stage("package", lambda: (Artifact(plan=plan, cubins={d: b["cubin"] for d, b in builds.items() if b.get("cubin")},
+                                                  report=report, header=_header(imported, target, plan, options)), {}))
+    # package's own time lands in the report after the fact
+    report["compile"]["stages"].append({"name": "package", "seconds": records[-1].seconds})
+    report["compile"]["seconds"] = time.perf_counter() - t_start
+    return artifact
+
+
+def _lower(imported):
+    plan = lower_graph(imported.graph, imported.opset)
+    return plan, {"kernels": len(plan.kernels())}
+
+
+def toolchain_key(arch: str) -> str:
+    return f"brickyard-{__version__}/nvrtc-{nvrtc_version()}/{arch}"
+
+
+def _build(plan: Plan, target: Target, store, enabled: bool):
+    """NVRTC -> cubin for each distinct kernel, through the kernel cache."""
+    kernels = {k.digest: k for k in plan.kernels()}
+    builds: dict[str, dict] = {}
+    hits = misses = 0
+    if not enabled:
+        return builds, {"hits": 0, "misses": 0, "kernels": len(kernels)}
+    if store is None:
+        from kernel_cache import default_store
+        store = default_store()
+    tool = toolchain_key(target.arch)
+    todo = []
+    for digest, k in kernels.items():
+        key = hashlib.sha256(f"{digest}|{tool}".encode()).hexdigest()
+        found = store.lookup_kernel(key)
+        if found is not None:
+            meta, cubin = found
+            builds[digest] = dict(meta, cubin=cubin, cached=True)
+            hits += 1
+        else:
+            todo.append((key, k))
+            misses += 1
+
+    def one(item):
+        key, k = item
+        r = build_cubin(k.source, k.entry, target.arch)
+        meta = {"registers": r.registers, "spills": r.spills, "static_shared": r.shared_bytes, "arch": r.arch}
+        store.record_kernel(key, r.cubin, meta)
+        return k.digest, dict(meta, cubin=r.cubin, cached=False)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for digest, b in pool.map(one, todo):
+            builds[digest] = b
+    return builds, {"hits": hits, "misses": misses, "kernels": len(kernels)}
+
+
+def _verify(plan: Plan, imported, device: str | None):
+    if device is None:
+        return {"device": None, "max_rel_error": None}, {}
+    from .verify import verify_plan
+    err = verify_plan(plan, imported, device)
+    return {"device": device, "max_rel_error": err}, {}
+
+
+def _header(imported, target: Target, plan: Plan, options: CompileOptions) -> dict:
+    types = dict(plan.types)
+    sig = lambda names: [{"name": n, "dtype": types[n].dtype.name, "shape": list(types[n].shape)} for n in names]
+    return {"model": {"sha256": imported.model_sha256, "name": imported.name},
+            "target": {"name": target.name, "arch": target.arch}, "compiler_version": __version__,
+            "inputs": sig(plan.inputs), "outputs": sig(plan.outputs), "options": {
+                "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes}}}
+
+
+def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options) -> dict:
+    types = dict(plan.types)
+    kernels = []
+    total_pred = 0.0
+    for k in plan.kernels():
+        b = builds.get(k.digest, {})
+        pred = predict_kernel_us(k, types, target)
+        total_pred += pred + LAUNCH_US
+        kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": dict(k.config),
+                        "grid": list(k.grid), "block": list(k.block),
+                        "shared_bytes": k.shared_bytes + int(b.get("static_shared", 0)),
+                        "registers": int(b.get("registers", 0)), "spills": int(b.get("spills", 0)),
+                        "predicted_us": round(pred, 3), "measured_us": None})
+    build_info = next((r.info for r in records if r.name == "build"), {})
+    return {
+        "format": 1, "compiler_version": __version__,
+        "model": {"sha256": imported.model_sha256, "name": imported.name},
+        "target": {"name": target.name, "arch": target.arch}, "precision": options.precision,
+        "compile": {"seconds": seconds, "stages": [{"name": r.name, "seconds": r.seconds} for r in records],
+                    "cache": {"hits": build_info.get("hits", 0), "misses": build_info.get("misses", 0)}},
+        "kernels": kernels,
+        "latency": {"predicted_us": round(total_pred, 3), "measured_us": None, "device": None},
+        "launches_per_inference": len(kernels),
+        "verification": verification,
+        "ops": imported.graph.op_histogram(),
+    }

@@ -1,0 +1,33 @@
+"""First micro-performance model: a kernel's time as the larger of its DRAM traffic and its compute.
+
+The Roller issue replaces this with per-level traffic, occupancy and waves; every kernel's prediction
+is recorded in the report so the model can be checked against measurements."""
+from __future__ import annotations
+
+from ..codegen.kernel import Kernel
+from ..targets import Target
+
+LAUNCH_US = 2.0  # host launch overhead per kernel, typical for a plain launch
+
+
+def kernel_bytes(kernel: Kernel, types: dict) -> int:
+    """Compulsory DRAM traffic: every parameter buffer read or written once."""
+    return sum(types[p.value].nbytes for p in kernel.params if p.value in types)
+
+
+def kernel_flops(kernel: Kernel) -> int:
+    te = kernel.expr
+    if te is None:
+        return 0
+    per = te.reduce.extent if te.reduce is not None else 1
+    return 2 * te.output.size * per
+
+
+def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
+    """Predicted microseconds on `target`, without launch overhead."""
+    mem_us = kernel_bytes(kernel, types) / (target.dram_gbps * 1e3)
+    threads = kernel.grid[0] * kernel.grid[1] * kernel.grid[2] * kernel.block[0] * kernel.block[1] * kernel.block[2]
+    # A grid smaller than the machine only gets its share of the SIMT throughput.
+    occupancy = min(1.0, threads / (target.sms * target.max_threads_per_sm))
+    cmp_us = kernel_flops(kernel) / (target.fp32_tflops * 1e6 * max(occupancy, 1e-3))
+    return max(mem_us, cmp_us)

@@ -1,0 +1,39 @@
+"""Shared test fixtures: where the shared models are, and a compile-time line per model."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("BRICKYARD_SHARED", REPO.parent / "shared")).resolve()
+MODELS_DIR = SHARED / "models"
+
+COMPILE_LINES: list[str] = []
+
+
+def shared_models() -> list[str]:
+    return sorted(p.stem for p in MODELS_DIR.glob("*.onnx"))
+
+
+@pytest.fixture(scope="session")
+def models_dir() -> Path:
+    if not MODELS_DIR.is_dir():
+        pytest.fail(f"shared models not found at {MODELS_DIR}: set BRICKYARD_SHARED")
+    return MODELS_DIR
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_cache(tmp_path_factory):
+    """A test session's kernel store is its own, so cache hits/misses are the session's."""
+    if "BRICKYARD_STORE" not in os.environ:
+        os.environ["BRICKYARD_STORE"] = str(tmp_path_factory.mktemp("store"))
+    yield
+
+
+def pytest_terminal_summary(terminalreporter):
+    if COMPILE_LINES:
+        terminalreporter.section("compile times")
+        for line in COMPILE_LINES:
+            terminalreporter.write_line(line)

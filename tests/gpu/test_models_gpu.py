@@ -1,0 +1,37 @@
+"""On a GPU: every shared model compiled for the local arch, run through CuPy, matching its .npz."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tests.conftest import shared_models
+
+cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
+try:
+    HAVE_GPU = cupy.cuda.runtime.getDeviceCount() > 0
+except Exception:  # no driver
+    HAVE_GPU = False
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no CUDA GPU on this machine")]
+
+
+@pytest.mark.parametrize("name", shared_models())
+def test_model_on_gpu(name, models_dir):
+    from compiler import compile
+    from compiler.runtime.executor import Executor, make_backend
+    from compiler.runtime.gpu import device_arch
+    from compiler.targets import get_target
+    target = dataclasses.replace(get_target("h100"), arch=device_arch())
+    art = compile(str(models_dir / f"{name}.onnx"), target)
+    backend = make_backend("gpu", cubins=art.cubins, arch=target.arch)
+    ex = Executor(art.plan, backend)
+    ref = np.load(models_dir / f"{name}.npz")
+    out = ex.run({k[3:]: ref[k] for k in ref.files if k.startswith("in:")})
+    assert backend.functions, "kernels must have run through CuPy"
+    for k in ref.files:
+        if k.startswith("out:"):
+            got, want = out[k[4:]].astype(np.float64), ref[k]
+            err = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)
+            print(f"{name} {k}: max rel error {err:.2e}")
+            assert err < 1e-3
