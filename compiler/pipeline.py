@@ -76,7 +76,7 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     builds = stage("build", lambda: _build(plan, target, store, options.build))
     plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
     plan_m = plan
-    verification = stage("verify", lambda: _verify(plan_m, imported, options.verify))
+    verification = stage("verify", lambda: _verify(plan_m, model, options.verify))
     seconds = time.perf_counter() - t_start
     report = make_report(imported, target, plan, builds, records, seconds, verification, options)
     artifact = stage("package", lambda: (Artifact(plan=plan, cubins={d: b["cubin"] for d, b in builds.items() if b.get("cubin")},
@@ -132,11 +132,11 @@ def _build(plan: Plan, target: Target, store, enabled: bool):
     return builds, {"hits": hits, "misses": misses, "kernels": len(kernels)}
 
 
-def _verify(plan: Plan, imported, device: str | None):
+def _verify(plan: Plan, model, device: str | None):
     if device is None:
         return {"device": None, "max_rel_error": None}, {}
     from .verify import verify_plan
-    err = verify_plan(plan, imported, device)
+    err = verify_plan(plan, model, device)
     return {"device": device, "max_rel_error": err}, {}
 
 

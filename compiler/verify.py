@@ -36,11 +36,13 @@ def max_rel_error(got: dict, ref: dict) -> float:
     return worst
 
 
-def verify_plan(plan, imported, device: str = "host", seed: int = 0) -> float:
+def verify_plan(plan, model, device: str = "host", seed: int = 0) -> float:
     """Max relative error of the plan against onnxruntime on seeded random inputs."""
     import onnxruntime as ort
     inputs = sample_inputs(plan, seed)
     got = Executor(plan, make_backend(device)).run(inputs)
-    sess = ort.InferenceSession(imported.model_bytes, providers=["CPUExecutionProvider"])
+    import onnx
+    src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else (model if isinstance(model, bytes) else str(model))
+    sess = ort.InferenceSession(src, providers=["CPUExecutionProvider"])
     ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, inputs)))
     return max_rel_error(got, {n: ref[n] for n in plan.outputs})

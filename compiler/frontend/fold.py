@@ -1,0 +1,73 @@
+"""Constant folding during import: Constant nodes, Shape/Size from static types, and any foldable op
+whose inputs are all constants, evaluated with the op's NumPy reference."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+from ..errors import UnsupportedOp
+from ..ir.graph import Node, TensorType
+from ..ops.registry import OpDef
+from .convert import tensor_to_array
+
+# Ops the frontend folds itself, without a registry entry: their value never depends on data.
+FRONTEND_OPS = frozenset({"Constant", "Shape", "Size"})
+
+
+def constant_node_value(node: onnx.NodeProto, name: str) -> np.ndarray:
+    """The value of a Constant node, from whichever of its attribute forms it uses."""
+    if len(node.attribute) != 1:
+        raise UnsupportedOp("Constant", node=name, detail="a Constant needs exactly one value attribute")
+    a = node.attribute[0]
+    if a.name == "value":
+        return tensor_to_array(a.t, op="Constant", node=name)
+    if a.name == "value_float":
+        return np.array(a.f, dtype=np.float32)
+    if a.name == "value_floats":
+        return np.array(list(a.floats), dtype=np.float32)
+    if a.name == "value_int":
+        return np.array(a.i, dtype=np.int64)
+    if a.name == "value_ints":
+        return np.array(list(a.ints), dtype=np.int64)
+    if a.name in ("value_string", "value_strings"):
+        raise UnsupportedOp("Constant", node=name, detail="string tensors are not supported")
+    raise UnsupportedOp("Constant", node=name, detail=f"the '{a.name}' form is not supported "
+                        "(sparse constants have no lowering)")
+
+
+def shape_op_value(op: str, node: onnx.NodeProto, in_type: TensorType) -> np.ndarray:
+    """Shape or Size of a value with a static type: known without its data."""
+    if op == "Size":
+        return np.array(in_type.size, dtype=np.int64)
+    attrs = {a.name: a.i for a in node.attribute}
+    rank = in_type.rank
+    # opset 15 start/end: negative counts from the back, both clamped into [0, rank]
+    start, end = attrs.get("start", 0), attrs.get("end", rank)
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = min(max(end + rank if end < 0 else end, 0), rank)
+    return np.array(in_type.shape[start:end], dtype=np.int64)
+
+
+def fold_with_reference(opdef: OpDef, node: Node, inputs: list[np.ndarray | None], opset: int,
+                        expected: list[TensorType] | None) -> tuple[list[np.ndarray] | None, str | None]:
+    """Runs the op's reference on constant inputs: (outputs, None), or (None, why it was not folded)."""
+    try:
+        with np.errstate(all="ignore"):  # folded arithmetic may overflow or divide by zero, as at run time
+            outs = opdef.reference(node, inputs, opset)
+    except UnsupportedOp:
+        raise
+    except Exception as e:  # a reference that cannot evaluate these inputs: leave the node to run
+        return None, f"{type(e).__name__}: {e}"
+    names = [o for o in node.outputs]
+    if len(outs) < sum(1 for o in names if o):
+        return None, f"the reference returned {len(outs)} outputs for {len(names)}"
+    arrays = []
+    for i, (o, v) in enumerate(zip(names, outs)):
+        a = np.asarray(v)
+        if o and expected is not None and expected[i] is not None:
+            t = expected[i]
+            if a.dtype != t.dtype.np or tuple(a.shape) != t.shape:
+                return None, (f"the reference gave {a.dtype}{list(a.shape)} for output {i} "
+                              f"where ONNX infers {t}")
+        arrays.append(a)
+    return arrays, None

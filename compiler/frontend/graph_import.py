@@ -1,0 +1,394 @@
+"""ONNX graph -> IR Graph: every value typed statically, constants folded, subgraphs imported.
+
+Subgraphs (If branches, Loop and Scan bodies) are self-contained for constants: a constant they
+read from an enclosing scope is copied into their own `constants`; `Graph.outer` lists only the
+runtime values they read from enclosing scopes."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from ..errors import ModelError, ShapeError, UnsupportedOp
+from ..ir.dtypes import DType
+from ..ir.graph import Constant, Graph, Node, TensorType
+from ..ops.registry import lookup
+from .convert import array_type, plain_attribute, static_type, tensor_to_array, type_proto
+from .fold import constant_node_value, fold_with_reference, shape_op_value
+
+# Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
+# starts, ...); larger ones (weights) are never needed for shapes and are costly to serialise.
+_INFER_DATA_ELEMENTS = 4096
+CONTROL_FLOW = ("If", "Loop", "Scan")
+
+
+class ImportContext:
+    """Model-wide state of one import: opsets, limits, warnings, names taken so far."""
+
+    def __init__(self, opsets: dict[str, int], opset_imports, ir_version: int, max_fold_elements: int,
+                 read_names: set[str] | None = None):
+        self.opsets = opsets
+        self.read_names = read_names  # every value some node or graph output reads; None: assume all
+        self.opset_imports = list(opset_imports)
+        self.ir_version = ir_version
+        self.max_fold_elements = max_fold_elements
+        self.warnings: list[str] = []
+        self.node_names: set[str] = set()
+        self._schemas: dict = {}
+        self._type_protos: dict[TensorType, onnx.TypeProto] = {}
+
+    @property
+    def opset(self) -> int:
+        """Version of the default-domain operator set."""
+        return self.opsets.get("", 0)
+
+    def unique_node_name(self, name: str, op: str, index: int) -> str:
+        """The node's own name if still free, else a suffixed one (ONNX names may be empty or repeat)."""
+        base = name or f"{op}_{index}"
+        out, k = base, 1
+        while out in self.node_names:
+            out, k = f"{base}__{k}", k + 1
+        self.node_names.add(out)
+        return out
+
+    def schema(self, op: str, domain: str, node: str):
+        """ONNX's schema of op at the model's opset of its domain (cached)."""
+        key = (op, domain)
+        if key not in self._schemas:
+            try:
+                self._schemas[key] = onnx.defs.get_schema(op, self.opsets.get(domain, 1), domain)
+            except onnx.defs.SchemaError:
+                raise ShapeError(f"ONNX has no schema for {domain or 'ai.onnx'}::{op} at opset "
+                                 f"{self.opsets.get(domain)}, so its output shapes cannot be inferred",
+                                 node=node, hint="export the model with a newer opset or replace the op") from None
+        return self._schemas[key]
+
+    def type_proto(self, t: TensorType) -> onnx.TypeProto:
+        """A TypeProto for t (cached: the same types recur on every node)."""
+        tp = self._type_protos.get(t)
+        if tp is None:
+            tp = self._type_protos[t] = type_proto(t)
+        return tp
+
+
+class Scope:
+    """The values visible in one graph: its own, and (through `parent`) its enclosing graphs'."""
+
+    def __init__(self, parent: "Scope | None" = None):
+        self.parent = parent
+        self.types: dict[str, TensorType] = {}
+        self.consts: dict[str, np.ndarray] = {}
+        self.outer: dict[str, None] = {}  # runtime values read from enclosing scopes, in first-use order
+
+    def resolve(self, name: str) -> bool:
+        """Makes `name` visible here (borrowing it from an enclosing scope if needed); False if unknown."""
+        if name in self.types:
+            return True
+        if self.parent is None or not self.parent.resolve(name):
+            return False
+        self.types[name] = self.parent.types[name]
+        if name in self.parent.consts:
+            self.consts[name] = self.parent.consts[name]
+        else:
+            self.outer[name] = None
+        return True
+
+
+def import_graph(g: onnx.GraphProto, ctx: ImportContext, scope: Scope,
+                 inputs: list[tuple[str, TensorType]], name: str) -> Graph:
+    """Imports one graph whose runtime inputs have the given static types."""
+    for n, t in inputs:
+        scope.types[n] = t
+    input_names = {n for n, _ in inputs}
+    for init in g.initializer:
+        if init.name in input_names:
+            continue  # an older model lists initializers among inputs; the caller already chose
+        a = tensor_to_array(init, op="Initializer", node=init.name)
+        scope.consts[init.name] = a
+        scope.types[init.name] = array_type(a)
+    if len(g.sparse_initializer):
+        raise UnsupportedOp("SparseInitializer", node=g.sparse_initializer[0].values.name,
+                            detail="sparse initializers are not supported; store the weight densely")
+    nodes: list[Node] = []
+    for i, pn in enumerate(g.node):
+        node = _import_node(pn, i, ctx, scope)
+        if node is not None:
+            nodes.append(node)
+    outputs = tuple(o.name for o in g.output)
+    for o in outputs:
+        if not scope.resolve(o):
+            raise ModelError(f"graph '{name}' has output '{o}', which nothing defines",
+                             hint="the model is malformed; re-export it")
+    return finish_graph(name, tuple(n for n, _ in inputs), outputs, nodes, scope)
+
+
+def finish_graph(name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], nodes: list[Node],
+                 scope: Scope) -> Graph:
+    """Builds the Graph: only the constants and outer values that remain in use, every value typed."""
+    used: set[str] = set(outputs)
+    for n in nodes:
+        used.update(n.inputs)
+        for sg in n.subgraphs():
+            used.update(sg.outer)
+    defined = set(inputs)
+    for n in nodes:
+        defined.update(o for o in n.outputs if o)
+    consts = {k: v for k, v in scope.consts.items() if k in used and k not in defined}
+    outer = tuple(k for k in scope.outer if k in used)
+    typed = defined | set(consts) | set(outer)
+    return Graph(
+        name=name, inputs=inputs, outputs=outputs, nodes=tuple(nodes),
+        types=tuple(sorted((k, scope.types[k]) for k in typed)),
+        constants=tuple(sorted((k, Constant.from_array(v)) for k, v in consts.items())),
+        outer=outer,
+    )
+
+
+def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scope) -> Node | None:
+    """Types (or folds) one node; returns the IR node, or None when its outputs became constants."""
+    op = pn.op_type
+    domain = "" if pn.domain == "ai.onnx" else pn.domain
+    name = ctx.unique_node_name(pn.name, op, index)
+    for inp in pn.input:
+        if inp and not scope.resolve(inp):
+            raise ModelError(f"node reads '{inp}', which no earlier node, input or initializer defines",
+                             node=name, hint="the model is malformed; re-export it")
+    if domain == "" and op == "Constant":
+        a = constant_node_value(pn, name)
+        _set_const(scope, pn.output[0], a, name, op)
+        return None
+    if domain == "" and op in ("Shape", "Size"):
+        _set_const(scope, pn.output[0], shape_op_value(op, pn, scope.types[pn.input[0]]), name, op)
+        return None
+
+    opdef = lookup(op, domain, node=name)
+    in_types = [scope.types[i] if i else None for i in pn.input]
+    attrs, graph_attrs = [], []
+    for a in pn.attribute:
+        if a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+            graph_attrs.append(a)
+        else:
+            attrs.append((a.name, plain_attribute(a, op=op, node=name)))
+
+    if graph_attrs:
+        if domain != "" or op not in CONTROL_FLOW:
+            raise UnsupportedOp(op, node=name, domain=domain,
+                                detail="only If, Loop and Scan may carry subgraphs")
+        bodies, out_types = _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
+        node = Node(op, name, tuple(pn.input), tuple(pn.output),
+                    tuple(sorted(attrs + list(bodies.items()), key=_by_name)), domain)
+        _set_types(scope, pn.output, out_types)
+        return node
+
+    node = Node(op, name, tuple(pn.input), tuple(pn.output), tuple(sorted(attrs, key=_by_name)), domain)
+    all_const = opdef.foldable and all(i == "" or i in scope.consts for i in pn.input)
+    try:
+        out_types = _infer(pn, op, domain, name, in_types, ctx, scope)
+    except ShapeError:
+        if not all_const:
+            raise
+        out_types = None  # the reference may still evaluate it (and so give the types)
+    if out_types is not None and any(o and t is None for o, t in zip(pn.output, out_types)):
+        node = dataclasses.replace(node, outputs=tuple(o if t is not None else ""
+                                                       for o, t in zip(pn.output, out_types)))
+    if all_const and (out_types is None or
+                      all(t is None or t.size <= ctx.max_fold_elements for t in out_types)):
+        arrays, why = fold_with_reference(opdef, node, [scope.consts.get(i) if i else None for i in pn.input],
+                                          ctx.opset if domain == "" else ctx.opsets.get(domain, 1), out_types)
+        if arrays is not None and all(a.size <= ctx.max_fold_elements for a in arrays):
+            for o, a in zip(pn.output, arrays):
+                if o:
+                    _set_const(scope, o, a, name, op)
+            return None
+        if out_types is None:  # neither inference nor evaluation gives the types: re-raise inference's error
+            _infer(pn, op, domain, name, in_types, ctx, scope)
+        if why:
+            ctx.warnings.append(f"node {name} ({op}) was not constant-folded: {why}")
+    _set_types(scope, pn.output, out_types)
+    return node
+
+
+def _by_name(kv):
+    return kv[0]
+
+
+def _set_const(scope: Scope, name: str, a: np.ndarray, node: str, op: str) -> None:
+    try:
+        scope.types[name] = array_type(a)
+    except TypeError as e:
+        raise UnsupportedOp(op, node=node, detail=f"output '{name}': {e}") from None
+    scope.consts[name] = a
+
+
+def _set_types(scope: Scope, outputs, types) -> None:
+    for o, t in zip(outputs, types):
+        if o:
+            scope.types[o] = t
+
+
+def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: ImportContext,
+           scope: Scope) -> list[TensorType | None]:
+    """Static output types from ONNX's own per-node inference, with small constant inputs as data."""
+    schema = ctx.schema(op, domain, name)
+    types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}
+    data = {}
+    for i in pn.input:
+        a = scope.consts.get(i) if i else None
+        if a is not None and a.size <= _INFER_DATA_ELEMENTS:
+            data[i] = numpy_helper.from_array(a, i)
+    try:
+        res = onnx.shape_inference.infer_node_outputs(schema, pn, types, data,
+                                                      opset_imports=ctx.opset_imports, ir_version=ctx.ir_version)
+    except Exception as e:  # InferenceError and friends: the node is inconsistent with its inputs
+        shown = ", ".join(f"{i}: {t}" for i, t in zip(pn.input, in_types) if i)
+        raise ShapeError(f"shape inference failed for {op}: {e} (inputs {shown})", node=name,
+                         hint="check the model with onnxruntime; fix input shapes with --input-shape") from None
+    out = []
+    for k, o in enumerate(pn.output):
+        if not o:
+            out.append(None)
+            continue
+        unread = ctx.read_names is not None and o not in ctx.read_names
+        if o not in res:
+            if unread:  # an output nobody reads may stay untyped: it is dropped
+                out.append(None)
+                continue
+            raise ShapeError(f"ONNX inferred no type for output {k} ('{o}') of {op}", node=name,
+                             hint="Brickyard needs a static shape for every value")
+        try:
+            out.append(static_type(res[o], op=op, node=name, what=f"output {k} ('{o}')"))
+        except ShapeError as e:
+            if unread:
+                out.append(None)
+                continue
+            runtime_ints = [i for i, t in zip(pn.input, in_types)
+                            if i and t is not None and not t.dtype.is_float and i not in scope.consts]
+            if runtime_ints:  # shape-like inputs computed at run time are the usual cause
+                e.hint = (f"its input(s) {', '.join(repr(i) for i in runtime_ints)} are only known at run time; "
+                          f"Brickyard needs them constant. " + (e.hint or ""))
+            raise
+    return out
+
+
+# --- control flow --------------------------------------------------------------------------------
+
+def _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope):
+    """Imports the bodies of If/Loop/Scan and derives the node's output types from them."""
+    bodies = {a.name: a.g for a in graph_attrs if a.type == onnx.AttributeProto.GRAPH}
+    if len(bodies) != len(graph_attrs):
+        raise UnsupportedOp(op, node=name, detail="a list-of-graphs attribute is not supported")
+    attr = dict(attrs)
+    n_out = len(pn.output)
+    if op == "If":
+        then_g = _import_body(bodies["then_branch"], [], ctx, scope, f"{name}/then_branch", name, op)
+        else_g = _import_body(bodies["else_branch"], [], ctx, scope, f"{name}/else_branch", name, op)
+        for g in (then_g, else_g):
+            if len(g.outputs) != n_out:
+                raise ModelError(f"If branch '{g.name}' has {len(g.outputs)} outputs for {n_out}", node=name)
+        out_types = []
+        for k, (a, b) in enumerate(zip(then_g.outputs, else_g.outputs)):
+            ta, tb = then_g.type_of(a), else_g.type_of(b)
+            if ta != tb:
+                raise ShapeError(f"the If branches give output {k} different types: then {ta}, else {tb}",
+                                 node=name, hint="Brickyard needs a static shape for every value; "
+                                 "make both branches produce the same shape")
+            out_types.append(ta)
+        return {"then_branch": then_g, "else_branch": else_g}, out_types
+
+    if op == "Loop":
+        carried = in_types[2:]
+        body_in = [TensorType(DType.int64, ()), TensorType(DType.bool, ())] + list(carried)
+        body = _import_body(bodies["body"], body_in, ctx, scope, f"{name}/body", name, op)
+        n_carried = len(carried)
+        n_scan = len(body.outputs) - 1 - n_carried
+        if n_scan < 0 or n_out != n_carried + n_scan:
+            raise ModelError(f"Loop body has {len(body.outputs)} outputs for {n_carried} carried values "
+                             f"and {n_out} node outputs", node=name)
+        out_types = []
+        for k, t in enumerate(carried):
+            tb = body.type_of(body.outputs[1 + k])
+            if tb != t:
+                raise ShapeError(f"loop-carried value {k} enters the Loop as {t} but the body gives {tb}",
+                                 node=name, hint="Brickyard needs loop-carried values of a fixed shape")
+            out_types.append(t)
+        if n_scan:
+            trips = _static_trip_count(pn, body, scope)
+            if trips is None:
+                raise UnsupportedOp("Loop", node=name, detail=(
+                    "scan outputs need a constant trip count and a condition that stays true; this "
+                    "Loop's iteration count is only known at run time, so its scan outputs have no static shape"))
+            for k in range(n_scan):
+                tb = body.type_of(body.outputs[1 + n_carried + k])
+                out_types.append(TensorType(tb.dtype, (trips,) + tb.shape))
+        return {"body": body}, out_types
+
+    # Scan (opset 9+): states, then scan inputs sliced along their scan axis
+    if ctx.opset < 9:
+        raise UnsupportedOp("Scan", node=name, detail="Scan before opset 9 (batched, with sequence_lens) "
+                            "is not supported; convert the model to a newer opset")
+    n_scan_in = int(attr.get("num_scan_inputs", 0))
+    n_state = len(in_types) - n_scan_in
+    if n_scan_in <= 0 or n_state < 0:
+        raise ModelError(f"Scan has num_scan_inputs={n_scan_in} for {len(in_types)} inputs", node=name)
+    scan_in = in_types[n_state:]
+    in_axes = attr.get("scan_input_axes", (0,) * n_scan_in)
+    lengths, elems = set(), []
+    for t, ax in zip(scan_in, in_axes):
+        ax = ax + t.rank if ax < 0 else ax
+        if not 0 <= ax < t.rank:
+            raise ModelError(f"Scan input axis {ax} is out of range for {t}", node=name)
+        lengths.add(t.shape[ax])
+        elems.append(TensorType(t.dtype, t.shape[:ax] + t.shape[ax + 1:]))
+    if len(lengths) != 1:
+        raise ShapeError(f"Scan inputs have different sequence lengths {sorted(lengths)}", node=name)
+    seq = lengths.pop()
+    body = _import_body(bodies["body"], list(in_types[:n_state]) + elems, ctx, scope, f"{name}/body", name, op)
+    n_scan_out = len(body.outputs) - n_state
+    if n_scan_out < 0 or n_out != len(body.outputs):
+        raise ModelError(f"Scan body has {len(body.outputs)} outputs for {n_out} node outputs", node=name)
+    out_types = []
+    for k, t in enumerate(in_types[:n_state]):
+        tb = body.type_of(body.outputs[k])
+        if tb != t:
+            raise ShapeError(f"Scan state {k} enters as {t} but the body gives {tb}", node=name,
+                             hint="Brickyard needs Scan states of a fixed shape")
+        out_types.append(t)
+    out_axes = attr.get("scan_output_axes", (0,) * n_scan_out)
+    for k in range(n_scan_out):
+        tb = body.type_of(body.outputs[n_state + k])
+        ax = out_axes[k] + tb.rank + 1 if out_axes[k] < 0 else out_axes[k]
+        if not 0 <= ax <= tb.rank:
+            raise ModelError(f"Scan output axis {out_axes[k]} is out of range for {tb}", node=name)
+        out_types.append(TensorType(tb.dtype, tb.shape[:ax] + (seq,) + tb.shape[ax:]))
+    return {"body": body}, out_types
+
+
+def _import_body(g: onnx.GraphProto, in_types: list[TensorType], ctx, scope, gname, node, op) -> Graph:
+    if len(g.input) != len(in_types):
+        raise ModelError(f"{op} body '{gname}' has {len(g.input)} inputs, the op gives it {len(in_types)}",
+                         node=node, hint="the model is malformed; re-export it")
+    return import_graph(g, ctx, Scope(scope), [(vi.name, t) for vi, t in zip(g.input, in_types)], gname)
+
+
+def _static_trip_count(pn: onnx.NodeProto, body: Graph, scope: Scope) -> int | None:
+    """The trip count of a Loop that always runs exactly M iterations, else None."""
+    m_name = pn.input[0] if len(pn.input) > 0 else ""
+    cond_name = pn.input[1] if len(pn.input) > 1 else ""
+    if not m_name or m_name not in scope.consts:
+        return None
+    if cond_name and not _is_true(scope.consts.get(cond_name)):
+        return None
+    cond_out = body.outputs[0]
+    through_identity = {n.outputs[0]: n.inputs[0] for n in body.nodes if n.op == "Identity" and n.domain == ""}
+    while cond_out in through_identity:
+        cond_out = through_identity[cond_out]
+    c = body.constant(cond_out)
+    if cond_out != body.inputs[1] and not (c is not None and _is_true(c.array())):
+        return None
+    return max(int(np.asarray(scope.consts[m_name]).reshape(-1)[0]), 0)
+
+
+def _is_true(a) -> bool:
+    return a is not None and np.asarray(a).size == 1 and bool(np.asarray(a).reshape(-1)[0])

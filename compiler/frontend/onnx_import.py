@@ -1,0 +1,434 @@
+"""Stage 1, import: read and check an ONNX model, type every value statically, fold constants and
+shape arithmetic, canonicalise. `import_model` is the only entry point."""
+from __future__ import annotations
+
+import hashlib
+import heapq
+import numbers
+import os
+from dataclasses import dataclass
+
+import onnx
+import onnx.inliner
+from google.protobuf.message import DecodeError
+
+from ..errors import ModelError, ShapeError, UnsupportedOp
+from ..ir.graph import Graph, TensorType
+from ..ops.registry import lookup
+from .canonicalize import canonicalize
+from .convert import dtype_of
+from .fold import FRONTEND_OPS
+from .graph_import import ImportContext, Scope, import_graph
+
+GiB = 1 << 30
+_IN_MEMORY = "the model"  # how messages name a model given as bytes or a proto
+
+
+@dataclass(frozen=True)
+class ImportLimits:
+    """Bounds on what import accepts, so a hostile or broken file fails fast and cleanly."""
+
+    max_bytes: int = 2 * GiB            # the serialized model (protobuf cannot hold more anyway)
+    max_nodes: int = 200_000            # nodes in all graphs together
+    max_nesting: int = 16               # subgraphs inside subgraphs
+    max_chain: int = 20_000             # longest chain of dependent nodes, through subgraphs
+    max_fold_elements: int = 1 << 22    # largest value constant folding may create
+
+
+@dataclass(frozen=True)
+class ImportedModel:
+    """The imported model: its graph in IR form and what is known about where it came from."""
+
+    graph: Graph
+    opset: int                          # version of the default (ai.onnx) operator set
+    model_sha256: str                   # of the serialized model bytes
+    name: str
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    warnings: tuple[str, ...]
+    producer: str
+
+
+def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
+                 input_shapes: dict[str, tuple[int, ...]] | None = None,
+                 limits: ImportLimits = ImportLimits()) -> ImportedModel:
+    """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph."""
+    data, source_name = _read(model, limits)
+    proto = _parse(data, source_name)
+    _check_size_limits(proto, limits)
+    _reject_external_data(proto)
+    if len(proto.functions):
+        proto = onnx.inliner.inline_local_functions(proto)  # model-local functions become plain nodes
+        _check_size_limits(proto, limits)
+    opsets = _opsets(proto)
+    _check_domains(proto.graph)
+    _sort_graph(proto.graph, outer=set())
+    chain = _longest_chain(proto.graph)
+    if chain > limits.max_chain:
+        raise ModelError(f"the model's longest chain of dependent nodes is {chain}, over the limit of "
+                         f"{limits.max_chain}", hint="raise ImportLimits.max_chain if the model is genuine")
+    try:
+        onnx.checker.check_model(proto, full_check=False)
+    except onnx.checker.ValidationError as e:
+        raise ModelError(f"{source_name} fails the ONNX checker: {_first_lines(str(e))}",
+                         hint="re-export the model or repair it; onnx.checker.check_model shows the same error") from None
+    _check_registry(proto.graph)
+
+    warnings: list[str] = []
+    inputs = _input_types(proto.graph, input_shapes or {})
+    ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
+                        read_names=_read_names(proto.graph))
+    graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
+    warnings += ctx.warnings
+    warnings += _declared_output_mismatches(proto.graph, graph)
+    graph = canonicalize(graph)
+    producer = f"{proto.producer_name} {proto.producer_version}".strip()
+    return ImportedModel(
+        graph=graph, opset=opsets[""], model_sha256=hashlib.sha256(data).hexdigest(),
+        name=source_name if source_name != _IN_MEMORY else (proto.graph.name or "model"),
+        input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
+    )
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+def _read(model, limits: ImportLimits) -> tuple[bytes, str]:
+    """The serialized bytes (size-checked before reading) and a display name for messages."""
+    if isinstance(model, onnx.ModelProto):
+        size = model.ByteSize()
+        _check_bytes(size, limits, "the model")
+        return model.SerializeToString(), _IN_MEMORY
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        _check_bytes(len(model), limits, "the model")
+        return bytes(model), _IN_MEMORY
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            raise ModelError(f"cannot read model file {path}: {e.strerror}") from None
+        if not os.path.isfile(path):
+            raise ModelError(f"{path} is not a regular file")
+        _check_bytes(st.st_size, limits, path)
+        with open(path, "rb") as f:
+            data = f.read(limits.max_bytes + 1)  # the file may grow after stat
+        _check_bytes(len(data), limits, path)
+        return data, os.path.splitext(os.path.basename(path))[0]
+    raise TypeError(f"import_model takes a path, bytes or an onnx.ModelProto, not {type(model).__name__}")
+
+
+def _check_bytes(size: int, limits: ImportLimits, what: str) -> None:
+    if size > limits.max_bytes:
+        raise ModelError(f"{what} is {size} bytes, over the limit of {limits.max_bytes} bytes",
+                         hint="raise ImportLimits.max_bytes if the model is genuine")
+
+
+def _parse(data: bytes, source_name: str) -> onnx.ModelProto:
+    proto = onnx.ModelProto()
+    try:
+        proto.ParseFromString(data)
+    except (DecodeError, ValueError, RuntimeError) as e:
+        raise ModelError(f"{source_name} is not a valid ONNX model: {e or 'the protobuf does not parse'}",
+                         hint="the file may be truncated or not an ONNX file") from None
+    if not proto.HasField("graph"):
+        raise ModelError(f"{source_name} is not a valid ONNX model: it has no graph",
+                         hint="the file may be truncated or not an ONNX file")
+    return proto
+
+
+def _first_lines(text: str, n: int = 3) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return " ".join(lines[:n])
+
+
+# --- structure checks ----------------------------------------------------------------------------
+
+def _all_graphs(proto_graph: onnx.GraphProto):
+    """(graph, nesting depth) of a graph and every subgraph in it, without recursion."""
+    stack = [(proto_graph, 0)]
+    while stack:
+        g, depth = stack.pop()
+        yield g, depth
+        for n in g.node:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    stack.append((a.g, depth + 1))
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend((sg, depth + 1) for sg in a.graphs)
+
+
+def _check_size_limits(proto: onnx.ModelProto, limits: ImportLimits) -> None:
+    count = sum(len(f.node) for f in proto.functions)
+    for g, depth in _all_graphs(proto.graph):
+        if depth > limits.max_nesting:
+            raise ModelError(f"subgraphs are nested {depth} deep, over the limit of {limits.max_nesting}",
+                             hint="raise ImportLimits.max_nesting if the model is genuine")
+        count += len(g.node)
+        if count > limits.max_nodes:
+            raise ModelError(f"the model has more than {limits.max_nodes} nodes",
+                             hint="raise ImportLimits.max_nodes if the model is genuine")
+
+
+def _reject_external_data(proto: onnx.ModelProto) -> None:
+    """Refuses any tensor whose bytes live in another file; no such file is ever opened."""
+    graphs = [g for g, _ in _all_graphs(proto.graph)]
+    node_lists = [g.node for g in graphs] + [f.node for f in proto.functions]
+    for g in graphs:
+        for t in g.initializer:
+            _check_tensor(t, "initializer")
+        for st in g.sparse_initializer:
+            _check_tensor(st.values, "sparse initializer")
+            _check_tensor(st.indices, "sparse initializer")
+    for nodes in node_lists:
+        for n in nodes:
+            for a in n.attribute:
+                where = f"attribute '{a.name}' of node '{n.name or n.op_type}'"
+                if a.type == onnx.AttributeProto.TENSOR:
+                    _check_tensor(a.t, where)
+                elif a.type == onnx.AttributeProto.TENSORS:
+                    for t in a.tensors:
+                        _check_tensor(t, where)
+                elif a.type == onnx.AttributeProto.SPARSE_TENSOR:
+                    _check_tensor(a.sparse_tensor.values, where)
+
+
+def _check_tensor(t: onnx.TensorProto, where: str) -> None:
+    if t.data_location == onnx.TensorProto.EXTERNAL or len(t.external_data):
+        location = next((e.value for e in t.external_data if e.key == "location"), "<no location given>")
+        raise ModelError(f"tensor '{t.name}' ({where}) keeps its data in the external file '{location}'; "
+                         "Brickyard does not read external data",
+                         hint="save the model as one file: onnx.save_model(m, path, save_as_external_data=False) "
+                              "after onnx.load with its data")
+
+
+def _opsets(proto: onnx.ModelProto) -> dict[str, int]:
+    opsets = {("" if o.domain == "ai.onnx" else o.domain): int(o.version) for o in proto.opset_import}
+    if "" not in opsets:
+        raise ModelError("the model imports no version of the default ONNX operator set (ai.onnx)",
+                         hint="re-export the model with an opset_import for domain ''")
+    return opsets
+
+
+def _check_domains(graph: onnx.GraphProto) -> None:
+    """Ops outside the standard domain are refused unless the registry defines them."""
+    for g, _ in _all_graphs(graph):
+        for n in g.node:
+            if n.domain in ("", "ai.onnx"):
+                continue
+            try:
+                lookup(n.op_type, n.domain, node=n.name)
+            except UnsupportedOp:
+                raise UnsupportedOp(n.op_type, node=n.name or None, domain=n.domain, detail=(
+                    f"operators of domain '{n.domain}' are not supported; Brickyard implements the "
+                    "standard ONNX operators (domain ai.onnx)")) from None
+
+
+def _check_registry(graph: onnx.GraphProto) -> None:
+    """Every op needs a registry entry; one error names the first and lists the others."""
+    missing: dict[tuple[str, str], str] = {}
+    for g, _ in _all_graphs(graph):
+        for n in g.node:
+            domain = "" if n.domain == "ai.onnx" else n.domain
+            if domain == "" and n.op_type in FRONTEND_OPS:
+                continue
+            try:
+                lookup(n.op_type, domain, node=n.name)
+            except UnsupportedOp:
+                missing.setdefault((domain, n.op_type), n.name or n.op_type)
+    if missing:
+        (domain, op), node = next(iter(missing.items()))
+        others = [o for (_, o) in list(missing)[1:]]
+        detail = "no definition in compiler/ops/"
+        if others:
+            detail += f" (also unsupported: {', '.join(others[:10])}{', ...' if len(others) > 10 else ''})"
+        raise UnsupportedOp(op, node=node, domain=domain, detail=detail)
+
+
+def _reads(n: onnx.NodeProto) -> list[str]:
+    """Values a node reads: its inputs and whatever its subgraphs read from outside themselves."""
+    out = [i for i in n.input if i]
+    for a in n.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            out.extend(_free_values(a.g))
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            for sg in a.graphs:
+                out.extend(_free_values(sg))
+    return out
+
+
+def _free_values(g: onnx.GraphProto) -> set[str]:
+    defined = {i.name for i in g.input} | {t.name for t in g.initializer}
+    defined |= {st.values.name for st in g.sparse_initializer}
+    free: set[str] = set()
+    for n in g.node:
+        free.update(v for v in _reads(n) if v not in defined)
+        defined.update(o for o in n.output if o)
+    free.update(o.name for o in g.output if o.name not in defined)
+    return free
+
+
+def _sort_graph(g: onnx.GraphProto, outer: set[str]) -> None:
+    """Puts the nodes of g (and of its subgraphs) in topological order; a cycle is a ModelError."""
+    producer: dict[str, int] = {}
+    for i, n in enumerate(g.node):
+        for o in n.output:
+            if o:
+                producer[o] = i
+    reads = [_reads(n) for n in g.node]
+    defined = {i.name for i in g.input} | {t.name for t in g.initializer} | outer
+    defined |= {st.values.name for st in g.sparse_initializer}
+    in_order, seen = True, set(defined)
+    for i, n in enumerate(g.node):
+        if any(v not in seen and v in producer for v in reads[i]):
+            in_order = False
+            break
+        seen.update(n.output)
+    if not in_order:
+        deps = [{producer[v] for v in r if v in producer and v not in defined} for r in reads]
+        users: list[list[int]] = [[] for _ in g.node]
+        for i, d in enumerate(deps):
+            for j in d:
+                users[j].append(i)
+        waiting = [len(d) for d in deps]
+        ready = [i for i, w in enumerate(waiting) if w == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            i = heapq.heappop(ready)  # lowest index first: keeps the file's order where it can
+            order.append(i)
+            for u in users[i]:
+                waiting[u] -= 1
+                if waiting[u] == 0:
+                    heapq.heappush(ready, u)
+        if len(order) != len(g.node):
+            stuck = [g.node[i].name or g.node[i].op_type for i in range(len(g.node)) if waiting[i] > 0]
+            raise ModelError(f"the graph '{g.name}' has a cycle through nodes {', '.join(stuck[:5])}",
+                             node=stuck[0], hint="the model is malformed; re-export it")
+        nodes = []
+        for i in order:
+            c = onnx.NodeProto()
+            c.CopyFrom(g.node[i])
+            nodes.append(c)
+        del g.node[:]
+        g.node.extend(nodes)
+    visible = defined | set(producer)
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                _sort_graph(a.g, visible)
+            elif a.type == onnx.AttributeProto.GRAPHS:
+                for sg in a.graphs:
+                    _sort_graph(sg, visible)
+
+
+def _read_names(graph: onnx.GraphProto) -> set[str]:
+    """Every value name that some node (in any graph) or some graph output reads."""
+    names: set[str] = set()
+    for g, _ in _all_graphs(graph):
+        names.update(o.name for o in g.output)
+        for n in g.node:
+            names.update(n.input)
+    return names
+
+
+def _longest_chain(g: onnx.GraphProto) -> int:
+    """Longest chain of dependent nodes; a node with subgraphs adds its longest body chain."""
+    depth: dict[str, int] = {}
+    longest = 0
+    for n in g.node:
+        d = max((depth.get(v, 0) for v in _reads(n)), default=0) + 1
+        bodies = [a.g for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
+        bodies += [sg for a in n.attribute if a.type == onnx.AttributeProto.GRAPHS for sg in a.graphs]
+        d += max((_longest_chain(b) for b in bodies), default=0)
+        for o in n.output:
+            depth[o] = d
+        longest = max(longest, d)
+    return longest
+
+
+# --- inputs and outputs --------------------------------------------------------------------------
+
+def _input_types(g: onnx.GraphProto, input_shapes: dict) -> list[tuple[str, TensorType]]:
+    """Static types of the runtime inputs, dynamic dimensions fixed by input_shapes."""
+    inits = {t.name for t in g.initializer} | {st.values.name for st in g.sparse_initializer}
+    runtime = [vi for vi in g.input if vi.name not in inits]
+    names = [vi.name for vi in runtime]
+    for k, v in input_shapes.items():
+        if k not in names:
+            raise ShapeError(f"input_shapes names '{k}', which is not an input of the model "
+                             f"(inputs: {', '.join(names) or 'none'})", hint="check the --input-shape names")
+        if not isinstance(v, (tuple, list)) or not all(_is_size(d) for d in v):
+            raise ShapeError(f"input_shapes['{k}'] = {v!r} is not a tuple of non-negative ints")
+    params: dict[str, tuple[int, str]] = {}  # dim_param -> (size, which input fixed it)
+    for vi in runtime:
+        if vi.name not in input_shapes:
+            continue
+        dims = _declared_dims(vi)
+        want = tuple(input_shapes[vi.name])
+        if dims is not None and len(dims) != len(want):
+            raise ShapeError(f"input '{vi.name}' has rank {len(dims)}, but input_shapes gives "
+                             f"{len(want)} dimensions {list(want)}", hint="give one size per dimension")
+        for axis, (d, w) in enumerate(zip(dims or [None] * len(want), want)):
+            if isinstance(d, int) and d != w:
+                raise ShapeError(f"input '{vi.name}' has static size {d} on axis {axis}, but input_shapes "
+                                 f"gives {w}", hint=f"only dynamic dimensions can be set")
+            if isinstance(d, str) and d:
+                if d in params and params[d][0] != w:
+                    raise ShapeError(f"dimension '{d}' is {params[d][0]} for input '{params[d][1]}' but "
+                                     f"{w} for input '{vi.name}'", hint="a named dimension has one size")
+                params[d] = (w, vi.name)
+    out = []
+    for vi in runtime:
+        tt = vi.type.tensor_type
+        if vi.type.WhichOneof("value") != "tensor_type":
+            raise UnsupportedOp("Input", node=vi.name, detail=f"input '{vi.name}' is a "
+                                f"{vi.type.WhichOneof('value') or 'value of unknown kind'}; only tensors are supported")
+        dt = dtype_of(tt.elem_type, op="Input", node=vi.name, what=f"input '{vi.name}'")
+        if vi.name in input_shapes:
+            out.append((vi.name, TensorType(dt, tuple(int(d) for d in input_shapes[vi.name]))))
+            continue
+        dims = _declared_dims(vi)
+        if dims is None:
+            raise ShapeError(f"input '{vi.name}' has no declared shape (not even its rank)",
+                             hint=f"pass --input-shape {vi.name}=<d0>,<d1>,...")
+        shape = []
+        for axis, d in enumerate(dims):
+            if isinstance(d, int):
+                shape.append(d)
+            elif d and d in params:
+                shape.append(params[d][0])
+            else:
+                example = ",".join(str(x) if isinstance(x, int) else str(params.get(x, (1,))[0]) for x in dims)
+                label = f"'{d}'" if d else "of unknown size"
+                raise ShapeError(f"input '{vi.name}' has a dynamic dimension {label} (axis {axis})",
+                                 hint=f"pass --input-shape {vi.name}={example}")
+        out.append((vi.name, TensorType(dt, tuple(shape))))
+    return out
+
+
+def _is_size(d) -> bool:
+    return isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
+
+
+def _declared_dims(vi: onnx.ValueInfoProto) -> list[int | str] | None:
+    """Declared dims: int for static, the dim_param ('' if unnamed) for dynamic; None if no rank."""
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape"):
+        return None
+    return [int(d.dim_value) if d.HasField("dim_value") else d.dim_param for d in tt.shape.dim]
+
+
+def _declared_output_mismatches(g: onnx.GraphProto, graph: Graph) -> list[str]:
+    """Warnings where a declared graph output type disagrees with the inferred one."""
+    out = []
+    for vi in g.output:
+        t = graph.type_of(vi.name)
+        tt = vi.type.tensor_type
+        if tt.elem_type and tt.elem_type != t.dtype.value:
+            out.append(f"output '{vi.name}' is declared as {onnx.TensorProto.DataType.Name(tt.elem_type)} "
+                       f"but computes {t.dtype.name}")
+        dims = _declared_dims(vi)
+        if dims is not None and (len(dims) != t.rank or
+                                 any(isinstance(d, int) and d != s for d, s in zip(dims, t.shape))):
+            out.append(f"output '{vi.name}' is declared with shape {dims} but computes {list(t.shape)}")
+    return out

@@ -1,0 +1,73 @@
+"""IR verifiers: run after every stage in tests (and on demand), they raise on a broken invariant."""
+from __future__ import annotations
+
+from ..errors import CompilerError
+from .graph import Graph
+
+
+class VerifyError(CompilerError):
+    """An IR invariant does not hold: a compiler bug, not a user error."""
+
+    category = "internal"
+
+
+def verify_graph(g: Graph, outer_scope: frozenset[str] = frozenset()) -> None:
+    """Topological order, every value typed and defined once, outputs defined, subgraphs too."""
+    types = g.type_map
+    defined = set(g.inputs) | set(g.const_map) | set(g.outer) | set(outer_scope)
+    for n in g.inputs:
+        if n not in types:
+            raise VerifyError(f"graph {g.name}: input {n} has no type")
+    for c, const in g.constants:
+        if c in types and types[c].shape != const.shape:
+            raise VerifyError(f"graph {g.name}: constant {c} shape {const.shape} != type {types[c]}")
+    for node in g.nodes:
+        for i in node.inputs:
+            if i and i not in defined:
+                raise VerifyError(f"node {node.name} ({node.op}) reads {i} before it is defined")
+        for sub in node.subgraphs():
+            verify_graph(sub, frozenset(defined))
+        for o in node.outputs:
+            if not o:
+                continue
+            if o in defined and o not in g.outer:
+                raise VerifyError(f"node {node.name} ({node.op}) redefines {o}")
+            if o not in types:
+                raise VerifyError(f"node {node.name} ({node.op}) output {o} has no type")
+            defined.add(o)
+    for o in g.outputs:
+        if o not in defined:
+            raise VerifyError(f"graph {g.name}: output {o} is never defined")
+
+
+def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
+    """Every step reads defined buffers of matching element type; arena slots of live values never overlap."""
+    from ..passes.lower import step_reads, step_writes
+    from ..runtime.plan import IfStep, LaunchStep, LoopStep, ScanStep
+    types = dict(plan.types)
+    defined = set(plan.inputs) | {n for n, _ in plan.constants} | set(plan.outer) | set(outer_scope)
+    for i, s in enumerate(plan.steps):
+        for n in step_reads(s):
+            if n not in defined:
+                raise VerifyError(f"step {i} reads {n} before it is defined")
+        if isinstance(s, LaunchStep):
+            for p in s.kernel.params:
+                t = types.get(p.value)
+                if t is None:
+                    raise VerifyError(f"kernel {s.kernel.entry}: buffer {p.value} has no type")
+                if t.dtype.ctype != p.ctype:
+                    raise VerifyError(f"kernel {s.kernel.entry}: {p.value} is {t.dtype.name}, param is {p.ctype}")
+            threads = s.kernel.block[0] * s.kernel.block[1] * s.kernel.block[2]
+            if not 0 < threads <= 1024:
+                raise VerifyError(f"kernel {s.kernel.entry}: block of {threads} threads")
+        for sub in ([s.then_plan, s.else_plan] if isinstance(s, IfStep) else
+                    [s.body] if isinstance(s, (LoopStep, ScanStep)) else []):
+            verify_plan(sub, frozenset(defined))
+        defined |= step_writes(s)
+    for o in plan.outputs:
+        if o not in defined:
+            raise VerifyError(f"plan output {o} is never defined")
+    offsets = dict(plan.arena)
+    for n, off in offsets.items():
+        if off % 256 or off + types[n].nbytes > plan.arena_bytes:
+            raise VerifyError(f"arena slot of {n} at {off} is misaligned or out of the arena")
