@@ -4,6 +4,10 @@ from __future__ import annotations
 import html
 
 
+def _fmt(v) -> str:
+    return "" if v is None else f"{v:.2f}"
+
+
 def report_html(report: dict) -> str:
     """A self-contained page: summary, stage times, and one row per kernel."""
     e = html.escape
@@ -14,7 +18,7 @@ def report_html(report: dict) -> str:
         f"<tr><td><code>{e(k['name'])}</code></td><td>{e(', '.join(k['ops'][:3]))}{'…' if len(k['ops']) > 3 else ''}</td>"
         f"<td>{k['grid']}</td><td>{k['block']}</td><td>{k['shared_bytes']}</td><td>{k['registers']}</td>"
         f"<td>{k['spills']}</td><td>{k['predicted_us']:.2f}</td>"
-        f"<td>{'' if k.get('measured_us') is None else f'{k['measured_us']:.2f}'}</td></tr>"
+        f"<td>{_fmt(k.get('measured_us'))}</td></tr>"
         for k in report.get("kernels", []))
     stages = "".join(f"<tr><td>{e(s['name'])}</td><td>{s['seconds']:.3f}</td></tr>" for s in comp.get("stages", []))
     measured = lat.get("measured_us")

@@ -1,0 +1,1151 @@
+// Brickyard host prelude: the same kernel sources NVRTC compiles, built with g++ and run on the CPU.
+//
+// Execution model (DESIGN section 6): a block's threads are cooperative fibers in one OS thread.
+// A fiber runs until it reaches a barrier (or a warp operation, which exchanges values through
+// per-warp slots), then yields; a barrier releases its waiters once every live thread it covers has
+// arrived, so threads that exited never hold up the others. Kernels without barriers run their
+// threads as a plain loop. Cooperative kernels keep all blocks' threads alive together and
+// by_grid_sync() is a barrier over all of them. Launches are not reentrant: the Python side
+// serialises them per loaded module.
+//
+// Build variants: a shared library (faults come back as an error code and message), or, with
+// BY_HOST_DRIVER defined, a standalone driver program (used under AddressSanitizer) whose main()
+// reads buffers from files, and which prints a fault and exits.
+#pragma once
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <limits.h>
+#include <math.h>  // libstdc++'s math.h also puts the float overloads (sqrt(float), ...) in ::
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if !defined(__x86_64__) || defined(BY_HOST_UCONTEXT)
+#include <ucontext.h>
+#define BY_HOST_USE_UCONTEXT 1
+#endif
+
+// ---- what the device prelude and CUDA's front end provide -------------------------------------
+// Not `static`: BY_HD also marks constructors and conversion operators in prelude_common.h.
+#define BY_HD inline
+#define BY_DEVICE inline
+#define BY_KERNEL extern "C"
+#define BY_HOST_EXPORT extern "C" __attribute__((visibility("default")))
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+// __restrict__ is a g++ keyword already. __shared__ stays undefined on purpose: all shared memory
+// must come from BY_SHARED_BUFFER, and a static __shared__ array would be one copy for all blocks.
+
+// CUDA's vector types with their device alignment (so vector loads see the same layout).
+#define BY_HOST_VECTOR_TYPES(T, name, align2, align4)                                          \
+  struct name##1 { T x; };                                                                     \
+  struct __attribute__((aligned(align2))) name##2 { T x, y; };                                 \
+  struct name##3 { T x, y, z; };                                                               \
+  struct __attribute__((aligned(align4))) name##4 { T x, y, z, w; };                           \
+  inline name##1 make_##name##1(T x) { name##1 v; v.x = x; return v; }                        \
+  inline name##2 make_##name##2(T x, T y) { name##2 v; v.x = x; v.y = y; return v; }           \
+  inline name##3 make_##name##3(T x, T y, T z) { name##3 v; v.x = x; v.y = y; v.z = z; return v; } \
+  inline name##4 make_##name##4(T x, T y, T z, T w) {                                          \
+    name##4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v;                                   \
+  }
+BY_HOST_VECTOR_TYPES(signed char, char, 2, 4)
+BY_HOST_VECTOR_TYPES(unsigned char, uchar, 2, 4)
+BY_HOST_VECTOR_TYPES(short, short, 4, 8)
+BY_HOST_VECTOR_TYPES(unsigned short, ushort, 4, 8)
+BY_HOST_VECTOR_TYPES(int, int, 8, 16)
+BY_HOST_VECTOR_TYPES(unsigned int, uint, 8, 16)
+BY_HOST_VECTOR_TYPES(float, float, 8, 16)
+BY_HOST_VECTOR_TYPES(long long, longlong, 16, 16)
+BY_HOST_VECTOR_TYPES(unsigned long long, ulonglong, 16, 16)
+BY_HOST_VECTOR_TYPES(double, double, 16, 16)
+#undef BY_HOST_VECTOR_TYPES
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+// ---- the scheduler's state ------------------------------------------------------------------
+namespace by_host {
+
+enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, EXITED };
+enum LaunchFlags { USE_FIBERS = 1, COOPERATIVE = 2, SHUFFLE = 4 };
+
+struct Fiber;
+
+// Warp operations exchange 8-byte payloads through slots, double-buffered by the parity of the
+// warp's barrier generation: a lane that already went on to the next operation writes the other
+// half, so a slower lane still reads what was written for the operation it took part in.
+struct Warp {
+  unsigned live;          // lanes not yet exited
+  unsigned arrived;       // lanes waiting at the pending warp barrier
+  unsigned waiting_for;   // union of the masks the arrived lanes named
+  unsigned gen;
+  unsigned took_part[2];  // lanes of the last two completed generations
+  bool only_activemask;   // every arrival so far is __activemask: released when nothing else can run
+  unsigned long long slot[2][32];
+};
+
+struct Block {
+  uint3 idx;
+  unsigned char* shared;
+  int live, arrived;
+  unsigned gen;
+  int took_part[2];
+  long long tally[2];  // __syncthreads_count/and/or
+  Fiber* fibers;       // nthreads of them, in linear thread order
+  int nthreads;
+  Warp* warps;
+};
+
+struct Fiber {
+#if BY_HOST_USE_UCONTEXT
+  ucontext_t uc;
+#else
+  void* sp;
+#endif
+  unsigned char* stack;  // lowest usable byte (just above the guard page)
+  void* asan_fake_stack;
+  uint3 tid;
+  Block* block;
+  Warp* warp;
+  int lane;
+  int state;
+};
+
+// What threadIdx, blockIdx, ... and BY_SHARED_BUFFER read: the running thread's view.
+struct Current {
+  uint3 thread_idx, block_idx;
+  dim3 block_dim, grid_dim;
+  unsigned char* shared;
+  Fiber* fiber;  // null when threads run as a plain loop
+};
+static Current cur;
+
+typedef void (*Thunk)(void* const* args);
+
+struct Launch {
+  const char* kernel;
+  Thunk thunk;
+  void* const* args;
+  int flags;
+  int nthreads;
+  unsigned long long nblocks;
+  unsigned long long shared_bytes;
+  int live;          // fibers not yet exited in the current schedule
+  int grid_arrived;  // at by_grid_sync
+  // per-launch allocations, freed by cleanup() (also after a fault)
+  Fiber* fibers;
+  Block* blocks;
+  Warp* warps;
+  int* order;
+  int* fiber_order;
+  uint3* tids;  // threadIdx of each linear thread index of a block
+  unsigned char** shared_bufs;
+  unsigned long long nshared;
+};
+static Launch L;
+
+static unsigned long long rng_state;
+static inline unsigned long long rng_next() {  // splitmix64
+  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static inline void permute(int* a, long long n) {
+  for (long long i = n - 1; i > 0; --i) {
+    long long j = (long long)(rng_next() % (unsigned long long)(i + 1));
+    int t = a[i]; a[i] = a[j]; a[j] = t;
+  }
+}
+
+// ---- faults -----------------------------------------------------------------------------------
+static char error_text[8192];
+static sigjmp_buf fault_jmp;
+static volatile int fault_armed;
+static size_t stack_bytes = 64 * 1024;  // per fiber, set by the launcher
+static size_t page_bytes = 4096;
+
+static int where(char* out, size_t n) {
+  if (!L.kernel) return snprintf(out, n, "harness");
+  return snprintf(out, n, "kernel %s, block (%u,%u,%u) thread (%u,%u,%u)", L.kernel, cur.block_idx.x,
+                  cur.block_idx.y, cur.block_idx.z, cur.thread_idx.x, cur.thread_idx.y, cur.thread_idx.z);
+}
+
+[[noreturn]] static void raise_fault() {
+#if defined(BY_HOST_DRIVER)
+  fprintf(stderr, "brickyard harness fault: %s\n", error_text);
+  fflush(stderr);
+  _exit(97);
+#else
+  siglongjmp(fault_jmp, 1);
+#endif
+}
+
+// A fault attributed to the running thread.
+[[noreturn]] __attribute__((format(printf, 1, 2))) static void fault(const char* fmt, ...) {
+  int n = where(error_text, sizeof error_text);
+  if (n < 0 || (size_t)n >= sizeof error_text) n = 0;
+  n += snprintf(error_text + n, sizeof error_text - n, ": ");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(error_text + n, sizeof error_text - n, fmt, ap);
+  va_end(ap);
+  raise_fault();
+}
+
+// ---- fiber stacks: a pool reused across blocks and launches ----------------------------------
+// Every stack has a guard page below it while the process has VMAs to spare; the bottom words
+// also hold a canary, checked whenever a fiber yields.
+static const unsigned long long CANARY = 0x5AFE57AC4B1DCAFEull;
+static const int GUARDED_STACKS = 8192;
+static unsigned char** pool;
+static int pool_count, pool_cap;
+static size_t pool_stack_bytes;
+
+static unsigned char** chunk_heads;
+static size_t* chunk_sizes;
+static int nchunks, chunk_cap;
+
+static void pool_reset(size_t bytes) {
+  for (int i = 0; i < nchunks; ++i) munmap(chunk_heads[i], chunk_sizes[i]);
+  nchunks = 0;
+  pool_count = 0;
+  pool_stack_bytes = bytes;
+}
+
+static void pool_ensure(int n) {
+  page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+  size_t bytes = (stack_bytes + page_bytes - 1) / page_bytes * page_bytes;
+  if (bytes != pool_stack_bytes) pool_reset(bytes);
+  if (n <= pool_count) return;
+  if (n > pool_cap) {
+    int cap = pool_cap ? pool_cap : 64;
+    while (cap < n) cap *= 2;
+    pool = (unsigned char**)realloc(pool, sizeof(unsigned char*) * cap);
+    if (!pool) fault("out of memory for fiber stacks");
+    pool_cap = cap;
+  }
+  while (pool_count < n) {
+    int k = n - pool_count < 64 ? n - pool_count : 64;
+    size_t each = bytes + page_bytes, total = each * (size_t)k;
+    void* m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) fault("cannot map %zu bytes of fiber stacks", total);
+    if (nchunks == chunk_cap) {
+      chunk_cap = chunk_cap ? 2 * chunk_cap : 16;
+      chunk_heads = (unsigned char**)realloc(chunk_heads, sizeof(unsigned char*) * chunk_cap);
+      chunk_sizes = (size_t*)realloc(chunk_sizes, sizeof(size_t) * chunk_cap);
+    }
+    chunk_heads[nchunks] = (unsigned char*)m;
+    chunk_sizes[nchunks++] = total;
+    for (int i = 0; i < k; ++i) {
+      unsigned char* guard = (unsigned char*)m + each * i;
+      if (pool_count < GUARDED_STACKS) mprotect(guard, page_bytes, PROT_NONE);
+      pool[pool_count++] = guard + page_bytes;
+    }
+  }
+}
+
+static inline bool in_guard_page(const void* addr) {
+  const unsigned char* a = (const unsigned char*)addr;
+  for (int i = 0; i < pool_count && i < GUARDED_STACKS; ++i)
+    if (a >= pool[i] - page_bytes && a < pool[i]) return true;
+  return false;
+}
+
+// ---- context switching ----------------------------------------------------------------------
+#if !BY_HOST_USE_UCONTEXT
+// Saves the callee-saved registers and the SSE/x87 control words on the current stack, stores
+// the stack pointer in *save, and resumes the context whose stack pointer is `load`. ucontext's
+// swapcontext also saves the signal mask, a system call per switch; this does not.
+extern "C" void by_host_switch(void** save, void* load);
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    ".globl by_host_switch\n"
+    ".hidden by_host_switch\n"
+    ".type by_host_switch,@function\n"
+    "by_host_switch:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n"
+    ".size by_host_switch,.-by_host_switch\n");
+static void* scheduler_sp;
+#else
+static ucontext_t scheduler_uc;
+#endif
+
+// AddressSanitizer must be told when the stack changes, or it reports false positives.
+#if defined(__SANITIZE_ADDRESS__)
+static void* sched_fake_stack;
+static const void* sched_stack_bottom;
+static size_t sched_stack_size;
+#endif
+
+static void fiber_main();
+
+// `color` staggers the stack tops: stacks a fixed 68 KiB apart would otherwise put every fiber's
+// hot frames in the same few L1 cache sets.
+static void fiber_init(Fiber* f, unsigned char* stack, size_t color) {
+  f->stack = stack;
+  f->asan_fake_stack = nullptr;
+  f->state = RUNNABLE;
+  ((unsigned long long*)stack)[0] = CANARY;
+  ((unsigned long long*)stack)[1] = CANARY;
+#if BY_HOST_USE_UCONTEXT
+  getcontext(&f->uc);
+  f->uc.uc_stack.ss_sp = stack;
+  f->uc.uc_stack.ss_size = pool_stack_bytes;
+  f->uc.uc_link = nullptr;
+  makecontext(&f->uc, fiber_main, 0);
+#else
+  // The first switch into the fiber pops the control words and six registers, then "returns" into
+  // fiber_main with the stack aligned as after a call (rsp % 16 == 8).
+  uintptr_t top = ((uintptr_t)(stack + pool_stack_bytes - color)) & ~(uintptr_t)15;
+  void** sp = (void**)top;
+  *--sp = nullptr;                       // fiber_main's return address: it never returns
+  *--sp = (void*)&fiber_main;            // popped by `ret`
+  for (int i = 0; i < 6; ++i) *--sp = nullptr;
+  --sp;
+  ((unsigned int*)sp)[0] = 0x1F80u;      // MXCSR: round to nearest, all exceptions masked
+  ((unsigned short*)sp)[2] = 0x037Fu;    // x87 control word default
+  f->sp = sp;
+#endif
+}
+
+static inline void switch_into(Fiber* f) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(&sched_fake_stack, f->stack, pool_stack_bytes);
+#endif
+#if BY_HOST_USE_UCONTEXT
+  swapcontext(&scheduler_uc, &f->uc);
+#else
+  by_host_switch(&scheduler_sp, f->sp);
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(sched_fake_stack, nullptr, nullptr);
+#endif
+}
+
+static inline void switch_out(Fiber* f, bool exiting) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &f->asan_fake_stack, sched_stack_bottom, sched_stack_size);
+#else
+  (void)exiting;
+#endif
+#if BY_HOST_USE_UCONTEXT
+  swapcontext(&f->uc, &scheduler_uc);
+#else
+  by_host_switch(&f->sp, scheduler_sp);
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(f->asan_fake_stack, &sched_stack_bottom, &sched_stack_size);
+#endif
+}
+
+// ---- barriers ---------------------------------------------------------------------------------
+static inline Fiber* need_fiber(const char* what) {
+  if (!cur.fiber)
+    fault("%s in a kernel launched without fibers (its source must name the barrier or warp operation "
+          "so that Kernel.uses_block_sync sees it)", what);
+  return cur.fiber;
+}
+
+static void try_release_block(Block* b) {
+  if (b->arrived == 0 || b->arrived != b->live) return;
+  for (int t = 0; t < b->nthreads; ++t)
+    if (b->fibers[t].state == AT_BLOCK_BARRIER) b->fibers[t].state = RUNNABLE;
+  b->took_part[b->gen & 1] = b->arrived;
+  b->arrived = 0;
+  b->gen++;
+  b->tally[b->gen & 1] = 0;
+}
+
+static void try_release_warp(Block* b, Warp* w) {
+  if (w->arrived == 0 || (w->waiting_for & w->live & ~w->arrived) != 0) return;
+  Fiber* lane0 = b->fibers + (w - b->warps) * 32;
+  for (int lane = 0; lane < 32; ++lane)
+    if (w->arrived & (1u << lane)) lane0[lane].state = RUNNABLE;
+  w->took_part[w->gen & 1] = w->arrived;
+  w->arrived = 0;
+  w->waiting_for = 0;
+  w->only_activemask = false;
+  w->gen++;
+}
+
+// __activemask returns the lanes that reach it together. A lane that went elsewhere (a block
+// barrier, the end) does not come: once no thread can run, the lanes that did arrive go on.
+static bool release_activemask_waiters(Fiber* fibers, long long n) {
+  bool any = false;
+  for (long long i = 0; i < n; ++i) {
+    Fiber* f = &fibers[i];
+    if (f->state == AT_WARP_BARRIER && f->warp->only_activemask) {
+      Warp* w = f->warp;
+      w->waiting_for = w->arrived;
+      try_release_warp(f->block, w);
+      any = true;
+    }
+  }
+  return any;
+}
+
+static void try_release_grid() {
+  if (L.grid_arrived == 0 || L.grid_arrived != L.live) return;
+  long long n = (long long)L.nblocks * L.nthreads;
+  for (long long i = 0; i < n; ++i)
+    if (L.fibers[i].state == AT_GRID_BARRIER) L.fibers[i].state = RUNNABLE;
+  L.grid_arrived = 0;
+}
+
+static inline void check_canary(Fiber* f) {
+  const unsigned long long* c = (const unsigned long long*)f->stack;
+  if (c[0] != CANARY || c[1] != CANARY)
+    fault("fiber stack overflow (%zu bytes per thread): pass a larger stack_bytes to the harness",
+          pool_stack_bytes);
+}
+
+static inline void suspend(Fiber* f) { switch_out(f, false); }
+
+// Waits at the block barrier; returns the generation it completed.
+static inline unsigned block_barrier(long long contribution) {
+  Fiber* f = need_fiber("__syncthreads");
+  Block* b = f->block;
+  unsigned g = b->gen;
+  b->tally[g & 1] += contribution;
+  b->arrived++;
+  f->state = AT_BLOCK_BARRIER;
+  try_release_block(b);
+  suspend(f);
+  return g;
+}
+
+// Deposits a payload in this lane's slot and waits for the lanes of `mask` that are still alive.
+static inline unsigned warp_arrive(unsigned mask, unsigned long long payload, const char* what,
+                                   bool activemask = false) {
+  Fiber* f = need_fiber(what);
+  Warp* w = f->warp;
+  unsigned g = w->gen;
+  w->only_activemask = (w->arrived == 0 || w->only_activemask) && activemask;
+  w->slot[g & 1][f->lane] = payload;
+  w->arrived |= 1u << f->lane;
+  w->waiting_for |= mask | (1u << f->lane);
+  f->state = AT_WARP_BARRIER;
+  try_release_warp(f->block, w);
+  suspend(f);
+  return g;
+}
+
+static inline int lane_id() { return cur.fiber->lane; }
+
+template <class T>
+static inline T warp_read(unsigned g, int src, T own) {
+  Warp* w = cur.fiber->warp;
+  if (src < 0 || src > 31 || !(w->took_part[g & 1] & (1u << src))) return own;
+  T v;
+  memcpy(&v, &w->slot[g & 1][src], sizeof(T));
+  return v;
+}
+
+template <class T>
+static inline unsigned long long to_payload(T v) {
+  static_assert(sizeof(T) <= 8, "warp operations move at most 8 bytes");
+  unsigned long long p = 0;
+  memcpy(&p, &v, sizeof(T));
+  return p;
+}
+
+// Lanes of generation g within mask whose payload is nonzero.
+static inline unsigned warp_ballot(unsigned g, unsigned mask) {
+  Warp* w = cur.fiber->warp;
+  unsigned lanes = w->took_part[g & 1] & mask, r = 0;
+  for (int l = 0; l < 32; ++l)
+    if ((lanes & (1u << l)) && w->slot[g & 1][l]) r |= 1u << l;
+  return r;
+}
+
+static inline void grid_barrier() {
+  Fiber* f = need_fiber("by_grid_sync");
+  if (!(L.flags & COOPERATIVE)) fault("by_grid_sync in a kernel not launched cooperatively (Kernel.cooperative)");
+  L.grid_arrived++;
+  f->state = AT_GRID_BARRIER;
+  try_release_grid();
+  suspend(f);
+}
+
+// ---- running threads --------------------------------------------------------------------------
+static void fiber_main() {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(nullptr, &sched_stack_bottom, &sched_stack_size);
+#endif
+  L.thunk(L.args);
+  Fiber* f = cur.fiber;
+  Block* b = f->block;
+  f->state = EXITED;
+  b->live--;
+  f->warp->live &= ~(1u << f->lane);
+  L.live--;
+  try_release_block(b);
+  try_release_warp(b, f->warp);
+  if (L.flags & COOPERATIVE) try_release_grid();
+  switch_out(f, true);
+  __builtin_trap();  // an exited fiber is never resumed
+}
+
+static inline void enter(Fiber* f) {
+  cur.thread_idx = f->tid;
+  cur.block_idx = f->block->idx;
+  cur.shared = f->block->shared;
+  cur.fiber = f;
+  switch_into(f);
+  check_canary(f);
+  cur.fiber = nullptr;
+}
+
+static const char* state_name(int s) {
+  switch (s) {
+    case AT_BLOCK_BARRIER: return "__syncthreads";
+    case AT_WARP_BARRIER: return "a warp operation";
+    case AT_GRID_BARRIER: return "by_grid_sync";
+    default: return "?";
+  }
+}
+
+[[noreturn]] static void deadlock(Fiber* fibers, long long n) {
+  long long at[4] = {0, 0, 0, 0};
+  Fiber* first = nullptr;
+  for (long long i = 0; i < n; ++i) {
+    int s = fibers[i].state;
+    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER) {
+      at[s]++;
+      if (!first) first = &fibers[i];
+    }
+  }
+  snprintf(error_text, sizeof error_text,
+           "kernel %s: deadlock, no thread can go on: %lld wait at __syncthreads, %lld at warp operations, "
+           "%lld at by_grid_sync; e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
+           "code, or threads waiting for each other at different barriers.",
+           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], first->block->idx.x,
+           first->block->idx.y, first->block->idx.z, first->tid.x, first->tid.y, first->tid.z,
+           state_name(first->state));
+  raise_fault();
+}
+
+// Runs fibers in rounds (each runnable one until it blocks or exits) until all have exited.
+static void schedule(Fiber* fibers, int n) {
+  for (int i = 0; i < n; ++i) L.fiber_order[i] = i;
+  while (L.live > 0) {
+    if (L.flags & SHUFFLE) permute(L.fiber_order, n);
+    int ran = 0;
+    for (int k = 0; k < n; ++k) {
+      Fiber* f = &fibers[L.fiber_order[k]];
+      if (f->state == RUNNABLE) {
+        enter(f);
+        ran++;
+      }
+    }
+    if (!ran && !release_activemask_waiters(fibers, n)) deadlock(fibers, n);
+  }
+}
+
+static inline uint3 unflatten(unsigned long long i, dim3 d) {
+  return uint3{(unsigned)(i % d.x), (unsigned)((i / d.x) % d.y), (unsigned)(i / ((unsigned long long)d.x * d.y))};
+}
+
+// Shared memory: NaN-patterned so that reading what no thread wrote shows up in results. The
+// driver (AddressSanitizer) build gives every block its own exact-size allocation.
+static unsigned char* shared_acquire(unsigned long long slot) {
+  void* p = nullptr;
+#if defined(BY_HOST_DRIVER)
+  (void)slot;
+  if (posix_memalign(&p, 16, (size_t)L.shared_bytes) != 0) fault("out of memory for shared memory");
+#else
+  if (!L.shared_bufs[slot]) {
+    size_t n = (size_t)((L.shared_bytes + 15) / 16 * 16);
+    if (posix_memalign(&p, 16, n ? n : 16) != 0) fault("out of memory for shared memory");
+    L.shared_bufs[slot] = (unsigned char*)p;
+  }
+  p = L.shared_bufs[slot];
+#endif
+  memset(p, 0xFF, (size_t)L.shared_bytes);
+  return (unsigned char*)p;
+}
+
+static void shared_release(unsigned char* p) {
+#if defined(BY_HOST_DRIVER)
+  free(p);
+#else
+  (void)p;
+#endif
+}
+
+static void init_block(Block* b, unsigned long long linear, Fiber* fibers, Warp* warps, int slot_base) {
+  b->idx = unflatten(linear, cur.grid_dim);
+  b->live = L.nthreads;
+  b->arrived = 0;
+  b->gen = 0;
+  b->took_part[0] = b->took_part[1] = 0;
+  b->tally[0] = b->tally[1] = 0;
+  b->fibers = fibers;
+  b->nthreads = L.nthreads;
+  b->warps = warps;
+  int nwarps = (L.nthreads + 31) / 32;
+  for (int w = 0; w < nwarps; ++w) {
+    int lanes = L.nthreads - 32 * w < 32 ? L.nthreads - 32 * w : 32;
+    memset(&warps[w], 0, sizeof(Warp));
+    warps[w].live = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1u);
+  }
+  for (int t = 0; t < L.nthreads; ++t) {
+    Fiber* f = &fibers[t];
+    f->tid = L.tids[t];
+    f->block = b;
+    f->warp = &warps[t / 32];
+    f->lane = t % 32;
+    fiber_init(f, pool[slot_base + t], (size_t)((slot_base + t) * 272 % 4096));
+  }
+  b->shared = shared_acquire((unsigned long long)(slot_base / L.nthreads));
+}
+
+static void run_plain() {
+  for (unsigned long long k = 0; k < L.nblocks; ++k) {
+    unsigned long long blk = L.order ? (unsigned long long)L.order[k] : k;
+    cur.block_idx = unflatten(blk, cur.grid_dim);
+    cur.shared = shared_acquire(0);
+    if (L.flags & SHUFFLE) permute(L.fiber_order, L.nthreads);
+    for (int t = 0; t < L.nthreads; ++t) {
+      int lin = (L.flags & SHUFFLE) ? L.fiber_order[t] : t;
+      cur.thread_idx = L.tids[lin];
+      L.thunk(L.args);
+    }
+    shared_release(cur.shared);
+    cur.shared = nullptr;
+  }
+}
+
+static void run_fibers() {
+  int nwarps = (L.nthreads + 31) / 32;
+  if (!(L.flags & COOPERATIVE)) {
+    pool_ensure(L.nthreads);
+    for (unsigned long long k = 0; k < L.nblocks; ++k) {
+      unsigned long long blk = L.order ? (unsigned long long)L.order[k] : k;
+      init_block(&L.blocks[0], blk, L.fibers, L.warps, 0);
+      L.live = L.nthreads;
+      schedule(L.fibers, L.nthreads);
+      shared_release(L.blocks[0].shared);
+    }
+    return;
+  }
+  long long total = (long long)L.nblocks * L.nthreads;
+  pool_ensure((int)total);
+  for (unsigned long long b = 0; b < L.nblocks; ++b)
+    init_block(&L.blocks[b], b, L.fibers + b * L.nthreads, L.warps + b * nwarps, (int)(b * L.nthreads));
+  L.live = (int)total;
+  L.grid_arrived = 0;
+  schedule(L.fibers, (int)total);
+  for (unsigned long long b = 0; b < L.nblocks; ++b) shared_release(L.blocks[b].shared);
+}
+
+static void cleanup() {
+  free(L.fibers);
+  free(L.blocks);
+  free(L.warps);
+  free(L.order);
+  free(L.fiber_order);
+  free(L.tids);
+  if (L.shared_bufs) {
+#if !defined(BY_HOST_DRIVER)
+    for (unsigned long long i = 0; i < L.nshared; ++i) free(L.shared_bufs[i]);
+#endif
+    free(L.shared_bufs);
+  }
+  memset(&L, 0, sizeof L);
+  cur.fiber = nullptr;
+  cur.shared = nullptr;
+}
+
+// ---- turning CPU faults of kernel code into harness faults (shared-library build) -------------
+#if !defined(BY_HOST_DRIVER)
+static const int FAULT_SIGNALS[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction saved_actions[4];
+static stack_t saved_altstack;
+static pthread_t launch_thread;
+static unsigned char signal_stack[64 * 1024];
+
+static void on_fault_signal(int sig, siginfo_t* info, void* uctx) {
+  if (fault_armed && pthread_equal(pthread_self(), launch_thread)) {
+    fault_armed = 0;
+    const char* what = sig == SIGSEGV ? "invalid memory access (SIGSEGV)"
+                       : sig == SIGBUS ? "bus error (SIGBUS)"
+                       : sig == SIGFPE ? "arithmetic fault, e.g. integer division by zero (SIGFPE)"
+                                       : "illegal instruction (SIGILL)";
+    int n = where(error_text, sizeof error_text);
+    if (n < 0 || (size_t)n >= sizeof error_text) n = 0;
+    snprintf(error_text + n, sizeof error_text - n, ": %s at address %p%s", what, info->si_addr,
+             sig == SIGSEGV && in_guard_page(info->si_addr)
+                 ? " - a fiber stack overflow: pass a larger stack_bytes to the harness" : "");
+    siglongjmp(fault_jmp, 1);
+  }
+  // Not a kernel's fault: hand it to whoever handled it before us.
+  for (int i = 0; i < 4; ++i) {
+    if (FAULT_SIGNALS[i] != sig) continue;
+    struct sigaction* old = &saved_actions[i];
+    if (old->sa_flags & SA_SIGINFO) {
+      old->sa_sigaction(sig, info, uctx);
+    } else if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
+      signal(sig, SIG_DFL);  // returning re-executes the faulting instruction, now fatal
+    } else {
+      old->sa_handler(sig);
+    }
+  }
+}
+
+static void arm_signals() {
+  stack_t ss;
+  ss.ss_sp = signal_stack;
+  ss.ss_size = sizeof signal_stack;
+  ss.ss_flags = 0;
+  sigaltstack(&ss, &saved_altstack);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 4; ++i) sigaction(FAULT_SIGNALS[i], &sa, &saved_actions[i]);
+  launch_thread = pthread_self();
+}
+
+static void disarm_signals() {
+  for (int i = 0; i < 4; ++i) sigaction(FAULT_SIGNALS[i], &saved_actions[i], nullptr);
+  sigaltstack(&saved_altstack, nullptr);
+}
+#endif
+
+// ---- the launch -------------------------------------------------------------------------------
+static const long long MAX_COOPERATIVE_THREADS = 1 << 18;
+
+// Runs one kernel launch; returns 0, or 1 with the fault's text in error_text.
+static int launch(const char* kernel, Thunk thunk, const unsigned* grid, const unsigned* block,
+                  unsigned long long shared_bytes, int flags, unsigned long long seed,
+                  unsigned long long fiber_stack_bytes, void* const* args) {
+  cleanup();
+  error_text[0] = 0;
+  unsigned long long nthreads = (unsigned long long)block[0] * block[1] * block[2];
+  unsigned long long nblocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+  if (nthreads == 0 || nthreads > 1024 || nblocks == 0 || nblocks > (1ull << 31)) {
+    snprintf(error_text, sizeof error_text, "kernel %s: bad launch shape grid (%u,%u,%u) block (%u,%u,%u)",
+             kernel, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+    return 1;
+  }
+  if ((flags & COOPERATIVE) && (long long)(nblocks * nthreads) > MAX_COOPERATIVE_THREADS) {
+    snprintf(error_text, sizeof error_text, "kernel %s: cooperative grid of %llu threads is more than the host "
+             "harness keeps alive at once (%lld)", kernel, nblocks * nthreads, MAX_COOPERATIVE_THREADS);
+    return 1;
+  }
+  if (flags & COOPERATIVE) flags |= USE_FIBERS;
+  stack_bytes = fiber_stack_bytes ? (size_t)fiber_stack_bytes : stack_bytes;
+  rng_state = seed;
+  cur.block_dim = dim3(block[0], block[1], block[2]);
+  cur.grid_dim = dim3(grid[0], grid[1], grid[2]);
+  L.kernel = kernel;
+  L.thunk = thunk;
+  L.args = args;
+  L.flags = flags;
+  L.nthreads = (int)nthreads;
+  L.nblocks = nblocks;
+  L.shared_bytes = shared_bytes;
+  bool coop = (flags & COOPERATIVE) != 0;
+  unsigned long long resident = coop ? nblocks : 1;
+  int nwarps = (L.nthreads + 31) / 32;
+  L.nshared = resident;
+  L.shared_bufs = (unsigned char**)calloc((size_t)resident, sizeof(unsigned char*));
+  L.fiber_order = (int*)malloc(sizeof(int) * (size_t)(resident * nthreads));
+  L.tids = (uint3*)malloc(sizeof(uint3) * (size_t)nthreads);
+  if (flags & USE_FIBERS) {
+    L.fibers = (Fiber*)calloc((size_t)(resident * nthreads), sizeof(Fiber));
+    L.blocks = (Block*)calloc((size_t)resident, sizeof(Block));
+    L.warps = (Warp*)calloc((size_t)(resident * nwarps), sizeof(Warp));
+  }
+  if ((flags & SHUFFLE) && !coop) {
+    L.order = (int*)malloc(sizeof(int) * (size_t)nblocks);
+    if (L.order) {
+      for (unsigned long long i = 0; i < nblocks; ++i) L.order[i] = (int)i;
+      permute(L.order, (long long)nblocks);
+    }
+  }
+  if (!L.shared_bufs || !L.fiber_order || !L.tids || ((flags & USE_FIBERS) && (!L.fibers || !L.blocks || !L.warps)) ||
+      ((flags & SHUFFLE) && !coop && !L.order)) {
+    snprintf(error_text, sizeof error_text, "kernel %s: out of memory for the launch", kernel);
+    cleanup();
+    return 1;
+  }
+  for (int i = 0; i < L.nthreads; ++i) {
+    L.fiber_order[i] = i;
+    L.tids[i] = unflatten((unsigned long long)i, cur.block_dim);
+  }
+#if !defined(BY_HOST_DRIVER)
+  arm_signals();
+  if (sigsetjmp(fault_jmp, 1)) {
+    fault_armed = 0;
+    disarm_signals();
+    cleanup();
+    return 1;
+  }
+  fault_armed = 1;
+#endif
+  if (flags & USE_FIBERS)
+    run_fibers();
+  else
+    run_plain();
+#if !defined(BY_HOST_DRIVER)
+  fault_armed = 0;
+  disarm_signals();
+#endif
+  cleanup();
+  return 0;
+}
+
+}  // namespace by_host
+
+#if !defined(BY_HOST_DRIVER)
+BY_HOST_EXPORT const char* by_host_last_error() { return by_host::error_text; }
+#endif
+
+// ---- CUDA built-ins -------------------------------------------------------------------------
+#define threadIdx (static_cast<const uint3&>(::by_host::cur.thread_idx))
+#define blockIdx (static_cast<const uint3&>(::by_host::cur.block_idx))
+#define blockDim (static_cast<const dim3&>(::by_host::cur.block_dim))
+#define gridDim (static_cast<const dim3&>(::by_host::cur.grid_dim))
+inline int by_host_warp_size() { return 32; }  // not a constant expression, as on the device
+#define warpSize (by_host_warp_size())
+// A reference, not a copy: it always names the running block's buffer, also at namespace scope.
+#define BY_SHARED_BUFFER(name) unsigned char* const& name = ::by_host::cur.shared
+
+inline void __syncthreads() { by_host::block_barrier(0); }
+inline int __syncthreads_count(int pred) {
+  unsigned g = by_host::block_barrier(pred != 0);
+  return (int)by_host::cur.fiber->block->tally[g & 1];
+}
+inline int __syncthreads_and(int pred) {
+  unsigned g = by_host::block_barrier(pred != 0);
+  by_host::Block* b = by_host::cur.fiber->block;
+  return b->tally[g & 1] == b->took_part[g & 1];
+}
+inline int __syncthreads_or(int pred) {
+  unsigned g = by_host::block_barrier(pred != 0);
+  return by_host::cur.fiber->block->tally[g & 1] != 0;
+}
+inline void __syncwarp(unsigned mask = 0xFFFFFFFFu) { by_host::warp_arrive(mask, 0, "__syncwarp"); }
+inline void by_grid_sync() { by_host::grid_barrier(); }
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+inline void __threadfence_system() {}
+[[noreturn]] inline void __trap() { by_host::fault("__trap()"); }
+
+inline unsigned __activemask() {
+  by_host::Fiber* f = by_host::need_fiber("__activemask");
+  unsigned g = by_host::warp_arrive(f->warp->live, 0, "__activemask", true);
+  return f->warp->took_part[g & 1];
+}
+inline unsigned __ballot_sync(unsigned mask, int pred) {
+  unsigned g = by_host::warp_arrive(mask, pred != 0, "__ballot_sync");
+  return by_host::warp_ballot(g, mask);
+}
+inline int __any_sync(unsigned mask, int pred) {
+  unsigned g = by_host::warp_arrive(mask, pred != 0, "__any_sync");
+  return by_host::warp_ballot(g, mask) != 0;
+}
+inline int __all_sync(unsigned mask, int pred) {
+  unsigned g = by_host::warp_arrive(mask, pred != 0, "__all_sync");
+  by_host::Warp* w = by_host::cur.fiber->warp;
+  return by_host::warp_ballot(g, mask) == (w->took_part[g & 1] & mask);
+}
+
+// Shuffles, for the types CUDA overloads them on (same overload resolution as on the device).
+#define BY_HOST_SHUFFLES(T)                                                                    \
+  inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {                   \
+    unsigned g = by_host::warp_arrive(mask, by_host::to_payload(var), "__shfl_sync");          \
+    int lane = by_host::lane_id();                                                             \
+    return by_host::warp_read(g, (lane & ~(width - 1)) | (src_lane & (width - 1)), var);       \
+  }                                                                                            \
+  inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {              \
+    unsigned g = by_host::warp_arrive(mask, by_host::to_payload(var), "__shfl_up_sync");       \
+    int lane = by_host::lane_id();                                                             \
+    if ((unsigned)(lane & (width - 1)) < delta) return var;                                    \
+    return by_host::warp_read(g, lane - (int)delta, var);                                      \
+  }                                                                                            \
+  inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {            \
+    unsigned g = by_host::warp_arrive(mask, by_host::to_payload(var), "__shfl_down_sync");     \
+    int lane = by_host::lane_id();                                                             \
+    if ((unsigned)(lane & (width - 1)) + delta >= (unsigned)width) return var;                 \
+    return by_host::warp_read(g, lane + (int)delta, var);                                      \
+  }                                                                                            \
+  inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {              \
+    unsigned g = by_host::warp_arrive(mask, by_host::to_payload(var), "__shfl_xor_sync");      \
+    int lane = by_host::lane_id();                                                             \
+    int src = lane ^ lane_mask;                                                                \
+    /* a later group of `width` lanes is out of reach: the lane keeps its own value */        \
+    if (src >= (lane & ~(width - 1)) + width) return var;                                      \
+    return by_host::warp_read(g, src, var);                                                    \
+  }
+BY_HOST_SHUFFLES(int)
+BY_HOST_SHUFFLES(unsigned int)
+BY_HOST_SHUFFLES(long)
+BY_HOST_SHUFFLES(unsigned long)
+BY_HOST_SHUFFLES(long long)
+BY_HOST_SHUFFLES(unsigned long long)
+BY_HOST_SHUFFLES(float)
+BY_HOST_SHUFFLES(double)
+#undef BY_HOST_SHUFFLES
+
+// sm_80 warp reductions.
+#define BY_HOST_WARP_REDUCE(name, T, init, combine)                                             \
+  inline T name(unsigned mask, T value) {                                                       \
+    unsigned g = by_host::warp_arrive(mask, by_host::to_payload(value), #name);                \
+    by_host::Warp* w = by_host::cur.fiber->warp;                                                \
+    unsigned lanes = w->took_part[g & 1] & mask;                                                \
+    T acc = init;                                                                               \
+    for (int l = 0; l < 32; ++l)                                                                \
+      if (lanes & (1u << l)) {                                                                  \
+        T v; memcpy(&v, &w->slot[g & 1][l], sizeof(T)); acc = combine;                          \
+      }                                                                                         \
+    return acc;                                                                                 \
+  }
+BY_HOST_WARP_REDUCE(__reduce_add_sync, int, 0, acc + v)
+BY_HOST_WARP_REDUCE(__reduce_add_sync, unsigned int, 0u, acc + v)
+BY_HOST_WARP_REDUCE(__reduce_min_sync, int, INT_MAX, (v < acc ? v : acc))
+BY_HOST_WARP_REDUCE(__reduce_min_sync, unsigned int, 0xFFFFFFFFu, (v < acc ? v : acc))
+BY_HOST_WARP_REDUCE(__reduce_max_sync, int, INT_MIN, (v > acc ? v : acc))
+BY_HOST_WARP_REDUCE(__reduce_max_sync, unsigned int, 0u, (v > acc ? v : acc))
+BY_HOST_WARP_REDUCE(__reduce_and_sync, unsigned int, 0xFFFFFFFFu, acc & v)
+BY_HOST_WARP_REDUCE(__reduce_or_sync, unsigned int, 0u, acc | v)
+BY_HOST_WARP_REDUCE(__reduce_xor_sync, unsigned int, 0u, acc ^ v)
+#undef BY_HOST_WARP_REDUCE
+
+// Atomics: fibers switch only at barriers, so a plain read-modify-write is atomic here.
+#define BY_HOST_ATOMIC(name, T, update)                                                        \
+  inline T name(T* address, T val) { T old = *address; *address = (update); return old; }
+BY_HOST_ATOMIC(atomicAdd, int, old + val)
+BY_HOST_ATOMIC(atomicAdd, unsigned int, old + val)
+BY_HOST_ATOMIC(atomicAdd, unsigned long long, old + val)
+BY_HOST_ATOMIC(atomicAdd, float, old + val)
+BY_HOST_ATOMIC(atomicAdd, double, old + val)
+BY_HOST_ATOMIC(atomicSub, int, old - val)
+BY_HOST_ATOMIC(atomicSub, unsigned int, old - val)
+BY_HOST_ATOMIC(atomicExch, int, val)
+BY_HOST_ATOMIC(atomicExch, unsigned int, val)
+BY_HOST_ATOMIC(atomicExch, unsigned long long, val)
+BY_HOST_ATOMIC(atomicExch, float, val)
+BY_HOST_ATOMIC(atomicMax, int, (val > old ? val : old))
+BY_HOST_ATOMIC(atomicMax, unsigned int, (val > old ? val : old))
+BY_HOST_ATOMIC(atomicMax, long long, (val > old ? val : old))
+BY_HOST_ATOMIC(atomicMax, unsigned long long, (val > old ? val : old))
+BY_HOST_ATOMIC(atomicMin, int, (val < old ? val : old))
+BY_HOST_ATOMIC(atomicMin, unsigned int, (val < old ? val : old))
+BY_HOST_ATOMIC(atomicMin, long long, (val < old ? val : old))
+BY_HOST_ATOMIC(atomicMin, unsigned long long, (val < old ? val : old))
+BY_HOST_ATOMIC(atomicAnd, int, old & val)
+BY_HOST_ATOMIC(atomicAnd, unsigned int, old & val)
+BY_HOST_ATOMIC(atomicAnd, unsigned long long, old & val)
+BY_HOST_ATOMIC(atomicOr, int, old | val)
+BY_HOST_ATOMIC(atomicOr, unsigned int, old | val)
+BY_HOST_ATOMIC(atomicOr, unsigned long long, old | val)
+BY_HOST_ATOMIC(atomicXor, int, old ^ val)
+BY_HOST_ATOMIC(atomicXor, unsigned int, old ^ val)
+BY_HOST_ATOMIC(atomicXor, unsigned long long, old ^ val)
+BY_HOST_ATOMIC(atomicInc, unsigned int, (old >= val ? 0u : old + 1u))
+BY_HOST_ATOMIC(atomicDec, unsigned int, ((old == 0u || old > val) ? val : old - 1u))
+#undef BY_HOST_ATOMIC
+#define BY_HOST_ATOMIC_CAS(T)                                                                  \
+  inline T atomicCAS(T* address, T compare, T val) {                                           \
+    T old = *address; if (old == compare) *address = val; return old;                          \
+  }
+BY_HOST_ATOMIC_CAS(int)
+BY_HOST_ATOMIC_CAS(unsigned int)
+BY_HOST_ATOMIC_CAS(unsigned long long)
+BY_HOST_ATOMIC_CAS(unsigned short)
+#undef BY_HOST_ATOMIC_CAS
+
+// Integer min/max as CUDA declares them (float ones map to fminf/fmaxf).
+#define BY_HOST_MINMAX(A, B, R)                                                                \
+  inline R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                                 \
+  inline R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+BY_HOST_MINMAX(int, int, int)
+BY_HOST_MINMAX(unsigned int, unsigned int, unsigned int)
+BY_HOST_MINMAX(int, unsigned int, unsigned int)
+BY_HOST_MINMAX(unsigned int, int, unsigned int)
+BY_HOST_MINMAX(long, long, long)
+BY_HOST_MINMAX(unsigned long, unsigned long, unsigned long)
+BY_HOST_MINMAX(long, unsigned long, unsigned long)
+BY_HOST_MINMAX(unsigned long, long, unsigned long)
+BY_HOST_MINMAX(long long, long long, long long)
+BY_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+BY_HOST_MINMAX(long long, unsigned long long, unsigned long long)
+BY_HOST_MINMAX(unsigned long long, long long, unsigned long long)
+#undef BY_HOST_MINMAX
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
+inline double min(float a, double b) { return fmin(a, b); }
+inline double max(float a, double b) { return fmax(a, b); }
+inline double min(double a, float b) { return fmin(a, b); }
+inline double max(double a, float b) { return fmax(a, b); }
+
+// Device intrinsics with host equivalents (the fast-math ones computed accurately).
+template <class T> inline T __ldg(const T* p) { return *p; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __powf(float a, float b) { return powf(a, b); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float __saturatef(float x) { return x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
+inline int __float2int_rn(float x) { return (int)rintf(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline int __float2int_rd(float x) { return (int)floorf(x); }
+inline int __float2int_ru(float x) { return (int)ceilf(x); }
+inline unsigned __float2uint_rn(float x) { return (unsigned)rintf(x); }
+inline long long __float2ll_rn(float x) { return (long long)rintf(x); }
+inline int __double2int_rn(double x) { return (int)rint(x); }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __double2float_rn(double x) { return (float)x; }
+inline int __float_as_int(float x) { int r; memcpy(&r, &x, 4); return r; }
+inline unsigned __float_as_uint(float x) { unsigned r; memcpy(&r, &x, 4); return r; }
+inline float __int_as_float(int x) { float r; memcpy(&r, &x, 4); return r; }
+inline float __uint_as_float(unsigned x) { float r; memcpy(&r, &x, 4); return r; }
+inline long long __double_as_longlong(double x) { long long r; memcpy(&r, &x, 8); return r; }
+inline double __longlong_as_double(long long x) { double r; memcpy(&r, &x, 8); return r; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+inline int __mul24(int a, int b) { return ((a << 8) >> 8) * ((b << 8) >> 8); }
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
+
+#include "prelude_common.h"
+
+// ---- the driver program (AddressSanitizer runs) --------------------------------------------------
+#if defined(BY_HOST_DRIVER)
+struct by_host_entry {
+  const char* name;
+  int (*launch)(const unsigned*, const unsigned*, unsigned long long, int, unsigned long long,
+                unsigned long long, void**);
+};
+extern "C" const by_host_entry by_host_entries[];
+extern "C" const int by_host_entry_count;
+
+// Usage: driver DIR. DIR/manifest.txt names the buffers (DIR/b<k>.bin, read in, each its own
+// exact-size allocation; outputs written back) and the launches, in order.
+int main(int argc, char** argv) {
+  if (argc != 2) { fprintf(stderr, "usage: %s DIR\n", argv[0]); return 2; }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/manifest.txt", argv[1]);
+  FILE* m = fopen(path, "r");
+  if (!m) { fprintf(stderr, "cannot open %s\n", path); return 2; }
+  int version = 0, nbuf = 0;
+  if (fscanf(m, " brickyard-host-driver %d buffers %d", &version, &nbuf) != 2 || version != 1) {
+    fprintf(stderr, "bad manifest\n"); return 2;
+  }
+  void** bufs = (void**)calloc((size_t)nbuf + 1, sizeof(void*));
+  unsigned long long* sizes = (unsigned long long*)calloc((size_t)nbuf + 1, sizeof(unsigned long long));
+  int* is_out = (int*)calloc((size_t)nbuf + 1, sizeof(int));
+  for (int i = 0; i < nbuf; ++i) {
+    char label[512];
+    if (fscanf(m, " %llu %d %511s", &sizes[i], &is_out[i], label) != 3) { fprintf(stderr, "bad manifest\n"); return 2; }
+    if (posix_memalign(&bufs[i], 16, (size_t)sizes[i]) != 0) { fprintf(stderr, "out of memory\n"); return 2; }
+    snprintf(path, sizeof path, "%s/b%d.bin", argv[1], i);
+    FILE* f = fopen(path, "rb");
+    if (!f || fread(bufs[i], 1, (size_t)sizes[i], f) != (size_t)sizes[i]) { fprintf(stderr, "cannot read %s\n", path); return 2; }
+    fclose(f);
+    fprintf(stderr, "brickyard buffer %d [%p,%p) %s\n", i, bufs[i], (void*)((char*)bufs[i] + sizes[i]), label);
+  }
+  int nlaunch = 0;
+  if (fscanf(m, " launches %d", &nlaunch) != 1) { fprintf(stderr, "bad manifest\n"); return 2; }
+  for (int l = 0; l < nlaunch; ++l) {
+    char name[512];
+    unsigned grid[3], block[3];
+    unsigned long long shared = 0, seed = 0, stack = 0;
+    int flags = 0, nargs = 0;
+    if (fscanf(m, " %511s %u %u %u %u %u %u %llu %d %llu %llu %d", name, &grid[0], &grid[1], &grid[2], &block[0],
+               &block[1], &block[2], &shared, &flags, &seed, &stack, &nargs) != 12) {
+      fprintf(stderr, "bad manifest\n"); return 2;
+    }
+    void** args = (void**)calloc((size_t)nargs + 1, sizeof(void*));
+    for (int a = 0; a < nargs; ++a) {
+      int id = 0;
+      if (fscanf(m, " %d", &id) != 1 || id < 0 || id >= nbuf) { fprintf(stderr, "bad manifest\n"); return 2; }
+      args[a] = bufs[id];
+    }
+    const by_host_entry* e = nullptr;
+    for (int k = 0; k < by_host_entry_count; ++k)
+      if (strcmp(by_host_entries[k].name, name) == 0) e = &by_host_entries[k];
+    if (!e) { fprintf(stderr, "kernel %s is not in this driver\n", name); return 2; }
+    if (e->launch(grid, block, shared, flags, seed, stack, args) != 0) {
+      fprintf(stderr, "brickyard harness fault: %s\n", by_host::error_text);
+      return 97;
+    }
+    free(args);
+  }
+  fclose(m);
+  for (int i = 0; i < nbuf; ++i) {
+    if (!is_out[i]) continue;
+    snprintf(path, sizeof path, "%s/b%d.bin", argv[1], i);
+    FILE* f = fopen(path, "wb");
+    if (!f || fwrite(bufs[i], 1, (size_t)sizes[i], f) != (size_t)sizes[i]) { fprintf(stderr, "cannot write %s\n", path); return 2; }
+    fclose(f);
+    free(bufs[i]);
+  }
+  return 0;
+}
+#endif
