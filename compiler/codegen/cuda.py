@@ -125,6 +125,8 @@ class ExprRenderer:
             if e.fn in ("fmod",):
                 return f"by_fmod({a}, {b})" if e.dtype.is_float else f"({a} % {b})"
             if e.fn in ("min", "max", "pymod", "atan2"):
+                if e.dtype is DType.int64:  # index vars may render as int, loaded int64 as long long
+                    return f"by_{e.fn}((long long)({a}), (long long)({b}))"
                 return f"by_{e.fn}({a}, {b})"
             raise ValueError(f"no C rendering for binary {e.fn}")
         if isinstance(e, Select):

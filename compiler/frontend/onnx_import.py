@@ -85,7 +85,7 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
         graph=graph, opset=opsets[""], model_sha256=hashlib.sha256(data).hexdigest(),
-        name=source_name if source_name != _IN_MEMORY else (proto.graph.name or "model"),
+        name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
         input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
     )
 
@@ -113,7 +113,7 @@ def _read(model, limits: ImportLimits) -> tuple[bytes, str]:
         with open(path, "rb") as f:
             data = f.read(limits.max_bytes + 1)  # the file may grow after stat
         _check_bytes(len(data), limits, path)
-        return data, os.path.splitext(os.path.basename(path))[0]
+        return data, os.path.basename(path)
     raise TypeError(f"import_model takes a path, bytes or an onnx.ModelProto, not {type(model).__name__}")
 
 
