@@ -41,9 +41,7 @@ def _save(model, path):
 
 
 def test_external_data_is_refused_without_reading(tmp_path):
-    w = helper.make_tensor("w", TensorProto.FLOAT, [4], vals=[])
-    w.data_location = TensorProto.EXTERNAL
-    w.ClearField("float_data")
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
     e = w.external_data.add()
     e.key, e.value = "location", "secret_weights.bin"
     g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
