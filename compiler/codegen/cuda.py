@@ -135,6 +135,8 @@ class ExprRenderer:
             x = self.r(e.x)
             if e.dtype is DType.bool:
                 return f"(({x}) != 0)"
+            if e.dtype in (DType.float16, DType.bfloat16):  # a cast to a half type rounds
+                return f"((float)({e.dtype.ctype})((float)({x})))"
             return f"(({e.dtype.compute_ctype})({x}))"
         raise TypeError(f"cannot render {type(e).__name__}")
 

@@ -64,7 +64,7 @@ def lower_node(node: onnx.NodeProto, feeds: dict, opset: int, out_shapes, consts
     ir = to_ir_node(node)
     in_types = [TensorType(DType.from_numpy(feeds[k].dtype), feeds[k].shape) if k else None
                 for k in node.input]
-    out_types = [TensorType(dt, shp) if shp is not None else None for dt, shp in out_shapes]
+    out_types = [TensorType(dt, shp) if dt is not None else None for dt, shp in out_shapes]
     cvals = [feeds[k] if k in consts else None for k in node.input]
     steps: list = []
     ctx = LowerCtx(ir, in_types, out_types, cvals, opset, emit=steps.append, new_name=lambda s: s)
@@ -168,12 +168,16 @@ ORT_CASES = [
     ("LSTM", dict(direction="bidirectional"), dict(lens=True, h0=True)),
     ("LSTM", dict(direction="reverse", activations=["LeakyRelu", "ScaledTanh", "Affine"],
                   activation_alpha=[0.2, 0.9, 0.5], activation_beta=[1.1, 0.1]), dict(lens=True)),
-    ("GRU", dict(activations=["Softplus", "ThresholdedRelu"], activation_alpha=[0.1]), dict()),
+    ("GRU", dict(activations=["HardSigmoid", "ThresholdedRelu"], activation_alpha=[0.25, 0.1],
+                 activation_beta=[0.45]), dict()),
     ("GRU", dict(direction="bidirectional", clip=0.5), dict(lens=True, h0=True)),
     ("GRU", dict(direction="reverse", linear_before_reset=1), dict(lens=True)),
     ("RNN", dict(activations=["Relu"]), dict(lens=True)),
-    ("RNN", dict(direction="bidirectional", activations=["Sigmoid", "Affine"], activation_alpha=[0.7],
-                 activation_beta=[0.2], clip=1.5), dict(h0=True)),
+    ("RNN", dict(activations=["Softplus"]), dict(h0=True)),
+    # onnxruntime's RNN indexes alphas by activation position (LSTM/GRU consume them in order, as
+    # the spec says); with one alpha-taking activation per direction both readings agree
+    ("RNN", dict(direction="bidirectional", activations=["Affine", "Affine"], activation_alpha=[0.7, 0.6],
+                 activation_beta=[0.2, 0.1], clip=1.5), dict(h0=True)),
 ]
 
 
@@ -190,3 +194,237 @@ def test_rnn_reference_matches_onnxruntime(kind, attrs, opts):
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def rnn_out_shapes(kind, feeds, hid, dirs, layout, n_out):
+    X = feeds["X"]
+    dt = DType.from_numpy(X.dtype)
+    seq, batch = (X.shape[0], X.shape[1]) if layout == 0 else (X.shape[1], X.shape[0])
+    y = (seq, dirs, batch, hid) if layout == 0 else (batch, seq, dirs, hid)
+    st = (dirs, batch, hid) if layout == 0 else (batch, dirs, hid)
+    return [(dt, y), (dt, st), (dt, st)][:n_out]
+
+
+LOWER_CASES = [
+    ("LSTM", dict(), dict(h0=True, c0=True), 128, np.float32),   # the shape of shared/models/lstm.onnx
+    ("LSTM", dict(direction="bidirectional", clip=2.0, activations=["HardSigmoid", "Tanh", "Elu"] * 2),
+     dict(lens=True, peep=True, h0=True), 300, np.float32),
+    ("LSTM", dict(direction="reverse", input_forget=1, layout=1), dict(layout=1, peep=True), 16, np.float16),
+    ("GRU", dict(), dict(h0=True), 200, np.float32),
+    ("GRU", dict(direction="bidirectional", linear_before_reset=1), dict(lens=True), 24, np.float64),
+    ("RNN", dict(activations=["Relu"]), dict(bias=False), 64, np.float32),
+]
+
+
+@pytest.mark.parametrize("kind,attrs,opts,hid,dtype", LOWER_CASES)
+def test_rnn_lowering_builds(kind, attrs, opts, hid, dtype):
+    rng = np.random.default_rng(3)
+    dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+    feeds, keys = rnn_inputs(rng, kind, 5, 2, 8, hid, dirs, dtype=dtype, **opts)
+    outs = ["Y", "Y_h", "Y_c"] if kind == "LSTM" else ["Y", "Y_h"]
+    _, node = rnn_model(kind, feeds, keys, hid, outs, **attrs)
+    steps, ctx = lower_node(node, feeds, 14, rnn_out_shapes(kind, feeds, hid, dirs, attrs.get("layout", 0), len(outs)))
+    kernels = build_all(steps)
+    assert len(kernels) == 2                       # projection, then the device-side time loop
+    rec = kernels[1]
+    assert "for (int s = 0; s < len; ++s)" in rec.source and rec.grid == (2, dirs, 1)
+    assert [p.value for p in rec.params if p.output] == outs
+    assert rec.params[0].value in ctx.temps
+
+
+# --- attention ------------------------------------------------------------------------------
+
+def attention_feeds(rng, *, rank=4, b=2, hq=4, hkv=2, sq=3, skv=5, dqk=8, dv=6, past=0,
+                    mask=None, nonpad=False, dtype=np.float32):
+    """Random Q/K/V (+ mask, past) as an ordered dict of input name -> array ('' = omitted)."""
+    def t(heads, s, d):
+        shape = (b, heads, s, d) if rank == 4 else (b, s, heads * d)
+        return rng.standard_normal(shape).astype(dtype)
+    feeds = {"Q": t(hq, sq, dqk), "K": t(hkv, skv, dqk), "V": t(hkv, skv, dv)}
+    total = past + skv
+    if mask == "bool":
+        m = rng.random((sq, total)) > 0.3
+        m[:, 0] = True
+        feeds["mask"] = m
+    elif mask == "bool_short":             # shorter than the keys: the rest is masked out
+        feeds["mask"] = rng.random((b, 1, sq, total - 2)) > 0.4
+    elif mask == "float3d":
+        feeds["mask"] = rng.standard_normal((hq, sq, total)).astype(dtype)
+    elif mask == "float4d":
+        feeds["mask"] = rng.standard_normal((b, 1, sq, total)).astype(dtype)
+    if past:
+        feeds.setdefault("mask", None)
+        feeds["past_key"] = rng.standard_normal((b, hkv, past, dqk)).astype(dtype)
+        feeds["past_value"] = rng.standard_normal((b, hkv, past, dv)).astype(dtype)
+    if nonpad:
+        feeds.setdefault("mask", None)
+        feeds["past_key"] = feeds["past_value"] = None
+        feeds["nonpad"] = rng.integers(sq, skv + 1, b).astype(np.int64)
+    return feeds
+
+
+def attention_model(feeds, outputs, opset=23, **attrs):
+    keys = [k if v is not None else "" for k, v in feeds.items()]
+    present = {k: v for k, v in feeds.items() if v is not None}
+    elem = _NP2ONNX[feeds["Q"].dtype]
+    node = helper.make_node("Attention", keys, outputs, name="attention", **attrs)
+    vis = [helper.make_tensor_value_info(k, _NP2ONNX[v.dtype], v.shape) for k, v in present.items()]
+    outs = [helper.make_tensor_value_info(o, elem, None) for o in outputs if o]
+    m = helper.make_model(helper.make_graph([node], "g", vis, outs),
+                          opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 10
+    return m, node, present
+
+
+ATTN_CASES = [
+    (dict(), dict(hkv=4), ["Y"]),
+    (dict(is_causal=1), dict(sq=5), ["Y"]),
+    (dict(scale=0.3), dict(), ["Y"]),                                   # GQA
+    (dict(softcap=2.0, qk_matmul_output_mode=1), dict(mask="float3d", hkv=1), ["Y", "", "", "QK"]),
+    (dict(qk_matmul_output_mode=2), dict(mask="bool"), ["Y", "", "", "QK"]),
+    (dict(qk_matmul_output_mode=3, is_causal=1), dict(mask="bool_short", sq=5, skv=5), ["Y", "", "", "QK"]),
+    (dict(is_causal=1), dict(past=4, mask="float4d", sq=2, skv=2), ["Y", "PK", "PV"]),
+    (dict(q_num_heads=4, kv_num_heads=2), dict(rank=3), ["Y"]),
+    (dict(q_num_heads=4, kv_num_heads=2, is_causal=1), dict(rank=3, past=3, sq=2, skv=2), ["Y", "PK", "PV"]),
+    (dict(), dict(dtype=np.float16, mask="float4d"), ["Y", "", "", "QK"]),
+    # opset 24 nonpad_kv_seqlen (external cache), opset 25 sliding windows
+    (dict(is_causal=1, opset=24), dict(nonpad=True, sq=2, skv=6), ["Y"]),
+    (dict(left_window_size=1, right_window_size=2, opset=25), dict(sq=5, skv=5, mask="float3d"), ["Y"]),
+    (dict(left_window_size=2, is_causal=1, opset=25), dict(past=3, sq=2, skv=2), ["Y", "PK", "PV"]),
+]
+
+
+@pytest.mark.parametrize("attrs,opts,outputs", ATTN_CASES)
+def test_attention_reference_matches_onnx(attrs, opts, outputs):
+    rng = np.random.default_rng(5)
+    feeds = attention_feeds(rng, **opts)
+    model, node, present = attention_model(feeds, outputs, **attrs)
+    want = reference_eval(model, present)
+    got = lookup("Attention").reference(to_ir_node(node), [feeds[k] if k else None for k in node.input], 23)
+    got = [g for g, o in zip(got, outputs) if o]
+    tol = 2e-2 if opts.get("dtype") == np.float16 else 1e-5
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_attention_fully_masked_row_is_zero():
+    rng = np.random.default_rng(9)
+    feeds = attention_feeds(rng, mask="bool")
+    feeds["mask"][1, :] = False
+    _, node, _ = attention_model(feeds, ["Y"])
+    (y,) = lookup("Attention").reference(to_ir_node(node), list(feeds.values()), 23)
+    assert np.all(y[:, :, 1] == 0) and np.all(np.isfinite(y)) and np.abs(y[:, :, 0]).sum() > 0
+
+
+def attention_out_types(feeds, node, outputs):
+    ref = lookup("Attention").reference(to_ir_node(node), [feeds[k] if k else None for k in node.input], 23)
+    return [(DType.from_numpy(r.dtype), r.shape) if o else (None, None) for r, o in zip(ref, outputs)]
+
+
+@pytest.mark.parametrize("attrs,opts,outputs", ATTN_CASES)
+def test_attention_lowering_builds(attrs, opts, outputs):
+    rng = np.random.default_rng(5)
+    feeds = attention_feeds(rng, **opts)
+    _, node, _ = attention_model(feeds, outputs, **attrs)
+    outs = attention_out_types(feeds, node, outputs)
+    steps, ctx = lower_node(node, feeds, 23, outs)
+    kernels = build_all(steps)
+    written = [p.value for k in kernels for p in k.params if p.output]
+    for o in outputs:
+        if o:
+            assert o in written
+    assert any(k.expr is not None and k.expr.reduce is not None and k.expr.reduce.op == "max" for k in kernels)
+
+
+# --- rotary embedding -----------------------------------------------------------------------
+
+ROPE_CASES = [
+    (dict(), dict(rank=4, pos=True)),
+    (dict(interleaved=1), dict(rank=4, pos=True)),
+    (dict(rotary_embedding_dim=4), dict(rank=4, pos=True)),
+    (dict(rotary_embedding_dim=4, interleaved=1, num_heads=2), dict(rank=3, pos=True)),
+    (dict(num_heads=2), dict(rank=3, pos=False)),
+    (dict(interleaved=1), dict(rank=4, pos=False)),
+]
+
+
+def rope_feeds(rng, rank, pos, attrs, b=2, n=2, s=3, d=8, max_pos=10):
+    rd = attrs.get("rotary_embedding_dim") or d
+    x = rng.standard_normal((b, n, s, d) if rank == 4 else (b, s, n * d)).astype(np.float32)
+    lead = (max_pos,) if pos else (b, s)
+    feeds = {"X": x, "cos": rng.standard_normal(lead + (rd // 2,)).astype(np.float32),
+             "sin": rng.standard_normal(lead + (rd // 2,)).astype(np.float32)}
+    if pos:
+        feeds["pos"] = rng.integers(0, max_pos, (b, s)).astype(np.int64)
+    return feeds
+
+
+@pytest.mark.parametrize("attrs,opts", ROPE_CASES)
+def test_rotary_reference_and_lowering(attrs, opts):
+    rng = np.random.default_rng(13)
+    feeds = rope_feeds(rng, opts["rank"], opts["pos"], attrs)
+    model, node = one_node_model("RotaryEmbedding", feeds, ["Y"], 23, **attrs)
+    (want,) = reference_eval(model, feeds)
+    (got,) = lookup("RotaryEmbedding").reference(to_ir_node(node), list(feeds.values()), 23)
+    assert got.shape == want.shape and not np.allclose(got, feeds["X"])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    steps, _ = lower_node(node, feeds, 23, [(DType.float32, want.shape)])
+    (k,) = build_all(steps)
+    assert k.params[-1].value == "Y"
+
+
+# --- end to end on the host harness ---------------------------------------------------------
+
+def with_output_shapes(model, arrays):
+    """The model with its graph outputs typed by the reference's arrays (the checker wants shapes)."""
+    del model.graph.output[:]
+    names = [o for o in model.graph.node[0].output if o]
+    model.graph.output.extend(helper.make_tensor_value_info(n, _NP2ONNX[a.dtype], a.shape)
+                              for n, a in zip(names, arrays))
+    return model
+
+
+HOST_CASES = [
+    # hidden 300: 1200 gate rows > 512 threads, so warps and threads loop over rows and units
+    ("LSTM", dict(direction="bidirectional", clip=1.5, activations=["HardSigmoid", "Tanh", "Softsign"] * 2,
+                  activation_alpha=[0.3, 0.3], activation_beta=[0.45, 0.45]),
+     dict(lens=True, peep=True, h0=True, c0=True), 300),
+    ("LSTM", dict(direction="reverse", input_forget=1, layout=1), dict(layout=1, lens=True, h0=True), 7),
+    ("GRU", dict(direction="bidirectional"), dict(lens=True, h0=True), 40),
+    ("GRU", dict(direction="reverse", linear_before_reset=1, clip=0.8), dict(h0=True), 9),
+    ("RNN", dict(activations=["Elu"], activation_alpha=[0.6]), dict(lens=True, bias=False), 20),
+]
+
+
+@pytest.mark.parametrize("kind,attrs,opts,hid", HOST_CASES)
+def test_rnn_runs_on_host_harness(kind, attrs, opts, hid):
+    backend = pytest.importorskip("compiler.onnx_backend")
+    rng = np.random.default_rng(21)
+    dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+    feeds, keys = rnn_inputs(rng, kind, 5, 3, 6, hid, dirs, **opts)
+    outs = ["Y", "Y_h", "Y_c"] if kind == "LSTM" else ["Y", "Y_h"]
+    model, node = rnn_model(kind, feeds, keys, hid, outs, **attrs)
+    want = rnn_ours(kind, node, feeds)
+    rep = backend.BrickyardBackend.prepare(with_output_shapes(model, want), "CPU")
+    got = rep.run([feeds[k] for k in keys if k])
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+    if opts.get("lens"):   # padding steps are zero, and the sequences differ in length
+        assert np.any(feeds["seq_lens"] < 5) and np.any(got[0] == 0)
+
+
+def test_attention_runs_on_host_harness():
+    backend = pytest.importorskip("compiler.onnx_backend")
+    rng = np.random.default_rng(23)
+    feeds = attention_feeds(rng, past=3, sq=2, skv=3, mask="bool")
+    model, node, present = attention_model(feeds, ["Y", "PK", "PV", "QK"], is_causal=1,
+                                           qk_matmul_output_mode=3, softcap=3.0)
+    want = lookup("Attention").reference(to_ir_node(node), [feeds[k] if k else None for k in node.input], 23)
+    got = backend.BrickyardBackend.prepare(with_output_shapes(model, want), "CPU").run(list(present.values()))
+    assert len(got) == 4
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
