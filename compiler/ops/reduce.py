@@ -1,8 +1,9 @@
 """Reductions: Reduce*, ArgMax/ArgMin, CumSum and TopK.
 
 Simple reductions are one TensorExpr each (one thread per output element, a serial loop over the
-reduced axes); ReduceLogSumExp takes the maximum first in its own kernel. CumSum and TopK are
-expressed by rank counting: O(n^2) per row, correct for any axis, a first form."""
+reduced axes); ReduceLogSumExp takes the maximum first in its own kernel. CumSum (a guarded sum
+over the whole axis) and TopK (rank counting) cost O(n^2) per row: correct for any axis, a first
+form that a scan / sort kernel should replace for long rows."""
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
-from ..ir.texpr import (Binary, Const, Expr, Reduce, TensorExpr, Var, binary, cast, const, load,
+from ..ir.texpr import (Binary, Expr, Reduce, TensorExpr, Var, binary, cast, const, load,
                         logical_and, logical_or, out_vars, reduce_vars, select, unary)
 from .registry import LowerCtx, register
 
@@ -305,20 +306,38 @@ def _ref_cumsum(node: Node, inputs: list, opset: int) -> list:
 
 @register("CumSum", reference=_ref_cumsum)
 def lower_cumsum(ctx: LowerCtx) -> None:
+    """out[i] = sum of x over the positions before (or after) i on the axis: a guarded full reduction.
+
+    A constant axis gives one expression; an axis known only at run time selects among all axes."""
     x, y = ctx.input(0), ctx.out_types[0]
-    axis = normalize_axis(int(np.asarray(ctx.require_const(1, "axis")).reshape(-1)[0]), x.rank)
     if y.size == 0:
         return
-    n = x.shape[axis]
     iv = out_vars(y.rank)
     r = Var("r0")
-    idx = tuple(r if k == axis else iv[k] for k in range(x.rank))
-    i = iv[axis]
     exclusive, reverse = bool(ctx.attr("exclusive", 0)), bool(ctx.attr("reverse", 0))
     fn = {(False, False): "le", (True, False): "lt", (False, True): "ge", (True, True): "gt"}[(exclusive, reverse)]
-    v = load(0, x, idx)
-    body = select(binary(fn, r, i), v, const(0, v.dtype))
-    ctx.emit(TensorExpr("cumsum", (x,), y, body, Reduce("sum", (("r0", n),))), [ctx.in_name(0)], ctx.out_name(0))
+
+    def along(axis: int) -> Expr:
+        return load(0, x, tuple(r if k == axis else iv[k] for k in range(x.rank)))
+
+    axis_value = ctx.const(1)
+    if axis_value is not None:
+        axis = normalize_axis(int(np.asarray(axis_value).reshape(-1)[0]), x.rank)
+        v = along(axis)
+        body = select(binary(fn, r, iv[axis]), v, const(0, v.dtype))
+        ctx.emit(TensorExpr("cumsum", (x,), y, body, Reduce("sum", (("r0", x.shape[axis]),))),
+                 [ctx.in_name(0)], ctx.out_name(0))
+        return
+    at = ctx.input(1)
+    a = cast(load(1, at, (0,) * at.rank), DType.int64)
+    a = select(binary("lt", a, 0), a + x.rank, a)
+    body = const(0, x.dtype)
+    for axis in reversed(range(x.rank)):
+        take = logical_and(logical_and(binary("eq", a, axis), binary("lt", r, x.shape[axis])),
+                           binary(fn, r, iv[axis]))
+        body = select(take, along(axis), body)
+    ctx.emit(TensorExpr("cumsum_any_axis", (x, at), y, body, Reduce("sum", (("r0", max(x.shape)),))),
+             [ctx.in_name(0), ctx.in_name(1)], ctx.out_name(0))
 
 
 # --- TopK ---------------------------------------------------------------------------------------
