@@ -51,7 +51,9 @@ def run_case(case) -> tuple[str, str]:
     try:
         rep = BrickyardBackend.prepare(case.model, "CPU")
         for inputs, expected in case.data_sets:
-            got = rep.run(list(inputs))
+            inputs = [_as_array(x) for x in inputs]
+            expected = [_as_array(x) for x in expected]
+            got = rep.run(inputs)
             if len(got) != len(expected):
                 return "fail", f"{len(got)} outputs, expected {len(expected)}"
             for k, (g, e) in enumerate(zip(got, expected)):
@@ -77,6 +79,13 @@ def run_case(case) -> tuple[str, str]:
     except Exception as e:  # a crash in our code: report it with its origin
         tb = traceback.extract_tb(e.__traceback__)[-1]
         return "error", f"{type(e).__name__}: {str(e)[:200]} at {tb.filename.split('/')[-1]}:{tb.lineno}"
+
+
+def _as_array(x):
+    """Some cases store their data as TensorProto rather than NumPy."""
+    import onnx
+    from onnx import numpy_helper
+    return numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x
 
 
 def _child(index: int, conn) -> None:

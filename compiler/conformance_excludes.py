@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 EXCLUDES: list[tuple[str, str]] = [
-    (r"float8|FLOAT8|_e4m3|_e5m2|float4|_4bit|int4|uint4|INT4|UINT4|e8m0|FLOAT4",
-     "8-bit/4-bit float and 4-bit int element types are not Brickyard dtypes"),
+    (r"float8|FLOAT8|_e4m3|_e5m2|float4|_4bit|int4|uint4|INT4|UINT4|e8m0|FLOAT4|int2|INT2",
+     "8/4-bit float and 4/2-bit int element types are not Brickyard dtypes"),
     (r"string|_STRING", "string tensors have no device representation"),
     (r"_training|training_mode", "training-mode ops: Brickyard compiles inference graphs"),
     (r"sequence|optional", "sequence and optional types are not tensors"),

@@ -245,6 +245,13 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
         shown = ", ".join(f"{i}: {t}" for i, t in zip(pn.input, in_types) if i)
         raise ShapeError(f"shape inference failed for {op}: {e} (inputs {shown})", node=name,
                          hint="check the model with onnxruntime; fix input shapes with --input-shape") from None
+    if any(o and (o not in res or not _is_static(res[o])) for o in pn.output):
+        # Function-bodied ops (GroupNormalization, MVN, ...) are typed only when their body is
+        # expanded, which whole-model inference does and per-node inference does not.
+        res = {**res, **_infer_via_model(pn, types, data, ctx)}
+        if op in _SHAPE_PRESERVING and pn.output[0] and not _is_static(res.get(pn.output[0], onnx.TypeProto())):
+            # ONNX's own function body for these fails inference at some opsets; Y is X's shape.
+            res[pn.output[0]] = types[pn.input[0]]
     out = []
     for k, o in enumerate(pn.output):
         if not o:
@@ -270,6 +277,31 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
                           f"Brickyard needs them constant. " + (e.hint or ""))
             raise
     return out
+
+
+_SHAPE_PRESERVING = {"MeanVarianceNormalization", "GroupNormalization", "LpNormalization"}
+
+
+def _is_static(tp: onnx.TypeProto) -> bool:
+    if not tp.HasField("tensor_type") or not tp.tensor_type.HasField("shape"):
+        return False
+    return all(d.HasField("dim_value") for d in tp.tensor_type.shape.dim)
+
+
+def _infer_via_model(pn: onnx.NodeProto, types: dict, data: dict, ctx: ImportContext) -> dict:
+    """Output types of one node by whole-model shape inference (expands function bodies)."""
+    inputs = [onnx.helper.make_value_info(i, t) for i, t in types.items() if i not in data]
+    g = onnx.helper.make_graph([pn], "one_node", inputs, [onnx.helper.make_value_info(o, onnx.TypeProto())
+                                                          for o in pn.output if o],
+                               initializer=list(data.values()))
+    # The current IR version: function bodies use Constant attributes older IR versions lack.
+    m = onnx.helper.make_model(g, opset_imports=list(ctx.opset_imports), ir_version=onnx.IR_VERSION)
+    try:
+        inferred = onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True)
+    except Exception:  # the per-node answer stands; the caller reports what is missing
+        return {}
+    return {vi.name: vi.type for vi in list(inferred.graph.output) + list(inferred.graph.value_info)
+            if vi.name in pn.output and _is_static(vi.type)}
 
 
 # --- control flow --------------------------------------------------------------------------------
