@@ -9,14 +9,26 @@ from .runtime.executor import Executor, make_backend
 
 
 class BrickyardRep(BackendRep):
-    """A compiled model bound to a device; run(inputs) returns outputs in the graph's order."""
+    """A compiled model bound to a device; run(inputs) returns outputs in the graph's order.
 
-    def __init__(self, artifact, device: str):
-        self.artifact = artifact
-        kw = {"cubins": artifact.cubins, "arch": artifact.header["target"]["arch"]} if device == "gpu" else {}
-        self.executor = Executor(artifact.plan, make_backend(device, **kw))
-        self.inputs = artifact.plan.inputs
-        self.outputs = artifact.plan.outputs
+    A model whose shapes depend on integer inputs (axes, k, a target shape fed as a graph input)
+    cannot be compiled ahead of time; such a rep compiles on first run with those inputs bound as
+    constants, once per distinct value."""
+
+    def __init__(self, model, device: str, target, artifact=None, bind: tuple[str, ...] = ()):
+        self.model = model
+        self.device = device
+        self.target = target
+        self.bind = bind
+        self.input_names = [i.name for i in model.graph.input
+                            if i.name not in {t.name for t in model.graph.initializer}]
+        self._executors: dict = {}
+        if artifact is not None:
+            self._executors[()] = self._executor(artifact)
+
+    def _executor(self, artifact):
+        kw = {"cubins": artifact.cubins, "arch": artifact.header["target"]["arch"]} if self.device == "gpu" else {}
+        return Executor(artifact.plan, make_backend(self.device, **kw)), artifact.plan
 
     def run(self, inputs, **kwargs):
         if isinstance(inputs, dict):
@@ -24,9 +36,54 @@ class BrickyardRep(BackendRep):
         else:
             if isinstance(inputs, np.ndarray):
                 inputs = [inputs]
-            feed = dict(zip(self.inputs, inputs))
-        out = self.executor.run(feed)
-        return [out[n] for n in self.outputs]
+            feed = dict(zip(self.input_names, inputs))
+        key = tuple((n, np.asarray(feed[n]).dtype.str, np.asarray(feed[n]).shape, np.asarray(feed[n]).tobytes())
+                    for n in self.bind)
+        if key not in self._executors:
+            bound = bind_inputs(self.model, {n: np.asarray(feed[n]) for n in self.bind})
+            self._executors[key] = self._executor(_compile(bound, self.device, self.target))
+        executor, plan = self._executors[key]
+        out = executor.run({n: v for n, v in feed.items() if n in plan.inputs})
+        return [out[n] for n in plan.outputs]
+
+
+def bind_inputs(model, values: dict[str, np.ndarray]):
+    """A copy of the model with the given graph inputs turned into initializers."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    keep = [i for i in m.graph.input if i.name not in values]
+    del m.graph.input[:]
+    m.graph.input.extend(keep)
+    for n, v in values.items():
+        m.graph.initializer.append(numpy_helper.from_array(v, n))
+    return m
+
+
+def _compile(model, device: str, target):
+    # Host runs need no cubins; the GPU path builds them for the local GPU's arch.
+    opts = CompileOptions(build=device == "gpu")
+    if device == "gpu":
+        import dataclasses
+        from .runtime.gpu import device_arch
+        from .targets import get_target
+        target = dataclasses.replace(get_target(target), arch=device_arch())
+    return compile_model(model, target, opts)
+
+
+def _shape_inputs(model) -> tuple[str, ...]:
+    """Small integer graph inputs: the candidates for values that decide shapes."""
+    inits = {t.name for t in model.graph.initializer}
+    out = []
+    for i in model.graph.input:
+        tt = i.type.tensor_type
+        if i.name in inits or tt.elem_type not in (6, 7):  # int32, int64
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim]
+        if all(d >= 0 for d in dims) and int(np.prod(dims, dtype=np.int64)) <= 64:
+            out.append(i.name)
+    return tuple(out)
 
 
 class BrickyardBackend(Backend):
@@ -34,16 +91,18 @@ class BrickyardBackend(Backend):
 
     @classmethod
     def prepare(cls, model, device: str = "CPU", target: str = "h100", **kwargs):
+        import onnx
+        from .errors import ShapeError, UnsupportedOp
         dev = "gpu" if device.upper().startswith("CUDA") else "host"
-        # Host runs need no cubins; the GPU path builds them for the local GPU's arch.
-        opts = CompileOptions(build=dev == "gpu")
-        if dev == "gpu":
-            from .runtime.gpu import device_arch
-            from .targets import get_target
-            import dataclasses
-            target = dataclasses.replace(get_target(target), arch=device_arch())
-        artifact = compile_model(model, target, opts)
-        return BrickyardRep(artifact, dev)
+        if not isinstance(model, onnx.ModelProto):
+            model = onnx.load_model_from_string(model) if isinstance(model, bytes) else onnx.load(model)
+        try:
+            return BrickyardRep(model, dev, target, artifact=_compile(model, dev, target))
+        except (ShapeError, UnsupportedOp):
+            bind = _shape_inputs(model)
+            if not bind:
+                raise
+            return BrickyardRep(model, dev, target, bind=bind)
 
     @classmethod
     def run_model(cls, model, inputs, device: str = "CPU", **kwargs):

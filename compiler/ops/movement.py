@@ -11,10 +11,11 @@ import numpy as np
 
 from ..codegen.cuda import c_const
 from ..codegen.kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from ..errors import UnsupportedOp
 from ..ir.dtypes import DType
-from ..ir.graph import Constant, TensorType
-from ..ir.texpr import (Expr, TensorExpr, binary, broadcast_index, cast, const, in_range, load,
-                        logical_and, logical_or, out_vars, select)
+from ..ir.graph import Constant
+from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
+                        load, logical_and, logical_or, out_vars, select, unary)
 from .registry import LowerCtx, register
 
 # A hand-written table of constant values is fine for shapes and small folded constants; larger
@@ -437,12 +438,12 @@ def _ref_center_crop_pad(node, inputs, opset):
 @register("CenterCropPad", reference=_ref_center_crop_pad)
 def lower_center_crop_pad(ctx: LowerCtx) -> None:
     x = ctx.input(0)
-    offsets, _ = _crop_pad_offsets(ctx.node, [None, ctx.require_const(1, "shape")], x.shape)
+    offsets, out_shape = _crop_pad_offsets(ctx.node, [None, ctx.require_const(1, "shape")], x.shape)
     i = out_vars(x.rank)
     src = [v + o for v, o in zip(i, offsets)]
     inside = const(True, DType.bool)
-    for a, (p, o) in enumerate(zip(src, offsets)):
-        if o < 0:
+    for a, (p, o, n) in enumerate(zip(src, offsets, out_shape)):
+        if o < 0 or o + n > x.shape[a]:   # padded on either side (an odd pad of 1 has offset 0)
             inside = logical_and(inside, in_range(p, 0, x.shape[a]))
     emit_expr(ctx, "center_crop_pad", [0], select(inside, load(0, x, src), const(0, x.dtype)))
 
@@ -478,7 +479,9 @@ def _ref_space_to_depth(node, inputs, opset):
     x = inputs[0]
     b = node.attr("blocksize")
     n, c, h, w = x.shape
-    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    # DCR (the default, and the only layout before the mode attribute): block offsets outermost
+    perm = (0, 3, 5, 1, 2, 4) if text(node.attr("mode", "DCR")) == "DCR" else (0, 1, 3, 5, 2, 4)
+    t = x.reshape(n, c, h // b, b, w // b, b).transpose(perm)
     return [np.ascontiguousarray(t).reshape(n, c * b * b, h // b, w // b)]
 
 
@@ -488,7 +491,10 @@ def lower_space_to_depth(ctx: LowerCtx) -> None:
     b = int(ctx.attr("blocksize"))
     n, c, h, w = out_vars(4)
     ci = x.shape[1]
-    blk, ch = c // ci, c % ci
+    if text(ctx.attr("mode", "DCR")) == "DCR":
+        blk, ch = c // ci, c % ci
+    else:
+        blk, ch = c % (b * b), c // (b * b)
     emit_expr(ctx, "space_to_depth", [0], load(0, x, (n, ch, h * b + blk // b, w * b + blk % b)))
 
 
@@ -559,5 +565,265 @@ def lower_eye_like(ctx: LowerCtx) -> None:
     emit_expr(ctx, "eye_like", [], select(one, const(1, y.dtype), const(0, y.dtype)))
 
 
+
+
+# --- Resize (and Upsample, its predecessor) ------------------------------------------------
+# Separable per axis: each output coordinate maps to a source coordinate x (float64, the same
+# operations in the same order as the reference so nearest-mode ties agree bit for bit); nearest
+# picks one source index, linear and cubic sum 2 or 4 taps around ceil(x) - 1 with edge clamping.
+
+def _resize_attrs(node, opset):
+    if node.op == "Upsample" or opset < 11:
+        return {"mode": text(node.attr("mode", "nearest")), "ctm": "asymmetric", "nearest": "floor",
+                "A": -0.75, "exclude": 0, "extrap": 0.0, "policy": "stretch", "antialias": 0, "axes": None}
+    return {"mode": text(node.attr("mode", "nearest")),
+            "ctm": text(node.attr("coordinate_transformation_mode", "half_pixel")),
+            "nearest": text(node.attr("nearest_mode", "round_prefer_floor")),
+            "A": float(node.attr("cubic_coeff_a", -0.75)), "exclude": int(node.attr("exclude_outside", 0)),
+            "extrap": float(node.attr("extrapolation_value", 0.0)),
+            "policy": text(node.attr("keep_aspect_ratio_policy", "stretch")),
+            "antialias": int(node.attr("antialias", 0)), "axes": node.attr("axes")}
+
+
+def _nonempty(a):
+    return None if a is None or np.asarray(a).size == 0 else np.asarray(a)
+
+
+def resize_plan(node, inputs, opset, shape):
+    """Per axis (scale, output extent, roi pair or None), following the reference's rules."""
+    r = len(shape)
+    at = _resize_attrs(node, opset)
+    if node.op == "Upsample":
+        scales = node.attr("scales") if opset < 9 else inputs[1]
+        roi, sizes = None, None
+    elif opset < 11:
+        roi, scales, sizes = None, inputs[1], None
+    else:
+        roi, scales, sizes = _nonempty(opt(inputs, 1)), _nonempty(opt(inputs, 2)), _nonempty(opt(inputs, 3))
+    scales = None if _nonempty(scales) is None else [float(s) for s in np.asarray(scales).reshape(-1)]
+    sizes = None if sizes is None else [int(s) for s in sizes.reshape(-1)]
+    axes = at["axes"]
+    axes = list(range(r)) if axes is None else [norm_axis(a, r) for a in axes]
+    roi_pairs = [None] * r
+    if roi is not None and at["ctm"] == "tf_crop_and_resize":
+        roi = roi.reshape(-1)
+        n = len(axes)
+        for k, a in enumerate(axes):
+            roi_pairs[a] = (roi[k], roi[n + k])
+        for a in range(r):
+            if roi_pairs[a] is None:
+                roi_pairs[a] = (np.float32(0.0), np.float32(1.0))
+    if sizes is not None:
+        out = list(shape)
+        for k, a in enumerate(axes):
+            out[a] = sizes[k]
+        sf = [out[a] / shape[a] for a in range(r)]
+        if at["policy"] != "stretch":
+            pick = min if at["policy"] == "not_larger" else max
+            s = pick(sf[a] for a in axes)
+            sf = [s if a in axes else 1.0 for a in range(r)]
+            out = [int(s * shape[a] + 0.5) if a in axes else shape[a] for a in range(r)]
+    elif scales is not None:
+        sf = [1.0] * r
+        for k, a in enumerate(axes):
+            sf[a] = scales[k]
+        out = [int(s * d) for s, d in zip(sf, shape)]
+    else:
+        raise ValueError("Resize needs scales or sizes")
+    plan = []
+    for a in range(r):
+        rp = roi_pairs[a]
+        identity = (a not in axes or (math.isclose(sf[a], 1.0) and out[a] == shape[a] and
+                    (rp is None or (math.isclose(float(rp[0]), 0.0) and math.isclose(float(rp[1]), 1.0)))))
+        plan.append(None if identity else (sf[a], out[a], rp))
+    return at, plan, out
+
+
+def _source_coord(y, ctm, scale, d, out_int, roi):
+    """x_original for output coordinate(s) y: works on NumPy float64 arrays and on Exprs alike."""
+    out_w = scale * d
+    if ctm == "align_corners":
+        return y * 0.0 if out_w == 1 else y * float(d - 1) / (out_w - 1)
+    if ctm == "asymmetric":
+        return y / scale
+    if ctm == "tf_crop_and_resize":
+        diff, lo = float(roi[1] - roi[0]), float(roi[0] * (d - 1))
+        x = y * 0.0 + diff * (d - 1) / 2 if out_w == 1 else y * diff * float(d - 1) / (out_w - 1)
+        return x + lo
+    if ctm == "pytorch_half_pixel":
+        return y * 0.0 - 0.5 if out_w == 1 else (y + 0.5) / scale - 0.5
+    if ctm == "half_pixel":
+        return (y + 0.5) / scale - 0.5
+    if ctm == "half_pixel_symmetric":
+        offset = (d / 2) * (1 - out_int / out_w)
+        return offset + (y + 0.5) / scale - 0.5
+    if ctm == "tf_half_pixel_for_nn":
+        return (y + 0.5) / scale
+    raise ValueError(f"coordinate_transformation_mode {ctm!r}")
+
+
+def _cubic_coeffs(r, A):
+    s = 1 - r
+    return [((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+            ((A + 2) * r - (A + 3)) * r * r + 1,
+            ((A + 2) * s - (A + 3)) * s * s + 1,
+            ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A]
+
+
+def _taps(mode):
+    """(number of taps, offset of the first tap from base = ceil(x) - 1)."""
+    return {"linear": (2, 0), "cubic": (4, -1)}[mode]
+
+
+def _resize_weights(at, d, o, entry):
+    """Reference: the (o, d) interpolation matrix of one axis and its extrapolation mask."""
+    scale, _, roi = entry
+    x = _source_coord(np.arange(o, dtype=np.float64), at["ctm"], scale, d, o, roi)
+    x = np.broadcast_to(np.asarray(x, dtype=np.float64), (o,))
+    base = np.ceil(x).astype(np.int64) - 1
+    r = x - base
+    w = np.zeros((o, d))
+    rows = np.arange(o)
+    if at["mode"] == "nearest":
+        idx = _nearest_index(at["nearest"], x, base, r, np)
+        ok = (idx >= 0) & (idx < d) if at["exclude"] else np.ones(o, bool)
+        w[rows[ok], np.clip(idx, 0, d - 1)[ok]] = 1.0
+    else:
+        n, first = _taps(at["mode"])
+        coeffs = [1 - r, r] if at["mode"] == "linear" else _cubic_coeffs(r, at["A"])
+        taps = [base + first + t for t in range(n)]
+        if at["exclude"]:
+            coeffs = [np.where((tp >= 0) & (tp < d), c, 0.0) for tp, c in zip(taps, coeffs)]
+            total = sum(coeffs)
+            total = np.where(total == 0, 1.0, total)
+            coeffs = [c / total for c in coeffs]
+        for tp, c in zip(taps, coeffs):
+            np.add.at(w, (rows, np.clip(tp, 0, d - 1)), c)
+    extrap = (x < 0) | (x > d - 1) if at["ctm"] == "tf_crop_and_resize" else None
+    return w, extrap
+
+
+def _nearest_index(mode, x, base, r, lib):
+    """The source index nearest_mode picks (before clamping); lib is numpy or the texpr helpers."""
+    if lib is np:
+        pick = {"round_prefer_floor": lambda: base + (r > 0.5), "round_prefer_ceil": lambda: base + (r >= 0.5),
+                "floor": lambda: np.floor(x).astype(np.int64), "ceil": lambda: np.ceil(x).astype(np.int64)}
+        return pick[mode]().astype(np.int64)
+    one, zero = const(1, DType.int64), const(0, DType.int64)
+    if mode == "round_prefer_floor":
+        return base + select(binary("gt", r, 0.5), one, zero)
+    if mode == "round_prefer_ceil":
+        return base + select(binary("ge", r, 0.5), one, zero)
+    if mode == "floor":
+        return cast(unary("floor", x), DType.int64)
+    if mode == "ceil":
+        return cast(unary("ceil", x), DType.int64)
+    raise ValueError(f"nearest_mode {mode!r}")
+
+
+def _saturate(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return np.clip(np.round(a), info.min, info.max).astype(dtype)
+    return a.astype(dtype)
+
+
+def _ref_resize(node, inputs, opset):
+    x = inputs[0]
+    at, plan, out = resize_plan(node, inputs, opset, x.shape)
+    if at["antialias"]:
+        raise UnsupportedOp(node.op, node=node.name, detail="antialias=1")
+    res = x.astype(np.float64)
+    for a, entry in enumerate(plan):
+        if entry is None:
+            continue
+        w, extrap = _resize_weights(at, x.shape[a], out[a], entry)
+        res = np.moveaxis(np.tensordot(w, res, axes=([1], [a])), 0, a)
+        if extrap is not None:
+            shape = [1] * x.ndim
+            shape[a] = out[a]
+            res = np.where(extrap.reshape(shape), at["extrap"], res)
+    return [_saturate(res, x.dtype)]
+
+
+def _check_resize_inputs(ctx: LowerCtx) -> list:
+    n = len(ctx.node.inputs)
+    for k in range(1, n):
+        if ctx.node.inputs[k] and ctx.input(k) is not None and ctx.const(k) is None:
+            what = {1: "scales"} if (ctx.node.op == "Upsample" or ctx.opset < 11) else {1: "roi", 2: "scales", 3: "sizes"}
+            ctx.require_const(k, what.get(k, "input"))
+    return [None] + [ctx.const(k) for k in range(1, n)]
+
+
+def _lower_resize(ctx: LowerCtx) -> None:
+    """Nearest: one guarded load; linear/cubic: a sum over the taps of every resized axis."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    at, plan, out = resize_plan(ctx.node, _check_resize_inputs(ctx), ctx.opset, x.shape)
+    if at["antialias"]:
+        raise ctx.unsupported("antialias=1")
+    if at["mode"] not in ("nearest", "linear", "cubic"):
+        raise ctx.unsupported(f"mode {at['mode']}")
+    if tuple(out) != y.shape:
+        raise ctx.unsupported(f"output shape {tuple(out)} disagrees with inferred {y.shape}")
+    i = out_vars(y.rank)
+    f64 = DType.float64
+    outside = const(False, DType.bool)     # tf_crop_and_resize: extrapolate
+    excluded = const(False, DType.bool)    # nearest with exclude_outside: the pick is outside
+    idx, weights, red_axes = list(i), [], []
+    for a, entry in enumerate(plan):
+        if entry is None:
+            continue
+        d = x.shape[a]
+        xc = _source_coord(cast(i[a], f64), at["ctm"], entry[0], d, entry[1], entry[2])
+        if at["ctm"] == "tf_crop_and_resize":
+            outside = logical_or(outside, logical_or(binary("lt", xc, 0.0), binary("gt", xc, float(d - 1))))
+        base = cast(unary("ceil", xc), DType.int64) - 1
+        r = xc - cast(base, f64)
+        if at["mode"] == "nearest":
+            pick = _nearest_index(at["nearest"], xc, base, r, None)
+            if at["exclude"]:
+                excluded = logical_or(excluded, logical_or(binary("lt", pick, 0), binary("ge", pick, d)))
+            idx[a] = clamp_index(pick, 0, d - 1)
+            continue
+        n, first = _taps(at["mode"])
+        rv = Var(f"r{len(red_axes)}")
+        red_axes.append((rv.name, n))
+        coeffs = [1 - r, r] if at["mode"] == "linear" else _cubic_coeffs(r, at["A"])
+        if at["exclude"]:
+            coeffs = [select(in_range(base + (first + t), 0, d), c, const(0.0, f64)) for t, c in enumerate(coeffs)]
+            total = coeffs[0]
+            for c in coeffs[1:]:
+                total = total + c
+            total = select(binary("eq", total, 0.0), const(1.0, f64), total)
+            coeffs = [c / total for c in coeffs]
+        w = coeffs[-1]
+        for t in reversed(range(n - 1)):
+            w = select(binary("eq", rv, t), coeffs[t], w)
+        weights.append(w)
+        idx[a] = clamp_index(base + first + rv, 0, d - 1)
+    v = load(0, x, idx)
+    if at["mode"] == "nearest":
+        zero = const(0, x.dtype)
+        body = select(excluded, zero, v) if at["exclude"] else v
+        fill = _saturate(np.array([at["extrap"]]), x.dtype.np)[0] if x.dtype is not DType.bfloat16 else at["extrap"]
+        body = select(outside, const(fill, x.dtype), body)
+        emit_expr(ctx, "resize_nearest", [0], body)
+        return
+    body = cast(v, f64)
+    for w in weights:
+        body = w * body
+    res = select(outside, const(at["extrap"], f64), Var("acc", f64))
+    if x.dtype.is_int:
+        lo, hi = np.iinfo(x.dtype.np).min, np.iinfo(x.dtype.np).max
+        res = unary("round", res)
+        res = select(binary("lt", res, float(lo)), const(float(lo), f64), select(binary("gt", res, float(hi)), const(float(hi), f64), res))
+        res = cast(res, x.dtype)
+    te = TensorExpr(f"resize_{at['mode']}", (x,), y, body, Reduce("sum", tuple(red_axes)), res)
+    ctx.emit(te, [ctx.in_name(0)], ctx.out_name(0))
+
+
+register("Resize", reference=_ref_resize)(_lower_resize)
+register("Upsample", reference=_ref_resize)(_lower_resize)
+
 __all__ = ["emit_expr", "emit_values", "wrap_index", "clamp_index", "index_value", "norm_axis", "opt",
-           "text", "attr_array", "slice_params", "TensorType", "logical_or"]
+           "text", "attr_array", "slice_params", "pad_params", "resize_plan"]

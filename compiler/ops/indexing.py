@@ -1,0 +1,285 @@
+"""Indexing ops: Gather, GatherElements, GatherND, ScatterND, ScatterElements (and the old Scatter),
+OneHot, and the data-dependent Compress, NonZero, Unique (lowered only when their inputs are
+constant: their output shapes depend on the data).
+
+Gathers are index maps with the loaded index wrapped by a select (negative counts from the end).
+Scatters are a copy kernel followed by an update kernel in which each thread owns a set of output
+elements and applies the updates that hit them in the order ONNX lists them: deterministic for
+duplicate indices and for every reduction."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..codegen.kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from ..ir.dtypes import DType
+from ..ir.texpr import binary, const, load, out_vars, select
+from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index
+from .registry import LowerCtx, register
+
+
+def _wrapped(idx: np.ndarray, n: int) -> np.ndarray:
+    idx = idx.astype(np.int64)
+    return np.where(idx < 0, idx + n, idx)
+
+
+# --- gathers --------------------------------------------------------------------------------
+
+def _ref_gather(node, inputs, opset):
+    x, idx = inputs
+    axis = norm_axis(node.attr("axis", 0), x.ndim)
+    return [np.take(x, _wrapped(idx, x.shape[axis]), axis=axis)]
+
+
+@register("Gather", reference=_ref_gather)
+def lower_gather(ctx: LowerCtx) -> None:
+    """out[a.., j.., b..] = x[a.., wrap(idx[j..]), b..]."""
+    x, it, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
+    axis = norm_axis(ctx.attr("axis", 0), x.rank)
+    i = out_vars(y.rank)
+    q = it.rank
+    v = wrap_index(index_value(load(1, it, i[axis:axis + q])), x.shape[axis])
+    emit_expr(ctx, "gather", [0, 1], load(0, x, i[:axis] + (v,) + i[axis + q:]))
+
+
+def _ref_gather_elements(node, inputs, opset):
+    x, idx = inputs
+    axis = norm_axis(node.attr("axis", 0), x.ndim)
+    return [np.take_along_axis(x, _wrapped(idx, x.shape[axis]), axis=axis)]
+
+
+@register("GatherElements", reference=_ref_gather_elements)
+def lower_gather_elements(ctx: LowerCtx) -> None:
+    x, it, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
+    axis = norm_axis(ctx.attr("axis", 0), x.rank)
+    i = out_vars(y.rank)
+    idx = list(i)
+    idx[axis] = wrap_index(index_value(load(1, it, i)), x.shape[axis])
+    emit_expr(ctx, "gather_elements", [0, 1], load(0, x, idx))
+
+
+def _ref_gather_nd(node, inputs, opset):
+    x, idx = inputs
+    b = node.attr("batch_dims", 0) if opset >= 12 else 0
+    k = idx.shape[-1]
+    batch = idx.shape[:b]
+    flat_x = x.reshape((math.prod(batch),) + x.shape[b:])
+    flat_i = idx.reshape((math.prod(batch), -1, k))
+    rows = []
+    for n in range(flat_x.shape[0]):
+        for t in flat_i[n]:
+            rows.append(flat_x[n][tuple(int(t[j]) + (x.shape[b + j] if t[j] < 0 else 0) for j in range(k))])
+    out_shape = idx.shape[:-1] + x.shape[b + k:]
+    return [np.array(rows, dtype=x.dtype).reshape(out_shape)]
+
+
+@register("GatherND", reference=_ref_gather_nd)
+def lower_gather_nd(ctx: LowerCtx) -> None:
+    """out[b.., j.., t..] = x[b.., idx[b.., j.., 0], .., idx[b.., j.., k-1], t..]."""
+    x, it, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
+    b = int(ctx.attr("batch_dims", 0))
+    k = it.shape[-1]
+    i = out_vars(y.rank)
+    q1 = it.rank - 1
+    comps = tuple(wrap_index(index_value(load(1, it, i[:q1] + (const(j, DType.int64),))), x.shape[b + j])
+                  for j in range(k))
+    emit_expr(ctx, "gather_nd", [0, 1], load(0, x, i[:b] + comps + i[q1:]))
+
+
+# --- scatters -------------------------------------------------------------------------------
+
+def _combine(red: str, a, b):
+    if red == "add":
+        return a + b
+    if red == "mul":
+        return a * b
+    if red == "max":
+        return np.maximum(a, b)
+    if red == "min":
+        return np.minimum(a, b)
+    return b
+
+
+def _ref_scatter_nd(node, inputs, opset):
+    x, idx, upd = inputs
+    red = text(node.attr("reduction", "none")) if opset >= 16 else "none"
+    out = np.array(x, copy=True)
+    k = idx.shape[-1]
+    flat_i = idx.reshape(-1, k)
+    flat_u = upd.reshape((flat_i.shape[0],) + x.shape[k:])
+    for t, u in zip(flat_i, flat_u):
+        pos = tuple(int(v) + (x.shape[j] if v < 0 else 0) for j, v in enumerate(t))
+        out[pos] = _combine(red, out[pos], u)
+    return [out]
+
+
+def _ref_scatter_elements(node, inputs, opset):
+    x, idx, upd = inputs
+    red = text(node.attr("reduction", "none")) if node.op == "ScatterElements" and opset >= 16 else "none"
+    axis = norm_axis(node.attr("axis", 0), x.ndim)
+    out = np.array(x, copy=True)
+    w = _wrapped(idx, x.shape[axis])
+    for pos in np.ndindex(*idx.shape):
+        dst = list(pos)
+        dst[axis] = int(w[pos])
+        out[tuple(dst)] = _combine(red, out[tuple(dst)], upd[pos])
+    return [out]
+
+
+def _copy_input(ctx: LowerCtx) -> None:
+    y = ctx.out_types[0]
+    emit_expr(ctx, "scatter_copy", [0], load(0, ctx.input(0), out_vars(y.rank)))
+
+
+def _update_statement(red: str, dst: str, src: str, dtype: DType) -> str:
+    """C statement applying one update to out element `dst` (compute in the compute type)."""
+    ct, t = dtype.compute_ctype, dtype.ctype
+    a, b = f"(({ct}){dst})", f"(({ct}){src})"
+    expr = {"none": b, "add": f"({a} + {b})", "mul": f"({a} * {b})",
+            "max": f"by_max({a}, {b})", "min": f"by_min({a}, {b})"}[red]
+    return f"{dst} = ({t})({expr});"
+
+
+def _emit_update_kernel(ctx: LowerCtx, prefix: str, threads_total: int, body: list[str]) -> None:
+    x, it, ut = ctx.input(0), ctx.input(1), ctx.input(2)
+    params = (f"const {it.dtype.ctype}* __restrict__ idx, const {ut.dtype.ctype}* __restrict__ upd, "
+              f"{x.dtype.ctype}* __restrict__ out")
+    lines = [f"BY_KERNEL void {NAME_PLACEHOLDER}({params}) {{",
+             f"  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < {threads_total}ll; "
+             f"p += (long long)gridDim.x * blockDim.x) {{"]
+    lines += ["    " + s for s in body]
+    lines += ["  }", "}"]
+    entry, src = finish_source(prefix, "\n".join(lines) + "\n")
+    block = 128
+    ctx.emit_kernel(Kernel(
+        entry=entry, source=src,
+        params=(KernelParam(it.dtype.ctype, ctx.in_name(1), False), KernelParam(ut.dtype.ctype, ctx.in_name(2), False),
+                KernelParam(x.dtype.ctype, ctx.out_name(0), True)),
+        grid=(max(1, min(math.ceil(threads_total / block), 4096)), 1, 1), block=(block, 1, 1),
+        config=(("schedule", "ordered_updates"),)))
+
+
+@register("ScatterND", reference=_ref_scatter_nd)
+def lower_scatter_nd(ctx: LowerCtx) -> None:
+    """Copy, then one thread per element of an update slice, applying all updates in order."""
+    x, it = ctx.input(0), ctx.input(1)
+    red = text(ctx.attr("reduction", "none")) if ctx.opset >= 16 else "none"
+    if red not in ("none", "add", "mul", "max", "min"):
+        raise ctx.unsupported(f"reduction {red}")
+    _copy_input(ctx)
+    k = it.shape[-1]
+    n_upd = math.prod(it.shape[:-1])
+    slice_size = math.prod(x.shape[k:])
+    if n_upd == 0 or slice_size == 0:
+        return
+    body = [f"for (long long u = 0; u < {n_upd}ll; ++u) {{", "  long long off = 0;"]
+    for j in range(k):
+        d = x.shape[j]
+        body.append(f"  {{ long long v = (long long)idx[u * {k}ll + {j}ll]; if (v < 0) v += {d}ll; off = off * {d}ll + v; }}")
+    body.append("  " + _update_statement(red, f"out[off * {slice_size}ll + p]", f"upd[u * {slice_size}ll + p]", x.dtype))
+    body.append("}")
+    _emit_update_kernel(ctx, "scatter_nd_update", slice_size, body)
+
+
+def _lower_scatter_elements(ctx: LowerCtx) -> None:
+    """Copy, then one thread per index position off the axis, walking the axis in order."""
+    x, it = ctx.input(0), ctx.input(1)
+    red = text(ctx.attr("reduction", "none")) if ctx.node.op == "ScatterElements" and ctx.opset >= 16 else "none"
+    if red not in ("none", "add", "mul", "max", "min"):
+        raise ctx.unsupported(f"reduction {red}")
+    axis = norm_axis(ctx.attr("axis", 0), x.rank)
+    _copy_input(ctx)
+    if it.size == 0:
+        return
+    r = x.rank
+    ishape, xshape = it.shape, x.shape
+    istr = [math.prod(ishape[a + 1:]) for a in range(r)]
+    xstr = [math.prod(xshape[a + 1:]) for a in range(r)]
+    others = [a for a in range(r) if a != axis]
+    body = ["long long rem = p, ioff = 0, xoff = 0;"]
+    for a in reversed(others):
+        body.append(f"{{ long long c = rem % {ishape[a]}ll; rem /= {ishape[a]}ll; "
+                    f"ioff += c * {istr[a]}ll; xoff += c * {xstr[a]}ll; }}")
+    body.append(f"for (long long t = 0; t < {ishape[axis]}ll; ++t) {{")
+    body.append(f"  const long long q = ioff + t * {istr[axis]}ll;")
+    body.append(f"  long long v = (long long)idx[q]; if (v < 0) v += {xshape[axis]}ll;")
+    body.append("  " + _update_statement(red, f"out[xoff + v * {xstr[axis]}ll]", "upd[q]", x.dtype))
+    body.append("}")
+    _emit_update_kernel(ctx, "scatter_elements_update", it.size // ishape[axis], body)
+
+
+register("ScatterElements", reference=_ref_scatter_elements)(_lower_scatter_elements)
+register("Scatter", reference=_ref_scatter_elements)(_lower_scatter_elements)
+
+
+# --- OneHot ---------------------------------------------------------------------------------
+
+def _ref_one_hot(node, inputs, opset):
+    idx, depth, values = inputs
+    depth = int(np.asarray(depth).reshape(-1)[0])
+    axis = norm_axis(node.attr("axis", -1), idx.ndim + 1)
+    w = _wrapped(np.asarray(idx), depth)
+    hot = np.expand_dims(w, axis) == np.arange(depth).reshape((depth,) + (1,) * (idx.ndim - axis))
+    values = values.reshape(-1)
+    return [np.where(hot, values[1], values[0]).astype(values.dtype)]
+
+
+@register("OneHot", reference=_ref_one_hot)
+def lower_one_hot(ctx: LowerCtx) -> None:
+    """out[.., d, ..] = on if wrap(idx[..]) == d else off; depth is the output's static extent."""
+    it, vt, y = ctx.input(0), ctx.input(2), ctx.out_types[0]
+    axis = norm_axis(ctx.attr("axis", -1), y.rank)
+    depth = y.shape[axis]
+    i = out_vars(y.rank)
+    v = wrap_index(index_value(load(0, it, i[:axis] + i[axis + 1:])), depth)
+    on, off = load(1, vt, (const(1, DType.int64),)), load(1, vt, (const(0, DType.int64),))
+    emit_expr(ctx, "one_hot", [0, 2], select(binary("eq", v, i[axis]), on, off))
+
+
+# --- data-dependent output shapes: only with constant inputs ---------------------------------
+
+def _ref_compress(node, inputs, opset):
+    x, cond = inputs
+    axis = node.attr("axis")
+    return [np.compress(cond.reshape(-1).astype(bool), x, axis=axis)]
+
+
+def _ref_nonzero(node, inputs, opset):
+    return [np.array(np.nonzero(inputs[0]), dtype=np.int64).reshape(inputs[0].ndim, -1)]
+
+
+def _ref_unique(node, inputs, opset):
+    x = inputs[0]
+    axis = node.attr("axis")
+    is_sorted = node.attr("sorted", 1)
+    ax = None if axis is None else norm_axis(axis, x.ndim)
+    y, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=ax)
+    inverse = inverse.reshape(-1)
+    if not is_sorted:
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        y = np.take(y, order, axis=0 if ax is None else ax)
+        first, counts, inverse = first[order], counts[order], rank[inverse]
+    i64 = np.int64
+    return [y, first.astype(i64), inverse.astype(i64), counts.astype(i64)]
+
+
+def _lower_folded(ctx: LowerCtx) -> None:
+    """Writes the reference's outputs when every input is constant; else the shape is unknown."""
+    from .registry import lookup
+    consts = [ctx.const(k) for k in range(len(ctx.node.inputs))]
+    if any(c is None for c, name in zip(consts, ctx.node.inputs) if name):
+        raise ctx.unsupported("data-dependent output shape")
+    outs = lookup(ctx.node.op, ctx.node.domain, ctx.node.name).reference(ctx.node, consts, ctx.opset)
+    for k, name in enumerate(ctx.node.outputs):
+        if name:
+            emit_values(ctx, outs[k], out=k)
+
+
+register("Compress", reference=_ref_compress)(_lower_folded)
+register("NonZero", reference=_ref_nonzero)(_lower_folded)
+register("Unique", reference=_ref_unique)(_lower_folded)
+
+__all__ = ["lower_gather", "lower_gather_elements", "lower_gather_nd", "lower_scatter_nd", "lower_one_hot"]

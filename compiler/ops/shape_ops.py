@@ -1,0 +1,102 @@
+"""Shape ops: Shape, Size, ConstantOfShape, Range, Constant.
+
+The frontend folds them with these references whenever their inputs are constant. The lowerings
+cover the rest: Shape and Size only depend on static shapes, so they write known values;
+ConstantOfShape fills its static output; Range with runtime inputs has a data-dependent length."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ir.dtypes import DType
+from ..ir.texpr import const
+from .movement import attr_array, emit_expr, emit_values
+from .registry import LowerCtx, register
+
+
+def _shape_range(node, rank, opset):
+    start, end = (node.attr("start", 0), node.attr("end")) if opset >= 15 else (0, None)
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
+    return start, max(start, end)
+
+
+def _ref_shape(node, inputs, opset):
+    x = inputs[0]
+    s, e = _shape_range(node, x.ndim, opset)
+    return [np.array(x.shape[s:e], dtype=np.int64)]
+
+
+@register("Shape", reference=_ref_shape)
+def lower_shape(ctx: LowerCtx) -> None:
+    x = ctx.input(0)
+    s, e = _shape_range(ctx.node, x.rank, ctx.opset)
+    emit_values(ctx, np.array(x.shape[s:e], dtype=np.int64))
+
+
+def _ref_size(node, inputs, opset):
+    return [np.array(inputs[0].size, dtype=np.int64)]
+
+
+@register("Size", reference=_ref_size)
+def lower_size(ctx: LowerCtx) -> None:
+    emit_values(ctx, np.array(ctx.input(0).size, dtype=np.int64))
+
+
+def _fill_value(node) -> np.ndarray:
+    v = attr_array(node.attr("value"))
+    return np.zeros(1, dtype=np.float32) if v is None else v.reshape(-1)
+
+
+def _ref_constant_of_shape(node, inputs, opset):
+    v = _fill_value(node)
+    return [np.full([int(d) for d in inputs[0].reshape(-1)], v[0], dtype=v.dtype)]
+
+
+@register("ConstantOfShape", reference=_ref_constant_of_shape)
+def lower_constant_of_shape(ctx: LowerCtx) -> None:
+    """The output shape is static (inferred), so the kernel is a fill with the attribute value."""
+    y = ctx.out_types[0]
+    v = _fill_value(ctx.node)[0]
+    value = float(v) if y.dtype.is_float else (bool(v) if y.dtype is DType.bool else int(v))
+    emit_expr(ctx, "constant_of_shape", [], const(value, y.dtype))
+
+
+def _ref_range(node, inputs, opset):
+    start, limit, delta = (np.asarray(a).reshape(()) for a in inputs)
+    n = max(int(math.ceil((float(limit) - float(start)) / float(delta))), 0)
+    dt = start.dtype
+    if np.issubdtype(dt, np.integer):
+        return [(int(start) + int(delta) * np.arange(n, dtype=np.int64)).astype(dt)]
+    return [(start + (delta * np.arange(n, dtype=dt)).astype(dt)).astype(dt)]
+
+
+@register("Range", reference=_ref_range)
+def lower_range(ctx: LowerCtx) -> None:
+    consts = [ctx.const(k) for k in range(3)]
+    if any(c is None for c in consts):
+        raise ctx.unsupported("data-dependent output shape (start, limit, delta must be constants)")
+    emit_values(ctx, _ref_range(ctx.node, consts, ctx.opset)[0])
+
+
+def _ref_constant(node, inputs, opset):
+    for name, kind in (("value", None), ("value_float", np.float32), ("value_floats", np.float32),
+                       ("value_int", np.int64), ("value_ints", np.int64)):
+        v = node.attr(name)
+        if v is not None:
+            return [attr_array(v) if kind is None else np.array(v, dtype=kind)]
+    for name in ("value_string", "value_strings", "sparse_value"):
+        if node.attr(name) is not None:
+            from ..errors import UnsupportedOp
+            raise UnsupportedOp("Constant", node=node.name, detail=f"{name} attribute")
+    raise ValueError("Constant without a value")
+
+
+@register("Constant", reference=_ref_constant)
+def lower_constant(ctx: LowerCtx) -> None:
+    """Normally folded by the frontend; small values can also be written by a kernel."""
+    emit_values(ctx, _ref_constant(ctx.node, [], ctx.opset)[0])
+
+
+__all__ = ["lower_shape", "lower_size", "lower_constant_of_shape", "lower_range", "lower_constant"]
