@@ -39,6 +39,7 @@ def plan_memory(plan: Plan) -> Plan:
             r = find(n)
             last[r] = max(last.get(r, i), i)
     for n in plan.outputs:
+        first.setdefault(find(n), 0)  # an empty output no kernel writes still needs a buffer
         last[find(n)] = end
 
     live = sorted((first[r], last[r], r) for r in first

@@ -6,6 +6,11 @@ import numpy as np
 from ..errors import RuntimeFault
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
+
+
+def _contiguous(a) -> np.ndarray:
+    """C-contiguous, keeping rank 0 (np.ascontiguousarray would make a scalar 1-D)."""
+    return np.require(a, requirements="C")
 from .plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 
@@ -49,7 +54,7 @@ class Executor:
     def _load_constants(self, plan: Plan) -> None:
         for name, c in plan.constants:
             if name not in self._constants:
-                self._constants[name] = self.backend.to_device(np.ascontiguousarray(c.array()))
+                self._constants[name] = self.backend.to_device(_contiguous(c.array()))
         for s in plan.steps:
             for sub in _subplans(s):
                 self._load_constants(sub)
@@ -70,7 +75,7 @@ class Executor:
                     a = a.astype(t.dtype.np)
                 else:
                     raise RuntimeFault(f"input '{name}' has dtype {a.dtype}, the model expects {t.dtype.name}")
-            scope[name] = self.backend.to_device(np.ascontiguousarray(a))
+            scope[name] = self.backend.to_device(_contiguous(a))
         extra = set(inputs) - set(self.plan.inputs)
         if extra:
             raise RuntimeFault(f"unknown inputs {sorted(extra)}", hint=f"the model's inputs are {list(self.plan.inputs)}")
@@ -177,7 +182,7 @@ class Executor:
             for k, (name, arr) in enumerate(zip(body.inputs[step.n_state:], scan_arrays)):
                 ax = step.scan_input_axes[k] % arr.ndim
                 idx = length - 1 - t if step.scan_input_reverse[k] else t
-                inner[name] = self.backend.to_device(np.ascontiguousarray(np.take(arr, idx, axis=ax)))
+                inner[name] = self.backend.to_device(_contiguous(np.take(arr, idx, axis=ax)))
             self._run_plan(body, inner)
             state = [self.backend.clone(inner[n]) for n in body.outputs[:step.n_state]]
             for k, n in enumerate(body.outputs[step.n_state:]):
@@ -188,7 +193,7 @@ class Executor:
                 parts = parts[::-1]
             stacked = np.stack(parts, axis=0)
             ax = step.scan_output_axes[k] % stacked.ndim
-            results.append(self.backend.to_device(np.ascontiguousarray(np.moveaxis(stacked, 0, ax))))
+            results.append(self.backend.to_device(_contiguous(np.moveaxis(stacked, 0, ax))))
         self._bind_outputs(step.outputs, results, scope, types)
 
 
@@ -225,7 +230,7 @@ class HostBackend:
         return arena[offset:offset + t.nbytes].view(t.dtype.np).reshape(t.shape)
 
     def to_device(self, a: np.ndarray):
-        return np.ascontiguousarray(a).copy()
+        return np.array(a, order="C", copy=True)
 
     def to_host(self, a) -> np.ndarray:
         return a

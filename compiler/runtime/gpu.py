@@ -7,6 +7,11 @@ from ..errors import RuntimeFault
 from ..ir.graph import TensorType
 
 
+def _contiguous(a) -> np.ndarray:
+    """C-contiguous, keeping rank 0 (np.ascontiguousarray would make a scalar 1-D)."""
+    return np.require(a, requirements="C")
+
+
 def _cupy():
     try:
         import cupy
@@ -61,7 +66,7 @@ class GpuBackend:
         return arena[offset:offset + t.nbytes].view(t.dtype.np).reshape(t.shape)
 
     def to_device(self, a: np.ndarray):
-        return self.cp.asarray(np.ascontiguousarray(a))
+        return self.cp.asarray(_contiguous(a))
 
     def to_host(self, a) -> np.ndarray:
         return self.cp.asnumpy(a)
