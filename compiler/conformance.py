@@ -36,7 +36,45 @@ def load_cases(ops: set[str] | None = None, names: str | None = None):
     return sorted(cases, key=lambda c: c.name)
 
 
+LIGHT_DIR = "backend/test/data/light"
+
+
+class LightCase:
+    """One of ONNX's real-model graphs (ResNet-50, DenseNet-121, ...), with ONNX's own dummy input
+    (arange / n, as its backend test runner makes it) and the stored expected output."""
+
+    kind = "light"
+    rtol, atol = 1e-3, 1e-7
+
+    def __init__(self, path: str):
+        import os
+        import onnx
+        from onnx import numpy_helper
+        from onnx.backend.test.runner import Runner
+        self.name = "test_" + os.path.basename(path)[len("light_"):-len(".onnx")]
+        self.model = onnx.load(path)
+        inits = {t.name for t in self.model.graph.initializer}
+        inputs = [Runner.generate_dummy_data(x, seed=0, name=self.name, random=False)
+                  for x in self.model.graph.input if x.name not in inits]
+        out = numpy_helper.to_array(onnx.load_tensor(path[:-len(".onnx")] + "_output_0.pb"))
+        self.data_sets = [(inputs, [out])]
+
+
+def load_light_cases(names: str | None = None) -> list:
+    import glob
+    import os
+    import onnx
+    paths = sorted(glob.glob(os.path.join(os.path.dirname(onnx.__file__), LIGHT_DIR, "light_*.onnx")))
+    cases = [LightCase(p) for p in paths]
+    if names:
+        rx = re.compile(names)
+        cases = [c for c in cases if rx.search(c.name)]
+    return cases
+
+
 def primary_op(case) -> str:
+    if getattr(case, "kind", "") == "light":
+        return "light-model"
     ops = [n.op_type for n in case.model.graph.node]
     return ops[0] if len(ops) == 1 else (ops[-1] if not case.name.endswith("_expanded") else "expanded")
 
@@ -155,9 +193,13 @@ def main(argv=None) -> int:
     ap.add_argument("--failures", action="store_true", help="print every non-passing case")
     ap.add_argument("--json", default=None, help="write all results to this file")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a case of a supported op fails")
+    ap.add_argument("--light", choices=["with", "only", "without"], default="with",
+                    help="ONNX's real-model graphs (data/light) too, only them, or not")
     a = ap.parse_args(argv)
     ops = {o for o in a.ops.split(",") if o} or None
-    cases = load_cases(ops, a.names)
+    cases = [] if a.light == "only" else load_cases(ops, a.names)
+    if a.light != "without" and not ops:
+        cases += load_light_cases(a.names)
     if a.sample:
         per: dict[str, int] = collections.Counter()
         kept = []

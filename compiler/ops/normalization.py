@@ -472,3 +472,44 @@ def lower_mvn(ctx: LowerCtx) -> None:
     ki = keepdims_index(x.rank, axes, iv)
     body = (cast(load(0, x, iv), mdt) - load(1, kt, ki)) / (unary("sqrt", load(2, kt, ki)) + const(MVN_EPSILON, mdt))
     ctx.emit(TensorExpr("mvn", (x, kt, kt), y, body), [ctx.in_name(0), mean, var], ctx.out_name(0))
+
+
+# --- LRN ----------------------------------------------------------------------------------------
+
+def _lrn_window(size: int) -> tuple[int, int]:
+    """Channels [c - before, c + after] take part, per the spec's floor/ceil of (size-1)/2."""
+    return (size - 1) // 2, math.ceil((size - 1) / 2)
+
+
+def _ref_lrn(node: Node, inputs, opset):
+    x = inputs[0]
+    size = int(node.attr("size"))
+    alpha, beta, bias = node.attr("alpha", 1e-4), node.attr("beta", 0.75), node.attr("bias", 1.0)
+    before, after = _lrn_window(size)
+    xf = x.astype(np.float64)
+    sq = np.zeros_like(xf)
+    c = x.shape[1]
+    for k in range(c):
+        lo, hi = max(0, k - before), min(c - 1, k + after)
+        sq[:, k] = np.sum(xf[:, lo:hi + 1] ** 2, axis=1)
+    return [(xf / (bias + alpha / size * sq) ** beta).astype(x.dtype)]
+
+
+@register("LRN", reference=_ref_lrn)
+def lower_lrn(ctx: LowerCtx) -> None:
+    """Sum of squares over a channel window as a reduction; the normalisation in the epilogue."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    size = int(ctx.attr("size"))
+    alpha, beta, bias = float(ctx.attr("alpha", 1e-4)), float(ctx.attr("beta", 0.75)), float(ctx.attr("bias", 1.0))
+    before, _ = _lrn_window(size)
+    i = out_vars(y.rank)
+    r = Var("r0")
+    ch = i[1] - before + r
+    idx = (i[0], ch) + tuple(i[2:])
+    v = load(0, x, idx)
+    body = select(binary("and", binary("ge", ch, 0), binary("lt", ch, x.shape[1])), v * v, const(0.0, x.dtype))
+    acc = Var("acc", x.dtype)
+    denom = binary("pow", const(bias, x.dtype) + acc * (alpha / size), const(beta, x.dtype))
+    epilogue = load(0, x, i) / denom
+    ctx.emit(TensorExpr("lrn", (x,), y, body, Reduce("sum", (("r0", size),)), epilogue),
+             [ctx.in_name(0)], ctx.out_name(0))
