@@ -66,7 +66,7 @@ def test_branchy_takes_both_branches(tmp_path, models_dir):
     assert means[0] > 0 > means[1]
 
 
-@pytest.mark.parametrize("name", ["bert", "resnet"])
+@pytest.mark.parametrize("name", shared_models())
 def test_kernels_build_for_sm80(name, models_dir):
     """The same kernels build for Ampere (sm_80) too."""
     from compiler import compile
