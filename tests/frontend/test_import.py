@@ -116,7 +116,7 @@ def test_truncated_model_file(tmp_path):
     data = (MODELS_DIR / "bert.onnx").read_bytes()
     p = tmp_path / "half.onnx"
     p.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ModelError, match="half is not a valid ONNX model"):
+    with pytest.raises(ModelError, match="half.onnx is not a valid ONNX model"):
         import_model(p)
 
 
