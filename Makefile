@@ -10,7 +10,7 @@ SHARED ?= ../shared
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[nvrtc,reference,test]"
+	$(BIN)/python -m pip install -q -e ".[nvrtc,reference,test,service]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -29,8 +29,10 @@ gpu-check:
 	mkdir -p bench/results
 	python3 -m pytest -q tests/gpu -p no:cacheprovider 2>&1 | tee bench/results/gpu-check-$$(date -u +%Y%m%dT%H%M%SZ).txt
 
+# The service on its embedded default: API on 127.0.0.1:$${BRICKYARD_PORT:-8000}, one worker,
+# SQLite + a local queue + the kernel store under $${BRICKYARD_HOME:-./var}.
 run: $(STAMP)
-	@echo "The service arrives with the service issue; for now use: $(BIN)/brickyard compile MODEL.onnx --target h100 -o OUT.tar.gz"
+	$(BIN)/python -m api.serve
 
 clean:
 	rm -rf $(VENV) var build *.egg-info

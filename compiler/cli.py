@@ -84,6 +84,14 @@ def cmd_targets(a) -> int:
     return 0
 
 
+def cmd_token(a) -> int:
+    try:
+        from api.tokens import main as tokens_main
+    except ImportError:
+        raise SystemExit(_fail("the service is not installed: make install")) from None
+    return tokens_main([a.action, *a.args])
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="brickyard", description="Compile ONNX models to CUDA kernels.")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -108,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("targets", help="list the target presets")
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_targets)
+    tk = sub.add_parser("token", help="service API tokens: token create NAME")
+    tk.add_argument("action", choices=["create", "list"])
+    tk.add_argument("args", nargs="*")
+    tk.set_defaults(fn=cmd_token)
     return p
 
 

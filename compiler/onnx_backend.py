@@ -72,18 +72,39 @@ def _compile(model, device: str, target):
     return compile_model(model, target, opts)
 
 
-def _shape_inputs(model) -> tuple[str, ...]:
-    """Small integer graph inputs: the candidates for values that decide shapes."""
+def _shape_inputs(model, any_dtype: bool = False) -> tuple[str, ...]:
+    """Small graph inputs, the candidates for values that decide shapes: integer ones (axes, k,
+    shapes) or, when those are not enough, any (Resize scales, Range bounds)."""
     inits = {t.name for t in model.graph.initializer}
     out = []
     for i in model.graph.input:
         tt = i.type.tensor_type
-        if i.name in inits or tt.elem_type not in (6, 7):  # int32, int64
+        if i.name in inits or not (any_dtype or tt.elem_type in (6, 7)):  # int32, int64
             continue
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim]
         if all(d >= 0 for d in dims) and int(np.prod(dims, dtype=np.int64)) <= 64:
             out.append(i.name)
     return tuple(out)
+
+
+def _bound_still_fails(model, bind, dev, target) -> bool:
+    """Whether binding `bind` (to ones of their type) still leaves shapes unknown."""
+    from onnx import helper
+    from .errors import ShapeError, UnsupportedOp
+    from .frontend.onnx_import import import_model
+    values = {}
+    for i in model.graph.input:
+        if i.name in bind:
+            tt = i.type.tensor_type
+            shape = [d.dim_value for d in tt.shape.dim]
+            values[i.name] = np.ones(shape, dtype=helper.tensor_dtype_to_np_dtype(tt.elem_type))
+    try:
+        import_model(bind_inputs(model, values))
+        return False
+    except (ShapeError, UnsupportedOp):
+        return True
+    except Exception:  # other errors (values of 1 may be invalid): decided at run time
+        return False
 
 
 class BrickyardBackend(Backend):
@@ -98,10 +119,12 @@ class BrickyardBackend(Backend):
             model = onnx.load_model_from_string(model) if isinstance(model, bytes) else onnx.load(model)
         try:
             return BrickyardRep(model, dev, target, artifact=_compile(model, dev, target))
-        except (ShapeError, UnsupportedOp):
+        except (ShapeError, UnsupportedOp) as e:
             bind = _shape_inputs(model)
+            if not bind or _bound_still_fails(model, bind, dev, target):
+                bind = _shape_inputs(model, any_dtype=True)
             if not bind:
-                raise
+                raise e
             return BrickyardRep(model, dev, target, bind=bind)
 
     @classmethod

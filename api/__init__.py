@@ -1,0 +1,1 @@
+"""Brickyard's REST service (FastAPI): models, targets, compilations, artifacts, kernels, health."""

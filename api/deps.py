@@ -1,0 +1,45 @@
+"""Dependencies of the routes: a database session, the settings, the caller's owner (bearer token)."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
+
+from . import crud
+from .db import new_session
+from .models import Owner
+from .settings import Settings, get_settings
+
+
+def get_session() -> Iterator[Session]:
+    session = new_session()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def current_owner(request: Request, session: SessionDep) -> Owner:
+    """The owner of the request's bearer token; 401 without a valid one."""
+    auth = request.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise HTTPException(401, "missing API token: send 'Authorization: Bearer <token>'",
+                            headers={"WWW-Authenticate": "Bearer"})
+    owner = crud.owner_for_token(session=session, token=token.strip())
+    if owner is None:
+        raise HTTPException(401, "invalid or revoked API token", headers={"WWW-Authenticate": "Bearer"})
+    return owner
+
+
+CurrentOwner = Annotated[Owner, Depends(current_owner)]

@@ -1,0 +1,69 @@
+"""The reconciler: makes the database's queued and running jobs match what workers actually do.
+
+Rules (run at API start and every BRICKYARD_RECONCILE_INTERVAL seconds; every action is a conditional
+update, so several API processes may run it at once):
+- a `running` job whose heartbeat is older than BRICKYARD_HEARTBEAT_TIMEOUT lost its worker (killed,
+  machine gone, service stopped mid-compile): it goes back to `queued` and is enqueued again;
+- a `queued` job eligible for longer than BRICKYARD_QUEUED_GRACE with no message for its current task id
+  in the embedded queue (publish failed, message lost with a worker) is enqueued again; with a broker
+  that cannot be inspected (Redis), after BRICKYARD_REQUEUE_QUEUED_AFTER seconds instead.
+A duplicate message is harmless: the task claims a job only from `queued` (or from a silent `running`)."""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+
+from . import crud
+from .db import session_scope
+from .models import utcnow
+from .settings import get_settings
+
+log = logging.getLogger("brickyard.reconciler")
+
+
+def reconcile_once() -> dict[str, list[str]]:
+    """One pass; returns the ids it re-enqueued, by reason."""
+    from worker.queueing import enqueue, waiting_task_ids
+    s = get_settings()
+    now = utcnow()
+    silent_before = now - dt.timedelta(seconds=s.heartbeat_timeout)
+    lost = []
+    with session_scope() as session:
+        for job in crud.stale_running_jobs(session=session, stale_before=silent_before):
+            msg = f"worker lost (no heartbeat for {s.heartbeat_timeout:g} s): queued again"
+            if crud.back_to_queue(session=session, job_id=job.id, attempt=job.attempts, message=msg,
+                                  silent_before=silent_before):
+                lost.append((job.id, job.queue))
+    for job_id, queue in lost:
+        enqueue(job_id, queue)
+
+    inspectable = waiting_task_ids() is not None
+    wait = s.queued_grace if inspectable else s.requeue_queued_after
+    with session_scope() as session:
+        waiting = [(j.id, j.queue, j.task_id) for j in
+                   crud.waiting_jobs(session=session, queued_before=now - dt.timedelta(seconds=wait))]
+    orphans = []
+    if waiting:
+        live = waiting_task_ids()  # read after the jobs, so a message published meanwhile is seen
+        for job_id, queue, task_id in waiting:
+            if live is None or task_id not in live:
+                if enqueue(job_id, queue, replacing=task_id):
+                    orphans.append(job_id)
+    if lost or orphans:
+        log.warning("reconciler: re-enqueued %d lost running and %d orphaned queued jobs", len(lost), len(orphans))
+    return {"lost": [j for j, _ in lost], "orphaned": orphans}
+
+
+async def reconcile_forever(stop: asyncio.Event) -> None:
+    """Runs reconcile_once now and then every interval until `stop` is set; errors are logged, not fatal."""
+    s = get_settings()
+    while not stop.is_set():
+        try:
+            await asyncio.to_thread(reconcile_once)
+        except Exception as e:  # noqa: BLE001 - the database or broker is down: try again next round
+            log.warning("reconciler pass failed: %s", e)
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=s.reconcile_interval)
+        except asyncio.TimeoutError:
+            pass

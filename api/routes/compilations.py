@@ -1,0 +1,252 @@
+"""/v1/compilations: create (deduplicated against finished twins), get, list, cancel, events, downloads."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from typing import Literal
+
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, StreamingResponse
+
+from compiler import __version__
+from compiler.errors import CompilerError
+from compiler.pipeline import CompileOptions
+from compiler.targets import get_target
+
+from .. import crud
+from ..blobs import verified_path
+from ..db import session_scope
+from ..deps import CurrentOwner, SessionDep, SettingsDep
+from ..errors import ApiError
+from ..models import TERMINAL_STATES, Model
+from ..schemas import CompilationCreate, CompilationList, CompilationOut, ErrorOut, State
+
+router = APIRouter(prefix="/compilations", tags=["compilations"])
+ERRORS = {401: {"model": ErrorOut}, 404: {"model": ErrorOut}}
+log = logging.getLogger("brickyard.api")
+
+
+def toolchain(arch: str) -> str:
+    """The compiler and NVRTC versions and the arch: part of a compilation's dedup key."""
+    try:
+        from compiler.pipeline import toolchain_key
+        return toolchain_key(arch)
+    except Exception:  # noqa: BLE001 - no NVRTC in this process: the version alone still separates builds
+        return f"brickyard-{__version__}/nvrtc-unknown/{arch}"
+
+
+def check_target_spec(spec: dict) -> None:
+    """Types and ranges of a user's target spec (get_target checks names and consistency)."""
+    import dataclasses
+
+    from compiler.targets import Target
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Target)}
+    for key, value in spec.items():
+        kind = kinds.get(key)
+        if kind is None:
+            continue  # get_target names unknown fields
+        ok = True
+        if kind == "str":
+            ok = isinstance(value, str) and bool(value.strip())
+        elif kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        elif kind == "float":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+        elif key == "mma_shapes":
+            ok = isinstance(value, list) and all(
+                isinstance(m, list) and len(m) == 3 and all(isinstance(x, int) and not isinstance(x, bool) and x > 0
+                                                             for x in m) for m in value)
+        if not ok:
+            want = {"str": "a non-empty string", "int": "a positive integer", "float": "a non-negative number"}.get(
+                kind, "a list of [m, n, k] positive integer triples")
+            raise ApiError(422, f"target.{key} must be {want}, not {value!r}", category="target")
+
+
+def check_input_shapes(model: Model, shapes: dict[str, list[int]]) -> None:
+    """The options' input shapes against the model's declared inputs (the same rules as import)."""
+    inputs = {i["name"]: i for i in model.inputs}
+    for name, dims in shapes.items():
+        if name not in inputs:
+            raise ApiError(422, f"options.input_shapes names '{name}', which is not an input of the model "
+                                f"(inputs: {', '.join(inputs) or 'none'})", category="shape")
+        if any(d < 0 for d in dims):
+            raise ApiError(422, f"options.input_shapes['{name}'] = {dims}: sizes must be non-negative",
+                           category="shape")
+        declared = inputs[name]["shape"]
+        if declared is None:
+            continue
+        if len(declared) != len(dims):
+            raise ApiError(422, f"input '{name}' has rank {len(declared)}, but options.input_shapes gives "
+                                f"{len(dims)} sizes {dims}", category="shape")
+        for axis, (d, w) in enumerate(zip(declared, dims)):
+            if isinstance(d, int) and d != w:
+                raise ApiError(422, f"input '{name}' has static size {d} on axis {axis}, but "
+                                    f"options.input_shapes gives {w}", category="shape")
+    for name, i in inputs.items():
+        if name not in shapes and (i["shape"] is None or any(isinstance(d, str) for d in i["shape"])):
+            raise ApiError(422, f"input '{name}' has dynamic dimensions {i['shape']}: give "
+                                f"options.input_shapes['{name}']", category="shape")
+
+
+@router.post("", status_code=201, response_model=CompilationOut, responses={**ERRORS, 422: {"model": ErrorOut}})
+def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: SessionDep):
+    """Queues a compilation; if the same model bytes, target, options and toolchain already succeeded,
+    the job is created already succeeded with that artifact (no compile runs)."""
+    from worker.app import queue_for_arch
+    from worker.queueing import enqueue
+    model = crud.get_model(session=session, owner_id=owner.id, model_id=body.model_id)
+    if model is None:
+        raise ApiError(404, f"model {body.model_id} not found")
+    if isinstance(body.target, dict):
+        check_target_spec(body.target)
+    try:
+        target = get_target(body.target)
+    except CompilerError as e:
+        raise ApiError(422, e.one_line(), category=e.category) from None
+    except (TypeError, ValueError) as e:
+        raise ApiError(422, f"bad target spec: {e}", category="target") from None
+    check_input_shapes(model, body.options.input_shapes)
+    try:
+        opts = CompileOptions(input_shapes=tuple(sorted((n, tuple(d)) for n, d in body.options.input_shapes.items())),
+                              precision=body.options.precision)
+    except CompilerError as e:
+        raise ApiError(422, e.one_line(), category=e.category) from None
+    dedup_key = hashlib.sha256(f"{model.sha256}|{target.key}|{opts.key}|{toolchain(target.arch)}".encode()).hexdigest()
+    answer = crud.find_succeeded(session=session, dedup_key=dedup_key)
+    job = crud.create_compilation(
+        session=session, owner_id=owner.id, model=model, target_name=target.name, target_spec=target.describe(),
+        arch=target.arch, queue=queue_for_arch(target.arch),
+        options={"input_shapes": {n: list(d) for n, d in opts.input_shapes}, "precision": opts.precision},
+        dedup_key=dedup_key, compiler_version=__version__, answer=answer)
+    session.commit()
+    if answer is None:
+        try:
+            enqueue(job.id, job.queue)
+        except Exception as e:  # noqa: BLE001 - the broker is down: the job stays queued, the reconciler retries
+            log.warning("could not enqueue %s now (%s); the reconciler will", job.id, e)
+    session.refresh(job)
+    return CompilationOut.of(job)
+
+
+@router.get("", response_model=CompilationList, responses=ERRORS)
+def list_compilations(owner: CurrentOwner, session: SessionDep, state: State | None = None,
+                      model_id: str | None = None, limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0)):
+    """The caller's compilations, newest first, optionally by state and model."""
+    rows, total = crud.list_compilations(session=session, owner_id=owner.id, state=state, model_id=model_id,
+                                         limit=limit, offset=offset)
+    return CompilationList(items=[CompilationOut.of(j) for j in rows], total=total, limit=limit, offset=offset)
+
+
+def _job(session, owner, compilation_id: str):
+    job = crud.get_compilation(session=session, owner_id=owner.id, compilation_id=compilation_id)
+    if job is None:
+        raise ApiError(404, f"compilation {compilation_id} not found")
+    return job
+
+
+@router.get("/{compilation_id}", response_model=CompilationOut, responses=ERRORS)
+def get_compilation(compilation_id: str, owner: CurrentOwner, session: SessionDep):
+    """A compilation's state, stage, progress, per-stage seconds, error and attempts."""
+    return CompilationOut.of(_job(session, owner, compilation_id))
+
+
+@router.post("/{compilation_id}/cancel", response_model=CompilationOut, responses={**ERRORS, 409: {"model": ErrorOut}})
+def cancel_compilation(compilation_id: str, owner: CurrentOwner, session: SessionDep):
+    """Cancels a queued or running compilation (a running compile stops at its next stage)."""
+    job = _job(session, owner, compilation_id)
+    if not crud.cancel_compilation(session=session, job=job):
+        session.refresh(job)
+        raise ApiError(409, f"compilation {compilation_id} has already {job.state}")
+    session.commit()
+    return CompilationOut.of(job)
+
+
+def _event_json(ev) -> dict:
+    return {"id": ev.id, "state": ev.state, "stage": ev.stage, "progress": ev.progress, "attempt": ev.attempt,
+            "at": ev.at.isoformat() + "Z", "message": ev.message}
+
+
+def _poll_events(job_id: str, after: int):
+    with session_scope() as session:
+        events = [_event_json(e) for e in crud.events_after(session=session, job_id=job_id, after_id=after)]
+        job = crud.get_job(session=session, job_id=job_id)
+        return events, (job.state if job else "cancelled")
+
+
+@router.get("/{compilation_id}/events", responses={**ERRORS, 200: {"content": {"text/event-stream": {}}}})
+async def compilation_events(compilation_id: str, request: Request, owner: CurrentOwner, settings: SettingsDep,
+                             last_event_id: int | None = Header(None)):
+    """Server-sent events: one per state or stage change (event name = state), ending after a terminal one.
+    Reconnect with Last-Event-ID to resume."""
+    def check():
+        with session_scope() as session:
+            return _job(session, owner, compilation_id).id
+    job_id = await run_in_threadpool(check)
+
+    async def stream():
+        last, quiet_since = last_event_id or 0, time.monotonic()
+        while True:
+            events, state = await run_in_threadpool(_poll_events, job_id, last)
+            for ev in events:
+                last = ev["id"]
+                yield f"id: {ev['id']}\nevent: {ev['state']}\ndata: {json.dumps(ev)}\n\n"
+                if ev["state"] in TERMINAL_STATES:
+                    return
+            if not events and state in TERMINAL_STATES:
+                return  # the terminal event was sent on an earlier connection
+            if events:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since > 15:
+                quiet_since = time.monotonic()
+                yield ": keep-alive\n\n"
+            if await request.is_disconnected():
+                return
+            await asyncio.sleep(settings.poll_interval)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _blob_response(settings, digest: str | None, what: str, media_type: str, filename: str | None,
+                   if_none_match: str | None):
+    etag = f'"{digest}"'
+    if if_none_match and (if_none_match.strip() == "*" or etag in [t.strip() for t in if_none_match.split(",")]):
+        return Response(status_code=304, headers={"ETag": etag})
+    path = verified_path(settings.store_root, digest)
+    if path is None:
+        raise ApiError(410, f"the {what} is no longer in the store (removed or damaged): compile again")
+    headers = {"ETag": etag, "Cache-Control": "private, max-age=31536000, immutable"}
+    return FileResponse(path, media_type=media_type, filename=filename, headers=headers)
+
+
+def _finished(session, owner, compilation_id: str):
+    job = _job(session, owner, compilation_id)
+    if job.state != "succeeded":
+        raise ApiError(409, f"compilation {compilation_id} is {job.state}: its artifact exists once it succeeded")
+    return job
+
+
+@router.get("/{compilation_id}/artifact", responses={**ERRORS, 304: {"description": "If-None-Match matched"},
+                                                     409: {"model": ErrorOut}, 410: {"model": ErrorOut},
+                                                     200: {"content": {"application/gzip": {}}}})
+def download_artifact(compilation_id: str, owner: CurrentOwner, session: SessionDep, settings: SettingsDep,
+                      if_none_match: str | None = Header(None)):
+    """The artifact (.tar.gz); its ETag is its sha256."""
+    job = _finished(session, owner, compilation_id)
+    return _blob_response(settings, job.artifact_sha256, "artifact", "application/gzip",
+                          f"{job.target_name}-{job.id[:12]}.tar.gz", if_none_match)
+
+
+@router.get("/{compilation_id}/report", responses={**ERRORS, 409: {"model": ErrorOut}, 410: {"model": ErrorOut}})
+def download_report(compilation_id: str, owner: CurrentOwner, session: SessionDep, settings: SettingsDep,
+                    format: Literal["json", "html"] = "json", if_none_match: str | None = Header(None)):
+    """report.json (DESIGN section 7), or report.html with ?format=html."""
+    job = _finished(session, owner, compilation_id)
+    if format == "html":
+        return _blob_response(settings, job.report_html_sha256, "report", "text/html; charset=utf-8", None,
+                              if_none_match)
+    return _blob_response(settings, job.report_sha256, "report", "application/json", None, if_none_match)

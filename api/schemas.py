@@ -1,0 +1,131 @@
+"""Request and response bodies (pydantic); inputs and outputs are separate models."""
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+# the database keeps naive UTC; the API says so
+UtcTime = Annotated[dt.datetime, AfterValidator(lambda v: v.replace(tzinfo=dt.timezone.utc) if v.tzinfo is None else v)]
+State = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+class ErrorOut(BaseModel):
+    detail: str
+    category: str | None = None
+
+
+class TensorSig(BaseModel):
+    name: str
+    dtype: str
+    shape: list[int | str] | None = Field(description="sizes; a dynamic dimension is its name")
+
+
+class ModelOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: str
+    sha256: str
+    size: int
+    name: str
+    inputs: list[TensorSig]
+    outputs: list[TensorSig]
+    op_histogram: dict[str, int]
+    warnings: list[str]
+    opset: int
+    created_at: UtcTime
+
+
+class ModelList(BaseModel):
+    items: list[ModelOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class TargetOut(BaseModel):
+    name: str
+    arch: str
+    queue: str
+    spec: dict[str, Any]
+
+
+class CompileOptionsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_shapes: dict[str, list[int]] = Field(default_factory=dict,
+                                               description="sizes for the model's dynamic inputs")
+    precision: str = "fp32"
+
+
+class CompilationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model_id: str
+    target: str | dict[str, Any] = Field(description="a preset name (GET /v1/targets) or a full target spec")
+    options: CompileOptionsIn = Field(default_factory=CompileOptionsIn)
+
+
+class JobError(BaseModel):
+    category: str
+    message: str
+
+
+class CompilationOut(BaseModel):
+    id: str
+    model_id: str | None
+    model_sha256: str
+    target: str
+    arch: str
+    queue: str
+    options: dict[str, Any]
+    state: State
+    stage: str | None
+    progress: float
+    stage_seconds: dict[str, float]
+    error: JobError | None
+    attempts: int
+    artifact_sha256: str | None
+    artifact_size: int | None
+    compile_seconds: float | None
+    cache: dict[str, int]
+    deduplicated_from: str | None
+    created_at: UtcTime
+    started_at: UtcTime | None
+    finished_at: UtcTime | None
+
+    @classmethod
+    def of(cls, job) -> "CompilationOut":
+        err = JobError(category=job.error_category, message=job.error_message or "") if job.error_category else None
+        return cls(id=job.id, model_id=job.model_id, model_sha256=job.model_sha256, target=job.target_name,
+                   arch=job.arch, queue=job.queue, options=job.options, state=job.state, stage=job.stage,
+                   progress=job.progress, stage_seconds=job.stage_seconds or {}, error=err, attempts=job.attempts,
+                   artifact_sha256=job.artifact_sha256, artifact_size=job.artifact_size,
+                   compile_seconds=job.compile_seconds,
+                   cache={"hits": job.kernel_hits, "misses": job.kernel_misses},
+                   deduplicated_from=job.deduplicated_from, created_at=job.created_at, started_at=job.started_at,
+                   finished_at=job.finished_at)
+
+
+class CompilationList(BaseModel):
+    items: list[CompilationOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class KernelOut(BaseModel):
+    digest: str
+    arch: str
+    archs: list[str]
+    name: str
+    ops: list[str]
+    meta: dict[str, Any]
+    source_sha256: str
+    cubin_sha256: str | None
+
+
+class CacheStats(BaseModel):
+    kernel_hits: int
+    kernel_misses: int
+    artifact_hits: int
+    objects: int
+    bytes: int

@@ -1,0 +1,252 @@
+"""The service end to end over HTTP, against one running embedded service (uvicorn + Celery worker)."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+
+import numpy as np
+import pytest
+
+from compiler.artifact import load_artifact
+from compiler.runtime.executor import Executor, make_backend
+
+from .conftest import SHARED, compile_job, read_events, relu_model, seeded, upload, wait_job
+
+pytestmark = pytest.mark.service
+
+
+def run_on_host(artifact_path, inputs: dict) -> dict:
+    art = load_artifact(artifact_path)
+    return Executor(art.plan, make_backend("host")).run(inputs)
+
+
+@pytest.fixture(scope="module")
+def bert_job(service, bert_path, tmp_path_factory):
+    """bert uploaded and compiled for h100; its events, the job, the artifact on disk."""
+    with service.client() as c:
+        r = upload(c, bert_path.read_bytes(), "bert.onnx")
+        assert r.status_code == 201, r.text
+        model = r.json()
+        job = compile_job(c, model["id"], "h100")
+        assert job["state"] == "queued" and job["attempts"] == 0
+        events = read_events(c, job["id"])
+        job = c.get(f"/v1/compilations/{job['id']}").json()
+        r = c.get(f"/v1/compilations/{job['id']}/artifact")
+        assert r.status_code == 200, r.text
+        path = tmp_path_factory.mktemp("dl") / "bert.tar.gz"
+        path.write_bytes(r.content)
+        return {"model": model, "job": job, "events": events, "artifact": path, "etag": r.headers["etag"],
+                "report": c.get(f"/v1/compilations/{job['id']}/report").json()}
+
+
+def test_upload_describes_the_model(service, bert_path, bert_job):
+    m = bert_job["model"]
+    data = bert_path.read_bytes()
+    assert m["sha256"] == hashlib.sha256(data).hexdigest() and m["size"] == len(data) and m["name"] == "bert"
+    assert m["inputs"] == [{"name": "input_0", "dtype": "int64", "shape": [1, 64]}]
+    assert m["outputs"] == [{"name": "output_0", "dtype": "float32", "shape": [1, 64, 128]}]
+    assert m["op_histogram"]["MatMul"] > 0 and m["op_histogram"]["LayerNormalization"] > 0
+    with service.client() as c:
+        again = upload(c, data, "renamed.onnx")  # same bytes, same owner: the same model
+        assert again.status_code == 200 and again.json()["id"] == m["id"]
+        assert c.get(f"/v1/models/{m['id']}").json()["sha256"] == m["sha256"]
+        listed = c.get("/v1/models").json()
+        assert m["id"] in [x["id"] for x in listed["items"]] and listed["total"] >= 1
+
+
+def test_bert_compiles_and_its_artifact_matches_pytorch(bert_job):
+    job, events = bert_job["job"], bert_job["events"]
+    assert job["state"] == "succeeded", job
+    assert job["attempts"] == 1 and job["error"] is None and job["progress"] == 1.0
+    assert set(job["stage_seconds"]) >= {"import", "lower", "build", "memory_plan", "package"}
+    created, started, finished = (dt.datetime.fromisoformat(job[k]) for k in ("created_at", "started_at", "finished_at"))
+    assert created.tzinfo is not None and created <= started <= finished
+    # the SSE stream: queued, then running through the stages in order, ending with succeeded
+    states = [e["event"] for e in events]
+    assert states[0] == "queued" and states[-1] == "succeeded" and "running" in states
+    stages = [e["stage"] for e in events if e["event"] == "running"]
+    assert stages[:3] == ["import", "lower", "build"]
+    progress = [e["progress"] for e in events]
+    assert progress == sorted(progress) and progress[-1] == 1.0
+    # the download is the artifact the job names, and it runs on the host harness like PyTorch did
+    data = bert_job["artifact"].read_bytes()
+    assert hashlib.sha256(data).hexdigest() == job["artifact_sha256"] == bert_job["etag"].strip('"')
+    ref = np.load(SHARED / "models" / "bert.npz")
+    out = run_on_host(bert_job["artifact"], {k[3:]: ref[k] for k in ref.files if k.startswith("in:")})
+    for k in ref.files:
+        if k.startswith("out:"):
+            want = ref[k]
+            err = np.abs(out[k[4:]] - want).max() / np.abs(want).max()
+            assert err < 1e-3, (k, err)
+    report = bert_job["report"]
+    assert report["target"] == {"name": "h100", "arch": "sm_90"} and report["model"]["sha256"] == job["model_sha256"]
+    assert report["compile"]["cache"]["misses"] > 0 and report["compile"]["cache"]["hits"] == 0
+    assert job["cache"] == {"hits": 0, "misses": report["compile"]["cache"]["misses"]}
+
+
+def test_artifact_etag_and_reports(service, bert_job):
+    job_id = bert_job["job"]["id"]
+    with service.client() as c:
+        r = c.get(f"/v1/compilations/{job_id}/artifact", headers={"If-None-Match": bert_job["etag"]})
+        assert r.status_code == 304 and r.content == b""
+        r = c.get(f"/v1/compilations/{job_id}/artifact", headers={"If-None-Match": '"other"'})
+        assert r.status_code == 200 and r.headers["content-type"] == "application/gzip"
+        html = c.get(f"/v1/compilations/{job_id}/report", params={"format": "html"})
+        assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
+        assert "<html" in html.text.lower()
+        assert c.get(f"/v1/compilations/{job_id}/report", params={"format": "pdf"}).status_code == 422
+        # a finished job's events replay to the end and stop
+        assert read_events(c, job_id)[-1]["event"] == "succeeded"
+
+
+def test_compiling_again_is_answered_from_the_store(service, bert_job):
+    first = bert_job["job"]
+    with service.client() as c:
+        before = c.get("/v1/cache/stats").json()
+        again = compile_job(c, bert_job["model"]["id"], "h100")
+        # answered at once: created already succeeded, pointing at the same artifact and report
+        assert again["state"] == "succeeded" and again["id"] != first["id"]
+        assert again["artifact_sha256"] == first["artifact_sha256"] and again["deduplicated_from"] == first["id"]
+        assert c.get(f"/v1/compilations/{again['id']}/report").json() == bert_job["report"]
+        assert c.get(f"/v1/compilations/{again['id']}/artifact").headers["etag"] == bert_job["etag"]
+        # another target of the same arch compiles, but every kernel comes from the store
+        h200 = wait_job(c, compile_job(c, bert_job["model"]["id"], "h200")["id"])
+        assert h200["state"] == "succeeded", h200
+        report = c.get(f"/v1/compilations/{h200['id']}/report").json()
+        misses_first = bert_job["report"]["compile"]["cache"]["misses"]
+        assert report["compile"]["cache"] == {"hits": misses_first, "misses": 0}
+        after = c.get("/v1/cache/stats").json()
+        assert after["artifact_hits"] == before["artifact_hits"] + 1
+        assert after["kernel_hits"] == before["kernel_hits"] + misses_first
+        assert after["kernel_misses"] == before["kernel_misses"]
+        assert after["objects"] > 0 and after["bytes"] > bert_job["artifact"].stat().st_size
+        listed = c.get("/v1/compilations", params={"model_id": bert_job["model"]["id"], "state": "succeeded"}).json()
+        assert {first["id"], again["id"], h200["id"]} <= {j["id"] for j in listed["items"]}
+        page = c.get("/v1/compilations", params={"limit": 1, "offset": 1}).json()
+        assert len(page["items"]) == 1 and page["total"] >= 3
+
+
+def test_kernels_and_metrics(service, bert_job):
+    k = bert_job["report"]["kernels"][0]
+    with service.client() as c:
+        meta = c.get(f"/v1/kernels/{k['digest']}").json()
+        assert meta["name"] == k["name"] and meta["arch"] == "sm_90" and meta["meta"]["grid"] == k["grid"]
+        src = c.get(f"/v1/kernels/{k['digest']}/source")
+        assert src.status_code == 200 and k["name"] in src.text
+        cubin = c.get(f"/v1/kernels/{k['digest']}/cubin")
+        assert cubin.status_code == 200 and cubin.content[:4] == b"\x7fELF"
+        assert c.get("/v1/kernels/" + "0" * 64).status_code == 404
+        targets = {t["name"]: t for t in c.get("/v1/targets").json()}
+        assert targets["h100"]["arch"] == "sm_90" and targets["h100"]["spec"]["sms"] == 132
+        assert targets["h100"]["queue"] == "cpu"  # no GPU workers configured: cross-compiled
+    import httpx
+    assert httpx.get(service.url + "/healthz").json() == {"status": "ok"}
+    assert httpx.get(service.url + "/readyz").json()["checks"] == {"database": "ok", "queue": "ok", "store": "ok"}
+    assert "/v1/compilations/{compilation_id}/events" in httpx.get(service.url + "/openapi.json").json()["paths"]
+    assert httpx.get(service.url + "/docs").status_code == 200
+    text = httpx.get(service.url + "/metrics").text
+    succeeded = re.search(r'^brickyard_jobs\{state="succeeded"\} (\S+)$', text, re.M)
+    assert succeeded and float(succeeded.group(1)) >= 1
+    assert re.search(r'^brickyard_kernel_cache_misses_total (\S+)$', text, re.M)
+    assert re.search(r'^brickyard_compile_seconds_count (\S+)$', text, re.M)
+    assert 'route="/v1/compilations/{compilation_id}"' in text
+
+
+def test_auth_and_ownership(service, bert_job):
+    import httpx
+    model_id, job_id = bert_job["model"]["id"], bert_job["job"]["id"]
+    r = httpx.get(service.url + "/v1/models")
+    assert r.status_code == 401 and "token" in r.json()["detail"]
+    assert httpx.get(service.url + "/v1/models", headers={"Authorization": "Bearer bky_wrong"}).status_code == 401
+    bob = service.create_token("bob")
+    with service.client(bob) as c:
+        assert c.get("/v1/models").json()["total"] == 0
+        for path in (f"/v1/models/{model_id}", f"/v1/compilations/{job_id}", f"/v1/compilations/{job_id}/artifact",
+                     f"/v1/compilations/{job_id}/events", f"/v1/kernels/{bert_job['report']['kernels'][0]['digest']}"):
+            r = c.get(path)
+            assert r.status_code == 404 and "not found" in r.json()["detail"], (path, r.text)
+        assert c.delete(f"/v1/models/{model_id}").status_code == 404
+        assert c.post(f"/v1/compilations/{job_id}/cancel").status_code == 404
+        r = c.post("/v1/compilations", json={"model_id": model_id, "target": "h100"})
+        assert r.status_code == 404
+        mine = upload(c, relu_model(), "relu.onnx")
+        assert mine.status_code == 201 and mine.json()["id"] != model_id
+    with service.client() as c:  # and the other way round
+        assert c.get(f"/v1/models/{mine.json()['id']}").status_code == 404
+
+
+def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
+    model_id = bert_job["model"]["id"]
+    with service.client() as c:
+        r = upload(c, np.random.default_rng(1).bytes(5000), "garbage.onnx")
+        assert r.status_code == 422 and r.json()["category"] == "invalid_model"
+        assert "garbage" in r.json()["detail"] and "not a valid ONNX model" in r.json()["detail"]
+        r = c.post("/v1/models", data={"name": "x"}, files={"other": ("a", b"123")})
+        assert r.status_code == 422 and "'file'" in r.json()["detail"]
+        assert c.post("/v1/models", json={"file": "x"}).status_code == 415
+        cases = [
+            ({"model_id": model_id, "target": "h900"}, "unknown target 'h900'"),
+            ({"model_id": model_id, "target": "h100", "options": {"input_shapes": "oops"}}, "input_shapes"),
+            ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": ["a", 64]}}},
+             "input_shapes"),
+            ({"model_id": model_id, "target": "h100", "options": {"precision": "fp16"}}, "precision"),
+            ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"nope": [1]}}}, "not an input"),
+            ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": [2, 64]}}},
+             "static size"),
+            ({"model_id": model_id, "target": {"name": "x", "arch": "sm_90", "sms": "many"}}, "target.sms"),
+            ({"model_id": model_id, "target": {"name": "x", "arch": "sm_99", "sms": 4}}, "unsupported arch"),
+            ({"model_id": model_id, "target": {"name": "x", "arch": "sm_90"}}, "needs 'sms'"),
+            ({"model_id": model_id, "target": "h100", "colour": "red"}, "colour"),
+            ({"target": "h100"}, "model_id"),
+        ]
+        for body, words in cases:
+            r = c.post("/v1/compilations", json=body)
+            assert r.status_code == 422 and words in r.json()["detail"], (body, r.status_code, r.text)
+        r = c.post("/v1/compilations", content=b"{not json", headers={"content-type": "application/json"})
+        assert r.status_code == 422 and "JSON" in r.json()["detail"]
+        assert c.post("/v1/compilations", json={"model_id": "nope", "target": "h100"}).status_code == 404
+        for path in ("/v1/compilations/nope", "/v1/compilations/nope/artifact", "/v1/models/nope"):
+            r = c.get(path)
+            assert r.status_code == 404 and "nope" in r.json()["detail"]
+        assert c.get("/v1/compilations", params={"state": "bogus"}).status_code == 422
+        assert c.get("/v1/compilations", params={"limit": 0}).status_code == 422
+        r = c.post(f"/v1/compilations/{bert_job['job']['id']}/cancel")
+        assert r.status_code == 409 and "succeeded" in r.json()["detail"]
+
+
+def test_dynamic_model_needs_input_shapes_and_runs(service, tmp_path):
+    with service.client() as c:
+        r = upload(c, relu_model(("N", 8)), "dyn.onnx", name="dynamic relu")
+        assert r.status_code == 201, r.text
+        m = r.json()
+        assert m["name"] == "dynamic relu" and m["inputs"][0]["shape"] == ["N", 8]
+        assert any("dynamic" in w for w in m["warnings"])
+        r = c.post("/v1/compilations", json={"model_id": m["id"], "target": "l4"})
+        assert r.status_code == 422 and "input_shapes" in r.json()["detail"]
+        job = wait_job(c, compile_job(c, m["id"], "l4", input_shapes={"x": [3, 8]})["id"])
+        assert job["state"] == "succeeded" and job["arch"] == "sm_89", job
+        art = tmp_path / "dyn.tar.gz"
+        art.write_bytes(c.get(f"/v1/compilations/{job['id']}/artifact").content)
+    x = seeded((3, 8), seed=7)
+    np.testing.assert_array_equal(run_on_host(art, {"x": x})["y"], np.maximum(x, 0))
+
+
+def test_cancel_and_delete(service):
+    with service.client() as c:
+        m = upload(c, relu_model((4, 4)), "small.onnx").json()
+        job = compile_job(c, m["id"], "t4")
+        r = c.post(f"/v1/compilations/{job['id']}/cancel")
+        if r.status_code == 200:  # cancelled before the worker finished it
+            assert r.json()["state"] == "cancelled"
+            assert read_events(c, job["id"])[-1]["event"] == "cancelled"
+            assert c.get(f"/v1/compilations/{job['id']}/artifact").status_code == 409
+        else:  # the worker was faster than the request: the job had already ended
+            assert r.status_code == 409
+        final = wait_job(c, job["id"])
+        assert final["state"] in ("cancelled", "succeeded")
+        time_ok = wait_job(c, compile_job(c, m["id"], "a100")["id"])
+        assert time_ok["state"] == "succeeded"
+        assert c.delete(f"/v1/models/{m['id']}").status_code == 204
+        assert c.get(f"/v1/models/{m['id']}").status_code == 404
+        assert c.get(f"/v1/compilations/{time_ok['id']}").json()["model_id"] is None  # jobs outlive their model
