@@ -232,6 +232,7 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
            scope: Scope) -> list[TensorType | None]:
     """Static output types from ONNX's own per-node inference, with small constant inputs as data."""
     schema = ctx.schema(op, domain, name)
+    pn = _with_default_attributes(pn, schema)
     types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}
     data = {}
     for i in pn.input:
@@ -276,6 +277,21 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
                 e.hint = (f"its input(s) {', '.join(repr(i) for i in runtime_ints)} are only known at run time; "
                           f"Brickyard needs them constant. " + (e.hint or ""))
             raise
+    return out
+
+
+def _with_default_attributes(pn: onnx.NodeProto, schema) -> onnx.NodeProto:
+    """The node with its schema's attribute defaults written out: per-node inference does not
+    apply them (STFT's onesided, for one), so a defaulted attribute would be read as absent."""
+    present = {a.name for a in pn.attribute}
+    missing = [a.default_value for n, a in schema.attributes.items()
+               if n not in present and a.default_value.type != onnx.AttributeProto.UNDEFINED]
+    if not missing:
+        return pn
+    out = onnx.NodeProto()
+    out.CopyFrom(pn)
+    for d in missing:
+        out.attribute.append(d)
     return out
 
 
