@@ -48,7 +48,7 @@ class Kernel:
 
     @property
     def uses_block_sync(self) -> bool:
-        return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_grid_sync",
+        return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync",
                               self.source))
 
 

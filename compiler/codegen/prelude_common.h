@@ -136,3 +136,54 @@ template <class T> BY_HD T by_ipow(T a, T b) {
 template <class T> BY_HD T by_pymod(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r; }
 BY_HD float by_pymod(float a, float b) { float r = fmodf(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
 BY_HD double by_pymod(double a, double b) { double r = fmod(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+
+// ---- tensor-core helpers shared by both sides (docs/prelude.md) --------------------------------
+// Two 16-bit values side by side, as an f16x2 / bf16x2 register holds them: x in the low half.
+struct __align__(4) by_half2 { by_half x, y; };
+struct __align__(4) by_bfloat162 { by_bfloat16 x, y; };
+
+// f16x2 / bf16x2 operand registers of mma.sync: `lo` goes to the low 16 bits (the element with
+// the lower index in the PTX fragment tables), round to nearest even.
+BY_HD unsigned int by_pack_half2(float lo, float hi) {
+  return (unsigned int)by_f32_to_f16_bits(lo) | ((unsigned int)by_f32_to_f16_bits(hi) << 16);
+}
+BY_HD unsigned int by_pack_bf162(float lo, float hi) {
+  return (unsigned int)by_f32_to_bf16_bits(lo) | ((unsigned int)by_f32_to_bf16_bits(hi) << 16);
+}
+BY_HD float by_unpack_half2_lo(unsigned int r) { return by_f16_bits_to_f32((unsigned short)(r & 0xffffu)); }
+BY_HD float by_unpack_half2_hi(unsigned int r) { return by_f16_bits_to_f32((unsigned short)(r >> 16)); }
+BY_HD float by_unpack_bf162_lo(unsigned int r) { return by_bf16_bits_to_f32((unsigned short)(r & 0xffffu)); }
+BY_HD float by_unpack_bf162_hi(unsigned int r) { return by_bf16_bits_to_f32((unsigned short)(r >> 16)); }
+// Two 16-bit values already in f16 / bf16 as one operand register (lo in the low half).
+BY_HD unsigned int by_pack_half2(by_half lo, by_half hi) { return (unsigned int)lo.bits | ((unsigned int)hi.bits << 16); }
+BY_HD unsigned int by_pack_bf162(by_bfloat16 lo, by_bfloat16 hi) {
+  return (unsigned int)lo.bits | ((unsigned int)hi.bits << 16);
+}
+
+// float -> tf32 operand register (.b32 with the 13 low mantissa bits zero): what
+// cvt.rna.tf32.f32 computes (round to nearest, ties away from zero; finite values that round
+// past the largest tf32 become inf; NaN and inf only lose their low bits), done with integer
+// operations so that both sides agree bit for bit.
+BY_HD unsigned int by_float_to_tf32(float f) {
+  unsigned int x = by_f2u(f);
+  if ((x & 0x7fffffffu) < 0x7f800000u) x += 0x1000u;
+  return x & 0xffffe000u;
+}
+BY_HD float by_tf32_to_float(unsigned int r) { return by_u2f(r & 0xffffe000u); }
+
+// ---- shared-memory swizzles (pure index functions) ---------------------------------------------
+// XOR-swizzle of a byte offset: the `bits` bits starting at bit `base` are XORed with the bits
+// `shift` places higher. by_swizzle_bits(o, 3, 4, 3) is the 128-byte pattern (16-byte chunk
+// index ^= row index mod 8 for 128-byte rows), the same bytes TMA's SWIZZLE_128B produces on a
+// 1024-byte aligned tile. A bijection on every aligned block of 2^(base+bits+shift) bytes that
+// keeps the low `base` bits (a 16-byte vector stays contiguous for base = 4).
+BY_HD int by_swizzle_bits(int offset, int bits, int base, int shift) {
+  return offset ^ ((offset >> shift) & (((1 << bits) - 1) << base));
+}
+// Byte offset of (row, col_bytes) in a row-major tile with 128-byte rows (col_bytes < 128):
+// the 8 rows of an ldmatrix/8 x 16-byte access of one column chunk hit 8 different bank groups.
+BY_HD int by_swizzle_128b(int row, int col_bytes) { return by_swizzle_bits(row * 128 + col_bytes, 3, 4, 3); }
+// Same for 64-byte rows (col_bytes < 64): chunk ^= (row / 2) mod 4 (TMA SWIZZLE_64B).
+BY_HD int by_swizzle_64b(int row, int col_bytes) { return by_swizzle_bits(row * 64 + col_bytes, 2, 4, 3); }
+// Same for 32-byte rows (col_bytes < 32): chunk ^= (row / 4) mod 2 (TMA SWIZZLE_32B).
+BY_HD int by_swizzle_32b(int row, int col_bytes) { return by_swizzle_bits(row * 32 + col_bytes, 1, 4, 3); }

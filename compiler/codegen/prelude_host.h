@@ -1075,6 +1075,179 @@ inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b &
 
 #include "prelude_common.h"
 
+// ---- vector memory, async copies, ldmatrix, mma.sync (docs/prelude.md) ---------------------------
+// Host versions of what prelude_device.cuh adds for contraction kernels. Warp-wide instructions
+// (ldmatrix, mma) exchange their operands through the warp slots like the shuffles do, so every
+// lane gets exactly what the PTX ISA's fragment layouts give it on the device.
+namespace by_host {
+
+static inline void check_align(const char* what, const void* p, unsigned long long align) {
+  if ((uintptr_t)p & (align - 1)) fault("%s: address %p is not %llu-byte aligned", what, p, align);
+}
+
+static inline void check_shared(const char* what, const void* p, unsigned long long n) {
+  check_align(what, p, 16);
+  const unsigned char* a = (const unsigned char*)p;
+  if (!cur.shared || a < cur.shared || a + n > cur.shared + L.shared_bytes)
+    fault("%s: address %p is not in the block's shared memory (BY_SHARED_BUFFER, %llu bytes)", what, p,
+          L.shared_bytes);
+}
+
+// One 8-byte word from every lane of the warp; all 32 lanes must take part.
+static inline void warp_gather(unsigned long long mine, unsigned long long* all, const char* what) {
+  unsigned g = warp_arrive(0xFFFFFFFFu, mine, what);
+  Warp* w = cur.fiber->warp;
+  if (w->took_part[g & 1] != 0xFFFFFFFFu)
+    fault("%s is warp-wide: all 32 lanes of the warp must execute it together (lanes present: 0x%08x)", what,
+          w->took_part[g & 1]);
+  for (int l = 0; l < 32; ++l) all[l] = w->slot[g & 1][l];
+}
+
+static inline unsigned lo32(unsigned long long v) { return (unsigned)(v & 0xFFFFFFFFull); }
+static inline unsigned hi32(unsigned long long v) { return (unsigned)(v >> 32); }
+static inline unsigned long long pack64(unsigned lo, unsigned hi) { return (unsigned long long)lo | ((unsigned long long)hi << 32); }
+
+// ldmatrix .m8n8 .x{nmat} [.trans] .b16: lane l names row l%8 of matrix l/8.
+static inline void ldmatrix(unsigned* r, const void* row, int nmat, bool trans, const char* what) {
+  int lane = cur.fiber ? cur.fiber->lane : 0;
+  if (lane < 8 * nmat) check_shared(what, row, 16);
+  unsigned long long rows[32];
+  warp_gather((unsigned long long)(uintptr_t)row, rows, what);
+  int g = lane >> 2, t = lane & 3;
+  for (int j = 0; j < nmat; ++j) {
+    if (!trans) {
+      memcpy(&r[j], (const unsigned char*)(uintptr_t)rows[8 * j + g] + 4 * t, 4);
+    } else {
+      unsigned short lo, hi;
+      memcpy(&lo, (const unsigned char*)(uintptr_t)rows[8 * j + 2 * t] + 2 * g, 2);
+      memcpy(&hi, (const unsigned char*)(uintptr_t)rows[8 * j + 2 * t + 1] + 2 * g, 2);
+      r[j] = (unsigned)lo | ((unsigned)hi << 16);
+    }
+  }
+  // One instruction on the device: no lane goes on (and stores) before every lane has loaded.
+  warp_arrive(0xFFFFFFFFu, 0, what);
+}
+
+enum MmaKind { MMA_F16 = 0, MMA_BF16 = 1, MMA_TF32 = 2 };
+
+static inline double mma_half(unsigned reg, int high, int kind) {
+  unsigned short h = (unsigned short)(high ? reg >> 16 : reg & 0xFFFFu);
+  return kind == MMA_F16 ? (double)by_f16_bits_to_f32(h) : (double)by_bf16_bits_to_f32(h);
+}
+
+// D = A * B + C for one warp. Products are exact (in double), the sum over k and C is carried
+// in double and rounded to float once. tf32 operands: the 13 low mantissa bits are ignored.
+static inline void mma(float* d, const unsigned* a, const unsigned* b, const float* c, int kind, const char* what) {
+  const float c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+  unsigned long long wa0[32], wa1[32], wb[32];
+  warp_gather(pack64(a[0], a[1]), wa0, what);
+  warp_gather(pack64(a[2], a[3]), wa1, what);
+  warp_gather(pack64(b[0], b[1]), wb, what);
+  const int lane = cur.fiber->lane, g = lane >> 2, t = lane & 3;
+  const int K = kind == MMA_TF32 ? 8 : 16;
+  double arow[2][16], bcol[2][16];  // rows g, g+8 of A; columns 2t, 2t+1 of B
+  for (int tt = 0; tt < 4; ++tt) {
+    const unsigned long long x0 = wa0[4 * g + tt], x1 = wa1[4 * g + tt];
+    if (kind == MMA_TF32) {
+      // a0 (g, tt), a1 (g+8, tt), a2 (g, tt+4), a3 (g+8, tt+4)
+      arow[0][tt] = by_tf32_to_float(lo32(x0));
+      arow[1][tt] = by_tf32_to_float(hi32(x0));
+      arow[0][tt + 4] = by_tf32_to_float(lo32(x1));
+      arow[1][tt + 4] = by_tf32_to_float(hi32(x1));
+    } else {
+      // a0 (g, 2tt..2tt+1), a1 (g+8, 2tt..), a2 (g, 2tt+8..), a3 (g+8, 2tt+8..)
+      for (int h = 0; h < 2; ++h) {
+        arow[0][2 * tt + h] = mma_half(lo32(x0), h, kind);
+        arow[1][2 * tt + h] = mma_half(hi32(x0), h, kind);
+        arow[0][2 * tt + 8 + h] = mma_half(lo32(x1), h, kind);
+        arow[1][2 * tt + 8 + h] = mma_half(hi32(x1), h, kind);
+      }
+    }
+    for (int n = 0; n < 2; ++n) {
+      const unsigned long long y = wb[4 * (2 * t + n) + tt];  // the lane whose groupID is the column
+      if (kind == MMA_TF32) {
+        // b0 (tt, col), b1 (tt+4, col)
+        bcol[n][tt] = by_tf32_to_float(lo32(y));
+        bcol[n][tt + 4] = by_tf32_to_float(hi32(y));
+      } else {
+        // b0 (2tt..2tt+1, col), b1 (2tt+8..2tt+9, col)
+        for (int h = 0; h < 2; ++h) {
+          bcol[n][2 * tt + h] = mma_half(lo32(y), h, kind);
+          bcol[n][2 * tt + 8 + h] = mma_half(hi32(y), h, kind);
+        }
+      }
+    }
+  }
+  double acc[4] = {c0, c1, c2, c3};  // (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)
+  for (int k = 0; k < K; ++k) {
+    acc[0] += arow[0][k] * bcol[0][k];
+    acc[1] += arow[0][k] * bcol[1][k];
+    acc[2] += arow[1][k] * bcol[0][k];
+    acc[3] += arow[1][k] * bcol[1][k];
+  }
+  for (int i = 0; i < 4; ++i) d[i] = (float)acc[i];
+}
+
+}  // namespace by_host
+
+inline float4 by_ld_global_v4(const float* p) { by_host::check_align("by_ld_global_v4", p, 16); float4 v; memcpy(&v, p, 16); return v; }
+inline int4 by_ld_global_v4(const int* p) { by_host::check_align("by_ld_global_v4", p, 16); int4 v; memcpy(&v, p, 16); return v; }
+inline uint4 by_ld_global_v4(const unsigned int* p) { by_host::check_align("by_ld_global_v4", p, 16); uint4 v; memcpy(&v, p, 16); return v; }
+inline uint4 by_ld_global_b128(const void* p) { by_host::check_align("by_ld_global_b128", p, 16); uint4 v; memcpy(&v, p, 16); return v; }
+inline float2 by_ld_global_v2(const float* p) { by_host::check_align("by_ld_global_v2", p, 8); float2 v; memcpy(&v, p, 8); return v; }
+inline void by_st_global_v4(float* p, float4 v) { by_host::check_align("by_st_global_v4", p, 16); memcpy(p, &v, 16); }
+inline void by_st_global_v4(int* p, int4 v) { by_host::check_align("by_st_global_v4", p, 16); memcpy(p, &v, 16); }
+inline void by_st_global_v4(unsigned int* p, uint4 v) { by_host::check_align("by_st_global_v4", p, 16); memcpy(p, &v, 16); }
+inline void by_st_global_b128(void* p, uint4 v) { by_host::check_align("by_st_global_b128", p, 16); memcpy(p, &v, 16); }
+inline void by_st_global_v2(float* p, float2 v) { by_host::check_align("by_st_global_v2", p, 8); memcpy(p, &v, 8); }
+
+// Offsets into the block's shared buffer stand in for shared state space addresses.
+inline unsigned int by_smem_addr(const void* p) {
+  return (unsigned int)((const unsigned char*)p - by_host::cur.shared);
+}
+
+// Asynchronous copies are done at once (the copy is complete when by_cp_async_16 returns) and the
+// waits do nothing: one legal order of the device's. A kernel that reads the data before its
+// by_cp_async_wait and __syncthreads is wrong on the device but not caught here.
+inline void by_cp_async_16(void* smem_dst, const void* gmem_src) {
+  by_host::check_shared("by_cp_async_16", smem_dst, 16);
+  by_host::check_align("by_cp_async_16 (source)", gmem_src, 16);
+  memcpy(smem_dst, gmem_src, 16);
+}
+inline void by_cp_async_16_zfill(void* smem_dst, const void* gmem_src, int src_bytes) {
+  by_host::check_shared("by_cp_async_16_zfill", smem_dst, 16);
+  by_host::check_align("by_cp_async_16_zfill (source)", gmem_src, 16);
+  if (src_bytes < 0 || src_bytes > 16) by_host::fault("by_cp_async_16_zfill: src_bytes %d is not in 0..16", src_bytes);
+  if (src_bytes) memcpy(smem_dst, gmem_src, (size_t)src_bytes);
+  memset((unsigned char*)smem_dst + src_bytes, 0, (size_t)(16 - src_bytes));
+}
+inline void by_cp_async_commit() {}
+template <int N> inline void by_cp_async_wait() { static_assert(N >= 0, "wait_group takes N >= 0"); }
+inline void by_cp_async_wait_all() {}
+
+inline void by_ldmatrix_x1(unsigned int* r, const void* p) { by_host::ldmatrix(r, p, 1, false, "by_ldmatrix_x1"); }
+inline void by_ldmatrix_x2(unsigned int* r, const void* p) { by_host::ldmatrix(r, p, 2, false, "by_ldmatrix_x2"); }
+inline void by_ldmatrix_x4(unsigned int* r, const void* p) { by_host::ldmatrix(r, p, 4, false, "by_ldmatrix_x4"); }
+inline void by_ldmatrix_x1_trans(unsigned int* r, const void* p) { by_host::ldmatrix(r, p, 1, true, "by_ldmatrix_x1_trans"); }
+inline void by_ldmatrix_x2_trans(unsigned int* r, const void* p) { by_host::ldmatrix(r, p, 2, true, "by_ldmatrix_x2_trans"); }
+inline void by_ldmatrix_x4_trans(unsigned int* r, const void* p) { by_host::ldmatrix(r, p, 4, true, "by_ldmatrix_x4_trans"); }
+
+inline unsigned int by_lane_id() {
+  const uint3 t = by_host::cur.thread_idx;
+  const dim3 d = by_host::cur.block_dim;
+  return (t.x + d.x * (t.y + d.y * t.z)) & 31u;
+}
+
+inline void by_mma_m16n8k16_f16_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
+  by_host::mma(d, a, b, c, by_host::MMA_F16, "by_mma_m16n8k16_f16_f32");
+}
+inline void by_mma_m16n8k16_bf16_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
+  by_host::mma(d, a, b, c, by_host::MMA_BF16, "by_mma_m16n8k16_bf16_f32");
+}
+inline void by_mma_m16n8k8_tf32_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
+  by_host::mma(d, a, b, c, by_host::MMA_TF32, "by_mma_m16n8k8_tf32_f32");
+}
+
 // ---- the driver program (AddressSanitizer runs) --------------------------------------------------
 #if defined(BY_HOST_DRIVER)
 struct by_host_entry {
