@@ -53,9 +53,10 @@ def bind_inputs(model, values: dict[str, np.ndarray]):
     from onnx import numpy_helper
     m = onnx.ModelProto()
     m.CopyFrom(model)
-    keep = [i for i in m.graph.input if i.name not in values]
-    del m.graph.input[:]
-    m.graph.input.extend(keep)
+    if m.ir_version >= 4:  # before IR 4 every initializer must also be listed as a graph input
+        keep = [i for i in m.graph.input if i.name not in values]
+        del m.graph.input[:]
+        m.graph.input.extend(keep)
     for n, v in values.items():
         m.graph.initializer.append(numpy_helper.from_array(v, n))
     return m
@@ -120,6 +121,8 @@ class BrickyardBackend(Backend):
         try:
             return BrickyardRep(model, dev, target, artifact=_compile(model, dev, target))
         except (ShapeError, UnsupportedOp) as e:
+            if isinstance(e, UnsupportedOp) and "must be a constant" not in str(e):
+                raise
             bind = _shape_inputs(model)
             if not bind or _bound_still_fails(model, bind, dev, target):
                 bind = _shape_inputs(model, any_dtype=True)
