@@ -303,11 +303,6 @@ def lower_global_lppool(ctx: LowerCtx) -> None:
 def _unpool_shape(node, x_shape, output_shape) -> tuple[int, ...]:
     if output_shape is not None:
         return tuple(int(d) for d in output_shape)
-    return _unpool_default_shape(node, x_shape)
-
-
-def _unpool_default_shape(node, x_shape) -> tuple[int, ...]:
-    """The shape the indices refer to; a given output_shape only pads it (as ONNX's tests expect)."""
     n = len(x_shape) - 2
     kernel = [int(k) for k in node.attr("kernel_shape")]
     strides = list(node.attr("strides", (1,) * n))
@@ -318,15 +313,11 @@ def _unpool_default_shape(node, x_shape) -> tuple[int, ...]:
 
 def _ref_maxunpool(node, inputs, opset):
     x, ind = inputs[0], inputs[1]
-    oshape = _unpool_shape(node, x.shape, inputs[2] if len(inputs) > 2 and inputs[2] is not None else None)
-    dshape = _unpool_default_shape(node, x.shape)
-    y = np.zeros(math.prod(dshape), dtype=x.dtype)
+    oshape = _unpool_shape(node, x.shape, inputs[2] if len(inputs) > 2 else None)
+    y = np.zeros(math.prod(oshape), dtype=x.dtype)
     for k, j in enumerate(ind.reshape(-1)):  # in order: a repeated index keeps the last value
         y[j] = x.reshape(-1)[k]
-    out = np.zeros(oshape, dtype=x.dtype)
-    out[tuple(slice(0, min(a, b)) for a, b in zip(dshape, oshape))] = \
-        y.reshape(dshape)[tuple(slice(0, min(a, b)) for a, b in zip(dshape, oshape))]
-    return [out]
+    return [y.reshape(oshape)]
 
 
 @register("MaxUnpool", reference=_ref_maxunpool)
@@ -341,15 +332,11 @@ def lower_maxunpool(ctx: LowerCtx) -> None:
     k_flat: Expr = const(0, DType.int64)
     for r, s in zip(rs, strides):
         k_flat = k_flat + r * s
-    dshape = _unpool_default_shape(ctx.node, x.shape)
     lin: Expr = const(0, DType.int64)
-    inside: Expr = const(True, DType.bool)
-    for d in range(y.rank):  # indices address the default shape; output_shape only pads it
-        lin = lin + i[d] * math.prod(dshape[d + 1:])
-        if y.shape[d] > dshape[d]:
-            inside = binary("and", inside, binary("lt", i[d], dshape[d]))
+    for d in range(y.rank):
+        lin = lin + i[d] * math.prod(y.shape[d + 1:])
     body = select(binary("eq", load(1, ind, tuple(rs)), lin), k_flat, const(-1, DType.int64))
     acc = Var("acc", DType.int64)
     coords = tuple((acc // s) % n if d > 0 else acc // s for d, (s, n) in enumerate(zip(strides, x.shape)))
-    epi = select(binary("and", inside, binary("ge", acc, 0)), load(0, x, coords), const(0, x.dtype))
+    epi = select(binary("ge", acc, 0), load(0, x, coords), const(0, x.dtype))
     ctx.emit(TensorExpr("maxunpool", (x, ind), y, body, red, epi), [ctx.in_name(0), ctx.in_name(1)], ctx.out_name(0))
