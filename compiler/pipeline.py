@@ -17,6 +17,7 @@ from .errors import CompilerError
 from .frontend.onnx_import import ImportLimits, import_model
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
+from .passes.roller import roller_plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
 from .runtime.plan import Plan
 from .targets import Target, get_target
@@ -32,6 +33,7 @@ class CompileOptions:
     precision: str = "fp32"
     build: bool = True          # NVRTC cubins (off only for host-only test runs)
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
+    roller: bool = True         # re-tile kernels with Roller's construction and micro-model
 
     def __post_init__(self):
         if self.precision != "fp32":
@@ -51,7 +53,7 @@ class StageRecord:
     info: dict
 
 
-STAGES = ("import", "lower", "build", "memory_plan", "verify", "package")
+STAGES = ("import", "lower", "roller", "build", "memory_plan", "verify", "package")
 
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
@@ -73,6 +75,7 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     imported = stage("import", lambda: (import_model(model, input_shapes=dict(options.input_shapes),
                                                      limits=limits or ImportLimits()), {}))
     plan = stage("lower", lambda: _lower(imported))
+    plan = stage("roller", lambda: _roller(plan, target, options.roller))
     builds = stage("build", lambda: _build(plan, target, store, options.build))
     plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
     plan_m = plan
@@ -90,6 +93,13 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
 def _lower(imported):
     plan = lower_graph(imported.graph, imported.opset)
     return plan, {"kernels": len(plan.kernels())}
+
+
+def _roller(plan: Plan, target: Target, enabled: bool):
+    if not enabled:
+        return plan, {"enabled": False}
+    plan, stats = roller_plan(plan, target)
+    return plan, dict(stats, enabled=True)
 
 
 def toolchain_key(arch: str) -> str:
@@ -155,7 +165,8 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
     total_pred = 0.0
     for k in plan.kernels():
         b = builds.get(k.digest, {})
-        pred = predict_kernel_us(k, types, target)
+        cfg = dict(k.config)
+        pred = float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
         total_pred += pred + LAUNCH_US
         kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": dict(k.config),
                         "grid": list(k.grid), "block": list(k.block),

@@ -264,6 +264,10 @@ class Reduce:
     def extent(self) -> int:
         return math.prod(n for _, n in self.axes)
 
+    @functools.cached_property
+    def key(self) -> str:
+        return _fields_key(self)
+
 
 @dataclass(frozen=True)
 class TensorExpr:

@@ -1,0 +1,343 @@
+"""Tiled kernels rendered from a Roller configuration (compiler/roller): contractions as block /
+thread tiles through shared memory, reductions with adaptive thread mapping, elementwise maps with
+several coalesced elements per thread. Every kernel guards its boundary tiles, so any shape works.
+
+Only the prelude's portable features are used (BY_SHARED_BUFFER, __syncthreads, warp shuffles),
+so the same source runs on NVRTC and on the host harness."""
+from __future__ import annotations
+
+import math
+
+from ..ir.dtypes import DType
+from ..ir.texpr import ACC, Expr, TensorExpr
+from ..roller.pattern import ElementwiseView, GemmView, ReduceView
+from ..roller.rtile import KernelConfig
+from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
+from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+
+FULL_MASK = "0xFFFFFFFFu"
+
+
+def index_ctype(te: TensorExpr) -> str:
+    sizes = [t.size for t in te.inputs] + [te.output.size]
+    if te.reduce is not None:
+        sizes.append(te.reduce.extent)
+    return "int" if max(sizes + [1]) * 2 < INT32_LIMIT else "long long"
+
+
+def gemm_shared_bytes(block_m: int, block_n: int, block_k: int, pad_a: int, pad_b: int, stages: int,
+                      itemsize: int) -> int:
+    """Dynamic shared memory of a GEMM configuration: `stages` copies of the A and B tiles."""
+    return stages * block_k * ((block_m + pad_a) + (block_n + pad_b)) * itemsize
+
+
+def _signature(te: TensorExpr) -> list[str]:
+    params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
+    params.append(f"{te.output.dtype.ctype}* __restrict__ out")
+    return params
+
+
+def _kparams(te: TensorExpr, out_value: str, in_values) -> tuple[KernelParam, ...]:
+    kp = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
+    return kp + (KernelParam(te.output.dtype.ctype, out_value, True),)
+
+
+def _decompose(lines: list[str], ind: str, it: str, lin: str, group, tmp: str) -> None:
+    """Declares the vars of a fused group from its linear index `lin` (last var fastest)."""
+    if not group:
+        return
+    if len(group) == 1:
+        lines.append(f"{ind}const {it} {group[0][0]} = {lin};")
+        return
+    lines.append(f"{ind}{it} {tmp} = {lin};")
+    for k in range(len(group) - 1, -1, -1):
+        v, e = group[k]
+        if k == 0:
+            lines.append(f"{ind}const {it} {v} = {tmp};")
+        else:
+            lines.append(f"{ind}const {it} {v} = {tmp} % {e}; {tmp} /= {e};")
+
+
+def _render(te: TensorExpr, e: Expr, lines: list[str], ind: str, it: str) -> str:
+    rend = ExprRenderer([f"in{k}" for k in range(len(te.inputs))],
+                        [contiguous_strides(t.shape) for t in te.inputs], it)
+    rend.lines = []
+    val = rend.render(e, ind)
+    lines.extend(rend.lines)
+    return val
+
+
+def _store(te: TensorExpr, lines: list[str], ind: str, result: str, result_dt: DType) -> None:
+    """out[linear output index] = result, converted to the output type."""
+    strides = contiguous_strides(te.output.shape)
+    terms = [f"(i{d})*{s}" if s != 1 else f"(i{d})" for d, (s, n) in enumerate(zip(strides, te.output.shape)) if n != 1]
+    off = " + ".join(terms) if terms else "0"
+    if te.output.dtype is DType.bool and result_dt is not DType.bool:
+        lines.append(f"{ind}out[{off}] = (({result}) != 0);")
+    else:
+        lines.append(f"{ind}out[{off}] = ({te.output.dtype.ctype})({result});")
+
+
+def _epilogue(te: TensorExpr, lines: list[str], ind: str, it: str, acc_expr: str, acc_dt: DType) -> None:
+    lines.append(f"{ind}const {acc_dt.compute_ctype} {ACC} = {acc_expr};")
+    if te.epilogue is not None:
+        val = _render(te, te.epilogue, lines, ind, it)
+        _store(te, lines, ind, val, te.epilogue.dtype)
+    else:
+        _store(te, lines, ind, ACC, acc_dt)
+
+
+# ---- contractions ----------------------------------------------------------------------------
+
+def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
+                in_values) -> Kernel:
+    """batch x (M x K).(K x N) with block tiles in shared memory and thread tiles in registers."""
+    blk, thr = cfg.tile("block"), cfg.tile("thread")
+    BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
+    TM, TN = thr.size("m"), thr.size("n")
+    pad = dict(blk.padding)
+    PA, PB = pad.get("a", 0), pad.get("b", 0)
+    stages = int(cfg.param("stages", 1))
+    TCM, TCN = BM // TM, BN // TN        # thread grid: TCN threads along n (fastest), TCM along m
+    T = TCM * TCN
+    LDA, LDB = BM + PA, BN + PB
+    M, N, K = view.M, view.N, view.K
+    it = index_ctype(te)
+    vt = te.body.dtype.compute_ctype
+    mt, nt = math.ceil(M / BM), math.ceil(N / BN)
+    blocks = view.B * mt * nt
+    # Small thread tiles build best without bounds (ptxas's cap for 1024 threads, 64 registers, is
+    # plenty); with bounds of T threads alone ptxas sometimes squeezes to 32 registers and spills.
+    bounds = "" if TM * TN <= 16 else f"__launch_bounds__({T}, 1) "
+    L: list[str] = [f"BY_KERNEL void {bounds}{NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{",
+                    "  BY_SHARED_BUFFER(by_smem);",
+                    f"  {vt}* const by_as = reinterpret_cast<{vt}*>(by_smem);",
+                    f"  {vt}* const by_bs = by_as + {stages * BK * LDA};",
+                    "  const int tid = threadIdx.x;",
+                    f"  const int tx = tid % {TCN};",
+                    f"  const int ty = tid / {TCN};",
+                    f"  {it} by_blk = blockIdx.x;",
+                    f"  const {it} by_n0 = (by_blk % {nt}) * {BN}; by_blk /= {nt};",
+                    f"  const {it} by_m0 = (by_blk % {mt}) * {BM}; by_blk /= {mt};"]
+    for v in view.unit:
+        L.append(f"  const {it} {v} = 0;")
+    _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
+    L.append(f"  {vt} by_acc[{TM}][{TN}];")
+    L.append(f"  #pragma unroll\n  for (int i = 0; i < {TM}; ++i)\n    #pragma unroll\n"
+             f"    for (int j = 0; j < {TN}; ++j) by_acc[i][j] = 0;")
+
+    def loader(stage: str, k0: str, ind: str) -> list[str]:
+        out: list[str] = []
+        for name, expr, group, rows, ld, k_fast, extent in (
+                ("as", view.a, view.m, BM, LDA, view.a_k_fastest, M),
+                ("bs", view.b, view.n, BN, LDB, view.b_k_fastest, N)):
+            total = rows * BK
+            out.append(f"{ind}for (int e = tid; e < {total}; e += {T}) {{")
+            i2 = ind + "  "
+            if k_fast:
+                out.append(f"{i2}const int kk = e % {BK}; const int rr = e / {BK};")
+            else:
+                out.append(f"{i2}const int rr = e % {rows}; const int kk = e / {rows};")
+            out.append(f"{i2}const {it} gr = by_{name[0]}r0 + rr; const {it} gk = {k0} + kk;")
+            out.append(f"{i2}{vt} v = 0;")
+            conds = []
+            if extent % rows:
+                conds.append(f"gr < {extent}")
+            if K % BK:
+                conds.append(f"gk < {K}")
+            if conds:
+                out.append(f"{i2}if ({' && '.join(conds)}) {{")
+                i3 = i2 + "  "
+            else:
+                out.append(f"{i2}{{")
+                i3 = i2 + "  "
+            _decompose(out, i3, it, "gr", group, "by_rm")
+            _decompose(out, i3, it, "gk", view.k, "by_rk")
+            val = _render(te, expr, out, i3, it)
+            out.append(f"{i3}v = {val};")
+            out.append(f"{i2}}}")
+            out.append(f"{i2}by_{name}[({stage}) * {BK * ld} + kk * {ld} + rr] = v;")
+            out.append(f"{ind}}}")
+        return out
+
+    L.append(f"  const {it} by_ar0 = by_m0, by_br0 = by_n0;")
+    ktiles = math.ceil(K / BK)
+    if stages == 2:
+        L.extend(loader("0", "0", "  "))
+        L.append("  __syncthreads();")
+    L.append(f"  for ({it} kt = 0; kt < {ktiles}; ++kt) {{")
+    if stages == 2:
+        L.append("    const int cur = (int)(kt & 1);")
+        L.append(f"    if (kt + 1 < {ktiles}) {{")
+        L.extend(loader("cur ^ 1", f"(kt + 1) * {BK}", "      "))
+        L.append("    }")
+    else:
+        L.append("    const int cur = 0;")
+        L.extend(loader("0", f"kt * {BK}", "    "))
+        L.append("    __syncthreads();")
+    L += [f"    const {vt}* const as = by_as + cur * {BK * LDA};",
+          f"    const {vt}* const bs = by_bs + cur * {BK * LDB};",
+          "    #pragma unroll",
+          f"    for (int kk = 0; kk < {BK}; ++kk) {{",
+          f"      {vt} a[{TM}], b[{TN}];",
+          "      #pragma unroll",
+          f"      for (int i = 0; i < {TM}; ++i) a[i] = as[kk * {LDA} + ty + i * {TCM}];",
+          "      #pragma unroll",
+          f"      for (int j = 0; j < {TN}; ++j) b[j] = bs[kk * {LDB} + tx + j * {TCN}];",
+          "      #pragma unroll",
+          f"      for (int i = 0; i < {TM}; ++i)",
+          "        #pragma unroll",
+          f"        for (int j = 0; j < {TN}; ++j) by_acc[i][j] += a[i] * b[j];",
+          "    }",
+          "    __syncthreads();",
+          "  }"]
+    # epilogue: thread (ty, tx) holds rows ty + i*TCM and columns tx + j*TCN of the block tile
+    L += ["  #pragma unroll", f"  for (int i = 0; i < {TM}; ++i) {{",
+          f"    const {it} gm = by_m0 + ty + i * {TCM};"]
+    if M % BM:
+        L.append(f"    if (gm >= {M}) continue;")
+    _decompose(L, "    ", it, "gm", view.m, "by_em")
+    L += ["    #pragma unroll", f"    for (int j = 0; j < {TN}; ++j) {{",
+          f"      const {it} gn = by_n0 + tx + j * {TCN};"]
+    if N % BN:
+        L.append(f"      if (gn >= {N}) continue;")
+    _decompose(L, "      ", it, "gn", view.n, "by_en")
+    _epilogue(te, L, "      ", it, "by_acc[i][j]", te.body.dtype)
+    L += ["    }", "  }", "}"]
+    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    shared = gemm_shared_bytes(BM, BN, BK, PA, PB, stages, ctype_size(vt))
+    return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
+                  block=(T, 1, 1), shared_bytes=shared, config=(), expr=te)
+
+
+def ctype_size(ctype: str) -> int:
+    """Bytes of a compute C type the tiled kernels stage."""
+    return {"float": 4, "int": 4, "double": 8, "long long": 8}[ctype]
+
+
+# ---- reductions --------------------------------------------------------------------------------
+
+_INIT = {"sum": "0", "prod": "1", "max": "0", "min": "0"}
+
+
+def _combine(op: str, a: str, b: str) -> str:
+    if op == "sum":
+        return f"{a} + {b}"
+    if op == "prod":
+        return f"{a} * {b}"
+    return f"by_{op}({a}, {b})"
+
+
+def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: str, out_value: str,
+                  in_values) -> Kernel:
+    """Each output reduced by `threads_per_row` threads: a sub-warp with shuffles, or a whole block."""
+    tpr = int(cfg.param("threads_per_row"))
+    T = int(cfg.param("block_threads"))
+    op = te.reduce.op
+    it = index_ctype(te)
+    vt = te.body.dtype.compute_ctype
+    flag = op in ("max", "min")   # an empty partial is not an identity for max/min: carry a flag
+    rpb = max(1, T // tpr)
+    R, K = view.R, view.K
+    blocks = math.ceil(R / rpb)
+    block_wide = tpr > 32
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{"]
+    if block_wide:
+        L.append("  BY_SHARED_BUFFER(by_smem);")
+    L += ["  const int tid = threadIdx.x;",
+          f"  const int lane = tid % {tpr};",
+          f"  const {it} row = ({it})blockIdx.x * {rpb} + tid / {tpr};",
+          f"  const bool active = row < {R};",
+          f"  {vt} by_racc = {_INIT[op]};"]
+    if flag:
+        L.append("  int have = 0;")
+    for v in view.unit:
+        L.append(f"  const {it} {v} = 0;")
+    L.append(f"  const {it} rowc = active ? row : 0;")
+    _decompose(L, "  ", it, "rowc", view.rows, "by_rr")
+    L.append(f"  if (active) for ({it} k = lane; k < {K}; k += {tpr}) {{")
+    _decompose(L, "    ", it, "k", view.k, "by_rk")
+    val = _render(te, te.body, L, "    ", it)
+    L.append(f"    const {vt} v = {val};")
+    if flag:
+        L.append(f"    by_racc = have ? {_combine(op, 'by_racc', 'v')} : v; have = 1;")
+    else:
+        L.append(f"    by_racc = {_combine(op, 'by_racc', 'v')};")
+    L.append("  }")
+
+    def shuffle(width: int, ind: str) -> None:
+        o = width // 2
+        L.append(f"{ind}for (int o = {o}; o > 0; o >>= 1) {{")
+        L.append(f"{ind}  const {vt} other = __shfl_xor_sync({FULL_MASK}, by_racc, o);")
+        if flag:
+            L.append(f"{ind}  const int other_have = __shfl_xor_sync({FULL_MASK}, have, o);")
+            L.append(f"{ind}  if (other_have) {{ by_racc = have ? {_combine(op, 'by_racc', 'other')} : other; have = 1; }}")
+        else:
+            L.append(f"{ind}  by_racc = {_combine(op, 'by_racc', 'other')};")
+        L.append(f"{ind}}}")
+
+    if tpr > 1:
+        shuffle(min(tpr, 32), "  ")
+    if block_wide:
+        warps = T // 32
+        L += [f"  {vt}* const part = reinterpret_cast<{vt}*>(by_smem);",
+              f"  int* const part_have = reinterpret_cast<int*>(part + {warps});",
+              "  if ((tid & 31) == 0) {", "    part[tid >> 5] = by_racc;"]
+        L.append(f"    part_have[tid >> 5] = {'have' if flag else '1'};")
+        L += ["  }", "  __syncthreads();", "  if (tid < 32) {",
+              f"    by_racc = tid < {warps} ? part[tid] : ({vt}){_INIT[op]};"]
+        if flag:
+            L.append(f"    have = tid < {warps} ? part_have[tid] : 0;")
+        shuffle(32, "    ")
+        L.append("  }")
+    L.append("  if (active && lane == 0) {")
+    acc_dt = te.body.dtype
+    if flag:
+        L.append("    (void)have;")
+    _epilogue(te, L, "    ", it, "by_racc", acc_dt)
+    L += ["  }", "}"]
+    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    shared = (T // 32) * (ctype_size(vt) + 4) if block_wide else 0
+    return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
+                  block=(T, 1, 1), shared_bytes=shared, expr=te)
+
+
+# ---- elementwise -------------------------------------------------------------------------------
+
+def render_elementwise(te: TensorExpr, view: ElementwiseView, cfg: KernelConfig, prefix: str, out_value: str,
+                       in_values) -> Kernel:
+    """`per_thread` outputs per thread, each step of a warp covering consecutive outputs."""
+    T = int(cfg.param("block_threads"))
+    V = int(cfg.param("per_thread"))
+    blocks = int(cfg.workload.blocks)
+    it = index_ctype(te)
+    n = view.n
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{",
+         f"  for ({it} base = ({it})blockIdx.x * {T * V} + threadIdx.x; base < {n}; "
+         f"base += ({it})gridDim.x * {T * V}) {{",
+         "    #pragma unroll",
+         f"    for (int u = 0; u < {V}; ++u) {{",
+         f"      const {it} lin = base + u * {T};",
+         f"      if (lin >= {n}) break;"]
+    group = tuple((f"i{d}", e) for d, e in enumerate(te.output.shape))
+    for v, e in group:
+        if e == 1:
+            L.append(f"      const {it} {v} = 0;")
+    _decompose(L, "      ", it, "lin", tuple(g for g in group if g[1] != 1), "by_rem")
+    val = _render(te, te.body, L, "      ", it)
+    _store(te, L, "      ", val, te.body.dtype)
+    L += ["    }", "  }", "}"]
+    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
+                  block=(T, 1, 1), expr=te)
+
+
+def render_config(te: TensorExpr, view, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+    """The kernel of one configuration (dispatch on its kind)."""
+    if cfg.kind == "gemm":
+        return render_gemm(te, view, cfg, prefix, out_value, in_values)
+    if cfg.kind == "reduce":
+        return render_reduce(te, view, cfg, prefix, out_value, in_values)
+    if cfg.kind == "elementwise":
+        return render_elementwise(te, view, cfg, prefix, out_value, in_values)
+    raise ValueError(f"no tiled renderer for {cfg.kind}")

@@ -1,0 +1,326 @@
+"""rTile construction (Roller): hardware-aligned tiles grown in the order of their reuse score.
+
+For a contraction the block tile (shared memory) grows from the smallest warp-aligned tile along
+the axis whose growth saves the most global traffic per byte of footprint (Roller's reuse score
+S = dQ / dF), under the target's shared-memory, register and thread limits; every tile on the way
+is a candidate, paired with the aligned thread tiles (registers) and reduction steps that fit.
+Reductions choose how many threads share one output (adaptive thread mapping), elementwise maps
+how many outputs each thread computes. Every candidate is ranked by the micro-model and the top K
+are kept. Deterministic: no randomness, ties broken by the configuration's sha256 key."""
+from __future__ import annotations
+
+import math
+
+from ..codegen.tiled import ctype_size, gemm_shared_bytes
+from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
+from ..targets import Target
+from .micro_model import predict
+from .pattern import (ElementwiseView, GemmView, ReduceView, decompose, elementwise_view, gemm_view,
+                      reduce_view, sectors_per_request)
+from .rtile import KernelConfig, RTile, Workload
+
+BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
+THREAD_SIZES = (1, 2, 4, 8)
+K_STEPS = (8, 16, 32)
+MIN_THREADS, MAX_THREADS = 32, 512
+SECTOR = 32
+
+
+def pow2_ceil(n: int) -> int:
+    return 1 << max(0, math.ceil(math.log2(max(1, n))))
+
+
+def classify(te: TensorExpr):
+    """(kind, view) for the tiled kernels, or None when only the naive kernel applies."""
+    v = gemm_view(te)
+    if v is not None:
+        return "gemm", v
+    v = reduce_view(te)
+    if v is not None:
+        return "reduce", v
+    v = elementwise_view(te)
+    if v is not None:
+        return "elementwise", v
+    return None
+
+
+def view_for(te: TensorExpr, kind: str):
+    """The view a configuration of `kind` renders from."""
+    return {"gemm": gemm_view, "reduce": reduce_view, "elementwise": elementwise_view}[kind](te)
+
+
+def construct_rtiles(te: TensorExpr, target: Target, k: int = 8) -> list[KernelConfig]:
+    """The top-k configurations for `te` on `target`, best predicted first (empty when none apply)."""
+    c = classify(te)
+    if c is None:
+        return []
+    kind, view = c
+    if kind == "gemm":
+        cands = gemm_candidates(te, view, target)
+        if not cands:       # no aligned tile fits: reduce it like any other reduction
+            view = reduce_view(te)
+            cands = reduce_candidates(te, view, target) if view is not None else []
+    elif kind == "reduce":
+        cands = reduce_candidates(te, view, target)
+    else:
+        cands = elementwise_candidates(te, view, target)
+    scored = sorted(((predict(cfg, target).us, _order(cfg), cfg) for cfg in cands), key=lambda x: (x[0], x[1]))
+    out, seen = [], set()
+    for us, order, cfg in scored:
+        if math.isinf(us) or order in seen:
+            continue
+        seen.add(order)
+        out.append(cfg)
+        if len(out) == k:
+            break
+    return out
+
+
+def _order(cfg: KernelConfig) -> tuple:
+    """A total, process-independent order on configurations (ties in predicted time)."""
+    return (cfg.kind, tuple((t.level, t.axes, t.padding) for t in cfg.tiles), cfg.params)
+
+
+# ---- shared helpers ----------------------------------------------------------------------------
+
+def _ops_per_element(e) -> int:
+    return max(1, sum(1 for x in walk(e) if isinstance(x, (Binary, Unary))))
+
+
+def _loads(e) -> int:
+    return sum(1 for x in walk(e) if isinstance(x, Load))
+
+
+def _sizes(te: TensorExpr) -> tuple[int, int, int]:
+    """(input bytes, output bytes, largest input item size) of an expression."""
+    ins = sum(t.nbytes for t in te.inputs)
+    return ins, te.output.nbytes, max([t.dtype.itemsize for t in te.inputs] + [1])
+
+
+def _dram(sizes: tuple[int, int, int], l2_loads: float, target: Target) -> float:
+    """Compulsory bytes; repeated loads also reach DRAM in the measure the inputs overflow L2."""
+    ins, outb, _ = sizes
+    unique = ins + outb
+    spill = max(0.0, 1.0 - target.l2_bytes / max(1, 2 * ins))
+    return unique + max(0.0, l2_loads - ins) * spill
+
+
+# ---- contractions ------------------------------------------------------------------------------
+
+def bank_conflict_ways(addrs_words: list[int], banks: int = 32) -> int:
+    """The largest number of distinct words one bank serves for one warp's access."""
+    per_bank: dict[int, set] = {}
+    for a in addrs_words:
+        per_bank.setdefault(a % banks, set()).add(a)
+    return max(len(s) for s in per_bank.values()) if per_bank else 1
+
+
+def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target: Target) -> int:
+    """Smallest padding of a [BK][rows] tile row that makes the loader's stores conflict-free."""
+    best = (math.inf, 0)
+    for pad in (0, 1, 2, 4):
+        ld = rows + pad
+        addrs = []
+        for lane in range(target.warp_size):
+            kk, rr = (lane % bk, lane // bk) if k_fast else (lane // rows, lane % rows)
+            addrs.append((kk * ld + rr) * words_per_item)
+        ways = bank_conflict_ways(addrs, target.shared_banks)
+        if ways < best[0]:
+            best = (ways, pad)
+    return best[1]
+
+
+def _loader_sectors(te: TensorExpr, view: GemmView, expr, group, rows: int, bk: int, k_fast: bool,
+                    extent: int) -> float:
+    """Sectors per warp-wide load of one operand tile, relative to perfectly coalesced loads."""
+    base = (extent // 2) // max(1, rows) * rows
+    kbase = (view.K // 2) // bk * bk
+    envs = []
+    for lane in range(32):
+        kk, rr = (lane % bk, lane // bk) if k_fast else (lane // rows, lane % rows)
+        env = decompose(min(base + rr, extent - 1), group)
+        env.update(decompose(min(kbase + kk, view.K - 1), view.k))
+        envs.append(env)
+    s = sectors_per_request(expr, te.inputs, envs, SECTOR)
+    item = te.body.dtype.itemsize if te.body.dtype.itemsize else 4
+    ideal = max(1.0, 32 * item / SECTOR)
+    return max(1.0, s / ideal) if s else 1.0
+
+
+def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm: int, tn: int, pad_a: int,
+                  pad_b: int, stages: int, target: Target, infl_a: float, infl_b: float,
+                  sizes: tuple[int, int, int]) -> Workload:
+    item = ctype_size(te.body.dtype.compute_ctype)
+    M, N, K = view.M, view.N, view.K
+    mt, nt, kt = math.ceil(M / bm), math.ceil(N / bn), math.ceil(K / bk)
+    blocks = view.B * mt * nt
+    threads = (bm // tm) * (bn // tn)
+    _, out_bytes, in_item = sizes
+    loads = blocks * kt * bk * (bm * infl_a + bn * infl_b) * in_item
+    l2 = loads + out_bytes
+    smem_moved = blocks * kt * bk * ((bm + bn) * item + threads * (tm + tn) * item)
+    regs = (tm * tn + tm + tn) * (2 if item == 8 else 1) + 28
+    ilp = tm * tn
+    return Workload(blocks=blocks, threads=threads,
+                    shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
+                    flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
+                    dram_bytes=_dram(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
+                    issue_efficiency=ilp / (ilp + tm + tn + 2.0))
+
+
+def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:
+    """Block tiles (BM, BN) along Roller's growth path, plus every tile one step off it."""
+    # innermost (N) side: at least one memory transaction wide when the axis allows it; tiny
+    # problems may overhang their extent so that a block still holds a whole warp
+    n_min = min(pow2_ceil(view.N), max(1, target.transaction_bytes // item))
+    ns = [s for s in BLOCK_SIZES if n_min <= s <= max(pow2_ceil(view.N), 8)]
+    ms = [s for s in BLOCK_SIZES if s <= max(pow2_ceil(view.M), MIN_THREADS // ns[-1], 1)]
+    K = view.K
+
+    def traffic(bm, bn):            # global loads of the whole grid (per batch)
+        return math.ceil(view.M / bm) * math.ceil(view.N / bn) * (bm + bn) * K * item
+
+    def footprint(bm, bn):          # shared memory of one block at the smallest k step
+        return (bm + bn) * min(K_STEPS[0], K) * item
+
+    i, j = 0, 0
+    # start from the smallest tile that still gives one warp of threads at the largest thread tile
+    while ms[i] * ns[j] < MIN_THREADS and (i + 1 < len(ms) or j + 1 < len(ns)):
+        if j + 1 < len(ns) and (ns[j] <= ms[i] or i + 1 >= len(ms)):
+            j += 1
+        else:
+            i += 1
+    path = [(ms[i], ns[j])]
+    side = []
+    while True:
+        cur = (ms[i], ns[j])
+        steps = []
+        for di, dj in ((1, 0), (0, 1)):
+            if i + di >= len(ms) or j + dj >= len(ns):
+                continue
+            nxt = (ms[i + di], ns[j + dj])
+            if footprint(*nxt) * 2 > target.shared_per_block:
+                continue
+            dq = traffic(*cur) - traffic(*nxt)
+            df = footprint(*nxt) - footprint(*cur)
+            steps.append((-(dq / df), di, dj, nxt))     # best reuse score first; m before n on ties
+        if not steps:
+            break
+        steps.sort()
+        _, di, dj, nxt = steps[0]
+        side += [s[3] for s in steps[1:]]
+        i, j = i + di, j + dj
+        path.append(nxt)
+    out = []
+    for t in path + side:
+        if t not in out:
+            out.append(t)
+    return out
+
+
+def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[KernelConfig]:
+    item = ctype_size(te.body.dtype.compute_ctype)
+    words = max(1, item // 4)
+    ks = sorted({min(s, pow2_ceil(view.K)) for s in K_STEPS})
+    out = []
+    memo: dict = {}
+    sizes = _sizes(te)
+    for bm, bn in grow_block_tiles(view, item, target):
+        for tm in THREAD_SIZES:
+            for tn in THREAD_SIZES:
+                if bm % tm or bn % tn:
+                    continue
+                threads = (bm // tm) * (bn // tn)
+                if threads % target.warp_size or not MIN_THREADS <= threads <= MAX_THREADS:
+                    continue
+                for bk in ks:
+                    if ("a", bm, bk) not in memo:
+                        memo["a", bm, bk] = (
+                            _store_padding(bm, bk, view.a_k_fastest, words, target),
+                            _loader_sectors(te, view, view.a, view.m, bm, bk, view.a_k_fastest, view.M))
+                    if ("b", bn, bk) not in memo:
+                        memo["b", bn, bk] = (
+                            _store_padding(bn, bk, view.b_k_fastest, words, target),
+                            _loader_sectors(te, view, view.b, view.n, bn, bk, view.b_k_fastest, view.N))
+                    (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk], memo["b", bn, bk]
+                    for stages in (1, 2):
+                        if stages == 2 and view.K <= bk:
+                            continue
+                        w = gemm_workload(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, stages, target,
+                                          infl_a, infl_b, sizes)
+                        if w.shared_bytes > target.shared_per_block or w.registers > target.max_registers_per_thread:
+                            continue
+                        wm = tm * max(1, target.warp_size // max(1, bn // tn))
+                        wn = tn * min(bn // tn, target.warp_size)
+                        tiles = (RTile("block", (("m", bm), ("n", bn), ("k", bk)), (("a", pad_a), ("b", pad_b))),
+                                 RTile("warp", (("m", min(wm, bm)), ("n", min(wn, bn)))),
+                                 RTile("thread", (("m", tm), ("n", tn), ("k", 1))))
+                        out.append(KernelConfig("gemm", tiles, (("stages", stages),), w))
+    return out
+
+
+# ---- reductions --------------------------------------------------------------------------------
+
+def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
+    R, K = view.R, view.K
+    sizes = _sizes(te)
+    kmax = pow2_ceil(K)
+    n_loads = max(1, _loads(te.body))
+    ops = _ops_per_element(te.body)
+    out = []
+    for tpr in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024):
+        if tpr > max(1, kmax) and tpr > 1:
+            continue
+        for T in ((128, 256) if tpr <= 32 else (tpr,)):
+            if T > target.max_threads_per_block:
+                continue
+            rpb = max(1, T // tpr)
+            blocks = math.ceil(R / rpb)
+            envs = []
+            mid = (R // 2) // rpb * rpb
+            for lane in range(32):
+                env = decompose(min(mid + lane // tpr, max(R - 1, 0)), view.rows)
+                env.update(decompose(min(lane % tpr, K - 1), view.k))
+                envs.append(env)
+            sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
+            requests = R * math.ceil(K / tpr) * tpr / 32 * n_loads
+            l2 = requests * sectors * SECTOR + te.output.nbytes
+            item = ctype_size(te.body.dtype.compute_ctype)
+            w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * (item + 4) if tpr > 32 else 0,
+                         registers=32, flops=float(R * K * ops + R * tpr * 2), compute_dtype=te.body.dtype.name,
+                         dram_bytes=_dram(sizes, l2, target), l2_bytes=l2,
+                         shared_bytes_moved=blocks * (T // 32) * item * 2 if tpr > 32 else 0.0,
+                         ilp=1.0, issue_efficiency=0.5)
+            tiles = (RTile("block", (("rows", rpb), ("k", tpr))), RTile("warp", (("rows", max(1, 32 // tpr)), ("k", min(tpr, 32)))),
+                     RTile("thread", (("rows", 1), ("k", 1))))
+            out.append(KernelConfig("reduce", tiles, (("block_threads", T), ("threads_per_row", tpr)), w))
+    return out
+
+
+# ---- elementwise -------------------------------------------------------------------------------
+
+def elementwise_candidates(te: TensorExpr, view: ElementwiseView, target: Target) -> list[KernelConfig]:
+    n = view.n
+    sizes = _sizes(te)
+    group = tuple((f"i{d}", e) for d, e in enumerate(te.output.shape) if e != 1)
+    mid = n // 2 // 32 * 32
+    envs = [decompose(min(mid + lane, n - 1), group) for lane in range(32)]
+    sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
+    n_loads = _loads(te.body)
+    ops = _ops_per_element(te.body)
+    out = []
+    for T in (128, 256, 512):
+        for V in (1, 2, 4, 8):
+            per_block = T * V
+            blocks = math.ceil(n / per_block)
+            cap = target.sms * max(1, target.max_threads_per_sm // T) * 4
+            blocks = max(1, min(blocks, cap))
+            l2 = math.ceil(n / 32) * n_loads * sectors * SECTOR + te.output.nbytes
+            w = Workload(blocks=blocks, threads=T, shared_bytes=0, registers=24 + 4 * V, flops=float(n * ops),
+                         compute_dtype=te.output.dtype.name if te.output.dtype.is_float else "int32",
+                         dram_bytes=_dram(sizes, l2, target), l2_bytes=l2, shared_bytes_moved=0.0, ilp=float(V),
+                         issue_efficiency=0.5)
+            tiles = (RTile("block", (("elems", per_block),)), RTile("warp", (("elems", 32 * V),)),
+                     RTile("thread", (("elems", V),)))
+            out.append(KernelConfig("elementwise", tiles, (("block_threads", T), ("per_thread", V)), w))
+    return out

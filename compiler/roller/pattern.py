@@ -1,0 +1,250 @@
+"""Recognises what a tensor expression is, from its index maps alone: a contraction (GEMM view),
+a reduction, or an elementwise map. No op names are consulted.
+
+A contraction is a sum whose body is a product of factors; the factors split into two operands A
+and B. Output axes only A reads fuse into M, those only B reads into N, those both read (or
+neither) into a batch; the reduction axes fuse into K. Conv (implicit GEMM), batched MatMul, Gemm
+with its epilogue and Einsum contractions are all this one shape."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ir.texpr import Binary, Const, Expr, Load, Select, TensorExpr, Unary, Var, Cast, walk
+
+# Compute types the tiled kernels stage and shuffle (bool and 8/16-bit integers stay naive).
+TILED_CTYPES = ("float", "double", "int", "long long")
+
+
+@dataclass(frozen=True)
+class GemmView:
+    """A contraction seen as batch x (M x K) . (K x N); each group lists (var, extent), last fastest."""
+
+    batch: tuple[tuple[str, int], ...]
+    m: tuple[tuple[str, int], ...]
+    n: tuple[tuple[str, int], ...]
+    k: tuple[tuple[str, int], ...]
+    unit: tuple[str, ...]          # output vars of extent 1 (always 0)
+    a: Expr                        # product of A's factors: over batch, m and k vars
+    b: Expr                        # product of B's factors: over batch, n and k vars
+    a_k_fastest: bool              # A's innermost memory axis is a reduction axis
+    b_k_fastest: bool
+
+    @property
+    def B(self) -> int: return math.prod(e for _, e in self.batch)
+    @property
+    def M(self) -> int: return math.prod(e for _, e in self.m)
+    @property
+    def N(self) -> int: return math.prod(e for _, e in self.n)
+    @property
+    def K(self) -> int: return math.prod(e for _, e in self.k)
+
+
+@dataclass(frozen=True)
+class ReduceView:
+    """outputs x K reduction: `rows` outputs (all output vars), each a reduction over the K axes."""
+
+    rows: tuple[tuple[str, int], ...]
+    k: tuple[tuple[str, int], ...]
+    unit: tuple[str, ...]
+    k_contiguous: bool             # consecutive k read consecutive addresses of the main input
+
+    @property
+    def R(self) -> int: return math.prod(e for _, e in self.rows)
+    @property
+    def K(self) -> int: return math.prod(e for _, e in self.k)
+
+
+@dataclass(frozen=True)
+class ElementwiseView:
+    """One output element per index, no reduction."""
+
+    n: int
+
+
+def vars_of(e: Expr) -> set[str]:
+    return {x.name for x in walk(e) if isinstance(x, Var) and x.name != "acc"}
+
+
+def mul_factors(e: Expr) -> list[Expr]:
+    """The factors of a product tree (a single factor when e is not a multiplication)."""
+    if isinstance(e, Binary) and e.fn == "mul" and e.a.dtype is e.dtype and e.b.dtype is e.dtype:
+        return mul_factors(e.a) + mul_factors(e.b)
+    return [e]
+
+
+def _product(fs: list[Expr]) -> Expr:
+    out = fs[0]
+    for f in fs[1:]:
+        out = Binary("mul", out, f, out.dtype)
+    return out
+
+
+def _first_load(e: Expr) -> Load | None:
+    loads = [x for x in walk(e) if isinstance(x, Load) and x.index]
+    return max(loads, key=lambda l: 0 if l.index is None else len(l.index)) if loads else None
+
+
+def _k_fastest(e: Expr, spatial: set[str], reduce_names: set[str]) -> bool:
+    """Whether the innermost index of e's main load moves with a reduction var and no spatial one."""
+    ld = _first_load(e)
+    if ld is None:
+        return True
+    inner = vars_of(ld.index[-1])
+    return bool(inner & reduce_names) and not (inner & spatial)
+
+
+def gemm_view(te: TensorExpr) -> GemmView | None:
+    """The GEMM view of a sum-of-products expression, or None when it is not a contraction."""
+    if te.reduce is None or te.reduce.op != "sum" or te.body.dtype.compute_ctype not in TILED_CTYPES:
+        return None
+    factors = mul_factors(te.body)
+    if len(factors) < 2 or any(f.dtype is not te.body.dtype for f in factors):
+        return None
+    out_vars = [f"i{d}" for d in range(te.output.rank)]
+    extents = dict(zip(out_vars, te.output.shape))
+    unit = {v for v in out_vars if extents[v] == 1}
+    spatial = [vars_of(f) & (set(out_vars) - unit) for f in factors]
+    # Every split of the factors into A and B (the first factor in A; few factors in practice):
+    # keep the one with the largest min(M, N), then M*N; axes both read become the batch.
+    if len(factors) > 8:
+        return None
+    best = None
+    for mask in range(1 << (len(factors) - 1)):
+        ga = [0] + [i for i in range(1, len(factors)) if not (mask >> (i - 1)) & 1]
+        gb = [i for i in range(1, len(factors)) if (mask >> (i - 1)) & 1]
+        if not gb:
+            continue
+        va = set().union(*(spatial[i] for i in ga))
+        vb = set().union(*(spatial[i] for i in gb))
+        msz = math.prod(extents[v] for v in va - vb)
+        nsz = math.prod(extents[v] for v in vb - va)
+        if not (va - vb) or not (vb - va):
+            continue
+        score = (min(msz, nsz), msz * nsz)
+        if best is None or score > best[0]:
+            best = (score, ga, gb, va, vb)
+    if best is None:
+        return None
+    _, ga, gb, va, vb = best
+    both = va & vb
+    m_set, n_set = va - both, vb - both
+    if not m_set or not n_set:
+        return None
+    # N is the group holding the output's innermost axis, so consecutive threads write consecutively.
+    inner = next((v for v in reversed(out_vars) if v not in unit), None)
+    if inner in m_set:
+        ga, gb, m_set, n_set = gb, ga, n_set, m_set
+    batch = [v for v in out_vars if v not in unit and v not in m_set and v not in n_set]
+    a = _product([factors[i] for i in sorted(ga)])
+    b = _product([factors[i] for i in sorted(gb)])
+    red_names = {n for n, _ in te.reduce.axes}
+    return GemmView(batch=tuple((v, extents[v]) for v in batch),
+                    m=tuple((v, extents[v]) for v in out_vars if v in m_set),
+                    n=tuple((v, extents[v]) for v in out_vars if v in n_set),
+                    k=tuple(te.reduce.axes), unit=tuple(sorted(unit, key=out_vars.index)), a=a, b=b,
+                    a_k_fastest=_k_fastest(a, m_set, red_names), b_k_fastest=_k_fastest(b, n_set, red_names))
+
+
+REDUCE_TILED_OPS = ("sum", "prod", "max", "min")
+
+
+def reduce_view(te: TensorExpr) -> ReduceView | None:
+    """Any sum/prod/max/min reduction over a body the tiled kernels can shuffle."""
+    if te.reduce is None or te.reduce.op not in REDUCE_TILED_OPS:
+        return None
+    if te.body.dtype.compute_ctype not in TILED_CTYPES:
+        return None
+    out_vars = [f"i{d}" for d in range(te.output.rank)]
+    unit = tuple(v for v, e in zip(out_vars, te.output.shape) if e == 1)
+    rows = tuple((v, e) for v, e in zip(out_vars, te.output.shape) if e != 1)
+    last_k = te.reduce.axes[-1][0]
+    ld = _first_load(te.body)
+    k_contig = ld is not None and vars_of(ld.index[-1]) == {last_k}
+    return ReduceView(rows=rows, k=tuple(te.reduce.axes), unit=unit, k_contiguous=k_contig)
+
+
+def elementwise_view(te: TensorExpr) -> ElementwiseView | None:
+    if te.reduce is not None or te.output.size == 0:
+        return None
+    return ElementwiseView(n=te.output.size)
+
+
+# ---- index evaluation (coalescing, bank and footprint checks) -----------------------------------
+
+def eval_index(e: Expr, env: dict[str, int]) -> int | None:
+    """The integer value of an index expression (None when it depends on loaded data)."""
+    if isinstance(e, Var):
+        return env.get(e.name, 0)
+    if isinstance(e, Const):
+        return int(e.value) if not isinstance(e.value, float) else None
+    if isinstance(e, Binary):
+        a, b = eval_index(e.a, env), eval_index(e.b, env)
+        if a is None or b is None:
+            return None
+        f = e.fn
+        if f == "add": return a + b
+        if f == "sub": return a - b
+        if f == "mul": return a * b
+        if f == "idiv": return int(a / b) if b else None
+        if f == "imod": return int(math.fmod(a, b)) if b else None
+        if f == "min": return min(a, b)
+        if f == "max": return max(a, b)
+        return None
+    if isinstance(e, Cast) and not e.x.dtype.is_float:
+        return eval_index(e.x, env)
+    if isinstance(e, Select):
+        c = eval_index(e.cond, env)
+        return None if c is None else eval_index(e.a if c else e.b, env)
+    if isinstance(e, Unary):
+        return None
+    return None
+
+
+def _loads_with_strides(e: Expr, inputs) -> list[tuple[Load, tuple[int, ...], int]]:
+    out = []
+    for x in walk(e):
+        if isinstance(x, Load):
+            t = inputs[x.arg]
+            strides, s = [], 1
+            for d in reversed(t.shape):
+                strides.append(s)
+                s *= d
+            out.append((x, tuple(reversed(strides)), t.dtype.itemsize))
+    return out
+
+
+def load_offsets(e: Expr, inputs, env: dict[str, int], _loads=None) -> list[tuple[int, int]]:
+    """(input number, byte offset) of every load in e at the index values env."""
+    out = []
+    for x, strides, item in (_loads if _loads is not None else _loads_with_strides(e, inputs)):
+        off = 0
+        for idx, st in zip(x.index, strides):
+            v = eval_index(idx, env)
+            if v is None:
+                break
+            off += v * st
+        else:
+            out.append((x.arg, off * item))
+    return out
+
+
+def sectors_per_request(e: Expr, inputs, envs: list[dict[str, int]], sector: int = 32) -> float:
+    """32-byte sectors one warp touches per load instruction, over the lanes' index values envs."""
+    loads = _loads_with_strides(e, inputs)
+    per_load: dict[int, set] = {}
+    for env in envs:
+        for n, (arg, off) in enumerate(load_offsets(e, inputs, env, loads)):
+            per_load.setdefault(n, set()).add((arg, off // sector))
+    if not per_load:
+        return 0.0
+    return sum(len(s) for s in per_load.values()) / len(per_load)
+
+
+def decompose(lin: int, group) -> dict[str, int]:
+    """Mixed-radix split of a fused index over (var, extent) pairs, last fastest."""
+    env = {}
+    for v, e in reversed(group):
+        env[v] = lin % e
+        lin //= e
+    return env

@@ -1,0 +1,75 @@
+"""One ONNX op lowered to its tensor expressions, every Roller candidate rendered, built and run."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler.codegen.nvrtc import build_cubin
+from compiler.codegen.tiled import render_config
+from compiler.ir.dtypes import DType
+from compiler.ir.graph import Node, TensorType
+from compiler.ops.registry import LowerCtx, lookup
+from compiler.roller.construct import classify, construct_rtiles, view_for
+from compiler.runtime.host_harness import build_host_module
+from compiler.runtime.plan import LaunchStep
+from compiler.targets import get_target
+
+OPSET = 18
+
+
+def lower_single(op: str, arrays: list, attrs: dict, consts: dict | None = None):
+    """(kernels, reference output) of one op on `arrays`; consts maps input index -> constant."""
+    consts = consts or {}
+    names = tuple(f"x{k}" for k in range(len(arrays)))
+    node = Node(op, "n0", names, ("y",), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                                                      for k, v in attrs.items())))
+    opdef = lookup(op)
+    ref = opdef.reference(node, arrays, OPSET)[0]
+    in_types = [TensorType(DType.from_numpy(a.dtype), tuple(a.shape)) for a in arrays]
+    out_types = [TensorType(DType.from_numpy(ref.dtype), tuple(ref.shape))]
+    steps: list = []
+    ctx = LowerCtx(node, in_types, out_types, [consts.get(k) for k in range(len(arrays))], OPSET,
+                   emit=steps.append, new_name=lambda s: s)
+    opdef.lower(ctx)
+    kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
+    assert len(kernels) == 1, f"{op}: expected one kernel, got {len(steps)} steps"
+    return kernels[0], ref
+
+
+def candidate_kernels(kernel, target_name: str = "h100", k: int = 3):
+    """Every top-k candidate Roller constructs for a naive kernel, rendered (config, kernel) pairs."""
+    te = kernel.expr
+    target = get_target(target_name)
+    c = classify(te)
+    assert c is not None, f"{te.name}: no tiled pattern"
+    cfgs = construct_rtiles(te, target, k)
+    assert cfgs, f"{te.name}: no candidate"
+    ins = tuple(p.value for p in kernel.params[:-1])
+    return cfgs[0].kind, [(cfg, render_config(te, view_for(te, cfg.kind), cfg, te.name, kernel.params[-1].value, ins))
+                          for cfg in cfgs]
+
+
+def check_builds(kernels, archs=("sm_80", "sm_90")) -> None:
+    """NVRTC builds each kernel: no spills, registers and shared memory within the target's limits."""
+    limits = {"sm_80": get_target("a100"), "sm_90": get_target("h100")}
+    for kern in kernels:
+        threads = kern.block[0] * kern.block[1] * kern.block[2]
+        for arch in archs:
+            t = limits[arch]
+            r = build_cubin(kern.source, kern.entry, arch)
+            assert r.spills == 0, f"{kern.entry} spills on {arch}"
+            assert 0 < r.registers <= t.max_registers_per_thread
+            assert r.registers * threads <= t.registers_per_block
+            assert kern.shared_bytes + r.shared_bytes <= t.shared_per_block
+            assert threads <= t.max_threads_per_block
+
+
+def run_on_host(kernels, arrays, ref, *, rtol=1e-4, atol=1e-4) -> None:
+    """Each kernel on the host harness, in fixed and in shuffled thread order, against `ref`."""
+    args = [np.ascontiguousarray(a) for a in arrays]
+    for mode in ("default", "shuffle"):
+        module = build_host_module(kernels, mode=mode, seed=7)
+        for kern in kernels:
+            out = np.full(ref.shape, -12345, dtype=ref.dtype)
+            module.launch(kern, args + [out])
+            np.testing.assert_allclose(out.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=atol,
+                                       err_msg=f"{kern.entry} ({mode})")

@@ -1,0 +1,57 @@
+"""The roller stage in the pipeline: BERT compiles in seconds, still matches, and the report lists
+every kernel's configuration, predicted time and resources."""
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from compiler import compile
+from compiler.pipeline import STAGES, CompileOptions
+from compiler.runtime.executor import Executor, make_backend
+
+
+def _rel_err(got, ref):
+    return float(np.max(np.abs(got.astype(np.float64) - ref)) / max(np.max(np.abs(ref)), 1e-30))
+
+
+def test_roller_stage_is_between_lower_and_build():
+    assert STAGES.index("lower") < STAGES.index("roller") < STAGES.index("build")
+
+
+def test_bert_with_roller(models_dir):
+    t0 = time.perf_counter()
+    art = compile(str(models_dir / "bert.onnx"), "h100", CompileOptions())
+    seconds = time.perf_counter() - t0
+    rep = art.report
+    stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
+    assert stages["roller"] < 10.0 and seconds < 120.0, stages
+    schedules = [k["config"].get("schedule") for k in rep["kernels"]]
+    assert schedules.count("roller_gemm") >= 8          # every MatMul of the two layers is tiled
+    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.8 * len(schedules)
+    for k in rep["kernels"]:
+        assert k["registers"] > 0 and k["spills"] == 0 and k["predicted_us"] > 0
+        if str(k["config"].get("schedule")).startswith("roller_"):
+            cfg = k["config"]
+            assert cfg["tiles"] and abs(cfg["predicted_us"] - k["predicted_us"]) < 1e-3
+            model = json.loads(cfg["model"])
+            assert model["bound"] in ("compute", "dram", "l2", "shared")
+            top = json.loads(cfg["top_k"])
+            assert 1 <= len(top) <= 8 and top[0]["key"] == cfg["config_key"]
+    ref = np.load(models_dir / "bert.npz")
+    inputs = {k[3:]: ref[k] for k in ref.files if k.startswith("in:")}
+    for mode in ("default", "shuffle"):
+        backend = make_backend("host", mode=mode, seed=3)
+        out = Executor(art.plan, backend).run(inputs)
+        for k in ref.files:
+            if k.startswith("out:"):
+                assert _rel_err(out[k[4:]], ref[k]) < 1e-3
+
+
+def test_roller_can_be_switched_off(models_dir):
+    off = compile(str(models_dir / "bert.onnx"), "h100", CompileOptions(build=False, roller=False))
+    on = compile(str(models_dir / "bert.onnx"), "h100", CompileOptions(build=False))
+    assert not any(str(dict(k.config).get("schedule")).startswith("roller_") for k in off.plan.kernels())
+    assert any(str(dict(k.config).get("schedule")).startswith("roller_") for k in on.plan.kernels())
+    assert len(off.plan.kernels()) == len(on.plan.kernels())
