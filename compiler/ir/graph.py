@@ -20,8 +20,10 @@ def sha256_of(obj: Any) -> str:
 
 def canonical(obj: Any) -> Any:
     """A JSON-able, order-stable form of IR objects, enums, tuples and scalars."""
-    if hasattr(obj, "key") and dataclasses.is_dataclass(obj):
-        return {"$key": obj.key}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        if hasattr(type(obj), "key"):
+            return {"$key": obj.key}
+        return {"$t": type(obj).__name__, "f": [canonical(getattr(obj, f.name)) for f in dataclasses.fields(obj)]}
     if isinstance(obj, DType):
         return obj.name
     if isinstance(obj, (tuple, list)):
