@@ -24,10 +24,19 @@ test: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/python -m compiler.conformance --jobs 2 --failures --json var/conformance.json
 
-# On a machine with a GPU: tests/gpu (every shared model through CuPy) with its raw output saved.
+# On a machine with a GPU (plain python3 with torch, cupy, onnx, cuda-bindings; no venv needed):
+# tests/gpu (every shared model, tuned, through CuPy; log saved), then the quick kernel benchmark
+# (bench/kernels.py --quick -> bench/results/kernels-<date>.json), all within GPU_CHECK_S seconds;
+# the benchmark's table is printed last. Fails if either part fails.
+GPU_CHECK_S ?= 540
 gpu-check:
-	mkdir -p bench/results
-	python3 -m pytest -q tests/gpu -p no:cacheprovider 2>&1 | tee bench/results/gpu-check-$$(date -u +%Y%m%dT%H%M%SZ).txt
+	@mkdir -p bench/results
+	@start=$$(date +%s); stamp=$$(date -u +%Y%m%dT%H%M%SZ); \
+	BRICKYARD_SHARED=$(SHARED) PYTHONUNBUFFERED=1 python3 -m pytest -q tests/gpu -p no:cacheprovider \
+	  > bench/results/gpu-check-$$stamp.txt 2>&1; rc=$$?; \
+	tail -n 60 bench/results/gpu-check-$$stamp.txt; echo "tests/gpu: exit $$rc, $$(( $$(date +%s) - start )) s"; \
+	PYTHONUNBUFFERED=1 python3 bench/kernels.py --quick --deadline $$(( start + $(GPU_CHECK_S) )); rb=$$?; \
+	test $$rc -eq 0 -a $$rb -eq 0
 
 # The service on its embedded default: API on 127.0.0.1:$${BRICKYARD_PORT:-8000}, one worker,
 # SQLite + a local queue + the kernel store under $${BRICKYARD_HOME:-./var}.

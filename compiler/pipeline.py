@@ -17,6 +17,7 @@ from .errors import CompilerError
 from .frontend.onnx_import import ImportLimits, import_model
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
+from .passes.precision import check_precision, precision_plan
 from .passes.roller import roller_plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
 from .runtime.plan import Plan
@@ -30,14 +31,14 @@ class CompileOptions:
     """What the user may choose; part of the cache key of a compilation."""
 
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
-    precision: str = "fp32"
+    precision: str = "fp32"   # fp32 | tf32 | fp16 | bf16: contractions' inputs (accumulation stays fp32)
     build: bool = True          # NVRTC cubins (off only for host-only test runs)
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
     roller: bool = True         # re-tile kernels with Roller's construction and micro-model
+    tune: bool = True           # on a GPU of the target's arch: measure the top-K, keep the fastest
 
     def __post_init__(self):
-        if self.precision != "fp32":
-            raise CompilerError(f"precision '{self.precision}' is not supported yet", hint="use fp32")
+        check_precision(self.precision)
         if self.verify not in (None, "host", "gpu"):
             raise CompilerError(f"verify must be host, gpu or none, not {self.verify!r}")
 
@@ -53,7 +54,7 @@ class StageRecord:
     info: dict
 
 
-STAGES = ("import", "lower", "roller", "build", "memory_plan", "verify", "package")
+STAGES = ("import", "lower", "precision", "roller", "build", "tune", "memory_plan", "verify", "package")
 
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
@@ -75,13 +76,15 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     imported = stage("import", lambda: (import_model(model, input_shapes=dict(options.input_shapes),
                                                      limits=limits or ImportLimits()), {}))
     plan = stage("lower", lambda: _lower(imported))
+    plan = stage("precision", lambda: precision_plan(plan, options.precision))
     plan = stage("roller", lambda: _roller(plan, target, options.roller))
     builds = stage("build", lambda: _build(plan, target, store, options.build))
+    plan, builds, tuning = stage("tune", lambda: _tune(plan, target, store, builds, options))
     plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
     plan_m = plan
     verification = stage("verify", lambda: _verify(plan_m, model, options.verify))
     seconds = time.perf_counter() - t_start
-    report = make_report(imported, target, plan, builds, records, seconds, verification, options)
+    report = make_report(imported, target, plan, builds, records, seconds, verification, options, tuning)
     artifact = stage("package", lambda: (Artifact(plan=plan, cubins={d: b["cubin"] for d, b in builds.items() if b.get("cubin")},
                                                   report=report, header=_header(imported, target, plan, options)), {}))
     # package's own time lands in the report after the fact
@@ -142,6 +145,44 @@ def _build(plan: Plan, target: Target, store, enabled: bool):
     return builds, {"hits": hits, "misses": misses, "kernels": len(kernels)}
 
 
+def _cached_build(k, target: Target, store, tool: str) -> dict:
+    """One kernel's cubin and ptxas report through the kernel cache (built when absent)."""
+    key = hashlib.sha256(f"{k.digest}|{tool}".encode()).hexdigest()
+    found = store.lookup_kernel(key)
+    if found is not None:
+        meta, cubin = found
+        return dict(meta, cubin=cubin, cached=True)
+    r = build_cubin(k.source, k.entry, target.arch)
+    meta = {"registers": r.registers, "spills": r.spills, "static_shared": r.shared_bytes, "arch": r.arch}
+    store.record_kernel(key, r.cubin, meta)
+    return dict(meta, cubin=r.cubin, cached=False)
+
+
+def _tune(plan: Plan, target: Target, store, builds: dict, options: CompileOptions):
+    """Stage 9: on a GPU of the target's arch, the fastest of each kernel's top K (measured and
+    cached); elsewhere the model's choice stands and the times stay predicted."""
+    from .roller.tuner import tune_gate, tune_plan
+    device, why = tune_gate(target, options.tune, options.build)
+    if device is None:
+        info = {"status": "skipped", "reason": why, "times": "predicted"}
+        return (plan, builds, {"info": info, "measured": {}}), info
+    if store is None:
+        from kernel_cache import default_store
+        store = default_store()
+    tool = toolchain_key(target.arch)
+    cubins = {d: b["cubin"] for d, b in builds.items() if b.get("cubin")}
+    plan, measured, info = tune_plan(plan, target, store=store, cubins=cubins, device=device, toolchain=tool,
+                                     build=lambda k: _cached_build(k, target, store, tool)["cubin"])
+    # the artifact carries the chosen kernels only (every candidate's cubin stays in the cache)
+    builds = {k.digest: builds.get(k.digest) or _cached_build(k, target, store, tool) for k in plan.kernels()}
+    summary = {key: v for key, v in info.items() if key != "kernel_records"}
+    keep = ("rank", "key", "predicted_us", "measured_us", "spread", "status", "error")
+    report_info = dict(summary, kernels=[dict({n: r[n] for n in r if n != "candidates"},
+                                              candidates=[{n: c.get(n) for n in keep} for c in r["candidates"]])
+                                         for r in info["kernel_records"]])
+    return (plan, builds, {"info": report_info, "measured": measured}), summary
+
+
 def _verify(plan: Plan, model, device: str | None):
     if device is None:
         return {"device": None, "max_rel_error": None}, {}
@@ -159,8 +200,11 @@ def _header(imported, target: Target, plan: Plan, options: CompileOptions) -> di
                 "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes}}}
 
 
-def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options) -> dict:
+def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options,
+                tuning: dict | None = None) -> dict:
     types = dict(plan.types)
+    tuning = tuning or {"info": {"status": "skipped", "reason": "not run", "times": "predicted"}, "measured": {}}
+    measured = tuning["measured"]
     kernels = []
     total_pred = 0.0
     for k in plan.kernels():
@@ -172,7 +216,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
                         "grid": list(k.grid), "block": list(k.block),
                         "shared_bytes": k.shared_bytes + int(b.get("static_shared", 0)),
                         "registers": int(b.get("registers", 0)), "spills": int(b.get("spills", 0)),
-                        "predicted_us": round(pred, 3), "measured_us": None})
+                        "predicted_us": round(pred, 3), "measured_us": measured.get(k.digest)})
     build_info = next((r.info for r in records if r.name == "build"), {})
     return {
         "format": 1, "compiler_version": __version__,
@@ -185,4 +229,6 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "launches_per_inference": len(kernels),
         "verification": verification,
         "ops": imported.graph.op_histogram(),
+        "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
+        "tune": tuning["info"],
     }

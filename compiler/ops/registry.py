@@ -10,6 +10,7 @@ Output shapes come from ONNX's own per-node shape inference in the frontend, so 
 reads `ctx.out_types` and never recomputes them."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -62,19 +63,24 @@ def supported_ops() -> list[str]:
 
 
 _loaded = False
+_load_lock = threading.Lock()
 
 
 def _load_families():
+    """Imports every family module once; safe when several threads ask at the same time."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import importlib
-    import pkgutil
-    from .. import ops
-    for m in pkgutil.iter_modules(ops.__path__):
-        if m.name != "registry":
-            importlib.import_module(f"{ops.__name__}.{m.name}")
+    with _load_lock:
+        if _loaded:
+            return
+        import importlib
+        import pkgutil
+        from .. import ops
+        for m in pkgutil.iter_modules(ops.__path__):
+            if m.name != "registry":
+                importlib.import_module(f"{ops.__name__}.{m.name}")
+        _loaded = True  # only once every family is registered
 
 
 class LowerCtx:

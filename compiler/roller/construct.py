@@ -15,8 +15,8 @@ from ..codegen.tiled import ctype_size, gemm_shared_bytes
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..targets import Target
 from .micro_model import predict
-from .pattern import (ElementwiseView, GemmView, ReduceView, decompose, elementwise_view, gemm_view,
-                      reduce_view, sectors_per_request)
+from .pattern import (MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, decompose, elementwise_view,
+                      gemm_view, reduce_view, sectors_per_request, tc_operand)
 from .rtile import KernelConfig, RTile, Workload
 
 BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -46,17 +46,24 @@ def classify(te: TensorExpr):
 
 def view_for(te: TensorExpr, kind: str):
     """The view a configuration of `kind` renders from."""
-    return {"gemm": gemm_view, "reduce": reduce_view, "elementwise": elementwise_view}[kind](te)
+    return {"gemm": gemm_view, "tc_gemm": gemm_view, "reduce": reduce_view,
+            "elementwise": elementwise_view}[kind](te)
 
 
-def construct_rtiles(te: TensorExpr, target: Target, k: int = 8) -> list[KernelConfig]:
-    """The top-k configurations for `te` on `target`, best predicted first (empty when none apply)."""
+def construct_rtiles(te: TensorExpr, target: Target, k: int = 8, precision: str | None = None) -> list[KernelConfig]:
+    """The top-k configurations for `te` on `target`, best predicted first (empty when none apply).
+
+    With precision tf32/fp16/bf16, contractions also get tensor-core candidates (fp32 never does).
+    None: fp16/bf16 when the precision stage rounded both operands to that type, else fp32 (tf32
+    leaves no trace in the expression: callers pass the kernel's config["precision"])."""
     c = classify(te)
     if c is None:
         return []
     kind, view = c
+    if precision is None:
+        precision = inferred_precision(te, view) if kind == "gemm" else "fp32"
     if kind == "gemm":
-        cands = gemm_candidates(te, view, target)
+        cands = gemm_candidates(te, view, target) + tc_candidates(te, view, target, precision)
         if not cands:       # no aligned tile fits: reduce it like any other reduction
             view = reduce_view(te)
             cands = reduce_candidates(te, view, target) if view is not None else []
@@ -324,3 +331,220 @@ def elementwise_candidates(te: TensorExpr, view: ElementwiseView, target: Target
                      RTile("thread", (("elems", V),)))
             out.append(KernelConfig("elementwise", tiles, (("block_threads", T), ("per_thread", V)), w))
     return out
+
+
+# ---- tensor-core contractions ------------------------------------------------------------------
+
+TC_BLOCK = (16, 32, 64, 128)
+TC_WARP = (16, 32, 64)
+TC_BK = {"float32": (8, 16, 32), "float16": (16, 32, 64), "bfloat16": (16, 32, 64)}
+TC_SPLITS = (2, 4, 8, 16)
+TC_PADS = (0, 16, 32, 48)          # bytes: whole 16-byte chunks, so cp.async stays aligned
+MMA_ISSUE_SLOTS = 4                # instructions a scheduler may issue per mma at tensor-core peak
+
+
+def inferred_precision(te: TensorExpr, view: GemmView) -> str:
+    """fp16 or bf16 when both operands of the contraction are rounded to that type, else fp32."""
+    for p in ("fp16", "bf16"):
+        a, b = tc_operand(te, view, "a", MMA_ELEMS[p]), tc_operand(te, view, "b", MMA_ELEMS[p])
+        if a is not None and b is not None:
+            return p
+    return "fp32"
+
+
+def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[str, str]:
+    """(loader kind, shared orientation) of one operand: async, vector or generic; "k" or "r"."""
+    from ..codegen.tensor_core import ELEMS
+    eb = ELEMS[elem][1]
+    if op.direct:
+        if target.has_cp_async and op.storage == elem and op.aligned(16 // eb):
+            return "async", op.inner
+        if elem != "float32" and op.storage == "float32" and op.aligned(4):
+            return "vector", op.inner
+        return "generic", op.inner
+    return "generic", "k" if k_fast else "r"
+
+
+def fragment_conflicts(tile, elem: str, orient: str, side: str, banks: int = 32) -> int:
+    """Worst bank-conflict ways of one warp's fragment reads from a shared tile (ldmatrix phases of
+    8 rows x 16 bytes for 16-bit types, 32-bit loads of lanes (g, t) for tf32)."""
+    if elem != "float32":
+        # every 8x8 matrix of an ldmatrix is 8 consecutive tile rows at one 16-byte column
+        worst = 1
+        for ib in range(0, tile.inner * tile.elem_bytes, 16):
+            addrs = [tile.offset(o, ib) // 4 + w for o in range(min(8, tile.outer)) for w in range(4)]
+            worst = max(worst, bank_conflict_ways(addrs, banks))
+        return worst
+    addrs = []
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        # "k" tiles are read at (row g, k t), "r" tiles at (k t, row g)
+        o, i = (g, t) if orient == "k" else (t, g)
+        addrs.append(tile.offset(o, 4 * i) // 4)
+    return bank_conflict_ways(addrs, banks)
+
+
+def _tc_tile(memo: dict, elem: str, orient: str, side: str, rows: int, bk: int, target: Target):
+    """The conflict-free shared tile (swizzled when its rows allow, else the smallest good padding)."""
+    from ..codegen.tensor_core import ELEMS, smem_tile
+    key = (orient, side, rows, bk)
+    if key not in memo:
+        eb = ELEMS[elem][1]
+        t = smem_tile(orient, rows, bk, eb, 0, True)
+        if not t.swizzle:
+            best = None
+            for pad in TC_PADS:
+                cand = smem_tile(orient, rows, bk, eb, pad, False)
+                ways = fragment_conflicts(cand, elem, orient, side, target.shared_banks)
+                if best is None or ways < best[0]:
+                    best = (ways, cand)
+            t = best[1]
+        memo[key] = t
+    return memo[key]
+
+
+def _tc_block_tiles(view: GemmView, item: int, bk0: int, target: Target) -> list[tuple[int, int]]:
+    """Block tiles along Roller's growth path by reuse score (traffic saved per footprint added)."""
+    ms = [s for s in TC_BLOCK if s <= max(16, pow2_ceil(view.M))]
+    ns = [s for s in TC_BLOCK if s <= max(16, pow2_ceil(view.N))]
+
+    def traffic(bm, bn):
+        return math.ceil(view.M / bm) * math.ceil(view.N / bn) * (bm + bn) * view.K * item
+
+    def footprint(bm, bn):
+        return (bm + bn) * bk0 * item
+
+    i = j = 0
+    path, side = [(ms[0], ns[0])], []
+    while True:
+        steps = []
+        for di, dj in ((1, 0), (0, 1)):
+            if i + di >= len(ms) or j + dj >= len(ns):
+                continue
+            cur, nxt = (ms[i], ns[j]), (ms[i + di], ns[j + dj])
+            if footprint(*nxt) * 2 > target.shared_per_block:
+                continue
+            dq = traffic(*cur) - traffic(*nxt)
+            steps.append((-(dq / (footprint(*nxt) - footprint(*cur))), di, dj, nxt))
+        if not steps:
+            break
+        steps.sort()
+        _, di, dj, nxt = steps[0]
+        side += [s[3] for s in steps[1:]]
+        i, j = i + di, j + dj
+        path.append(nxt)
+    out = []
+    for t in path + side:
+        if t not in out:
+            out.append(t)
+    return out
+
+
+def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str) -> list[KernelConfig]:
+    """Tensor-core (mma.sync) configurations: block tiles grown by reuse score, warp tiles of m16n8
+    mma tiles, k steps of the mma's k, 1-4 shared stages (cp.async on sm_80+), split-K when the
+    output tiles cannot fill the SMs. None for fp32, and none where the prelude has no native mma
+    of the type (sm_75: m16n8k16 and tf32 are emulated there)."""
+    from ..codegen.tensor_core import ELEMS
+    elem = MMA_ELEMS.get(precision)
+    if elem is None or target.sm_version < 80 or target.tensor_core_tflops(elem) <= 0:
+        return []
+    _, eb, _, kmma, _ = ELEMS[elem]
+    if target.mma_shape(elem) != (16, 8, kmma):
+        return []
+    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem)
+    if a is None or b is None:
+        return []
+    (load_a, oa), (load_b, ob) = tc_loader(a, elem, view.a_k_fastest, target), tc_loader(b, elem, view.b_k_fastest, target)
+    has_async = "async" in (load_a, load_b)
+    sizes = _sizes(te)
+    M, N, K = view.M, view.N, view.K
+    bks = sorted({min(s, max(kmma, pow2_ceil(K))) for s in TC_BK[elem]})
+    src_item = {"a": te.inputs[a.arg].dtype.itemsize if a.direct else sizes[2],
+                "b": te.inputs[b.arg].dtype.itemsize if b.direct else sizes[2]}
+    cost = {}
+    for side, op, kind in (("a", a, load_a), ("b", b, load_b)):
+        if kind == "async":
+            cost[side] = 2.0 / (16 // eb)
+        elif kind == "vector":
+            cost[side] = 1.5
+        else:
+            cost[side] = 8.0 + _ops_per_element(op.source) + 4 * _loads(op.source)
+    tiles_memo: dict = {}
+    sect_memo: dict = {}
+    out = []
+    for BM, BN in _tc_block_tiles(view, eb, bks[0], target):
+        mt, nt = math.ceil(M / BM), math.ceil(N / BN)
+        blocks_mn = view.B * mt * nt
+        for WM in TC_WARP:
+            for WN in TC_WARP:
+                if BM % WM or BN % WN:
+                    continue
+                warps = (BM // WM) * (BN // WN)
+                if warps not in (1, 2, 4, 8):
+                    continue
+                MI, NI = WM // 16, WN // 8
+                T = 32 * warps
+                for BK in bks:
+                    nk = math.ceil(K / BK)
+                    ta = _tc_tile(tiles_memo, elem, oa, "a", BM, BK, target)
+                    tb = _tc_tile(tiles_memo, elem, ob, "b", BN, BK, target)
+                    infl = {}
+                    for side, kind, expr, group, rows, k_fast, ext in (
+                            ("a", load_a, view.a, view.m, BM, view.a_k_fastest, M),
+                            ("b", load_b, view.b, view.n, BN, view.b_k_fastest, N)):
+                        if kind != "generic":
+                            infl[side] = 1.0
+                            continue
+                        key = (side, rows, BK)
+                        if key not in sect_memo:
+                            sect_memo[key] = _loader_sectors(te, view, expr, group, rows, BK, k_fast, ext)
+                        infl[side] = sect_memo[key]
+                    splits = [1]
+                    if blocks_mn < target.sms:
+                        splits += [s for s in TC_SPLITS if nk >= 2 * s and blocks_mn * s <= 2 * target.sms]
+                    for SK in splits:
+                        nk_split = math.ceil(nk / SK)
+                        stage_opts = ((2, 3, 4) if nk_split >= 2 else (1,)) if has_async else \
+                            ((1, 2) if nk_split >= 2 else (1,))
+                        for S in stage_opts:
+                            if S > max(1, nk_split):
+                                continue
+                            shared = S * (ta.stage_bytes + tb.stage_bytes)
+                            if shared > target.shared_per_block:
+                                continue
+                            w = _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared,
+                                             infl, src_item, cost, kmma, eb)
+                            pads = tuple((s, t.pad) for s, t in (("a", ta), ("b", tb)) if t.pad)
+                            tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK)), pads),
+                                     RTile("warp", (("m", WM), ("n", WN))),
+                                     RTile("thread", (("m", 16), ("n", 8), ("k", kmma))))
+                            params = [("elem", elem), ("precision", precision), ("stages", S), ("split_k", SK),
+                                      ("load_a", load_a), ("load_b", load_b), ("layout_a", oa), ("layout_b", ob),
+                                      ("smem", "swizzle" if (ta.swizzle or tb.swizzle) else "pad")]
+                            if SK > 1:
+                                params.append(("ws_elems", SK * te.output.size))
+                            out.append(KernelConfig("tc_gemm", tiles, tuple(params), w))
+    return out
+
+
+def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared, infl, src_item, cost,
+                 kmma, eb) -> Workload:
+    M, N, K = view.M, view.N, view.K
+    mt, nt, nk = math.ceil(M / BM), math.ceil(N / BN), math.ceil(K / BK)
+    blocks_mn = view.B * mt * nt
+    T = 32 * warps
+    loads = blocks_mn * nk * BK * (BM * infl["a"] * src_item["a"] + BN * infl["b"] * src_item["b"])
+    ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
+    l2 = loads + sizes[1] + ws
+    smem = blocks_mn * nk * BK * ((BM + BN) * eb + warps * (MI * 16 + NI * 8) * eb)
+    n_ks = BK // kmma
+    mma_i = MI * NI * n_ks
+    frag_i = (MI + NI / 2) * n_ks if eb == 2 else (MI * 4 + NI * 2) * 2 * n_ks
+    loader_i = (BM * BK * cost["a"] + BN * BK * cost["b"]) / T
+    eff = min(1.0, MMA_ISSUE_SLOTS * mma_i / (mma_i + frag_i + loader_i + 4.0))
+    regs = MI * NI * 4 + MI * 4 + NI * 2 + 40
+    return Workload(blocks=blocks_mn * SK, threads=T, shared_bytes=shared, registers=regs,
+                    flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
+                    dram_bytes=_dram(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
+                    ilp=float(MI * NI), issue_efficiency=eff)

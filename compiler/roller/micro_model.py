@@ -7,6 +7,7 @@ waves (blocks over SMs x resident blocks) decide how much of the machine the ker
 The kernel's time is the slowest level on the busiest SM (levels overlap, as on the GPU)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -17,6 +18,9 @@ from .rtile import KernelConfig, Workload
 LATENCY_HIDING_OPS = 16
 # Warps per SM whose outstanding loads saturate DRAM / L2 (Little's law at ~600 ns latency).
 MEMORY_WARPS_PER_SM = 16
+# Tensor-core kernels move their operands in 16-byte accesses (cp.async, vector loads) with k-tiles
+# in flight across stages: a warp keeps about this many times a scalar SIMT warp's bytes in flight.
+TC_BYTES_IN_FLIGHT = 4
 
 
 @dataclass(frozen=True)
@@ -72,10 +76,14 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     occupancy = resident * warps * target.warp_size / target.max_threads_per_sm
     # compute on the busiest SM, with latency hiding from resident warps x independent accumulators
     hide = min(1.0, resident * warps * max(1.0, w.ilp) / LATENCY_HIDING_OPS) * max(0.05, w.issue_efficiency)
-    sm_ops_per_us = target.simt_tflops(w.compute_dtype) * 1e6 / target.sms
+    if w.compute_dtype.startswith("tc:"):      # tensor cores: "tc:<input type>"
+        sm_ops_per_us = target.tensor_core_tflops(w.compute_dtype[3:]) * 1e6 / target.sms
+    else:
+        sm_ops_per_us = target.simt_tflops(w.compute_dtype) * 1e6 / target.sms
     compute_us = (w.flops / w.blocks) * busiest / (sm_ops_per_us * hide)
     # memory levels: device-wide bandwidth, reached only with enough warps in flight
-    mlp = min(1.0, active_sms * resident * warps / (target.sms * MEMORY_WARPS_PER_SM))
+    mem_warps = warps * (TC_BYTES_IN_FLIGHT if w.compute_dtype.startswith("tc:") else 1)
+    mlp = min(1.0, active_sms * resident * mem_warps / (target.sms * MEMORY_WARPS_PER_SM))
     mlp = max(mlp, 1.0 / (target.sms * MEMORY_WARPS_PER_SM))
     dram_us = w.dram_bytes / (target.dram_gbps * 1e3 * mlp)
     l2_us = w.l2_bytes / (target.l2_gbps * 1e3 * mlp)
@@ -88,12 +96,26 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
                       min(1.0, occupancy), bound)
 
 
+def splitk_reduce_workload(ws_elems: int, split_k: int, target: Target) -> Workload:
+    """The second kernel of a split-K contraction: sums split_k fp32 partials per output."""
+    out = max(1, ws_elems // max(1, split_k))
+    blocks = max(1, min(math.ceil(out / 256), target.sms * max(1, target.max_threads_per_sm // 256) * 4))
+    return Workload(blocks=blocks, threads=256, shared_bytes=0, registers=24, flops=float(ws_elems),
+                    compute_dtype="float32", dram_bytes=4.0 * (ws_elems + out), l2_bytes=4.0 * (ws_elems + out),
+                    shared_bytes_moved=0.0, ilp=float(split_k), issue_efficiency=0.5)
+
+
 def predict(config: KernelConfig, target: Target) -> Prediction:
-    """Predicted time of one configuration on `target`."""
-    return predict_workload(config.workload, target)
+    """Predicted time of one configuration on `target` (a split-K configuration includes its
+    reduction kernel and one more launch)."""
+    p = predict_workload(config.workload, target)
+    split = int(config.param("split_k", 1) or 1)
+    if split > 1 and math.isfinite(p.us):
+        r = predict_workload(splitk_reduce_workload(int(config.param("ws_elems")), split, target), target)
+        p = dataclasses.replace(p, us=p.us + r.us + target.launch_us)
+    return p
 
 
 def with_registers(config: KernelConfig, registers: int) -> KernelConfig:
     """The configuration with ptxas's register count in place of the estimate."""
-    import dataclasses
     return dataclasses.replace(config, workload=dataclasses.replace(config.workload, registers=registers))

@@ -248,3 +248,79 @@ def decompose(lin: int, group) -> dict[str, int]:
         env[v] = lin % e
         lin //= e
     return env
+
+
+# ---- tensor-core operands ----------------------------------------------------------------------
+
+MMA_ELEMS = {"fp16": "float16", "bf16": "bfloat16", "tf32": "float32"}
+
+
+@dataclass(frozen=True)
+class TcOperand:
+    """How a tensor-core kernel stages one GEMM operand into shared memory.
+
+    `source` is the float value of one element; the kernel rounds it to the mma element type (a
+    no-op when `stored`, i.e. the source is a load whose storage already is that type). A direct
+    operand is a plain strided load of input `arg`: one var of its row group, one reduction var,
+    batch vars and broadcast zeros; `inner` names the axis its innermost dimension follows ("k" or
+    "r" for the row group) and `strides` gives every var's element stride."""
+
+    source: Expr
+    stored: bool
+    arg: int | None = None
+    storage: str | None = None               # DType name of the direct load's input
+    inner: str | None = None
+    strides: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def direct(self) -> bool:
+        return self.arg is not None
+
+    def aligned(self, chunk_elems: int) -> bool:
+        """Whether every row of the operand starts on a `chunk_elems` boundary (16-byte accesses)."""
+        return self.direct and all(s % chunk_elems == 0 for _, s in self.strides if s != 1)
+
+
+def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
+    """(source, stored) of an operand the precision pass prepared for `elem`, else None."""
+    if elem == "float32":
+        return (e, isinstance(e, Load) and e.dtype.name == "float32") if e.dtype.name == "float32" else None
+    if not (isinstance(e, Cast) and e.dtype.name == "float32"):
+        return None
+    x = e.x
+    if isinstance(x, Load) and x.dtype.name == elem:
+        return x, True
+    if isinstance(x, Cast) and x.dtype.name == elem and x.x.dtype.name == "float32":
+        return x.x, False
+    return None
+
+
+def tc_operand(te: TensorExpr, view: GemmView, side: str, elem: str) -> TcOperand | None:
+    """The tensor-core view of operand `side` ("a" or "b") for mma element type `elem` (a DType name)."""
+    e, group = (view.a, view.m) if side == "a" else (view.b, view.n)
+    s = _strip_rounding(e, elem)
+    if s is None:
+        return None
+    src, stored = s
+    if not isinstance(src, Load) or len(group) != 1 or len(view.k) != 1:
+        return TcOperand(src, stored)
+    allowed = {v for v, _ in view.batch} | set(view.unit)
+    row_var, k_var = group[0][0], view.k[0][0]
+    t = te.inputs[src.arg]
+    strides = []
+    st = 1
+    for idx, dim in zip(reversed(src.index), reversed(t.shape)):
+        if isinstance(idx, Var):
+            strides.append((idx.name, st))
+        elif not (isinstance(idx, Const) and idx.value == 0):
+            return TcOperand(src, stored)
+        st *= dim
+    names = [v for v, _ in strides]
+    if len(set(names)) != len(names) or row_var not in names or k_var not in names \
+            or not set(names) - {row_var, k_var} <= allowed:
+        return TcOperand(src, stored)
+    last = src.index[-1]
+    if not isinstance(last, Var) or last.name not in (row_var, k_var):
+        return TcOperand(src, stored)
+    return TcOperand(src, stored, src.arg, t.dtype.name, "k" if last.name == k_var else "r",
+                     tuple(reversed(strides)))

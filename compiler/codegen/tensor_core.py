@@ -1,0 +1,399 @@
+"""Tensor-core contraction kernels (mma.sync) rendered from a Roller configuration of kind "tc_gemm".
+
+batch x (M x K).(K x N), the GEMM view of any contraction (MatMul, Gemm, implicit-GEMM Conv):
+each block computes a BM x BN output tile with warps of WM x WN, each warp a grid of m16n8 mma
+tiles accumulating in fp32 registers. Operands are staged through `stages` shared-memory buffers:
+
+- "async": a plain strided load whose storage is the mma element type (fp16/bf16 weights the
+  precision pass converted, fp32 for tf32): 16-byte cp.async, zero-filled past the edges;
+- "vector": a plain fp32 load rounded to fp16/bf16: 16-byte vector loads, converted in registers;
+- "generic": any operand expression (implicit-GEMM gathers, fused scales): one element per step.
+
+Shared tiles keep each operand's global innermost axis innermost ("k": rows x BK, "r": BK x rows);
+16-bit fragments come from ldmatrix (.trans for "r"), tf32 fragments from 32-bit loads rounded
+with cvt.rna. Tiles of 32/64/128-byte rows are swizzled, others padded (bank-conflict-free
+fragment reads, checked by simulation in compiler/roller/construct.py). With split_k > 1 each
+block reduces a slice of K into an fp32 workspace and a second kernel sums the slices in a fixed
+order and applies the epilogue (no atomics: results are deterministic)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ir.texpr import TensorExpr
+from ..roller.pattern import GemmView, TcOperand, tc_operand
+from ..roller.rtile import KernelConfig
+from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from .tiled import _decompose, _epilogue, _render, index_ctype
+
+# mma element type -> (C type in shared memory, bytes, mma function, k per mma, f32x2 packer)
+ELEMS = {
+    "float16": ("by_half", 2, "by_mma_m16n8k16_f16_f32", 16, "by_pack_half2"),
+    "bfloat16": ("by_bfloat16", 2, "by_mma_m16n8k16_bf16_f32", 16, "by_pack_bf162"),
+    "float32": ("float", 4, "by_mma_m16n8k8_tf32_f32", 8, None),
+}
+SPLITK_REDUCE_THREADS = 256
+
+
+@dataclass(frozen=True)
+class SmemTile:
+    """One operand's shared tile: `outer` rows of `inner` elements of `elem_bytes`, padded or swizzled."""
+
+    outer: int
+    inner: int
+    elem_bytes: int
+    pad: int = 0          # bytes after each row
+    swizzle: int = 0      # 32, 64 or 128 (row bytes) for by_swizzle_<n>b, else 0
+
+    @property
+    def pitch(self) -> int:
+        return self.inner * self.elem_bytes + self.pad
+
+    @property
+    def stage_bytes(self) -> int:
+        return -(-self.outer * self.pitch // 128) * 128
+
+    def off(self, o: str, ib: str) -> str:
+        """C expression: byte offset of row `o`, byte `ib` within the row."""
+        if self.swizzle:
+            return f"by_swizzle_{self.swizzle}b({o}, {ib})"
+        return f"({o}) * {self.pitch} + ({ib})"
+
+    def offset(self, o: int, ib: int) -> int:
+        """The same offset in Python (bank-conflict simulation)."""
+        if self.swizzle:
+            off = o * self.swizzle + ib
+            bits = {128: 3, 64: 2, 32: 1}[self.swizzle]
+            return off ^ ((off >> 3) & (((1 << bits) - 1) << 4))
+        return o * self.pitch + ib
+
+
+def smem_tile(orient: str, rows: int, bk: int, elem_bytes: int, pad: int, swizzle: bool) -> SmemTile:
+    """The shared tile of an operand with `rows` (BM or BN) rows and orientation "k" or "r"."""
+    outer, inner = (rows, bk) if orient == "k" else (bk, rows)
+    row_bytes = inner * elem_bytes
+    if swizzle and elem_bytes == 2 and row_bytes in (32, 64, 128) and outer % 8 == 0:
+        return SmemTile(outer, inner, elem_bytes, 0, row_bytes)
+    return SmemTile(outer, inner, elem_bytes, pad, 0)
+
+
+@dataclass(frozen=True)
+class TcPlan:
+    """Everything the renderer and the construction need to know about one tc_gemm configuration."""
+
+    elem: str
+    BM: int
+    BN: int
+    BK: int
+    WM: int
+    WN: int
+    stages: int
+    split_k: int
+    a: TcOperand
+    b: TcOperand
+    load_a: str
+    load_b: str
+    orient_a: str
+    orient_b: str
+    tile_a: SmemTile
+    tile_b: SmemTile
+
+    @property
+    def warps(self) -> int:
+        return (self.BM // self.WM) * (self.BN // self.WN)
+
+    @property
+    def shared_bytes(self) -> int:
+        return self.stages * (self.tile_a.stage_bytes + self.tile_b.stage_bytes)
+
+
+def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
+    """The TcPlan of a configuration of kind tc_gemm."""
+    blk, warp = cfg.tile("block"), cfg.tile("warp")
+    elem = cfg.param("elem")
+    eb = ELEMS[elem][1]
+    pad = dict(blk.padding)
+    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem)
+    oa, ob = cfg.param("layout_a"), cfg.param("layout_b")
+    swz = cfg.param("smem") == "swizzle"
+    BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
+    return TcPlan(elem, BM, BN, BK, warp.size("m"), warp.size("n"), int(cfg.param("stages")),
+                  int(cfg.param("split_k", 1)), a, b, cfg.param("load_a"), cfg.param("load_b"), oa, ob,
+                  smem_tile(oa, BM, BK, eb, pad.get("a", 0), swz), smem_tile(ob, BN, BK, eb, pad.get("b", 0), swz))
+
+
+def _signature(te: TensorExpr, out_ctype: str) -> list[str]:
+    params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
+    params.append(f"{out_ctype}* __restrict__ out")
+    return params
+
+
+def _out_offset(te: TensorExpr) -> str:
+    strides, s = [], 1
+    for d in reversed(te.output.shape):
+        strides.append(s)
+        s *= d
+    strides.reverse()
+    terms = [f"(i{d})*{st}" if st != 1 else f"(i{d})" for d, (st, n) in enumerate(zip(strides, te.output.shape)) if n != 1]
+    return " + ".join(terms) if terms else "0"
+
+
+def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: int) -> list[str]:
+    """Statements of the lambda body that fills one stage of operand `side` for k-tile `kt`."""
+    op, kind, orient, tile = ((p.a, p.load_a, p.orient_a, p.tile_a) if side == "a"
+                              else (p.b, p.load_b, p.orient_b, p.tile_b))
+    rows, group, extent, row0 = ((p.BM, view.m, view.M, "by_m0") if side == "a" else (p.BN, view.n, view.N, "by_n0"))
+    K, BK = view.K, p.BK
+    ctype, eb, _, _, pack = ELEMS[p.elem]
+    base = f"by_s{side} + stage * {tile.stage_bytes}"
+    L = [f"    {{  // operand {side.upper()}: {kind}, {'rows x k' if orient == 'k' else 'k x rows'}",
+         f"      unsigned char* const dst = {base};"]
+    # outer/inner: tile axes; which global axis each is and its bounds
+    outer_ext, inner_ext = (extent, K) if orient == "k" else (K, extent)
+    outer_tile, inner_tile = (rows, BK) if orient == "k" else (BK, rows)
+    outer_guard = outer_ext % outer_tile != 0
+    inner_guard = inner_ext % inner_tile != 0
+
+    def globals_(o: str, i: str) -> list[str]:
+        if orient == "k":
+            return [f"const {it} gr = {row0} + {o};", f"const {it} gk = k0 + {i};"]
+        return [f"const {it} gk = k0 + {o};", f"const {it} gr = {row0} + {i};"]
+
+    opos, ipos = ("gr", "gk") if orient == "k" else ("gk", "gr")
+    if kind in ("async", "vector"):
+        width = 16 // (eb if kind == "async" else 4)          # elements per 16-byte access
+        src_eb = eb if kind == "async" else 4
+        per_row = inner_tile // width
+        total = outer_tile * per_row
+        terms = []
+        for v, s in op.strides:
+            name = "gr" if v == group[0][0] else ("gk" if v == view.k[0][0] else v)
+            terms.append(f"({name})*{s}" if s != 1 else f"({name})")
+        offset = " + ".join(terms)
+        loop = f"for (int c = tid; c < {total}; c += {T})" if total % T else \
+            f"#pragma unroll\n      for (int c = tid; c < {total}; c += {T})"
+        L += [f"      {loop} {{",
+              f"        const int o = c / {per_row}, j = c % {per_row};",
+              *("        " + x for x in globals_("o", f"j * {width}"))]
+        ok = f"{opos} < {outer_ext}" if outer_guard else "true"
+        if kind == "async":
+            if inner_guard and outer_guard:
+                L.append(f"        const {it} rem = {ok} ? {inner_ext} - {ipos} : 0;")
+                L.append(f"        const int nb = rem >= {width} ? 16 : (rem > 0 ? (int)rem * {src_eb} : 0);")
+            elif inner_guard:
+                L.append(f"        const {it} rem = {inner_ext} - {ipos};")
+                L.append(f"        const int nb = rem >= {width} ? 16 : (rem > 0 ? (int)rem * {src_eb} : 0);")
+            else:
+                L.append(f"        const int nb = {ok} ? 16 : 0;")
+            L.append(f"        by_cp_async_16_zfill(dst + {tile.off('o', 'j * 16')}, "
+                     f"nb ? (const void*)(in{op.arg} + {offset}) : (const void*)in{op.arg}, nb);")
+        else:
+            L.append("        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);")
+            L.append(f"        const float* const src = in{op.arg};")
+            if inner_guard:
+                full = " && ".join(x for x in (ok if outer_guard else "", f"{ipos} + 4 <= {inner_ext}") if x)
+                L.append(f"        if ({full}) v = by_ld_global_v4(src + {offset});")
+                L.append(f"        else if ({ok}) {{")
+                for q, f in enumerate("xyzw"):
+                    L.append(f"          if ({ipos} + {q} < {inner_ext}) v.{f} = src[{offset} + {q}];")
+                L.append("        }")
+            elif outer_guard:
+                L.append(f"        if ({ok}) v = by_ld_global_v4(src + {offset});")
+            else:
+                L.append(f"        v = by_ld_global_v4(src + {offset});")
+            L.append(f"        *reinterpret_cast<uint2*>(dst + {tile.off('o', 'j * 8')}) = "
+                     f"make_uint2({pack}(v.x, v.y), {pack}(v.z, v.w));")
+        L.append("      }")
+    else:
+        total = outer_tile * inner_tile
+        loop = f"for (int c = tid; c < {total}; c += {T})"
+        L += [f"      {loop} {{",
+              f"        const int o = c / {inner_tile}, ii = c % {inner_tile};",
+              *("        " + x for x in globals_("o", "ii")),
+              "        float v = 0.0f;"]
+        conds = [c for c, need in ((f"gr < {extent}", extent % rows != 0), (f"gk < {K}", K % BK != 0)) if need]
+        L.append(f"        if ({' && '.join(conds)}) {{" if conds else "        {")
+        body: list[str] = []
+        _decompose(body, "          ", it, "gr", group, "by_rm")
+        _decompose(body, "          ", it, "gk", view.k, "by_rk")
+        val = _render(te, op.source, body, "          ", it)
+        L += body + [f"          v = {val};", "        }"]
+        L.append(f"        *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'ii * {eb}')}) = {ctype}(v);")
+        L.append("      }")
+    L.append("    }")
+    return L
+
+
+def _fragments(p: TcPlan) -> list[str]:
+    """Statements that load one k-step's A and B fragments (a[MI][4], b[NI][2]) from stage `as`/`bs`."""
+    MI, NI = p.WM // 16, p.WN // 8
+    ta, tb = p.tile_a, p.tile_b
+    L = [f"        unsigned a[{MI}][4], b[{NI}][2];"]
+    if p.elem != "float32":
+        # lane l names row (l % 8) + 8 * ((l / 8) % 2) and column 8 * (l / 16) of a 16x16 A tile, etc.
+        if p.orient_a == "k":
+            L += ["        #pragma unroll", f"        for (int mi = 0; mi < {MI}; ++mi)",
+                  f"          by_ldmatrix_x4(a[mi], as + {ta.off('wm0 + mi * 16 + by_lr', '(kk + by_lc) * 2')});"]
+        else:
+            L += ["        #pragma unroll", f"        for (int mi = 0; mi < {MI}; ++mi)",
+                  f"          by_ldmatrix_x4_trans(a[mi], as + {ta.off('kk + by_lc + (lane & 7)', '(wm0 + mi * 16 + by_lh) * 2')});"]
+        if p.orient_b == "k":
+            L += ["        #pragma unroll", f"        for (int nj = 0; nj < {NI // 2}; ++nj)",
+                  f"          by_ldmatrix_x4(&b[2 * nj][0], bs + {tb.off('wn0 + nj * 16 + by_lc + (lane & 7)', '(kk + by_lh) * 2')});"]
+        else:
+            L += ["        #pragma unroll", f"        for (int nj = 0; nj < {NI // 2}; ++nj)",
+                  f"          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + {tb.off('kk + by_lh + (lane & 7)', '(wn0 + nj * 16 + by_lc) * 2')});"]
+    else:
+        def fa(m: str, k: str) -> str:
+            o, i = (m, k) if p.orient_a == "k" else (k, m)
+            return f"by_float_to_tf32(*reinterpret_cast<const float*>(as + {ta.off(o, f'({i}) * 4')}))"
+
+        def fb(k: str, n: str) -> str:
+            o, i = (n, k) if p.orient_b == "k" else (k, n)
+            return f"by_float_to_tf32(*reinterpret_cast<const float*>(bs + {tb.off(o, f'({i}) * 4')}))"
+        L += ["        #pragma unroll", f"        for (int mi = 0; mi < {MI}; ++mi) {{",
+              "          const int r0 = wm0 + mi * 16 + by_g;",
+              f"          a[mi][0] = {fa('r0', 'kk + by_t')};",
+              f"          a[mi][1] = {fa('r0 + 8', 'kk + by_t')};",
+              f"          a[mi][2] = {fa('r0', 'kk + by_t + 4')};",
+              f"          a[mi][3] = {fa('r0 + 8', 'kk + by_t + 4')};",
+              "        }",
+              "        #pragma unroll", f"        for (int ni = 0; ni < {NI}; ++ni) {{",
+              "          const int c0 = wn0 + ni * 8 + by_g;",
+              f"          b[ni][0] = {fb('kk + by_t', 'c0')};",
+              f"          b[ni][1] = {fb('kk + by_t + 4', 'c0')};",
+              "        }"]
+    return L
+
+
+def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
+                   in_values) -> Kernel:
+    """The tensor-core kernel of one tc_gemm configuration (with split_k > 1: the partial-sum kernel,
+    whose output `out_value` is the fp32 workspace [split_k][output elements])."""
+    p = tc_plan(te, view, cfg)
+    ctype, eb, mma, kmma, _ = ELEMS[p.elem]
+    MI, NI = p.WM // 16, p.WN // 8
+    WGN = p.BN // p.WN
+    T = 32 * p.warps
+    M, N, K = view.M, view.N, view.K
+    mt, nt, nk = math.ceil(M / p.BM), math.ceil(N / p.BN), math.ceil(K / p.BK)
+    SK = p.split_k
+    kt_per = math.ceil(nk / SK)
+    it = index_ctype(te)
+    S = p.stages
+    has_async = "async" in (p.load_a, p.load_b)
+    out_ct = "float" if SK > 1 else te.output.dtype.ctype
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, out_ct))}) {{",
+         "  BY_SHARED_BUFFER(by_smem);",
+         "  unsigned char* const by_sa = by_smem;",
+         f"  unsigned char* const by_sb = by_smem + {S * p.tile_a.stage_bytes};",
+         "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;",
+         "  const int by_g = lane >> 2, by_t = lane & 3;",
+         "  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);",
+         f"  const int wm0 = (warp / {WGN}) * {p.WM}, wn0 = (warp % {WGN}) * {p.WN};",
+         f"  {it} by_blk = blockIdx.x;",
+         f"  const {it} by_n0 = (by_blk % {nt}) * {p.BN}; by_blk /= {nt};",
+         f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
+    if SK > 1:
+        L.append(f"  const int by_ks = (int)(by_blk % {SK}); by_blk /= {SK};")
+    for v in view.unit:
+        L.append(f"  const {it} {v} = 0;")
+    _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
+    L.append("  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;")
+    L += [f"  float by_acc[{MI}][{NI}][4];",
+          "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
+          "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
+          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;"]
+    if SK > 1:
+        L += [f"  const int kt_begin = by_ks * {kt_per};",
+              f"  const int nloc = {nk} - kt_begin < {kt_per} ? {nk} - kt_begin : {kt_per};"]
+    else:
+        L += ["  const int kt_begin = 0;", f"  const int nloc = {nk};"]
+    L.append("  auto by_load = [&](int stage, int kt) {")
+    L.append(f"    const {it} k0 = ({it})kt * {p.BK};")
+    L += _loader(te, view, p, "a", it, T)
+    L += _loader(te, view, p, "b", it, T)
+    L.append("  };")
+    commit = "    by_cp_async_commit();" if has_async else None
+
+    def compute(stage: str, ind: str) -> list[str]:
+        out = [f"{ind}{{",
+               f"{ind}  const unsigned char* const as = by_sa + ({stage}) * {p.tile_a.stage_bytes};",
+               f"{ind}  const unsigned char* const bs = by_sb + ({stage}) * {p.tile_b.stage_bytes};",
+               f"{ind}  #pragma unroll",
+               f"{ind}  for (int kk = 0; kk < {p.BK}; kk += {kmma}) {{"]
+        out += [ind + x[4:] for x in _fragments(p)]
+        out += [f"{ind}    #pragma unroll", f"{ind}    for (int mi = 0; mi < {MI}; ++mi)",
+                f"{ind}      #pragma unroll", f"{ind}      for (int ni = 0; ni < {NI}; ++ni)",
+                f"{ind}        {mma}(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);",
+                f"{ind}  }}", f"{ind}}}"]
+        return out
+
+    if S == 1:
+        L += ["  for (int i = 0; i < nloc; ++i) {", "    by_load(0, kt_begin + i);"]
+        if has_async:
+            L += ["    by_cp_async_commit();", "    by_cp_async_wait_all();"]
+        L += ["    __syncthreads();"] + compute("0", "    ") + ["    __syncthreads();", "  }"]
+    else:
+        # prologue: S-1 tiles in flight; then each iteration waits for its tile, refills the stage
+        # the previous iteration read (every warp is past the barrier) and multiplies
+        L += [f"  for (int s = 0; s < {S - 1}; ++s) {{", "    if (s < nloc) by_load(s, kt_begin + s);"]
+        if commit:
+            L.append(commit)
+        L += ["  }", "  for (int i = 0; i < nloc; ++i) {"]
+        if has_async:
+            L.append(f"    by_cp_async_wait<{S - 2}>();")
+        L += ["    __syncthreads();",
+              f"    if (i + {S - 1} < nloc) by_load((i + {S - 1}) % {S}, kt_begin + i + {S - 1});"]
+        if commit:
+            L.append(commit)
+        L += compute(f"i % {S}", "    ") + ["  }"]
+        if has_async:
+            L.append("  by_cp_async_wait_all();")
+    # epilogue: lane (g, t) holds rows g, g+8 and columns 2t, 2t+1 of each m16n8 tile
+    L += ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
+          "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
+          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
+          f"        const {it} gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;",
+          f"        const {it} gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);"]
+    conds = [c for c, need in ((f"gm < {M}", M % p.BM != 0), (f"gn < {N}", N % p.BN != 0)) if need]
+    if conds:
+        L.append(f"        if (!({' && '.join(conds)})) continue;")
+    _decompose(L, "        ", it, "gm", view.m, "by_em")
+    _decompose(L, "        ", it, "gn", view.n, "by_en")
+    if SK > 1:
+        L.append(f"        out[({it})by_ks * {te.output.size} + {_out_offset(te)}] = by_acc[mi][ni][q];")
+    else:
+        _epilogue(te, L, "        ", it, "by_acc[mi][ni][q]", te.body.dtype)
+    L += ["      }", "}"]
+    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
+    params += (KernelParam(out_ct, out_value, True),)
+    return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt * SK, 1, 1), block=(T, 1, 1),
+                  shared_bytes=p.shared_bytes, expr=te)
+
+
+def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: str, out_value: str, in_values,
+                         max_blocks: int = 65535) -> Kernel:
+    """Sums the split_k fp32 partial results of every output in a fixed order and applies the epilogue."""
+    n = te.output.size
+    T = SPLITK_REDUCE_THREADS
+    it = "int" if n * split_k * 2 < 2**31 - 1 and index_ctype(te) == "int" else "long long"
+    sig = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
+    sig += ["const float* __restrict__ by_ws", f"{te.output.dtype.ctype}* __restrict__ out"]
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
+         f"  for ({it} lin = ({it})blockIdx.x * {T} + threadIdx.x; lin < {n}; lin += ({it})gridDim.x * {T}) {{",
+         "    float s = 0.0f;",
+         f"    for (int k = 0; k < {split_k}; ++k) s += by_ws[({it})k * {n} + lin];"]
+    group = tuple((f"i{d}", e) for d, e in enumerate(te.output.shape))
+    for v, e in group:
+        if e == 1:
+            L.append(f"    const {it} {v} = 0;")
+    _decompose(L, "    ", it, "lin", tuple(g for g in group if g[1] != 1), "by_rem")
+    _epilogue(te, L, "    ", it, "s", te.body.dtype)
+    L += ["  }", "}"]
+    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
+    params += (KernelParam("float", ws_value, False), KernelParam(te.output.dtype.ctype, out_value, True))
+    return Kernel(entry=entry, source=source, params=params, grid=(max(1, min(math.ceil(n / T), max_blocks)), 1, 1),
+                  block=(T, 1, 1), expr=te)

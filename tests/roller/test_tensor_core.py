@@ -1,0 +1,378 @@
+"""Tensor-core contraction kernels (mma.sync) and the precision option.
+
+Every tensor-core candidate drawn here is rendered, built with NVRTC for sm_80 and sm_90 (no
+spills, registers and shared memory within the limits) and run on the host harness in fixed and
+shuffled thread order (incl. the ldmatrix/mma/cp.async emulation) on shapes that are not
+multiples of the tiles. The reference of a candidate is the precision-rewritten expression run
+by the naive kernel (the same rounded operands, fp32 sums: only the order of the sums differs),
+and, more loosely, the op's NumPy reference in full precision."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from compiler.codegen.nvrtc import build_cubin
+from compiler.codegen.tensor_core import render_splitk_reduce, tc_plan
+from compiler.errors import CompilerError
+from compiler.ir.dtypes import DType
+from compiler.ir.graph import Constant
+from compiler.passes.precision import contraction_kernel, precision_plan
+from compiler.passes.roller import render_candidate, tile_launch
+from compiler.pipeline import CompileOptions
+from compiler.roller.construct import construct_rtiles, fragment_conflicts
+from compiler.roller.pattern import gemm_view
+from compiler.roller.micro_model import predict, predict_workload
+from compiler.runtime.host_harness import build_host_module
+from compiler.targets import get_target
+from tests.roller.single_op import lower_single
+
+FAST = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+PRECISIONS = ("fp16", "bf16", "tf32")
+# candidate vs the naive kernel of the same expression (same rounded operands; tf32 rounds in the
+# kernel only), and vs the op's float64 reference
+TOL_SAME = {"fp16": 1e-4, "bf16": 1e-4, "tf32": 5e-3}
+TOL_REF = {"fp16": 1e-2, "bf16": 4e-2, "tf32": 1e-2}
+LIMITS = {"sm_80": get_target("a100"), "sm_90": get_target("h100")}
+
+
+def _f(rng, shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def _stats():
+    return {"contractions": 0, "weights_converted": 0, "weight_bytes_saved": 0}
+
+
+def prepare(op, arrays, attrs, precision, const_inputs=()):
+    """(naive kernel of the precision-rewritten op, its argument arrays by value name, reference)."""
+    kernel, ref = lower_single(op, arrays, attrs)
+    names = [p.value for p in kernel.params[:-1]]
+    consts = {names[i]: Constant.from_array(arrays[i]) for i in const_inputs}
+    k = contraction_kernel(kernel, precision, consts, {}, {}, _stats())
+    if k is None:               # a 1-wide contraction is lowered as a map, not a GEMM
+        return None, None, None
+    assert dict(k.config)["precision"] == precision
+    values = {n: (consts[n].array().copy() if n in consts else arrays[names.index(n)]) for n in names}
+    values.update({n: c.array().copy() for n, c in consts.items()})
+    return k, values, ref
+
+
+def tc_configs(kernel, target_name="a100", precision="fp16"):
+    """Every tensor-core configuration constructed for the kernel, in the model's order."""
+    return [c for c in construct_rtiles(kernel.expr, get_target(target_name), 10**6, precision) if c.kind == "tc_gemm"]
+
+
+def diverse(cfgs, n):
+    """The best of each kind of configuration (stages, split-K, loaders, warp tile, k step), up to n."""
+    out, seen = [], set()
+    for c in cfgs:
+        key = (c.param("stages"), c.param("split_k") > 1, c.param("load_a"), c.param("load_b"),
+               c.tile("warp").axes, c.tile("block").size("k"))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out[:n]
+
+
+def launches(kernel, cfg):
+    """The launches of one configuration: [(kernel, [arg value names])]."""
+    te = kernel.expr
+    ins = tuple(p.value for p in kernel.params[:-1])
+    sk = cfg.param("split_k")
+    if sk > 1:
+        k1 = render_candidate(te, cfg, te.name, "ws", ins)
+        k2 = render_splitk_reduce(te, sk, te.name + "_sk", "ws", "y", ins)
+        return [(k1, list(ins) + ["ws"]), (k2, list(ins) + ["ws", "y"])]
+    return [(render_candidate(te, cfg, te.name, "y", ins), list(ins) + ["y"])]
+
+
+def check_builds(kernels) -> None:
+    for k in kernels:
+        threads = k.block[0] * k.block[1] * k.block[2]
+        for arch, t in LIMITS.items():
+            r = build_cubin(k.source, k.entry, arch)
+            assert r.spills == 0, f"{k.entry} spills on {arch}"
+            assert 0 < r.registers <= t.max_registers_per_thread and r.registers * threads <= t.registers_per_block
+            assert k.shared_bytes + r.shared_bytes <= t.shared_per_block and threads <= t.max_threads_per_block
+
+
+def run_candidates(kernel, values, ref, precision, cfgs, *, build=True):
+    """Builds and runs every configuration; returns the worst error against the naive kernel."""
+    runs = [(c, launches(kernel, c)) for c in cfgs]
+    kernels = [k for _, ls in runs for k, _ in ls]
+    if build:
+        check_builds(kernels)
+    worst = 0.0
+    for mode in ("default", "shuffle"):
+        module = build_host_module(kernels + [kernel], mode=mode, seed=11)
+        y0 = np.full(ref.shape, np.nan, np.float32)
+        ins = [p.value for p in kernel.params[:-1]]
+        module.launch(kernel, [values[n] for n in ins] + [y0])
+        scale = max(1.0, float(np.abs(ref).max()))
+        np.testing.assert_allclose(y0, ref, rtol=0, atol=TOL_REF[precision] * scale)
+        for cfg, ls in runs:
+            bufs = dict(values, y=np.full(ref.shape, np.nan, np.float32))
+            if cfg.param("split_k") > 1:
+                bufs["ws"] = np.full(cfg.param("ws_elems"), np.nan, np.float32)
+            for k, names in ls:
+                module.launch(k, [bufs[n] for n in names])
+            y = bufs["y"]
+            assert np.isfinite(y).all(), f"{cfg.text()} ({mode}) left outputs unwritten"
+            err = float(np.abs(y.astype(np.float64) - y0).max()) / max(1.0, float(np.abs(y0).max()))
+            assert err <= TOL_SAME[precision], f"{cfg.text()} ({mode}): {err}"
+            worst = max(worst, err)
+    return worst
+
+
+# ---- drawn shapes -------------------------------------------------------------------------------
+
+@st.composite
+def matmuls(draw):
+    m, n, k = draw(st.integers(2, 70)), draw(st.integers(2, 70)), draw(st.integers(16, 90))
+    batch = draw(st.sampled_from([(), (2,), (1, 3)]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    # a constant 2-D weight is converted at compile time (the cp.async path when rows align)
+    const_b = not batch and draw(st.booleans())
+    b = _f(rng, (k, n)) if const_b or draw(st.booleans()) else _f(rng, batch + (k, n))
+    return ("MatMul", [_f(rng, batch + (m, k)), b], {}, (1,) if const_b else (),
+            draw(st.sampled_from(PRECISIONS)))
+
+
+@st.composite
+def gemms(draw):
+    m, n, k = draw(st.integers(2, 48)), draw(st.integers(2, 48)), draw(st.integers(16, 64))
+    ta, tb = draw(st.booleans()), draw(st.booleans())
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    a = _f(rng, (k, m) if ta else (m, k))
+    b = _f(rng, (n, k) if tb else (k, n))
+    c = _f(rng, draw(st.sampled_from([(n,), (m, n)])))
+    return ("Gemm", [a, b, c], {"transA": int(ta), "transB": int(tb), "alpha": 0.5, "beta": 2.0},
+            (1,) if draw(st.booleans()) else (), draw(st.sampled_from(PRECISIONS)))
+
+
+@st.composite
+def convs(draw):
+    n, c = draw(st.integers(1, 2)), draw(st.integers(4, 9))
+    h, w = draw(st.integers(3, 9)), draw(st.integers(3, 9))
+    kh = draw(st.integers(2, 3))            # K = c * kh * kh >= 16
+    m = draw(st.integers(2, 20))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    arrays = [_f(rng, (n, c, h, w)), _f(rng, (m, c, kh, kh))] + ([_f(rng, (m,))] if draw(st.booleans()) else [])
+    attrs = {"strides": [draw(st.integers(1, 2))] * 2, "pads": [draw(st.integers(0, 1))] * 4}
+    return "Conv", arrays, attrs, (1,), draw(st.sampled_from(PRECISIONS))
+
+
+def _check_case(case, n=4):
+    op, arrays, attrs, const_inputs, precision = case
+    kernel, values, ref = prepare(op, arrays, attrs, precision, const_inputs)
+    assume(kernel is not None)
+    cfgs = tc_configs(kernel, "a100", precision)
+    assert cfgs, f"{op}: no tensor-core candidate"
+    run_candidates(kernel, values, ref, precision, diverse(cfgs, n))
+
+
+@FAST
+@given(matmuls())
+def test_matmul_tensor_core_candidates(case):
+    _check_case(case)
+
+
+@FAST
+@given(gemms())
+def test_gemm_tensor_core_candidates(case):
+    _check_case(case)
+
+
+@FAST
+@given(convs())
+def test_conv_implicit_gemm_tensor_core_candidates(case):
+    _check_case(case)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_every_loader_layout_and_pipeline_depth(precision):
+    """One shape per operand layout (k-major and row-major A and B: ldmatrix and .trans), all
+    loaders (cp.async weights, 16-byte vector activations, generic gathers) and 1-4 stages."""
+    rng = np.random.default_rng(21)
+    cases = [("MatMul", [_f(rng, (72, 200)), _f(rng, (200, 40))], {}, (1,)),
+             ("Gemm", [_f(rng, (96, 56)), _f(rng, (48, 96)), _f(rng, (48,))], {"transA": 1, "transB": 1}, (1,)),
+             ("MatMul", [_f(rng, (2, 33, 24)), _f(rng, (2, 24, 20))], {}, ())]
+    seen = set()
+    for op, arrays, attrs, consts in cases:
+        kernel, values, ref = prepare(op, arrays, attrs, precision, consts)
+        cfgs = tc_configs(kernel, "a100", precision)
+        picked = []
+        for c in cfgs:
+            key = (c.param("stages"), c.param("load_a"), c.param("load_b"), c.param("layout_a"), c.param("layout_b"))
+            if key not in seen:
+                seen.add(key)
+                picked.append(c)
+        run_candidates(kernel, values, ref, precision, picked[:6])
+    stages = {k[0] for k in seen}
+    layouts = {(k[3], k[4]) for k in seen}
+    loaders = {k[1] for k in seen} | {k[2] for k in seen}
+    assert {2, 3, 4} <= stages and len(layouts) >= 2
+    assert "async" in loaders and (precision == "tf32" or "vector" in loaders)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_heaviest_candidates_build_without_spills(precision):
+    """The largest warp tiles (64x64: 128 fp32 accumulators per thread), deepest pipelines and
+    largest shared tiles of a big GEMM build for sm_80 and sm_90 within the limits."""
+    rng = np.random.default_rng(5)
+    kernel, _, _ = prepare("MatMul", [_f(rng, (512, 512)), _f(rng, (512, 512))], {}, precision, (1,))
+    cfgs = tc_configs(kernel, "h100", precision)
+    heavy = sorted(cfgs, key=lambda c: (-c.tile("warp").size("m") * c.tile("warp").size("n"), -c.param("stages"),
+                                        -c.workload.shared_bytes, c.key))[:2]
+    assert heavy[0].tile("warp").size("m") == 64 and heavy[0].tile("warp").size("n") == 64
+    check_builds([k for c in heavy for k, _ in launches(kernel, c)])
+
+
+def test_split_k_for_skinny_contractions():
+    """Small M x N with a long K: the model picks split-K; partial sums go to an fp32 workspace the
+    plan gains, a second kernel sums them in a fixed order (bitwise the same in any thread order)."""
+    rng = np.random.default_rng(8)
+    kernel, values, ref = prepare("MatMul", [_f(rng, (8, 2048)), _f(rng, (2048, 24))], {}, "fp16", (1,))
+    target = get_target("a100")
+    best = construct_rtiles(kernel.expr, target, 4, "fp16")[0]
+    assert best.kind == "tc_gemm" and best.param("split_k") > 1
+    types: dict = {}
+    ks = tile_launch(kernel, target, 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
+    assert len(ks) == 2 and [dict(k.config)["schedule"] for k in ks] == ["roller_tc_gemm", "roller_splitk_reduce"]
+    (ws, t), = types.items()
+    assert t.dtype is DType.float32 and t.shape == (best.param("split_k") * ref.size,)
+    assert ks[0].params[-1].value == ws and ks[1].params[-2].value == ws
+    outs = []
+    for mode in ("default", "shuffle"):
+        module = build_host_module(ks, mode=mode, seed=2)
+        bufs = dict(values, **{ws: np.full(t.shape, np.nan, np.float32)})
+        y = np.full(ref.shape, np.nan, np.float32)
+        bufs[kernel.params[-1].value] = y
+        for k in ks:
+            module.launch(k, [bufs[p.value] for p in k.params])
+        outs.append(y)
+        np.testing.assert_allclose(y, ref, rtol=0, atol=1e-2 * float(np.abs(ref).max()))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    check_builds(ks)
+    # the ranking includes the second kernel and its launch
+    assert predict(best, target).us > predict_workload(best.workload, target).us + target.launch_us
+
+
+def test_fragment_reads_are_bank_conflict_free():
+    """Every shared tile the construction picks (swizzled or padded) serves a warp's ldmatrix
+    phases / tf32 fragment loads without bank conflicts (by simulation)."""
+    rng = np.random.default_rng(9)
+    for precision in PRECISIONS:
+        for op, arrays, attrs in (("MatMul", [_f(rng, (96, 160)), _f(rng, (160, 80))], {}),
+                                  ("Gemm", [_f(rng, (64, 40)), _f(rng, (24, 64)), _f(rng, (24,))],
+                                   {"transA": 1, "transB": 1})):
+            kernel, _, _ = prepare(op, arrays, attrs, precision, (1,))
+            view = gemm_view(kernel.expr)
+            for c in tc_configs(kernel, "h100", precision)[:200]:
+                p = tc_plan(kernel.expr, view, c)
+                assert fragment_conflicts(p.tile_a, p.elem, p.orient_a, "a") == 1, c.text()
+                assert fragment_conflicts(p.tile_b, p.elem, p.orient_b, "b") == 1, c.text()
+
+
+def test_sm75_gets_no_cp_async_bf16_or_emulated_mma():
+    """T4 (sm_75): no tensor-core candidates (the preludes emulate m16n8k16 there), so no cp.async
+    and no bf16; the fp16 SIMT kernels still compute with the rounded operands."""
+    rng = np.random.default_rng(4)
+    for precision in PRECISIONS:
+        kernel, values, ref = prepare("MatMul", [_f(rng, (40, 64)), _f(rng, (64, 48))], {}, precision, (1,))
+        cfgs = construct_rtiles(kernel.expr, get_target("t4"), 8, precision)
+        assert cfgs and all(c.kind == "gemm" for c in cfgs)
+        ins = tuple(p.value for p in kernel.params[:-1])
+        ks = [render_candidate(kernel.expr, c, kernel.expr.name, "y", ins) for c in cfgs[:2]]
+        assert not any("cp_async" in k.source or "by_mma" in k.source or "ldmatrix" in k.source for k in ks)
+        module = build_host_module(ks)
+        for k in ks:
+            y = np.zeros(ref.shape, np.float32)
+            module.launch(k, [values[n] for n in ins] + [y])
+            np.testing.assert_allclose(y, ref, rtol=0, atol=TOL_REF[precision] * float(np.abs(ref).max()))
+        # the same expression on sm_80 does get tensor-core candidates (bf16 included)
+        assert tc_configs(kernel, "a100", precision)
+
+
+def test_fp32_is_unchanged_and_deterministic(models_dir):
+    """fp32: the precision stage returns the plan itself and no tensor-core candidate exists; the
+    construction with tensor cores is deterministic."""
+    from compiler.frontend.onnx_import import import_model
+    from compiler.passes.lower import lower_graph
+    im = import_model(str(models_dir / "bert.onnx"))
+    plan = lower_graph(im.graph, im.opset)
+    same, info = precision_plan(plan, "fp32")
+    assert same is plan and info["contractions"] == 0
+    rng = np.random.default_rng(3)
+    kernel, _ = lower_single("MatMul", [_f(rng, (64, 96)), _f(rng, (96, 80))], {})
+    fp32 = construct_rtiles(kernel.expr, get_target("h100"), 8)
+    assert fp32 == construct_rtiles(kernel.expr, get_target("h100"), 8, "fp32")
+    assert all(c.kind != "tc_gemm" for c in fp32)
+    k16, _, _ = prepare("MatMul", [_f(rng, (64, 96)), _f(rng, (96, 80))], {}, "fp16", (1,))
+    a, b = tc_configs(k16, "h100", "fp16"), tc_configs(k16, "h100", "fp16")
+    assert [c.key for c in a] == [c.key for c in b] and a
+    # without a precision (the tuner's call) a half-rounded contraction still gets its candidates
+    assert construct_rtiles(k16.expr, get_target("h100"), 8) == construct_rtiles(k16.expr, get_target("h100"), 8, "fp16")
+    # a contraction shorter than one mma k step (depthwise conv, K = 9) stays fp32
+    short, _ = lower_single("MatMul", [_f(rng, (64, 9)), _f(rng, (9, 80))], {})
+    assert contraction_kernel(short, "fp16", {}, {}, {}, _stats()) is None
+    with pytest.raises(CompilerError, match="precision 'fp8'"):
+        CompileOptions(precision="fp8")
+
+
+def test_precision_pass_converts_weights_not_boundaries(models_dir):
+    """fp16/bf16: constant weights of contractions become half constants (other readers keep fp32),
+    graph inputs and outputs keep their types, every contraction is marked; tf32 changes no data."""
+    from compiler.frontend.onnx_import import import_model
+    from compiler.passes.lower import lower_graph
+    im = import_model(str(models_dir / "bert.onnx"))
+    plan = lower_graph(im.graph, im.opset)
+    for precision, half in (("fp16", DType.float16), ("bf16", DType.bfloat16)):
+        new, info = precision_plan(plan, precision)
+        assert info["contractions"] >= 8 and info["weights_converted"] >= 8 and info["weight_bytes_saved"] > 0
+        types, old_types = dict(new.types), dict(plan.types)
+        for n in plan.inputs + plan.outputs:
+            assert types[n] == old_types[n]
+        halves = [n for n, c in new.constants if c.dtype is half]
+        assert len(halves) == info["weights_converted"]
+        for n in halves:
+            c = dict(new.constants)[n]
+            src = dict(plan.constants)[n.rsplit(".", 1)[0]]
+            np.testing.assert_array_equal(c.array(), src.array().astype(half.np))
+        marked = [k for k in new.kernels() if dict(k.config).get("precision") == precision]
+        assert len(marked) == info["contractions"]
+    new, info = precision_plan(plan, "tf32")
+    assert info["weights_converted"] == 0 and dict(new.constants).keys() == dict(plan.constants).keys()
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_bert_in_reduced_precision(models_dir, precision):
+    """BERT with tf32/fp16/bf16 contractions: tensor-core kernels (built for h100 without spills),
+    the report states the precision and (fp16) the verified error; the plan matches bert.npz
+    within 1e-2 on the host harness in fixed and shuffled thread order."""
+    from compiler import compile
+    from compiler.runtime.executor import Executor, make_backend
+    build = precision == "fp16"
+    art = compile(str(models_dir / "bert.onnx"), "h100",
+                  CompileOptions(precision=precision, build=build, verify="host" if build else None))
+    rep = art.report
+    assert rep["precision"] == precision
+    stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
+    assert stages["precision"] < 2.0 and stages["roller"] < 10.0, stages
+    tc = [k for k in rep["kernels"] if k["config"].get("schedule") == "roller_tc_gemm"]
+    assert len(tc) >= 8
+    if build:
+        assert all(k["registers"] > 0 and k["spills"] == 0 for k in rep["kernels"])
+        v = rep["verification"]
+        assert v["device"] == "host" and v["max_rel_error"] is not None and v["max_rel_error"] < 1e-2
+    ref = np.load(models_dir / "bert.npz")
+    inputs = {k[3:]: ref[k] for k in ref.files if k.startswith("in:")}
+    for mode in ("default", "shuffle"):
+        out = Executor(art.plan, make_backend("host", mode=mode, seed=3)).run(inputs)
+        for k in ref.files:
+            if k.startswith("out:"):
+                got, want = out[k[4:]].astype(np.float64), ref[k]
+                assert want.dtype == np.float32 and out[k[4:]].dtype == np.float32
+                assert np.max(np.abs(got - want)) / np.max(np.abs(want)) < 1e-2

@@ -1,0 +1,187 @@
+"""The tune stage's CPU-side parts: candidates rebuilt from a kernel's config, their rendering,
+cache keys, the stage skipped (with its reason) without a GPU, and bench/kernels.py's --list and
+--dry-run (every Brickyard kernel of the suite built by NVRTC, no GPU needed)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from compiler import compile
+from compiler.codegen.nvrtc import build_cubin
+from compiler.pipeline import STAGES, CompileOptions
+from compiler.roller.tuner import (candidate_configs, pick_fastest, render_candidate, replace_kernels,
+                                   stored_top_k, tune_gate, tune_key)
+from compiler.runtime.timing import percentile, plan_samples, rotation_sets, summarize
+from compiler.targets import get_target
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _matmul_model(m=64, n=96, k=80):
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], "mm",
+                          [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k]),
+                           helper.make_tensor_value_info("b", TensorProto.FLOAT, [k, n])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+@pytest.fixture(scope="module")
+def matmul_artifact(tmp_path_factory):
+    from kernel_cache.store import KernelStore
+    store = KernelStore(tmp_path_factory.mktemp("store"))
+    return compile(_matmul_model(), "h100", CompileOptions(), store=store)
+
+
+def _no_gpu() -> bool:
+    from compiler.runtime.timing import gpu_presence
+    return not gpu_presence()[0]
+
+
+def test_tune_stage_sits_after_build():
+    assert STAGES.index("build") < STAGES.index("tune") < STAGES.index("memory_plan")
+
+
+def test_candidates_are_the_stored_top_k_in_order(matmul_artifact):
+    target = get_target("h100")
+    (k,) = matmul_artifact.plan.kernels()
+    top = stored_top_k(k)
+    cfgs = candidate_configs(k, target)
+    assert len(cfgs) == len(top) >= 2
+    assert [c.key[:16] for c in cfgs] == [d["key"] for d in top]
+    assert cfgs[0].key[:16] == dict(k.config)["config_key"]
+
+
+def test_render_candidate_reproduces_the_model_choice_and_renders_the_others(matmul_artifact):
+    target = get_target("h100")
+    (k,) = matmul_artifact.plan.kernels()
+    cfgs = candidate_configs(k, target)
+    same = render_candidate(k, cfgs[0], target)
+    assert same.source == k.source and same.config == k.config
+    other = render_candidate(k, cfgs[1], target)
+    assert other.digest != k.digest
+    assert [p.value for p in other.params] == [p.value for p in k.params]
+    oc = dict(other.config)
+    assert oc["config_key"] == cfgs[1].key[:16] and oc["top_k"] == dict(k.config)["top_k"]
+    assert [n for n, _ in other.config][:3] == ["schedule", "config_key", "tiles"]
+    r = build_cubin(other.source, other.entry, "sm_90")     # every candidate builds
+    assert r.cubin and r.spills == 0
+    # replacing it in the plan swaps that launch only
+    plan = replace_kernels(matmul_artifact.plan, {k.digest: other})
+    assert [x.digest for x in plan.kernels()] == [other.digest]
+
+
+def test_only_kernels_whose_buffers_match_their_expression_are_measured(matmul_artifact):
+    from compiler.roller.tuner import _all_types, _measurable
+    plan = matmul_artifact.plan
+    (k,) = plan.kernels()
+    types = _all_types(plan)
+    assert _measurable(k, types)
+    wrong = dict(types, **{k.params[-1].value: types[k.params[0].value]})   # an output of another size
+    assert not _measurable(k, wrong)
+
+
+def test_candidate_keys_belong_to_the_target(matmul_artifact):
+    from compiler.errors import CompilerError
+    (k,) = matmul_artifact.plan.kernels()
+    with pytest.raises(CompilerError):
+        candidate_configs(k, get_target("t4"))
+
+
+def test_tune_key_is_stable_and_separates_device_driver_toolchain(matmul_artifact):
+    (k,) = matmul_artifact.plan.kernels()
+    a = tune_key(k, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
+    assert a == tune_key(k, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
+    assert len(a) == 64 and int(a, 16) >= 0
+    others = {tune_key(k, "tool2", "NVIDIA H100 80GB HBM3", "580.159.04"),
+              tune_key(k, "tool", "NVIDIA H200", "580.159.04"),
+              tune_key(k, "tool", "NVIDIA H100 80GB HBM3", "580.159.03")}
+    assert a not in others and len(others) == 3
+    # the same model compiled again yields the same kernel, hence the same key
+    again = compile(_matmul_model(), "h100", CompileOptions(build=False))
+    assert tune_key(again.plan.kernels()[0], "tool", "d", "v") == tune_key(k, "tool", "d", "v")
+
+
+def test_pick_fastest_keeps_the_model_choice_within_noise():
+    rows = [{"rank": 0, "key": "a", "status": "ok", "measured_us": 100.0, "spread": 0.01},
+            {"rank": 1, "key": "b", "status": "ok", "measured_us": 99.0, "spread": 0.01},
+            {"rank": 2, "key": "c", "status": "output differs", "measured_us": None}]
+    assert pick_fastest(rows)["key"] == "a"
+    rows[1]["measured_us"] = 80.0
+    assert pick_fastest(rows)["key"] == "b"
+    rows[1]["spread"] = 0.3          # a winner noisier than its lead is not trusted
+    assert pick_fastest(rows)["key"] == "a"
+    assert pick_fastest([rows[2]]) is None
+
+
+def test_timing_arithmetic():
+    l2 = 50 << 20
+    assert rotation_sets(1 << 30, l2) == 1
+    assert rotation_sets(l2, l2) == 3
+    assert rotation_sets(1024, l2) == 32                 # capped
+    inner, samples = plan_samples(2.0, 3, rep_ms=50, min_samples=5, max_samples=200)
+    assert inner % 3 == 0 and inner * 2.0 >= 200 and 5 <= samples <= 200
+    inner, samples = plan_samples(50_000.0, 1, rep_ms=50, min_samples=5, max_samples=200)
+    assert inner == 1 and samples == 5
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5) == 3.0
+    t = summarize([3.0, 1.0, 2.0], inner=4, sets=2, method="graph")
+    assert t.median_us == 2.0 and t.min_us == 1.0 and t.as_dict()["spread"] is not None
+
+
+@pytest.mark.skipif(not _no_gpu(), reason="this machine has a GPU: the stage runs there")
+def test_tune_is_skipped_without_a_gpu_and_says_why(matmul_artifact):
+    rep = matmul_artifact.report
+    assert rep["tune"]["status"] == "skipped"
+    assert rep["tune"]["reason"].startswith("no GPU")
+    assert rep["times"] == "predicted"
+    assert all(k["measured_us"] is None and k["predicted_us"] > 0 for k in rep["kernels"])
+    assert "tune" in [s["name"] for s in rep["compile"]["stages"]]
+    dev, why = tune_gate(get_target("h100"))
+    assert dev is None and why.startswith("no GPU")
+
+
+def test_tune_gate_reasons_for_options():
+    assert tune_gate(get_target("h100"), enabled=False)[1].startswith("tuning switched off")
+    assert tune_gate(get_target("h100"), build=False)[1].startswith("no cubins")
+    off = compile(_matmul_model(8, 8, 8), "h100", CompileOptions(build=False, tune=False))
+    assert off.report["tune"]["status"] == "skipped" and "switched off" in off.report["tune"]["reason"]
+
+
+def _bench(*args, timeout=900):
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "kernels.py"), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_bench_lists_its_cases():
+    r = _bench("--list")
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if "\t" in ln]
+    ids = {ln.split("\t")[0] for ln in lines}
+    groups = {i.split("/")[0] for i in ids}
+    assert {"matmul", "tc-matmul", "conv", "depthwise", "relu", "pool", "reduce", "bert", "resnet50",
+            "vit"} <= groups
+    assert "matmul/8192x8192x8192" in ids
+    assert {ln.split("\t")[1] for ln in lines} == {"fp32", "fp16"}
+    assert r.stdout.strip().endswith(f"{len(lines)} cases")
+    q = _bench("--list", "--quick")
+    assert q.returncode == 0 and 8 <= len([ln for ln in q.stdout.splitlines() if "\t" in ln]) < len(lines)
+
+
+def test_bench_without_gpu_refuses_to_time():
+    if not _no_gpu():
+        pytest.skip("this machine has a GPU")
+    r = _bench("--quick", "--only", "relu")
+    assert r.returncode == 2 and "needs a GPU" in r.stderr
+
+
+def test_bench_dry_run_builds_every_kernel_of_the_suite():
+    r = _bench("--dry-run")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    n = len([ln for ln in _bench("--list").stdout.splitlines() if "\t" in ln])
+    assert f"dry run: {n} of {n} cases built" in r.stdout
+    assert "FAIL" not in r.stdout
