@@ -299,12 +299,29 @@ def waiting_jobs(*, session: Session, queued_before: dt.datetime) -> list[Compil
 
 
 def record_kernels(*, session: Session, job_id: str, kernels: list[dict]) -> None:
-    """Kernel rows (insert once per digest and arch) and this job's links to them."""
-    for k in kernels:
-        if session.get(Kernel, (k["digest"], k["arch"])) is None:
-            session.add(Kernel(**k))
-        if session.get(CompilationKernel, (job_id, k["digest"])) is None:
-            session.add(CompilationKernel(compilation_id=job_id, digest=k["digest"]))
+    """Kernel rows (insert once per digest and arch) and this job's links to them.
+
+    INSERT ... ON CONFLICT DO NOTHING: two workers finishing jobs that built the same kernel both succeed."""
+    if not kernels:
+        return
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as upsert
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as upsert
+    else:  # another database: check first (a concurrent twin may still collide)
+        for k in kernels:
+            if session.get(Kernel, (k["digest"], k["arch"])) is None:
+                session.add(Kernel(**k))
+            if session.get(CompilationKernel, (job_id, k["digest"])) is None:
+                session.add(CompilationKernel(compilation_id=job_id, digest=k["digest"]))
+        session.flush()
+        return
+    now = utcnow()
+    session.execute(upsert(Kernel).values([dict(k, created_at=k.get("created_at") or now) for k in kernels])
+                    .on_conflict_do_nothing())
+    links = [{"compilation_id": job_id, "digest": d} for d in dict.fromkeys(k["digest"] for k in kernels)]
+    session.execute(upsert(CompilationKernel).values(links).on_conflict_do_nothing())
     session.flush()
 
 

@@ -16,10 +16,14 @@ from .settings import get_settings
 _engines: dict[tuple[int, str], Engine] = {}
 
 
+# as many connections as the API's threadpool (40) can ask for at once, plus the reconciler and SSE polls
+POOL = {"pool_size": 10, "max_overflow": 40, "pool_timeout": 30}
+
+
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets WAL (readers never block the writer) and a 30 s busy timeout."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, **POOL)
 
         @event.listens_for(engine, "connect")
         def _pragmas(conn, _record):
@@ -30,7 +34,7 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **POOL)
 
 
 def get_engine() -> Engine:
@@ -62,10 +66,52 @@ def session_scope() -> Iterator[Session]:
         session.close()
 
 
+MIGRATION_LOCK = 0x6272696B  # PostgreSQL advisory lock id held while migrating ("brik")
+
+
+def alembic_config():
+    """Alembic's config for this repository's migrations (api/migrations), independent of the cwd."""
+    from pathlib import Path
+
+    from alembic.config import Config
+    root = Path(__file__).resolve().parent
+    cfg = Config()
+    cfg.set_main_option("script_location", str(root / "migrations"))
+    cfg.set_main_option("path_separator", "os")
+    return cfg
+
+
 def init_db() -> None:
-    """Creates the tables that do not exist yet."""
-    from .models import Base
-    Base.metadata.create_all(get_engine())
+    """Brings the schema to the newest migration (`alembic upgrade head`), once even if several processes
+    start together: PostgreSQL serializes them with an advisory lock, SQLite with a file lock next to the
+    database. A database made by create_all before migrations existed is stamped as the initial revision."""
+    import contextlib
+    import fcntl
+
+    from alembic import command
+    from sqlalchemy import inspect
+
+    engine = get_engine()
+    settings = get_settings()
+    with contextlib.ExitStack() as stack:
+        if engine.dialect.name == "sqlite":
+            settings.home.mkdir(parents=True, exist_ok=True)
+            lock = stack.enter_context(open(settings.home / ".migrate.lock", "a"))
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        conn = stack.enter_context(engine.connect())
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK})
+            conn.commit()
+            stack.callback(lambda: (conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATION_LOCK}),
+                                    conn.commit()))
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        tables = set(inspect(conn).get_table_names())
+        conn.commit()
+        if "alembic_version" not in tables and "compilations" in tables:
+            command.stamp(cfg, "0001")  # made by create_all: the same tables as the initial migration
+        command.upgrade(cfg, "head")
+        conn.commit()
 
 
 def ping() -> None:

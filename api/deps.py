@@ -8,7 +8,7 @@ from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
 from . import crud
-from .db import new_session
+from .db import new_session, session_scope
 from .models import Owner
 from .settings import Settings, get_settings
 
@@ -29,14 +29,20 @@ SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-def current_owner(request: Request, session: SessionDep) -> Owner:
-    """The owner of the request's bearer token; 401 without a valid one."""
+def current_owner(request: Request) -> Owner:
+    """The owner of the request's bearer token; 401 without a valid one.
+
+    Looked up in a session of its own, closed at once: a long request (a 1 GiB upload) holds no database
+    connection while it streams."""
     auth = request.headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise HTTPException(401, "missing API token: send 'Authorization: Bearer <token>'",
                             headers={"WWW-Authenticate": "Bearer"})
-    owner = crud.owner_for_token(session=session, token=token.strip())
+    with session_scope() as session:
+        owner = crud.owner_for_token(session=session, token=token.strip())
+        if owner is not None:
+            session.expunge(owner)
     if owner is None:
         raise HTTPException(401, "invalid or revoked API token", headers={"WWW-Authenticate": "Bearer"})
     return owner

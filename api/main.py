@@ -6,6 +6,7 @@ import contextlib
 import logging
 
 from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
 from compiler import __version__
 
@@ -20,21 +21,52 @@ from .settings import get_settings
 log = logging.getLogger("brickyard.api")
 
 
-def route_label(request: Request) -> str:
+def route_label(scope) -> str:
     """The route template (/v1/models/{model_id}), never the raw path, so labels stay few."""
-    route = request.scope.get("route")
+    route = scope.get("route")
     path = getattr(route, "path", None)
     if path is None:
         return "unmatched"
-    if request.url.path.startswith("/v1/") and not path.startswith("/v1"):
+    if scope.get("path", "").startswith("/v1/") and not path.startswith("/v1"):
         path = "/v1" + path  # routers included under /v1 keep their own path
     return path
+
+
+class EdgeMiddleware:
+    """Plain ASGI (no per-request task or body copy, unlike @app.middleware): refuses a NUL in the path or
+    the query (never a valid id or value, and no database stores one) and counts requests for /metrics."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        raw = (scope.get("raw_path") or b"") + b"?" + (scope.get("query_string") or b"")
+        status = [500]
+
+        async def send_status(message):
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+        try:
+            if b"%00" in raw or b"\x00" in raw or "\x00" in scope.get("path", ""):
+                await JSONResponse({"detail": "the URL must not contain NUL characters"},
+                                   status_code=422)(scope, receive, send_status)
+            else:
+                await self.app(scope, receive, send_status)
+        finally:
+            REQUESTS.labels(scope.get("method", ""), route_label(scope), str(status[0])).inc()
 
 
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI):
     settings = get_settings()
     await asyncio.to_thread(bootstrap, settings)
+    # load every op family now, in one thread: the registry's lazy first load is not thread-safe, and
+    # uploads describe models in several threadpool threads at once
+    from compiler.ops.registry import supported_ops
+    await asyncio.to_thread(supported_ops)
     stop = asyncio.Event()
     task = asyncio.create_task(reconcile_forever(stop)) if app.state.reconcile else None
     try:
@@ -54,12 +86,7 @@ def create_app(*, reconcile: bool = True) -> FastAPI:
     app.state.reconcile = reconcile
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def count_requests(request: Request, call_next):
-        response = await call_next(request)
-        REQUESTS.labels(request.method, route_label(request), str(response.status_code)).inc()
-        return response
-
+    app.add_middleware(EdgeMiddleware)
     app.include_router(health_router)
     app.include_router(api_router)
     return app

@@ -5,8 +5,10 @@ update, so several API processes may run it at once):
 - a `running` job whose heartbeat is older than BRICKYARD_HEARTBEAT_TIMEOUT lost its worker (killed,
   machine gone, service stopped mid-compile): it goes back to `queued` and is enqueued again;
 - a `queued` job eligible for longer than BRICKYARD_QUEUED_GRACE with no message for its current task id
-  in the embedded queue (publish failed, message lost with a worker) is enqueued again; with a broker
-  that cannot be inspected (Redis), after BRICKYARD_REQUEUE_QUEUED_AFTER seconds instead.
+  in the broker (publish failed, message lost with a worker, Redis restarted without persistence) is
+  enqueued again. The embedded queue and Redis are inspected (message files; Redis's queue lists and its
+  `unacked` hash); a message held unacked by a worker counts as live for BRICKYARD_REQUEUE_QUEUED_AFTER
+  seconds, and a broker that cannot be inspected gets that rule for every queued job.
 A duplicate message is harmless: the task claims a job only from `queued` (or from a silent `running`)."""
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ log = logging.getLogger("brickyard.reconciler")
 
 def reconcile_once() -> dict[str, list[str]]:
     """One pass; returns the ids it re-enqueued, by reason."""
-    from worker.queueing import enqueue, waiting_task_ids
+    from worker.queueing import broker_messages, enqueue
     s = get_settings()
     now = utcnow()
     silent_before = now - dt.timedelta(seconds=s.heartbeat_timeout)
@@ -38,18 +40,26 @@ def reconcile_once() -> dict[str, list[str]]:
     for job_id, queue in lost:
         enqueue(job_id, queue)
 
-    inspectable = waiting_task_ids() is not None
+    # queued jobs whose message is gone. The broker is read after the jobs, so a message published
+    # meanwhile is seen. A message a worker holds unacked (a retry's countdown, or a worker that died
+    # holding it, which Redis only hands back after visibility_timeout) counts as live for up to
+    # REQUEUE_QUEUED_AFTER; a broker that cannot be inspected gets that rule for every queued job.
+    inspectable = broker_messages() is not None
     wait = s.queued_grace if inspectable else s.requeue_queued_after
     with session_scope() as session:
-        waiting = [(j.id, j.queue, j.task_id) for j in
+        waiting = [(j.id, j.queue, j.task_id, j.queued_at) for j in
                    crud.waiting_jobs(session=session, queued_before=now - dt.timedelta(seconds=wait))]
     orphans = []
     if waiting:
-        live = waiting_task_ids()  # read after the jobs, so a message published meanwhile is seen
-        for job_id, queue, task_id in waiting:
-            if live is None or task_id not in live:
-                if enqueue(job_id, queue, replacing=task_id):
-                    orphans.append(job_id)
+        view = broker_messages()
+        held_too_long = now - dt.timedelta(seconds=s.requeue_queued_after)
+        for job_id, queue, task_id, queued_at in waiting:
+            if view is not None:
+                in_queue, held = view
+                if task_id in in_queue or (task_id in held and queued_at >= held_too_long):
+                    continue
+            if enqueue(job_id, queue, replacing=task_id):
+                orphans.append(job_id)
     if lost or orphans:
         log.warning("reconciler: re-enqueued %d lost running and %d orphaned queued jobs", len(lost), len(orphans))
     return {"lost": [j for j, _ in lost], "orphaned": orphans}

@@ -4,11 +4,23 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 # the database keeps naive UTC; the API says so
 UtcTime = Annotated[dt.datetime, AfterValidator(lambda v: v.replace(tzinfo=dt.timezone.utc) if v.tzinfo is None else v)]
 State = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+MAX_OFFSET = 2**31 - 1  # list offsets; larger ones overflow the databases' integers
+
+
+def has_nul(value: Any) -> bool:
+    """A NUL character anywhere in a string, a key or a nested value (PostgreSQL refuses to store one)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(has_nul(v) for v in value)
+    return False
 
 
 class ErrorOut(BaseModel):
@@ -62,6 +74,12 @@ class CompilationCreate(BaseModel):
     model_id: str
     target: str | dict[str, Any] = Field(description="a preset name (GET /v1/targets) or a full target spec")
     options: CompileOptionsIn = Field(default_factory=CompileOptionsIn)
+
+    @model_validator(mode="after")
+    def _no_nul(self):
+        if has_nul(self.model_dump()):
+            raise ValueError("strings must not contain NUL characters")
+        return self
 
 
 class JobError(BaseModel):

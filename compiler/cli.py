@@ -1,4 +1,5 @@
-"""The `brickyard` command: compile, run, targets (service commands live in api/ and worker/)."""
+"""The `brickyard` command: compile, run, targets; and, as a client of the service, submit and jobs
+(server from --server or BRICKYARD_SERVER, token from --token, BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)."""
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,7 @@ def _fail(msg: str) -> int:
 def cmd_compile(a) -> int:
     from . import compile
     from .pipeline import CompileOptions
-    opts = CompileOptions(input_shapes=_parse_shapes(a.input_shape), verify=a.verify)
+    opts = CompileOptions(input_shapes=_parse_shapes(a.input_shape), verify=a.verify, precision=a.precision)
     t0 = time.perf_counter()
     def progress(stage, frac):
         if not a.quiet:
@@ -92,6 +93,91 @@ def cmd_token(a) -> int:
     return tokens_main([a.action, *a.args])
 
 
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def cmd_submit(a) -> int:
+    """Upload MODEL, compile it, follow the job's events, download the artifact (-o)."""
+    from api.client import Client, ClientError
+    shapes = {name: list(dims) for name, dims in _parse_shapes(a.input_shape)}
+    wait = a.wait or bool(a.output)
+    try:
+        with Client(a.server, a.token) as c:
+            model = c.upload_model(a.model, name=a.name)
+            print(f"model {model['id']}: {model['name']} ({_human_bytes(model['size'])}, sha256 "
+                  f"{model['sha256'][:12]})", file=sys.stderr)
+            job = c.create_compilation(model["id"], a.target, input_shapes=shapes, precision=a.precision)
+            print(f"compilation {job['id']}: {job['state']} (target {job['target']}, {job['arch']}, "
+                  f"queue {job['queue']})", file=sys.stderr)
+            if not wait:
+                print(job["id"])
+                return 0
+            t0 = time.monotonic()
+            for ev in c.events(job["id"], timeout=a.timeout):
+                if not a.quiet:
+                    stage = f" {ev['stage']}" if ev.get("stage") else ""
+                    note = f" - {ev['message']}" if ev.get("message") else ""
+                    print(f"  [{ev['progress'] * 100:5.1f}%] {ev['state']}{stage} "
+                          f"({time.monotonic() - t0:.1f} s){note}", file=sys.stderr)
+            job = c.get_compilation(job["id"])
+            if job["state"] != "succeeded":
+                err = job.get("error") or {}
+                why = f" ({err.get('category')}): {err.get('message')}" if err else ""
+                return _fail(f"compilation {job['id']} {job['state']}{why}")
+            cache = job.get("cache") or {}
+            from_store = f", answered from the store (same as {job['deduplicated_from']})" \
+                if job.get("deduplicated_from") else ""
+            secs = f" in {job['compile_seconds']:.2f} s" if job.get("compile_seconds") is not None else ""
+            print(f"compilation {job['id']}: succeeded{secs}; kernel cache {cache.get('hits', 0)} hits, "
+                  f"{cache.get('misses', 0)} misses{from_store}", file=sys.stderr)
+            if a.output:
+                size = c.download_artifact(job["id"], a.output)
+                print(f"artifact -> {a.output} ({_human_bytes(size)}, sha256 {job['artifact_sha256'][:12]})",
+                      file=sys.stderr)
+            print(job["id"])
+            return 0
+    except ClientError as e:
+        return _fail(str(e))
+
+
+def cmd_jobs(a) -> int:
+    """The caller's compilations as a table, newest first."""
+    from api.client import Client, ClientError
+    try:
+        with Client(a.server, a.token) as c:
+            page = c.list_compilations(state=a.state, limit=a.limit)
+    except ClientError as e:
+        return _fail(str(e))
+    if a.json:
+        print(json.dumps(page, indent=2))
+        return 0
+    rows = [("ID", "STATE", "TARGET", "ARCH", "PROGRESS", "CACHE H/M", "SECONDS", "CREATED", "ERROR")]
+    for j in page["items"]:
+        err = j.get("error") or {}
+        secs = j.get("compile_seconds")
+        rows.append((j["id"], j["state"] + (" (stored)" if j.get("deduplicated_from") else ""), j["target"],
+                     j["arch"], f"{j['progress'] * 100:.0f}%" + (f" {j['stage']}" if j.get("stage") and
+                                                                 j["state"] == "running" else ""),
+                     f"{j['cache']['hits']}/{j['cache']['misses']}", "" if secs is None else f"{secs:.2f}",
+                     j["created_at"][:19].replace("T", " "), err.get("category", "")))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
+    shown = len(page["items"])
+    print(f"{shown} of {page['total']} compilations", file=sys.stderr)
+    return 0
+
+
+def _client_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", help="the service's URL (default $BRICKYARD_SERVER or http://127.0.0.1:8000)")
+    p.add_argument("--token", help="API token (default $BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="brickyard", description="Compile ONNX models to CUDA kernels.")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -103,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
     c.add_argument("--verify", choices=["host", "gpu"], default=None,
                    help="run the result against onnxruntime before packaging")
+    c.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="fp32",
+                   help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
     c.add_argument("-q", "--quiet", action="store_true")
     c.set_defaults(fn=cmd_compile)
     r = sub.add_parser("run", help="run an artifact on inputs from an .npz")
@@ -120,6 +208,24 @@ def build_parser() -> argparse.ArgumentParser:
     tk.add_argument("action", choices=["create", "list"])
     tk.add_argument("args", nargs="*")
     tk.set_defaults(fn=cmd_token)
+    sb = sub.add_parser("submit", help="compile MODEL.onnx on a Brickyard service (upload, compile, download)")
+    sb.add_argument("model")
+    sb.add_argument("--target", default="h100", help="a preset name (brickyard targets)")
+    _client_args(sb)
+    sb.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
+    sb.add_argument("--precision", default="fp32")
+    sb.add_argument("--name", help="the model's name on the service (default: the file name)")
+    sb.add_argument("--wait", action="store_true", help="follow the job until it ends (implied by -o)")
+    sb.add_argument("-o", "--output", help="download the artifact here once the job succeeds")
+    sb.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the job (default 3600)")
+    sb.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    sb.set_defaults(fn=cmd_submit)
+    jb = sub.add_parser("jobs", help="list your compilations on a Brickyard service")
+    _client_args(jb)
+    jb.add_argument("--state", choices=["queued", "running", "succeeded", "failed", "cancelled"])
+    jb.add_argument("--limit", type=int, default=20)
+    jb.add_argument("--json", action="store_true")
+    jb.set_defaults(fn=cmd_jobs)
     return p
 
 

@@ -33,13 +33,59 @@ def enqueue(job_id: str, queue: str, *, countdown: float = 0.0, replacing: str |
     return task_id
 
 
-def waiting_task_ids() -> set[str] | None:
-    """Task ids with a message waiting in the broker; None when the broker cannot be inspected."""
+REDIS_PRIORITY_SEP = "\x06\x16"   # kombu's Redis transport: queue "cpu" at priority 3 is the list "cpu\x06\x163"
+REDIS_PRIORITY_STEPS = (0, 3, 6, 9)
+
+
+def broker_messages() -> tuple[set[str], set[str]] | None:
+    """The task ids the broker holds: (waiting in a queue, delivered to a worker but not acked yet), or None
+    when the broker cannot be inspected.
+
+    Embedded queue: the message files (a taken message is gone from the folder, so nothing is "delivered").
+    Redis: kombu keeps each queue as a list (one per priority step) and delivered, unacked messages in the
+    hash `unacked` until the ack (or until `visibility_timeout` brings them back)."""
     s = get_settings()
-    if not s.embedded_broker:
+    if s.embedded_broker:
+        from .fs_transport import pending_task_ids
+        return pending_task_ids(str(s.queue_dir / "messages")), set()
+    if s.broker.startswith(("redis://", "rediss://", "unix://")):
+        return _redis_messages(s.broker)
+    return None
+
+
+def _task_id(raw) -> str | None:
+    import json
+    try:
+        msg = json.loads(raw)
+        if isinstance(msg, list):  # unacked: [message, exchange, routing_key]
+            msg = msg[0]
+        return (msg.get("headers") or {}).get("id") or (msg.get("properties") or {}).get("correlation_id")
+    except (ValueError, TypeError, AttributeError, IndexError):
         return None
-    from .fs_transport import pending_task_ids
-    return pending_task_ids(str(s.queue_dir / "messages"))
+
+
+def _redis_messages(url: str) -> tuple[set[str], set[str]]:
+    import redis
+
+    from .app import ALL_QUEUES
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for q in ALL_QUEUES:
+            for pri in REDIS_PRIORITY_STEPS:
+                pipe.lrange(q if pri == 0 else f"{q}{REDIS_PRIORITY_SEP}{pri}", 0, -1)
+        pipe.hvals("unacked")
+        *lists, held = pipe.execute()
+    finally:
+        client.close()
+    waiting = {t for raw in lists for m in raw if (t := _task_id(m))}
+    return waiting, {t for m in held if (t := _task_id(m))}
+
+
+def waiting_task_ids() -> set[str] | None:
+    """Task ids with a message waiting in the broker (or held by a worker); None if it cannot be inspected."""
+    view = broker_messages()
+    return None if view is None else view[0] | view[1]
 
 
 def broker_reachable() -> bool:

@@ -118,8 +118,18 @@ def compile_job(self, job_id: str) -> str:
 
 
 def _fail(job_id: str, attempt: int, category: str, message: str) -> None:
-    with session_scope() as session:
-        crud.finish_failed(session=session, job_id=job_id, attempt=attempt, category=category, message=message)
+    """Records the failure. Celery's soft time limit arrives as a signal that raises SoftTimeLimitExceeded
+    wherever the task is: if it lands while the failure is being written (the stage-boundary check may have
+    seen the deadline first), the write is rolled back and done again. The signal fires once per task."""
+    for tries_left in (2, 1, 0):
+        try:
+            with session_scope() as session:
+                crud.finish_failed(session=session, job_id=job_id, attempt=attempt, category=category,
+                                   message=message)
+            return
+        except SoftTimeLimitExceeded:
+            if not tries_left:
+                raise
 
 
 def _retry_later(job, attempt: int, err: BaseException) -> str:

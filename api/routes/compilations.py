@@ -23,7 +23,7 @@ from ..db import session_scope
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
 from ..models import TERMINAL_STATES, Model
-from ..schemas import CompilationCreate, CompilationList, CompilationOut, ErrorOut, State
+from ..schemas import MAX_OFFSET, CompilationCreate, CompilationList, CompilationOut, ErrorOut, State
 
 router = APIRouter(prefix="/compilations", tags=["compilations"])
 ERRORS = {401: {"model": ErrorOut}, 404: {"model": ErrorOut}}
@@ -134,7 +134,8 @@ def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: Se
 
 @router.get("", response_model=CompilationList, responses=ERRORS)
 def list_compilations(owner: CurrentOwner, session: SessionDep, state: State | None = None,
-                      model_id: str | None = None, limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0)):
+                      model_id: str | None = None, limit: int = Query(50, ge=1, le=500),
+                      offset: int = Query(0, ge=0, le=MAX_OFFSET)):
     """The caller's compilations, newest first, optionally by state and model."""
     rows, total = crud.list_compilations(session=session, owner_id=owner.id, state=state, model_id=model_id,
                                          limit=limit, offset=offset)
@@ -179,7 +180,7 @@ def _poll_events(job_id: str, after: int):
 
 @router.get("/{compilation_id}/events", responses={**ERRORS, 200: {"content": {"text/event-stream": {}}}})
 async def compilation_events(compilation_id: str, request: Request, owner: CurrentOwner, settings: SettingsDep,
-                             last_event_id: int | None = Header(None)):
+                             last_event_id: int | None = Header(None, ge=0, le=MAX_OFFSET)):
     """Server-sent events: one per state or stage change (event name = state), ending after a terminal one.
     Reconnect with Last-Event-ID to resume."""
     def check():

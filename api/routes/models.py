@@ -15,7 +15,7 @@ from ..db import session_scope
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
 from ..model_info import describe_model
-from ..schemas import ErrorOut, ModelList, ModelOut
+from ..schemas import MAX_OFFSET, ErrorOut, ModelList, ModelOut
 from ..uploads import UploadRejected, discard, receive_upload
 
 router = APIRouter(prefix="/models", tags=["models"])
@@ -62,7 +62,8 @@ async def upload_model(request: Request, response: Response, owner: CurrentOwner
             info = await run_in_threadpool(describe_model, up.path, max_bytes=settings.max_upload_bytes)
         except CompilerError as e:
             raise ApiError(422, e.one_line(), category=e.category) from None
-        name = (up.fields.get("name") or "").strip() or (Path(up.filename).stem if up.filename else "") \
+        filename = (up.filename or "").replace("\x00", "")
+        name = (up.fields.get("name") or "").replace("\x00", "").strip() or (Path(filename).stem if filename else "") \
             or info["name"]
         return await run_in_threadpool(_save, owner.id, up.sha256, up.size, name[:300], info, up.path,
                                        settings.store_root)
@@ -72,7 +73,7 @@ async def upload_model(request: Request, response: Response, owner: CurrentOwner
 
 @router.get("", response_model=ModelList, responses=ERRORS)
 def list_models(owner: CurrentOwner, session: SessionDep, limit: int = Query(50, ge=1, le=500),
-                offset: int = Query(0, ge=0)):
+                offset: int = Query(0, ge=0, le=MAX_OFFSET)):
     """The caller's models, newest first."""
     rows, total = crud.list_models(session=session, owner_id=owner.id, limit=limit, offset=offset)
     return ModelList(items=[ModelOut.model_validate(m) for m in rows], total=total, limit=limit, offset=offset)

@@ -44,19 +44,25 @@ def free_port() -> int:
 class Service:
     """One run of `python -m api.serve` on a home folder; start(), stop(), a client with a token."""
 
-    def __init__(self, home: Path, *, env: dict | None = None, worker: bool = True):
+    def __init__(self, home: Path, *, env: dict | None = None, worker: bool = True, extra_workers: int = 0):
         self.home, self.extra_env, self.worker = home, env or {}, worker
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.log = home / "service.log"
+        self.extra_workers = extra_workers  # more `python -m worker` processes, beside api.serve's own
+        self.workers: list[subprocess.Popen] = []
+
+    def env(self) -> dict:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BRICKYARD_")}
+        env.update(FAST, BRICKYARD_HOME=str(self.home), BRICKYARD_PORT=str(self.port), **self.extra_env)
+        return env
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> "Service":
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BRICKYARD_")}
-        env.update(FAST, BRICKYARD_HOME=str(self.home), BRICKYARD_PORT=str(self.port), **self.extra_env)
+        env = self.env()
         self.home.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "api.serve"] + ([] if self.worker else ["--no-worker"])
         ready_before = self.tail(10**9).count(WORKER_READY)
@@ -76,7 +82,30 @@ class Service:
             raise RuntimeError(f"the service did not become ready in {timeout} s:\n{self.tail()}")
         if self.worker:  # the worker's own start: it is ready when Celery says so
             self.wait_log(WORKER_READY, count=ready_before + 1, timeout=timeout)
+        for i in range(len(self.workers), self.extra_workers):
+            wlog = self.home / f"worker-{i}.log"
+            with open(wlog, "ab") as log:
+                self.workers.append(subprocess.Popen([sys.executable, "-m", "worker", "--queues", "cpu"], cwd=REPO,
+                                                     env=env, stdout=log, stderr=subprocess.STDOUT,
+                                                     start_new_session=True))
+            deadline = time.monotonic() + timeout
+            while WORKER_READY not in wlog.read_text(errors="replace"):
+                if self.workers[-1].poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"extra worker {i} did not start:\n{wlog.read_text(errors='replace')[-3000:]}")
+                time.sleep(0.2)
         return self
+
+    def stop_workers(self, timeout: float = 30.0) -> None:
+        for w in self.workers:
+            if w.poll() is None:
+                w.send_signal(signal.SIGTERM)
+        for w in self.workers:
+            try:
+                w.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(w.pid, signal.SIGKILL)
+                w.wait()
+        self.workers = []
 
     def wait_log(self, text: str, *, count: int = 1, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -88,6 +117,7 @@ class Service:
 
     def stop(self, timeout: float = 30.0) -> int:
         """SIGTERM (Ctrl-C's clean stop) and wait; returns the exit status."""
+        self.stop_workers()
         if self.proc is None or self.proc.poll() is not None:
             return self.proc.returncode if self.proc else 0
         self.proc.send_signal(signal.SIGTERM)
@@ -125,9 +155,7 @@ class Service:
         return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
 
     def create_token(self, name: str) -> str:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BRICKYARD_")}
-        env["BRICKYARD_HOME"] = str(self.home)
-        out = subprocess.run([sys.executable, "-m", "api.tokens", "create", name], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-m", "api.tokens", "create", name], cwd=REPO, env=self.env(),
                              capture_output=True, text=True, check=True)
         return out.stdout.strip()
 
@@ -153,6 +181,30 @@ def make_service(tmp_path):
     for svc in made:
         if svc.proc is not None and svc.proc.poll() is None:
             svc.stop()
+
+
+@pytest.fixture(scope="session")
+def servers():
+    """A real Redis and a real PostgreSQL on loopback for the whole session (skips, saying why, when the
+    binaries are absent)."""
+    from .servers import PostgresServer, RedisServer, missing
+    why = missing()
+    if why:
+        pytest.skip(why)
+    redis, pg = RedisServer(), PostgresServer()
+    try:
+        redis.start()
+        pg.start()
+        yield {"redis": redis, "postgres": pg}
+    finally:
+        redis.stop()
+        pg.stop()
+
+
+def stack_env(servers) -> dict:
+    """The settings of the full stack: PostgreSQL (a new database) and Redis (a new logical db)."""
+    return {"BRICKYARD_DATABASE_URL": servers["postgres"].create_database(),
+            "BRICKYARD_BROKER": servers["redis"].url()}
 
 
 @pytest.fixture(scope="session")

@@ -66,7 +66,7 @@ def test_bert_compiles_and_its_artifact_matches_pytorch(bert_job):
     states = [e["event"] for e in events]
     assert states[0] == "queued" and states[-1] == "succeeded" and "running" in states
     stages = [e["stage"] for e in events if e["event"] == "running"]
-    assert stages[:3] == ["import", "lower", "build"]
+    assert stages[:2] == ["import", "lower"] and "build" in stages[2:]  # in the pipeline's order
     progress = [e["progress"] for e in events]
     assert progress == sorted(progress) and progress[-1] == 1.0
     # the download is the artifact the job names, and it runs on the host harness like PyTorch did
@@ -190,7 +190,7 @@ def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": "oops"}}, "input_shapes"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": ["a", 64]}}},
              "input_shapes"),
-            ({"model_id": model_id, "target": "h100", "options": {"precision": "fp16"}}, "precision"),
+            ({"model_id": model_id, "target": "h100", "options": {"precision": "fp7"}}, "precision"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"nope": [1]}}}, "not an input"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": [2, 64]}}},
              "static size"),
