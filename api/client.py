@@ -187,3 +187,34 @@ class Client:
             raise ClientError(f"cannot write {dest}: {e.strerror or e}") from None
         finally:
             tmp.unlink(missing_ok=True)
+
+    # --- CI projects (docs/ci-webhook.md) ----------------------------------------------------------
+
+    def create_project(self, name: str, targets: list[str], models: list[dict[str, str]], **extra) -> dict[str, Any]:
+        """A new project; the answer carries its webhook secret (shown once)."""
+        return self._request("POST", "/v1/projects", json={"name": name, "targets": targets, "models": models,
+                                                           **extra}).json()
+
+    def trigger_commit(self, project: str, commit: str, ref: str = "",
+                       models: dict[str, str] | None = None) -> dict[str, Any]:
+        """Starts a commit's builds (or finds them, if it was built before)."""
+        body: dict[str, Any] = {"commit": commit, "ref": ref}
+        if models:
+            body["models"] = models
+        return self._request("POST", f"/v1/projects/{project}/commits", ok=(200, 202), json=body).json()
+
+    def commit_status(self, project: str, commit: str, threshold: float | None = None) -> dict[str, Any]:
+        params = {"threshold": threshold} if threshold is not None else {}
+        return self._request("GET", f"/v1/projects/{project}/commits/{commit}", params=params).json()
+
+    def wait_commit(self, project: str, commit: str, *, threshold: float | None = None, timeout: float = 3600.0,
+                    interval: float = 1.0) -> dict[str, Any]:
+        """Polls a commit's status until its verdict is pass or fail."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status = self.commit_status(project, commit, threshold)
+            if status["verdict"] != "pending":
+                return status
+            if time.monotonic() > deadline:
+                raise ClientError(f"commit {commit} of {project} is still pending after {timeout:g} s")
+            time.sleep(interval)

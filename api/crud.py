@@ -360,3 +360,32 @@ def compile_seconds(*, session: Session) -> list[float]:
         Compilation.state == "succeeded", Compilation.deduplicated_from.is_(None),
         Compilation.compile_seconds.is_not(None))).all()]
 
+
+
+# --- dashboard -----------------------------------------------------------------------------------
+
+def dashboard_jobs(*, session: Session, owner_id: str, limit: int = 500) -> list[tuple[Compilation, str | None]]:
+    """The owner's newest jobs with their model's name (None when the model was deleted)."""
+    rows = session.execute(select(Compilation, Model.name).outerjoin(Model, Model.id == Compilation.model_id)
+                           .where(Compilation.owner_id == owner_id)
+                           .order_by(Compilation.created_at.desc(), Compilation.id).limit(limit)).all()
+    return [(job, name) for job, name in rows]
+
+
+def owner_cache_totals(*, session: Session, owner_id: str) -> dict[str, int]:
+    """cache_totals over one owner's jobs."""
+    hits, misses = session.execute(select(func.coalesce(func.sum(Compilation.kernel_hits), 0),
+                                          func.coalesce(func.sum(Compilation.kernel_misses), 0))
+                                   .where(Compilation.owner_id == owner_id,
+                                          Compilation.deduplicated_from.is_(None))).one()
+    answered = session.scalar(select(func.count()).select_from(Compilation).where(
+        Compilation.owner_id == owner_id, Compilation.deduplicated_from.is_not(None))) or 0
+    return {"kernel_hits": int(hits), "kernel_misses": int(misses), "artifact_hits": int(answered)}
+
+
+def live_workers(*, session: Session, seen_after: dt.datetime) -> list[dict]:
+    """Worker processes that reported since `seen_after` (worker/presence.py)."""
+    from .models import WorkerPresence
+    rows = session.scalars(select(WorkerPresence).where(WorkerPresence.last_seen >= seen_after)
+                           .order_by(WorkerPresence.name)).all()
+    return [{"name": w.name, "queues": w.queues, "last_seen": w.last_seen.isoformat() + "Z"} for w in rows]

@@ -89,4 +89,9 @@ def create_app(*, reconcile: bool = True) -> FastAPI:
     app.add_middleware(EdgeMiddleware)
     app.include_router(health_router)
     app.include_router(api_router)
+    # CI projects, the webhook and the dashboard (docs/ci-webhook.md)
+    from .routes import dashboard, hooks, projects
+    for module in (projects, hooks, dashboard):
+        app.include_router(module.router, prefix="/v1")
+    app.include_router(dashboard.page_router)
     return app

@@ -139,3 +139,78 @@ class CompilationKernel(Base):
     compilation_id: Mapped[str] = mapped_column(ForeignKey("compilations.id", ondelete="CASCADE"),
                                                 primary_key=True)
     digest: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+
+
+# --- CI projects (docs/ci-webhook.md) -------------------------------------------------------------
+
+class Project(Base):
+    """A set of models compiled for a set of targets on every commit a CI webhook reports."""
+
+    __tablename__ = "projects"
+    __table_args__ = (UniqueConstraint("owner_id", "name", name="uq_project_owner_name"),)
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    owner_id: Mapped[str] = mapped_column(ForeignKey("owners.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    targets: Mapped[list] = mapped_column(JSON)           # preset names
+    models: Mapped[list] = mapped_column(JSON)            # [{name, source}]: a model id or an https URL template
+    # kept in clear: an HMAC needs the key itself (as GitHub keeps it); shown to the owner once
+    webhook_secret: Mapped[str] = mapped_column(String(100))
+    regression_threshold: Mapped[float] = mapped_column(Float, default=0.10)
+    callback_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    secret_rotated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ProjectCommit(Base):
+    """One commit of a project that a webhook (or `brickyard ci`) asked to build."""
+
+    __tablename__ = "project_commits"
+    __table_args__ = (UniqueConstraint("project_id", "sha", name="uq_project_commit_sha"),
+                      Index("ix_project_commits_ref", "project_id", "ref", "created_at"))
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+    sha: Mapped[str] = mapped_column(String(64))
+    ref: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    notified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)   # callback posted
+
+
+class ProjectBuild(Base):
+    """One model x target of a commit: its compilation, or the fetch that precedes it."""
+
+    __tablename__ = "project_builds"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    commit_id: Mapped[str] = mapped_column(ForeignKey("project_commits.id", ondelete="CASCADE"), index=True)
+    model_name: Mapped[str] = mapped_column(String(100))
+    target: Mapped[str] = mapped_column(String(100))
+    model_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    source_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    compilation_id: Mapped[str | None] = mapped_column(ForeignKey("compilations.id", ondelete="SET NULL"),
+                                                       nullable=True, index=True)
+    state: Mapped[str | None] = mapped_column(String(12), nullable=True)  # fetching / failed; else the job's
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    predicted_us: Mapped[float | None] = mapped_column(Float, nullable=True)  # from the job's report
+    measured_us: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class WebhookDelivery(Base):
+    """A delivery id seen once per project, with the answer it got (a replay gets the same answer)."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (UniqueConstraint("project_id", "delivery_id", name="uq_webhook_delivery"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+    delivery_id: Mapped[str] = mapped_column(String(200))
+    status_code: Mapped[int] = mapped_column(Integer)
+    response: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class WorkerPresence(Base):
+    """A worker process's last sign of life (the dashboard's live workers)."""
+
+    __tablename__ = "worker_presence"
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    queues: Mapped[list] = mapped_column(JSON)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    last_seen: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)

@@ -147,3 +147,106 @@ class CacheStats(BaseModel):
     artifact_hits: int
     objects: int
     bytes: int
+
+
+# --- CI projects ---------------------------------------------------------------------------------
+
+class ProjectModelIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9._-]+$")
+    source: str = Field(min_length=1, max_length=2000,
+                        description="an uploaded model id, or an https URL template containing {commit}")
+
+
+class ProjectCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9._-]+$")
+    targets: list[str] = Field(min_length=1, max_length=20)
+    models: list[ProjectModelIn] = Field(min_length=1, max_length=50)
+    regression_threshold: float = Field(0.10, ge=0, le=100,
+                                        description="a latency increase above this fraction is a regression")
+    callback_url: str | None = Field(None, max_length=2000,
+                                     description="the verdict is POSTed here, signed like a webhook")
+
+    @model_validator(mode="after")
+    def _no_nul(self):
+        if has_nul(self.model_dump()):
+            raise ValueError("strings must not contain NUL characters")
+        return self
+
+
+class ProjectOut(BaseModel):
+    id: str
+    name: str
+    targets: list[str]
+    models: list[dict[str, str]]
+    regression_threshold: float
+    callback_url: str | None
+    webhook_url: str
+    webhook_secret: str | None = Field(None, description="shown only when created or rotated")
+    created_at: UtcTime
+
+    @classmethod
+    def of(cls, p, *, secret: bool = False) -> "ProjectOut":
+        return cls(id=p.id, name=p.name, targets=p.targets, models=p.models,
+                   regression_threshold=p.regression_threshold, callback_url=p.callback_url,
+                   webhook_url=f"/v1/hooks/ci/{p.id}", webhook_secret=p.webhook_secret if secret else None,
+                   created_at=p.created_at)
+
+
+class ProjectList(BaseModel):
+    items: list[ProjectOut]
+    total: int
+
+
+class CommitRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    commit: str = Field(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z._-]+$")
+    ref: str = Field("", max_length=255)
+    models: dict[str, str] | None = Field(None, description="model name -> model id or https URL, for this commit")
+
+    @model_validator(mode="after")
+    def _no_nul(self):
+        if has_nul(self.model_dump()):
+            raise ValueError("strings must not contain NUL characters")
+        return self
+
+
+class BuildStatus(BaseModel):
+    model: str
+    target: str
+    state: str
+    compilation_id: str | None
+    model_id: str | None
+    compile_seconds: float | None
+    latency_us: float | None
+    latency_kind: Literal["predicted", "measured"] | None
+    previous_latency_us: float | None
+    change: float | None
+    regression: bool
+    error: str | None
+
+
+class CommitStatus(BaseModel):
+    project: str
+    project_id: str
+    commit: str
+    ref: str
+    created_at: str
+    previous_commit: str | None
+    threshold: float
+    verdict: Literal["pass", "fail", "pending"]
+    failures: list[str]
+    regressions: list[str]
+    builds: list[BuildStatus]
+
+
+class HookAnswer(BaseModel):
+    project_id: str
+    delivery: str | None
+    commit: str | None
+    ref: str | None
+    started: bool = Field(description="false for a replay, a commit already built, or an event that builds nothing")
+    replay: bool = False
+    compilations: list[dict[str, Any]]
+    status_url: str | None

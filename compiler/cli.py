@@ -173,6 +173,49 @@ def cmd_jobs(a) -> int:
     return 0
 
 
+def cmd_ci(a) -> int:
+    """Triggers (or waits on) a project's commit, prints its builds; 1 on a failure or a regression."""
+    from api.client import Client, ClientError
+    models = {}
+    for item in a.model or []:
+        name, sep, source = item.partition("=")
+        if not sep or not name or not source:
+            return _fail(f"--model '{item}' must look like NAME=MODEL_ID_OR_URL")
+        models[name] = source
+    try:
+        with Client(a.server, a.token) as c:
+            if not a.no_trigger:
+                started = c.trigger_commit(a.project, a.commit, a.ref or "", models or None)
+                print(f"commit {a.commit}: {len(started['compilations'])} builds "
+                      f"{'started' if started['started'] else 'already known'}", file=sys.stderr)
+            status = c.wait_commit(a.project, a.commit, threshold=a.threshold, timeout=a.timeout) if a.wait \
+                else c.commit_status(a.project, a.commit, a.threshold)
+    except ClientError as e:
+        return _fail(str(e))
+    if a.json:
+        print(json.dumps(status, indent=2))
+    else:
+        rows = [("MODEL", "TARGET", "STATE", "COMPILE S", "LATENCY US", "PREVIOUS US", "CHANGE", "")]
+        for b in status["builds"]:
+            lat = b["latency_us"]
+            rows.append((b["model"], b["target"], b["state"],
+                         "" if b["compile_seconds"] is None else f"{b['compile_seconds']:.2f}",
+                         "" if lat is None else f"{lat:.2f}" + (" (measured)" if b["latency_kind"] == "measured"
+                                                                else ""),
+                         "" if b["previous_latency_us"] is None else f"{b['previous_latency_us']:.2f}",
+                         "" if b["change"] is None else f"{b['change'] * 100:+.1f}%",
+                         "REGRESSION" if b["regression"] else (b["error"] or "")[:80]))
+        widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+        for r in rows:
+            print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
+        prev = f" against {status['previous_commit'][:12]}" if status["previous_commit"] else ""
+        print(f"{status['project']} {status['commit'][:12]} ({status['ref'] or 'no ref'}){prev}: "
+              f"{status['verdict'].upper()} (threshold {status['threshold'] * 100:.0f}%)")
+    if status["verdict"] == "fail":
+        return 1
+    return 0 if status["verdict"] == "pass" else 3
+
+
 def _client_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", help="the service's URL (default $BRICKYARD_SERVER or http://127.0.0.1:8000)")
     p.add_argument("--token", help="API token (default $BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)")
@@ -226,6 +269,19 @@ def build_parser() -> argparse.ArgumentParser:
     jb.add_argument("--limit", type=int, default=20)
     jb.add_argument("--json", action="store_true")
     jb.set_defaults(fn=cmd_jobs)
+    ci = sub.add_parser("ci", help="build a commit of a CI project and check it (exit 1 on a failure or regression)")
+    ci.add_argument("project", help="the project's name or id")
+    ci.add_argument("commit", help="the commit sha")
+    ci.add_argument("--ref", help="the branch, e.g. refs/heads/main (regressions compare with its previous commit)")
+    ci.add_argument("--model", action="append", metavar="NAME=SOURCE",
+                    help="this commit's model: an uploaded model id or an https URL (repeatable)")
+    ci.add_argument("--no-trigger", action="store_true", help="only wait on a commit the webhook started")
+    ci.add_argument("--no-wait", dest="wait", action="store_false", help="print the status now, do not wait")
+    ci.add_argument("--threshold", type=float, help="regression threshold (fraction; default: the project's)")
+    ci.add_argument("--timeout", type=float, default=3600.0)
+    ci.add_argument("--json", action="store_true")
+    _client_args(ci)
+    ci.set_defaults(fn=cmd_ci)
     return p
 
 

@@ -1,0 +1,151 @@
+"""Worker additions for CI projects: the task that fetches a model from a project's https URL template
+(with a size limit and a time limit) and then queues its compilations, and the presence heartbeat that
+the dashboard counts as live workers."""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import ssl
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+from celery.signals import worker_process_init
+
+from .app import app
+
+log = logging.getLogger("brickyard.worker")
+
+FETCH_MAX_BYTES = int(os.environ.get("BRICKYARD_FETCH_MAX_BYTES", str(512 * 1024**2)))
+FETCH_TIMEOUT = float(os.environ.get("BRICKYARD_FETCH_TIMEOUT", "120"))
+PRESENCE_INTERVAL = 5.0
+
+
+class FetchError(Exception):
+    """Why a model could not be fetched (one line)."""
+
+
+def fetch_to_file(url: str, dest: Path, *, max_bytes: int, timeout: float,
+                  verify: bool | ssl.SSLContext = True) -> int:
+    """Streams an https URL into `dest`; refuses other schemes, bodies over max_bytes (declared or streamed)
+    and transfers that take longer than `timeout` seconds in all. Returns the size."""
+    import httpx
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise FetchError(f"only https:// URLs are fetched, not {url!r}")
+    deadline = time.monotonic() + timeout
+    size = 0
+    try:
+        with httpx.Client(verify=verify, timeout=httpx.Timeout(min(timeout, 30.0)), follow_redirects=True,
+                          max_redirects=3) as client, client.stream("GET", url) as r:
+            if r.url.scheme != "https":
+                raise FetchError(f"{url} redirected to a non-https URL")
+            if r.status_code != 200:
+                raise FetchError(f"GET {url}: HTTP {r.status_code}")
+            declared = r.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > max_bytes:
+                raise FetchError(f"{url} is {int(declared)} bytes, over the limit of {max_bytes}")
+            with open(dest, "wb") as f:
+                for chunk in r.iter_bytes():  # as it arrives, so the deadline is checked often
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise FetchError(f"{url} is over the limit of {max_bytes} bytes")
+                    if time.monotonic() > deadline:
+                        raise FetchError(f"fetching {url} took longer than {timeout:g} s")
+                    f.write(chunk)
+    except httpx.HTTPError as e:
+        raise FetchError(f"cannot fetch {url}: {type(e).__name__}: {e}") from None
+    if time.monotonic() > deadline:
+        raise FetchError(f"fetching {url} took longer than {timeout:g} s")
+    return size
+
+
+def _fail_builds(build_ids: list[str], message: str) -> None:
+    from api.db import session_scope
+    from api.models import ProjectBuild
+    with session_scope() as session:
+        for b in session.query(ProjectBuild).filter(ProjectBuild.id.in_(build_ids)):
+            b.state, b.error = "failed", message
+
+
+@app.task(name="brickyard.fetch_model", acks_late=True, soft_time_limit=FETCH_TIMEOUT + 60)
+def fetch_model(build_id: str) -> str:
+    """Fetches the model of a project build (and of its sibling builds for the other targets, same URL),
+    saves it as the project owner's model, and queues one compilation per build."""
+    from sqlalchemy import select
+
+    from api import crud
+    from api.blobs import adopt_file, file_sha256
+    from api.db import session_scope
+    from api.model_info import describe_model
+    from api.models import Project, ProjectBuild, ProjectCommit
+    from api.projects import create_job, enqueue_all
+    from api.settings import get_settings
+    from compiler.errors import CompilerError
+
+    s = get_settings()
+    with session_scope() as session:
+        build = session.get(ProjectBuild, build_id)
+        if build is None or build.state != "fetching":
+            return "skipped"
+        siblings = list(session.scalars(select(ProjectBuild).where(
+            ProjectBuild.commit_id == build.commit_id, ProjectBuild.source_url == build.source_url,
+            ProjectBuild.state == "fetching")).all())
+        ids = [b.id for b in siblings]
+        url, name = build.source_url, build.model_name
+        owner_id = session.scalar(select(Project.owner_id).join(ProjectCommit, ProjectCommit.project_id == Project.id)
+                                  .where(ProjectCommit.id == build.commit_id))
+    s.tmp_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=s.tmp_dir, prefix="fetch-", suffix=".onnx")
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        size = fetch_to_file(url, tmp, max_bytes=min(FETCH_MAX_BYTES, s.max_upload_bytes), timeout=FETCH_TIMEOUT)
+        digest, size = file_sha256(tmp)
+        info = describe_model(tmp, max_bytes=s.max_upload_bytes)
+        adopt_file(s.store_root, tmp, digest)
+    except (FetchError, CompilerError) as e:
+        msg = e.one_line() if isinstance(e, CompilerError) else str(e)
+        _fail_builds(ids, msg)
+        return "failed"
+    finally:
+        tmp.unlink(missing_ok=True)
+    to_enqueue = []
+    with session_scope() as session:
+        model = crud.get_model_by_sha256(session=session, owner_id=owner_id, sha256=digest) or \
+            crud.create_model(session=session, owner_id=owner_id, sha256=digest, size=size, name=name, info=info)
+        for b in session.scalars(select(ProjectBuild).where(ProjectBuild.id.in_(ids),
+                                                            ProjectBuild.state == "fetching")):
+            job, queued = create_job(session=session, owner_id=owner_id, model=model, target=b.target)
+            b.model_id, b.compilation_id, b.state = model.id, job.id, None
+            if queued:
+                to_enqueue.append(job.id)
+    enqueue_all(to_enqueue, [], session_scope)
+    return "fetched"
+
+
+def _presence_loop(name: str, queues: list[str]) -> None:
+    from api.db import session_scope
+    from api.models import WorkerPresence, utcnow
+    while True:
+        try:
+            with session_scope() as session:
+                row = session.get(WorkerPresence, name)
+                if row is None:
+                    session.add(WorkerPresence(name=name, queues=queues, last_seen=utcnow()))
+                else:
+                    row.last_seen = utcnow()
+        except Exception as e:  # noqa: BLE001 - a busy database: the next beat tries again
+            log.debug("presence: %s", e)
+        time.sleep(PRESENCE_INTERVAL)
+
+
+@worker_process_init.connect
+def _start_presence(**_kw) -> None:
+    """Each pool process reports itself every few seconds (the dashboard's live workers)."""
+    queues = sorted(q.name for q in (app.amqp.queues or {}).values()) if app.amqp.queues else []
+    name = f"{socket.gethostname()}:{os.getpid()}"
+    threading.Thread(target=_presence_loop, args=(name, queues), daemon=True, name="presence").start()
