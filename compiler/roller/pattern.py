@@ -151,8 +151,8 @@ REDUCE_TILED_OPS = ("sum", "prod", "max", "min")
 
 def reduce_view(te: TensorExpr) -> ReduceView | None:
     """Any sum/prod/max/min reduction over a body the tiled kernels can shuffle."""
-    if te.reduce is None or te.reduce.op not in REDUCE_TILED_OPS:
-        return None
+    if te.reduce is None or not te.reduce.axes or te.reduce.op not in REDUCE_TILED_OPS:
+        return None  # an empty reduction (Resize's degenerate windows) stays a naive kernel
     if te.body.dtype.compute_ctype not in TILED_CTYPES:
         return None
     out_vars = [f"i{d}" for d in range(te.output.rank)]
