@@ -301,6 +301,9 @@ def main(argv=None) -> int:
         return _fail(f"file not found: {e.filename}")
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into head and the like
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
