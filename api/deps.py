@@ -8,21 +8,15 @@ from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
 from . import crud
-from .db import new_session, session_scope
+from .db import session_scope
 from .models import Owner
 from .settings import Settings, get_settings
 
 
 def get_session() -> Iterator[Session]:
-    session = new_session()
-    try:
+    """The request's session: committed when the route returns, rolled back on an error."""
+    with session_scope() as session:
         yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
