@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 
 from . import __version__
 from .artifact import Artifact
@@ -58,23 +58,29 @@ STAGES = ("import", "lower", "precision", "roller", "build", "tune", "memory_pla
 
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
-            store=None, progress: Progress | None = None, limits: ImportLimits | None = None) -> Artifact:
-    """ONNX model (path, bytes or ModelProto) -> Artifact for `target`."""
+            store=None, progress: Progress | None = None, limits: ImportLimits | None = None,
+            name: str | None = None) -> Artifact:
+    """ONNX model (path, bytes or ModelProto) -> Artifact for `target`; `name` overrides the model's
+    name in the report (the service compiles files named by their digest)."""
     options = options or CompileOptions()
     target = get_target(target)
     records: list[StageRecord] = []
     t_start = time.perf_counter()
 
-    def stage(name: str, fn, *args):
+    def stage(stage_name: str, fn, *args):
         t0 = time.perf_counter()
         out, info = fn(*args)
-        records.append(StageRecord(name, time.perf_counter() - t0, info))
+        records.append(StageRecord(stage_name, time.perf_counter() - t0, info))
+        if CHECK_IR:
+            _check_ir(stage_name, out)
         if progress:
-            progress(name, (STAGES.index(name) + 1) / len(STAGES))
+            progress(stage_name, (STAGES.index(stage_name) + 1) / len(STAGES))
         return out
 
     imported = stage("import", lambda: (import_model(model, input_shapes=dict(options.input_shapes),
                                                      limits=limits or ImportLimits()), {}))
+    if name:
+        imported = dataclasses.replace(imported, name=name)
     plan = stage("lower", lambda: _lower(imported))
     plan = stage("precision", lambda: precision_plan(plan, options.precision))
     plan = stage("roller", lambda: _roller(plan, target, options.roller))
@@ -91,6 +97,20 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     report["compile"]["stages"].append({"name": "package", "seconds": records[-1].seconds})
     report["compile"]["seconds"] = time.perf_counter() - t_start
     return artifact
+
+
+# Tests set BRICKYARD_CHECK_IR=1: the IR verifiers then run after every stage (DESIGN section 3).
+CHECK_IR = os.environ.get("BRICKYARD_CHECK_IR") == "1"
+
+
+def _check_ir(stage_name: str, out) -> None:
+    from .ir.verify import verify_graph, verify_plan
+    if stage_name == "import":
+        verify_graph(out.graph)
+    elif isinstance(out, Plan):
+        verify_plan(out)
+    elif isinstance(out, tuple) and out and isinstance(out[0], Plan):  # tune: (plan, builds, tuning)
+        verify_plan(out[0])
 
 
 def _lower(imported):
@@ -113,35 +133,17 @@ def _build(plan: Plan, target: Target, store, enabled: bool):
     """NVRTC -> cubin for each distinct kernel, through the kernel cache."""
     kernels = {k.digest: k for k in plan.kernels()}
     builds: dict[str, dict] = {}
-    hits = misses = 0
     if not enabled:
         return builds, {"hits": 0, "misses": 0, "kernels": len(kernels)}
     if store is None:
         from kernel_cache import default_store
         store = default_store()
     tool = toolchain_key(target.arch)
-    todo = []
-    for digest, k in kernels.items():
-        key = hashlib.sha256(f"{digest}|{tool}".encode()).hexdigest()
-        found = store.lookup_kernel(key)
-        if found is not None:
-            meta, cubin = found
-            builds[digest] = dict(meta, cubin=cubin, cached=True)
-            hits += 1
-        else:
-            todo.append((key, k))
-            misses += 1
-
-    def one(item):
-        key, k = item
-        r = build_cubin(k.source, k.entry, target.arch)
-        meta = {"registers": r.registers, "spills": r.spills, "static_shared": r.shared_bytes, "arch": r.arch}
-        store.record_kernel(key, r.cubin, meta)
-        return k.digest, dict(meta, cubin=r.cubin, cached=False)
-
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for digest, b in pool.map(one, todo):
-            builds[digest] = b
+        done = pool.map(lambda k: (k.digest, _cached_build(k, target, store, tool)), kernels.values())
+        builds = dict(done)
+    hits = sum(1 for b in builds.values() if b["cached"])
+    misses = len(builds) - hits
     return builds, {"hits": hits, "misses": misses, "kernels": len(kernels)}
 
 
@@ -186,8 +188,8 @@ def _tune(plan: Plan, target: Target, store, builds: dict, options: CompileOptio
 def _verify(plan: Plan, model, device: str | None):
     if device is None:
         return {"device": None, "max_rel_error": None}, {}
-    from .verify import verify_plan
-    err = verify_plan(plan, model, device)
+    from .verify import measure_error
+    err = measure_error(plan, model, device)
     return {"device": device, "max_rel_error": err}, {}
 
 

@@ -36,7 +36,7 @@ def max_rel_error(got: dict, ref: dict) -> float:
     return worst
 
 
-def verify_plan(plan, model, device: str = "host", seed: int = 0) -> float:
+def measure_error(plan, model, device: str = "host", seed: int = 0) -> float:
     """Max relative error of the plan against onnxruntime on seeded random inputs."""
     import onnxruntime as ort
     inputs = sample_inputs(plan, seed)

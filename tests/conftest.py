@@ -12,6 +12,10 @@ MODELS_DIR = SHARED / "models"
 
 COMPILE_LINES: list[str] = []
 
+# Every compile in the tests (in this process and the CLI/service processes it starts) runs the IR
+# verifiers after each stage.
+os.environ.setdefault("BRICKYARD_CHECK_IR", "1")
+
 
 def shared_models() -> list[str]:
     return sorted(p.stem for p in MODELS_DIR.glob("*.onnx"))

@@ -186,7 +186,7 @@ def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
             raise _why_not_mine(job.id)
 
     artifact = compile_model(str(model_path), target, options, store=KernelStore(s.store_root), progress=progress,
-                             limits=ImportLimits(max_bytes=s.max_upload_bytes))
+                             limits=ImportLimits(max_bytes=s.max_upload_bytes), name=_model_name(job))
     values = _store_artifact(artifact, s)
     kernels = _kernel_rows(artifact, s)
     with session_scope() as session:
@@ -195,6 +195,16 @@ def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
         crud.record_kernels(session=session, job_id=job.id, kernels=kernels)
     log.info("job %s attempt %d: succeeded in %.2f s", job.id, attempt, values["compile_seconds"])
     return "succeeded"
+
+
+def _model_name(job) -> str | None:
+    """The uploaded model's name (the store names its file by digest), if the model still exists."""
+    from api.models import Model
+    if job.model_id is None:
+        return None
+    with session_scope() as session:
+        m = session.get(Model, job.model_id)
+        return m.name if m is not None else None
 
 
 def _store_artifact(artifact, s) -> dict:

@@ -5,11 +5,8 @@ import numpy as np
 
 from ..errors import RuntimeFault
 from ..ir.graph import TensorType
+from .executor import _contiguous
 
-
-def _contiguous(a) -> np.ndarray:
-    """C-contiguous, keeping rank 0 (np.ascontiguousarray would make a scalar 1-D)."""
-    return np.require(a, requirements="C")
 
 
 def _cupy():

@@ -9,14 +9,14 @@ import functools
 import numpy as np
 import onnx
 import pytest
-from onnx import helper
 
 from compiler.errors import UnsupportedOp
-from compiler.frontend.convert import plain_attribute
 from compiler.ir.dtypes import DType
-from compiler.ir.graph import Constant, Node, TensorType
+from compiler.ir.graph import Constant, TensorType
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.runtime.plan import AliasStep, LaunchStep, Plan
+
+from .one_node import ir_node, one_node_model
 
 I64, F32, F16 = np.int64, np.float32, np.float16
 
@@ -52,22 +52,10 @@ class Case:
         return self.id
 
     def model(self):
-        names = ["" if a is None else f"x{k}" for k, a in enumerate(self.inputs)]
-        while names and names[-1] == "":
-            names.pop()
-        outs = [f"y{k}" for k in range(self.nout)]
-        node = helper.make_node(self.op, names, outs, name=self.op.lower(), **self.attrs)
-        vis = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-               for n, a in zip(names, self.inputs) if n]
-        g = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info(o, 0, None) for o in outs])
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
-        m.ir_version = 10
-        return m, node
+        return one_node_model(self.op, self.inputs, self.attrs, self.opset, self.nout)
 
     def ir_node(self):
-        _, node = self.model()
-        attrs = tuple(sorted((a.name, plain_attribute(a, op=node.op_type, node=node.name)) for a in node.attribute))
-        return Node(node.op_type, node.name, tuple(node.input), tuple(node.output), attrs)
+        return ir_node(self.model()[1])
 
     def feeds(self):
         _, node = self.model()

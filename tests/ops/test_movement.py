@@ -10,11 +10,12 @@ import pytest
 from onnx import helper, numpy_helper
 
 from compiler.errors import UnsupportedOp
-from compiler.frontend.convert import plain_attribute
 from compiler.ir.dtypes import DType
-from compiler.ir.graph import Constant, Node, TensorType
+from compiler.ir.graph import Constant, TensorType
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.runtime.plan import AliasStep, LaunchStep, Plan
+
+from .one_node import ir_node, one_node_model
 
 I64 = np.int64
 
@@ -45,21 +46,10 @@ class Case:
         self.consts, self.nout, self.rtol, self.atol, self.lower = set(consts), nout, rtol, atol, lower
 
     def model(self):
-        names = ["" if a is None else f"x{k}" for k, a in enumerate(self.inputs)]
-        while names and names[-1] == "":
-            names.pop()
-        outs = [f"y{k}" for k in range(self.nout)]
-        node = helper.make_node(self.op, names, outs, name=self.op.lower(), **self.attrs)
-        vis = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-               for n, a in zip(names, self.inputs) if n]
-        g = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info(o, 0, None) for o in outs])
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
-        m.ir_version = 10
-        return m, node
+        return one_node_model(self.op, self.inputs, self.attrs, self.opset, self.nout)
 
     def ir_node(self, node):
-        attrs = tuple((a.name, plain_attribute(a, op=node.op_type, node=node.name)) for a in node.attribute)
-        return Node(node.op_type, node.name, tuple(node.input), tuple(node.output), attrs)
+        return ir_node(node)
 
     def feeds(self):
         return [a for a in self.inputs[:len(self.model()[1].input)]]

@@ -81,6 +81,7 @@ def test_bert_compiles_and_its_artifact_matches_pytorch(bert_job):
             assert err < 1e-3, (k, err)
     report = bert_job["report"]
     assert report["target"] == {"name": "h100", "arch": "sm_90"} and report["model"]["sha256"] == job["model_sha256"]
+    assert report["model"]["name"] == bert_job["model"]["name"] != job["model_sha256"]  # not the blob's name
     assert report["compile"]["cache"]["misses"] > 0 and report["compile"]["cache"]["hits"] == 0
     assert job["cache"] == {"hits": 0, "misses": report["compile"]["cache"]["misses"]}
 
