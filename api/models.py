@@ -173,6 +173,8 @@ class ProjectCommit(Base):
     ref: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     notified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)   # callback posted
+    notify_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    notify_claimed_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)  # a poster's lease
 
 
 class ProjectBuild(Base):
@@ -191,6 +193,10 @@ class ProjectBuild(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     predicted_us: Mapped[float | None] = mapped_column(Float, nullable=True)  # from the job's report
     measured_us: Mapped[float | None] = mapped_column(Float, nullable=True)
+    fetch_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    fetch_queued_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)  # its message published
+    # a fetch in progress holds the build until then; a lapsed lease means its worker was lost
+    fetch_lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class WebhookDelivery(Base):

@@ -189,7 +189,7 @@ def start_commit(*, session: Session, project: Project, commit: str, ref: str,
             url = expand_url(check_url_template(source) if "{commit}" in source else _https_only(source), commit)
             for target in project.targets:
                 b = ProjectBuild(commit_id=row.id, model_name=m["name"], target=target, source_url=url,
-                                 state="fetching")
+                                 state="fetching", fetch_queued_at=utcnow())
                 session.add(b)
                 session.flush()
                 to_fetch.append(b.id)
@@ -363,47 +363,133 @@ def latest_commits(*, session: Session, project: Project, limit: int = 20) -> li
 
 
 # --- the verdict callback ------------------------------------------------------------------------
+# At least once: a poster claims the commit with a lease (notify_claimed_until), POSTs, and marks
+# notified_at only once the receiver answered. A thread started with the webhook delivers at once; the
+# reconciler delivers what a restarted API process, or a receiver that was down, left undelivered.
+# Every attempt carries the same X-Brickyard-Delivery id, so a receiver can drop a repeat.
 
-def notify_when_done(project_id: str, commit_id: str, *, poll: float = 1.0, give_up_after: float = 7200.0) -> None:
-    """Waits for the commit's verdict, then POSTs it once to the project's callback URL, signed like a
-    webhook (X-Hub-Signature-256). Runs in a thread of the API process."""
-    import httpx
+def _claim_verdict(commit_id: str) -> tuple[str, str, dict] | None:
+    """(url, secret, status) when the commit's verdict is in and this poster holds the delivery, else None."""
+    import datetime as dt
+
+    from sqlalchemy import or_, update
 
     from .db import session_scope
     from .settings import get_settings
-    deadline = time.monotonic() + give_up_after
-    while time.monotonic() < deadline:
-        try:
-            with session_scope() as session:
-                project = session.get(Project, project_id)
-                commit = session.get(ProjectCommit, commit_id)
-                if project is None or commit is None or not project.callback_url or commit.notified_at:
-                    return
-                status = commit_status(session=session, store_root=get_settings().store_root, project=project,
-                                       commit=commit)
-                if status["verdict"] != "pending":
-                    commit.notified_at = utcnow()
-                    url, secret = project.callback_url, project.webhook_secret
-                    break
-        except Exception as e:  # noqa: BLE001 - a busy database: try again at the next poll
-            log.warning("verdict of commit %s: %s", commit_id, e)
-        time.sleep(poll)
-    else:
-        return
+    s = get_settings()
+    with session_scope() as session:
+        commit = session.get(ProjectCommit, commit_id)
+        project = session.get(Project, commit.project_id) if commit is not None else None
+        if project is None or not project.callback_url or commit.notified_at \
+                or commit.notify_attempts >= s.callback_max_attempts:
+            return None
+        status = commit_status(session=session, store_root=s.store_root, project=project, commit=commit)
+        if status["verdict"] == "pending":
+            return None
+        now = utcnow()
+        res = session.execute(update(ProjectCommit).where(
+            ProjectCommit.id == commit_id, ProjectCommit.notified_at.is_(None),
+            ProjectCommit.notify_attempts < s.callback_max_attempts,
+            or_(ProjectCommit.notify_claimed_until.is_(None), ProjectCommit.notify_claimed_until < now))
+            .values(notify_attempts=ProjectCommit.notify_attempts + 1,
+                    notify_claimed_until=now + dt.timedelta(seconds=s.callback_lease)))
+        if res.rowcount != 1:
+            return None
+        return project.callback_url, project.webhook_secret, status
+
+
+def deliver_verdict(commit_id: str) -> bool:
+    """POSTs the commit's verdict to its project's callback URL if it is due; True once delivered."""
+    import httpx
+
+    from .db import session_scope
+    claim = _claim_verdict(commit_id)
+    if claim is None:
+        return False
+    url, secret, status = claim
     body = json.dumps({"event": "commit_status", **status}).encode()
     headers = {"content-type": "application/json", SIGNATURE_HEADER: sign(secret, body),
                "X-Brickyard-Event": "commit_status", "X-Brickyard-Delivery": f"{commit_id}-verdict"}
     for attempt in range(3):
         try:
             r = httpx.post(url, content=body, headers=headers, timeout=10)
-            if r.status_code < 500:
-                return
+            if r.status_code < 500:  # a 4xx will not get better by repeating it
+                with session_scope() as session:
+                    session.get(ProjectCommit, commit_id).notified_at = utcnow()
+                return True
+            log.warning("callback %s: HTTP %d", url, r.status_code)
         except httpx.HTTPError as e:
             log.warning("callback %s: %s", url, e)
         time.sleep(2 ** attempt)
+    return False  # the lease lapses and the reconciler tries again, up to callback_max_attempts
+
+
+def notify_when_done(project_id: str, commit_id: str, *, poll: float = 1.0, give_up_after: float = 7200.0) -> None:
+    """Waits for the commit's verdict, then delivers it (a thread of the API process; the reconciler
+    covers a process that stops first)."""
+    deadline = time.monotonic() + give_up_after
+    while time.monotonic() < deadline:
+        try:
+            from .db import session_scope
+            with session_scope() as session:
+                commit = session.get(ProjectCommit, commit_id)
+                if commit is None or commit.notified_at:
+                    return
+            if deliver_verdict(commit_id):
+                return
+        except Exception as e:  # noqa: BLE001 - a busy database: try again at the next poll
+            log.warning("verdict of commit %s: %s", commit_id, e)
+        time.sleep(poll)
+
+
+def undelivered_verdicts(*, session: Session, since) -> list[str]:
+    """Commits of projects with a callback whose verdict was not delivered (recent ones, attempts left)."""
+    from .settings import get_settings
+    now = utcnow()
+    return list(session.scalars(select(ProjectCommit.id).join(Project, Project.id == ProjectCommit.project_id).where(
+        Project.callback_url.is_not(None), ProjectCommit.notified_at.is_(None), ProjectCommit.created_at >= since,
+        ProjectCommit.notify_attempts < get_settings().callback_max_attempts,
+        (ProjectCommit.notify_claimed_until.is_(None)) | (ProjectCommit.notify_claimed_until < now))).all())
 
 
 def start_notifier(project: Project, commit: ProjectCommit) -> None:
     if project.callback_url:
         threading.Thread(target=notify_when_done, args=(project.id, commit.id), daemon=True,
                          name=f"verdict-{commit.id}").start()
+
+
+# --- fetches a lost worker left --------------------------------------------------------------------
+
+def _lapsed(now, unclaimed_before):
+    """A build still fetching whose fetch was lost: a claimed fetch when its lease lapsed (worker killed,
+    machine gone); an unclaimed one when its message was published before unclaimed_before (publish
+    failed, message lost with the broker)."""
+    from sqlalchemy import and_, or_
+    return (ProjectBuild.state == "fetching",
+            or_(and_(ProjectBuild.fetch_lease_until.is_not(None), ProjectBuild.fetch_lease_until < now),
+                and_(ProjectBuild.fetch_lease_until.is_(None), ProjectBuild.fetch_queued_at < unclaimed_before)))
+
+
+def recover_lapsed_fetches(*, now, unclaimed_before) -> tuple[list[str], list[str]]:
+    """Publishes lost fetches again (unclaimed, with a fresh publish time) and fails those out of attempts.
+    Each update repeats the condition, so a fetch claimed meanwhile is left alone. Returns (again, failed)."""
+    from sqlalchemy import update
+
+    from .db import session_scope
+    from .settings import get_settings
+    limit = get_settings().fetch_max_attempts
+    with session_scope() as session:
+        rows = session.execute(select(ProjectBuild.id, ProjectBuild.fetch_attempts)
+                               .where(*_lapsed(now, unclaimed_before))).all()
+        again = [i for i, a in rows if a < limit]
+        spent = [i for i, a in rows if a >= limit]
+        if spent:
+            session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(spent), *_lapsed(now, unclaimed_before))
+                            .values(state="failed", error=f"the model's fetch was lost {limit} times "
+                                                          "(its worker was killed or ran out of time)"))
+        if again:
+            session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(again), *_lapsed(now, unclaimed_before))
+                            .values(fetch_lease_until=None, fetch_queued_at=utcnow()))
+    if again:
+        enqueue_all([], again, session_scope)
+    return again, spent

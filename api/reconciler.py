@@ -8,17 +8,24 @@ update, so several API processes may run it at once):
   in the broker (publish failed, message lost with a worker, Redis restarted without persistence) is
   enqueued again. The embedded queue and Redis are inspected (message files; Redis's queue lists and its
   `unacked` hash); a message held unacked by a worker counts as live for BRICKYARD_REQUEUE_QUEUED_AFTER
-  seconds, and a broker that cannot be inspected gets that rule for every queued job.
+  seconds, and a broker that cannot be inspected gets that rule for every queued job;
+- a CI build whose model fetch lost its worker (lease lapsed) or its message (unclaimed for
+  BRICKYARD_REQUEUE_QUEUED_AFTER) is fetched again, up to BRICKYARD_FETCH_MAX_ATTEMPTS, then failed;
+- a commit whose verdict is in but was never delivered to its project's callback URL (the API process
+  that received the webhook stopped, or the receiver was down) is delivered, up to
+  BRICKYARD_CALLBACK_MAX_ATTEMPTS, one lease (BRICKYARD_CALLBACK_LEASE) apart.
 A duplicate message is harmless: the task claims a job only from `queued` (or from a silent `running`)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import datetime as dt
 import logging
 
 from . import crud
 from .db import session_scope
 from .models import utcnow
+from .projects import deliver_verdict, recover_lapsed_fetches, undelivered_verdicts
 from .settings import get_settings
 
 log = logging.getLogger("brickyard.reconciler")
@@ -62,7 +69,35 @@ def reconcile_once() -> dict[str, list[str]]:
                 orphans.append(job_id)
     if lost or orphans:
         log.warning("reconciler: re-enqueued %d lost running and %d orphaned queued jobs", len(lost), len(orphans))
-    return {"lost": [j for j, _ in lost], "orphaned": orphans}
+
+    refetched, fetch_failed = recover_lapsed_fetches(
+        now=now, unclaimed_before=now - dt.timedelta(seconds=s.requeue_queued_after))
+    if refetched or fetch_failed:
+        log.warning("reconciler: fetching %d builds again, %d failed out of attempts", len(refetched),
+                    len(fetch_failed))
+
+    with session_scope() as session:
+        due = undelivered_verdicts(session=session, since=now - dt.timedelta(days=1))
+    for commit_id in due:
+        if commit_id not in _delivering:
+            _delivering.add(commit_id)
+            _deliveries.submit(_deliver, commit_id)
+    return {"lost": [j for j, _ in lost], "orphaned": orphans, "refetched": refetched,
+            "fetch_failed": fetch_failed, "verdicts_due": due}
+
+
+# verdict POSTs may wait on a slow receiver: they run beside the reconciler, not in its pass
+_deliveries = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="verdict")
+_delivering: set[str] = set()
+
+
+def _deliver(commit_id: str) -> None:
+    try:
+        deliver_verdict(commit_id)
+    except Exception as e:  # noqa: BLE001 - the database or receiver is down: the next pass tries again
+        log.warning("verdict of commit %s: %s", commit_id, e)
+    finally:
+        _delivering.discard(commit_id)
 
 
 async def reconcile_forever(stop: asyncio.Event) -> None:

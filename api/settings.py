@@ -34,6 +34,12 @@ class Settings(BaseSettings):
     retry_backoff: float = Field(2.0, gt=0)       # infrastructure faults: backoff * 2**(attempt-1) seconds
     worker_shutdown_grace: float = Field(10.0, ge=0)  # seconds a stopping worker may finish its job
     poll_interval: float = Field(0.25, gt=0)      # embedded queue and SSE polling
+    fetch_timeout: float = Field(120.0, gt=0)     # a CI project's model download, in all
+    fetch_lease: float | None = Field(None, gt=0)  # a fetch silent this long lost its worker (default: timeout + 90)
+    fetch_max_attempts: int = Field(3, ge=1)
+    fetch_ca_file: Path | None = None             # extra CA bundle for model URLs (an internal model registry)
+    callback_max_attempts: int = Field(5, ge=1)   # verdict POSTs to a project's callback URL
+    callback_lease: float = Field(60.0, gt=0)     # a claimed delivery not confirmed this long is tried again
 
     @field_validator("home", mode="after")
     @classmethod
@@ -47,6 +53,10 @@ class Settings(BaseSettings):
         if self.heartbeat_timeout <= 2 * self.heartbeat_interval:
             raise ValueError("BRICKYARD_HEARTBEAT_TIMEOUT must exceed twice BRICKYARD_HEARTBEAT_INTERVAL")
         return self
+
+    @property
+    def fetch_lease_seconds(self) -> float:
+        return self.fetch_lease or self.fetch_timeout + 90.0
 
     @property
     def db_url(self) -> str:

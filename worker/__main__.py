@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gpu", action="store_true", help="serve this machine's GPU architecture queue (solo pool)")
     p.add_argument("--queues", help="comma-separated queues (default: all, or the GPU's with --gpu)")
     p.add_argument("--also-cpu", action="store_true", help="with --gpu: also take cross-compilation jobs")
+    p.add_argument("--pool", choices=("prefork", "solo"),
+                   help="prefork (default: the job runs in a child that a hard time limit can kill) or solo "
+                        "(in this process; the default with --gpu, as CUDA does not survive fork)")
     p.add_argument("--loglevel", default=os.environ.get("BRICKYARD_LOGLEVEL", "INFO"))
     a = p.parse_args(argv)
 
@@ -55,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         queues = [gpu_arch()] + (["cpu"] if a.also_cpu else [])
     else:
         queues = list(ALL_QUEUES)
-    pool = ["--pool=solo"] if a.gpu else ["--pool=prefork", "--concurrency=1"]
+    pool_kind = a.pool or ("solo" if a.gpu else "prefork")
+    pool = ["--pool=solo"] if pool_kind == "solo" else ["--pool=prefork", "--concurrency=1"]
     name = f"brickyard-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(["worker", "-Q", ",".join(queues), *pool, "-n", name, "--loglevel", a.loglevel,
                      "--without-mingle", "--without-gossip", "--without-heartbeat"])

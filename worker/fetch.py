@@ -20,8 +20,13 @@ from .app import app
 log = logging.getLogger("brickyard.worker")
 
 FETCH_MAX_BYTES = int(os.environ.get("BRICKYARD_FETCH_MAX_BYTES", str(512 * 1024**2)))
-FETCH_TIMEOUT = float(os.environ.get("BRICKYARD_FETCH_TIMEOUT", "120"))
 PRESENCE_INTERVAL = 5.0
+
+
+def _fetch_soft_limit() -> float:
+    from api.settings import get_settings
+    s = get_settings()
+    return min(s.fetch_timeout + 60.0, s.fetch_lease_seconds - 5.0)  # over before its lease lapses
 
 
 class FetchError(Exception):
@@ -71,7 +76,55 @@ def _fail_builds(build_ids: list[str], message: str) -> None:
             b.state, b.error = "failed", message
 
 
-@app.task(name="brickyard.fetch_model", acks_late=True, soft_time_limit=FETCH_TIMEOUT + 60)
+def _trust(extra_ca_file: Path | None) -> bool | ssl.SSLContext:
+    """The public CAs (httpx's default), plus an internal registry's CA when one is configured."""
+    if extra_ca_file is None:
+        return True
+    import certifi
+    ctx = ssl.create_default_context(cafile=certifi.where())
+    ctx.load_verify_locations(cafile=str(extra_ca_file))
+    return ctx
+
+
+def claim_fetch(build_id: str) -> tuple[list[str], str, str, str, int] | None:
+    """Takes the lease on a build and its siblings (same commit and URL, other targets) for one fetch.
+
+    None when another fetch holds them or they are done: a duplicate message is harmless. Returns
+    (build ids, url, model name, owner id, attempt)."""
+    import datetime as dt
+
+    from sqlalchemy import or_, select, update
+
+    from api.db import session_scope
+    from api.models import Project, ProjectBuild, ProjectCommit, utcnow
+    from api.settings import get_settings
+
+    s = get_settings()
+    now = utcnow()
+    with session_scope() as session:
+        build = session.get(ProjectBuild, build_id)
+        if build is None or build.state != "fetching":
+            return None
+        url, name, commit_id = build.source_url, build.model_name, build.commit_id
+        free = (ProjectBuild.commit_id == commit_id, ProjectBuild.source_url == url,
+                ProjectBuild.state == "fetching",
+                or_(ProjectBuild.fetch_lease_until.is_(None), ProjectBuild.fetch_lease_until < now))
+        ids = list(session.scalars(select(ProjectBuild.id).where(*free)).all())
+        if not ids:
+            return None
+        res = session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(ids), *free).values(
+            fetch_attempts=ProjectBuild.fetch_attempts + 1,
+            fetch_lease_until=now + dt.timedelta(seconds=s.fetch_lease_seconds)))
+        if res.rowcount != len(ids):  # another fetch claimed some of them meanwhile: let it have them all
+            session.rollback()
+            return None
+        attempt = max(session.scalars(select(ProjectBuild.fetch_attempts).where(ProjectBuild.id.in_(ids))).all())
+        owner_id = session.scalar(select(Project.owner_id).join(ProjectCommit, ProjectCommit.project_id == Project.id)
+                                  .where(ProjectCommit.id == commit_id))
+    return ids, url, name, owner_id, attempt
+
+
+@app.task(name="brickyard.fetch_model", acks_late=True, soft_time_limit=_fetch_soft_limit())
 def fetch_model(build_id: str) -> str:
     """Fetches the model of a project build (and of its sibling builds for the other targets, same URL),
     saves it as the project owner's model, and queues one compilation per build."""
@@ -81,29 +134,25 @@ def fetch_model(build_id: str) -> str:
     from api.blobs import adopt_file, file_sha256
     from api.db import session_scope
     from api.model_info import describe_model
-    from api.models import Project, ProjectBuild, ProjectCommit
+    from api.models import ProjectBuild
     from api.projects import create_job, enqueue_all
     from api.settings import get_settings
     from compiler.errors import CompilerError
 
     s = get_settings()
-    with session_scope() as session:
-        build = session.get(ProjectBuild, build_id)
-        if build is None or build.state != "fetching":
-            return "skipped"
-        siblings = list(session.scalars(select(ProjectBuild).where(
-            ProjectBuild.commit_id == build.commit_id, ProjectBuild.source_url == build.source_url,
-            ProjectBuild.state == "fetching")).all())
-        ids = [b.id for b in siblings]
-        url, name = build.source_url, build.model_name
-        owner_id = session.scalar(select(Project.owner_id).join(ProjectCommit, ProjectCommit.project_id == Project.id)
-                                  .where(ProjectCommit.id == build.commit_id))
+    claimed = claim_fetch(build_id)
+    if claimed is None:
+        return "skipped"
+    ids, url, name, owner_id, attempt = claimed
+    log.info("fetching %s for builds %s (attempt %d)", url, ",".join(ids), attempt)
     s.tmp_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=s.tmp_dir, prefix="fetch-", suffix=".onnx")
     os.close(fd)
     tmp = Path(tmp)
     try:
-        size = fetch_to_file(url, tmp, max_bytes=min(FETCH_MAX_BYTES, s.max_upload_bytes), timeout=FETCH_TIMEOUT)
+        verify = _trust(s.fetch_ca_file)
+        size = fetch_to_file(url, tmp, max_bytes=min(FETCH_MAX_BYTES, s.max_upload_bytes), timeout=s.fetch_timeout,
+                             verify=verify)
         digest, size = file_sha256(tmp)
         info = describe_model(tmp, max_bytes=s.max_upload_bytes)
         adopt_file(s.store_root, tmp, digest)
@@ -145,7 +194,8 @@ def _presence_loop(name: str, queues: list[str]) -> None:
 
 @worker_process_init.connect
 def _start_presence(**_kw) -> None:
-    """Each pool process reports itself every few seconds (the dashboard's live workers)."""
+    """Each pool process reports itself every few seconds (the dashboard's live workers). Celery sends
+    this signal in every prefork child and, for the solo pool (GPU workers), in the worker itself."""
     queues = sorted(q.name for q in (app.amqp.queues or {}).values()) if app.amqp.queues else []
     name = f"{socket.gethostname()}:{os.getpid()}"
     threading.Thread(target=_presence_loop, args=(name, queues), daemon=True, name="presence").start()

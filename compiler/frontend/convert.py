@@ -5,7 +5,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from ..errors import ShapeError, UnsupportedOp
+from ..errors import ModelError, ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
 
@@ -33,7 +33,11 @@ def tensor_to_array(t: onnx.TensorProto, *, op: str, node: str | None) -> np.nda
     """The data of a tensor proto as NumPy (external data is rejected before this is called)."""
     what = f"tensor '{t.name}'" if t.name else "a tensor attribute"
     dt = dtype_of(t.data_type, op=op, node=node, what=what)
-    a = numpy_helper.to_array(t)
+    try:
+        a = numpy_helper.to_array(t)
+    except ValueError as e:  # the payload's length disagrees with the dims
+        raise ModelError(f"{what} has dims {list(t.dims)} but its data does not fit them: {e}",
+                         node=node, hint="the file may be corrupt; re-export the model") from None
     if a.dtype != dt.np:  # bfloat16 arrives as ml_dtypes' type; every other type matches already
         a = a.view(dt.np) if a.dtype.itemsize == dt.np.itemsize else a.astype(dt.np)
     return a

@@ -54,7 +54,9 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  limits: ImportLimits = ImportLimits()) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph."""
     data, source_name = _read(model, limits)
+    model_sha256 = hashlib.sha256(data).hexdigest()
     proto = _parse(data, source_name)
+    del data  # the parsed proto holds every weight: a second copy would double the peak memory
     _check_size_limits(proto, limits)
     _reject_external_data(proto)
     if len(proto.functions):
@@ -68,7 +70,7 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
         raise ModelError(f"the model's longest chain of dependent nodes is {chain}, over the limit of "
                          f"{limits.max_chain}", hint="raise ImportLimits.max_chain if the model is genuine")
     try:
-        onnx.checker.check_model(proto, full_check=False)
+        onnx.checker.check_model(_without_weights(proto), full_check=False)
     except onnx.checker.ValidationError as e:
         raise ModelError(f"{source_name} fails the ONNX checker: {_first_lines(str(e))}",
                          hint="re-export the model or repair it; onnx.checker.check_model shows the same error") from None
@@ -84,7 +86,7 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
     graph = canonicalize(graph)
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
-        graph=graph, opset=opsets[""], model_sha256=hashlib.sha256(data).hexdigest(),
+        graph=graph, opset=opsets[""], model_sha256=model_sha256,
         name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
         input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
     )
@@ -134,6 +136,33 @@ def _parse(data: bytes, source_name: str) -> onnx.ModelProto:
         raise ModelError(f"{source_name} is not a valid ONNX model: it has no graph",
                          hint="the file may be truncated or not an ONNX file")
     return proto
+
+
+def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """The model for the ONNX checker, its main graph's initializers emptied (name and type kept).
+
+    The checker serializes the whole model into C++; with the weights that is two more copies of
+    them at once. Their payloads are checked where they are read (tensor_to_array)."""
+    view = onnx.ModelProto()
+    for field, value in proto.ListFields():
+        if field.name != "graph":
+            _copy_field(view, field, value)
+    for field, value in proto.graph.ListFields():
+        if field.name == "initializer":
+            for t in value:
+                view.graph.initializer.add(name=t.name, data_type=t.data_type, dims=[0])
+        else:
+            _copy_field(view.graph, field, value)
+    return view
+
+
+def _copy_field(dst, field, value) -> None:
+    if field.is_repeated:
+        getattr(dst, field.name).extend(value)
+    elif field.type == field.TYPE_MESSAGE:
+        getattr(dst, field.name).CopyFrom(value)
+    else:
+        setattr(dst, field.name, value)
 
 
 def _first_lines(text: str, n: int = 3) -> str:

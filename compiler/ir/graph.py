@@ -72,6 +72,18 @@ class TensorType:
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
 
+def _bytes_of(a: np.ndarray) -> bytes:
+    """The array's data as bytes; a C-contiguous array over a whole bytes object (a weight read from
+    its protobuf) shares that object instead of copying it: weights are most of a model's memory."""
+    base = a
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    if isinstance(base, bytes) and a.flags.c_contiguous and len(base) == a.nbytes \
+            and a.__array_interface__["data"][0] == np.frombuffer(base, np.uint8).__array_interface__["data"][0]:
+        return base
+    return np.ascontiguousarray(a).tobytes()
+
+
 @dataclass(frozen=True)
 class Constant:
     """Constant tensor data (weights, folded values), held as raw C-order bytes."""
@@ -84,7 +96,7 @@ class Constant:
     def from_array(a: np.ndarray) -> "Constant":
         a = np.asarray(a)
         dt = DType.from_numpy(a.dtype)
-        return Constant(dt, tuple(int(d) for d in a.shape), np.ascontiguousarray(a).tobytes())
+        return Constant(dt, tuple(int(d) for d in a.shape), _bytes_of(a))
 
     def array(self) -> np.ndarray:
         """A read-only NumPy view of the data."""

@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 from compiler.errors import ModelError, ShapeError, UnsupportedOp
 from compiler.frontend.onnx_import import ImportLimits, import_model
 from compiler.ir.dtypes import DType
-from compiler.ir.graph import Graph, TensorType
+from compiler.ir.graph import Constant, Graph, TensorType
 from compiler.ops import registry
 from tests.conftest import MODELS_DIR, shared_models
 
@@ -604,3 +604,27 @@ def test_onnx_zoo_models_import(name, gone):
     declared = [d.dim_value for d in onnx.load(path, load_external_data=False).graph.output[0].type.tensor_type.shape.dim]
     assert gone not in im.graph.op_histogram() and list(im.graph.type_of(im.output_names[0]).shape) == declared
     assert declared[:2] == [1, 1000] and not im.warnings
+
+
+def test_weight_whose_data_does_not_fit_its_dims_is_a_model_error():
+    # the checker sees the weights without payloads, so the payload check is the importer's own
+    w = numpy_helper.from_array(np.arange(16, dtype=np.float32).reshape(4, 4), "w")
+    w.raw_data = w.raw_data[:40]
+    m = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])], [vi("x", F32, [1, 4])], [vi("y", F32, [1, 4])],
+                   inits=[w])
+    with pytest.raises(ModelError, match=r"tensor 'w' has dims \[4, 4\] but its data does not fit"):
+        import_model(m)
+
+
+def test_imported_weights_share_the_bytes_read_from_the_model():
+    # a weight is held once: its Constant keeps the very bytes object its payload was read into
+    w = np.random.default_rng(3).standard_normal((64, 32)).astype(np.float32)
+    payload = w.tobytes()
+    assert Constant.from_array(np.frombuffer(payload, np.float32).reshape(64, 32)).data is payload
+    # views that are not the whole buffer, in order, are copied
+    assert Constant.from_array(np.frombuffer(payload, np.float32).reshape(64, 32)[1:]).data == w[1:].tobytes()
+    assert Constant.from_array(np.frombuffer(payload, np.float32).reshape(64, 32).T).data == w.T.tobytes()
+    m = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])], [vi("x", F32, [2, 64])], [vi("y", F32, [2, 32])],
+                   inits=[numpy_helper.from_array(w, "w")])
+    (c,) = [c for _, c in import_model(m).graph.constants if c.shape == (64, 32)]
+    assert np.array_equal(c.array(), w)

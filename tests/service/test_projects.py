@@ -8,7 +8,9 @@ import hashlib
 import hmac
 import http.server
 import json
+import os
 import shutil
+import signal
 import ssl
 import subprocess
 import sys
@@ -262,13 +264,28 @@ def test_owners_see_only_their_projects(service):
 # --- the https fetcher (worker/fetch.py), against a loopback https server: there is no internet -------
 
 @pytest.fixture(scope="module")
-def tls_server(tmp_path_factory):
+def tls_cert(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1: (cert.pem, key.pem)."""
     if not shutil.which("openssl"):
         pytest.skip("openssl is needed to make a self-signed certificate")
     d = tmp_path_factory.mktemp("tls")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(d / "key.pem"), "-out",
                     str(d / "cert.pem")], check=True, capture_output=True)
+    return d / "cert.pem", d / "key.pem"
+
+
+def serve_tls(handler, cert) -> http.server.ThreadingHTTPServer:
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(*cert)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+@pytest.fixture(scope="module")
+def tls_server(tls_cert):
     payload = mlp(1, seed=9)
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -307,12 +324,8 @@ def tls_server(tmp_path_factory):
 
         def log_message(self, *a):
             pass
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(d / "cert.pem", d / "key.pem")
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    client_ctx = ssl.create_default_context(cafile=str(d / "cert.pem"))
+    srv = serve_tls(Handler, tls_cert)
+    client_ctx = ssl.create_default_context(cafile=str(tls_cert[0]))
     yield f"https://127.0.0.1:{srv.server_address[1]}", client_ctx, payload
     srv.shutdown()
 
@@ -335,3 +348,72 @@ def test_fetcher_limits(tls_server, tmp_path):
         fetch_to_file(base.replace("https", "http") + "/m.onnx", dest, max_bytes=1 << 20, timeout=5, verify=ctx)
     with pytest.raises(FetchError, match="cannot fetch"):  # an unknown certificate is refused
         fetch_to_file(f"{base}/m.onnx", dest, max_bytes=1 << 20, timeout=5)
+
+
+def test_fetch_and_verdict_survive_losing_the_whole_service_mid_fetch(make_service, tls_cert):
+    """A model fetched from an https URL (an internal CA): the API and its worker are killed while the fetch
+    is in flight; after a restart the reconciler fetches again once the lease lapses, the build compiles,
+    and the verdict the dead API process would have posted is delivered once."""
+    payload = mlp(2, seed=11)
+    first_get, release = threading.Event(), threading.Event()
+    gets: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            gets.append(self.path)
+            if len(gets) == 1:  # the first fetch hangs until its worker is gone
+                first_get.set()
+                release.wait(60)
+                self.close_connection = True
+                return
+            self.send_response(200)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *a):
+            pass
+    srv = serve_tls(Handler, tls_cert)
+    receiver = Receiver()
+    svc = make_service(env={"BRICKYARD_FETCH_CA_FILE": str(tls_cert[0]), "BRICKYARD_FETCH_TIMEOUT": "5",
+                            "BRICKYARD_FETCH_LEASE": "12"}).start()
+    try:
+        with svc.client() as c:
+            url = f"https://127.0.0.1:{srv.server_address[1]}/{{commit}}/m.onnx"
+            r = c.post("/v1/projects", json={"name": "fetched", "targets": ["h100"], "callback_url": receiver.url,
+                                             "models": [{"name": "m", "source": url}]})
+            assert r.status_code == 201, r.text
+            pid, secret = r.json()["id"], r.json()["webhook_secret"]
+            sha = "f" * 40
+            assert hook(c, pid, push_event(sha), secret).status_code == 202
+            assert first_get.wait(60), "the worker never started the fetch"
+            # the machine goes: the API process and its worker, mid-fetch, with the verdict still pending
+            svc.proc.kill()
+            svc.proc.wait()
+            os.killpg(svc.worker_pid(), signal.SIGKILL)
+            release.set()
+        svc.start()
+        with svc.client() as c:
+            st = wait_verdict(c, pid, sha, timeout=120)
+            assert st["verdict"] == "pass", st
+            (build,) = st["builds"]
+            assert build["state"] == "succeeded" and build["model_id"], build
+            model = c.get(f"/v1/models/{build['model_id']}").json()
+            assert model["sha256"] == hashlib.sha256(payload).hexdigest()
+        assert gets == [f"/{sha}/m.onnx"] * 2, gets
+        assert "(attempt 2)" in svc.tail(10**9)  # the worker's log: the second claim of the build
+        deadline = time.monotonic() + 30
+        while not receiver.posts and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(2)  # a second delivery, if there were one, would arrive by now
+        assert len(receiver.posts) == 1, receiver.posts
+        headers, raw = receiver.posts[0]
+        assert hmac.compare_digest(headers["x-hub-signature-256"], signed(secret, raw))
+        doc = json.loads(raw)
+        assert doc["commit"] == sha and doc["verdict"] == "pass"
+        assert headers["x-brickyard-delivery"].endswith("-verdict")
+    finally:
+        release.set()
+        srv.shutdown()
