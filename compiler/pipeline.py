@@ -178,6 +178,7 @@ def _tune(plan: Plan, target: Target, store, builds: dict, options: CompileOptio
     # the artifact carries the chosen kernels only (every candidate's cubin stays in the cache)
     builds = {k.digest: builds.get(k.digest) or _cached_build(k, target, store, tool) for k in plan.kernels()}
     summary = {key: v for key, v in info.items() if key != "kernel_records"}
+    summary["target_check"] = device.get("target_mismatches") or "the device matches the target's limits"
     keep = ("rank", "key", "predicted_us", "measured_us", "spread", "status", "error")
     report_info = dict(summary, kernels=[dict({n: r[n] for n in r if n != "candidates"},
                                               candidates=[{n: c.get(n) for n in keep} for c in r["candidates"]])

@@ -118,6 +118,12 @@ def tune_gate(target: Target, enabled: bool = True, build: bool = True) -> tuple
         return None, f"no usable GPU: {type(e).__name__}: {str(e)[:160]}"
     if dev["arch"] != target.arch:
         return None, f"the GPU ({dev['name']}, {dev['arch']}) does not match the target's {target.arch}"
+    from ..targets.device_check import compare, device_properties
+    try:
+        dev["properties"] = device_properties()
+        dev["target_mismatches"] = [m.line() for m in compare(target, dev["properties"])]
+    except Exception as e:  # noqa: BLE001 - the check informs; tuning does not depend on it
+        dev["target_mismatches"] = [f"device properties unreadable: {type(e).__name__}: {str(e)[:120]}"]
     return dev, ""
 
 
@@ -270,6 +276,9 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
     the report. A candidate that NVRTC rejects or whose output differs from the model's choice is
     recorded as rejected, never chosen; a device fault while running one is raised."""
     timing = dict(TIMING, **(timing or {}))
+    if device.get("properties"):  # candidates sized for this board (its SMs, its shared memory)
+        from ..targets.device_check import corrected
+        target = corrected(target, device["properties"])
     name, driver = device["name"], device["driver"]
     l2 = int(device.get("l2_bytes") or target.l2_bytes)
     kernels = {}

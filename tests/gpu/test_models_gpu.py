@@ -35,3 +35,17 @@ def test_model_on_gpu(name, models_dir):
             err = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)
             print(f"{name} {k}: max rel error {err:.2e}")
             assert err < 1e-3
+
+
+def test_the_preset_of_this_gpu_matches_its_properties():
+    """The h100/h200 preset's limits (SMs, registers, shared memory, L2, ...) against the real device."""
+    from compiler.targets import get_target
+    from compiler.targets.device_check import compare, device_properties
+    props = device_properties()
+    name = props["name"].upper()
+    preset = next((p for p in ("h200", "h100", "a100", "l40s", "l4", "a10g", "t4", "b200") if p.upper() in name), None)
+    if preset is None:
+        pytest.skip(f"no preset for {props['name']}")
+    mismatches = [m.line() for m in compare(get_target(preset), props)]
+    print(f"{props['name']} vs preset {preset}: {mismatches or 'all limits match'}")
+    assert not mismatches, mismatches
