@@ -3,6 +3,7 @@
 The engine is made lazily per process, so a forked worker child never shares its parent's connections."""
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,7 +50,13 @@ def get_engine() -> Engine:
 
 def new_session() -> Session:
     """A session on this process's engine (objects stay readable after commit)."""
-    return sessionmaker(bind=get_engine(), expire_on_commit=False)()
+    return _session_factory(get_engine())()
+
+
+@functools.lru_cache(maxsize=8)
+def _session_factory(engine: Engine) -> sessionmaker:
+    # one factory per engine: sessionmaker() builds a Session subclass, whose event set-up is costly
+    return sessionmaker(bind=engine, expire_on_commit=False)
 
 
 @contextmanager

@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     retry_backoff: float = Field(2.0, gt=0)       # infrastructure faults: backoff * 2**(attempt-1) seconds
     worker_shutdown_grace: float = Field(10.0, ge=0)  # seconds a stopping worker may finish its job
     poll_interval: float = Field(0.25, gt=0)      # embedded queue and SSE polling
+    token_cache_seconds: float = Field(5.0, ge=0)  # an API process remembers a valid token this long
     fetch_timeout: float = Field(120.0, gt=0)     # a CI project's model download, in all
     fetch_lease: float | None = Field(None, gt=0)  # a fetch silent this long lost its worker (default: timeout + 90)
     fetch_max_attempts: int = Field(3, ge=1)

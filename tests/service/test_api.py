@@ -251,3 +251,29 @@ def test_cancel_and_delete(service):
         assert c.delete(f"/v1/models/{m['id']}").status_code == 204
         assert c.get(f"/v1/models/{m['id']}").status_code == 404
         assert c.get(f"/v1/compilations/{time_ok['id']}").json()["model_id"] is None  # jobs outlive their model
+
+
+def test_a_revoked_token_is_refused_within_the_cache_time(service):
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from .conftest import REPO
+    carol = service.create_token("carol")
+    with service.client(carol) as c:
+        assert c.get("/v1/models").status_code == 200  # now remembered by the API process
+        out = subprocess.run([sys.executable, "-m", "api.tokens", "revoke", "-"], cwd=REPO, env=service.env(),
+                             input=carol + "\n", capture_output=True, text=True)
+        assert out.returncode == 0 and out.stdout.strip() == "revoked 1 token(s)", out
+        revoked_at = time.monotonic()
+        while c.get("/v1/models").status_code == 200:
+            assert time.monotonic() - revoked_at < 5.0 + 2.0, "a revoked token still works after the cache time"
+            time.sleep(0.2)
+        r = c.get("/v1/models")
+        assert r.status_code == 401 and "revoked" in r.json()["detail"]
+    again = subprocess.run([sys.executable, "-m", "api.tokens", "revoke", carol], cwd=REPO, env=service.env(),
+                           capture_output=True, text=True)
+    assert again.returncode == 2 and "no live token" in again.stderr
+    assert httpx.get(service.url + "/v1/models", headers={"Authorization": f"Bearer {carol}"}).status_code == 401
