@@ -238,9 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(fn=cmd_compile)
     r = sub.add_parser("run", help="run an artifact on inputs from an .npz")
     r.add_argument("artifact")
-    r.add_argument("--inputs", required=True)
-    r.add_argument("--outputs", required=True)
-    r.add_argument("--device", choices=["host", "gpu"], default="host")
+    r.add_argument("--inputs", required=True, help=".npz with one array per model input, by input name")
+    r.add_argument("--outputs", required=True, help=".npz to write, one array per model output")
+    r.add_argument("--device", choices=["host", "gpu"], default="host",
+                   help="host: the generated CUDA on the CPU (verification); gpu: the cubins through CuPy")
     r.add_argument("--mode", choices=["default", "shuffle", "asan"], default=None,
                    help="host harness mode (shuffle thread order; AddressSanitizer)")
     r.set_defaults(fn=cmd_run)
