@@ -1,0 +1,34 @@
+"""`python -m worker.health`: a container health check for a worker. Exit 0 when a worker process on this
+host reported its presence within the last BRICKYARD_WORKER_HEALTH_SECONDS (default 30; they report every
+5 s), else 1 with the reason. The image's own HEALTHCHECK asks the API, which a worker container lacks."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import sys
+
+
+def main() -> int:
+    from sqlalchemy import select
+
+    from api.db import session_scope
+    from api.models import WorkerPresence, utcnow
+    window = float(os.environ.get("BRICKYARD_WORKER_HEALTH_SECONDS", "30"))
+    host = socket.gethostname()
+    try:
+        with session_scope() as session:
+            last = session.scalar(select(WorkerPresence.last_seen).where(WorkerPresence.name.startswith(f"{host}:"))
+                                  .order_by(WorkerPresence.last_seen.desc()).limit(1))
+    except Exception as e:  # noqa: BLE001 - the database is unreachable: not healthy
+        print(f"unhealthy: database: {type(e).__name__}: {e}"[:300])
+        return 1
+    if last is None or utcnow() - last > dt.timedelta(seconds=window):
+        print(f"unhealthy: no worker process on {host} reported in the last {window:g} s (last: {last})")
+        return 1
+    print(f"healthy: a worker on {host} reported at {last.isoformat()}Z")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
