@@ -109,6 +109,7 @@ def test_every_candidate_builds_for_sm90a_within_limits():
             r = build_cubin(k.source, k.entry, build_arch(H100.arch, k.arch_specific))
             threads = k.block[0]
             assert r.arch == "sm_90a" and r.spills == 0, (c.text(), r.spills)
+            assert "serialized" not in r.log, r.log   # ptxas C7510-style: wgmma issued one at a time
             assert 0 < r.registers <= H100.max_registers_per_thread and r.registers * threads <= H100.registers_per_block
             assert k.shared_bytes + r.shared_bytes <= H100.shared_per_block and threads <= H100.max_threads_per_block
             built += 1
