@@ -8,8 +8,9 @@ walked in 64-wide tiles (128 bytes of a 16-bit row: the 128-byte swizzle) throug
 shared buffers, each filled by TMA and completed on its own mbarrier:
 
   thread 0: fill stages 0..S-1;  every k-tile i: wait full[i % S] (parity (i / S) & 1);
-  fence; 4 wgmma; commit; wait 0; __syncthreads (all warpgroups are done with the stage);
-  thread 0 refills it with k-tile i + S.
+  fence; 4 wgmma; commit; wait 1 (k-tile i - 1's group retired, i's in flight); __syncthreads
+  (all warpgroups are done with k-tile i - 1's stage); thread 0 refills that stage with k-tile
+  i - 1 + S.  After the loop: wait 0, then the epilogue.
 
 An operand whose innermost axis is K is copied as one box of 64 k x rows ("K-major" for wgmma);
 one whose innermost axis is M (N) as boxes of 64 rows x 64 k ("MN-major", the transpose bit).
@@ -190,10 +191,11 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
           f"    for (unsigned kk = 0; kk < {BK // 16}; ++kk)",
           f"      {mma}(by_acc, {_descriptor(p, 'a', 'by_a0')}, {_descriptor(p, 'b', 'by_b0')}, 1);",
           "    by_wgmma_commit();",
-          "    by_wgmma_wait<0>();",
-          "    __syncthreads();  // every warpgroup is done with stage s: refill it",
-          f"    if (tid == 0 && i + {S} < {nk}) by_load(s, i + {S});",
+          "    by_wgmma_wait<1>();  // k-tile i - 1's group has retired, k-tile i's stays in flight",
+          "    __syncthreads();     // every warpgroup is done with k-tile i - 1's stage: refill it",
+          f"    if (tid == 0 && i >= 1 && i - 1 + {S} < {nk}) by_load((i - 1) % {S}, i - 1 + {S});",
           "  }",
+          "  by_wgmma_wait<0>();",
           # accumulator i of lane (g, t) in warp w: row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2
           "  #pragma unroll",
           f"  for (int i = 0; i < {BN // 2}; ++i) {{",

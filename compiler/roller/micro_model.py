@@ -25,8 +25,8 @@ TC_BYTES_IN_FLIGHT = 4
 # mma.sync (warp-level, Ampere-style) on Hopper issues too slowly to reach the dense tensor peak
 # the targets list, which wgmma reaches; we assume this fraction of it.
 MMA_SYNC_PEAK_FRACTION_SM90 = 0.6
-# The wgmma kernels wait for their wgmma group and meet at a block barrier once per 64-wide k
-# tile before refilling the stage, which drains the tensor pipe: this fraction of its issue rate.
+# The wgmma kernels keep one wgmma group in flight but meet at a block barrier once per 64-wide
+# k tile (to refill a stage) with no producer/consumer specialisation: this fraction of the peak.
 WGMMA_PIPELINE_EFFICIENCY = 0.8
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.passes.roller import tile_launch
 from compiler.roller.construct import construct_rtiles
 from compiler.roller.micro_model import predict
-from compiler.runtime.host_harness import build_host_module
+from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
 from compiler.runtime.plan import LaunchStep, Plan
 from compiler.targets import get_target
 from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, launches, prepare, run_candidates
@@ -153,3 +154,18 @@ def test_tile_launch_and_artifact_carry_the_tensor_maps():
     y = np.full(ref.shape, np.nan, np.float32)
     module.launch(back, [values[p.value] for p in k.params[:-1]] + [y])
     np.testing.assert_allclose(y, ref, rtol=0, atol=TOL_REF["bf16"] * float(np.abs(ref).max()))
+
+
+def test_asan_runs_the_copy_engine_within_the_buffers():
+    """Under AddressSanitizer the emulated copy engine reads through the tensor maps: a correct
+    launch passes, and a buffer shorter than its map declares is reported (a wrong map would read
+    out of bounds on the GPU, where TMA does not fault)."""
+    rng = np.random.default_rng(2)
+    kernel, values, ref = prepare("MatMul", [_f(rng, (2, 70, 72)), _f(rng, (2, 72, 136))], {}, "fp16", (0, 1))
+    (k, names), = launches(kernel, wgmma_configs(kernel, "fp16")[0])
+    y = np.full(ref.shape, np.nan, np.float32)
+    run_kernels_asan([(k, [values[n] for n in names[:-1]] + [y])])
+    np.testing.assert_allclose(y, ref, rtol=0, atol=TOL_REF["fp16"] * float(np.abs(ref).max()))
+    short = values[names[0]].reshape(-1)[:-72].copy()            # one row of A missing
+    with pytest.raises(HarnessFault, match="heap-buffer-overflow"):
+        run_kernels_asan([(k, [short] + [values[n] for n in names[1:-1]] + [np.zeros_like(y)])])
