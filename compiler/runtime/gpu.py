@@ -127,6 +127,7 @@ class GpuBackend:
 
 _TMA_TYPES = {"float16": "CU_TENSOR_MAP_DATA_TYPE_FLOAT16", "bfloat16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"}
 _map_cache: dict = {}
+_MAP_CACHE_LIMIT = 4096
 
 
 def tensor_map_bytes(m, address: int):
@@ -136,12 +137,16 @@ def tensor_map_bytes(m, address: int):
     from cuda.bindings import driver
     key = (m, address)
     if key not in _map_cache:
+        if len(_map_cache) >= _MAP_CACHE_LIMIT:    # buffers come and go (rotated inputs): start afresh
+            _map_cache.clear()
         rank = len(m.dims)
         swz = driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B if m.swizzle == 128 else \
             driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
         err, tmap = driver.cuTensorMapEncodeTiled(
-            getattr(driver.CUtensorMapDataType, _TMA_TYPES[m.dtype]), rank, address, list(m.dims), list(m.strides),
-            list(m.box), [1] * rank, driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
+            getattr(driver.CUtensorMapDataType, _TMA_TYPES[m.dtype]), rank, address,
+            [driver.cuuint64_t(x) for x in m.dims], [driver.cuuint64_t(x) for x in m.strides],
+            [driver.cuuint32_t(x) for x in m.box], [driver.cuuint32_t(1)] * rank,
+            driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
             driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
         if int(err) != 0:

@@ -169,3 +169,19 @@ def test_asan_runs_the_copy_engine_within_the_buffers():
     short = values[names[0]].reshape(-1)[:-72].copy()            # one row of A missing
     with pytest.raises(HarnessFault, match="heap-buffer-overflow"):
         run_kernels_asan([(k, [short] + [values[n] for n in names[1:-1]] + [np.zeros_like(y)])])
+
+
+def test_gpu_tensor_map_encoding_gets_as_far_as_the_driver():
+    """Without a GPU, cuTensorMapEncodeTiled can still check its arguments' types: the call the
+    runtime makes fails only where it needs libcuda (on a GPU machine it must succeed)."""
+    from compiler.runtime.gpu import tensor_map_bytes
+    rng = np.random.default_rng(6)
+    kernel, _, _ = prepare("MatMul", [_f(rng, (130, 200)), _f(rng, (200, 72))], {}, "fp16", (0, 1))
+    (k, _), = launches(kernel, wgmma_configs(kernel, "fp16")[0])
+    for m in k.tensor_maps:
+        try:
+            tensor_map_bytes(m, 0x10000)
+        except RuntimeError as e:          # no driver on this machine
+            assert "libcuda" in str(e)
+        except Exception as e:             # a driver here: only a launch-ready map is acceptable
+            raise AssertionError(f"cuTensorMapEncodeTiled rejected {m}: {e}") from e
