@@ -7,7 +7,7 @@ import tarfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codegen.kernel import Kernel, KernelParam
+from .codegen.kernel import Kernel, KernelParam, TensorMapDecl
 from .errors import ModelError
 from .ir.dtypes import DType
 from .ir.graph import Constant, TensorType
@@ -118,7 +118,11 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
             steps.append({"launch": k.digest, "entry": k.entry, "grid": list(k.grid), "block": list(k.block),
                           "shared_bytes": k.shared_bytes, "cooperative": k.cooperative,
                           "args": [[p.value, p.ctype, p.output] for p in k.params], "ops": list(k.ops),
-                          "config": [[a, b] for a, b in k.config]})
+                          "config": [[a, b] for a, b in k.config],
+                          "tensor_maps": [{"param": m.param, "dtype": m.dtype, "dims": list(m.dims),
+                                           "strides": list(m.strides), "box": list(m.box), "swizzle": m.swizzle}
+                                          for m in k.tensor_maps],
+                          "arch_specific": k.arch_specific})
         elif isinstance(s, AliasStep):
             steps.append({"alias": s.dst, "src": s.src})
         elif isinstance(s, IfStep):
@@ -149,7 +153,11 @@ def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Consta
                        params=tuple(KernelParam(c, v, bool(o)) for v, c, o in s["args"]),
                        grid=tuple(s["grid"]), block=tuple(s["block"]), shared_bytes=s["shared_bytes"],
                        cooperative=s["cooperative"], ops=tuple(s["ops"]),
-                       config=tuple((a, b) for a, b in s.get("config", [])))
+                       config=tuple((a, b) for a, b in s.get("config", [])),
+                       tensor_maps=tuple(TensorMapDecl(m["param"], m["dtype"], tuple(m["dims"]), tuple(m["strides"]),
+                                                       tuple(m["box"]), m["swizzle"])
+                                         for m in s.get("tensor_maps", [])),
+                       arch_specific=bool(s.get("arch_specific", False)))
             steps.append(LaunchStep(k))
         elif "alias" in s:
             steps.append(AliasStep(s["alias"], s["src"]))

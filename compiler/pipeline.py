@@ -12,7 +12,7 @@ from typing import Callable
 
 from . import __version__
 from .artifact import Artifact
-from .codegen.nvrtc import build_cubin, nvrtc_version
+from .codegen.nvrtc import build_arch, build_cubin, nvrtc_version
 from .errors import CompilerError
 from .frontend.onnx_import import ImportLimits, import_model
 from .passes.lower import lower_graph
@@ -154,7 +154,7 @@ def _cached_build(k, target: Target, store, tool: str) -> dict:
     if found is not None:
         meta, cubin = found
         return dict(meta, cubin=cubin, cached=True)
-    r = build_cubin(k.source, k.entry, target.arch)
+    r = build_cubin(k.source, k.entry, build_arch(target.arch, k.arch_specific))
     meta = {"registers": r.registers, "spills": r.spills, "static_shared": r.shared_bytes, "arch": r.arch}
     store.record_kernel(key, r.cubin, meta)
     return dict(meta, cubin=r.cubin, cached=False)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -22,6 +23,40 @@ class KernelParam:
     output: bool    # written by the kernel
 
 
+TMA_DTYPES = {"float16": 2, "bfloat16": 2}   # element types a tensor map may describe (bytes)
+
+
+@dataclass(frozen=True)
+class TensorMapDecl:
+    """A tensor map (TMA descriptor) the runtime builds from pointer parameter `param` and passes by
+    value after all pointer parameters, in declaration order, as `const __grid_constant__
+    by_tensor_map` (cuTensorMapEncodeTiled on a GPU, an emulated map on the host harness)."""
+
+    param: int                    # index into Kernel.params of the tensor the map describes
+    dtype: str                    # element DType name (TMA_DTYPES)
+    dims: tuple[int, ...]         # global extents in elements, innermost first
+    strides: tuple[int, ...]      # byte strides of dims[1:] (dims[0] is contiguous)
+    box: tuple[int, ...]          # the box one copy moves, innermost first
+    swizzle: int = 128            # bytes of the shared-memory swizzle pattern (128), or 0
+
+    def __post_init__(self):
+        rank = len(self.dims)
+        if not 1 <= rank <= 5 or len(self.box) != rank or len(self.strides) != rank - 1:
+            raise ValueError(f"tensor map of rank {rank}: {len(self.box)} box extents, {len(self.strides)} strides")
+        if self.dtype not in TMA_DTYPES or self.swizzle not in (0, 128):
+            raise ValueError(f"tensor map of {self.dtype} with swizzle {self.swizzle}")
+        if any(s % 16 for s in self.strides) or any(not 1 <= b <= 256 for b in self.box):
+            raise ValueError(f"tensor map strides {self.strides} (multiples of 16 bytes), box {self.box} (1..256)")
+
+    @property
+    def elem_bytes(self) -> int:
+        return TMA_DTYPES[self.dtype]
+
+    @property
+    def box_bytes(self) -> int:
+        return math.prod(self.box) * self.elem_bytes
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One kernel launch: source, entry point, parameters (all pointers, in order) and launch shape."""
@@ -35,6 +70,8 @@ class Kernel:
     cooperative: bool = False            # needs all blocks resident (grid-wide barrier)
     ops: tuple[str, ...] = ()            # names of the graph nodes it implements
     config: tuple[tuple[str, Any], ...] = ()
+    tensor_maps: tuple[TensorMapDecl, ...] = ()
+    arch_specific: bool = False          # needs the arch-specific target (sm_90a: wgmma)
     expr: TensorExpr | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property
@@ -48,7 +85,7 @@ class Kernel:
 
     @property
     def uses_block_sync(self) -> bool:
-        return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync",
+        return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync|by_wgmma|by_mbar|by_tma",
                               self.source))
 
 

@@ -72,6 +72,15 @@ def repro_command(opts) -> str:
     return "nvcc -cubin " + " ".join(shlex.quote(o) for o in opts) + " kernel.cu  # kernel.cu = prelude + source"
 
 
+def build_arch(arch: str, arch_specific: bool = False) -> str:
+    """The NVRTC target of a kernel: `arch`, or its arch-specific variant (sm_90 -> sm_90a) for
+    kernels that use instructions only that target has (wgmma). NVRTC 13.0 accepts -arch=sm_90a
+    and rejects wgmma under -arch=sm_90; an sm_90a cubin loads on sm_90 devices only."""
+    if not arch_specific or arch.endswith("a"):
+        return arch
+    return arch + "a"
+
+
 def arch_options(arch: str) -> list[str]:
     return [f"-arch={arch}", "-std=c++17", "--use_fast_math=false", "-Xptxas=-v", "-default-device"]
 

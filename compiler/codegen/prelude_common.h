@@ -187,3 +187,21 @@ BY_HD int by_swizzle_128b(int row, int col_bytes) { return by_swizzle_bits(row *
 BY_HD int by_swizzle_64b(int row, int col_bytes) { return by_swizzle_bits(row * 64 + col_bytes, 2, 4, 3); }
 // Same for 32-byte rows (col_bytes < 32): chunk ^= (row / 4) mod 2 (TMA SWIZZLE_32B).
 BY_HD int by_swizzle_32b(int row, int col_bytes) { return by_swizzle_bits(row * 32 + col_bytes, 1, 4, 3); }
+
+// ---- wgmma shared-memory matrix descriptors (sm_90a) ------------------------------------------
+// The 64-bit descriptor of PTX ISA section "Asynchronous Warpgroup Level Matrix Shared Memory
+// Layout: Matrix Descriptor" (9.7.15.5.1 in ISA 8.x): bits 0-13 the matrix start address,
+// bits 16-29 the leading dimension byte offset, bits 32-45 the stride dimension byte offset (all
+// three in units of 16 bytes, i.e. (value & 0x3FFFF) >> 4), bits 49-51 the base offset (0: every
+// swizzle atom this kernel uses starts on a 1024-byte boundary), bits 62-63 the swizzle mode
+// (0 none, 1 128-byte, 2 64-byte, 3 32-byte). For 128-byte swizzled operands (the only mode the
+// host harness emulates), element (mn, k) of a 16-bit operand lies at the swizzled shared address
+//   K-major:  start + (mn / 8) * SBO + (mn % 8) * 128 + 2 * k                 (LBO unused)
+//   MN-major: start + (mn / 64) * LBO + 2 * (mn % 64) + (k / 8) * SBO + (k % 8) * 128
+// where swizzling XORs address bits 4-6 with bits 7-9 (by_swizzle_bits(a, 3, 4, 3)).
+#define BY_WGMMA_SWIZZLE_128B 1u
+BY_HD unsigned long long by_wgmma_desc(unsigned int smem_addr, unsigned int lbo_bytes, unsigned int sbo_bytes,
+                                       unsigned int swizzle_mode) {
+  return (unsigned long long)((smem_addr & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo_bytes & 0x3FFFFu) >> 4) << 16) |
+         ((unsigned long long)((sbo_bytes & 0x3FFFFu) >> 4) << 32) | ((unsigned long long)(swizzle_mode & 3u) << 62);
+}

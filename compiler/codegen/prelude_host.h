@@ -47,6 +47,7 @@
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
+#define __grid_constant__
 #define __align__(n) __attribute__((aligned(n)))
 // __restrict__ is a g++ keyword already. __shared__ stays undefined on purpose: all shared memory
 // must come from BY_SHARED_BUFFER, and a static __shared__ array would be one copy for all blocks.
@@ -85,7 +86,7 @@ struct dim3 {
 // ---- the scheduler's state ------------------------------------------------------------------
 namespace by_host {
 
-enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, EXITED };
+enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, AT_MBARRIER, EXITED };
 enum LaunchFlags { USE_FIBERS = 1, COOPERATIVE = 2, SHUFFLE = 4 };
 
 struct Fiber;
@@ -128,6 +129,9 @@ struct Fiber {
   Warp* warp;
   int lane;
   int state;
+  const unsigned char* mbar;  // AT_MBARRIER: the mbarrier and the phase parity it waits for
+  unsigned mbar_parity;
+  void* wgmma;  // the thread's wgmma state (allocated on first use, freed by cleanup)
 };
 
 // What threadIdx, blockIdx, ... and BY_SHARED_BUFFER read: the running thread's view.
@@ -160,6 +164,7 @@ struct Launch {
   uint3* tids;  // threadIdx of each linear thread index of a block
   unsigned char** shared_bufs;
   unsigned long long nshared;
+  long long nfibers;
 };
 static Launch L;
 
@@ -494,6 +499,23 @@ static inline void grid_barrier() {
   suspend(f);
 }
 
+// ---- mbarriers (state kept in the barrier's own 8 bytes of shared memory) ---------------------
+// bits 0-15 pending arrivals, 16-31 expected arrivals, 32-55 transaction count (signed), 56 the
+// current phase's parity, 57-63 a tag that says the word was initialised by by_mbar_init.
+static const unsigned long long MBAR_TAG = 0x5Bull << 57;
+static const unsigned long long MBAR_TAG_MASK = 0x7Full << 57;
+static inline unsigned long long mbar_load(const unsigned char* bar) {
+  unsigned long long v;
+  memcpy(&v, bar, 8);
+  return v;
+}
+// The phase of parity `parity` has completed when the current phase has the other parity.
+static inline bool mbar_phase_done(const unsigned char* bar, unsigned parity) {
+  return ((mbar_load(bar) >> 56) & 1ull) != (parity & 1u);
+}
+typedef void (*ExitHook)(Fiber*);
+static ExitHook wgmma_exit_hook;  // checks that an exiting thread left no wgmma pending
+
 // ---- running threads --------------------------------------------------------------------------
 static void fiber_main() {
 #if defined(__SANITIZE_ADDRESS__)
@@ -501,6 +523,7 @@ static void fiber_main() {
 #endif
   L.thunk(L.args);
   Fiber* f = cur.fiber;
+  if (f->wgmma && wgmma_exit_hook) wgmma_exit_hook(f);
   Block* b = f->block;
   f->state = EXITED;
   b->live--;
@@ -528,25 +551,26 @@ static const char* state_name(int s) {
     case AT_BLOCK_BARRIER: return "__syncthreads";
     case AT_WARP_BARRIER: return "a warp operation";
     case AT_GRID_BARRIER: return "by_grid_sync";
+    case AT_MBARRIER: return "by_mbar_wait";
     default: return "?";
   }
 }
 
 [[noreturn]] static void deadlock(Fiber* fibers, long long n) {
-  long long at[4] = {0, 0, 0, 0};
+  long long at[6] = {0, 0, 0, 0, 0, 0};
   Fiber* first = nullptr;
   for (long long i = 0; i < n; ++i) {
     int s = fibers[i].state;
-    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER) {
+    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER || s == AT_MBARRIER) {
       at[s]++;
       if (!first) first = &fibers[i];
     }
   }
   snprintf(error_text, sizeof error_text,
            "kernel %s: deadlock, no thread can go on: %lld wait at __syncthreads, %lld at warp operations, "
-           "%lld at by_grid_sync; e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
+           "%lld at by_grid_sync, %lld at by_mbar_wait (a phase that never completes: fewer arrivals or transaction bytes than expected); e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
            "code, or threads waiting for each other at different barriers.",
-           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], first->block->idx.x,
+           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], at[AT_MBARRIER], first->block->idx.x,
            first->block->idx.y, first->block->idx.z, first->tid.x, first->tid.y, first->tid.z,
            state_name(first->state));
   raise_fault();
@@ -560,6 +584,7 @@ static void schedule(Fiber* fibers, int n) {
     int ran = 0;
     for (int k = 0; k < n; ++k) {
       Fiber* f = &fibers[L.fiber_order[k]];
+      if (f->state == AT_MBARRIER && mbar_phase_done(f->mbar, f->mbar_parity)) f->state = RUNNABLE;
       if (f->state == RUNNABLE) {
         enter(f);
         ran++;
@@ -622,6 +647,9 @@ static void init_block(Block* b, unsigned long long linear, Fiber* fibers, Warp*
     f->block = b;
     f->warp = &warps[t / 32];
     f->lane = t % 32;
+    f->mbar = nullptr;
+    free(f->wgmma);  // a fresh block starts with no wgmma state
+    f->wgmma = nullptr;
     fiber_init(f, pool[slot_base + t], (size_t)((slot_base + t) * 272 % 4096));
   }
   b->shared = shared_acquire((unsigned long long)(slot_base / L.nthreads));
@@ -667,6 +695,7 @@ static void run_fibers() {
 }
 
 static void cleanup() {
+  for (long long i = 0; L.fibers && i < L.nfibers; ++i) free(L.fibers[i].wgmma);
   free(L.fibers);
   free(L.blocks);
   free(L.warps);
@@ -783,6 +812,7 @@ static int launch(const char* kernel, Thunk thunk, const unsigned* grid, const u
   L.tids = (uint3*)malloc(sizeof(uint3) * (size_t)nthreads);
   if (flags & USE_FIBERS) {
     L.fibers = (Fiber*)calloc((size_t)(resident * nthreads), sizeof(Fiber));
+    L.nfibers = (long long)(resident * nthreads);
     L.blocks = (Block*)calloc((size_t)resident, sizeof(Block));
     L.warps = (Warp*)calloc((size_t)(resident * nwarps), sizeof(Warp));
   }
@@ -1247,6 +1277,351 @@ inline void by_mma_m16n8k16_bf16_f32(float* d, const unsigned int* a, const unsi
 inline void by_mma_m16n8k8_tf32_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
   by_host::mma(d, a, b, c, by_host::MMA_TF32, "by_mma_m16n8k8_tf32_f32");
 }
+
+// ---- Hopper: tensor maps, mbarriers, bulk tensor copies, warpgroup mma (docs/prelude.md) --------
+// The host versions are strict where the device would silently misbehave: a misaligned address,
+// an uninitialised mbarrier, more transaction bytes than expected, a wgmma outside a whole
+// warpgroup, without a fence, or with accumulators read before its wait are all faults or NaNs.
+//
+// A tensor map: what cuTensorMapEncodeTiled encodes, for the emulated copy engine. The launcher
+// builds one per Kernel.tensor_maps entry from the pointer argument it names and passes it by value.
+struct by_tensor_map {
+  unsigned long long tag;
+  const unsigned char* base;
+  int rank, elem_bytes, swizzle;             // swizzle: bytes of the pattern's row (128) or 0
+  unsigned long long dims[5], strides[5];    // extents (innermost first); byte strides, strides[0] = element
+  unsigned box[5];
+};
+
+namespace by_host {
+
+static const unsigned long long TENSOR_MAP_TAG = 0x7E2503A9B1D4C6F1ull;
+
+// The map of a launch argument; the rules are cuTensorMapEncodeTiled's (checked when a thread starts).
+static inline by_tensor_map tensor_map_make(const void* base, int rank, const unsigned long long* dims,
+                                            const unsigned long long* strides, const unsigned* box, int elem_bytes,
+                                            int swizzle) {
+  by_tensor_map m;
+  memset(&m, 0, sizeof m);
+  m.tag = TENSOR_MAP_TAG;
+  m.base = (const unsigned char*)base;
+  m.rank = rank;
+  m.elem_bytes = elem_bytes;
+  m.swizzle = swizzle;
+  if (rank < 1 || rank > 5) fault("tensor map: rank %d is not 1..5", rank);
+  if ((uintptr_t)base & 15) fault("tensor map: global address %p is not 16-byte aligned", base);
+  if (swizzle != 0 && swizzle != 128) fault("tensor map: swizzle %d is not emulated (0 or 128)", swizzle);
+  m.strides[0] = (unsigned long long)elem_bytes;
+  for (int i = 0; i < rank; ++i) {
+    m.dims[i] = dims[i];
+    m.box[i] = box[i];
+    if (dims[i] < 1 || box[i] < 1 || box[i] > 256) fault("tensor map: dim %d extent %llu box %u", i, dims[i], box[i]);
+    if (i > 0) {
+      m.strides[i] = strides[i - 1];
+      if (strides[i - 1] % 16) fault("tensor map: stride of dim %d (%llu bytes) is not a multiple of 16", i, strides[i - 1]);
+    }
+  }
+  if (swizzle && box[0] * (unsigned)elem_bytes != (unsigned)swizzle)
+    fault("tensor map: the inner box (%u x %d bytes) must be the swizzle's %d bytes (the only case emulated)", box[0],
+          elem_bytes, swizzle);
+  return m;
+}
+
+// The shared-state address (offset into the block's buffer, as by_smem_addr gives) of n bytes at p,
+// which must lie in the buffer with the address `align`-aligned.
+static inline unsigned shared_offset(const char* what, const void* p, unsigned long long n, unsigned long long align) {
+  const unsigned char* a = (const unsigned char*)p;
+  if (!cur.shared || a < cur.shared || a + n > cur.shared + L.shared_bytes)
+    fault("%s: address %p is not in the block's shared memory (BY_SHARED_BUFFER, %llu bytes)", what, p, L.shared_bytes);
+  const unsigned off = (unsigned)(a - cur.shared);
+  if (off & (align - 1)) fault("%s: shared address 0x%x is not %llu-byte aligned", what, off, align);
+  return off;
+}
+
+static inline unsigned long long mbar_checked(const char* what, const void* bar) {
+  shared_offset(what, bar, 8, 8);
+  unsigned long long v = mbar_load((const unsigned char*)bar);
+  if ((v & MBAR_TAG_MASK) != MBAR_TAG) fault("%s: the mbarrier at %p was not initialised (by_mbar_init)", what, bar);
+  return v;
+}
+
+static inline void mbar_store(void* bar, long long pending, long long expected, long long tx, unsigned long long phase) {
+  unsigned long long v = (unsigned long long)pending | ((unsigned long long)expected << 16) |
+                         (((unsigned long long)tx & 0xFFFFFFull) << 32) | ((phase & 1ull) << 56) | MBAR_TAG;
+  memcpy(bar, &v, 8);
+}
+
+// One arrival and/or a change of the transaction count; completes the phase at zero of both.
+static inline void mbar_update(const char* what, void* bar, int arrivals, long long tx_delta) {
+  unsigned long long v = mbar_checked(what, bar);
+  long long pending = (long long)(v & 0xFFFF), expected = (long long)((v >> 16) & 0xFFFF);
+  long long tx = (long long)((v >> 32) & 0xFFFFFF);
+  if (tx & 0x800000) tx -= 0x1000000;
+  unsigned long long phase = (v >> 56) & 1ull;
+  if (arrivals > pending) fault("%s: more arrivals than the mbarrier's count %lld in one phase", what, expected);
+  pending -= arrivals;
+  tx += tx_delta;
+  // Stricter than PTX (which lets a copy complete before its expect_tx): the copy engine here is
+  // instantaneous, so bytes beyond the announced count always mean a wrong expect_tx.
+  if (tx < 0) fault("%s: %lld more transaction bytes arrived than by_mbar_arrive_expect_tx announced", what, -tx);
+  if (tx >= (1 << 20)) fault("%s: transaction count %lld exceeds the mbarrier's range", what, tx);
+  if (pending == 0 && tx == 0) mbar_store(bar, expected, expected, 0, phase ^ 1ull);
+  else mbar_store(bar, pending, expected, tx, phase);
+}
+
+// The emulated copy engine: the box at coordinates c, zero outside the tensor, rows of box[0]
+// elements laid out one after another with the 128-byte swizzle applied to shared addresses.
+static inline void tma_load(void* dst, const by_tensor_map* m, const int* c, int rank, void* bar, const char* what) {
+  if (m->tag != TENSOR_MAP_TAG) fault("%s: not a tensor map (a __grid_constant__ by_tensor_map parameter)", what);
+  if (m->rank != rank) fault("%s: a %dd copy with a rank-%d tensor map", what, rank, m->rank);
+  unsigned long long elems = 1;
+  for (int i = 0; i < rank; ++i) elems *= m->box[i];
+  const unsigned long long bytes = elems * (unsigned long long)m->elem_bytes;
+  const unsigned base = shared_offset(what, dst, bytes, m->swizzle ? 1024 : 128);
+  mbar_checked(what, bar);
+  long long idx[5] = {0, 0, 0, 0, 0};
+  for (unsigned long long e = 0; e < elems; ++e) {
+    unsigned long long rem = e;
+    bool inside = true;
+    const unsigned char* src = m->base;
+    for (int i = 0; i < rank; ++i) {
+      idx[i] = (long long)(rem % m->box[i]);
+      rem /= m->box[i];
+      const long long g = (long long)c[i] + idx[i];
+      if (g < 0 || g >= (long long)m->dims[i]) inside = false;
+      else src += (unsigned long long)g * m->strides[i];
+    }
+    unsigned a = base + (unsigned)(e * (unsigned long long)m->elem_bytes);
+    if (m->swizzle == 128) a ^= ((a >> 7) & 7u) << 4;
+    if (inside) memcpy(cur.shared + a, src, (size_t)m->elem_bytes);
+    else memset(cur.shared + a, 0, (size_t)m->elem_bytes);
+  }
+  mbar_update(what, bar, 0, -(long long)bytes);
+}
+
+// ---- wgmma -------------------------------------------------------------------------------------
+// Each thread records its wgmma.mma_async operations and runs them at the wait that retires
+// their group, reading shared memory then (as late as the device may). Until then the
+// accumulator registers hold NaN: a kernel that reads them before by_wgmma_wait gets NaNs.
+static const int WGMMA_MAX_OPS = 64, WGMMA_MAX_ACC = 4;
+struct WgmmaOp {
+  float* d;
+  int n, ta, tb, kind, scale_d, group;  // group: -1 until committed
+  unsigned long long da, db;
+};
+struct WgmmaAcc {
+  float* d;
+  int n;
+  float v[128];  // the accumulator chain's value as the retired operations leave it
+};
+struct WgmmaState {
+  bool fenced;
+  int nops, committed, nacc;
+  WgmmaOp ops[WGMMA_MAX_OPS];
+  WgmmaAcc acc[WGMMA_MAX_ACC];
+};
+
+static inline int linear_tid(const Fiber* f) {
+  return (int)(f->tid.x + cur.block_dim.x * (f->tid.y + cur.block_dim.y * f->tid.z));
+}
+
+static void wgmma_on_exit(Fiber* f) {
+  WgmmaState* s = (WgmmaState*)f->wgmma;
+  if (s->nops)
+    fault("the thread exits with %d wgmma operation(s) not retired by by_wgmma_commit + by_wgmma_wait", s->nops);
+}
+
+// The warpgroup-wide checks every wgmma instruction does; returns the thread's state.
+static WgmmaState* wgmma_enter(const char* what, unsigned long long uniform) {
+  Fiber* f = need_fiber(what);
+  if (L.nthreads % 128)
+    fault("%s: a block of %d threads is not whole warpgroups (4 warps, 128 threads, starting at a warp index "
+          "divisible by 4)", what, L.nthreads);
+  unsigned long long all[32];
+  warp_gather(uniform, all, what);
+  for (int l = 0; l < 32; ++l)
+    if (all[l] != all[0]) fault("%s: operands differ between lanes of the warp (lane 0: 0x%llx, lane %d: 0x%llx)",
+                                what, all[0], l, all[l]);
+  if (!f->wgmma) {
+    f->wgmma = calloc(1, sizeof(WgmmaState));
+    if (!f->wgmma) fault("out of memory for wgmma state");
+    wgmma_exit_hook = wgmma_on_exit;
+  }
+  return (WgmmaState*)f->wgmma;
+}
+
+struct WgmmaDesc {
+  unsigned start, lbo, sbo;
+};
+
+static inline WgmmaDesc wgmma_decode(const char* what, unsigned long long desc) {
+  WgmmaDesc d;
+  d.start = (unsigned)(desc & 0x3FFFull) << 4;
+  d.lbo = (unsigned)((desc >> 16) & 0x3FFFull) << 4;
+  d.sbo = (unsigned)((desc >> 32) & 0x3FFFull) << 4;
+  const unsigned base_offset = (unsigned)((desc >> 49) & 7ull), mode = (unsigned)(desc >> 62);
+  if (mode != 1) fault("%s: descriptor swizzle mode %u is not emulated (1: 128-byte)", what, mode);
+  if (base_offset != 0) fault("%s: descriptor base offset %u is not emulated (0)", what, base_offset);
+  if ((d.start >> 7) & 7u)
+    fault("%s: descriptor start address 0x%x is not within the first 128 bytes of a 1024-byte swizzle atom", what,
+          d.start);
+  return d;
+}
+
+// The shared address of element (mn, k) of a 128-byte swizzled 16-bit operand (prelude_common.h).
+static inline unsigned wgmma_addr(const WgmmaDesc& d, int mn, int k, int mn_major) {
+  unsigned a = mn_major ? d.start + (unsigned)(mn / 64) * d.lbo + 2u * (unsigned)(mn % 64) + (unsigned)(k / 8) * d.sbo +
+                              (unsigned)(k % 8) * 128u
+                        : d.start + (unsigned)(mn / 8) * d.sbo + (unsigned)(mn % 8) * 128u + 2u * (unsigned)k;
+  return a ^ (((a >> 7) & 7u) << 4);
+}
+
+static inline double wgmma_elem(const char* what, const WgmmaDesc& d, int mn, int k, int mn_major, int kind) {
+  const unsigned a = wgmma_addr(d, mn, k, mn_major);
+  if ((unsigned long long)a + 2 > L.shared_bytes)
+    fault("%s: operand element (%d, %d) at shared address 0x%x is past the block's %llu bytes", what, mn, k, a,
+          L.shared_bytes);
+  unsigned short h;
+  memcpy(&h, cur.shared + a, 2);
+  return kind == MMA_F16 ? (double)by_f16_bits_to_f32(h) : (double)by_bf16_bits_to_f32(h);
+}
+
+static inline WgmmaAcc* wgmma_acc(WgmmaState* s, float* d) {
+  for (int i = 0; i < s->nacc; ++i)
+    if (s->acc[i].d == d) return &s->acc[i];
+  return nullptr;
+}
+
+// D (64 x n) = A (64 x 16) * B (16 x n) + (scale_d ? D : 0) for this thread's fragment: warp w of
+// the warpgroup holds rows 16w..16w+15; lane (g = lane / 4, t = lane % 4) register i holds row
+// 16w + g + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2t + i % 2 (PTX ISA, "Register Fragments and
+// Shared Memory Matrix Layouts" for wgmma .m64nNk16, matrix D).
+static void wgmma_run(const WgmmaOp& op, float* acc, const char* what) {
+  const int lin = linear_tid(cur.fiber), w = (lin % 128) / 32, lane = lin % 32, g = lane / 4, t = lane % 4;
+  const WgmmaDesc da = wgmma_decode(what, op.da), db = wgmma_decode(what, op.db);
+  double arow[2][16];
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 16; ++k) arow[h][k] = wgmma_elem(what, da, 16 * w + g + 8 * h, k, op.ta, op.kind);
+  for (int j = 0; j < op.n / 8; ++j) {
+    double bcol[2][16];
+    for (int c = 0; c < 2; ++c)
+      for (int k = 0; k < 16; ++k) bcol[c][k] = wgmma_elem(what, db, 8 * j + 2 * t + c, k, op.tb, op.kind);
+    for (int q = 0; q < 4; ++q) {
+      const int h = (q >> 1) & 1, c = q & 1;
+      double sum = op.scale_d ? (double)acc[4 * j + q] : 0.0;
+      for (int k = 0; k < 16; ++k) sum += arow[h][k] * bcol[c][k];
+      acc[4 * j + q] = (float)sum;
+    }
+  }
+}
+
+static void wgmma_issue(float* d, int n, unsigned long long da, unsigned long long db, int ta, int tb, int kind,
+                        int scale_d, const char* what) {
+  WgmmaState* s = wgmma_enter(what, da ^ (db * 0x9E3779B97F4A7C15ull) ^ (unsigned long long)(scale_d != 0));
+  if (!s->fenced)
+    fault("%s without by_wgmma_fence() since the warpgroup last waited (accumulators may still be in use)", what);
+  wgmma_decode(what, da);
+  wgmma_decode(what, db);
+  if (s->nops == WGMMA_MAX_OPS) fault("%s: more than %d wgmma operations in flight", what, WGMMA_MAX_OPS);
+  if (!wgmma_acc(s, d)) {
+    if (s->nacc == WGMMA_MAX_ACC) fault("%s: more than %d accumulator arrays in flight", what, WGMMA_MAX_ACC);
+    WgmmaAcc* a = &s->acc[s->nacc++];
+    a->d = d;
+    a->n = n;
+    memcpy(a->v, d, sizeof(float) * (size_t)(n / 2));
+    for (int i = 0; i < n / 2; ++i) d[i] = by_nan_f();  // not readable before the wait
+  }
+  WgmmaOp& op = s->ops[s->nops++];
+  op.d = d; op.n = n; op.ta = ta; op.tb = tb; op.kind = kind; op.scale_d = scale_d != 0; op.group = -1;
+  op.da = da; op.db = db;
+}
+
+static void wgmma_commit(const char* what) {
+  WgmmaState* s = wgmma_enter(what, 0);
+  ++s->committed;
+  for (int i = 0; i < s->nops; ++i)
+    if (s->ops[i].group < 0) s->ops[i].group = s->committed;
+}
+
+// Retires every committed group but the `keep` newest, in issue order.
+static void wgmma_wait(int keep, const char* what) {
+  WgmmaState* s = wgmma_enter(what, (unsigned long long)keep);
+  const int last = s->committed - keep;
+  int kept = 0;
+  for (int i = 0; i < s->nops; ++i) {
+    WgmmaOp op = s->ops[i];
+    if (op.group >= 0 && op.group <= last) wgmma_run(op, wgmma_acc(s, op.d)->v, what);
+    else s->ops[kept++] = op;
+  }
+  s->nops = kept;
+  // accumulators no pending operation writes become the registers' values again
+  int left = 0;
+  for (int a = 0; a < s->nacc; ++a) {
+    bool busy = false;
+    for (int i = 0; i < s->nops; ++i) busy |= s->ops[i].d == s->acc[a].d;
+    if (busy) s->acc[left++] = s->acc[a];
+    else memcpy(s->acc[a].d, s->acc[a].v, sizeof(float) * (size_t)(s->acc[a].n / 2));
+  }
+  s->nacc = left;
+  s->fenced = false;  // stricter than PTX: the next wgmma after a wait needs a fence again
+}
+
+}  // namespace by_host
+
+inline void by_mbar_init(void* bar, unsigned int count) {
+  by_host::shared_offset("by_mbar_init", bar, 8, 8);
+  if (count < 1 || count > 0xFFFF) by_host::fault("by_mbar_init: count %u is not 1..65535", count);
+  by_host::mbar_store(bar, count, count, 0, 0);
+}
+inline void by_mbar_arrive_expect_tx(void* bar, unsigned int bytes) {
+  by_host::mbar_update("by_mbar_arrive_expect_tx", bar, 1, (long long)bytes);
+}
+inline void by_mbar_wait(void* bar, unsigned int parity) {
+  by_host::mbar_checked("by_mbar_wait", bar);
+  if (by_host::mbar_phase_done((const unsigned char*)bar, parity)) return;
+  by_host::Fiber* f = by_host::need_fiber("by_mbar_wait");
+  f->state = by_host::AT_MBARRIER;
+  f->mbar = (const unsigned char*)bar;
+  f->mbar_parity = parity;
+  by_host::suspend(f);  // the scheduler resumes it once the phase has completed
+}
+// Nothing to order on the host (every access is immediate); kept so that sources match.
+inline void by_fence_proxy_async() {}
+inline void by_tma_load_2d(void* dst, const by_tensor_map* map, int c0, int c1, void* bar) {
+  const int c[2] = {c0, c1};
+  by_host::tma_load(dst, map, c, 2, bar, "by_tma_load_2d");
+}
+inline void by_tma_load_3d(void* dst, const by_tensor_map* map, int c0, int c1, int c2, void* bar) {
+  const int c[3] = {c0, c1, c2};
+  by_host::tma_load(dst, map, c, 3, bar, "by_tma_load_3d");
+}
+inline void by_tma_load_4d(void* dst, const by_tensor_map* map, int c0, int c1, int c2, int c3, void* bar) {
+  const int c[4] = {c0, c1, c2, c3};
+  by_host::tma_load(dst, map, c, 4, bar, "by_tma_load_4d");
+}
+
+inline void by_wgmma_fence() {
+  by_host::WgmmaState* s = by_host::wgmma_enter("by_wgmma_fence", 0);
+  s->fenced = true;
+}
+inline void by_wgmma_commit() { by_host::wgmma_commit("by_wgmma_commit"); }
+template <int N> inline void by_wgmma_wait() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+  by_host::wgmma_wait(N, "by_wgmma_wait");
+}
+#define BY_HOST_WGMMA(NN, NAME, KIND)                                                                        \
+  template <int TA, int TB>                                                                                  \
+  inline void by_wgmma_m64n##NN##k16_##NAME(float* d, unsigned long long da, unsigned long long db, int scale_d) { \
+    static_assert((TA == 0 || TA == 1) && (TB == 0 || TB == 1), "transpose flags are 0 or 1");               \
+    by_host::wgmma_issue(d, NN, da, db, TA, TB, KIND, scale_d, "by_wgmma_m64n" #NN "k16_" #NAME);            \
+  }
+BY_HOST_WGMMA(64, f16, by_host::MMA_F16)
+BY_HOST_WGMMA(128, f16, by_host::MMA_F16)
+BY_HOST_WGMMA(256, f16, by_host::MMA_F16)
+BY_HOST_WGMMA(64, bf16, by_host::MMA_BF16)
+BY_HOST_WGMMA(128, bf16, by_host::MMA_BF16)
+BY_HOST_WGMMA(256, bf16, by_host::MMA_BF16)
+#undef BY_HOST_WGMMA
 
 // ---- the driver program (AddressSanitizer runs) --------------------------------------------------
 #if defined(BY_HOST_DRIVER)

@@ -14,6 +14,7 @@ import json
 from ..codegen.kernel import Kernel
 from ..codegen.tensor_core import render_splitk_reduce, render_tc_gemm
 from ..codegen.tiled import render_config
+from ..codegen.wgmma import render_wgmma_gemm
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..roller.construct import classify, construct_rtiles, view_for
@@ -55,6 +56,8 @@ def render_candidate(te, cfg, prefix: str, out_value: str, in_values) -> Kernel:
     view = view_for(te, cfg.kind)
     if cfg.kind == "tc_gemm":
         return render_tc_gemm(te, view, cfg, prefix, out_value, in_values)
+    if cfg.kind == "wgmma_gemm":
+        return render_wgmma_gemm(te, view, cfg, prefix, out_value, in_values)
     return render_config(te, view, cfg, prefix, out_value, in_values)
 
 

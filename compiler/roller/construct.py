@@ -14,7 +14,7 @@ import math
 from ..codegen.tiled import ctype_size, gemm_shared_bytes
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..targets import Target
-from .micro_model import predict
+from .micro_model import WGMMA_PIPELINE_EFFICIENCY, predict
 from .pattern import (MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, decompose, elementwise_view,
                       gemm_view, reduce_view, sectors_per_request, tc_operand)
 from .rtile import KernelConfig, RTile, Workload
@@ -46,7 +46,7 @@ def classify(te: TensorExpr):
 
 def view_for(te: TensorExpr, kind: str):
     """The view a configuration of `kind` renders from."""
-    return {"gemm": gemm_view, "tc_gemm": gemm_view, "reduce": reduce_view,
+    return {"gemm": gemm_view, "tc_gemm": gemm_view, "wgmma_gemm": gemm_view, "reduce": reduce_view,
             "elementwise": elementwise_view}[kind](te)
 
 
@@ -63,7 +63,8 @@ def construct_rtiles(te: TensorExpr, target: Target, k: int = 8, precision: str 
     if precision is None:
         precision = inferred_precision(te, view) if kind == "gemm" else "fp32"
     if kind == "gemm":
-        cands = gemm_candidates(te, view, target) + tc_candidates(te, view, target, precision)
+        cands = gemm_candidates(te, view, target) + tc_candidates(te, view, target, precision) \
+            + wgmma_candidates(te, view, target, precision)
         if not cands:       # no aligned tile fits: reduce it like any other reduction
             view = reduce_view(te)
             cands = reduce_candidates(te, view, target) if view is not None else []
@@ -548,3 +549,62 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, s
                     flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
                     dram_bytes=_dram(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
                     ilp=float(MI * NI), issue_efficiency=eff)
+
+
+# ---- Hopper warpgroup contractions (wgmma + TMA) ---------------------------------------------
+
+WGMMA_BM = (64, 128)               # 1 or 2 warpgroups of 64 rows
+WGMMA_STAGES = (2, 3, 4)
+WGMMA_BASE_REGISTERS = 48          # per thread besides the BN/2 accumulators (estimate; ptxas reports)
+
+
+def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str) -> list[KernelConfig]:
+    """wgmma_gemm configurations on sm_90 (wgmma is sm_90a-only; sm_100+ has its own tcgen05): for
+    fp16/bf16 contractions whose operands are TMA-loadable fp16/bf16 tensors. Block tiles of 64 or
+    128 rows (1-2 warpgroups) by 64-256 columns, k tiles of 64, 2-4 stages, within the target's
+    shared memory and registers."""
+    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, wgmma_operands
+    elem = MMA_ELEMS.get(precision)
+    if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
+        return []
+    ops = wgmma_operands(te, view, elem)
+    if ops is None:
+        return []
+    sizes = _sizes(te)
+    nk = math.ceil(view.K / BK)
+    out = []
+    for BM in WGMMA_BM:
+        if BM > max(64, pow2_ceil(view.M)):
+            continue
+        for BN in WGMMA_N:
+            if BN > max(64, pow2_ceil(view.N)):
+                continue
+            for S in WGMMA_STAGES:
+                if S > max(2, nk):
+                    continue
+                p = WgmmaPlan(elem, BM, BN, S, *ops)
+                regs = BN // 2 + WGMMA_BASE_REGISTERS
+                if p.shared_bytes > target.shared_per_block or regs > target.max_registers_per_thread \
+                        or regs * p.threads > target.registers_per_block:
+                    continue
+                w = _wgmma_workload(te, view, sizes, target, elem, p, regs)
+                tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK))),
+                         RTile("warp", (("m", 64), ("n", BN))),            # one warpgroup's tile
+                         RTile("thread", (("m", 64), ("n", BN), ("k", 16))))  # one wgmma
+                params = (("elem", elem), ("precision", precision), ("stages", S),
+                          ("major_a", "mn" if p.mn_major("a") else "k"), ("major_b", "mn" if p.mn_major("b") else "k"))
+                out.append(KernelConfig("wgmma_gemm", tiles, params, w))
+    return out
+
+
+def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
+    from ..codegen.wgmma import BK
+    mt, nt, nk = math.ceil(view.M / p.BM), math.ceil(view.N / p.BN), math.ceil(view.K / BK)
+    blocks = view.B * mt * nt
+    loads = blocks * nk * BK * (p.BM + p.BN) * 2.0
+    # the copy engine writes each stage once; every warpgroup's wgmma reads its A slice and all of B
+    smem = blocks * nk * BK * 2.0 * ((p.BM + p.BN) + p.warpgroups * (64 + p.BN))
+    return Workload(blocks=blocks, threads=p.threads, shared_bytes=p.shared_bytes, registers=regs,
+                    flops=2.0 * blocks * p.BM * p.BN * nk * BK, compute_dtype=f"wgmma:{elem}",
+                    dram_bytes=_dram(sizes, loads, target), l2_bytes=loads + sizes[1], shared_bytes_moved=smem,
+                    ilp=float(p.BN // 8), issue_efficiency=WGMMA_PIPELINE_EFFICIENCY)

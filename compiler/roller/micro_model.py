@@ -21,6 +21,13 @@ MEMORY_WARPS_PER_SM = 16
 # Tensor-core kernels move their operands in 16-byte accesses (cp.async, vector loads) with k-tiles
 # in flight across stages: a warp keeps about this many times a scalar SIMT warp's bytes in flight.
 TC_BYTES_IN_FLIGHT = 4
+# Estimates, to be checked on an H100/H200 (tests/gpu and bench/ have not measured them yet):
+# mma.sync (warp-level, Ampere-style) on Hopper issues too slowly to reach the dense tensor peak
+# the targets list, which wgmma reaches; we assume this fraction of it.
+MMA_SYNC_PEAK_FRACTION_SM90 = 0.6
+# The wgmma kernels keep one wgmma group in flight but meet at a block barrier once per 64-wide
+# k tile (to refill a stage) with no producer/consumer specialisation: this fraction of the peak.
+WGMMA_PIPELINE_EFFICIENCY = 0.8
 
 
 @dataclass(frozen=True)
@@ -76,13 +83,18 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     occupancy = resident * warps * target.warp_size / target.max_threads_per_sm
     # compute on the busiest SM, with latency hiding from resident warps x independent accumulators
     hide = min(1.0, resident * warps * max(1.0, w.ilp) / LATENCY_HIDING_OPS) * max(0.05, w.issue_efficiency)
-    if w.compute_dtype.startswith("tc:"):      # tensor cores: "tc:<input type>"
+    tensor = w.compute_dtype.startswith(("tc:", "wgmma:"))
+    if w.compute_dtype.startswith("tc:"):      # mma.sync tensor cores: "tc:<input type>"
         sm_ops_per_us = target.tensor_core_tflops(w.compute_dtype[3:]) * 1e6 / target.sms
+        if target.sm_version == 90:
+            sm_ops_per_us *= MMA_SYNC_PEAK_FRACTION_SM90
+    elif w.compute_dtype.startswith("wgmma:"):  # warpgroup tensor cores: "wgmma:<input type>"
+        sm_ops_per_us = target.tensor_core_tflops(w.compute_dtype[6:]) * 1e6 / target.sms
     else:
         sm_ops_per_us = target.simt_tflops(w.compute_dtype) * 1e6 / target.sms
     compute_us = (w.flops / w.blocks) * busiest / (sm_ops_per_us * hide)
     # memory levels: device-wide bandwidth, reached only with enough warps in flight
-    mem_warps = warps * (TC_BYTES_IN_FLIGHT if w.compute_dtype.startswith("tc:") else 1)
+    mem_warps = warps * (TC_BYTES_IN_FLIGHT if tensor else 1)
     mlp = min(1.0, active_sms * resident * mem_warps / (target.sms * MEMORY_WARPS_PER_SM))
     mlp = max(mlp, 1.0 / (target.sms * MEMORY_WARPS_PER_SM))
     dram_us = w.dram_bytes / (target.dram_gbps * 1e3 * mlp)

@@ -41,18 +41,19 @@ class GpuBackend:
         self.modules = []
 
     def prepare(self, kernels) -> None:
-        from ..codegen.nvrtc import build_cubin
+        from ..codegen.nvrtc import build_arch, build_cubin
         for k in kernels:
             if k.entry in self.functions:
                 continue
             cubin = self.cubins.get(k.digest)
             if cubin is None:
-                cubin = build_cubin(k.source, k.entry, self.arch).cubin
+                cubin = build_cubin(k.source, k.entry, build_arch(self.arch, k.arch_specific)).cubin
             mod = self.cp.cuda.function.Module()
             mod.load(cubin)
             self.modules.append(mod)
             fn = mod.get_function(k.entry)
             if k.shared_bytes > 48 * 1024:
+                # CuPy sets it with cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
                 fn.max_dynamic_shared_size_bytes = k.shared_bytes
             self.functions[k.entry] = fn
 
@@ -91,6 +92,9 @@ class GpuBackend:
         if kernel.cooperative:
             self._launch_cooperative(fn, kernel, ptrs)
             return
+        if kernel.tensor_maps:
+            self._launch_with_maps(fn, kernel, ptrs)
+            return
         fn(kernel.grid, kernel.block, ptrs, shared_mem=kernel.shared_bytes)
 
     def _launch_cooperative(self, fn, kernel, args) -> None:
@@ -104,5 +108,49 @@ class GpuBackend:
         if int(err) != 0:
             raise RuntimeFault(f"cooperative launch of {kernel.entry} failed: {err}")
 
+    def _launch_with_maps(self, fn, kernel, args) -> None:
+        # The maps follow the pointers as 128-byte by-value (__grid_constant__) parameters; CuPy
+        # cannot pass those, the driver API can.
+        from cuda.bindings import driver
+        import ctypes
+        vals: list = [ctypes.c_void_p(int(a.data.ptr)) for a in args]
+        vals += [tensor_map_bytes(m, int(args[m.param].data.ptr)) for m in kernel.tensor_maps]
+        ptrs = (ctypes.c_void_p * len(vals))(*[ctypes.addressof(v) for v in vals])
+        err, = driver.cuLaunchKernel(fn.ptr, *kernel.grid, *kernel.block, kernel.shared_bytes,
+                                     self.cp.cuda.get_current_stream().ptr, ctypes.addressof(ptrs), 0)
+        if int(err) != 0:
+            raise RuntimeFault(f"launch of {kernel.entry} failed: {err}")
+
     def synchronize(self) -> None:
         self.cp.cuda.get_current_stream().synchronize()
+
+
+_TMA_TYPES = {"float16": "CU_TENSOR_MAP_DATA_TYPE_FLOAT16", "bfloat16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"}
+_map_cache: dict = {}
+_MAP_CACHE_LIMIT = 4096
+
+
+def tensor_map_bytes(m, address: int):
+    """The 128-byte CUtensorMap of declaration `m` over the tensor at `address` (cuTensorMapEncodeTiled;
+    cached per address: the same buffer is launched on again and again)."""
+    import ctypes
+    from cuda.bindings import driver
+    key = (m, address)
+    if key not in _map_cache:
+        if len(_map_cache) >= _MAP_CACHE_LIMIT:    # buffers come and go (rotated inputs): start afresh
+            _map_cache.clear()
+        rank = len(m.dims)
+        swz = driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B if m.swizzle == 128 else \
+            driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
+        err, tmap = driver.cuTensorMapEncodeTiled(
+            getattr(driver.CUtensorMapDataType, _TMA_TYPES[m.dtype]), rank, address,
+            [driver.cuuint64_t(x) for x in m.dims], [driver.cuuint64_t(x) for x in m.strides],
+            [driver.cuuint32_t(x) for x in m.box], [driver.cuuint32_t(1)] * rank,
+            driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
+            driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+        if int(err) != 0:
+            raise RuntimeFault(f"cuTensorMapEncodeTiled({m}) failed: {err}")
+        words = [int(w) for w in tmap.opaque]
+        _map_cache[key] = (ctypes.c_uint64 * len(words))(*words)
+    return _map_cache[key]

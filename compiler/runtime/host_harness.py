@@ -34,7 +34,7 @@ ASAN_STACK_BYTES = 256 * 1024     # sanitizer redzones make frames larger
 MAX_BLOCK_THREADS = 1024
 ASAN_TIMEOUT_S = 600.0
 # Bumped when the generated launcher code changes (the preludes are hashed by their text).
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 # Launch flags, as in prelude_host.h's by_host::LaunchFlags.
 _USE_FIBERS, _COOPERATIVE, _SHUFFLE = 1, 2, 4
@@ -113,8 +113,12 @@ def _module_source(kernels: list[Kernel], *, driver: bool) -> str:
         lines.extend(k.source.rstrip("\n").split("\n"))
         lines.append(f"}}  // namespace {ns}")
         lines.append(f'#line {len(lines) + 2} "brickyard_host_module.cpp"')
-        casts = ", ".join(f"({'' if p.output else 'const '}{p.ctype}*)a[{i}]" for i, p in enumerate(k.params))
-        lines.append(f"static void by_thunk_{k.entry}(void* const* a) {{ (void)a; {ns}::{k.entry}({casts}); }}")
+        casts = [f"({'' if p.output else 'const '}{p.ctype}*)a[{i}]" for i, p in enumerate(k.params)]
+        lines.append(f"static void by_thunk_{k.entry}(void* const* a) {{")
+        lines.extend(_tensor_map_lines(k))
+        casts += [f"by_tm{j}" for j in range(len(k.tensor_maps))]
+        lines.append(f"  (void)a; {ns}::{k.entry}({', '.join(casts)});")
+        lines.append("}")
         lines.append(f"BY_HOST_EXPORT int by_launch_{k.entry}(const unsigned* grid, const unsigned* block, "
                      "unsigned long long shared_bytes, int flags, unsigned long long seed, "
                      "unsigned long long stack_bytes, void** args) {")
@@ -127,6 +131,19 @@ def _module_source(kernels: list[Kernel], *, driver: bool) -> str:
         lines.append("  {nullptr, nullptr}};")
         lines.append(f'extern "C" const int by_host_entry_count = {len(kernels)};')
     return "\n".join(lines) + "\n"
+
+
+def _tensor_map_lines(k: Kernel) -> list[str]:
+    """Statements building the emulated tensor maps of a launch from its pointer arguments."""
+    out = []
+    for j, m in enumerate(k.tensor_maps):
+        strides = ", ".join(map(str, m.strides)) or "0"
+        out += [f"  static const unsigned long long by_tm{j}_d[] = {{{', '.join(map(str, m.dims))}}};",
+                f"  static const unsigned long long by_tm{j}_s[] = {{{strides}}};",
+                f"  static const unsigned by_tm{j}_b[] = {{{', '.join(map(str, m.box))}}};",
+                f"  const by_tensor_map by_tm{j} = by_host::tensor_map_make(a[{m.param}], {len(m.dims)}, by_tm{j}_d, "
+                f"by_tm{j}_s, by_tm{j}_b, {m.elem_bytes}, {m.swizzle});"]
+    return out
 
 
 def _unique(kernels) -> list[Kernel]:

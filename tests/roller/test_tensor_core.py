@@ -80,7 +80,7 @@ def launches(kernel, cfg):
     """The launches of one configuration: [(kernel, [arg value names])]."""
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    sk = cfg.param("split_k")
+    sk = cfg.param("split_k", 1)
     if sk > 1:
         k1 = render_candidate(te, cfg, te.name, "ws", ins)
         k2 = render_splitk_reduce(te, sk, te.name + "_sk", "ws", "y", ins)
@@ -114,7 +114,7 @@ def run_candidates(kernel, values, ref, precision, cfgs, *, build=True):
         np.testing.assert_allclose(y0, ref, rtol=0, atol=TOL_REF[precision] * scale)
         for cfg, ls in runs:
             bufs = dict(values, y=np.full(ref.shape, np.nan, np.float32))
-            if cfg.param("split_k") > 1:
+            if cfg.param("split_k", 1) > 1:
                 bufs["ws"] = np.full(cfg.param("ws_elems"), np.nan, np.float32)
             for k, names in ls:
                 module.launch(k, [bufs[n] for n in names])

@@ -1,0 +1,187 @@
+"""Hopper contraction kernels (wgmma + TMA, kind wgmma_gemm) on sm_90 targets.
+
+Drawn fp16/bf16 contractions whose operands are fp16/bf16 tensors (weights the precision stage
+converted) run every kind of wgmma candidate on the host harness, in fixed and shuffled thread
+order, against the naive kernel of the same rounded expression (and, loosely, NumPy in float64):
+ragged M, N and K (the emulated copy engine zero-fills), batches, K- and MN-major operands and
+Gemm's fused epilogue. Every wgmma candidate of a large GEMM builds for sm_90a without spills
+within the limits; the construction is deterministic and stays off targets and operands that
+cannot use it."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compiler.artifact import plan_from_json, plan_to_json
+from compiler.codegen.nvrtc import build_arch, build_cubin
+from compiler.passes.roller import tile_launch
+from compiler.roller.construct import construct_rtiles
+from compiler.roller.micro_model import predict
+from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
+from compiler.runtime.plan import LaunchStep, Plan
+from compiler.targets import get_target
+from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, launches, prepare, run_candidates
+
+FAST = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+H100 = get_target("h100")
+
+
+def wgmma_configs(kernel, precision, target="h100"):
+    return [c for c in construct_rtiles(kernel.expr, get_target(target), 10**6, precision) if c.kind == "wgmma_gemm"]
+
+
+def kinds_of(cfgs, n):
+    """The best of each kind (block tile, majors; stages vary with the tile), up to n."""
+    out, seen = [], set()
+    for c in cfgs:
+        key = (c.tile("block").size("m"), c.tile("block").size("n"), c.param("major_a"), c.param("major_b"))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out[:n]
+
+
+def check_case(op, arrays, attrs, precision, n=3):
+    """Both operands constant (converted to the half type); the wgmma candidates against the naive kernel."""
+    kernel, values, ref = prepare(op, arrays, attrs, precision, (0, 1))
+    assert kernel is not None
+    cfgs = wgmma_configs(kernel, precision)
+    assert cfgs, f"{op}: no wgmma candidate"
+    picked = kinds_of(cfgs, n)
+    err = run_candidates(kernel, values, ref, precision, picked, build=False)
+    assert err <= TOL_SAME[precision]
+    return picked
+
+
+@st.composite
+def matmuls(draw):
+    # K a multiple of 8 (16-byte rows for the tensor maps), any M and N (N too, for B's rows)
+    m, n8, k8 = draw(st.integers(2, 140)), draw(st.integers(1, 36)), draw(st.integers(2, 26))
+    n, k = 8 * n8, 8 * k8
+    batch = draw(st.sampled_from([(), (2,), (2, 2)]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    b = _f(rng, batch + (k, n))      # a broadcast B fuses the batch into M: not a plain strided operand
+    return [_f(rng, batch + (m, k)), b], draw(st.sampled_from(["fp16", "bf16"]))
+
+
+@FAST
+@given(matmuls())
+def test_drawn_matmuls_on_the_host(case):
+    arrays, precision = case
+    check_case("MatMul", arrays, {}, precision)
+
+
+def test_layouts_edges_and_fused_epilogue():
+    """K-major and MN-major A and B (Gemm transA/transB), ragged M/N/K, bias and alpha/beta fused."""
+    rng = np.random.default_rng(12)
+    majors = set()
+    for precision, (m, n, k), ta, tb in (("fp16", (72, 40, 88), 1, 1), ("bf16", (70, 136, 120), 0, 1),
+                                         ("fp16", (136, 72, 200), 1, 0), ("bf16", (33, 200, 64), 0, 0)):
+        a = _f(rng, (k, m) if ta else (m, k))
+        b = _f(rng, (n, k) if tb else (k, n))
+        arrays = [a, b, _f(rng, (n,))]
+        picked = check_case("Gemm", arrays, {"transA": ta, "transB": tb, "alpha": 0.5, "beta": 2.0}, precision, n=2)
+        majors |= {(c.param("major_a"), c.param("major_b")) for c in picked}
+    assert majors == {("k", "k"), ("k", "mn"), ("mn", "k"), ("mn", "mn")}
+
+
+def test_every_candidate_builds_for_sm90a_within_limits():
+    """All block tiles and majors at the deepest pipeline that fits: sm_90a cubins, no spills,
+    registers and shared memory within the h100's limits (and over 48 KB: the opt-in the GPU
+    runtime sets)."""
+    rng = np.random.default_rng(5)
+    built = 0
+    for ta in (0, 1):
+        kernel, _, _ = prepare("Gemm", [_f(rng, (512, 512)), _f(rng, (512, 512)), _f(rng, (512,))],
+                               {"transA": ta, "transB": 1 - ta}, "bf16", (0, 1))
+        deepest = {}
+        for c in wgmma_configs(kernel, "bf16"):
+            key = (c.tile("block").size("m"), c.tile("block").size("n"))
+            if key not in deepest or c.param("stages") > deepest[key].param("stages"):
+                deepest[key] = c
+        assert len(deepest) == 6
+        for c in deepest.values():
+            (k, _), = launches(kernel, c)
+            assert k.arch_specific and len(k.tensor_maps) == 2
+            r = build_cubin(k.source, k.entry, build_arch(H100.arch, k.arch_specific))
+            threads = k.block[0]
+            assert r.arch == "sm_90a" and r.spills == 0, (c.text(), r.spills)
+            assert "serialized" not in r.log, r.log   # ptxas C7510-style: wgmma issued one at a time
+            assert 0 < r.registers <= H100.max_registers_per_thread and r.registers * threads <= H100.registers_per_block
+            assert k.shared_bytes + r.shared_bytes <= H100.shared_per_block and threads <= H100.max_threads_per_block
+            built += 1
+    assert built == 12
+
+
+def test_construction_is_deterministic_and_targeted():
+    """The same candidates in the same order twice; wgmma only on sm_90, for fp16/bf16, and only
+    when both operands are fp16/bf16 tensors (an fp32 activation rounded in the kernel stays on
+    mma.sync); the model prefers wgmma on a large GEMM and mma.sync on a small one."""
+    rng = np.random.default_rng(3)
+    big, _, _ = prepare("MatMul", [_f(rng, (2048, 1024)), _f(rng, (1024, 2048))], {}, "fp16", (0, 1))
+    a, b = wgmma_configs(big, "fp16"), wgmma_configs(big, "fp16")
+    assert a and [c.key for c in a] == [c.key for c in b]
+    top = construct_rtiles(big.expr, H100, 8, "fp16")
+    assert top[0].kind == "wgmma_gemm" and predict(top[0], H100).us > 0
+    assert all(c.kind != "wgmma_gemm" for c in construct_rtiles(big.expr, get_target("a100"), 10**6, "fp16"))
+    assert all(c.kind != "wgmma_gemm" for c in construct_rtiles(big.expr, get_target("b200"), 10**6, "fp16"))
+    small, _, _ = prepare("MatMul", [_f(rng, (64, 128)), _f(rng, (128, 64))], {}, "fp16", (0, 1))
+    assert construct_rtiles(small.expr, H100, 8, "fp16")[0].kind == "tc_gemm"
+    act, _, _ = prepare("MatMul", [_f(rng, (256, 128)), _f(rng, (128, 256))], {}, "fp16", (1,))
+    assert not wgmma_configs(act, "fp16") and any(c.kind == "tc_gemm" for c in construct_rtiles(act.expr, H100, 8))
+    tf32, _, _ = prepare("MatMul", [_f(rng, (256, 128)), _f(rng, (128, 256))], {}, "tf32", (0, 1))
+    assert not wgmma_configs(tf32, "tf32")
+
+
+def test_tile_launch_and_artifact_carry_the_tensor_maps():
+    """The roller stage renders the wgmma winner of a large GEMM; the plan's JSON keeps a wgmma
+    kernel's tensor maps and sm_90a flag, and the rebuilt kernel runs on the host as before."""
+    rng = np.random.default_rng(4)
+    big, _, _ = prepare("MatMul", [_f(rng, (2048, 512)), _f(rng, (512, 2048))], {}, "bf16", (0, 1))
+    ks = tile_launch(big, H100, 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, {})
+    assert len(ks) == 1 and dict(ks[0].config)["schedule"] == "roller_wgmma_gemm" and ks[0].tensor_maps
+    kernel, values, ref = prepare("MatMul", [_f(rng, (2, 100, 72)), _f(rng, (2, 72, 136))], {}, "bf16", (0, 1))
+    (k, _), = launches(kernel, wgmma_configs(kernel, "bf16")[0])
+    plan = Plan(inputs=(), outputs=(), steps=(LaunchStep(k),), types=(), constants=())
+    back = plan_from_json(json.loads(json.dumps(plan_to_json(plan))), {k.digest: k.source}, {}).steps[0].kernel
+    assert back.tensor_maps == k.tensor_maps and back.arch_specific and back.entry == k.entry
+    assert [len(m.dims) for m in back.tensor_maps] == [3, 3]     # batched A and B: rank-3 maps
+    module = build_host_module([back])
+    y = np.full(ref.shape, np.nan, np.float32)
+    module.launch(back, [values[p.value] for p in k.params[:-1]] + [y])
+    np.testing.assert_allclose(y, ref, rtol=0, atol=TOL_REF["bf16"] * float(np.abs(ref).max()))
+
+
+def test_asan_runs_the_copy_engine_within_the_buffers():
+    """Under AddressSanitizer the emulated copy engine reads through the tensor maps: a correct
+    launch passes, and a buffer shorter than its map declares is reported (a wrong map would read
+    out of bounds on the GPU, where TMA does not fault)."""
+    rng = np.random.default_rng(2)
+    kernel, values, ref = prepare("MatMul", [_f(rng, (2, 70, 72)), _f(rng, (2, 72, 136))], {}, "fp16", (0, 1))
+    (k, names), = launches(kernel, wgmma_configs(kernel, "fp16")[0])
+    y = np.full(ref.shape, np.nan, np.float32)
+    run_kernels_asan([(k, [values[n] for n in names[:-1]] + [y])])
+    np.testing.assert_allclose(y, ref, rtol=0, atol=TOL_REF["fp16"] * float(np.abs(ref).max()))
+    short = values[names[0]].reshape(-1)[:-72].copy()            # one row of A missing
+    with pytest.raises(HarnessFault, match="heap-buffer-overflow"):
+        run_kernels_asan([(k, [short] + [values[n] for n in names[1:-1]] + [np.zeros_like(y)])])
+
+
+def test_gpu_tensor_map_encoding_gets_as_far_as_the_driver():
+    """Without a GPU, cuTensorMapEncodeTiled can still check its arguments' types: the call the
+    runtime makes fails only where it needs libcuda (on a GPU machine it must succeed)."""
+    from compiler.runtime.gpu import tensor_map_bytes
+    rng = np.random.default_rng(6)
+    kernel, _, _ = prepare("MatMul", [_f(rng, (130, 200)), _f(rng, (200, 72))], {}, "fp16", (0, 1))
+    (k, _), = launches(kernel, wgmma_configs(kernel, "fp16")[0])
+    for m in k.tensor_maps:
+        try:
+            tensor_map_bytes(m, 0x10000)
+        except RuntimeError as e:          # no driver on this machine
+            assert "libcuda" in str(e)
+        except Exception as e:             # a driver here: only a launch-ready map is acceptable
+            raise AssertionError(f"cuTensorMapEncodeTiled rejected {m}: {e}") from e
