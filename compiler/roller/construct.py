@@ -446,6 +446,7 @@ def vector_candidates(te: TensorExpr, view: VectorView, target: Target) -> list[
 
 TRANSPOSE_SHAPES = ((32, 128), (32, 256), (64, 256), (64, 512))     # (tile, threads)
 TRANSPOSE_PADS = (0, 1, 2, 4)
+MAX_GRID_X = 2**31 - 1
 
 
 def transpose_padding(tile: int, words: int, target: Target) -> tuple[int, int]:
@@ -498,6 +499,8 @@ def transpose_candidates(te: TensorExpr, view: TransposeView, target: Target) ->
             continue
         ta, tb = math.ceil(A / tile), math.ceil(B / tile)
         blocks = ta * tb * O
+        if blocks > MAX_GRID_X:          # every tile on grid.x
+            continue
         a0, b0 = (ta // 2) * tile, (tb // 2) * tile
         # sectors per element actually moved: staged loads with lanes along a, the rest along b
         lanes_a = [_tile_env(view, a0 + l, b0, O // 2, view.unit) for l in range(32) if a0 + l < A]
