@@ -99,6 +99,10 @@ def _reduce(group, name, shape, **kw) -> Case:
                 flops=float(math.prod(shape)), **kw)
 
 
+def _transpose(group, name, shape, perm, **kw) -> Case:
+    return Case(group, name, "Transpose", (tuple(shape),), (("perm", tuple(perm)),), flops=float(math.prod(shape)), **kw)
+
+
 BOTH, F16, F32 = ("fp32", "fp16"), ("fp16",), ("fp32",)
 
 
@@ -133,6 +137,11 @@ def all_cases() -> list[Case]:
     c.append(_pool("pool", "max-128x64x112x112k3s2", "MaxPool", (128, 64, 112, 112), 3, 2, 1))
     c.append(_reduce("reduce", "128x512x1024", (128, 512, 1024)))
     c.append(_reduce("reduce", "65536x1024", (65536, 1024), quick=F32))
+    # memory-bound kinds at sizes beyond L2: long rows (split across blocks), transposes (shared tiles)
+    c.append(_reduce("reduce", "1x67108864", (1, 1 << 26), quick=F32))
+    c.append(_reduce("reduce", "8x8388608", (8, 1 << 23)))
+    c.append(_transpose("transpose", "8192x8192", (8192, 8192), (1, 0), quick=F32))
+    c.append(_transpose("transpose", "nchw-nhwc-32x256x56x56", (32, 256, 56, 56), (0, 2, 3, 1)))
     # BERT-base, seq 128, batch 32 (4096 tokens, hidden 768, 12 heads, FFN 3072)
     B, S, D, Hh = 32, 128, 768, 12
     c.append(_mm("bert", "qkv-4096x2304x768", B * S, 3 * D, D))
@@ -182,7 +191,7 @@ def select(cases: list[Case], quick: bool, only: str | None) -> list[tuple[Case,
                 continue
             out.append((case, dt))
     if quick:   # the headline matrix products first, then the memory-bound ones, convolutions last
-        order = {"matmul": 0, "bert": 1, "relu": 2, "reduce": 2, "depthwise": 3, "resnet50": 4}
+        order = {"matmul": 0, "bert": 1, "relu": 2, "reduce": 2, "transpose": 2, "depthwise": 3, "resnet50": 4}
         out.sort(key=lambda cd: order.get(cd[0].group, 5))
     return out
 
@@ -248,6 +257,9 @@ def torch_fn(case: Case):
         return lambda x: x.sum(dim=-1, keepdim=True)
     if op == "Relu":
         return lambda x: torch.relu(x)
+    if op == "Transpose":
+        perm = tuple(a["perm"])
+        return lambda x: x.permute(perm).contiguous()
     if op == "Add":
         return lambda x, y: x + y
     if op == "Softmax":

@@ -228,6 +228,38 @@ def _combine(op: str, a: str, b: str) -> str:
     return f"by_{op}({a}, {b})"
 
 
+def _shuffle_lines(L: list[str], op: str, vt: str, flag: bool, width: int, ind: str) -> None:
+    """An xor-shuffle tree over `width` lanes (a fixed order: the result is deterministic)."""
+    o = width // 2
+    L.append(f"{ind}for (int o = {o}; o > 0; o >>= 1) {{")
+    L.append(f"{ind}  const {vt} other = __shfl_xor_sync({FULL_MASK}, by_racc, o);")
+    if flag:
+        L.append(f"{ind}  const int other_have = __shfl_xor_sync({FULL_MASK}, have, o);")
+        L.append(f"{ind}  if (other_have) {{ by_racc = have ? {_combine(op, 'by_racc', 'other')} : other; have = 1; }}")
+    else:
+        L.append(f"{ind}  by_racc = {_combine(op, 'by_racc', 'other')};")
+    L.append(f"{ind}}}")
+
+
+def combine_partials(L: list[str], op: str, vt: str, flag: bool, T: int, tpr: int) -> None:
+    """Combines the `tpr` threads' partials `by_racc` (and flags `have`) of each output: shuffles
+    within a warp, then (tpr > 32) one partial per warp through shared memory `by_smem`."""
+    if tpr > 1:
+        _shuffle_lines(L, op, vt, flag, min(tpr, 32), "  ")
+    if tpr > 32:
+        warps = T // 32
+        L += [f"  {vt}* const part = reinterpret_cast<{vt}*>(by_smem);",
+              f"  int* const part_have = reinterpret_cast<int*>(part + {warps});",
+              "  if ((tid & 31) == 0) {", "    part[tid >> 5] = by_racc;"]
+        L.append(f"    part_have[tid >> 5] = {'have' if flag else '1'};")
+        L += ["  }", "  __syncthreads();", "  if (tid < 32) {",
+              f"    by_racc = tid < {warps} ? part[tid] : ({vt}){_INIT[op]};"]
+        if flag:
+            L.append(f"    have = tid < {warps} ? part_have[tid] : 0;")
+        _shuffle_lines(L, op, vt, flag, 32, "    ")
+        L.append("  }")
+
+
 def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: str, out_value: str,
                   in_values) -> Kernel:
     """Each output reduced by `threads_per_row` threads: a sub-warp with shuffles, or a whole block."""
@@ -265,31 +297,7 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
         L.append(f"    by_racc = {_combine(op, 'by_racc', 'v')};")
     L.append("  }")
 
-    def shuffle(width: int, ind: str) -> None:
-        o = width // 2
-        L.append(f"{ind}for (int o = {o}; o > 0; o >>= 1) {{")
-        L.append(f"{ind}  const {vt} other = __shfl_xor_sync({FULL_MASK}, by_racc, o);")
-        if flag:
-            L.append(f"{ind}  const int other_have = __shfl_xor_sync({FULL_MASK}, have, o);")
-            L.append(f"{ind}  if (other_have) {{ by_racc = have ? {_combine(op, 'by_racc', 'other')} : other; have = 1; }}")
-        else:
-            L.append(f"{ind}  by_racc = {_combine(op, 'by_racc', 'other')};")
-        L.append(f"{ind}}}")
-
-    if tpr > 1:
-        shuffle(min(tpr, 32), "  ")
-    if block_wide:
-        warps = T // 32
-        L += [f"  {vt}* const part = reinterpret_cast<{vt}*>(by_smem);",
-              f"  int* const part_have = reinterpret_cast<int*>(part + {warps});",
-              "  if ((tid & 31) == 0) {", "    part[tid >> 5] = by_racc;"]
-        L.append(f"    part_have[tid >> 5] = {'have' if flag else '1'};")
-        L += ["  }", "  __syncthreads();", "  if (tid < 32) {",
-              f"    by_racc = tid < {warps} ? part[tid] : ({vt}){_INIT[op]};"]
-        if flag:
-            L.append(f"    have = tid < {warps} ? part_have[tid] : 0;")
-        shuffle(32, "    ")
-        L.append("  }")
+    combine_partials(L, op, vt, flag, T, tpr)
     L.append("  if (active && lane == 0) {")
     acc_dt = te.body.dtype
     if flag:
@@ -340,4 +348,11 @@ def render_config(te: TensorExpr, view, cfg: KernelConfig, prefix: str, out_valu
         return render_reduce(te, view, cfg, prefix, out_value, in_values)
     if cfg.kind == "elementwise":
         return render_elementwise(te, view, cfg, prefix, out_value, in_values)
+    from . import memory_bound      # imports this module's helpers
+    if cfg.kind == "elementwise_vec":
+        return memory_bound.render_vector_elementwise(te, view, cfg, prefix, out_value, in_values)
+    if cfg.kind == "transpose":
+        return memory_bound.render_transpose(te, view, cfg, prefix, out_value, in_values)
+    if cfg.kind == "reduce_split":
+        return memory_bound.render_split_reduce(te, view, cfg, prefix, out_value, in_values)
     raise ValueError(f"no tiled renderer for {cfg.kind}")

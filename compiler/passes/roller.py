@@ -4,8 +4,9 @@ For every launch whose kernel is the naive rendering of a TensorExpr, Roller con
 rTile candidates, ranks them with the micro-model and renders the best; the top K configurations
 stay on the kernel's `config` (JSON) for the tuner. Kernels that no tiled pattern covers, and
 hand-written kernels, are left as they are. A contraction the precision stage marked tf32, fp16 or
-bf16 also gets tensor-core candidates; a split-K winner becomes two launches (partial sums into an
-fp32 workspace the plan gains as a temporary, then their reduction with the epilogue)."""
+bf16 also gets tensor-core candidates; a split-K winner, and a split reduction of few long rows,
+becomes two launches (partial results into an fp32 workspace the plan gains as a temporary, then
+their combination with the epilogue)."""
 from __future__ import annotations
 
 import dataclasses
@@ -18,7 +19,8 @@ from ..codegen.wgmma import render_wgmma_gemm
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..roller.construct import classify, construct_rtiles, view_for
-from ..roller.micro_model import predict, predict_workload, splitk_reduce_workload
+from ..codegen.memory_bound import render_split_combine
+from ..roller.micro_model import predict, predict_workload, second_pass_workload
 from ..roller.rtile import configs_json
 from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..targets import Target
@@ -108,17 +110,20 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     n = 1
     while ws in types:
         ws, n = f"{out}.splitk{n}", n + 1
-    types[ws] = TensorType(DType.float32, (split * te.output.size,))
+    types[ws] = TensorType(DType.float32, (int(best.param("ws_elems")),))
     main_pred = predict_workload(best.workload, target)
-    red_pred = predict_workload(splitk_reduce_workload(split * te.output.size, split, target), target)
+    red_pred = predict_workload(second_pass_workload(best, target), target)
     k1 = render_candidate(te, best, te.name, ws, ins)
     k1 = dataclasses.replace(k1, ops=kernel.ops, config=(
         ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params,
         ("predicted_us", round(main_pred.us, 4)), ("model", json.dumps(main_pred.as_dict(), sort_keys=True)),
         ("top_k", configs_json([c for c in configs if int(c.param("split_k", 1) or 1) == split]))))
-    k2 = render_splitk_reduce(te, split, f"{te.name}_splitk", ws, out, ins)
+    if kind == "reduce_split":
+        k2 = render_split_combine(te, view_for(te, kind), split, f"{te.name}_combine", ws, out, ins)
+    else:
+        k2 = render_splitk_reduce(te, split, f"{te.name}_splitk", ws, out, ins)
     k2 = dataclasses.replace(k2, ops=kernel.ops, config=(
-        ("schedule", "roller_splitk_reduce"), ("split_k", split), ("precision", precision),
+        ("schedule", "roller_split_combine" if kind == "reduce_split" else "roller_splitk_reduce"), ("split_k", split), ("precision", precision),
         ("predicted_us", round(red_pred.us, 4)), ("model", json.dumps(red_pred.as_dict(), sort_keys=True))))
     if stats is not None:
         stats["split_k"] = stats.get("split_k", 0) + 1

@@ -9,14 +9,17 @@ how many outputs each thread computes. Every candidate is ranked by the micro-mo
 are kept. Deterministic: no randomness, ties broken by the configuration's sha256 key."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
+from ..codegen.memory_bound import split_chunk, transpose_tile_bytes
 from ..codegen.tiled import ctype_size, gemm_shared_bytes
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..targets import Target
-from .micro_model import WGMMA_PIPELINE_EFFICIENCY, predict
-from .pattern import (MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, decompose, elementwise_view,
-                      gemm_view, reduce_view, sectors_per_request, tc_operand)
+from .micro_model import WGMMA_PIPELINE_EFFICIENCY, blocks_per_sm, predict
+from .pattern import (MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, TransposeView, VectorView,
+                      decompose, elementwise_view, gemm_view, reduce_view, sectors_per_request, tc_operand,
+                      transpose_view, vector_view, VECTOR_BYTES)
 from .rtile import KernelConfig, RTile, Workload
 
 BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -47,7 +50,8 @@ def classify(te: TensorExpr):
 def view_for(te: TensorExpr, kind: str):
     """The view a configuration of `kind` renders from."""
     return {"gemm": gemm_view, "tc_gemm": gemm_view, "wgmma_gemm": gemm_view, "reduce": reduce_view,
-            "elementwise": elementwise_view}[kind](te)
+            "reduce_split": reduce_view, "elementwise": elementwise_view, "elementwise_vec": vector_view,
+            "transpose": transpose_view}[kind](te)
 
 
 def construct_rtiles(te: TensorExpr, target: Target, k: int = 8, precision: str | None = None) -> list[KernelConfig]:
@@ -69,12 +73,19 @@ def construct_rtiles(te: TensorExpr, target: Target, k: int = 8, precision: str 
             view = reduce_view(te)
             cands = reduce_candidates(te, view, target) if view is not None else []
     elif kind == "reduce":
-        cands = reduce_candidates(te, view, target)
+        cands = reduce_candidates(te, view, target) + split_reduce_candidates(te, view, target)
     else:
         cands = elementwise_candidates(te, view, target)
-    scored = sorted(((predict(cfg, target).us, _order(cfg), cfg) for cfg in cands), key=lambda x: (x[0], x[1]))
+        vv, tv = vector_view(te), transpose_view(te, SECTOR)
+        if vv is not None:
+            cands += vector_candidates(te, vv, target)
+        if tv is not None:
+            cands += transpose_candidates(te, tv, target)
+    # equal predicted times (the same bound level): the one that issues less work first
+    scored = sorted(((p.us, p.compute_us, _order(cfg), cfg) for cfg in cands for p in (predict(cfg, target),)),
+                    key=lambda x: (x[0], x[1], x[2]))
     out, seen = [], set()
-    for us, order, cfg in scored:
+    for us, _, order, cfg in scored:
         if math.isinf(us) or order in seen:
             continue
         seen.add(order)
@@ -305,7 +316,63 @@ def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
     return out
 
 
+SPLIT_THREADS = (256, 512, 1024)
+SPLITS = tuple(2 ** e for e in range(1, 12))
+SPLIT_MIN_PER_THREAD = 4          # elements each thread reduces at least (else the split is too fine)
+
+
+def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
+    """Two-pass reductions for rows too few to fill the SMs with one block each: `split_k` slices
+    per row reduced by separate blocks into an fp32 workspace, combined by a second kernel."""
+    if te.body.dtype.compute_ctype != "float" or view.R >= target.sms:
+        return []
+    R, K = view.R, view.K
+    sizes = _sizes(te)
+    n_loads = max(1, _loads(te.body))
+    ops = _ops_per_element(te.body)
+    out = []
+    for T in SPLIT_THREADS:
+        if T > target.max_threads_per_block:
+            continue
+        max_blocks = target.sms * max(1, target.max_threads_per_sm // T) * 4
+        for S in SPLITS:
+            chunk, slices = split_chunk(K, S)
+            if chunk < SPLIT_MIN_PER_THREAD * T or R * slices > max_blocks:
+                continue
+            envs = []
+            mid = (R // 2)
+            for lane in range(32):
+                env = decompose(mid, view.rows)
+                env.update(decompose(min(chunk // 2 + lane, K - 1), view.k))
+                envs.append(env)
+            sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
+            requests = R * slices * math.ceil(chunk / T) * T / 32 * n_loads
+            ws = 4.0 * R * slices
+            l2 = requests * sectors * SECTOR + ws
+            blocks = R * slices
+            w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * 8, registers=32,
+                         flops=float(R * K * ops + blocks * T * 2), compute_dtype=te.body.dtype.name,
+                         dram_bytes=_dram(sizes, l2 - ws, target) + ws, l2_bytes=l2,
+                         shared_bytes_moved=blocks * (T // 32) * 8.0, ilp=1.0, issue_efficiency=0.5)
+            tiles = (RTile("block", (("rows", 1), ("k", chunk))), RTile("warp", (("rows", 1), ("k", 32))),
+                     RTile("thread", (("rows", 1), ("k", 1))))
+            out.append(KernelConfig("reduce_split", tiles,
+                                    (("block_threads", T), ("split_k", slices), ("chunk", chunk),
+                                     ("ws_elems", R * slices), ("out_bytes", te.output.nbytes)), w))
+    return out
+
+
 # ---- elementwise -------------------------------------------------------------------------------
+
+def _index_instructions(rank: int, loads: int) -> int:
+    """Integer instructions per computed element or vector besides the math: the index split
+    (a multiply-shift and a subtract per axis), one per access, the loop."""
+    return 2 * rank + loads + 1 + 4
+
+
+def _flow_dtype(te: TensorExpr) -> str:
+    return te.output.dtype.name if te.output.dtype.is_float else "int32"
+
 
 def elementwise_candidates(te: TensorExpr, view: ElementwiseView, target: Target) -> list[KernelConfig]:
     n = view.n
@@ -316,6 +383,9 @@ def elementwise_candidates(te: TensorExpr, view: ElementwiseView, target: Target
     sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
     n_loads = _loads(te.body)
     ops = _ops_per_element(te.body)
+    # one element's loads and store in flight per thread: the bounds check before each step
+    # keeps the compiler from issuing the next step's loads early
+    inflight = float(sum(x.dtype.itemsize for x in walk(te.body) if isinstance(x, Load)) + te.output.dtype.itemsize)
     out = []
     for T in (128, 256, 512):
         for V in (1, 2, 4, 8):
@@ -324,14 +394,146 @@ def elementwise_candidates(te: TensorExpr, view: ElementwiseView, target: Target
             cap = target.sms * max(1, target.max_threads_per_sm // T) * 4
             blocks = max(1, min(blocks, cap))
             l2 = math.ceil(n / 32) * n_loads * sectors * SECTOR + te.output.nbytes
-            w = Workload(blocks=blocks, threads=T, shared_bytes=0, registers=24 + 4 * V, flops=float(n * ops),
-                         compute_dtype=te.output.dtype.name if te.output.dtype.is_float else "int32",
-                         dram_bytes=_dram(sizes, l2, target), l2_bytes=l2, shared_bytes_moved=0.0, ilp=float(V),
-                         issue_efficiency=0.5)
+            w = Workload(blocks=blocks, threads=T, shared_bytes=0, registers=24 + 4 * V,
+                         flops=float(n * (ops + _index_instructions(len(group), n_loads))),
+                         compute_dtype=_flow_dtype(te), dram_bytes=_dram(sizes, l2, target), l2_bytes=l2,
+                         shared_bytes_moved=0.0, ilp=float(V), issue_efficiency=0.5, bytes_in_flight=inflight)
             tiles = (RTile("block", (("elems", per_block),)), RTile("warp", (("elems", 32 * V),)),
                      RTile("thread", (("elems", V),)))
             out.append(KernelConfig("elementwise", tiles, (("block_threads", T), ("per_thread", V)), w))
     return out
+
+
+VECTORS_PER_THREAD = (1, 2, 4)
+
+
+def _sectors_of(offsets_bytes) -> int:
+    return len({o // SECTOR for o in offsets_bytes})
+
+
+def vector_candidates(te: TensorExpr, view: VectorView, target: Target) -> list[KernelConfig]:
+    """Vectorised maps: 128-512 threads, 1-4 independent 16-byte vectors per thread and step."""
+    n, V = view.n, view.width
+    nvec = n // V
+    sizes = _sizes(te)
+    axes = view.outer + view.group
+    mid = (nvec // 2) // 32 * 32
+    envs = [decompose(min(mid + lane, nvec - 1) * V, axes) for lane in range(32)]
+    # contiguous operands: whole sectors, every byte used; broadcast ones: one load per vector
+    uni_sectors = sum(sectors_per_request(ld, te.inputs, envs, SECTOR) or 1.0 for ld in view.uniform)
+    loads_item = sum(x.dtype.itemsize for x in walk(te.body) if isinstance(x, Load))
+    l2 = (sum(float(n) * te.inputs[ld.arg].dtype.itemsize for ld in view.vector)
+          + math.ceil(nvec / 32) * uni_sectors * SECTOR + (n % V) * loads_item + te.output.nbytes)
+    ops = _ops_per_element(te.body)
+    n_acc = len(view.vector) + len(view.uniform)
+    flops = float(n * ops + nvec * _index_instructions(len(axes), n_acc) + (n % V) * _index_instructions(len(axes), n_acc))
+    out = []
+    for T in (128, 256, 512):
+        for U in VECTORS_PER_THREAD:
+            inflight = float(U * (VECTOR_BYTES * (len(view.vector) + 1)
+                                  + sum(ld.dtype.itemsize for ld in view.uniform)))
+            # index and pointer registers as in the scalar kernel, plus 4 per 16-byte vector held
+            w = Workload(blocks=1, threads=T, shared_bytes=0, registers=24 + U * 4 * (len(view.vector) + 1),
+                         flops=flops, compute_dtype=_flow_dtype(te), dram_bytes=_dram(sizes, l2, target), l2_bytes=l2,
+                         shared_bytes_moved=0.0, ilp=float(V * U), issue_efficiency=0.5, bytes_in_flight=inflight)
+            # a grid-stride grid of four rounds of the blocks that can be resident
+            cap = target.sms * max(1, blocks_per_sm(w, target)) * 4
+            w = dataclasses.replace(w, blocks=max(1, min(math.ceil(nvec / (T * U)), cap)))
+            tiles = (RTile("block", (("vectors", T * U),)), RTile("warp", (("vectors", 32 * U),)),
+                     RTile("thread", (("elems", V * U),)))
+            out.append(KernelConfig("elementwise_vec", tiles,
+                                    (("block_threads", T), ("vectors_per_thread", U), ("width", V)), w))
+    return out
+
+
+TRANSPOSE_SHAPES = ((32, 128), (32, 256), (64, 256), (64, 512))     # (tile, threads)
+TRANSPOSE_PADS = (0, 1, 2, 4)
+MAX_GRID_X = 2**31 - 1
+
+
+def transpose_padding(tile: int, words: int, target: Target) -> tuple[int, int]:
+    """(padding in elements, worst bank-conflict ways) of a [tile][tile + pad] shared tile written
+    with lanes along its rows' index and read with lanes along its columns (by simulation)."""
+    best = None
+    per_phase = target.warp_size // words        # 8-byte elements: a warp's access is two half-warp phases
+    for pad in TRANSPOSE_PADS:
+        p = tile + pad
+        ways = 1
+        for ph in range(words):
+            lanes = range(ph * per_phase, (ph + 1) * per_phase)
+            write = [lane * p * words + w for lane in lanes for w in range(words)]     # lanes along a
+            read = [lane * words + w for lane in lanes for w in range(words)]          # lanes along b
+            ways = max(ways, bank_conflict_ways(write, target.shared_banks),
+                       bank_conflict_ways(read, target.shared_banks))
+        if best is None or ways < best[1]:
+            best = (pad, ways)
+    return best
+
+
+def _tile_env(view: TransposeView, a: int, b: int, outer: int, unit) -> dict[str, int]:
+    env = decompose(outer, view.outer)
+    env.update(decompose(a, view.a))
+    env[view.b[0][0]] = b
+    env.update({v: 0 for v in unit})
+    return env
+
+
+def transpose_candidates(te: TensorExpr, view: TransposeView, target: Target) -> list[KernelConfig]:
+    """Shared-memory transposes: tiles of 32 or 64 square, padded against bank conflicts."""
+    from .pattern import distinct_loads
+    A, B, O = view.A, view.B, view.outer_size
+    n = te.output.size
+    sizes = _sizes(te)
+    direct = [ld for ld in distinct_loads(te.body) if ld not in view.staged]
+    ops = _ops_per_element(te.body)
+    rank = len(view.a) + len(view.b) + len(view.outer)
+    staged_item = sum(te.inputs[ld.arg].dtype.itemsize for ld in view.staged)
+    direct_item = sum(te.inputs[ld.arg].dtype.itemsize for ld in direct) + te.output.dtype.itemsize
+    words = max(ctype_size(ld.dtype.compute_ctype) for ld in view.staged) // 4
+    out_strides = dict(zip((f"i{d}" for d in range(te.output.rank)), _contiguous(te.output.shape)))
+    out = []
+    for tile, T in TRANSPOSE_SHAPES:
+        if T > target.max_threads_per_block or (tile > 32 and max(A, B) <= 32):
+            continue
+        pad, ways = transpose_padding(tile, words, target)
+        shared = sum(transpose_tile_bytes(view, tile, pad))
+        if shared > target.shared_per_block:
+            continue
+        ta, tb = math.ceil(A / tile), math.ceil(B / tile)
+        blocks = ta * tb * O
+        if blocks > MAX_GRID_X:          # every tile on grid.x
+            continue
+        a0, b0 = (ta // 2) * tile, (tb // 2) * tile
+        # sectors per element actually moved: staged loads with lanes along a, the rest along b
+        lanes_a = [_tile_env(view, a0 + l, b0, O // 2, view.unit) for l in range(32) if a0 + l < A]
+        lanes_b = [_tile_env(view, a0, b0 + l, O // 2, view.unit) for l in range(32) if b0 + l < B]
+        per_elem = sum(sectors_per_request(ld, te.inputs, lanes_a, SECTOR) / len(lanes_a) for ld in view.staged)
+        per_elem += sum(sectors_per_request(ld, te.inputs, lanes_b, SECTOR) / len(lanes_b) for ld in direct)
+        store = _sectors_of([sum(env.get(v, 0) * st for v, st in out_strides.items()) * te.output.dtype.itemsize
+                             for env in lanes_b])
+        per_elem += store / len(lanes_b)
+        l2 = n * per_elem * SECTOR
+        padded = blocks * tile * tile
+        per_thread = tile * tile / T
+        w = Workload(blocks=blocks, threads=T, shared_bytes=shared, registers=32 + 2 * int(per_thread),
+                     flops=float(n * ops + padded * (_index_instructions(rank, len(view.staged))
+                                                     + _index_instructions(rank, len(direct) + 1))),
+                     compute_dtype=_flow_dtype(te), dram_bytes=_dram(sizes, l2, target), l2_bytes=l2,
+                     shared_bytes_moved=2.0 * n * len(view.staged) * words * 4 * ways,
+                     ilp=per_thread, issue_efficiency=0.5,
+                     bytes_in_flight=per_thread * max(staged_item, direct_item))
+        tiles = (RTile("block", (("a", tile), ("b", tile)), (("tile", pad),)),
+                 RTile("warp", (("a", 32), ("b", 1))), RTile("thread", (("a", 1), ("b", 1))))
+        out.append(KernelConfig("transpose", tiles, (("block_threads", T), ("tile", tile), ("pad", pad)), w))
+    return out
+
+
+def _contiguous(shape) -> tuple[int, ...]:
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.append(s)
+        s *= d
+    return tuple(reversed(strides))
 
 
 # ---- tensor-core contractions ------------------------------------------------------------------

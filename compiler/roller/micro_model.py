@@ -94,8 +94,13 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
         sm_ops_per_us = target.simt_tflops(w.compute_dtype) * 1e6 / target.sms
     compute_us = (w.flops / w.blocks) * busiest / (sm_ops_per_us * hide)
     # memory levels: device-wide bandwidth, reached only with enough warps in flight
-    mem_warps = warps * (TC_BYTES_IN_FLIGHT if tensor else 1)
-    mlp = min(1.0, active_sms * resident * mem_warps / (target.sms * MEMORY_WARPS_PER_SM))
+    if w.bytes_in_flight > 0:
+        # Little's law: DRAM bandwidth x latency bytes must be in flight to reach the bandwidth
+        need = target.dram_gbps * target.dram_latency_ns
+        mlp = min(1.0, active_sms * resident * w.threads * w.bytes_in_flight / need)
+    else:
+        mem_warps = warps * (TC_BYTES_IN_FLIGHT if tensor else 1)
+        mlp = min(1.0, active_sms * resident * mem_warps / (target.sms * MEMORY_WARPS_PER_SM))
     mlp = max(mlp, 1.0 / (target.sms * MEMORY_WARPS_PER_SM))
     dram_us = w.dram_bytes / (target.dram_gbps * 1e3 * mlp)
     l2_us = w.l2_bytes / (target.l2_gbps * 1e3 * mlp)
@@ -117,13 +122,32 @@ def splitk_reduce_workload(ws_elems: int, split_k: int, target: Target) -> Workl
                     shared_bytes_moved=0.0, ilp=float(split_k), issue_efficiency=0.5)
 
 
-def predict(config: KernelConfig, target: Target) -> Prediction:
-    """Predicted time of one configuration on `target` (a split-K configuration includes its
-    reduction kernel and one more launch)."""
-    p = predict_workload(config.workload, target)
+def split_combine_workload(ws_elems: int, split: int, out_bytes: int) -> Workload:
+    """The second pass of a split reduction: one warp per row combines `split` fp32 partials."""
+    rows = max(1, ws_elems // max(1, split))
+    return Workload(blocks=math.ceil(rows / 4), threads=128, shared_bytes=0, registers=24, flops=float(ws_elems),
+                    compute_dtype="float32", dram_bytes=4.0 * ws_elems + out_bytes,
+                    l2_bytes=4.0 * ws_elems + out_bytes, shared_bytes_moved=0.0,
+                    ilp=1.0, issue_efficiency=0.5)
+
+
+def second_pass_workload(config: KernelConfig, target: Target) -> Workload | None:
+    """The workload of a two-pass configuration's second kernel (None for a single launch)."""
     split = int(config.param("split_k", 1) or 1)
-    if split > 1 and math.isfinite(p.us):
-        r = predict_workload(splitk_reduce_workload(int(config.param("ws_elems")), split, target), target)
+    if split <= 1:
+        return None
+    if config.kind == "reduce_split":
+        return split_combine_workload(int(config.param("ws_elems")), split, int(config.param("out_bytes")))
+    return splitk_reduce_workload(int(config.param("ws_elems")), split, target)
+
+
+def predict(config: KernelConfig, target: Target) -> Prediction:
+    """Predicted time of one configuration on `target` (a two-pass configuration, split-K or a
+    split reduction, includes its second kernel and one more launch)."""
+    p = predict_workload(config.workload, target)
+    second = second_pass_workload(config, target)
+    if second is not None and math.isfinite(p.us):
+        r = predict_workload(second, target)
         p = dataclasses.replace(p, us=p.us + r.us + target.launch_us)
     return p
 

@@ -324,3 +324,229 @@ def tc_operand(te: TensorExpr, view: GemmView, side: str, elem: str) -> TcOperan
         return TcOperand(src, stored)
     return TcOperand(src, stored, src.arg, t.dtype.name, "k" if last.name == k_var else "r",
                      tuple(reversed(strides)))
+
+
+# ---- memory-bound maps: affine loads, vector access, transposes -------------------------------
+
+def affine(e: Expr) -> tuple[dict[str, int], int] | None:
+    """e as sum(coeff * var) + const over integer vars, or None when it is not affine (divisions,
+    data-dependent indices, selects)."""
+    if isinstance(e, Var):
+        return {e.name: 1}, 0
+    if isinstance(e, Const):
+        return ({}, int(e.value)) if isinstance(e.value, (int, bool)) and not isinstance(e.value, float) else None
+    if isinstance(e, Cast) and not e.dtype.is_float and not e.x.dtype.is_float:
+        return affine(e.x)
+    if isinstance(e, Binary) and e.fn in ("add", "sub", "mul"):
+        a, b = affine(e.a), affine(e.b)
+        if a is None or b is None:
+            return None
+        if e.fn == "mul":
+            if a[0] and b[0]:
+                return None
+            (c, k), s = (a, b[1]) if not b[0] else (b, a[1])
+            return {v: x * s for v, x in c.items() if x * s}, k * s
+        sign = 1 if e.fn == "add" else -1
+        c = dict(a[0])
+        for v, x in b[0].items():
+            c[v] = c.get(v, 0) + sign * x
+        return {v: x for v, x in c.items() if x}, a[1] + sign * b[1]
+    return None
+
+
+def load_affine(ld: Load, shape: tuple[int, ...]) -> tuple[dict[str, int], int] | None:
+    """The element offset of a load into a contiguous input of `shape`, as an affine form."""
+    coeffs: dict[str, int] = {}
+    const = 0
+    st = 1
+    for idx, dim in zip(reversed(ld.index), reversed(shape)):
+        a = affine(idx)
+        if a is None:
+            return None
+        for v, x in a[0].items():
+            coeffs[v] = coeffs.get(v, 0) + x * st
+        const += a[1] * st
+        st *= dim
+    return {v: x for v, x in coeffs.items() if x}, const
+
+
+def distinct_loads(e: Expr) -> tuple[Load, ...]:
+    """The different loads of an expression, in first-visit order."""
+    out: list[Load] = []
+    for x in walk(e):
+        if isinstance(x, Load) and x not in out:
+            out.append(x)
+    return tuple(out)
+
+
+def vars_outside_loads(e: Expr) -> set[str]:
+    """Index vars the expression uses other than in load indices (iota-like values)."""
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, Load):
+        return set()
+    out: set[str] = set()
+    for c in _children(e):
+        out |= vars_outside_loads(c)
+    return out
+
+
+def _children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, (Unary, Cast)):
+        return (e.x,)
+    if isinstance(e, Binary):
+        return (e.a, e.b)
+    if isinstance(e, Select):
+        return (e.cond, e.a, e.b)
+    return ()
+
+
+VECTOR_BYTES = 16          # one global access per thread: LDG.128 / STG.128
+
+
+@dataclass(frozen=True)
+class VectorView:
+    """An elementwise map computed `width` consecutive outputs at a time (16-byte accesses).
+
+    `group` is the suffix of output axes (var, extent) the vectors run along: all non-unit axes
+    (then a scalar tail covers n % width) or a suffix whose extent is a multiple of width, so a
+    vector never straddles two rows. `vector` lists the loads read as whole vectors (contiguous
+    along the group, offsets a multiple of width); every other load is constant along the group
+    and read once per vector."""
+
+    n: int
+    width: int
+    group: tuple[tuple[str, int], ...]
+    outer: tuple[tuple[str, int], ...]
+    unit: tuple[str, ...]
+    vector: tuple[Load, ...]
+    uniform: tuple[Load, ...]
+
+    @property
+    def flat(self) -> bool:
+        return not self.outer
+
+
+def _out_axes(te: TensorExpr):
+    out_vars = [f"i{d}" for d in range(te.output.rank)]
+    unit = tuple(v for v, e in zip(out_vars, te.output.shape) if e == 1)
+    axes = tuple((v, e) for v, e in zip(out_vars, te.output.shape) if e != 1)
+    return axes, unit
+
+
+def vector_view(te: TensorExpr) -> VectorView | None:
+    """The vectorised view of an elementwise map, or None when a load gathers, the body uses its
+    indices as values, or the element types differ in size from the output's."""
+    if te.reduce is not None or te.output.size == 0 or te.output.dtype.itemsize not in (2, 4, 8):
+        return None
+    if vars_outside_loads(te.body):
+        return None
+    item = te.output.dtype.itemsize
+    width = VECTOR_BYTES // item
+    axes, unit = _out_axes(te)
+    if te.output.size < width or not axes:
+        return None
+    loads = distinct_loads(te.body)
+    forms = []
+    for ld in loads:
+        f = load_affine(ld, te.inputs[ld.arg].shape)
+        if f is None:
+            return None
+        forms.append(f)
+    for start in range(len(axes)):       # the longest suffix first
+        group, outer = axes[start:], axes[:start]
+        ext = math.prod(e for _, e in group)
+        if outer and ext % width:
+            continue
+        vec, uni, ok = [], [], True
+        for ld, (co, k) in zip(loads, forms):
+            g = {v: co.get(v, 0) for v, _ in group}
+            if not any(g.values()):
+                uni.append(ld)
+            elif _group_contiguous(g, group) and te.inputs[ld.arg].dtype.itemsize == item \
+                    and k % width == 0 and all(co.get(v, 0) % width == 0 for v, _ in outer):
+                vec.append(ld)
+            else:
+                ok = False
+                break
+        if ok:
+            return VectorView(te.output.size, width, group, outer, unit, tuple(vec), tuple(uni))
+    return None
+
+
+def _group_contiguous(coeffs: dict[str, int], group) -> bool:
+    """Whether the coefficients are the contiguous strides of the group (last var stride 1)."""
+    st = 1
+    for v, e in reversed(group):
+        if coeffs[v] != st:
+            return False
+        st *= e
+    return True
+
+
+@dataclass(frozen=True)
+class TransposeView:
+    """An elementwise map whose output's fastest axis `b` reads some input with a large stride,
+    while that input's own fast axis follows output axes `a` (fused, last fastest): a tile of
+    a x b is read coalesced along a into shared memory and written coalesced along b. `staged`
+    are the loads read that way; the others are read directly (they are contiguous or constant
+    along b). `outer` axes are folded into the grid."""
+
+    a: tuple[tuple[str, int], ...]
+    b: tuple[tuple[str, int], ...]
+    outer: tuple[tuple[str, int], ...]
+    unit: tuple[str, ...]
+    staged: tuple[Load, ...]
+
+    @property
+    def A(self) -> int: return math.prod(e for _, e in self.a)
+    @property
+    def B(self) -> int: return math.prod(e for _, e in self.b)
+    @property
+    def outer_size(self) -> int: return math.prod(e for _, e in self.outer)
+
+
+def transpose_view(te: TensorExpr, sector: int = 32) -> TransposeView | None:
+    """The transpose view of an elementwise map, or None when no load is strided along the
+    output's fastest axis (in sectors: consecutive outputs touch a new sector each) or some
+    strided load has no output axis along which it is contiguous."""
+    if te.reduce is not None or te.output.size == 0:
+        return None
+    axes, unit = _out_axes(te)
+    if len(axes) < 2:
+        return None
+    bvar = axes[-1][0]
+    staged, a_var = [], None
+    forms = {}
+    for ld in distinct_loads(te.body):
+        f = load_affine(ld, te.inputs[ld.arg].shape)
+        if f is None:
+            return None
+        forms[ld] = f[0]
+        cb = f[0].get(bvar, 0)
+        if cb in (0, 1):
+            continue
+        if abs(cb) * te.inputs[ld.arg].dtype.itemsize < sector:
+            return None          # a small stride: each sector still serves several lanes
+        fast = [v for v, x in f[0].items() if x == 1 and v != bvar]
+        if len(fast) != 1 or (a_var is not None and fast[0] != a_var):
+            return None
+        if te.inputs[ld.arg].dtype.compute_ctype not in TILED_CTYPES:
+            return None
+        a_var = fast[0]
+        staged.append(ld)
+    if not staged:
+        return None
+    names = [v for v, _ in axes]
+    ia = names.index(a_var)
+    start = ia
+    # fuse the output axes before `a` whose strides continue a's in every staged load
+    while start > 0:
+        pv, (nv, ne) = names[start - 1], axes[start]
+        if all(forms[ld].get(pv, 0) == forms[ld].get(nv, 0) * ne for ld in staged):
+            start -= 1
+        else:
+            break
+    a = axes[start:ia + 1]
+    outer = tuple(x for x in axes[:-1] if x not in a)
+    return TransposeView(a=a, b=(axes[-1],), outer=outer, unit=unit, staged=tuple(staged))

@@ -49,6 +49,9 @@ class Workload:
     shared_bytes_moved: float    # shared-memory reads + writes, whole kernel
     ilp: float = 1.0             # independent accumulators per thread
     issue_efficiency: float = 1.0  # fraction of issued instructions that are the math
+    # bytes of global loads and stores each thread keeps in flight (0: not modelled, the
+    # calibration of MEMORY_WARPS_PER_SM applies; >0: Little's law against DRAM latency)
+    bytes_in_flight: float = 0.0
 
     @functools.cached_property
     def key(self) -> str:
@@ -59,7 +62,7 @@ class Workload:
 class KernelConfig:
     """One candidate: the kernel kind, one rTile per memory level, and the remaining knobs."""
 
-    kind: str                                  # "gemm" | "reduce" | "elementwise"
+    kind: str          # gemm | tc_gemm | reduce | reduce_split | elementwise | elementwise_vec | transpose
     tiles: tuple[RTile, ...]
     params: tuple[tuple[str, Any], ...]
     workload: Workload
