@@ -77,7 +77,9 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     te = kernel.expr
     if te is None or dict(kernel.config).get("schedule") != NAIVE_SCHEDULE:
         return [kernel]
-    precision = dict(kernel.config).get("precision", "fp32")
+    # None (no precision stage mark): the construction infers it, so a contraction of fp16/bf16 tensors
+    # gets tensor cores under fp32 too (products of halves are exact in the fp32 accumulator)
+    precision = dict(kernel.config).get("precision")
     memo = {} if memo is None else memo
     types = {} if types is None else types
     # in-process memo keyed by the expression itself (equal expressions, equal candidates)
@@ -95,7 +97,8 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     out = kernel.params[-1].value
     split = int(best.param("split_k", 1) or 1)
     pred = predict(best, target)
-    extra = (("precision", precision),) if precision != "fp32" and best.param("precision") is None else ()
+    extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
+        else ()
     if stats is not None:
         stats["tiled"] += 1
         stats["kinds"][kind] = stats["kinds"].get(kind, 0) + 1

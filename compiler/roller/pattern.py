@@ -285,6 +285,10 @@ def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
     """(source, stored) of an operand the precision pass prepared for `elem`, else None."""
     if elem == "float32":
         return (e, isinstance(e, Load) and e.dtype.name == "float32") if e.dtype.name == "float32" else None
+    if isinstance(e, Load) and e.dtype.name == elem:
+        # a half tensor of the model itself: its products compute and accumulate in float (DType.
+        # compute_ctype), exactly what the mma does
+        return e, True
     if not (isinstance(e, Cast) and e.dtype.name == "float32"):
         return None
     x = e.x

@@ -1,0 +1,82 @@
+"""Contractions of the model's own fp16/bf16 tensors (no --precision needed) get tensor-core kernels:
+mma.sync everywhere, wgmma on sm_90 where the model prefers it; each computes the op on the host
+harness, like the naive kernel, and builds with NVRTC."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compiler.codegen.nvrtc import build_arch, build_cubin
+from compiler.ir.dtypes import DType
+from compiler.ir.graph import Node, TensorType
+from compiler.ops.registry import LowerCtx, lookup
+from compiler.passes.roller import render_candidate
+from compiler.roller.construct import construct_rtiles
+from compiler.runtime.host_harness import build_host_module
+from compiler.runtime.plan import LaunchStep
+from compiler.targets import get_target
+from tests.roller.single_op import lower_single
+
+HALF = {"float16": np.float16}
+try:
+    import ml_dtypes
+    HALF["bfloat16"] = ml_dtypes.bfloat16
+except ImportError:  # onnx brings ml_dtypes; without it only fp16 is drawn
+    pass
+
+
+def _arrays(rng, dtype, *shapes):
+    return [rng.standard_normal(s).astype(np.float32).astype(HALF[dtype]) for s in shapes]
+
+
+CASES = [  # (op, shapes, attrs): ragged sizes, a batch, a transposed Gemm with bias
+    ("MatMul", [(72, 40), (40, 56)], {}),
+    ("MatMul", [(3, 33, 64), (3, 64, 24)], {}),
+    ("Gemm", [(48, 80), (40, 80), (40,)], {"transB": 1, "alpha": 0.5}),
+]
+
+
+@pytest.mark.parametrize("dtype", sorted(HALF))
+@pytest.mark.parametrize("target", ["a100", "h100"])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, target, dtype):
+    op, shapes, attrs = CASES[case]
+    rng = np.random.default_rng(case)
+    arrays = _arrays(rng, dtype, *shapes)
+    kernel, ref = lower_single(op, arrays, attrs)
+    cfgs = construct_rtiles(kernel.expr, get_target(target), 10**6)
+    tensor = [c for c in cfgs if c.kind in ("tc_gemm", "wgmma_gemm")]
+    assert tensor, [c.kind for c in cfgs]
+    picked = []  # the best mma.sync and, on sm_90, the best wgmma configuration
+    for kind in ("tc_gemm", "wgmma_gemm"):
+        best = next((c for c in tensor if c.kind == kind), None)
+        if best is not None:
+            picked.append(best)
+    if target == "h100":
+        assert {c.kind for c in picked} == {"tc_gemm", "wgmma_gemm"}
+    ins = tuple(p.value for p in kernel.params[:-1])
+    launches = [render_candidate(kernel.expr, c, kernel.expr.name, "y", ins) for c in picked
+                if int(c.param("split_k", 1) or 1) == 1]
+    assert launches
+    for k in launches:
+        r = build_cubin(k.source, k.entry, build_arch(get_target(target).arch, k.arch_specific))
+        assert r.spills == 0
+    module = build_host_module(launches, mode="shuffle", seed=5)
+    want = ref.astype(np.float64)
+    for k in launches:
+        out = np.full(ref.shape, np.nan, dtype=ref.dtype)
+        module.launch(k, [np.ascontiguousarray(a) for a in arrays] + [out])
+        err = np.abs(out.astype(np.float64) - want).max() / np.abs(want).max()
+        # fp32 accumulation; the output is rounded to the half type once
+        assert err < (1e-2 if dtype == "bfloat16" else 2e-3), (k.entry, dict(k.config).get("tiles"), err)
+
+
+def test_large_native_fp16_matmul_picks_wgmma_on_h100_and_mma_sync_on_a100():
+    steps: list = []
+    types = [TensorType(DType.float16, (4096, 1024)), TensorType(DType.float16, (1024, 2048))]
+    ctx = LowerCtx(Node("MatMul", "n0", ("x0", "x1"), ("y",), ()), types, [TensorType(DType.float16, (4096, 2048))],
+                   [None, None], 18, emit=steps.append, new_name=lambda s: s)
+    lookup("MatMul").lower(ctx)
+    (te,) = [s.kernel.expr for s in steps if isinstance(s, LaunchStep)]
+    assert construct_rtiles(te, get_target("h100"), 1)[0].kind == "wgmma_gemm"
+    assert construct_rtiles(te, get_target("a100"), 1)[0].kind == "tc_gemm"
