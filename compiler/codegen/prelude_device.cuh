@@ -232,6 +232,10 @@ BY_DEVICE void by_tma_load_4d(void* dst, const by_tensor_map* map, int c0, int c
 }
 #endif
 
+// An ordinary shared store (any arch). Operands that wgmma (the async proxy) reads are written
+// through it so that the host harness can check the writer's by_fence_proxy_async.
+template <typename T> BY_DEVICE void by_st_shared(T* p, const T& v) { *p = v; }
+
 // Warpgroup mma (sm_90a only: kernels using it set Kernel.arch_specific). All 128 threads of a
 // warpgroup (4 consecutive warps, the first one's index divisible by 4) execute each of these.
 // D (64 x N, fp32, N/2 registers per thread) = A (64 x 16, descriptor da) * B (16 x N, descriptor

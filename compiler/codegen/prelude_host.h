@@ -114,6 +114,9 @@ struct Block {
   Fiber* fibers;       // nthreads of them, in linear thread order
   int nthreads;
   Warp* warps;
+  // per 2-byte unit of shared memory: its last writer for the async-proxy check (proxy_units)
+  int* proxy_writer;
+  unsigned* proxy_gen;
 };
 
 struct Fiber {
@@ -132,6 +135,8 @@ struct Fiber {
   const unsigned char* mbar;  // AT_MBARRIER: the mbarrier and the phase parity it waits for
   unsigned mbar_parity;
   void* wgmma;  // the thread's wgmma state (allocated on first use, freed by cleanup)
+  unsigned proxy_fences;  // by_fence_proxy_async calls so far in this block
+  unsigned proxy_synced;  // of them, those made before the thread's latest __syncthreads
 };
 
 // What threadIdx, blockIdx, ... and BY_SHARED_BUFFER read: the running thread's view.
@@ -437,6 +442,7 @@ static inline void suspend(Fiber* f) { switch_out(f, false); }
 static inline unsigned block_barrier(long long contribution) {
   Fiber* f = need_fiber("__syncthreads");
   Block* b = f->block;
+  f->proxy_synced = f->proxy_fences;  // fences before this barrier order writes for the async proxy
   unsigned g = b->gen;
   b->tally[g & 1] += contribution;
   b->arrived++;
@@ -650,9 +656,11 @@ static void init_block(Block* b, unsigned long long linear, Fiber* fibers, Warp*
     f->mbar = nullptr;
     free(f->wgmma);  // a fresh block starts with no wgmma state
     f->wgmma = nullptr;
+    f->proxy_fences = f->proxy_synced = 0;
     fiber_init(f, pool[slot_base + t], (size_t)((slot_base + t) * 272 % 4096));
   }
   b->shared = shared_acquire((unsigned long long)(slot_base / L.nthreads));
+  if (b->proxy_writer) memset(b->proxy_writer, 0xFF, sizeof(int) * (size_t)((L.shared_bytes + 1) / 2));
 }
 
 static void run_plain() {
@@ -696,6 +704,10 @@ static void run_fibers() {
 
 static void cleanup() {
   for (long long i = 0; L.fibers && i < L.nfibers; ++i) free(L.fibers[i].wgmma);
+  for (unsigned long long i = 0; L.blocks && i < L.nshared; ++i) {
+    free(L.blocks[i].proxy_writer);
+    free(L.blocks[i].proxy_gen);
+  }
   free(L.fibers);
   free(L.blocks);
   free(L.warps);
@@ -1369,6 +1381,58 @@ static inline void mbar_update(const char* what, void* bar, int arrivals, long l
   else mbar_store(bar, pending, expected, tx, phase);
 }
 
+// ---- generic vs async proxy -------------------------------------------------------------------
+// wgmma reads shared memory through the async proxy; bytes ordinary stores wrote reach it only
+// after fence.proxy.async by the writing thread (before the barrier the wgmma follows). Per 2-byte
+// unit of the block's shared memory the harness keeps the last writer: PROXY_NONE (nothing tracked
+// since the block started), PROXY_ASYNC (the copy engine), or the linear index of the thread whose
+// by_st_shared wrote it, with that thread's fence count then. A wgmma reading a unit whose writer
+// has not fenced since, and then reached a __syncthreads, faults; so does one reading a PROXY_NONE unit, since a plain C++ store (not
+// through by_st_shared) cannot be seen here and its fence cannot be checked.
+static const int PROXY_NONE = -1, PROXY_ASYNC = -2;
+
+static Block* proxy_block() { return cur.fiber ? cur.fiber->block : nullptr; }
+
+static void proxy_units(Block* b) {
+  if (b->proxy_writer) return;
+  const size_t n = (size_t)((L.shared_bytes + 1) / 2);
+  b->proxy_writer = (int*)malloc(sizeof(int) * (n ? n : 1));
+  b->proxy_gen = (unsigned*)calloc(n ? n : 1, sizeof(unsigned));
+  if (!b->proxy_writer || !b->proxy_gen) fault("out of memory for the async-proxy check");
+  memset(b->proxy_writer, 0xFF, sizeof(int) * n);  // PROXY_NONE
+}
+
+// Records a write of n bytes at shared offset off by `writer` (a thread index or PROXY_ASYNC).
+static void proxy_mark(unsigned off, unsigned long long n, int writer) {
+  Block* b = proxy_block();
+  if (!b || !n) return;  // without fibers there is no wgmma to read it
+  proxy_units(b);
+  const unsigned gen = writer >= 0 ? b->fibers[writer].proxy_fences : 0u;
+  for (unsigned long long u = off / 2; u <= (off + n - 1) / 2; ++u) {
+    b->proxy_writer[u] = writer;
+    b->proxy_gen[u] = gen;
+  }
+}
+
+// The check of one 2-byte unit an async-proxy read (wgmma) is about to take.
+static void proxy_check_read(const char* what, unsigned off) {
+  Block* b = proxy_block();
+  if (!b || (unsigned long long)off + 2 > L.shared_bytes) return;  // the read itself faults on range
+  proxy_units(b);
+  const int w = b->proxy_writer[off / 2];
+  if (w == PROXY_ASYNC) return;
+  if (w == PROXY_NONE)
+    fault("%s reads shared address 0x%x, which neither the copy engine nor a by_st_shared store wrote in this "
+          "block (a plain store's fence.proxy.async cannot be checked: write wgmma operands with by_st_shared)",
+          what, off);
+  if (b->fibers[w].proxy_fences == b->proxy_gen[off / 2])
+    fault("%s reads shared address 0x%x, written by thread %d's by_st_shared with no by_fence_proxy_async by that "
+          "thread since (each writing thread fences before the barrier that precedes the wgmma)", what, off, w);
+  if (b->fibers[w].proxy_synced <= b->proxy_gen[off / 2])
+    fault("%s reads shared address 0x%x, written by thread %d's by_st_shared, whose by_fence_proxy_async came after "
+          "its last __syncthreads (the fence must precede the barrier that precedes the wgmma)", what, off, w);
+}
+
 // The emulated copy engine: the box at coordinates c, zero outside the tensor, rows of box[0]
 // elements laid out one after another with the 128-byte swizzle applied to shared addresses.
 static inline void tma_load(void* dst, const by_tensor_map* m, const int* c, int rank, void* bar, const char* what) {
@@ -1395,6 +1459,7 @@ static inline void tma_load(void* dst, const by_tensor_map* m, const int* c, int
     if (m->swizzle == 128) a ^= ((a >> 7) & 7u) << 4;
     if (inside) memcpy(cur.shared + a, src, (size_t)m->elem_bytes);
     else memset(cur.shared + a, 0, (size_t)m->elem_bytes);
+    proxy_mark(a, (unsigned long long)m->elem_bytes, PROXY_ASYNC);
   }
   mbar_update(what, bar, 0, -(long long)bytes);
 }
@@ -1515,13 +1580,23 @@ static void wgmma_run(const WgmmaOp& op, float* acc, const char* what) {
   }
 }
 
+// The async-proxy check of the shared units this thread's part of a wgmma reads (its A rows and
+// B columns, as wgmma_run reads them later): done at issue, the latest point the device allows.
+static void proxy_check_operands(const char* what, const WgmmaDesc& da, const WgmmaDesc& db, int ta, int tb, int n) {
+  const int lin = linear_tid(cur.fiber), w = (lin % 128) / 32, lane = lin % 32, g = lane / 4, t = lane % 4;
+  for (int k = 0; k < 16; ++k) {
+    for (int h = 0; h < 2; ++h) proxy_check_read(what, wgmma_addr(da, 16 * w + g + 8 * h, k, ta));
+    for (int j = 0; j < n / 8; ++j)
+      for (int c = 0; c < 2; ++c) proxy_check_read(what, wgmma_addr(db, 8 * j + 2 * t + c, k, tb));
+  }
+}
+
 static void wgmma_issue(float* d, int n, unsigned long long da, unsigned long long db, int ta, int tb, int kind,
                         int scale_d, const char* what) {
   WgmmaState* s = wgmma_enter(what, da ^ (db * 0x9E3779B97F4A7C15ull) ^ (unsigned long long)(scale_d != 0));
   if (!s->fenced)
     fault("%s without by_wgmma_fence() since the warpgroup last waited (accumulators may still be in use)", what);
-  wgmma_decode(what, da);
-  wgmma_decode(what, db);
+  proxy_check_operands(what, wgmma_decode(what, da), wgmma_decode(what, db), ta, tb, n);
   if (s->nops == WGMMA_MAX_OPS) fault("%s: more than %d wgmma operations in flight", what, WGMMA_MAX_OPS);
   if (!wgmma_acc(s, d)) {
     if (s->nacc == WGMMA_MAX_ACC) fault("%s: more than %d accumulator arrays in flight", what, WGMMA_MAX_ACC);
@@ -1585,8 +1660,17 @@ inline void by_mbar_wait(void* bar, unsigned int parity) {
   f->mbar_parity = parity;
   by_host::suspend(f);  // the scheduler resumes it once the phase has completed
 }
-// Nothing to order on the host (every access is immediate); kept so that sources match.
-inline void by_fence_proxy_async() {}
+// Every access is immediate on the host; the fence is counted for the async-proxy check.
+inline void by_fence_proxy_async() {
+  if (by_host::cur.fiber) ++by_host::cur.fiber->proxy_fences;
+}
+// An ordinary shared store, recorded for the async-proxy check (by_host::proxy_check_read).
+template <typename T> inline void by_st_shared(T* p, const T& v) {
+  const unsigned long long a = sizeof(T) >= 16 ? 16 : (sizeof(T) & (sizeof(T) - 1)) ? 1 : sizeof(T);
+  const unsigned off = by_host::shared_offset("by_st_shared", p, sizeof(T), a);
+  memcpy(p, &v, sizeof(T));
+  by_host::proxy_mark(off, sizeof(T), (int)(by_host::cur.fiber ? by_host::cur.fiber - by_host::cur.fiber->block->fibers : 0));
+}
 inline void by_tma_load_2d(void* dst, const by_tensor_map* map, int c0, int c1, void* bar) {
   const int c[2] = {c0, c1};
   by_host::tma_load(dst, map, c, 2, bar, "by_tma_load_2d");

@@ -1,16 +1,27 @@
 """Hopper contraction kernels (wgmma + the bulk tensor copy engine) of Roller kind "wgmma_gemm".
 
-batch x (M x K).(K x N) for operands that are plain strided loads of fp16/bf16 storage (every
-other operand stays on the mma.sync path, compiler/codegen/tensor_core.py). A block is 1-2
+batch x (M x K).(K x N) for operands that are plain strided loads of fp16/bf16 storage ("tma":
+the copy engine fills them) or of fp32 storage rounded to fp16/bf16 ("vector": activations under
+--precision; the block's threads load them with 16-byte vector loads, convert in registers and
+store them with by_st_shared into the same swizzled layout, then fence.proxy.async before the
+barrier that precedes their wgmma). Every other operand stays on the mma.sync path
+(compiler/codegen/tensor_core.py). A block is 1-2
 warpgroups, each computing 64 rows x BN of the block's BM x BN tile with one
 wgmma.m64n<BN>k16 per 16 k; all warpgroups compute, thread 0 also issues the copies. K is
 walked in 64-wide tiles (128 bytes of a 16-bit row: the 128-byte swizzle) through `stages`
 shared buffers, each filled by TMA and completed on its own mbarrier:
 
-  thread 0: fill stages 0..S-1;  every k-tile i: wait full[i % S] (parity (i / S) & 1);
+  fill stages 0..S-1;  every k-tile i: wait full[i % S] (parity (i / S) & 1);
   fence; 4 wgmma; commit; wait 1 (k-tile i - 1's group retired, i's in flight); __syncthreads
-  (all warpgroups are done with k-tile i - 1's stage); thread 0 refills that stage with k-tile
-  i - 1 + S.  After the loop: wait 0, then the epilogue.
+  (all warpgroups are done with k-tile i - 1's stage); refill that stage with k-tile i - 1 + S:
+  thread 0 issues the copies, every thread loads, converts and stores its share of the "vector"
+  operands while k-tile i's wgmma runs.  After the loop: wait 0, then the epilogue.
+
+The register-staged stores for k-tile j = i - 1 + S are made after iteration i's barrier and read
+by iteration j's wgmma; with S >= 3 iteration i + 1's barrier lies between (the fence precedes it),
+so a kernel with a "vector" operand has S >= 3 unless no stage is ever refilled (k-tiles <= S). The
+prologue's stores are followed by one barrier of their own. Without a "tma" operand there are no
+mbarriers.
 
 An operand whose innermost axis is K is copied as one box of 64 k x rows ("K-major" for wgmma);
 one whose innermost axis is M (N) as boxes of 64 rows x 64 k ("MN-major", the transpose bit).
@@ -33,6 +44,8 @@ SLAB = 64 * 128               # bytes of a 64-row (or 64 k-row) block of 128-byt
 WGMMA_N = (64, 128, 256)      # instruction widths the prelude wraps
 WGMMA_KIND = {"float16": "f16", "bfloat16": "bf16"}
 MAX_BATCH_DIMS = 2            # tensor maps of rank <= 4 (by_tma_load_2d..4d)
+PACK = {"float16": "by_pack_half2", "bfloat16": "by_pack_bf162"}
+FILL_UNROLL = 4               # 16-byte chunks whose two float4 loads a thread has in flight at once
 
 
 @dataclass(frozen=True)
@@ -45,6 +58,8 @@ class WgmmaPlan:
     stages: int
     a: TcOperand
     b: TcOperand
+    load_a: str = "tma"        # "tma" or "vector"
+    load_b: str = "tma"
 
     @property
     def warpgroups(self) -> int:
@@ -66,17 +81,45 @@ class WgmmaPlan:
     def mn_major(self, side: str) -> bool:
         return (self.a if side == "a" else self.b).inner == "r"
 
+    def load(self, side: str) -> str:
+        return self.load_a if side == "a" else self.load_b
 
-def wgmma_operands(te: TensorExpr, view: GemmView, elem: str) -> tuple[TcOperand, TcOperand] | None:
-    """(A, B) when both are plain strided loads of `elem` storage that a tensor map can describe
-    (rows 16-byte aligned, at most MAX_BATCH_DIMS batch axes), else None."""
+    @property
+    def tma_bytes(self) -> int:
+        """Bytes the copy engine brings per stage (the mbarrier's transaction count)."""
+        return 128 * ((self.BM if self.load_a == "tma" else 0) + (self.BN if self.load_b == "tma" else 0))
+
+    @property
+    def has_vector(self) -> bool:
+        return "vector" in (self.load_a, self.load_b)
+
+
+def stages_allowed(stages: int, k_tiles: int, has_vector: bool) -> bool:
+    """Whether a pipeline depth is legal: register-staged stores need a barrier between them and
+    their wgmma, which refills at S = 2 would lack (module docstring)."""
+    return not has_vector or stages >= 3 or k_tiles <= stages
+
+
+def wgmma_loader(view: GemmView, op: TcOperand | None, elem: str) -> str | None:
+    """"tma" for a plain strided load of `elem` storage a tensor map can describe (rows 16-byte
+    aligned, at most MAX_BATCH_DIMS batch axes); "vector" for a plain strided fp32 load rounded to
+    `elem` with 16-byte aligned rows; else None."""
+    if op is None or not op.direct:
+        return None
+    if op.storage == elem and op.aligned(8) and len(_batch_vars(view, op)) <= MAX_BATCH_DIMS:
+        return "tma"
+    if op.storage == "float32" and not op.stored and op.aligned(4):
+        return "vector"
+    return None
+
+
+def wgmma_operands(te: TensorExpr, view: GemmView, elem: str) -> tuple[TcOperand, TcOperand, str, str] | None:
+    """(A, B, A's loader, B's loader) when both operands can reach shared memory for wgmma, else None."""
     ops = (tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem))
-    for op in ops:
-        if op is None or not op.direct or op.storage != elem or not op.aligned(8):
-            return None
-        if len(_batch_vars(view, op)) > MAX_BATCH_DIMS:
-            return None
-    return ops
+    loads = tuple(wgmma_loader(view, op, elem) for op in ops)
+    if None in loads:
+        return None
+    return (*ops, *loads)
 
 
 def _batch_vars(view: GemmView, op: TcOperand) -> list[tuple[str, int]]:
@@ -91,8 +134,14 @@ def wgmma_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> WgmmaPlan:
     elem = cfg.param("elem")
     ops = wgmma_operands(te, view, elem)
     if ops is None:
-        raise ValueError(f"{te.name}: operands are not TMA-loadable {elem} tensors")
-    return WgmmaPlan(elem, blk.size("m"), blk.size("n"), int(cfg.param("stages")), *ops)
+        raise ValueError(f"{te.name}: operands cannot reach shared memory for wgmma as {elem}")
+    a, b, la, lb = ops
+    if (cfg.param("load_a", "tma"), cfg.param("load_b", "tma")) != (la, lb):
+        raise ValueError(f"{te.name}: configuration loaders differ from the operands' ({la}, {lb})")
+    p = WgmmaPlan(elem, blk.size("m"), blk.size("n"), int(cfg.param("stages")), a, b, la, lb)
+    if not stages_allowed(p.stages, math.ceil(view.K / BK), p.has_vector):
+        raise ValueError(f"{te.name}: {p.stages} stages with a register-staged operand need >= 3")
+    return p
 
 
 def tensor_map(view: GemmView, p: WgmmaPlan, side: str) -> TensorMapDecl:
@@ -134,6 +183,70 @@ def _copies(view: GemmView, p: WgmmaPlan, side: str, map_name: str) -> list[str]
     return out
 
 
+def _fill(view: GemmView, p: WgmmaPlan, side: str, it: str) -> list[str]:
+    """Statements of every thread that store one fp32 operand's k-tile `kt`, rounded to p.elem,
+    into the stage at `dst` (the layout the copy engine would give): 16-byte shared chunks of 8
+    elements along the operand's innermost axis, each from two float4 loads, zero past the edges."""
+    op = p.a if side == "a" else p.b
+    rows, ext, row0 = (p.BM, view.M, "by_m0") if side == "a" else (p.BN, view.N, "by_n0")
+    K, T, mn = view.K, p.threads, op.inner == "r"
+    group_var, k_var = (view.m if side == "a" else view.n)[0][0], view.k[0][0]
+    per_row = rows // 8 if mn else 8                 # chunks per shared row (k-row if MN-major)
+    total = 64 * rows // 8
+    outer_ext, inner_ext = (K, ext) if mn else (ext, K)
+    outer_guard = (K % BK != 0) if mn else (ext % rows != 0)
+    inner_guard = (ext % rows != 0) if mn else (K % BK != 0)
+    terms = []
+    for v, s in op.strides:
+        name = "gr" if v == group_var else ("gk" if v == k_var else v)
+        terms.append(f"({name})*{s}" if s != 1 else f"({name})")
+    offset = " + ".join(terms)
+    U = max(1, min(FILL_UNROLL, total // T))
+    full = total % (U * T) == 0
+    if mn:   # k-row o, rows 8j..8j+7 of 64-row slab j / 8
+        where = ["const int o = c / %d, j = c %% %d;" % (per_row, per_row),
+                 f"const {it} gk = ({it})kt * {BK} + o;", f"const {it} gr = {row0} + 8 * j;"]
+        dst = f"by_s{side} + (j >> 3) * {SLAB} + by_swizzle_128b(o, 16 * (j & 7))"
+    else:    # row o, k 8j..8j+7
+        where = ["const int o = c >> 3, j = c & 7;",
+                 f"const {it} gr = {row0} + o;", f"const {it} gk = ({it})kt * {BK} + 8 * j;"]
+        dst = f"by_s{side} + by_swizzle_128b(o, 16 * j)"
+    opos, ipos = ("gk", "gr") if mn else ("gr", "gk")
+    ok = [f"c < {total}"] if not full else []
+    if outer_guard:
+        ok.append(f"{opos} < {outer_ext}")
+    load = [f"      const float* const src = in{op.arg} + {offset};"]
+    for q in (0, 1):
+        pos = f"{ipos} + {4 * q}"
+        if inner_guard:
+            load += [f"      if ({pos} + 4 <= {inner_ext}) v[u][{q}] = by_ld_global_v4(src + {4 * q});",
+                     f"      else for (int e = 0; e < 4 && {pos} + e < {inner_ext}; ++e) "
+                     f"(&v[u][{q}].x)[e] = src[{4 * q} + e];"]
+        else:
+            load.append(f"      v[u][{q}] = by_ld_global_v4(src + {4 * q});")
+    pk = PACK[p.elem]
+    L = [f"    {{  // operand {side.upper()}: fp32 -> {p.elem}, {'k x rows' if mn else 'rows x k'}",
+         f"    for (int c0 = tid; c0 < {total}; c0 += {U * T}) {{",
+         f"      float4 v[{U}][2];",
+         "      #pragma unroll",
+         f"      for (int u = 0; u < {U}; ++u) {{  // every load first: {U} chunks in flight",
+         f"        const int c = c0 + u * {T};",
+         *("        " + x for x in where),
+         "        v[u][0] = v[u][1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);"]
+    L += [f"        if ({' && '.join(ok)}) {{" if ok else "        {"] + ["  " + x for x in load] + ["        }", "      }"]
+    L += ["      #pragma unroll",
+          f"      for (int u = 0; u < {U}; ++u) {{",
+          f"        const int c = c0 + u * {T};"]
+    if not full:
+        L.append(f"        if (c >= {total}) break;")
+    L += [f"        {where[0]}",
+          f"        by_st_shared(reinterpret_cast<uint4*>({dst}),",
+          f"                     make_uint4({pk}(v[u][0].x, v[u][0].y), {pk}(v[u][0].z, v[u][0].w), "
+          f"{pk}(v[u][1].x, v[u][1].y), {pk}(v[u][1].z, v[u][1].w)));",
+          "      }", "    }", "    }"]
+    return L
+
+
 def _descriptor(p: WgmmaPlan, side: str, base: str) -> str:
     """The descriptor of the k16 step `kk` of operand `side` whose 64-row slice starts at `base`."""
     if p.mn_major(side):
@@ -141,16 +254,46 @@ def _descriptor(p: WgmmaPlan, side: str, base: str) -> str:
     return f"by_wgmma_desc({base} + 32u * kk, 16u, 1024u, BY_WGMMA_SWIZZLE_128B)"
 
 
+def _pipeline_head(view: GemmView, p: WgmmaPlan, it: str, nk: int, tma_sides: list[str]) -> list[str]:
+    """mbarrier set-up, the `by_load(stage, kt)` lambda every thread calls (thread 0 issues the
+    copies, all threads store their share of the register-staged operands) and the prologue."""
+    S = p.stages
+    L = []
+    if tma_sides:
+        L += ["  if (tid == 0)", f"    for (int s = 0; s < {S}; ++s) by_mbar_init(&by_full[s], 1);", "  __syncthreads();"]
+    L += ["  auto by_load = [&](int stage, int kt) {  // one k-tile of A and B into `stage`",
+          f"    unsigned char* const by_sa = by_base + stage * {p.stage_bytes};",
+          f"    unsigned char* const by_sb = by_sa + {p.BM * 128};"]
+    if tma_sides:
+        L += ["    if (tid == 0) {",
+              "      unsigned long long* const bar = &by_full[stage];",
+              f"      by_mbar_arrive_expect_tx(bar, {p.tma_bytes}u);"]
+        for sd in tma_sides:
+            L += ["  " + x for x in _copies(view, p, sd, f"by_tm{sd}")]
+        L.append("    }")
+    for sd in ("a", "b"):
+        if p.load(sd) == "vector":
+            L += _fill(view, p, sd, it)
+    if p.has_vector:
+        L.append("    by_fence_proxy_async();  // this thread's stores, before the barrier its wgmma readers pass")
+    L += ["    (void)by_sa; (void)by_sb;", "  };",
+          f"  for (int s = 0; s < {min(S, nk)}; ++s) by_load(s, s);"]
+    if p.has_vector:
+        L.append("  __syncthreads();  // the prologue's register-staged stores, before the first wgmma")
+    return L
+
+
 def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
                       in_values) -> Kernel:
-    """The wgmma + TMA kernel of one wgmma_gemm configuration."""
+    """The wgmma kernel of one wgmma_gemm configuration (operands by TMA or register-staged)."""
     p = wgmma_plan(te, view, cfg)
     M, N, K = view.M, view.N, view.K
     mt, nt, nk = math.ceil(M / p.BM), math.ceil(N / p.BN), math.ceil(K / BK)
     S, T, BN = p.stages, p.threads, p.BN
     it = index_ctype(te)
-    sig = _signature(te, te.output.dtype.ctype) + ["const __grid_constant__ by_tensor_map by_tma",
-                                                   "const __grid_constant__ by_tensor_map by_tmb"]
+    tma_sides = [sd for sd in ("a", "b") if p.load(sd) == "tma"]
+    sig = _signature(te, te.output.dtype.ctype) + [f"const __grid_constant__ by_tensor_map by_tm{sd}"
+                                                   for sd in tma_sides]
     ta, tb = int(p.mn_major("a")), int(p.mn_major("b"))
     mma = f"by_wgmma_m64n{BN}k16_{WGMMA_KIND[p.elem]}<{ta}, {tb}>"
     L = [f"BY_KERNEL void __launch_bounds__({T}, 1) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
@@ -158,6 +301,7 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
          "  // stages start on a 1024-byte swizzle atom (the dynamic buffer is only 16-byte aligned)",
          "  unsigned char* const by_base = by_smem + ((1024u - (by_smem_addr(by_smem) & 1023u)) & 1023u);",
          f"  unsigned long long* const by_full = reinterpret_cast<unsigned long long*>(by_base + {S * p.stage_bytes});",
+         "  (void)by_full;",
          "  const int tid = threadIdx.x, by_wg = tid >> 7, by_w = (tid >> 5) & 3, lane = tid & 31;",
          "  const int by_g = lane >> 2, by_t = lane & 3;",
          f"  {it} by_blk = blockIdx.x;",
@@ -166,25 +310,15 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     for v in view.unit:
         L.append(f"  const {it} {v} = 0;")
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
-    L += ["  if (tid == 0)",
-          f"    for (int s = 0; s < {S}; ++s) by_mbar_init(&by_full[s], 1);",
-          "  __syncthreads();",
-          "  auto by_load = [&](int stage, int kt) {  // thread 0: one k-tile of A and B into `stage`",
-          f"    unsigned char* const by_sa = by_base + stage * {p.stage_bytes};",
-          f"    unsigned char* const by_sb = by_sa + {p.BM * 128};",
-          "    unsigned long long* const bar = &by_full[stage];",
-          f"    by_mbar_arrive_expect_tx(bar, {p.stage_bytes}u);"]
-    L += _copies(view, p, "a", "by_tma") + _copies(view, p, "b", "by_tmb")
-    L += ["  };",
-          "  if (tid == 0)",
-          f"    for (int s = 0; s < {min(S, nk)}; ++s) by_load(s, s);",
-          f"  float by_acc[{BN // 2}];",
+    L += _pipeline_head(view, p, it, nk, tma_sides)
+    L += [f"  float by_acc[{BN // 2}];",
           "  #pragma unroll",
           f"  for (int i = 0; i < {BN // 2}; ++i) by_acc[i] = 0.0f;",
           f"  for (int i = 0; i < {nk}; ++i) {{",
-          f"    const int s = i % {S};",
-          f"    by_mbar_wait(&by_full[s], (unsigned)(i / {S}) & 1u);",
-          f"    const unsigned by_a0 = by_smem_addr(by_base + s * {p.stage_bytes}) + by_wg * {SLAB}u;",
+          f"    const int s = i % {S};"]
+    if tma_sides:
+        L.append(f"    by_mbar_wait(&by_full[s], (unsigned)(i / {S}) & 1u);")
+    L += [f"    const unsigned by_a0 = by_smem_addr(by_base + s * {p.stage_bytes}) + by_wg * {SLAB}u;",
           f"    const unsigned by_b0 = by_smem_addr(by_base + s * {p.stage_bytes}) + {p.BM * 128}u;",
           "    by_wgmma_fence();",
           "    #pragma unroll",
@@ -193,7 +327,7 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
           "    by_wgmma_commit();",
           "    by_wgmma_wait<1>();  // k-tile i - 1's group has retired, k-tile i's stays in flight",
           "    __syncthreads();     // every warpgroup is done with k-tile i - 1's stage: refill it",
-          f"    if (tid == 0 && i >= 1 && i - 1 + {S} < {nk}) by_load((i - 1) % {S}, i - 1 + {S});",
+          f"    if (i >= 1 && i - 1 + {S} < {nk}) by_load((i - 1) % {S}, i - 1 + {S});",
           "  }",
           "  by_wgmma_wait<0>();",
           # accumulator i of lane (g, t) in warp w: row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2
@@ -211,6 +345,6 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     entry, source = finish_source(prefix, "\n".join(L) + "\n")
     params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
     params += (KernelParam(te.output.dtype.ctype, out_value, True),)
-    maps = (tensor_map(view, p, "a"), tensor_map(view, p, "b"))
+    maps = tuple(tensor_map(view, p, sd) for sd in tma_sides)
     return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt, 1, 1), block=(T, 1, 1),
                   shared_bytes=p.shared_bytes, expr=te, tensor_maps=maps, arch_specific=True)

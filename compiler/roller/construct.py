@@ -16,7 +16,7 @@ from ..codegen.memory_bound import split_chunk, transpose_tile_bytes
 from ..codegen.tiled import ctype_size, gemm_shared_bytes
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..targets import Target
-from .micro_model import WGMMA_PIPELINE_EFFICIENCY, blocks_per_sm, predict
+from .micro_model import WGMMA_PIPELINE_EFFICIENCY, blocks_per_sm, predict, wgmma_fill_efficiency
 from .pattern import (MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, TransposeView, VectorView,
                       decompose, elementwise_view, gemm_view, reduce_view, sectors_per_request, tc_operand,
                       transpose_view, vector_view, VECTOR_BYTES)
@@ -758,14 +758,16 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, s
 WGMMA_BM = (64, 128)               # 1 or 2 warpgroups of 64 rows
 WGMMA_STAGES = (2, 3, 4)
 WGMMA_BASE_REGISTERS = 48          # per thread besides the BN/2 accumulators (estimate; ptxas reports)
+WGMMA_FILL_REGISTERS = 40          # a register-staged fill's FILL_UNROLL x 8 floats and addresses (estimate)
 
 
 def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str) -> list[KernelConfig]:
     """wgmma_gemm configurations on sm_90 (wgmma is sm_90a-only; sm_100+ has its own tcgen05): for
-    fp16/bf16 contractions whose operands are TMA-loadable fp16/bf16 tensors. Block tiles of 64 or
-    128 rows (1-2 warpgroups) by 64-256 columns, k tiles of 64, 2-4 stages, within the target's
-    shared memory and registers."""
-    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, wgmma_operands
+    fp16/bf16 contractions whose operands are TMA-loadable fp16/bf16 tensors or fp32 loads rounded
+    to the type (register-staged). Block tiles of 64 or 128 rows (1-2 warpgroups) by 64-256
+    columns, k tiles of 64, 2-4 stages (3-4 with a register-staged operand, codegen/wgmma.py),
+    within the target's shared memory and registers."""
+    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, stages_allowed, wgmma_operands
     elem = MMA_ELEMS.get(precision)
     if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
         return []
@@ -782,10 +784,10 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
             if BN > max(64, pow2_ceil(view.N)):
                 continue
             for S in WGMMA_STAGES:
-                if S > max(2, nk):
-                    continue
                 p = WgmmaPlan(elem, BM, BN, S, *ops)
-                regs = BN // 2 + WGMMA_BASE_REGISTERS
+                if S > max(2, nk) or not stages_allowed(S, nk, p.has_vector):
+                    continue
+                regs = BN // 2 + WGMMA_BASE_REGISTERS + (WGMMA_FILL_REGISTERS if p.has_vector else 0)
                 if p.shared_bytes > target.shared_per_block or regs > target.max_registers_per_thread \
                         or regs * p.threads > target.registers_per_block:
                     continue
@@ -794,7 +796,8 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
                          RTile("warp", (("m", 64), ("n", BN))),            # one warpgroup's tile
                          RTile("thread", (("m", 64), ("n", BN), ("k", 16))))  # one wgmma
                 params = (("elem", elem), ("precision", precision), ("stages", S),
-                          ("major_a", "mn" if p.mn_major("a") else "k"), ("major_b", "mn" if p.mn_major("b") else "k"))
+                          ("major_a", "mn" if p.mn_major("a") else "k"), ("major_b", "mn" if p.mn_major("b") else "k"),
+                          ("load_a", p.load_a), ("load_b", p.load_b))
                 out.append(KernelConfig("wgmma_gemm", tiles, params, w))
     return out
 
@@ -803,10 +806,15 @@ def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
     from ..codegen.wgmma import BK
     mt, nt, nk = math.ceil(view.M / p.BM), math.ceil(view.N / p.BN), math.ceil(view.K / BK)
     blocks = view.B * mt * nt
-    loads = blocks * nk * BK * (p.BM + p.BN) * 2.0
-    # the copy engine writes each stage once; every warpgroup's wgmma reads its A slice and all of B
+    # a register-staged operand is read as fp32: twice a 16-bit operand's global bytes
+    src = {side: 4.0 if p.load(side) == "vector" else 2.0 for side in ("a", "b")}
+    loads = blocks * nk * BK * (p.BM * src["a"] + p.BN * src["b"])
+    # the copy engine or the threads write each stage once; every warpgroup's wgmma reads its A
+    # slice and all of B
     smem = blocks * nk * BK * 2.0 * ((p.BM + p.BN) + p.warpgroups * (64 + p.BN))
+    vec_rows = (p.BM if p.load_a == "vector" else 0) + (p.BN if p.load_b == "vector" else 0)
+    eff = WGMMA_PIPELINE_EFFICIENCY * wgmma_fill_efficiency(target, elem, p.BM, p.BN, vec_rows, p.threads)
     return Workload(blocks=blocks, threads=p.threads, shared_bytes=p.shared_bytes, registers=regs,
                     flops=2.0 * blocks * p.BM * p.BN * nk * BK, compute_dtype=f"wgmma:{elem}",
                     dram_bytes=_dram(sizes, loads, target), l2_bytes=loads + sizes[1], shared_bytes_moved=smem,
-                    ilp=float(p.BN // 8), issue_efficiency=WGMMA_PIPELINE_EFFICIENCY)
+                    ilp=float(p.BN // 8), issue_efficiency=eff)

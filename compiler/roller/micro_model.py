@@ -28,6 +28,31 @@ MMA_SYNC_PEAK_FRACTION_SM90 = 0.6
 # The wgmma kernels keep one wgmma group in flight but meet at a block barrier once per 64-wide
 # k tile (to refill a stage) with no producer/consumer specialisation: this fraction of the peak.
 WGMMA_PIPELINE_EFFICIENCY = 0.8
+# A register-staged wgmma operand (fp32 activations rounded in the kernel) is loaded, converted and
+# stored by the block's threads between one k tile's wgmma issue and the next, while only that
+# one group is in flight. Each thread keeps FILL_UNROLL 16-byte chunks (two float4 loads each) in
+# flight, so a fill of c chunks per thread costs ceil(c / FILL_UNROLL) DRAM round trips, plus
+# these issue slots per chunk (2 LDG.128, 4 conversions, 1 STS.128, addressing; an estimate).
+FILL_CHUNK_INSTRUCTIONS = 14
+# Instructions per cycle an SM's 4 schedulers issue, and an assumed SM clock (estimates, unmeasured).
+SM_ISSUE_PER_CYCLE = 4
+SM_CLOCK_GHZ_ESTIMATE = 1.7
+
+
+def wgmma_fill_efficiency(target: Target, elem: str, bm: int, bn: int, vector_rows: int, threads: int) -> float:
+    """The fraction of a k tile's time its wgmma group keeps the tensor cores busy when
+    `vector_rows` (of bm + bn) operand rows per 64-wide k tile are register-staged: the fill of
+    the next stage overlaps the group in flight, and whichever is longer sets the pace."""
+    if not vector_rows:
+        return 1.0
+    from ..codegen.wgmma import FILL_UNROLL
+    chunks = 8 * vector_rows                                     # 16-byte shared chunks per k tile
+    per_thread = math.ceil(chunks / threads)
+    rounds = math.ceil(per_thread / FILL_UNROLL)
+    issue_us = chunks * FILL_CHUNK_INSTRUCTIONS / 32 / SM_ISSUE_PER_CYCLE / (SM_CLOCK_GHZ_ESTIMATE * 1e3)
+    fill_us = rounds * target.dram_latency_ns * 1e-3 + issue_us
+    mma_us = 2.0 * bm * bn * 64 / (target.tensor_core_tflops(elem) * 1e6 / target.sms)
+    return min(1.0, mma_us / fill_us)
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ def isa_descriptor(addr: int, lbo: int, sbo: int, mode: int) -> int:
 # ---- wgmma --------------------------------------------------------------------------------------
 
 # One warpgroup: D (64 x N) = A (64 x 64, K-major) * B (64 x N) + C as four k16 wgmmas in one group.
-# A and B are stored by ordinary shared stores in the 128-byte swizzled layout (B K-major: N rows
+# A and B are stored by ordinary shared stores (by_st_shared, which the harness tracks) in the 128-byte swizzled layout (B K-major: N rows
 # of 64 k; MN-major: N/64 slabs of 64 k-rows of 64 n), then fence.proxy.async and a barrier.
 WGMMA = r"""
 BY_KERNEL void BY_KERNEL_NAME(const ELEM* __restrict__ A, const ELEM* __restrict__ B, const float* __restrict__ C,
@@ -68,12 +68,12 @@ BY_KERNEL void BY_KERNEL_NAME(const ELEM* __restrict__ A, const ELEM* __restrict
   const int tid = threadIdx.x;
   for (int e = tid; e < 64 * 64; e += 128) {  // A[m][k]: row m of 128 bytes
     const int m = e / 64, k = e % 64;
-    *reinterpret_cast<ELEM*>(As + by_swizzle_128b(m, 2 * k)) = A[e];
+    by_st_shared(reinterpret_cast<ELEM*>(As + by_swizzle_128b(m, 2 * k)), A[e]);
   }
   for (int e = tid; e < 64 * NN; e += 128) {  // B[k][n]
     const int k = e / NN, n = e % NN;
-    if (TB == 0) *reinterpret_cast<ELEM*>(Bs + by_swizzle_128b(n, 2 * k)) = B[e];
-    else *reinterpret_cast<ELEM*>(Bs + (n / 64) * 8192 + by_swizzle_128b(k, 2 * (n % 64))) = B[e];
+    if (TB == 0) by_st_shared(reinterpret_cast<ELEM*>(Bs + by_swizzle_128b(n, 2 * k)), B[e]);
+    else by_st_shared(reinterpret_cast<ELEM*>(Bs + (n / 64) * 8192 + by_swizzle_128b(k, 2 * (n % 64))), B[e]);
   }
   const int w = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   float acc[NN / 2];
@@ -115,6 +115,15 @@ K_WGMMA = {c: wgmma_kernel(*c) for c in WGMMA_CASES}
 K_NOFENCE = wgmma_kernel(64, "f16", 0, WGMMA.replace("  by_wgmma_fence();\n", ""))
 K_PARTIAL_WG = wgmma_kernel(64, "f16", 0, WGMMA.replace("e += 128", "e += 96"), block=96)
 K_BAD_DESC = wgmma_kernel(64, "f16", 0, WGMMA.replace("by_smem_addr(As) + 32 * j", "by_smem_addr(As) + 128 + 32 * j"))
+# the async-proxy check: no fence.proxy.async in the writers; A's tile stored by plain C++ stores;
+# the last warp's writers fence only after the barrier (misplaced: caught when a reader issues first)
+K_NOPROXY = wgmma_kernel(64, "f16", 0, WGMMA.replace("  by_fence_proxy_async();\n", ""))
+K_PLAIN_STORE = wgmma_kernel(64, "f16", 0, WGMMA.replace(
+    "by_st_shared(reinterpret_cast<ELEM*>(As + by_swizzle_128b(m, 2 * k)), A[e]);",
+    "*reinterpret_cast<ELEM*>(As + by_swizzle_128b(m, 2 * k)) = A[e];"))
+K_LATE_PROXY = wgmma_kernel(64, "f16", 0, WGMMA.replace(
+    "  by_fence_proxy_async();\n  __syncthreads();\n",
+    "  if (tid < 96) by_fence_proxy_async();\n  __syncthreads();\n  if (tid >= 96) by_fence_proxy_async();\n"))
 
 
 # ---- TMA + mbarrier -----------------------------------------------------------------------------
@@ -155,7 +164,7 @@ K_TMA_SHORT = tma_kernel(expect=64 * TMA_ROWS * 2 - 128)      # announces fewer 
 K_TMA_LONG = tma_kernel(expect=64 * TMA_ROWS * 2 + 128)       # more: the phase never completes
 K_TMA_NOINIT = tma_kernel(text=TMA.replace("by_mbar_init(bar, 1)", "(void)0"))
 
-ALL = [K_DESC, *K_WGMMA.values(), K_NOFENCE, K_PARTIAL_WG, K_BAD_DESC, K_TMA, K_TMA_SHORT, K_TMA_LONG, K_TMA_NOINIT]
+ALL = [K_DESC, *K_WGMMA.values(), K_NOFENCE, K_PARTIAL_WG, K_BAD_DESC, K_NOPROXY, K_PLAIN_STORE, K_LATE_PROXY, K_TMA, K_TMA_SHORT, K_TMA_LONG, K_TMA_NOINIT]
 
 
 @pytest.fixture(scope="module")
@@ -205,12 +214,23 @@ def test_wgmma_accumulators_are_nan_before_the_wait(module):
 @pytest.mark.parametrize("kernel,match", [
     ("nofence", "without by_wgmma_fence"),
     ("partial", "not whole warpgroups"),
-    ("baddesc", "not within the first 128 bytes of a 1024-byte swizzle atom")])
+    ("baddesc", "not within the first 128 bytes of a 1024-byte swizzle atom"),
+    ("noproxy", "with no by_fence_proxy_async by that thread"),
+    ("plain", "neither the copy engine nor a by_st_shared store")])
 def test_wgmma_misuse_faults(module, kernel, match):
-    k = {"nofence": K_NOFENCE, "partial": K_PARTIAL_WG, "baddesc": K_BAD_DESC}[kernel]
+    k = {"nofence": K_NOFENCE, "partial": K_PARTIAL_WG, "baddesc": K_BAD_DESC, "noproxy": K_NOPROXY,
+         "plain": K_PLAIN_STORE}[kernel]
     a, b, c = _wgmma_inputs(64, "f16", 4)
     with pytest.raises(HarnessFault, match=match):
         module.launch(k, [a, b, c, np.zeros((64, 64), np.float32), np.array([1, 0], np.int32)])
+
+
+def test_a_fence_after_the_barrier_faults(module):
+    """Writers (warp 3) that fence only after the barrier: their fence is not ordered before the
+    barrier the readers passed, whichever order the threads run in."""
+    a, b, c = _wgmma_inputs(64, "f16", 5)
+    with pytest.raises(HarnessFault, match="whose by_fence_proxy_async came after its last __syncthreads"):
+        module.launch(K_LATE_PROXY, [a, b, c, np.zeros((64, 64), np.float32), np.array([1, 0], np.int32)])
 
 
 @pytest.mark.parametrize("c0,c1", [(0, 0), (8, 16), (-8, -4), (24, 20)])

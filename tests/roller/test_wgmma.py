@@ -9,6 +9,7 @@ within the limits; the construction is deterministic and stays off targets and o
 cannot use it."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -24,7 +25,7 @@ from compiler.roller.micro_model import predict
 from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
 from compiler.runtime.plan import LaunchStep, Plan
 from compiler.targets import get_target
-from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, launches, prepare, run_candidates
+from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, check_builds, launches, prepare, run_candidates
 
 FAST = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 H100 = get_target("h100")
@@ -119,8 +120,8 @@ def test_every_candidate_builds_for_sm90a_within_limits():
 
 def test_construction_is_deterministic_and_targeted():
     """The same candidates in the same order twice; wgmma only on sm_90, for fp16/bf16, and only
-    when both operands are fp16/bf16 tensors (an fp32 activation rounded in the kernel stays on
-    mma.sync); the model prefers wgmma on a large GEMM and mma.sync on a small one."""
+    when both operands are fp16/bf16 tensors or fp32 loads rounded to the type (register-staged,
+    "vector"); the model prefers wgmma on a large GEMM and mma.sync on a small one."""
     rng = np.random.default_rng(3)
     big, _, _ = prepare("MatMul", [_f(rng, (2048, 1024)), _f(rng, (1024, 2048))], {}, "fp16", (0, 1))
     a, b = wgmma_configs(big, "fp16"), wgmma_configs(big, "fp16")
@@ -131,8 +132,10 @@ def test_construction_is_deterministic_and_targeted():
     assert all(c.kind != "wgmma_gemm" for c in construct_rtiles(big.expr, get_target("b200"), 10**6, "fp16"))
     small, _, _ = prepare("MatMul", [_f(rng, (64, 128)), _f(rng, (128, 64))], {}, "fp16", (0, 1))
     assert construct_rtiles(small.expr, H100, 8, "fp16")[0].kind == "tc_gemm"
-    act, _, _ = prepare("MatMul", [_f(rng, (256, 128)), _f(rng, (128, 256))], {}, "fp16", (1,))
-    assert not wgmma_configs(act, "fp16") and any(c.kind == "tc_gemm" for c in construct_rtiles(act.expr, H100, 8))
+    act, _, _ = prepare("MatMul", [_f(rng, (256, 256)), _f(rng, (256, 256))], {}, "fp16", (1,))
+    acts = wgmma_configs(act, "fp16")
+    assert acts and {(c.param("load_a"), c.param("load_b")) for c in acts} == {("vector", "tma")}
+    assert all(c.param("stages") >= 3 for c in acts)       # refilled stages: a barrier between store and read
     tf32, _, _ = prepare("MatMul", [_f(rng, (256, 128)), _f(rng, (128, 256))], {}, "tf32", (0, 1))
     assert not wgmma_configs(tf32, "tf32")
 
@@ -185,3 +188,127 @@ def test_gpu_tensor_map_encoding_gets_as_far_as_the_driver():
             assert "libcuda" in str(e)
         except Exception as e:             # a driver here: only a launch-ready map is acceptable
             raise AssertionError(f"cuTensorMapEncodeTiled rejected {m}: {e}") from e
+
+
+# ---- register-staged fp32 operands (activations under --precision) ---------------------------
+
+def check_fp32_case(op, arrays, attrs, precision, consts, n=3):
+    """The operands not in `consts` stay fp32 (rounded in the kernel): every wgmma candidate kind
+    runs against the naive kernel; returns the picked configurations."""
+    kernel, values, ref = prepare(op, arrays, attrs, precision, consts)
+    assert kernel is not None
+    cfgs = wgmma_configs(kernel, precision)
+    assert cfgs, f"{op}: no wgmma candidate"
+    want = tuple("tma" if i in consts else "vector" for i in (0, 1))
+    assert all((c.param("load_a"), c.param("load_b")) == want for c in cfgs)
+    picked = kinds_of(cfgs, n)
+    err = run_candidates(kernel, values, ref, precision, picked, build=False)
+    assert err <= TOL_SAME[precision]
+    return picked
+
+
+@st.composite
+def fp32_matmuls(draw):
+    # K a multiple of 8 keeps the constant operand TMA-loadable; the fp32 one needs only 16-byte rows
+    m, n8, k8 = draw(st.integers(2, 140)), draw(st.integers(1, 34)), draw(st.integers(2, 26))
+    n, k = 8 * n8, 8 * k8
+    batch = draw(st.sampled_from([(), (2,), (3,)]))
+    consts = draw(st.sampled_from([(1,), (0,), ()]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    return [_f(rng, batch + (m, k)), _f(rng, batch + (k, n))], draw(st.sampled_from(["fp16", "bf16"])), consts
+
+
+@FAST
+@given(fp32_matmuls())
+def test_drawn_fp32_operand_matmuls_on_the_host(case):
+    """Ragged M/N/K, batches, fp16/bf16; the fp32 activation as A, as B, or both."""
+    arrays, precision, consts = case
+    check_fp32_case("MatMul", arrays, {}, precision, consts, n=2)
+
+
+def test_fp32_operand_layouts_edges_and_epilogue():
+    """The fp32 operand K-major and MN-major, as A and as B (Gemm transA/transB), K not a multiple of
+    8 (partial float4 chunks), ragged everything, bias and alpha/beta fused."""
+    rng = np.random.default_rng(21)
+    seen = set()
+    for precision, (m, n, k), ta, tb, consts in (("fp16", (70, 72, 92), 0, 0, (1,)), ("bf16", (72, 40, 104), 1, 1, (1,)),
+                                                 ("fp16", (33, 136, 120), 0, 0, (0,)), ("bf16", (64, 68, 76), 1, 1, (0,))):
+        a = _f(rng, (k, m) if ta else (m, k))
+        b = _f(rng, (n, k) if tb else (k, n))
+        picked = check_fp32_case("Gemm", [a, b, _f(rng, (n,))], {"transA": ta, "transB": tb, "alpha": 0.5, "beta": 2.0},
+                                 precision, consts, n=2)
+        side = "a" if consts == (1,) else "b"
+        seen |= {(side, c.param(f"major_{side}")) for c in picked}
+    assert seen == {("a", "k"), ("a", "mn"), ("b", "k"), ("b", "mn")}
+
+
+def test_a_missing_proxy_fence_in_the_kernel_faults():
+    """The rendered kernel fences its register-staged stores; without the fence the host harness's
+    async-proxy check faults at the first wgmma."""
+    rng = np.random.default_rng(22)
+    kernel, values, ref = prepare("MatMul", [_f(rng, (70, 136)), _f(rng, (136, 72))], {}, "fp16", (1,))
+    (k, names), = launches(kernel, wgmma_configs(kernel, "fp16")[0])
+    fence = "    by_fence_proxy_async();"
+    assert k.source.count(fence) == 1
+    bad = dataclasses.replace(k, source=k.source.replace(fence, "    (void)0;"), entry=k.entry)
+    module = build_host_module([bad])
+    with pytest.raises(HarnessFault, match="no by_fence_proxy_async"):
+        module.launch(bad, [values[n] for n in names[:-1]] + [np.zeros(ref.shape, np.float32)])
+
+
+def test_fp32_operand_candidates_build_for_sm90a_within_limits():
+    """The deepest pipeline of every block tile with a register-staged K-major A, and of the
+    largest tile (most registers) with an MN-major A and with both operands register-staged:
+    sm_90a cubins, no spills, within the h100's limits."""
+    rng = np.random.default_rng(23)
+    kernels = []
+    for ta, consts in ((0, (1,)), (1, (1,)), (0, ())):
+        kernel, _, _ = prepare("Gemm", [_f(rng, (512, 512)), _f(rng, (512, 512)), _f(rng, (512,))],
+                               {"transA": ta, "transB": 1 - ta}, "fp16", consts)
+        deepest = {}
+        for c in wgmma_configs(kernel, "fp16"):
+            key = (c.tile("block").size("m"), c.tile("block").size("n"))
+            if key not in deepest or c.param("stages") > deepest[key].param("stages"):
+                deepest[key] = c
+        assert len(deepest) == 6
+        for key, c in deepest.items():
+            if (ta or not consts) and key != (128, 256):
+                continue
+            (k, _), = launches(kernel, c)
+            assert len(k.tensor_maps) == len(consts)
+            kernels.append(k)
+    assert len(kernels) == 8
+    for k in kernels:
+        r = build_cubin(k.source, k.entry, build_arch(H100.arch, k.arch_specific))
+        assert r.arch == "sm_90a" and r.spills == 0, (k.entry, r.spills)
+        assert "serialized" not in r.log, r.log
+        assert 0 < r.registers <= H100.max_registers_per_thread and r.registers * k.block[0] <= H100.registers_per_block
+        assert k.shared_bytes + r.shared_bytes <= H100.shared_per_block
+
+
+def test_bert_fp16_on_h100_follows_the_model(models_dir):
+    """Every fp16 contraction of BERT (fp32 activations, fp16 weights or none) now gets
+    register-staged wgmma candidates; the compiled kernel is the model's fastest candidate. BERT's
+    MatMuls have 64 rows (one sequence of 64 tokens): a 64-row wgmma tile leaves most SMs idle,
+    so the model picks mma.sync (or SIMT, for the small attention products) there, while a large GEMM with an fp32 activation picks wgmma."""
+    from compiler.frontend.onnx_import import import_model
+    from compiler.passes.lower import lower_graph
+    from compiler.passes.precision import precision_plan
+    from compiler.roller.pattern import gemm_view
+    plan, _ = precision_plan(lower_graph(*(lambda m: (m.graph, m.opset))(import_model(str(models_dir / "bert.onnx")))), "fp16")
+    checked = 0
+    for k in plan.kernels():
+        if dict(k.config).get("precision") != "fp16":
+            continue
+        cfgs = construct_rtiles(k.expr, H100, 10**6, "fp16")
+        w = [c for c in cfgs if c.kind == "wgmma_gemm"]
+        assert w and all("vector" in (c.param("load_a"), c.param("load_b")) for c in w), k.expr.name
+        best = min(predict(c, H100).us for c in cfgs)
+        assert predict(cfgs[0], H100).us == best and gemm_view(k.expr).M == 64
+        assert cfgs[0].kind != "wgmma_gemm" and min(predict(c, H100).us for c in w) > best
+        checked += 1
+    assert checked >= 8
+    rng = np.random.default_rng(24)
+    big, _, _ = prepare("MatMul", [_f(rng, (4096, 1024)), _f(rng, (1024, 4096))], {}, "fp16", (1,))
+    top = construct_rtiles(big.expr, H100, 8, "fp16")[0]
+    assert top.kind == "wgmma_gemm" and top.param("load_a") == "vector"
