@@ -286,8 +286,9 @@ def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
     if elem == "float32":
         return (e, isinstance(e, Load) and e.dtype.name == "float32") if e.dtype.name == "float32" else None
     if isinstance(e, Load) and e.dtype.name == elem:
-        # a half tensor of the model itself: its products compute and accumulate in float (DType.
-        # compute_ctype), exactly what the mma does
+        # the model's own half tensor: its products compute and accumulate in float (DType.compute_ctype),
+        # exactly what the mma does. (Gathers of one, implicit-GEMM Conv, stay on SIMT for now: a
+        # generic half loader was seen to spill on sm_80.)
         return e, True
     if not (isinstance(e, Cast) and e.dtype.name == "float32"):
         return None

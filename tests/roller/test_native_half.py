@@ -1,4 +1,5 @@
-"""Contractions of the model's own fp16/bf16 tensors (no --precision needed) get tensor-core kernels:
+"""Contractions (MatMul, Gemm) of the model's own fp16/bf16 tensors (no --precision needed) get
+tensor-core kernels:
 mma.sync everywhere, wgmma on sm_90 where the model prefers it; each computes the op on the host
 harness, like the naive kernel, and builds with NVRTC."""
 from __future__ import annotations
