@@ -184,8 +184,8 @@ def test_gpu_tensor_map_encoding_gets_as_far_as_the_driver():
     for m in k.tensor_maps:
         try:
             tensor_map_bytes(m, 0x10000)
-        except RuntimeError as e:          # no driver on this machine
-            assert "libcuda" in str(e)
+        except RuntimeError as e:          # no driver on this machine (cuda-bindings words it per version)
+            assert "libcuda" in str(e) or "NVIDIA driver library" in str(e), e
         except Exception as e:             # a driver here: only a launch-ready map is acceptable
             raise AssertionError(f"cuTensorMapEncodeTiled rejected {m}: {e}") from e
 

@@ -111,16 +111,20 @@ def test_compiling_again_is_answered_from_the_store(service, bert_job):
         assert again["artifact_sha256"] == first["artifact_sha256"] and again["deduplicated_from"] == first["id"]
         assert c.get(f"/v1/compilations/{again['id']}/report").json() == bert_job["report"]
         assert c.get(f"/v1/compilations/{again['id']}/artifact").headers["etag"] == bert_job["etag"]
-        # another target of the same arch compiles, but every kernel comes from the store
+        # another target of the same arch compiles: every kernel it shares with the h100 build (same
+        # source) comes from the store; only those its own numbers (bandwidth, L2) tiled otherwise are built
         h200 = wait_job(c, compile_job(c, bert_job["model"]["id"], "h200")["id"])
         assert h200["state"] == "succeeded", h200
         report = c.get(f"/v1/compilations/{h200['id']}/report").json()
-        misses_first = bert_job["report"]["compile"]["cache"]["misses"]
-        assert report["compile"]["cache"] == {"hits": misses_first, "misses": 0}
+        h100_kernels = {k["digest"] for k in bert_job["report"]["kernels"]}
+        h200_kernels = {k["digest"] for k in report["kernels"]}
+        shared = len(h200_kernels & h100_kernels)
+        assert shared >= len(h200_kernels) // 2, (len(h200_kernels), shared)
+        assert report["compile"]["cache"] == {"hits": shared, "misses": len(h200_kernels - h100_kernels)}
         after = c.get("/v1/cache/stats").json()
         assert after["artifact_hits"] == before["artifact_hits"] + 1
-        assert after["kernel_hits"] == before["kernel_hits"] + misses_first
-        assert after["kernel_misses"] == before["kernel_misses"]
+        assert after["kernel_hits"] == before["kernel_hits"] + shared
+        assert after["kernel_misses"] == before["kernel_misses"] + len(h200_kernels - h100_kernels)
         assert after["objects"] > 0 and after["bytes"] > bert_job["artifact"].stat().st_size
         listed = c.get("/v1/compilations", params={"model_id": bert_job["model"]["id"], "state": "succeeded"}).json()
         assert {first["id"], again["id"], h200["id"]} <= {j["id"] for j in listed["items"]}
