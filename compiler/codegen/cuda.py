@@ -9,6 +9,10 @@ from ..ir.texpr import (ACC, Binary, Cast, Const, Expr, Load, Select, TensorExpr
 from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
 
 INT32_LIMIT = 2**31 - 1
+MAX_GRID_X = INT32_LIMIT          # blocks a launch may have along grid.x
+# config["schedule"] of render_texpr's one-thread-per-output kernel: what the precision and roller
+# stages look for to rewrite
+NAIVE_SCHEDULE = "simt_elementwise"
 
 
 def c_const(value, dtype: DType) -> str:
@@ -177,7 +181,6 @@ def render_texpr(te: TensorExpr, prefix: str, out_value: str, in_values: tuple[s
     L.append(f"BY_KERNEL void __launch_bounds__({block_threads}) {NAME_PLACEHOLDER}({', '.join(params)}) {{")
     L.append(f"  for ({index_ct} lin = ({index_ct})blockIdx.x * blockDim.x + threadIdx.x; lin < {n}; "
              f"lin += ({index_ct})gridDim.x * blockDim.x) {{")
-    rem = "lin"
     shape = out_t.shape
     if shape:
         L.append(f"    {index_ct} rem = lin;")
@@ -244,5 +247,5 @@ def render_texpr(te: TensorExpr, prefix: str, out_value: str, in_values: tuple[s
     kparams = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
     kparams += (KernelParam(oct_, out_value, True),)
     return Kernel(entry=entry, source=source, params=kparams, grid=(blocks, 1, 1),
-                  block=(block_threads, 1, 1), config=(("block_threads", block_threads), ("schedule", "simt_elementwise")),
+                  block=(block_threads, 1, 1), config=(("block_threads", block_threads), ("schedule", NAIVE_SCHEDULE)),
                   expr=te)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import math
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -51,10 +50,6 @@ class TensorMapDecl:
     @property
     def elem_bytes(self) -> int:
         return TMA_DTYPES[self.dtype]
-
-    @property
-    def box_bytes(self) -> int:
-        return math.prod(self.box) * self.elem_bytes
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,18 @@ import math
 from ..ir.texpr import Expr, Load, TensorExpr
 from ..roller.pattern import ReduceView, TransposeView, VectorView
 from ..roller.rtile import KernelConfig
-from .cuda import ExprRenderer, contiguous_strides
-from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
-from .tiled import (_INIT, _combine, _decompose, _epilogue, _kparams, _signature, _store, combine_partials,
+from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
+from .kernel import NAME_PLACEHOLDER, Kernel, finish_source
+from .tiled import (_INIT, _combine, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
                     index_ctype)
 
 COMBINE_WARPS = 4           # rows per block of the split reduction's second pass
+COMBINE_THREADS = 32 * COMBINE_WARPS
+
+
+def split_combine_blocks(rows: int) -> int:
+    """Blocks of the split reduction's second pass over `rows` rows (the micro-model predicts it)."""
+    return math.ceil(rows / COMBINE_WARPS)
 
 
 class SubstRenderer(ExprRenderer):
@@ -59,11 +65,6 @@ def _offset(te: TensorExpr, ld: Load, it: str) -> str:
     terms = [f"({rend.r(i)})*{s}" if s != 1 else f"({rend.r(i)})"
              for i, s in zip(ld.index, contiguous_strides(te.inputs[ld.arg].shape))]
     return " + ".join(terms) if terms else "0"
-
-
-def _unit_vars(L: list[str], ind: str, it: str, unit) -> None:
-    for v in unit:
-        L.append(f"{ind}const {it} {v} = 0;")
 
 
 def _scalar_element(te: TensorExpr, L: list[str], ind: str, it: str, lin: str, axes) -> None:
@@ -235,9 +236,7 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
     vt = te.body.dtype.compute_ctype
     flag = op in ("max", "min")
     R, K = view.R, view.K
-    sig = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
-    sig.append("float* __restrict__ out")
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, 'float'))}) {{",
          "  BY_SHARED_BUFFER(by_smem);",
          "  const int tid = threadIdx.x;",
          f"  const {it} by_slice = ({it})blockIdx.x % {S};",
@@ -263,8 +262,7 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
         L.append("  (void)have;")
     L += ["  if (tid == 0) out[row * " + str(S) + " + by_slice] = (float)by_racc;", "}"]
     entry, source = finish_source(prefix, "\n".join(L) + "\n")
-    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    params += (KernelParam("float", out_value, True),)
+    params = _kparams(te, out_value, in_values, "float")
     return Kernel(entry=entry, source=source, params=params, grid=(R * S, 1, 1), block=(T, 1, 1),
                   shared_bytes=(T // 32) * (4 + 4), expr=te)
 
@@ -276,11 +274,9 @@ def render_split_combine(te: TensorExpr, view: ReduceView, splits: int, prefix: 
     op = te.reduce.op
     flag = op in ("max", "min")
     R = view.R
-    T = 32 * COMBINE_WARPS
-    it = "long long" if index_ctype(te) == "long long" or R * splits * 2 >= 2**31 - 1 else "int"
-    sig = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
-    sig += ["const float* __restrict__ by_ws", f"{te.output.dtype.ctype}* __restrict__ out"]
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
+    T = COMBINE_THREADS
+    it = "long long" if index_ctype(te) == "long long" or R * splits * 2 >= INT32_LIMIT else "int"
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, ws=True))}) {{",
          "  const int lane = threadIdx.x & 31;",
          f"  const {it} row = ({it})blockIdx.x * {COMBINE_WARPS} + (threadIdx.x >> 5);",
          f"  if (row >= {R}) return;  // the whole warp leaves together",
@@ -303,7 +299,6 @@ def render_split_combine(te: TensorExpr, view: ReduceView, splits: int, prefix: 
     _epilogue(te, L, "    ", it, "by_racc", te.body.dtype)
     L += ["  }", "}"]
     entry, source = finish_source(prefix, "\n".join(L) + "\n")
-    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    params += (KernelParam("float", ws_value, False), KernelParam(te.output.dtype.ctype, out_value, True))
-    return Kernel(entry=entry, source=source, params=params, grid=(math.ceil(R / COMBINE_WARPS), 1, 1),
+    params = _kparams(te, out_value, in_values, ws_value=ws_value)
+    return Kernel(entry=entry, source=source, params=params, grid=(split_combine_blocks(R), 1, 1),
                   block=(T, 1, 1), expr=te)

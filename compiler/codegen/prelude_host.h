@@ -1456,7 +1456,7 @@ static inline void tma_load(void* dst, const by_tensor_map* m, const int* c, int
       else src += (unsigned long long)g * m->strides[i];
     }
     unsigned a = base + (unsigned)(e * (unsigned long long)m->elem_bytes);
-    if (m->swizzle == 128) a ^= ((a >> 7) & 7u) << 4;
+    if (m->swizzle == 128) a = (unsigned)by_swizzle_bits((int)a, 3, 4, 3);
     if (inside) memcpy(cur.shared + a, src, (size_t)m->elem_bytes);
     else memset(cur.shared + a, 0, (size_t)m->elem_bytes);
     proxy_mark(a, (unsigned long long)m->elem_bytes, PROXY_ASYNC);
@@ -1538,7 +1538,7 @@ static inline unsigned wgmma_addr(const WgmmaDesc& d, int mn, int k, int mn_majo
   unsigned a = mn_major ? d.start + (unsigned)(mn / 64) * d.lbo + 2u * (unsigned)(mn % 64) + (unsigned)(k / 8) * d.sbo +
                               (unsigned)(k % 8) * 128u
                         : d.start + (unsigned)(mn / 8) * d.sbo + (unsigned)(mn % 8) * 128u + 2u * (unsigned)k;
-  return a ^ (((a >> 7) & 7u) << 4);
+  return (unsigned)by_swizzle_bits((int)a, 3, 4, 3);
 }
 
 static inline double wgmma_elem(const char* what, const WgmmaDesc& d, int mn, int k, int mn_major, int kind) {

@@ -10,13 +10,12 @@ import math
 from dataclasses import dataclass
 
 from ..ir.dtypes import DType
-from .cuda import c_const
+from .cuda import MAX_GRID_X, c_const
 from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
 
 ROW_OPS = ("softmax", "logsoftmax", "layernorm", "rmsnorm")
 WARP_ROW_LIMIT = 1024       # rows up to this length get one warp each
 WARP_ROWS_PER_BLOCK = 4
-MAX_GRID_X = 2**31 - 1
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from ..ir.texpr import TensorExpr
 from ..roller.pattern import GemmView, TcOperand, tc_operand
 from ..roller.rtile import KernelConfig
-from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
-from .tiled import _decompose, _epilogue, _render, index_ctype
+from .cuda import INT32_LIMIT
+from .kernel import NAME_PLACEHOLDER, Kernel, finish_source
+from .tiled import _decompose, _epilogue, _kparams, _render, _signature, _unit_vars, index_ctype
 
 # mma element type -> (C type in shared memory, bytes, mma function, k per mma, f32x2 packer)
 ELEMS = {
@@ -33,6 +34,12 @@ ELEMS = {
     "float32": ("float", 4, "by_mma_m16n8k8_tf32_f32", 8, None),
 }
 SPLITK_REDUCE_THREADS = 256
+SPLITK_REDUCE_MAX_BLOCKS = 65535     # the split-K sum is grid-strided beyond this many blocks
+
+
+def splitk_reduce_blocks(n: int) -> int:
+    """Blocks of the split-K sum over `n` outputs (the micro-model predicts this launch)."""
+    return max(1, min(math.ceil(n / SPLITK_REDUCE_THREADS), SPLITK_REDUCE_MAX_BLOCKS))
 
 
 @dataclass(frozen=True)
@@ -120,12 +127,6 @@ def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
     return TcPlan(elem, BM, BN, BK, warp.size("m"), warp.size("n"), int(cfg.param("stages")),
                   int(cfg.param("split_k", 1)), a, b, cfg.param("load_a"), cfg.param("load_b"), oa, ob,
                   smem_tile(oa, BM, BK, eb, pad.get("a", 0), swz), smem_tile(ob, BN, BK, eb, pad.get("b", 0), swz))
-
-
-def _signature(te: TensorExpr, out_ctype: str) -> list[str]:
-    params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
-    params.append(f"{out_ctype}* __restrict__ out")
-    return params
 
 
 def _out_offset(te: TensorExpr) -> str:
@@ -296,8 +297,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
          f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
     if SK > 1:
         L.append(f"  const int by_ks = (int)(by_blk % {SK}); by_blk /= {SK};")
-    for v in view.unit:
-        L.append(f"  const {it} {v} = 0;")
+    _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L.append("  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;")
     L += [f"  float by_acc[{MI}][{NI}][4];",
@@ -367,21 +367,18 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         _epilogue(te, L, "        ", it, "by_acc[mi][ni][q]", te.body.dtype)
     L += ["      }", "}"]
     entry, source = finish_source(prefix, "\n".join(L) + "\n")
-    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    params += (KernelParam(out_ct, out_value, True),)
+    params = _kparams(te, out_value, in_values, out_ct)
     return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt * SK, 1, 1), block=(T, 1, 1),
                   shared_bytes=p.shared_bytes, expr=te)
 
 
-def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: str, out_value: str, in_values,
-                         max_blocks: int = 65535) -> Kernel:
+def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: str, out_value: str,
+                         in_values) -> Kernel:
     """Sums the split_k fp32 partial results of every output in a fixed order and applies the epilogue."""
     n = te.output.size
     T = SPLITK_REDUCE_THREADS
-    it = "int" if n * split_k * 2 < 2**31 - 1 and index_ctype(te) == "int" else "long long"
-    sig = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
-    sig += ["const float* __restrict__ by_ws", f"{te.output.dtype.ctype}* __restrict__ out"]
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
+    it = "int" if n * split_k * 2 < INT32_LIMIT and index_ctype(te) == "int" else "long long"
+    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, ws=True))}) {{",
          f"  for ({it} lin = ({it})blockIdx.x * {T} + threadIdx.x; lin < {n}; lin += ({it})gridDim.x * {T}) {{",
          "    float s = 0.0f;",
          f"    for (int k = 0; k < {split_k}; ++k) s += by_ws[({it})k * {n} + lin];"]
@@ -393,7 +390,6 @@ def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: st
     _epilogue(te, L, "    ", it, "s", te.body.dtype)
     L += ["  }", "}"]
     entry, source = finish_source(prefix, "\n".join(L) + "\n")
-    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    params += (KernelParam("float", ws_value, False), KernelParam(te.output.dtype.ctype, out_value, True))
-    return Kernel(entry=entry, source=source, params=params, grid=(max(1, min(math.ceil(n / T), max_blocks)), 1, 1),
+    params = _kparams(te, out_value, in_values, ws_value=ws_value)
+    return Kernel(entry=entry, source=source, params=params, grid=(splitk_reduce_blocks(n), 1, 1),
                   block=(T, 1, 1), expr=te)

@@ -31,15 +31,29 @@ def gemm_shared_bytes(block_m: int, block_n: int, block_k: int, pad_a: int, pad_
     return stages * block_k * ((block_m + pad_a) + (block_n + pad_b)) * itemsize
 
 
-def _signature(te: TensorExpr) -> list[str]:
+def _signature(te: TensorExpr, out_ctype: str | None = None, ws: bool = False) -> list[str]:
+    """A rendered kernel's parameters: inputs in0.., with `ws` the fp32 workspace by_ws a second
+    pass reads, then out (of `out_ctype`, by default the output's type)."""
     params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
-    params.append(f"{te.output.dtype.ctype}* __restrict__ out")
+    if ws:
+        params.append("const float* __restrict__ by_ws")
+    params.append(f"{out_ctype or te.output.dtype.ctype}* __restrict__ out")
     return params
 
 
-def _kparams(te: TensorExpr, out_value: str, in_values) -> tuple[KernelParam, ...]:
+def _kparams(te: TensorExpr, out_value: str, in_values, out_ctype: str | None = None,
+             ws_value: str | None = None) -> tuple[KernelParam, ...]:
+    """The KernelParams of a kernel with _signature(te, out_ctype, ws=ws_value is not None)."""
     kp = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    return kp + (KernelParam(te.output.dtype.ctype, out_value, True),)
+    if ws_value is not None:
+        kp += (KernelParam("float", ws_value, False),)
+    return kp + (KernelParam(out_ctype or te.output.dtype.ctype, out_value, True),)
+
+
+def _unit_vars(L: list[str], ind: str, it: str, unit) -> None:
+    """Declares the output vars of extent 1 (always 0)."""
+    for v in unit:
+        L.append(f"{ind}const {it} {v} = 0;")
 
 
 def _decompose(lines: list[str], ind: str, it: str, lin: str, group, tmp: str) -> None:
@@ -119,8 +133,7 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
                     f"  {it} by_blk = blockIdx.x;",
                     f"  const {it} by_n0 = (by_blk % {nt}) * {BN}; by_blk /= {nt};",
                     f"  const {it} by_m0 = (by_blk % {mt}) * {BM}; by_blk /= {mt};"]
-    for v in view.unit:
-        L.append(f"  const {it} {v} = 0;")
+    _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L.append(f"  {vt} by_acc[{TM}][{TN}];")
     L.append(f"  #pragma unroll\n  for (int i = 0; i < {TM}; ++i)\n    #pragma unroll\n"
@@ -283,8 +296,7 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
           f"  {vt} by_racc = {_INIT[op]};"]
     if flag:
         L.append("  int have = 0;")
-    for v in view.unit:
-        L.append(f"  const {it} {v} = 0;")
+    _unit_vars(L, "  ", it, view.unit)
     L.append(f"  const {it} rowc = active ? row : 0;")
     _decompose(L, "  ", it, "rowc", view.rows, "by_rr")
     L.append(f"  if (active) for ({it} k = lane; k < {K}; k += {tpr}) {{")

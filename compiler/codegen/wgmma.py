@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from ..ir.texpr import TensorExpr
 from ..roller.pattern import GemmView, TcOperand, tc_operand
 from ..roller.rtile import KernelConfig
-from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, TensorMapDecl, finish_source
-from .tensor_core import _signature
-from .tiled import _decompose, _epilogue, index_ctype
+from .kernel import NAME_PLACEHOLDER, Kernel, TensorMapDecl, finish_source
+from .tiled import _decompose, _epilogue, _kparams, _signature, _unit_vars, index_ctype
 
 BK = 64                       # k per stage: 64 16-bit elements = one 128-byte swizzled row
 SLAB = 64 * 128               # bytes of a 64-row (or 64 k-row) block of 128-byte rows
@@ -292,8 +291,7 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     S, T, BN = p.stages, p.threads, p.BN
     it = index_ctype(te)
     tma_sides = [sd for sd in ("a", "b") if p.load(sd) == "tma"]
-    sig = _signature(te, te.output.dtype.ctype) + [f"const __grid_constant__ by_tensor_map by_tm{sd}"
-                                                   for sd in tma_sides]
+    sig = _signature(te) + [f"const __grid_constant__ by_tensor_map by_tm{sd}" for sd in tma_sides]
     ta, tb = int(p.mn_major("a")), int(p.mn_major("b"))
     mma = f"by_wgmma_m64n{BN}k16_{WGMMA_KIND[p.elem]}<{ta}, {tb}>"
     L = [f"BY_KERNEL void __launch_bounds__({T}, 1) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
@@ -307,8 +305,7 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
          f"  {it} by_blk = blockIdx.x;",
          f"  const {it} by_n0 = (by_blk % {nt}) * {p.BN}; by_blk /= {nt};",
          f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
-    for v in view.unit:
-        L.append(f"  const {it} {v} = 0;")
+    _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L += _pipeline_head(view, p, it, nk, tma_sides)
     L += [f"  float by_acc[{BN // 2}];",
@@ -343,8 +340,7 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     _epilogue(te, L, "    ", it, "by_acc[i]", te.body.dtype)
     L += ["  }", "}"]
     entry, source = finish_source(prefix, "\n".join(L) + "\n")
-    params = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    params += (KernelParam(te.output.dtype.ctype, out_value, True),)
+    params = _kparams(te, out_value, in_values)
     maps = tuple(tensor_map(view, p, sd) for sd in tma_sides)
     return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt, 1, 1), block=(T, 1, 1),
                   shared_bytes=p.shared_bytes, expr=te, tensor_maps=maps, arch_specific=True)

@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from ..codegen.cuda import render_texpr
+from ..codegen.cuda import NAIVE_SCHEDULE, render_texpr
 from ..codegen.kernel import Kernel
 from ..errors import CompilerError
 from ..ir.dtypes import DType
@@ -26,7 +26,6 @@ from .lower import step_reads
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 HALF = {"fp16": DType.float16, "bf16": DType.bfloat16}
-NAIVE_SCHEDULE = "simt_elementwise"
 # Contractions over fewer terms (depthwise convolutions, outer products) stay fp32: shorter than
 # one mma k step, they are memory-bound, and rounding their inputs costs accuracy for no speed.
 MIN_REDUCED_K = 16

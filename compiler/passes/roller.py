@@ -12,20 +12,20 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from ..codegen.cuda import NAIVE_SCHEDULE
 from ..codegen.kernel import Kernel
 from ..codegen.tensor_core import render_splitk_reduce, render_tc_gemm
 from ..codegen.tiled import render_config
 from ..codegen.wgmma import render_wgmma_gemm
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..roller.construct import classify, construct_rtiles, view_for
+from ..roller.construct import construct_rtiles, view_for
 from ..codegen.memory_bound import render_split_combine
 from ..roller.micro_model import predict, predict_workload, second_pass_workload
 from ..roller.rtile import configs_json
 from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..targets import Target
 
-NAIVE_SCHEDULE = "simt_elementwise"
 DEFAULT_TOP_K = 8
 
 
@@ -63,11 +63,12 @@ def render_candidate(te, cfg, prefix: str, out_value: str, in_values) -> Kernel:
     return render_config(te, view, cfg, prefix, out_value, in_values)
 
 
-def tile_kernel(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo: dict | None = None,
-                stats: dict | None = None) -> Kernel:
-    """The tiled kernel for one naive TensorExpr kernel (the kernel itself when none applies; the
-    partial-sum kernel of a split-K winner: use tile_launch to get both launches)."""
-    return tile_launch(kernel, target, top_k, memo, stats, {})[0]
+def kernel_precision(kernel: Kernel) -> str | None:
+    """The precision a kernel's configurations are constructed for: the precision stage's mark
+    (tf32, fp16, bf16; kept on the tiled kernel's config), None when unmarked (the construction
+    infers it, so a contraction of fp16/bf16 tensors gets tensor cores under fp32 too: products of
+    halves are exact in the fp32 accumulator). The tuner rebuilds candidates with the same rule."""
+    return dict(kernel.config).get("precision")
 
 
 def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo: dict | None = None,
@@ -77,16 +78,13 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     te = kernel.expr
     if te is None or dict(kernel.config).get("schedule") != NAIVE_SCHEDULE:
         return [kernel]
-    # None (no precision stage mark): the construction infers it, so a contraction of fp16/bf16 tensors
-    # gets tensor cores under fp32 too (products of halves are exact in the fp32 accumulator)
-    precision = dict(kernel.config).get("precision")
+    precision = kernel_precision(kernel)
     memo = {} if memo is None else memo
     types = {} if types is None else types
     # in-process memo keyed by the expression itself (equal expressions, equal candidates)
     if (te, precision) not in memo:
-        c = classify(te)
-        memo[te, precision] = (c, construct_rtiles(te, target, top_k, precision) if c is not None else [])
-    c, configs = memo[te, precision]
+        memo[te, precision] = construct_rtiles(te, target, top_k, precision)
+    configs = memo[te, precision]
     if not configs:
         if stats is not None:
             stats["naive"] += 1
@@ -96,13 +94,13 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     ins = tuple(p.value for p in kernel.params[:-1])
     out = kernel.params[-1].value
     split = int(best.param("split_k", 1) or 1)
-    pred = predict(best, target)
     extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
         else ()
     if stats is not None:
         stats["tiled"] += 1
         stats["kinds"][kind] = stats["kinds"].get(kind, 0) + 1
     if split == 1:
+        pred = predict(best, target)
         k = render_candidate(te, best, te.name, out, ins)
         config = (("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()),
                   *best.params, *extra, ("predicted_us", round(pred.us, 4)),
@@ -115,7 +113,7 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
         ws, n = f"{out}.splitk{n}", n + 1
     types[ws] = TensorType(DType.float32, (int(best.param("ws_elems")),))
     main_pred = predict_workload(best.workload, target)
-    red_pred = predict_workload(second_pass_workload(best, target), target)
+    red_pred = predict_workload(second_pass_workload(best), target)
     k1 = render_candidate(te, best, te.name, ws, ins)
     k1 = dataclasses.replace(k1, ops=kernel.ops, config=(
         ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params,

@@ -3,15 +3,27 @@
 For a contraction the block tile (shared memory) grows from the smallest warp-aligned tile along
 the axis whose growth saves the most global traffic per byte of footprint (Roller's reuse score
 S = dQ / dF), under the target's shared-memory, register and thread limits; every tile on the way
-is a candidate, paired with the aligned thread tiles (registers) and reduction steps that fit.
-Reductions choose how many threads share one output (adaptive thread mapping), elementwise maps
-how many outputs each thread computes. Every candidate is ranked by the micro-model and the top K
-are kept. Deterministic: no randomness, ties broken by the configuration's sha256 key."""
+is a candidate. The kinds (rtile.KernelConfig.kind), each rendered by compiler/codegen:
+
+- contractions: "gemm" (SIMT: thread tiles in registers, k steps, 1-2 shared stages);
+  "tc_gemm" (mma.sync tensor cores, tf32/fp16/bf16: warp tiles of m16n8 mma tiles, swizzled or
+  padded conflict-free shared tiles, 1-4 stages, split-K into an fp32 workspace plus a second
+  summing kernel when the output tiles cannot fill the SMs); "wgmma_gemm" (sm_90 warpgroup mma
+  with TMA or register-staged operands);
+- reductions: "reduce" (how many threads share one output: adaptive thread mapping) and
+  "reduce_split" (few long rows: slices reduced by separate blocks, combined by a second kernel);
+- elementwise maps: "elementwise" (outputs per thread), "elementwise_vec" (16-byte vectors of
+  the contiguous operands) and "transpose" (through a padded shared tile, when the output's fast
+  axis reads an input with a large stride).
+
+Every candidate is ranked by the micro-model and the top K are kept. Deterministic: no
+randomness, ties broken by a total order on the configuration."""
 from __future__ import annotations
 
 import dataclasses
 import math
 
+from ..codegen.cuda import MAX_GRID_X
 from ..codegen.memory_bound import split_chunk, transpose_tile_bytes
 from ..codegen.tiled import ctype_size, gemm_shared_bytes
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
@@ -209,6 +221,14 @@ def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[in
             j += 1
         else:
             i += 1
+    return _growth_path(ms, ns, i, j, traffic, footprint, target)
+
+
+def _growth_path(ms: list[int], ns: list[int], i: int, j: int, traffic, footprint,
+                 target: Target) -> list[tuple[int, int]]:
+    """Block tiles (ms[i], ns[j]) onward along Roller's growth path: each step doubles the side
+    with the best reuse score S = dQ / dF (global traffic saved per shared footprint added) while
+    double-buffered shared memory fits; then every tile one step off the path."""
     path = [(ms[i], ns[j])]
     side = []
     while True:
@@ -448,7 +468,6 @@ def vector_candidates(te: TensorExpr, view: VectorView, target: Target) -> list[
 
 TRANSPOSE_SHAPES = ((32, 128), (32, 256), (64, 256), (64, 512))     # (tile, threads)
 TRANSPOSE_PADS = (0, 1, 2, 4)
-MAX_GRID_X = 2**31 - 1
 
 
 def transpose_padding(tile: int, words: int, target: Target) -> tuple[int, int]:
@@ -568,7 +587,7 @@ def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[s
     return "generic", "k" if k_fast else "r"
 
 
-def fragment_conflicts(tile, elem: str, orient: str, side: str, banks: int = 32) -> int:
+def fragment_conflicts(tile, elem: str, orient: str, banks: int = 32) -> int:
     """Worst bank-conflict ways of one warp's fragment reads from a shared tile (ldmatrix phases of
     8 rows x 16 bytes for 16-bit types, 32-bit loads of lanes (g, t) for tf32)."""
     if elem != "float32":
@@ -587,10 +606,10 @@ def fragment_conflicts(tile, elem: str, orient: str, side: str, banks: int = 32)
     return bank_conflict_ways(addrs, banks)
 
 
-def _tc_tile(memo: dict, elem: str, orient: str, side: str, rows: int, bk: int, target: Target):
+def _tc_tile(memo: dict, elem: str, orient: str, rows: int, bk: int, target: Target):
     """The conflict-free shared tile (swizzled when its rows allow, else the smallest good padding)."""
     from ..codegen.tensor_core import ELEMS, smem_tile
-    key = (orient, side, rows, bk)
+    key = (orient, rows, bk)
     if key not in memo:
         eb = ELEMS[elem][1]
         t = smem_tile(orient, rows, bk, eb, 0, True)
@@ -598,7 +617,7 @@ def _tc_tile(memo: dict, elem: str, orient: str, side: str, rows: int, bk: int, 
             best = None
             for pad in TC_PADS:
                 cand = smem_tile(orient, rows, bk, eb, pad, False)
-                ways = fragment_conflicts(cand, elem, orient, side, target.shared_banks)
+                ways = fragment_conflicts(cand, elem, orient, banks=target.shared_banks)
                 if best is None or ways < best[0]:
                     best = (ways, cand)
             t = best[1]
@@ -617,30 +636,7 @@ def _tc_block_tiles(view: GemmView, item: int, bk0: int, target: Target) -> list
     def footprint(bm, bn):
         return (bm + bn) * bk0 * item
 
-    i = j = 0
-    path, side = [(ms[0], ns[0])], []
-    while True:
-        steps = []
-        for di, dj in ((1, 0), (0, 1)):
-            if i + di >= len(ms) or j + dj >= len(ns):
-                continue
-            cur, nxt = (ms[i], ns[j]), (ms[i + di], ns[j + dj])
-            if footprint(*nxt) * 2 > target.shared_per_block:
-                continue
-            dq = traffic(*cur) - traffic(*nxt)
-            steps.append((-(dq / (footprint(*nxt) - footprint(*cur))), di, dj, nxt))
-        if not steps:
-            break
-        steps.sort()
-        _, di, dj, nxt = steps[0]
-        side += [s[3] for s in steps[1:]]
-        i, j = i + di, j + dj
-        path.append(nxt)
-    out = []
-    for t in path + side:
-        if t not in out:
-            out.append(t)
-    return out
+    return _growth_path(ms, ns, 0, 0, traffic, footprint, target)
 
 
 def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str) -> list[KernelConfig]:
@@ -687,11 +683,10 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                 if warps not in (1, 2, 4, 8):
                     continue
                 MI, NI = WM // 16, WN // 8
-                T = 32 * warps
                 for BK in bks:
                     nk = math.ceil(K / BK)
-                    ta = _tc_tile(tiles_memo, elem, oa, "a", BM, BK, target)
-                    tb = _tc_tile(tiles_memo, elem, ob, "b", BN, BK, target)
+                    ta = _tc_tile(tiles_memo, elem, oa, BM, BK, target)
+                    tb = _tc_tile(tiles_memo, elem, ob, BN, BK, target)
                     infl = {}
                     for side, kind, expr, group, rows, k_fast, ext in (
                             ("a", load_a, view.a, view.m, BM, view.a_k_fastest, M),

@@ -1,7 +1,10 @@
-"""First micro-performance model: a kernel's time as the larger of its DRAM traffic and its compute.
+"""Fallback time estimate for kernels the roller stage did not tile: the larger of a kernel's
+compulsory DRAM traffic and its compute at the SIMT share its grid occupies.
 
-The Roller issue replaces this with per-level traffic, occupancy and waves; every kernel's prediction
-is recorded in the report so the model can be checked against measurements."""
+Tiled kernels carry the micro-model's prediction (micro_model.py: per-level traffic, occupancy
+and waves) as config["predicted_us"]; the report (pipeline.make_report) uses this estimate only
+for the others (naive and hand-written kernels), and adds LAUNCH_US per launch for all, so
+every kernel has a prediction to check against measurements."""
 from __future__ import annotations
 
 from ..codegen.kernel import Kernel

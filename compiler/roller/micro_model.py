@@ -2,9 +2,15 @@
 
 Per memory level, time = bytes moved / bandwidth (DRAM and L2 device-wide, shared memory per SM);
 compute = operations / SIMT throughput, scaled by how well the resident warps hide latency.
-Occupancy (blocks per SM, limited by threads, registers, shared memory and the block limit) and
-waves (blocks over SMs x resident blocks) decide how much of the machine the kernel uses.
-The kernel's time is the slowest level on the busiest SM (levels overlap, as on the GPU)."""
+Tensor-core workloads (compute_dtype "tc:<type>" for mma.sync, "wgmma:<type>" for Hopper
+warpgroup mma) take the target's dense tensor-core peak instead (mma.sync only a fraction of it
+on sm_90), with issue efficiency from the construction (mma vs. fragment and loader
+instructions, wgmma_fill_efficiency for register-staged operands) and more bytes in flight per
+warp for their 16-byte staged loads. Occupancy (blocks per SM, limited by threads, registers,
+shared memory and the block limit) and waves (blocks over SMs x resident blocks) decide how much
+of the machine the kernel uses. The kernel's time is the slowest level on the busiest SM (levels
+overlap, as on the GPU); a two-pass configuration (split-K, split reduction) adds its second
+kernel and a launch."""
 from __future__ import annotations
 
 import dataclasses
@@ -138,45 +144,44 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
                       min(1.0, occupancy), bound)
 
 
-def splitk_reduce_workload(ws_elems: int, split_k: int, target: Target) -> Workload:
-    """The second kernel of a split-K contraction: sums split_k fp32 partials per output."""
+def splitk_reduce_workload(ws_elems: int, split_k: int) -> Workload:
+    """The second kernel of a split-K contraction: sums split_k fp32 partials per output (the
+    launch codegen/tensor_core.py renders)."""
+    from ..codegen.tensor_core import SPLITK_REDUCE_THREADS, splitk_reduce_blocks
     out = max(1, ws_elems // max(1, split_k))
-    blocks = max(1, min(math.ceil(out / 256), target.sms * max(1, target.max_threads_per_sm // 256) * 4))
-    return Workload(blocks=blocks, threads=256, shared_bytes=0, registers=24, flops=float(ws_elems),
-                    compute_dtype="float32", dram_bytes=4.0 * (ws_elems + out), l2_bytes=4.0 * (ws_elems + out),
+    return Workload(blocks=splitk_reduce_blocks(out), threads=SPLITK_REDUCE_THREADS, shared_bytes=0, registers=24,
+                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * (ws_elems + out),
+                    l2_bytes=4.0 * (ws_elems + out),
                     shared_bytes_moved=0.0, ilp=float(split_k), issue_efficiency=0.5)
 
 
 def split_combine_workload(ws_elems: int, split: int, out_bytes: int) -> Workload:
-    """The second pass of a split reduction: one warp per row combines `split` fp32 partials."""
+    """The second pass of a split reduction: one warp per row combines `split` fp32 partials (the
+    launch codegen/memory_bound.py renders)."""
+    from ..codegen.memory_bound import COMBINE_THREADS, split_combine_blocks
     rows = max(1, ws_elems // max(1, split))
-    return Workload(blocks=math.ceil(rows / 4), threads=128, shared_bytes=0, registers=24, flops=float(ws_elems),
-                    compute_dtype="float32", dram_bytes=4.0 * ws_elems + out_bytes,
+    return Workload(blocks=split_combine_blocks(rows), threads=COMBINE_THREADS, shared_bytes=0, registers=24,
+                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * ws_elems + out_bytes,
                     l2_bytes=4.0 * ws_elems + out_bytes, shared_bytes_moved=0.0,
                     ilp=1.0, issue_efficiency=0.5)
 
 
-def second_pass_workload(config: KernelConfig, target: Target) -> Workload | None:
+def second_pass_workload(config: KernelConfig) -> Workload | None:
     """The workload of a two-pass configuration's second kernel (None for a single launch)."""
     split = int(config.param("split_k", 1) or 1)
     if split <= 1:
         return None
     if config.kind == "reduce_split":
         return split_combine_workload(int(config.param("ws_elems")), split, int(config.param("out_bytes")))
-    return splitk_reduce_workload(int(config.param("ws_elems")), split, target)
+    return splitk_reduce_workload(int(config.param("ws_elems")), split)
 
 
 def predict(config: KernelConfig, target: Target) -> Prediction:
     """Predicted time of one configuration on `target` (a two-pass configuration, split-K or a
     split reduction, includes its second kernel and one more launch)."""
     p = predict_workload(config.workload, target)
-    second = second_pass_workload(config, target)
+    second = second_pass_workload(config)
     if second is not None and math.isfinite(p.us):
         r = predict_workload(second, target)
         p = dataclasses.replace(p, us=p.us + r.us + target.launch_us)
     return p
-
-
-def with_registers(config: KernelConfig, registers: int) -> KernelConfig:
-    """The configuration with ptxas's register count in place of the estimate."""
-    return dataclasses.replace(config, workload=dataclasses.replace(config.workload, registers=registers))

@@ -4,7 +4,14 @@ a reduction, or an elementwise map. No op names are consulted.
 A contraction is a sum whose body is a product of factors; the factors split into two operands A
 and B. Output axes only A reads fuse into M, those only B reads into N, those both read (or
 neither) into a batch; the reduction axes fuse into K. Conv (implicit GEMM), batched MatMul, Gemm
-with its epilogue and Einsum contractions are all this one shape."""
+with its epilogue and Einsum contractions are all this one shape. For the tensor-core kernels,
+TcOperand says how one operand is staged (its rounding to the mma type, and whether it is a
+plain strided load the kernel can copy in 16-byte chunks).
+
+Memory-bound maps are read through affine forms of their load indices (sum(coeff * var) +
+const): VectorView, an elementwise map computed 16 bytes of output at a time, and TransposeView,
+one whose output's fast axis reads an input with a large stride. Access simulation
+(sectors_per_request, for given lane index values) scores how well a warp's loads coalesce."""
 from __future__ import annotations
 
 import math

@@ -62,7 +62,7 @@ class Workload:
 class KernelConfig:
     """One candidate: the kernel kind, one rTile per memory level, and the remaining knobs."""
 
-    kind: str          # gemm | tc_gemm | reduce | reduce_split | elementwise | elementwise_vec | transpose
+    kind: str          # gemm | tc_gemm | wgmma_gemm | reduce | reduce_split | elementwise | elementwise_vec | transpose
     tiles: tuple[RTile, ...]
     params: tuple[tuple[str, Any], ...]
     workload: Workload

@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from ..codegen.kernel import Kernel
-from ..codegen.tiled import render_config
 from ..errors import CompilerError, CudaCompileError, RuntimeFault
+from ..passes.roller import DEFAULT_TOP_K, kernel_precision, render_candidate as render_config_kernel
 from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..targets import Target
-from .construct import construct_rtiles, view_for
+from .construct import construct_rtiles
 from .micro_model import predict
 from .rtile import KernelConfig
 
@@ -55,11 +55,8 @@ def candidate_configs(kernel: Kernel, target: Target) -> list[KernelConfig]:
     top = stored_top_k(kernel)
     if not top or kernel.expr is None:
         return []
-    from ..passes.roller import DEFAULT_TOP_K
-    precision = dict(kernel.config).get("precision", "fp32")
     n = max(len(top), DEFAULT_TOP_K)
-    made = construct_rtiles(kernel.expr, target, n) if precision == "fp32" else \
-        construct_rtiles(kernel.expr, target, n, precision)
+    made = construct_rtiles(kernel.expr, target, n, kernel_precision(kernel))     # the roller stage's rule
     built = {c.key[:16]: c for c in made}
     missing = [d["key"] for d in top if d["key"] not in built]
     if missing:
@@ -74,14 +71,7 @@ def render_candidate(kernel: Kernel, config: KernelConfig, target: Target) -> Ke
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
     out = kernel.params[-1].value
-    try:      # the roller stage's renderer covers every kind (tensor-core ones too) where it exists
-        from ..passes.roller import render_candidate as render_any
-    except ImportError:
-        render_any = None
-    if render_any is not None:
-        k = render_any(te, config, te.name, out, ins)
-    else:
-        k = render_config(te, view_for(te, config.kind), config, te.name, out, ins)
+    k = render_config_kernel(te, config, te.name, out, ins)
     pred = predict(config, target)
     updates = {"schedule": f"roller_{config.kind}", "config_key": config.key[:16], "tiles": config.text(),
                **dict(config.params), "predicted_us": round(pred.us, 4),
@@ -280,7 +270,6 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
         from ..targets.device_check import corrected
         target = corrected(target, device["properties"])
     name, driver = device["name"], device["driver"]
-    l2 = int(device.get("l2_bytes") or target.l2_bytes)
     kernels = {}
     types = _all_types(plan)
     for k in plan.kernels():

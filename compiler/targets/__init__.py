@@ -88,11 +88,6 @@ class Target:
             return (16, 8, 8)
         return (16, 8, 32) if self.sm_version >= 80 else (8, 8, 16)
 
-    @property
-    def shared_gbps(self) -> float:
-        """Shared-memory bandwidth of the whole device."""
-        return self.shared_gbps_per_sm * self.sms
-
 
 _AMPERE_MMA = ((16, 8, 16), (16, 8, 8))
 PRESETS: dict[str, Target] = {t.name: t for t in [

@@ -16,23 +16,30 @@ from compiler.targets import get_target
 OPSET = 18
 
 
+def lower_types(op: str, in_types: list[TensorType], out_type: TensorType, attrs: dict, consts: dict | None = None):
+    """The one naive kernel of `op` on inputs of these types (no data: shapes too large to compute)."""
+    consts = consts or {}
+    names = tuple(f"x{k}" for k in range(len(in_types)))
+    node = Node(op, "n0", names, ("y",), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                                                      for k, v in attrs.items())))
+    steps: list = []
+    ctx = LowerCtx(node, list(in_types), [out_type], [consts.get(k) for k in range(len(in_types))], OPSET,
+                   emit=steps.append, new_name=lambda s: s)
+    lookup(op).lower(ctx)
+    kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
+    assert len(kernels) == 1, f"{op}: expected one kernel, got {len(steps)} steps"
+    return kernels[0]
+
+
 def lower_single(op: str, arrays: list, attrs: dict, consts: dict | None = None):
     """(kernels, reference output) of one op on `arrays`; consts maps input index -> constant."""
-    consts = consts or {}
     names = tuple(f"x{k}" for k in range(len(arrays)))
     node = Node(op, "n0", names, ("y",), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
                                                       for k, v in attrs.items())))
-    opdef = lookup(op)
-    ref = opdef.reference(node, arrays, OPSET)[0]
+    ref = lookup(op).reference(node, arrays, OPSET)[0]
     in_types = [TensorType(DType.from_numpy(a.dtype), tuple(a.shape)) for a in arrays]
-    out_types = [TensorType(DType.from_numpy(ref.dtype), tuple(ref.shape))]
-    steps: list = []
-    ctx = LowerCtx(node, in_types, out_types, [consts.get(k) for k in range(len(arrays))], OPSET,
-                   emit=steps.append, new_name=lambda s: s)
-    opdef.lower(ctx)
-    kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
-    assert len(kernels) == 1, f"{op}: expected one kernel, got {len(steps)} steps"
-    return kernels[0], ref
+    out_type = TensorType(DType.from_numpy(ref.dtype), tuple(ref.shape))
+    return lower_types(op, in_types, out_type, attrs, consts), ref
 
 
 def candidate_kernels(kernel, target_name: str = "h100", k: int = 3):

@@ -110,19 +110,27 @@ def test_vector_broadcast_kinds():
 
 def test_vector_kernel_falls_back_on_misaligned_buffers():
     """A graph input that is not 16-byte aligned takes the scalar path (the harness faults on a
-    misaligned vector access, so a wrong guard cannot pass)."""
+    misaligned vector access, so a wrong guard cannot pass); the same input aligned, the vector path."""
     rng = np.random.default_rng(2)
     x, b = _a(rng, (9, 32)), _a(rng, (32,))
     kernel, ref = lower_single("Add", [x, b], {})
     ks = rendered(kernel, configs_of(kernel.expr, "elementwise_vec", 1))
-    store = np.empty(x.size + 1, np.float32)
-    shifted = store[1:].reshape(x.shape)          # 4 bytes past an aligned start
-    shifted[...] = x
-    assert shifted.ctypes.data % 16 != 0
     module = build_host_module(ks, mode="default", seed=3)
-    out = np.full(ref.shape, np.nan, np.float32)
-    module.launch(ks[0], [shifted, b, out])
-    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    for shift in (4, 0):                          # x 4 bytes past a 16-byte boundary, then on one
+        xs = at_alignment(x, shift)
+        assert xs.ctypes.data % 16 == shift
+        out = at_alignment(np.full(ref.shape, np.nan, np.float32), 0)
+        module.launch(ks[0], [xs, at_alignment(b, 0), out])
+        np.testing.assert_allclose(out, ref, rtol=1e-6)
+
+
+def at_alignment(a: np.ndarray, shift: int) -> np.ndarray:
+    """A copy of `a` that starts `shift` bytes past a 16-byte boundary (np.empty promises less)."""
+    store = np.empty(a.nbytes + 16 + shift, np.uint8)
+    start = (-store.ctypes.data) % 16 + shift
+    out = store[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 # ---- transposes ---------------------------------------------------------------------------------

@@ -4,26 +4,20 @@ mma.sync everywhere, wgmma on sm_90 where the model prefers it; each computes th
 harness, like the naive kernel, and builds with NVRTC."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.ir.dtypes import DType
-from compiler.ir.graph import Node, TensorType
-from compiler.ops.registry import LowerCtx, lookup
+from compiler.ir.graph import TensorType
 from compiler.passes.roller import render_candidate
 from compiler.roller.construct import construct_rtiles
 from compiler.runtime.host_harness import build_host_module
-from compiler.runtime.plan import LaunchStep
 from compiler.targets import get_target
-from tests.roller.single_op import lower_single
+from tests.roller.single_op import lower_single, lower_types
 
-HALF = {"float16": np.float16}
-try:
-    import ml_dtypes
-    HALF["bfloat16"] = ml_dtypes.bfloat16
-except ImportError:  # onnx brings ml_dtypes; without it only fp16 is drawn
-    pass
+HALF = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}  # ml_dtypes: a dependency of onnx
 
 
 def _arrays(rng, dtype, *shapes):
@@ -73,11 +67,7 @@ def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, targ
 
 
 def test_large_native_fp16_matmul_picks_wgmma_on_h100_and_mma_sync_on_a100():
-    steps: list = []
-    types = [TensorType(DType.float16, (4096, 1024)), TensorType(DType.float16, (1024, 2048))]
-    ctx = LowerCtx(Node("MatMul", "n0", ("x0", "x1"), ("y",), ()), types, [TensorType(DType.float16, (4096, 2048))],
-                   [None, None], 18, emit=steps.append, new_name=lambda s: s)
-    lookup("MatMul").lower(ctx)
-    (te,) = [s.kernel.expr for s in steps if isinstance(s, LaunchStep)]
+    half = lambda *shape: TensorType(DType.float16, shape)
+    te = lower_types("MatMul", [half(4096, 1024), half(1024, 2048)], half(4096, 2048), {}).expr
     assert construct_rtiles(te, get_target("h100"), 1)[0].kind == "wgmma_gemm"
     assert construct_rtiles(te, get_target("a100"), 1)[0].kind == "tc_gemm"

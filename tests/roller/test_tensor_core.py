@@ -272,8 +272,8 @@ def test_fragment_reads_are_bank_conflict_free():
             view = gemm_view(kernel.expr)
             for c in tc_configs(kernel, "h100", precision)[:200]:
                 p = tc_plan(kernel.expr, view, c)
-                assert fragment_conflicts(p.tile_a, p.elem, p.orient_a, "a") == 1, c.text()
-                assert fragment_conflicts(p.tile_b, p.elem, p.orient_b, "b") == 1, c.text()
+                assert fragment_conflicts(p.tile_a, p.elem, p.orient_a) == 1, c.text()
+                assert fragment_conflicts(p.tile_b, p.elem, p.orient_b) == 1, c.text()
 
 
 def test_sm75_gets_no_cp_async_bf16_or_emulated_mma():

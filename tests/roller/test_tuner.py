@@ -3,12 +3,10 @@ cache keys, the stage skipped (with its reason) without a GPU, and bench/kernels
 --dry-run (every Brickyard kernel of the suite built by NVRTC, no GPU needed)."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from compiler import compile

@@ -19,13 +19,14 @@ from hypothesis import strategies as st
 
 from compiler.artifact import plan_from_json, plan_to_json
 from compiler.codegen.nvrtc import build_arch, build_cubin
+from compiler.errors import CudaCompileError
 from compiler.passes.roller import tile_launch
 from compiler.roller.construct import construct_rtiles
 from compiler.roller.micro_model import predict
 from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
 from compiler.runtime.plan import LaunchStep, Plan
 from compiler.targets import get_target
-from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, check_builds, launches, prepare, run_candidates
+from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, launches, prepare, run_candidates
 
 FAST = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 H100 = get_target("h100")
@@ -46,34 +47,62 @@ def kinds_of(cfgs, n):
     return out[:n]
 
 
-def check_case(op, arrays, attrs, precision, n=3):
-    """Both operands constant (converted to the half type); the wgmma candidates against the naive kernel."""
-    kernel, values, ref = prepare(op, arrays, attrs, precision, (0, 1))
+def check_case(op, arrays, attrs, precision, consts=(0, 1), n=3):
+    """The operands in `consts` constant (converted to the half type, loaded by TMA), the others fp32
+    (register-staged: rounded in the kernel); up to n wgmma candidate kinds run against the naive
+    kernel. Returns the picked configurations."""
+    kernel, values, ref = prepare(op, arrays, attrs, precision, consts)
     assert kernel is not None
     cfgs = wgmma_configs(kernel, precision)
     assert cfgs, f"{op}: no wgmma candidate"
+    want = tuple("tma" if i in consts else "vector" for i in (0, 1))
+    assert all((c.param("load_a"), c.param("load_b")) == want for c in cfgs)
     picked = kinds_of(cfgs, n)
     err = run_candidates(kernel, values, ref, precision, picked, build=False)
     assert err <= TOL_SAME[precision]
     return picked
 
 
+def deepest_per_block_tile(cfgs) -> dict:
+    """(BM, BN) -> the configuration of that block tile with the most stages."""
+    deepest = {}
+    for c in cfgs:
+        key = (c.tile("block").size("m"), c.tile("block").size("n"))
+        if key not in deepest or c.param("stages") > deepest[key].param("stages"):
+            deepest[key] = c
+    return deepest
+
+
+def check_builds_for_sm90a(k):
+    """k builds for sm_90a without spills or serialized wgmma, within the h100's registers, shared
+    memory (over 48 KB: the opt-in the GPU runtime sets) and threads."""
+    r = build_cubin(k.source, k.entry, build_arch(H100.arch, k.arch_specific))
+    threads = k.block[0]
+    assert r.arch == "sm_90a" and r.spills == 0, (k.entry, r.spills)
+    assert "serialized" not in r.log, r.log   # ptxas C7510-style: wgmma issued one at a time
+    assert 0 < r.registers <= H100.max_registers_per_thread and r.registers * threads <= H100.registers_per_block
+    assert k.shared_bytes + r.shared_bytes <= H100.shared_per_block and threads <= H100.max_threads_per_block
+
+
 @st.composite
-def matmuls(draw):
-    # K a multiple of 8 (16-byte rows for the tensor maps), any M and N (N too, for B's rows)
-    m, n8, k8 = draw(st.integers(2, 140)), draw(st.integers(1, 36)), draw(st.integers(2, 26))
+def matmuls(draw, n8_max=36, batches=((), (2,), (2, 2)), consts=((0, 1),)):
+    """(A and B, precision, constant operands): K a multiple of 8 (16-byte rows for the tensor maps
+    of constant operands; an fp32 operand needs only 16-byte rows), any M and N (N too, for B's
+    rows)."""
+    m, n8, k8 = draw(st.integers(2, 140)), draw(st.integers(1, n8_max)), draw(st.integers(2, 26))
     n, k = 8 * n8, 8 * k8
-    batch = draw(st.sampled_from([(), (2,), (2, 2)]))
+    batch = draw(st.sampled_from(batches))
+    const = draw(st.sampled_from(consts))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     b = _f(rng, batch + (k, n))      # a broadcast B fuses the batch into M: not a plain strided operand
-    return [_f(rng, batch + (m, k)), b], draw(st.sampled_from(["fp16", "bf16"]))
+    return [_f(rng, batch + (m, k)), b], draw(st.sampled_from(["fp16", "bf16"])), const
 
 
 @FAST
 @given(matmuls())
 def test_drawn_matmuls_on_the_host(case):
-    arrays, precision = case
-    check_case("MatMul", arrays, {}, precision)
+    arrays, precision, consts = case
+    check_case("MatMul", arrays, {}, precision, consts)
 
 
 def test_layouts_edges_and_fused_epilogue():
@@ -99,23 +128,31 @@ def test_every_candidate_builds_for_sm90a_within_limits():
     for ta in (0, 1):
         kernel, _, _ = prepare("Gemm", [_f(rng, (512, 512)), _f(rng, (512, 512)), _f(rng, (512,))],
                                {"transA": ta, "transB": 1 - ta}, "bf16", (0, 1))
-        deepest = {}
-        for c in wgmma_configs(kernel, "bf16"):
-            key = (c.tile("block").size("m"), c.tile("block").size("n"))
-            if key not in deepest or c.param("stages") > deepest[key].param("stages"):
-                deepest[key] = c
+        deepest = deepest_per_block_tile(wgmma_configs(kernel, "bf16"))
         assert len(deepest) == 6
         for c in deepest.values():
             (k, _), = launches(kernel, c)
             assert k.arch_specific and len(k.tensor_maps) == 2
-            r = build_cubin(k.source, k.entry, build_arch(H100.arch, k.arch_specific))
-            threads = k.block[0]
-            assert r.arch == "sm_90a" and r.spills == 0, (c.text(), r.spills)
-            assert "serialized" not in r.log, r.log   # ptxas C7510-style: wgmma issued one at a time
-            assert 0 < r.registers <= H100.max_registers_per_thread and r.registers * threads <= H100.registers_per_block
-            assert k.shared_bytes + r.shared_bytes <= H100.shared_per_block and threads <= H100.max_threads_per_block
+            check_builds_for_sm90a(k)
             built += 1
     assert built == 12
+
+
+def test_wgmma_needs_the_arch_specific_target():
+    """What build_arch's sm_90 -> sm_90a is for (compiler/codegen/nvrtc.py): ptxas rejects a wgmma
+    instruction under -arch=sm_90 and accepts it under sm_90a; a rendered wgmma kernel built for
+    plain sm_90 is a compile error (the prelude defines its wgmma helpers only for sm_90a)."""
+    raw = 'BY_KERNEL void raw_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory"); }\n'
+    assert build_cubin(raw, "raw_wgmma_fence", "sm_90a").arch == "sm_90a"
+    with pytest.raises(CudaCompileError) as e:
+        build_cubin(raw, "raw_wgmma_fence", "sm_90")
+    assert "not supported on .target 'sm_90'" in e.value.log, e.value.log
+    rng = np.random.default_rng(8)
+    kernel, _, _ = prepare("MatMul", [_f(rng, (64, 64)), _f(rng, (64, 64))], {}, "fp16", (0, 1))
+    (k, _), = launches(kernel, wgmma_configs(kernel, "fp16")[0])
+    assert k.arch_specific and build_arch(H100.arch, k.arch_specific) == "sm_90a"
+    with pytest.raises(CudaCompileError):
+        build_cubin(k.source, k.entry, H100.arch)
 
 
 def test_construction_is_deterministic_and_targeted():
@@ -192,38 +229,12 @@ def test_gpu_tensor_map_encoding_gets_as_far_as_the_driver():
 
 # ---- register-staged fp32 operands (activations under --precision) ---------------------------
 
-def check_fp32_case(op, arrays, attrs, precision, consts, n=3):
-    """The operands not in `consts` stay fp32 (rounded in the kernel): every wgmma candidate kind
-    runs against the naive kernel; returns the picked configurations."""
-    kernel, values, ref = prepare(op, arrays, attrs, precision, consts)
-    assert kernel is not None
-    cfgs = wgmma_configs(kernel, precision)
-    assert cfgs, f"{op}: no wgmma candidate"
-    want = tuple("tma" if i in consts else "vector" for i in (0, 1))
-    assert all((c.param("load_a"), c.param("load_b")) == want for c in cfgs)
-    picked = kinds_of(cfgs, n)
-    err = run_candidates(kernel, values, ref, precision, picked, build=False)
-    assert err <= TOL_SAME[precision]
-    return picked
-
-
-@st.composite
-def fp32_matmuls(draw):
-    # K a multiple of 8 keeps the constant operand TMA-loadable; the fp32 one needs only 16-byte rows
-    m, n8, k8 = draw(st.integers(2, 140)), draw(st.integers(1, 34)), draw(st.integers(2, 26))
-    n, k = 8 * n8, 8 * k8
-    batch = draw(st.sampled_from([(), (2,), (3,)]))
-    consts = draw(st.sampled_from([(1,), (0,), ()]))
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    return [_f(rng, batch + (m, k)), _f(rng, batch + (k, n))], draw(st.sampled_from(["fp16", "bf16"])), consts
-
-
 @FAST
-@given(fp32_matmuls())
+@given(matmuls(n8_max=34, batches=((), (2,), (3,)), consts=((1,), (0,), ())))
 def test_drawn_fp32_operand_matmuls_on_the_host(case):
     """Ragged M/N/K, batches, fp16/bf16; the fp32 activation as A, as B, or both."""
     arrays, precision, consts = case
-    check_fp32_case("MatMul", arrays, {}, precision, consts, n=2)
+    check_case("MatMul", arrays, {}, precision, consts, n=2)
 
 
 def test_fp32_operand_layouts_edges_and_epilogue():
@@ -235,8 +246,8 @@ def test_fp32_operand_layouts_edges_and_epilogue():
                                                  ("fp16", (33, 136, 120), 0, 0, (0,)), ("bf16", (64, 68, 76), 1, 1, (0,))):
         a = _f(rng, (k, m) if ta else (m, k))
         b = _f(rng, (n, k) if tb else (k, n))
-        picked = check_fp32_case("Gemm", [a, b, _f(rng, (n,))], {"transA": ta, "transB": tb, "alpha": 0.5, "beta": 2.0},
-                                 precision, consts, n=2)
+        picked = check_case("Gemm", [a, b, _f(rng, (n,))], {"transA": ta, "transB": tb, "alpha": 0.5, "beta": 2.0},
+                            precision, consts, n=2)
         side = "a" if consts == (1,) else "b"
         seen |= {(side, c.param(f"major_{side}")) for c in picked}
     assert seen == {("a", "k"), ("a", "mn"), ("b", "k"), ("b", "mn")}
@@ -265,11 +276,7 @@ def test_fp32_operand_candidates_build_for_sm90a_within_limits():
     for ta, consts in ((0, (1,)), (1, (1,)), (0, ())):
         kernel, _, _ = prepare("Gemm", [_f(rng, (512, 512)), _f(rng, (512, 512)), _f(rng, (512,))],
                                {"transA": ta, "transB": 1 - ta}, "fp16", consts)
-        deepest = {}
-        for c in wgmma_configs(kernel, "fp16"):
-            key = (c.tile("block").size("m"), c.tile("block").size("n"))
-            if key not in deepest or c.param("stages") > deepest[key].param("stages"):
-                deepest[key] = c
+        deepest = deepest_per_block_tile(wgmma_configs(kernel, "fp16"))
         assert len(deepest) == 6
         for key, c in deepest.items():
             if (ta or not consts) and key != (128, 256):
@@ -279,11 +286,7 @@ def test_fp32_operand_candidates_build_for_sm90a_within_limits():
             kernels.append(k)
     assert len(kernels) == 8
     for k in kernels:
-        r = build_cubin(k.source, k.entry, build_arch(H100.arch, k.arch_specific))
-        assert r.arch == "sm_90a" and r.spills == 0, (k.entry, r.spills)
-        assert "serialized" not in r.log, r.log
-        assert 0 < r.registers <= H100.max_registers_per_thread and r.registers * k.block[0] <= H100.registers_per_block
-        assert k.shared_bytes + r.shared_bytes <= H100.shared_per_block
+        check_builds_for_sm90a(k)
 
 
 def test_bert_fp16_on_h100_follows_the_model(models_dir):
