@@ -1,5 +1,6 @@
-"""The `brickyard` command: compile, run, targets; and, as a client of the service, submit and jobs
-(server from --server or BRICKYARD_SERVER, token from --token, BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)."""
+"""The `brickyard` command: compile, run, targets, token (service API tokens); and, as a client of
+the service, submit, jobs and ci (server from --server or BRICKYARD_SERVER, token from --token,
+BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)."""
 from __future__ import annotations
 
 import argparse
@@ -98,7 +99,13 @@ def _human_bytes(n: float) -> str:
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    return f"{n:.1f} GB"
+
+
+def _print_table(rows: list[tuple]) -> None:
+    """rows (the first one the header) as left-aligned columns two spaces apart."""
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
 
 
 def cmd_submit(a) -> int:
@@ -165,9 +172,7 @@ def cmd_jobs(a) -> int:
                                                                  j["state"] == "running" else ""),
                      f"{j['cache']['hits']}/{j['cache']['misses']}", "" if secs is None else f"{secs:.2f}",
                      j["created_at"][:19].replace("T", " "), err.get("category", "")))
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
+    _print_table(rows)
     shown = len(page["items"])
     print(f"{shown} of {page['total']} compilations", file=sys.stderr)
     return 0
@@ -205,9 +210,7 @@ def cmd_ci(a) -> int:
                          "" if b["previous_latency_us"] is None else f"{b['previous_latency_us']:.2f}",
                          "" if b["change"] is None else f"{b['change'] * 100:+.1f}%",
                          "REGRESSION" if b["regression"] else (b["error"] or "")[:80]))
-        widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-        for r in rows:
-            print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
+        _print_table(rows)
         prev = f" against {status['previous_commit'][:12]}" if status["previous_commit"] else ""
         print(f"{status['project']} {status['commit'][:12]} ({status['ref'] or 'no ref'}){prev}: "
               f"{status['verdict'].upper()} (threshold {status['threshold'] * 100:.0f}%)")
@@ -222,6 +225,7 @@ def _client_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .passes.precision import PRECISIONS
     p = argparse.ArgumentParser(prog="brickyard", description="Compile ONNX models to CUDA kernels.")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -232,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
     c.add_argument("--verify", choices=["host", "gpu"], default=None,
                    help="run the result against onnxruntime before packaging")
-    c.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="fp32",
+    c.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
     c.add_argument("-q", "--quiet", action="store_true")
     c.set_defaults(fn=cmd_compile)
@@ -257,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--target", default="h100", help="a preset name (brickyard targets)")
     _client_args(sb)
     sb.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
-    sb.add_argument("--precision", default="fp32")
+    sb.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                    help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
     sb.add_argument("--name", help="the model's name on the service (default: the file name)")
     sb.add_argument("--wait", action="store_true", help="follow the job until it ends (implied by -o)")
     sb.add_argument("-o", "--output", help="download the artifact here once the job succeeds")
@@ -302,8 +307,16 @@ def main(argv=None) -> int:
         return _fail(f"file not found: {e.filename}")
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # output piped into head and the like
-        sys.stderr.close()
+    except BrokenPipeError:  # stdout piped into head and the like, which stopped reading
+        # Python flushes stdout once more at exit; with stdout on /dev/null that flush cannot fail
+        # (and print "Exception ignored ... BrokenPipeError" on stderr).
+        import os
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # stdout is not a file descriptor (captured in-process)
+            pass
         return 0
 
 

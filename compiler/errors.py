@@ -68,6 +68,11 @@ class UnsupportedOp(CompilerError):
         return {"op_type": self.op_type, "domain": self.domain}
 
 
+class NeedsConstant(UnsupportedOp):
+    """An input that the lowering must know at compile time (a shape, an axis, ...) is computed at
+    run time; binding the graph's shape inputs to concrete values can make it constant."""
+
+
 class CudaCompileError(CompilerError):
     """NVRTC or the host C++ compiler rejected a generated kernel."""
 

@@ -37,10 +37,10 @@ class BrickyardRep(BackendRep):
             if isinstance(inputs, np.ndarray):
                 inputs = [inputs]
             feed = dict(zip(self.input_names, inputs))
-        key = tuple((n, np.asarray(feed[n]).dtype.str, np.asarray(feed[n]).shape, np.asarray(feed[n]).tobytes())
-                    for n in self.bind)
+        values = {n: np.asarray(feed[n]) for n in self.bind}
+        key = tuple((n, v.dtype.str, v.shape, v.tobytes()) for n, v in values.items())
         if key not in self._executors:
-            bound = bind_inputs(self.model, {n: np.asarray(feed[n]) for n in self.bind})
+            bound = bind_inputs(self.model, values)
             self._executors[key] = self._executor(_compile(bound, self.device, self.target))
         executor, plan = self._executors[key]
         out = executor.run({n: v for n, v in feed.items() if n in plan.inputs})
@@ -88,7 +88,7 @@ def _shape_inputs(model, any_dtype: bool = False) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _bound_still_fails(model, bind, dev, target) -> bool:
+def _bound_still_fails(model, bind) -> bool:
     """Whether binding `bind` (to ones of their type) still leaves shapes unknown."""
     from onnx import helper
     from .errors import ShapeError, UnsupportedOp
@@ -114,17 +114,17 @@ class BrickyardBackend(Backend):
     @classmethod
     def prepare(cls, model, device: str = "CPU", target: str = "h100", **kwargs):
         import onnx
-        from .errors import ShapeError, UnsupportedOp
+        from .errors import NeedsConstant, ShapeError, UnsupportedOp
         dev = "gpu" if device.upper().startswith("CUDA") else "host"
         if not isinstance(model, onnx.ModelProto):
             model = onnx.load_model_from_string(model) if isinstance(model, bytes) else onnx.load(model)
         try:
             return BrickyardRep(model, dev, target, artifact=_compile(model, dev, target))
         except (ShapeError, UnsupportedOp) as e:
-            if isinstance(e, UnsupportedOp) and "must be a constant" not in str(e):
+            if isinstance(e, UnsupportedOp) and not isinstance(e, NeedsConstant):
                 raise
             bind = _shape_inputs(model)
-            if not bind or _bound_still_fails(model, bind, dev, target):
+            if not bind or _bound_still_fails(model, bind):
                 bind = _shape_inputs(model, any_dtype=True)
             if not bind:
                 raise e

@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
-
 from . import __version__
 from .artifact import Artifact
 from .codegen.nvrtc import build_arch, build_cubin, nvrtc_version

@@ -400,7 +400,7 @@ def _input_types(g: onnx.GraphProto, input_shapes: dict) -> list[tuple[str, Tens
         for axis, (d, w) in enumerate(zip(dims or [None] * len(want), want)):
             if isinstance(d, int) and d != w:
                 raise ShapeError(f"input '{vi.name}' has static size {d} on axis {axis}, but input_shapes "
-                                 f"gives {w}", hint=f"only dynamic dimensions can be set")
+                                 f"gives {w}", hint="only dynamic dimensions can be set")
             if isinstance(d, str) and d:
                 if d in params and params[d][0] != w:
                     raise ShapeError(f"dimension '{d}' is {params[d][0]} for input '{params[d][1]}' but "

@@ -132,6 +132,14 @@ class Node:
     def has_attr(self, name: str) -> bool:
         return any(k == name for k, _ in self.attrs)
 
+    def has_input(self, i: int) -> bool:
+        """Whether optional input i is given (present and not the empty name)."""
+        return i < len(self.inputs) and self.inputs[i] != ""
+
+    def has_output(self, i: int) -> bool:
+        """Whether optional output i is wanted (present and not the empty name)."""
+        return i < len(self.outputs) and self.outputs[i] != ""
+
     @functools.cached_property
     def key(self) -> str:
         return _fields_key(self)

@@ -133,14 +133,6 @@ def _ref_attention(node, inputs, opset):
     return outs[:len(node.outputs)]
 
 
-def _has(ctx: LowerCtx, i: int) -> bool:
-    return i < len(ctx.node.inputs) and ctx.node.inputs[i] != "" and ctx.input(i) is not None
-
-
-def _has_out(ctx: LowerCtx, i: int) -> bool:
-    return i < len(ctx.node.outputs) and ctx.node.outputs[i] != ""
-
-
 def _idx(rank: int, b, h, s, dd, size: int):
     """Index of (batch, head, seq, dim) in a 4-D tensor or a 3-D (batch, seq, heads*size) one."""
     return (b, h, s, dd) if rank == 4 else (b, s, h * size + dd)
@@ -152,11 +144,11 @@ def lower_attention(ctx: LowerCtx) -> None:
     Q, K, V = ctx.input(0), ctx.input(1), ctx.input(2)
     if not Q.dtype.is_float:
         raise ctx.unsupported(f"Attention on {Q.dtype.name}")
-    if _has(ctx, _PAST_K) != _has(ctx, _PAST_V):
+    if ctx.has_input(_PAST_K) != ctx.has_input(_PAST_V):
         raise ctx.unsupported("past_key and past_value must be given together")
     try:
         sh = attention_shape(ctx.node, Q.shape, K.shape, V.shape,
-                             ctx.input(_PAST_K).shape if _has(ctx, _PAST_K) else None)
+                             ctx.input(_PAST_K).shape if ctx.has_input(_PAST_K) else None)
     except ValueError as e:
         raise ctx.unsupported(str(e)) from None
     acc = DType.float64 if Q.dtype is DType.float64 else DType.float32
@@ -165,13 +157,13 @@ def lower_attention(ctx: LowerCtx) -> None:
     # 1) present key/value: past ++ new along the sequence axis, always 4-D
     def kv_source(new: int, past: int, out: int, size: int):
         t_new = ctx.input(new)
-        if not _has(ctx, past) and not _has_out(ctx, out):
+        if not ctx.has_input(past) and not ctx.node.has_output(out):
             return ctx.in_name(new), t_new, sh.rank          # read K/V where they are
         pt = TensorType(t_new.dtype, (B, sh.kv_heads, T, size))
-        name = ctx.out_name(out) if _has_out(ctx, out) else ctx.temp(pt, f"present{out}")
+        name = ctx.out_name(out) if ctx.node.has_output(out) else ctx.temp(pt, f"present{out}")
         b, h, s, dd = out_vars(4)
         fresh = load(0, t_new, _idx(sh.rank, b, h, s - sh.past_len, dd, size))
-        if _has(ctx, past):
+        if ctx.has_input(past):
             body = select(s < sh.past_len, load(1, ctx.input(past), (b, h, s, dd)), fresh)
             ins, names = (t_new, ctx.input(past)), [ctx.in_name(new), ctx.in_name(past)]
         else:
@@ -187,7 +179,7 @@ def lower_attention(ctx: LowerCtx) -> None:
     scale = 1 / math.sqrt(sh.qk_size) if scale is None else float(scale)
     root = float(Q.dtype.np.type(math.sqrt(scale))) if Q.dtype is not DType.bfloat16 else math.sqrt(scale)
     cap = float(ctx.attr("softcap", 0.0) or 0.0)
-    mask_t = ctx.input(_MASK) if _has(ctx, _MASK) else None
+    mask_t = ctx.input(_MASK) if ctx.has_input(_MASK) else None
     causal = bool(ctx.attr("is_causal", 0))
     st_t = TensorType(acc, (B, Hq, Sq, T))
     b, h, i, j = out_vars(4)
@@ -205,7 +197,7 @@ def lower_attention(ctx: LowerCtx) -> None:
         mask_arg = len(ins)
         ins.append(mask_t)
         names.append(ctx.in_name(_MASK))
-    nonpad_t = ctx.input(_NONPAD) if _has(ctx, _NONPAD) else None
+    nonpad_t = ctx.input(_NONPAD) if ctx.has_input(_NONPAD) else None
     if nonpad_t is not None:
         nonpad_arg = len(ins)
         ins.append(nonpad_t)
@@ -227,7 +219,7 @@ def lower_attention(ctx: LowerCtx) -> None:
                 term = x + cast(mv, acc)
             x = term if mask_t.shape[-1] >= T else select(j < mask_t.shape[-1], term, ninf)
         kv_valid = cast(load(nonpad_arg, nonpad_t, (b,)), DType.int64) if nonpad_t is not None else None
-        offset = kv_valid - Sq if kv_valid is not None and not _has(ctx, _PAST_K) else sh.past_len
+        offset = kv_valid - Sq if kv_valid is not None and not ctx.has_input(_PAST_K) else sh.past_len
         diff = i + offset - j
         if causal:
             x = select(binary("ge", diff, 0), x, ninf)
@@ -244,7 +236,7 @@ def lower_attention(ctx: LowerCtx) -> None:
     ctx.emit(TensorExpr("attention_scores", tuple(ins), st_t, dot, red, biased(capped)), names, scores)
 
     mode = int(ctx.attr("qk_matmul_output_mode", 0))
-    if _has_out(ctx, 3) and mode in (0, 1, 2):
+    if ctx.node.has_output(3) and mode in (0, 1, 2):
         qo_t = TensorType(Q.dtype, st_t.shape)
         epi = {0: a, 1: capped, 2: biased(capped)}[mode]
         ctx.emit(TensorExpr("attention_qk", tuple(ins), qo_t, dot, red, epi), names, ctx.out_name(3))
@@ -262,7 +254,7 @@ def lower_attention(ctx: LowerCtx) -> None:
                         unary("exp", s_row - load(1, row_t, (rb, rh, ri))), Reduce("sum", (("r0", T),))),
              [scores, rmax], rsum)
 
-    if _has_out(ctx, 3) and mode == 3:
+    if ctx.node.has_output(3) and mode == 3:
         l_ = load(2, row_t, (b, h, i))
         p = unary("exp", load(0, st_t, (b, h, i, j)) - load(1, row_t, (b, h, i))) / l_
         ctx.emit(TensorExpr("attention_probs", (st_t, row_t, row_t), TensorType(Q.dtype, st_t.shape),
@@ -332,7 +324,7 @@ def lower_rotary_embedding(ctx: LowerCtx) -> None:
     except ValueError as e:
         raise ctx.unsupported(str(e)) from None
     half = rd // 2
-    has_pos = _has(ctx, 3)
+    has_pos = ctx.has_input(3)
     v = out_vars(X.rank)
     if X.rank == 4:
         bv, sv, dv = v[0], v[2], v[3]

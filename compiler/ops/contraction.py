@@ -223,16 +223,12 @@ def _zp_index(zt: TensorType, operand: TensorType, idx: tuple, row) -> tuple[Exp
     return broadcast_index(operand.shape, zt.shape, idx)
 
 
-def _present(ctx: LowerCtx, i: int) -> bool:
-    return i < len(ctx.node.inputs) and bool(ctx.node.inputs[i]) and ctx.input(i) is not None
-
-
 @register("MatMulInteger", reference=_ref_matmul_integer)
 def lower_matmul_integer(ctx: LowerCtx) -> None:
     a, b, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
     (kv,), red = reduction_axes([a.shape[-1]])
     a_idx, b_idx, m, n = _matmul_indices(a, b, y, kv)
-    used = [0, 1] + [k for k in (2, 3) if _present(ctx, k)]
+    used = [0, 1] + [k for k in (2, 3) if ctx.has_input(k)]
     types = tuple(ctx.input(k) for k in used)
     remap = {k: j for j, k in enumerate(used)}
 
@@ -319,7 +315,7 @@ def lower_gemm(ctx: LowerCtx) -> None:
     epi = acc_var(body)
     if alpha != 1.0:
         epi = epi * (alpha if body.dtype.is_float else int(alpha))
-    if _present(ctx, 2):
+    if ctx.has_input(2):
         c = ctx.input(2)
         cv = load(2, c, broadcast_index(y.shape, c.shape, (i, j)))
         if beta != 1.0:
@@ -479,7 +475,7 @@ def lower_conv(ctx: LowerCtx) -> None:
     x, w, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
     body, red = _conv_body(ctx, x, w, y, lambda idx: load(0, x, idx), lambda idx: load(1, w, idx))
     types, names, epi = [x, w], [ctx.in_name(0), ctx.in_name(1)], None
-    if _present(ctx, 2):
+    if ctx.has_input(2):
         bt = ctx.input(2)
         epi = acc_var(body) + load(2, bt, (out_vars(y.rank)[1],))
         types.append(bt)
@@ -508,7 +504,7 @@ def _ref_conv_integer(node, inputs, opset):
 @register("ConvInteger", reference=_ref_conv_integer)
 def lower_conv_integer(ctx: LowerCtx) -> None:
     x, w, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
-    used = [0, 1] + [k for k in (2, 3) if _present(ctx, k)]
+    used = [0, 1] + [k for k in (2, 3) if ctx.has_input(k)]
     remap = {k: j for j, k in enumerate(used)}
 
     def xval(idx):
@@ -544,7 +540,7 @@ def _ref_qlinear_conv(node, inputs, opset):
 @register("QLinearConv", reference=_ref_qlinear_conv)
 def lower_qlinear_conv(ctx: LowerCtx) -> None:
     y = ctx.out_types[0]
-    n_in = 9 if _present(ctx, 8) else 8
+    n_in = 9 if ctx.has_input(8) else 8
     ts = tuple(ctx.input(k) for k in range(n_in))
     x, w = ts[0], ts[3]
 
@@ -658,7 +654,7 @@ def lower_conv_transpose(ctx: LowerCtx) -> None:
     xv = select(guard, load(0, x, (i[0], chan) + tuple(pos)), 0.0 if x.dtype.is_float else 0)
     body = xv * load(1, w, (chan, i[1] % mg if group != 1 else i[1]) + tuple(ks))
     types, names, epi = [x, w], [ctx.in_name(0), ctx.in_name(1)], None
-    if _present(ctx, 2):
+    if ctx.has_input(2):
         bt = ctx.input(2)
         epi = acc_var(body) + load(2, bt, (i[1],))
         types.append(bt)

@@ -12,11 +12,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import UnsupportedOp
+from ..errors import NeedsConstant, UnsupportedOp
 from ..ir.dtypes import FLOATS, INTS, NUMERIC, DType
 from ..ir.texpr import (Const, Expr, TensorExpr, binary, broadcast_index, cast, const, load, maximum,
                         minimum, out_vars, select, unary)
-from .registry import LowerCtx, register
+from .registry import LowerCtx, dtype_of_code, register
 
 SIGNED = tuple(d for d in NUMERIC if d.is_signed)
 BOOL = (DType.bool,)
@@ -29,10 +29,6 @@ _SIXTH = float(np.float32(1 / 6))  # HardSwish is HardSigmoid(alpha=1/6, beta=0.
 # ------------------------------------------------------------------------------------------------
 # Shared helpers
 
-def _present(ctx: LowerCtx, k: int) -> bool:
-    return k < len(ctx.node.inputs) and ctx.node.inputs[k] != "" and ctx.input(k) is not None
-
-
 def broadcast_operands(ctx: LowerCtx, which, out: int = 0):
     """Expressions for inputs `which` broadcast to output `out` (None for an absent input).
 
@@ -43,7 +39,7 @@ def broadcast_operands(ctx: LowerCtx, which, out: int = 0):
     exprs: list[Expr | None] = []
     types, names = [], []
     for k in which:
-        if not _present(ctx, k):
+        if not ctx.has_input(k):
             exprs.append(None)
             continue
         t, c = ctx.input(k), ctx.const(k)
@@ -432,13 +428,6 @@ def _ref_clip(node, inputs, opset):
 # ------------------------------------------------------------------------------------------------
 # Cast, CastLike, Dropout
 
-def _target_dtype(code: int, op: str) -> DType:
-    try:
-        return DType.from_onnx(int(code))
-    except TypeError as e:  # float8, int4, string, ...
-        raise UnsupportedOp(op, detail=str(e)) from None
-
-
 def _ref_cast_to(x, to: DType):
     # the kernels convert to a half type from float32 (half, bfloat16 and float are exact in float32)
     src = np.asarray(x)
@@ -455,14 +444,10 @@ def _lower_cast_to(ctx: LowerCtx, to: DType) -> None:
 
 
 @register("Cast", reference=lambda node, inputs, opset: [
-    _ref_cast_to(inputs[0], _target_dtype(node.attr("to"), "Cast"))])
+    _ref_cast_to(inputs[0], dtype_of_code(node.attr("to"), node))])
 def lower_cast(ctx: LowerCtx) -> None:
     """Cast: float -> int truncates, -> bool is != 0; half types go through float32."""
-    try:
-        to = DType.from_onnx(int(ctx.attr("to")))
-    except TypeError as e:
-        raise ctx.unsupported(str(e)) from None
-    _lower_cast_to(ctx, to)
+    _lower_cast_to(ctx, dtype_of_code(ctx.attr("to"), ctx.node))
 
 
 @register("CastLike", reference=lambda node, inputs, opset: [
@@ -474,18 +459,18 @@ def lower_castlike(ctx: LowerCtx) -> None:
 
 def _dropout_check(node, opset, ratio, training, unsupported) -> None:
     """Inference only: training_mode must be a constant false (or the ratio a constant 0)."""
-    if opset < 12 or len(node.inputs) < 3 or node.inputs[2] == "":
+    if opset < 12 or not node.has_input(2):
         return
     if training is None:
-        raise unsupported("training_mode must be a constant")
+        raise NeedsConstant(node.op, node=node.name, detail="training_mode must be a constant")
     if bool(np.asarray(training).reshape(-1)[0]):
-        r = 0.5 if len(node.inputs) < 2 or node.inputs[1] == "" else ratio
+        r = 0.5 if not node.has_input(1) else ratio
         if r is None or float(np.asarray(r).reshape(-1)[0]) != 0.0:
             raise unsupported("training_mode=true drops at random; only inference is supported")
 
 
 def _mask_wanted(node) -> bool:
-    return len(node.outputs) > 1 and node.outputs[1] != ""
+    return node.has_output(1)
 
 
 def _ref_dropout(node, inputs, opset):

@@ -17,72 +17,23 @@ from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, cast, const, in_range, load, logical_and,
                         out_vars, reduce_vars, select, unary)
-from .reduce import _acc_np, math_dtype, normalize_axis
+from .reduce import _acc_np, _lower_cumulative, _ref_cumulative, math_dtype, normalize_axis
+from .movement import opt
 from .registry import LowerCtx, register
-
-
-def _has(node: Node, i: int) -> bool:
-    return len(node.inputs) > i and node.inputs[i] != ""
-
-
-def _input(inputs: list, i: int):
-    return inputs[i] if len(inputs) > i else None
 
 
 # --- CumProd ------------------------------------------------------------------------------------
 
 def _ref_cumprod(node: Node, inputs: list, opset: int) -> list:
-    x, axis = inputs[0], int(np.asarray(inputs[1]).reshape(-1)[0])
-    axis = normalize_axis(axis, x.ndim)
-    acc = _acc_np(x)
-    xa = x.astype(acc)
-    rev, excl = bool(node.attr("reverse", 0)), bool(node.attr("exclusive", 0))
-    if rev:
-        xa = np.flip(xa, axis)
-    r = np.cumprod(xa, axis=axis, dtype=acc)
-    n = x.shape[axis]
-    if excl and n:
-        one = np.ones_like(np.take(r, [0], axis=axis))
-        r = np.concatenate([one, np.take(r, np.arange(n - 1), axis=axis)], axis=axis)
-    if rev:
-        r = np.flip(r, axis)
-    return [np.ascontiguousarray(r).astype(x.dtype)]
+    return _ref_cumulative(node, inputs, np.cumprod, 1)
 
 
 @register("CumProd", reference=_ref_cumprod)
 def lower_cumprod(ctx: LowerCtx) -> None:
     """out[i] = product of x over the positions before (or after) i on the axis (1 elsewhere)."""
-    x, y = ctx.input(0), ctx.out_types[0]
-    if y.size == 0:
-        return
-    if x.dtype is DType.bool:
+    if ctx.input(0).dtype is DType.bool and ctx.out_types[0].size:
         raise ctx.unsupported("CumProd of bool")
-    iv = out_vars(y.rank)
-    r = Var("r0")
-    excl, rev = bool(ctx.attr("exclusive", 0)), bool(ctx.attr("reverse", 0))
-    fn = {(False, False): "le", (True, False): "lt", (False, True): "ge", (True, True): "gt"}[(excl, rev)]
-
-    def along(axis: int) -> Expr:
-        return load(0, x, tuple(r if k == axis else iv[k] for k in range(x.rank)))
-
-    one = const(1, along(0).dtype)
-    axis_value = ctx.const(1)
-    if axis_value is not None:
-        axis = normalize_axis(int(np.asarray(axis_value).reshape(-1)[0]), x.rank)
-        body = select(binary(fn, r, iv[axis]), along(axis), one)
-        ctx.emit(TensorExpr("cumprod", (x,), y, body, Reduce("prod", (("r0", x.shape[axis]),))),
-                 [ctx.in_name(0)], ctx.out_name(0))
-        return
-    at = ctx.input(1)     # the axis known only at run time: select among all axes
-    a = cast(load(1, at, (0,) * at.rank), DType.int64)
-    a = select(binary("lt", a, 0), a + x.rank, a)
-    body = one
-    for axis in reversed(range(x.rank)):
-        take = logical_and(logical_and(binary("eq", a, axis), binary("lt", r, x.shape[axis])),
-                           binary(fn, r, iv[axis]))
-        body = select(take, along(axis), body)
-    ctx.emit(TensorExpr("cumprod_any_axis", (x, at), y, body, Reduce("prod", (("r0", max(x.shape)),))),
-             [ctx.in_name(0), ctx.in_name(1)], ctx.out_name(0))
+    _lower_cumulative(ctx, "prod", 1, "cumprod")
 
 
 # --- SwiGLU -------------------------------------------------------------------------------------
@@ -125,7 +76,7 @@ def _scatter_axis(node: Node, rank: int) -> int:
 
 
 def _ref_tensor_scatter(node: Node, inputs: list, opset: int) -> list:
-    past, upd, wi = inputs[0], inputs[1], _input(inputs, 2)
+    past, upd, wi = inputs[0], inputs[1], opt(inputs, 2)
     axis = _scatter_axis(node, past.ndim)
     mode = node.attr("mode", "linear")
     if mode not in ("linear", "circular"):
@@ -160,7 +111,7 @@ def lower_tensor_scatter(ctx: LowerCtx) -> None:
     iv = out_vars(y.rank)
     types, names = [past, upd], [ctx.in_name(0), ctx.in_name(1)]
     s = iv[axis]
-    if _has(ctx.node, 2) and ctx.input(2) is not None:
+    if ctx.has_input(2):
         wt = ctx.input(2)
         types.append(wt)
         names.append(ctx.in_name(2))
@@ -201,7 +152,7 @@ def _deform_geometry(node: Node, x_shape, w_shape):
 
 def _ref_deform_conv(node: Node, inputs: list, opset: int) -> list:
     x, w, off = inputs[0], inputs[1], inputs[2]
-    b, mask = _input(inputs, 3), _input(inputs, 4)
+    b, mask = opt(inputs, 3), opt(inputs, 4)
     kernel, strides, pads, dil, group, og, out = _deform_geometry(node, x.shape, w.shape)
     acc = _acc_np(x)
     n, c = x.shape[:2]
@@ -262,8 +213,8 @@ def lower_deform_conv(ctx: LowerCtx) -> None:
     if y.size == 0:
         return
     mdt = math_dtype(x.dtype)
-    has_mask = _has(ctx.node, 4) and ctx.input(4) is not None
-    has_bias = _has(ctx.node, 3) and ctx.input(3) is not None
+    has_mask = ctx.has_input(4)
+    has_bias = ctx.has_input(3)
 
     # 1. cols[n, c, k, o..] = mask * bilinear(x[n, c], o * stride - pad + k * dilation + offset)
     cols_t = TensorType(mdt, (n, c, kp) + out)

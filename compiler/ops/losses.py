@@ -24,10 +24,6 @@ from .registry import LowerCtx, register
 
 # --- references ---------------------------------------------------------------------------------
 
-def _has(node: Node, i: int) -> bool:
-    return len(node.inputs) > i and node.inputs[i] != ""
-
-
 def _nll_from_values(vals: np.ndarray, target: np.ndarray, weight, node: Node, out_dtype) -> np.ndarray:
     """The loss from per-class values (N, C, d..) (already in the accumulation type)."""
     if vals.ndim < 2:
@@ -66,7 +62,7 @@ def _log_softmax_axis1(x: np.ndarray) -> np.ndarray:
 
 
 def _wants_log_prob(node: Node) -> bool:
-    return len(node.outputs) > 1 and node.outputs[1] != ""
+    return node.has_output(1)
 
 
 def _ref_sce(node: Node, inputs: list, opset: int) -> list:
@@ -136,7 +132,7 @@ def _emit_loss(ctx: LowerCtx, name: str, types: list[TensorType], names: list[st
 
 
 def _weight_arg(ctx: LowerCtx, types: list, names: list) -> int | None:
-    if not _has(ctx.node, 2) or ctx.input(2) is None:
+    if not ctx.has_input(2):
         return None
     types.append(ctx.input(2))
     names.append(ctx.in_name(2))

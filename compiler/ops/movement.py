@@ -1,8 +1,11 @@
 """Data movement ops: views (Reshape, Squeeze, ...), Transpose, Concat, Split, Slice, Expand,
-Tile, Pad, DepthToSpace, SpaceToDepth, ReverseSequence, Trilu, EyeLike, CenterCropPad.
+Tile, Pad, DepthToSpace, SpaceToDepth, ReverseSequence, Trilu, EyeLike, CenterCropPad, and Resize
+with Upsample, its predecessor.
 
-Every kernel here is an index map: one thread per output element loads the input element it
-comes from (guarded by a lazy select() where the source may be out of bounds)."""
+Most kernels here are index maps: one thread per output element loads the input element it
+comes from (guarded by a lazy select() where the source may be out of bounds); so is nearest
+Resize. Linear and cubic Resize sum over the interpolation taps of every resized axis, and
+emit_values writes a small table of compile-time values."""
 from __future__ import annotations
 
 import math
@@ -282,7 +285,7 @@ def lower_slice(ctx: LowerCtx) -> None:
     x = ctx.input(0)
     if ctx.opset >= 10:
         for k, what in ((1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")):
-            if ctx.input(k) is not None and k < len(ctx.node.inputs) and ctx.node.inputs[k]:
+            if ctx.has_input(k):
                 ctx.require_const(k, what)
     inputs = [None] + [ctx.const(k) for k in range(1, len(ctx.node.inputs))]
     params = slice_params(ctx.node, inputs, ctx.opset, x.shape)
@@ -374,7 +377,7 @@ def lower_pad(ctx: LowerCtx) -> None:
     x, y = ctx.input(0), ctx.out_types[0]
     if ctx.opset >= 11:
         ctx.require_const(1, "pads")
-        if ctx.opset >= 18 and ctx.input(3) is not None and len(ctx.node.inputs) > 3 and ctx.node.inputs[3]:
+        if ctx.opset >= 18 and ctx.has_input(3):
             ctx.require_const(3, "axes")
     inputs = [None] + [ctx.const(k) for k in range(1, len(ctx.node.inputs))]
     pads, mode, value = pad_params(ctx.node, inputs, ctx.opset, x.rank)
@@ -398,7 +401,7 @@ def lower_pad(ctx: LowerCtx) -> None:
     args = [0]
     if value is not None:
         fill = const(value, x.dtype)
-    elif len(ctx.node.inputs) > 2 and ctx.node.inputs[2] and ctx.input(2) is not None:
+    elif ctx.has_input(2):
         cv = ctx.input(2)
         args.append(2)
         fill = load(1, cv, [0] * cv.rank)
@@ -537,7 +540,7 @@ def lower_trilu(ctx: LowerCtx) -> None:
     x = ctx.input(0)
     i = out_vars(x.rank)
     args = [0]
-    kt = ctx.input(1) if len(ctx.node.inputs) > 1 and ctx.node.inputs[1] else None
+    kt = ctx.input(1) if ctx.node.has_input(1) else None
     if kt is None:
         k = const(0, DType.int64)
     elif ctx.const(1) is not None:
@@ -749,7 +752,7 @@ def _ref_resize(node, inputs, opset):
 def _check_resize_inputs(ctx: LowerCtx) -> list:
     n = len(ctx.node.inputs)
     for k in range(1, n):
-        if ctx.node.inputs[k] and ctx.input(k) is not None and ctx.const(k) is None:
+        if ctx.has_input(k) and ctx.const(k) is None:
             what = {1: "scales"} if (ctx.node.op == "Upsample" or ctx.opset < 11) else {1: "roi", 2: "scales", 3: "sizes"}
             ctx.require_const(k, what.get(k, "input"))
     return [None] + [ctx.const(k) for k in range(1, n)]

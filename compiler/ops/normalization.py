@@ -1,6 +1,6 @@
 """Softmax family and normalisations: Softmax, LogSoftmax, Hardmax, LayerNormalization,
 RMSNormalization, BatchNormalization (inference), InstanceNormalization, GroupNormalization,
-LpNormalization, MeanVarianceNormalization.
+LpNormalization, MeanVarianceNormalization, LRN.
 
 Whatever normalises contiguous rows (softmax over the innermost axes, layer/RMS/instance/group
 norm) runs as one hand-written row kernel (compiler/codegen/row_kernels.py). Other axes are
@@ -19,11 +19,6 @@ from ..ir.texpr import (Reduce, TensorExpr, Var, binary, broadcast_index, cast, 
                         reduce_vars, select, unary)
 from .reduce import index_of_reduced, keepdims_index, kept_shape, math_dtype, normalize_axis
 from .registry import LowerCtx, register
-
-
-def _present(node: Node, i: int, outputs: bool = False) -> bool:
-    names = node.outputs if outputs else node.inputs
-    return len(names) > i and names[i] != ""
 
 
 def _row_operand(ctx: LowerCtx, i: int) -> RowOperand:
@@ -202,32 +197,12 @@ def _check_stash(ctx: LowerCtx) -> None:
 
 
 def _affine(ctx: LowerCtx, i: int, n: int) -> tuple[RowOperand | None, str]:
-    if not _present(ctx.node, i):
+    if not ctx.node.has_input(i):
         return None, "j"
     x, p = ctx.input(0), ctx.input(i)
     if len(p.shape) > len(x.shape) or any(d not in (1, xd) for d, xd in zip(reversed(p.shape), reversed(x.shape))):
         raise ctx.unsupported(f"input {i} of shape {p.shape} does not broadcast to {x.shape}")
     return _row_operand(ctx, i), affine_index_c(x.shape, p.shape, n)
-
-
-@register("LayerNormalization", reference=_ref_layernorm)
-def lower_layernorm(ctx: LowerCtx) -> None:
-    """One row kernel: rows are the leading dims, a row the dims from `axis` on."""
-    x = ctx.input(0)
-    _check_stash(ctx)
-    axis = normalize_axis(ctx.attr("axis", -1), x.rank)
-    rows, n = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
-    if rows == 0 or n == 0:
-        return
-    scale, sidx = _affine(ctx, 1, n)
-    bias, bidx = _affine(ctx, 2, n)
-    if bias is not None and bidx != sidx:
-        raise ctx.unsupported("scale and bias broadcast differently")
-    mean = _out_operand(ctx, 1) if _present(ctx.node, 1, True) else None
-    inv = _out_operand(ctx, 2) if _present(ctx.node, 2, True) else None
-    ctx.emit_kernel(render_row_kernel("layernorm", rows=rows, n=n, x=_row_operand(ctx, 0), y=_out_operand(ctx, 0),
-                                      scale=scale, bias=bias, mean=mean, invstd=inv,
-                                      epsilon=float(ctx.attr("epsilon", 1e-5)), affine_index=sidx))
 
 
 def _ref_rmsnorm(node: Node, inputs: list, opset: int) -> list:
@@ -240,18 +215,28 @@ def _ref_rmsnorm(node: Node, inputs: list, opset: int) -> list:
     return [y.astype(x.dtype)]
 
 
+@register("LayerNormalization", reference=_ref_layernorm)
 @register("RMSNormalization", reference=_ref_rmsnorm)
-def lower_rmsnorm(ctx: LowerCtx) -> None:
-    """One row kernel, as LayerNormalization without the mean."""
+def lower_layer_rms_norm(ctx: LowerCtx) -> None:
+    """One row kernel: rows are the leading dims, a row the dims from `axis` on. RMSNormalization
+    is LayerNormalization without the mean (and without bias, mean and inv_std_dev)."""
     x = ctx.input(0)
     _check_stash(ctx)
     axis = normalize_axis(ctx.attr("axis", -1), x.rank)
     rows, n = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
     if rows == 0 or n == 0:
         return
+    layer = ctx.node.op == "LayerNormalization"
     scale, sidx = _affine(ctx, 1, n)
-    ctx.emit_kernel(render_row_kernel("rmsnorm", rows=rows, n=n, x=_row_operand(ctx, 0), y=_out_operand(ctx, 0),
-                                      scale=scale, epsilon=float(ctx.attr("epsilon", 1e-5)), affine_index=sidx))
+    bias, bidx = _affine(ctx, 2, n) if layer else (None, sidx)
+    if bias is not None and bidx != sidx:
+        raise ctx.unsupported("scale and bias broadcast differently")
+    mean = _out_operand(ctx, 1) if layer and ctx.node.has_output(1) else None
+    inv = _out_operand(ctx, 2) if layer and ctx.node.has_output(2) else None
+    ctx.emit_kernel(render_row_kernel("layernorm" if layer else "rmsnorm", rows=rows, n=n,
+                                      x=_row_operand(ctx, 0), y=_out_operand(ctx, 0),
+                                      scale=scale, bias=bias, mean=mean, invstd=inv,
+                                      epsilon=float(ctx.attr("epsilon", 1e-5)), affine_index=sidx))
 
 
 # --- InstanceNormalization, GroupNormalization -------------------------------------------------------

@@ -3,8 +3,9 @@
 Scales and zero points are per tensor (a scalar or a one-element tensor), per axis (a vector
 along `axis`) or blocked (same rank as x, `block_size` consecutive elements along `axis` share
 one entry). Each op is one elementwise TensorExpr; DynamicQuantizeLinear first reduces x to its
-minimum and maximum. Q and DQ are registered unfoldable so that the bit-width information they
-carry stays in the graph for SparTA's passes.
+minimum and maximum. Q and DQ are registered unfoldable: a quantised constant (an int8 weight
+and its DequantizeLinear) then stays stored at its own bit width and is dequantised by a kernel
+at run time, rather than being folded into a float constant four times its size.
 
 Arithmetic follows the ONNX reference: Quantize divides in the promoted type of x and the scale
 (or the `precision` attribute), rounds half to even, adds the zero point and saturates;
@@ -18,7 +19,8 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, cast, const, load, maximum, minimum,
                         out_vars, select, unary)
-from .registry import LowerCtx, register
+from .movement import opt
+from .registry import LowerCtx, dtype_of_code, register
 
 # Integer types a quantised tensor may have here (float8, int4 and int2 are not Brickyard dtypes).
 QUANT_RANGES = {
@@ -29,11 +31,6 @@ _HALVES = (DType.float16, DType.bfloat16)
 
 
 # --- shared helpers ------------------------------------------------------------------------------
-
-def _present(node, inputs_or_types, i: int) -> bool:
-    return i < len(node.inputs) and node.inputs[i] != "" and i < len(inputs_or_types) \
-        and inputs_or_types[i] is not None
-
 
 def _axis(node, opset: int, rank: int) -> int:
     a = int(node.attr("axis", 1)) if opset >= 13 else 1
@@ -46,13 +43,6 @@ def _block_size(node, opset: int) -> int:
 
 def _unsupported(node, why: str) -> UnsupportedOp:
     return UnsupportedOp(node.op, node=node.name, detail=why)
-
-
-def _dtype_of_code(node, code: int) -> DType:
-    try:
-        return DType.from_onnx(int(code))
-    except TypeError as e:
-        raise _unsupported(node, str(e)) from None
 
 
 def _ref_param(v: np.ndarray, shape: tuple[int, ...], axis: int, block: int) -> np.ndarray:
@@ -104,20 +94,20 @@ def _quant_out_dtype(node, opset: int, zp) -> DType:
     if zp is not None:
         return DType.from_numpy(np.asarray(zp).dtype) if not isinstance(zp, TensorType) else zp.dtype
     code = int(node.attr("output_dtype", 0)) if opset >= 21 else 0
-    return _dtype_of_code(node, code) if code else DType.uint8
+    return dtype_of_code(code, node) if code else DType.uint8
 
 
 def _division_dtype(node, opset: int, x: DType, scale: DType) -> DType:
     """The type x / scale is computed in: `precision`, else NumPy's promotion of the two."""
     code = int(node.attr("precision", 0)) if opset >= 23 else 0
     if code:
-        return _dtype_of_code(node, code)
+        return dtype_of_code(code, node)
     return DType.from_numpy(np.result_type(x.np, scale.np))
 
 
 def _ref_quantize(node, inputs, opset):
     x, scale = np.asarray(inputs[0]), np.asarray(inputs[1])
-    zp = inputs[2] if _present(node, inputs, 2) else None
+    zp = opt(inputs, 2) if node.has_input(2) else None
     out = _quant_out_dtype(node, opset, zp)
     if out not in QUANT_RANGES:
         raise _unsupported(node, f"output type {out.name}")
@@ -137,7 +127,7 @@ def _ref_quantize(node, inputs, opset):
 def lower_quantize(ctx: LowerCtx) -> None:
     """y = saturate(rint(x / scale) + zero_point), scale and zero point per tensor, axis or block."""
     x, st, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
-    zt = ctx.input(2) if _present(ctx.node, ctx.in_types, 2) else None
+    zt = ctx.input(2) if ctx.has_input(2) else None
     if y.dtype not in QUANT_RANGES:
         raise ctx.unsupported(f"output type {y.dtype.name}")
     if x.dtype not in (DType.float32, DType.float16, DType.bfloat16, DType.float64, DType.int32):
@@ -171,12 +161,12 @@ def _dequant_work_dtype(x: DType) -> DType:
 
 def _ref_dequantize(node, inputs, opset):
     x, scale = np.asarray(inputs[0]), np.asarray(inputs[1])
-    zp = inputs[2] if _present(node, inputs, 2) else None
+    zp = opt(inputs, 2) if node.has_input(2) else None
     xt = DType.from_numpy(x.dtype)
     if xt not in QUANT_RANGES and xt is not DType.int32:
         raise _unsupported(node, f"input type {xt.name}")
     code = int(node.attr("output_dtype", 0)) if opset >= 23 else 0
-    out = _dtype_of_code(node, code) if code else DType.from_numpy(scale.dtype)
+    out = dtype_of_code(code, node) if code else DType.from_numpy(scale.dtype)
     axis, block = _axis(node, opset, x.ndim), _block_size(node, opset)
     w = _dequant_work_dtype(xt).np
     dx = x.astype(np.float32).astype(w)
@@ -191,7 +181,7 @@ def _ref_dequantize(node, inputs, opset):
 def lower_dequantize(ctx: LowerCtx) -> None:
     """y = (x - zero_point) * scale, scale and zero point per tensor, axis or block."""
     x, st, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
-    zt = ctx.input(2) if _present(ctx.node, ctx.in_types, 2) else None
+    zt = ctx.input(2) if ctx.has_input(2) else None
     if x.dtype not in QUANT_RANGES and x.dtype is not DType.int32:
         raise ctx.unsupported(f"input type {x.dtype.name}")
     if not st.dtype.is_float or not y.dtype.is_float:

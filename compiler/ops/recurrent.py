@@ -201,14 +201,6 @@ def _c_act(act: Activation, x: str, ct: DType) -> str:
     }[name]
 
 
-def _has(ctx: LowerCtx, i: int) -> bool:
-    return i < len(ctx.node.inputs) and ctx.node.inputs[i] != "" and ctx.input(i) is not None
-
-
-def _has_out(ctx: LowerCtx, i: int) -> bool:
-    return i < len(ctx.node.outputs) and ctx.node.outputs[i] != ""
-
-
 def _lower(ctx: LowerCtx, kind: str) -> None:
     X, W, R = ctx.input(0), ctx.input(1), ctx.input(2)
     if not X.dtype.is_float:
@@ -229,7 +221,7 @@ def _lower(ctx: LowerCtx, kind: str) -> None:
     body = load(0, X, (t, b, k) if sp.layout == 0 else (b, t, k)) * load(1, W, (d, g, k))
     ins, names = [X, W], [ctx.in_name(0), ctx.in_name(1)]
     epi = Var("acc", acc_dt)
-    if _has(ctx, 3):
+    if ctx.has_input(3):
         Bt = ctx.input(3)
         rb = load(2, Bt, (d, g + G * H))
         if kind == "GRU" and sp.linear_before_reset:   # Rbh is scaled by the reset gate
@@ -258,7 +250,7 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
     decl = [f"const {CT}* __restrict__ xw", f"const {T}* __restrict__ R"]
 
     def add_in(i: int, cname: str) -> bool:
-        if not _has(ctx, i):
+        if not ctx.has_input(i):
             return False
         ty = ctx.input(i).dtype.ctype
         params.append(KernelParam(ty, ctx.in_name(i), False))
@@ -266,7 +258,7 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
         return True
 
     def add_out(i: int, cname: str) -> bool:
-        if not _has_out(ctx, i):
+        if not ctx.node.has_output(i):
             return False
         params.append(KernelParam(T, ctx.out_name(i), True))
         decl.append(f"{T}* __restrict__ {cname}")
@@ -386,7 +378,7 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
         L.append(f"      y[{yi}] = ({T})(hn);")
     L += ["    }", "    __syncthreads();", "  }"]
     if has_y and has_lens:   # steps past a sequence's end are zero
-        L += [f"  for (int t = len; t < SEQ; ++t)",
+        L += ["  for (int t = len; t < SEQ; ++t)",
               f"    for (int j = tid; j < HID; j += {nt}) y[{yi}] = ({T})({lit(0.0)});"]
     if has_yh or has_yc:
         L.append(f"  for (int j = tid; j < HID; j += {nt}) {{")

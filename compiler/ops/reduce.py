@@ -52,10 +52,6 @@ def reduce_axes(node: Node, opset: int, rank: int, axes_input) -> tuple[int, ...
     return tuple(sorted({normalize_axis(a, rank, "axes") for a in axes}))
 
 
-def _has_input(node: Node, i: int) -> bool:
-    return len(node.inputs) > i and node.inputs[i] != ""
-
-
 def kept_shape(shape, axes) -> tuple[int, ...]:
     """shape with the axes in `axes` set to 1 (keepdims)."""
     return tuple(1 if k in axes else d for k, d in enumerate(shape))
@@ -175,7 +171,7 @@ def _lower_reduce(ctx: LowerCtx) -> None:
     op = ctx.node.op
     axes_in = None
     as_input = ctx.opset >= (13 if op == "ReduceSum" else 18)
-    if as_input and _has_input(ctx.node, 1):
+    if as_input and ctx.node.has_input(1):
         axes_in = ctx.require_const(1, "axes")
     axes = reduce_axes(ctx.node, ctx.opset, x.rank, axes_in)
     keep = bool(ctx.attr("keepdims", 1))
@@ -287,28 +283,34 @@ register("ArgMin", reference=_ref_arg)(_lower_arg)
 
 # --- CumSum -------------------------------------------------------------------------------------
 
-def _ref_cumsum(node: Node, inputs: list, opset: int) -> list:
+def _ref_cumulative(node: Node, inputs: list, np_scan, identity) -> list:
+    """CumSum / CumProd reference: `np_scan` (np.cumsum / np.cumprod) with the exclusive and
+    reverse attributes; an exclusive scan starts from `identity`."""
     x, axis = inputs[0], int(np.asarray(inputs[1]).reshape(-1)[0])
     axis = normalize_axis(axis, x.ndim)
     acc = _acc_np(x)
     xa = x.astype(acc)
-    if node.attr("reverse", 0):
+    rev, excl = bool(node.attr("reverse", 0)), bool(node.attr("exclusive", 0))
+    if rev:
         xa = np.flip(xa, axis)
-    r = np.cumsum(xa, axis=axis, dtype=acc)
+    r = np_scan(xa, axis=axis, dtype=acc)
     n = x.shape[axis]
-    if node.attr("exclusive", 0) and n:
-        zero = np.zeros_like(np.take(r, [0], axis=axis))
-        r = np.concatenate([zero, np.take(r, np.arange(n - 1), axis=axis)], axis=axis)
-    if node.attr("reverse", 0):
+    if excl and n:
+        first = np.full_like(np.take(r, [0], axis=axis), identity)
+        r = np.concatenate([first, np.take(r, np.arange(n - 1), axis=axis)], axis=axis)
+    if rev:
         r = np.flip(r, axis)
     return [np.ascontiguousarray(r).astype(x.dtype)]
 
 
-@register("CumSum", reference=_ref_cumsum)
-def lower_cumsum(ctx: LowerCtx) -> None:
-    """out[i] = sum of x over the positions before (or after) i on the axis: a guarded full reduction.
+def _ref_cumsum(node: Node, inputs: list, opset: int) -> list:
+    return _ref_cumulative(node, inputs, np.cumsum, 0)
 
-    A constant axis gives one expression; an axis known only at run time selects among all axes."""
+
+def _lower_cumulative(ctx: LowerCtx, red: str, identity, name: str) -> None:
+    """out[i] = `red` ("sum" / "prod") of x over the positions before (or after) i on the axis
+    (`identity` elsewhere): a guarded full reduction. A constant axis gives one expression (kernel
+    `name`); an axis known only at run time selects among all axes (kernel `name`_any_axis)."""
     x, y = ctx.input(0), ctx.out_types[0]
     if y.size == 0:
         return
@@ -324,20 +326,26 @@ def lower_cumsum(ctx: LowerCtx) -> None:
     if axis_value is not None:
         axis = normalize_axis(int(np.asarray(axis_value).reshape(-1)[0]), x.rank)
         v = along(axis)
-        body = select(binary(fn, r, iv[axis]), v, const(0, v.dtype))
-        ctx.emit(TensorExpr("cumsum", (x,), y, body, Reduce("sum", (("r0", x.shape[axis]),))),
+        body = select(binary(fn, r, iv[axis]), v, const(identity, v.dtype))
+        ctx.emit(TensorExpr(name, (x,), y, body, Reduce(red, (("r0", x.shape[axis]),))),
                  [ctx.in_name(0)], ctx.out_name(0))
         return
     at = ctx.input(1)
     a = cast(load(1, at, (0,) * at.rank), DType.int64)
     a = select(binary("lt", a, 0), a + x.rank, a)
-    body = const(0, x.dtype)
+    body = const(identity, x.dtype)
     for axis in reversed(range(x.rank)):
         take = logical_and(logical_and(binary("eq", a, axis), binary("lt", r, x.shape[axis])),
                            binary(fn, r, iv[axis]))
         body = select(take, along(axis), body)
-    ctx.emit(TensorExpr("cumsum_any_axis", (x, at), y, body, Reduce("sum", (("r0", max(x.shape)),))),
+    ctx.emit(TensorExpr(f"{name}_any_axis", (x, at), y, body, Reduce(red, (("r0", max(x.shape)),))),
              [ctx.in_name(0), ctx.in_name(1)], ctx.out_name(0))
+
+
+@register("CumSum", reference=_ref_cumsum)
+def lower_cumsum(ctx: LowerCtx) -> None:
+    """out[i] = sum of x over the positions before (or after) i on the axis."""
+    _lower_cumulative(ctx, "sum", 0, "cumsum")
 
 
 # --- TopK ---------------------------------------------------------------------------------------

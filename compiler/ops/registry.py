@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import UnsupportedOp
+from ..errors import NeedsConstant, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.texpr import TensorExpr
@@ -110,10 +110,14 @@ class LowerCtx:
         """Value of input i when it is a compile-time constant, else None."""
         return self.consts[i] if i < len(self.consts) else None
 
+    def has_input(self, i: int) -> bool:
+        """Whether optional input i is given (named, with a type)."""
+        return self.node.has_input(i) and self.input(i) is not None
+
     def require_const(self, i: int, what: str) -> np.ndarray:
         v = self.const(i)
         if v is None:
-            raise UnsupportedOp(self.node.op, node=self.node.name,
+            raise NeedsConstant(self.node.op, node=self.node.name,
                                 detail=f"{what} (input {i}) must be a constant")
         return v
 
@@ -158,8 +162,17 @@ def _with_ops(kernel, node_name: str):
     return dataclasses.replace(kernel, ops=kernel.ops + (node_name,)) if node_name not in kernel.ops else kernel
 
 
+def dtype_of_code(code: int, node: Node) -> DType:
+    """The DType of ONNX element-type code `code`; UnsupportedOp (on `node`) for the types Brickyard
+    does not have (float8, int4, string, ...)."""
+    try:
+        return DType.from_onnx(int(code))
+    except TypeError as e:
+        raise UnsupportedOp(node.op, node=node.name, detail=str(e)) from None
+
+
 def np_dtype(t: TensorType) -> np.dtype:
     return t.dtype.np
 
 
-__all__ = ["register", "lookup", "LowerCtx", "OpDef", "REGISTRY", "supported_ops", "DType"]
+__all__ = ["register", "lookup", "LowerCtx", "OpDef", "REGISTRY", "supported_ops", "DType", "dtype_of_code"]

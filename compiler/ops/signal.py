@@ -12,37 +12,25 @@ import math
 
 import numpy as np
 
-from ..errors import UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, cast, const, load, out_vars, select,
                         unary)
-from .movement import emit_values, norm_axis
-from .registry import LowerCtx, register
+from .movement import emit_values, norm_axis, opt
+from .registry import LowerCtx, dtype_of_code, register
 
 F64 = DType.float64
-
-
-def _present(node, i: int) -> bool:
-    return i < len(node.inputs) and node.inputs[i] != ""
 
 
 def _scalar(v) -> float | int:
     return np.asarray(v).reshape(-1)[0].item()
 
 
-def _out_dtype(node, name: str, default: int = 1) -> DType:
-    try:
-        return DType.from_onnx(int(node.attr(name, default)))
-    except TypeError as e:
-        raise UnsupportedOp(node.op, node=node.name, detail=str(e)) from None
-
-
 # --- BitCast -------------------------------------------------------------------------------------
 
 def _ref_bitcast(node, inputs, opset):
     x = np.asarray(inputs[0])
-    to = _out_dtype(node, "to", 0)
+    to = dtype_of_code(node.attr("to", 0), node)
     if to.itemsize != x.dtype.itemsize:
         raise ValueError(f"BitCast from {x.dtype} to {to.name}: element sizes differ")
     return [x.view(to.np)]
@@ -78,7 +66,7 @@ def _ref_window(node, inputs, opset):
     big_n = _window_denominator(node, size)
     with np.errstate(all="ignore"):
         w = a0 - a1 * np.cos(2 * np.pi * n / big_n) + a2 * np.cos(4 * np.pi * n / big_n)
-    return [w.astype(_out_dtype(node, "output_datatype").np)]
+    return [w.astype(dtype_of_code(node.attr("output_datatype", 1), node).np)]
 
 
 def _lower_window(ctx: LowerCtx) -> None:
@@ -131,7 +119,7 @@ def _ref_mel_weight_matrix(node, inputs, opset):
         for j in range(center + 1, right):
             w[j, m] = (right - j) / (right - center)
         w[center, m] = 1.0
-    return [w.astype(_out_dtype(node, "output_datatype").np)]
+    return [w.astype(dtype_of_code(node.attr("output_datatype", 1), node).np)]
 
 
 def _mel_bin(ctx: LowerCtx, k: Expr, num_mel: int, dft_length: int, sample_rate: int) -> Expr:
@@ -204,8 +192,8 @@ def _dft_params(node, opset: int, x_shape, dft_length, axis_in) -> tuple[int, in
 
 def _ref_dft(node, inputs, opset):
     x = np.asarray(inputs[0])
-    dft_length = inputs[1] if _present(node, 1) and len(inputs) > 1 else None
-    axis_in = inputs[2] if _present(node, 2) and len(inputs) > 2 else None
+    dft_length = opt(inputs, 1) if node.has_input(1) else None
+    axis_in = opt(inputs, 2) if node.has_input(2) else None
     axis, n, inverse, onesided = _dft_params(node, opset, x.shape, dft_length, axis_in)
     z = _complex(x)
     if inverse and onesided:
@@ -238,8 +226,8 @@ def lower_dft(ctx: LowerCtx) -> None:
     x, y = ctx.input(0), ctx.out_types[0]
     if not x.dtype.is_float or x.shape[-1] not in (1, 2):
         raise ctx.unsupported(f"input {x}")
-    dft_length = ctx.require_const(1, "dft_length") if _present(ctx.node, 1) else None
-    axis_in = ctx.require_const(2, "axis") if _present(ctx.node, 2) else None
+    dft_length = ctx.require_const(1, "dft_length") if ctx.node.has_input(1) else None
+    axis_in = ctx.require_const(2, "axis") if ctx.node.has_input(2) else None
     try:
         axis, big_n, inverse, onesided = _dft_params(ctx.node, ctx.opset, x.shape, dft_length, axis_in)
     except ValueError as e:
@@ -287,8 +275,8 @@ def _stft_params(node, x_shape, frame_step, window_shape, frame_length) -> tuple
 
 def _ref_stft(node, inputs, opset):
     x = np.asarray(inputs[0])
-    window = inputs[2] if _present(node, 2) and len(inputs) > 2 else None
-    frame_length = inputs[3] if _present(node, 3) and len(inputs) > 3 else None
+    window = opt(inputs, 2) if node.has_input(2) else None
+    frame_length = opt(inputs, 3) if node.has_input(3) else None
     step, big_n, wlen, frames = _stft_params(node, x.shape, inputs[1], None if window is None else window.shape,
                                              frame_length)
     w = np.ones(wlen) if window is None else np.asarray(window).astype(np.float64)
@@ -312,8 +300,8 @@ def lower_stft(ctx: LowerCtx) -> None:
     x, y = ctx.input(0), ctx.out_types[0]
     if not x.dtype.is_float or x.rank != 3 or x.shape[-1] not in (1, 2):
         raise ctx.unsupported(f"signal {x}")
-    wt = ctx.input(2) if _present(ctx.node, 2) else None
-    frame_length = ctx.require_const(3, "frame_length") if _present(ctx.node, 3) else None
+    wt = ctx.input(2) if ctx.node.has_input(2) else None
+    frame_length = ctx.require_const(3, "frame_length") if ctx.node.has_input(3) else None
     step, big_n, wlen, frames = _stft_params(ctx.node, x.shape, ctx.require_const(1, "frame_step"),
                                              None if wt is None else wt.shape, frame_length)
     extent = min(wlen, big_n)

@@ -19,7 +19,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, cast, const, in_range, load,
                         logical_and, logical_or, maximum, minimum, out_vars, select, unary)
-from .movement import clamp_index, text
+from .movement import clamp_index, opt, text
 from .registry import LowerCtx, register
 
 F32, F64, I64 = DType.float32, DType.float64, DType.int64
@@ -78,6 +78,8 @@ def _np_reflect(x, lo: float, hi: float):
 
 
 def _np_cubic_coeffs(t):
+    # Not movement._cubic_coeffs: that writes the far tap as (1 - t) + 1, this one as 2 - t, and the
+    # GridSample kernels are generated from these very expressions.
     a = _CUBIC_A
     return [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
             ((a + 2) * t - (a + 3)) * t * t + 1,
@@ -632,8 +634,8 @@ def _causal_activation(node) -> str:
 
 def _ref_causal_conv(node, inputs, opset):
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
-    bias = inputs[2] if len(inputs) > 2 and len(node.inputs) > 2 and node.inputs[2] else None
-    past = inputs[3] if len(inputs) > 3 and len(node.inputs) > 3 and node.inputs[3] else None
+    bias = opt(inputs, 2) if node.has_input(2) else None
+    past = opt(inputs, 3) if node.has_input(3) else None
     act = _causal_activation(node)
     b, c, length = x.shape
     k = w.shape[2]
@@ -657,8 +659,8 @@ def lower_causal_conv(ctx: LowerCtx) -> None:
     last k-1 positions of that concatenation as the new state."""
     x, w, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
     node = ctx.node
-    has_bias = len(node.inputs) > 2 and node.inputs[2] != ""
-    has_past = len(node.inputs) > 3 and node.inputs[3] != ""
+    has_bias = node.has_input(2)
+    has_past = node.has_input(3)
     try:
         act = _causal_activation(node)
     except ValueError as e:

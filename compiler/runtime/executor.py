@@ -6,12 +6,12 @@ import numpy as np
 from ..errors import RuntimeFault
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
+from .plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 
 def _contiguous(a) -> np.ndarray:
     """C-contiguous, keeping rank 0 (np.ascontiguousarray would make a scalar 1-D)."""
     return np.require(a, requirements="C")
-from .plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 
 class Scope:

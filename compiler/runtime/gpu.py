@@ -8,7 +8,6 @@ from ..ir.graph import TensorType
 from .executor import _contiguous
 
 
-
 def _cupy():
     try:
         import cupy

@@ -14,7 +14,8 @@ from typing import Callable
 
 # A sample shorter than this is dominated by event resolution (~0.5 us): batch launches up to it.
 MIN_SAMPLE_US = 200.0
-# Above this a single run fills the chip for long enough that one run per sample is fine.
+# The most runs batched into one sample: a very short kernel (est. under MIN_SAMPLE_US / MAX_INNER,
+# 0.1 us) gets samples shorter than MIN_SAMPLE_US rather than ever more launches per sample.
 MAX_INNER = 2000
 
 

@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import onnx
-import pytest
 from onnx import TensorProto, helper
 
 

@@ -11,9 +11,9 @@ from compiler.errors import UnsupportedOp
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import LaunchStep
-from tests.ops.test_more_ops import Case, _build, _close, _oracle, lower_case, rnd, scalar, uni
-from tests.ops.test_more_ops import test_lowered_kernels_run_on_host as _run_on_host
+
+from .one_node import (Case, oracle, check_inputs_not_degenerate, check_lowering_builds, check_reference,
+                       check_runs_on_host, rnd, scalar, uni)
 
 I64, I32, F32, F16, F64 = np.int64, np.int32, np.float32, np.float16, np.float64
 NLL, SCE = "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"
@@ -125,37 +125,22 @@ DEFORM_ND = [
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_reference_matches_onnx(case: Case):
-    want = _oracle(case)
-    got = lookup(case.op).reference(case.ir_node(), case.feeds(), case.opset)
-    assert len(got) == len(want)
-    for k, (g, w) in enumerate(zip(got, want)):
-        _close(g, w, case, f"output {k}")
+    check_reference(case)
 
 
 def test_inputs_are_not_degenerate():
-    for case in CASES + DEFORM_ND:
-        for k, a in enumerate(case.inputs):
-            if a is not None and a.size > 1 and k not in case.consts:
-                assert np.unique(a).size > 1, case.id
+    check_inputs_not_degenerate(CASES + DEFORM_ND)
 
 
 @pytest.mark.parametrize("case", CASES + DEFORM_ND, ids=repr)
 def test_lowering_builds(case: Case):
-    pytest.importorskip("cuda.bindings")
-    steps, out_types, _ = lower_case(case)
-    kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
-    assert kernels and len(kernels) == len(steps)
-    written = {p.value for k in kernels for p in k.params if p.output}
-    assert {f"y{k}" for k in range(len(out_types))} <= written
-    for k in kernels:
-        res = _build(k.source, k.entry)
-        # CUDA's double exp/log spill a few bytes to the stack (as in test_reduce_norm)
-        assert res.cubin and (res.spills == 0 or "double" in k.source), (k.entry, res.spills)
+    # CUDA's double exp/log spill a few bytes to the stack (as in test_reduce_norm)
+    check_lowering_builds(case, spills_ok=lambda k: "double" in k.source)
 
 
 @pytest.mark.parametrize("case", CASES + DEFORM_ND, ids=repr)
 def test_lowered_kernels_run_on_host(case: Case):
-    _run_on_host(case)
+    check_runs_on_host(case)
 
 
 # --- semantics the cases above pin down by hand ------------------------------------------------------
@@ -185,7 +170,7 @@ def test_cumprod_examples_from_the_spec():
                         ({"exclusive": 1, "reverse": 1}, [6, 3, 1])]:
         case = Case("CumProd", [x, scalar(0, I64)], attrs, consts={1}, opset=26)
         np.testing.assert_array_equal(_ref(case)[0], np.array(want, F32))
-        _run_on_host(case)
+        check_runs_on_host(case)
 
 
 def test_tensorscatter_keeps_unwritten_positions():
@@ -203,11 +188,11 @@ def test_deform_conv_with_zero_offsets_is_conv():
     x, w, b = rnd(85, (2, 4, 5, 6)), rnd(86, (6, 2, 3, 2)), rnd(87, (6,))
     attrs = {"group": 2, "pads": [1, 0, 0, 1], "strides": [1, 2], "dilations": [2, 1]}
     conv = Case("Conv", [x, w, b], attrs, opset=22)
-    want = _oracle(conv)[0]
+    want = oracle(conv)[0]
     off = np.zeros((2, 2 * 6 * 2) + want.shape[2:], F32)
     case = Case("DeformConv", [x, w, off, b], {**attrs, "offset_group": 2}, opset=22, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(_ref(case)[0], want, rtol=1e-5, atol=1e-5)
-    _run_on_host(case)
+    check_runs_on_host(case)
 
 
 def _ctx(case: Case, out_types):

@@ -4,62 +4,20 @@ seeded random one-node models, each lowering's kernels built with NVRTC for sm_9
 host harness against the reference."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import onnx
 import pytest
 
 from compiler.errors import UnsupportedOp
 from compiler.ir.dtypes import DType
-from compiler.ir.graph import Constant, TensorType
+from compiler.ir.graph import TensorType
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import AliasStep, LaunchStep, Plan
+from compiler.runtime.plan import AliasStep
 
-from .one_node import ir_node, one_node_model
+from .one_node import (Case, check_inputs_not_degenerate, check_lowering_builds, check_reference,
+                       check_runs_on_host, lower_case, rnd, scalar, uni)
 
 I64, F32, F16 = np.int64, np.float32, np.float16
-
-
-def rnd(seed, shape, dtype=F32, lo=-5, hi=5, scale=1.0):
-    """Seeded random data of a dtype, never all zeros."""
-    rng = np.random.default_rng(seed)
-    dt = np.dtype(dtype)
-    if np.issubdtype(dt, np.integer):
-        return rng.integers(max(lo, np.iinfo(dt).min), min(hi, np.iinfo(dt).max) + 1, size=shape).astype(dt)
-    return (rng.standard_normal(shape) * scale).astype(dt)
-
-
-def uni(seed, shape, lo, hi, dtype=F32):
-    return np.random.default_rng(seed).uniform(lo, hi, size=shape).astype(dtype)
-
-
-def scalar(v, dtype):
-    return np.array(v, dtype=dtype)
-
-
-class Case:
-    """One node: its inputs (None = omitted), attributes, opset and which inputs are constants."""
-
-    def __init__(self, op, inputs, attrs=None, opset=21, consts=(), nout=1, rtol=1e-5, atol=1e-5, oracle="onnx",
-                 lower=True, id=None):
-        # oracle: "onnx" (ReferenceEvaluator), "ort" (onnxruntime) or an equivalent Case to evaluate
-        self.op, self.inputs, self.attrs, self.opset = op, list(inputs), dict(attrs or {}), opset
-        self.consts, self.nout, self.rtol, self.atol = set(consts), nout, rtol, atol
-        self.oracle, self.lower, self.id = oracle, lower, id or op
-
-    def __repr__(self):
-        return self.id
-
-    def model(self):
-        return one_node_model(self.op, self.inputs, self.attrs, self.opset, self.nout)
-
-    def ir_node(self):
-        return ir_node(self.model()[1])
-
-    def feeds(self):
-        _, node = self.model()
-        return [a if n else None for n, a in zip(node.input, self.inputs)]
 
 
 def _cases() -> list[Case]:
@@ -180,115 +138,33 @@ def _cases() -> list[Case]:
 CASES = _cases()
 
 
-@functools.lru_cache(maxsize=None)
-def _oracle(case: Case):
-    if isinstance(case.oracle, Case):
-        return _oracle(case.oracle)
-    model, node = case.model()
-    feeds = {n: a for n, a in zip(node.input, case.inputs) if n}
-    if case.oracle == "ort":
-        import onnxruntime as ort
-        sess = ort.InferenceSession(onnx.shape_inference.infer_shapes(model).SerializeToString(),
-                                    providers=["CPUExecutionProvider"])
-        return sess.run(None, feeds)
-    from onnx.reference import ReferenceEvaluator
-    return ReferenceEvaluator(model).run(None, feeds)
-
-
-def _close(got, want, case: Case, what=""):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
-    assert got.shape == want.shape, (what, got.shape, want.shape)
-    if want.dtype.kind == "f":
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=case.rtol, atol=case.atol,
-                                   err_msg=what)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=what)
-
-
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_reference_matches_onnx(case: Case):
-    """Our NumPy reference agrees with the ONNX evaluator (onnxruntime where ONNX has none)."""
-    want = _oracle(case)
-    got = lookup(case.op).reference(case.ir_node(), case.feeds(), case.opset)
-    assert len(got) == len(want)
-    for k, (g, w) in enumerate(zip(got, want)):
-        _close(g, w, case, f"output {k}")
+    check_reference(case)
 
 
 def test_inputs_are_not_degenerate():
-    for case in CASES:
-        for k, a in enumerate(case.inputs):
-            if a is not None and a.size > 1 and k not in case.consts:  # constants are shapes and sizes
-                assert np.unique(a).size > 1, case.id
-
-
-def lower_case(case: Case, ctx_out=None):
-    """Lowers the node as the pipeline would: types from the reference, constants marked."""
-    ir, feeds = case.ir_node(), case.feeds()
-    outs = lookup(case.op).reference(ir, feeds, case.opset)
-    in_types = [TensorType(DType.from_numpy(a.dtype), a.shape) if a is not None else None for a in feeds]
-    out_types = [TensorType(DType.from_numpy(o.dtype), o.shape) for o in outs]
-    consts = [a if k in case.consts else None for k, a in enumerate(feeds)]
-    steps: list = []
-    ctx = LowerCtx(ir, in_types, out_types, consts, case.opset, emit=steps.append, new_name=lambda s: s)
-    lookup(case.op).lower(ctx)
-    if ctx_out is not None:
-        ctx_out.append(ctx)
-    return steps, out_types, outs
-
-
-@functools.lru_cache(maxsize=None)
-def _build(source: str, entry: str):
-    from compiler.codegen.nvrtc import build_cubin
-    return build_cubin(source, entry, "sm_90")
+    check_inputs_not_degenerate(CASES)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.lower], ids=repr)
 def test_lowering_builds(case: Case):
-    """Every kernel a lowering emits compiles with NVRTC for sm_90 without spills."""
-    pytest.importorskip("cuda.bindings")
-    steps, out_types, _ = lower_case(case)
-    if case.op == "BitCast":
+    if case.op == "BitCast":   # a view: one alias, no kernel
+        steps, _, _ = lower_case(case)
         assert len(steps) == 1 and isinstance(steps[0], AliasStep)
         return
-    kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
-    assert kernels and len(kernels) == len(steps)
-    written = {p.value for k in kernels for p in k.params if p.output}
-    assert {f"y{k}" for k in range(len(out_types))} <= written
-    for k in kernels:
-        res = _build(k.source, k.entry)
-        assert res.cubin and res.spills == 0
+    check_lowering_builds(case)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.lower], ids=repr)
 def test_lowered_kernels_run_on_host(case: Case):
-    """The lowering's own steps, run by the host harness, match the reference."""
-    from compiler.runtime.executor import Executor, HostBackend
-    ctxs: list = []
-    steps, out_types, expected = lower_case(case, ctxs)
-    _, node = case.model()
-    names = [n for n in node.input if n]
-    types = {n: TensorType(DType.from_numpy(a.dtype), a.shape) for n, a in zip(node.input, case.inputs) if n}
-    outs = {f"y{k}": t for k, t in enumerate(out_types)}
-    scratch = dict(ctxs[0].temps)
-    arena, off = [], 0
-    for name, t in list(outs.items()) + list(scratch.items()):  # a fresh, unzeroed arena: unwritten elements show
-        arena.append((name, off))
-        off += -(-t.nbytes // 256) * 256
-    constants = tuple((f"x{k}", Constant.from_array(case.inputs[k])) for k in sorted(case.consts))
-    plan = Plan(inputs=tuple(n for n in names if int(n[1:]) not in case.consts), outputs=tuple(outs),
-                steps=tuple(steps), types=tuple({**types, **outs, **scratch}.items()), constants=constants,
-                arena=tuple(arena), arena_bytes=off)
-    got = Executor(plan, HostBackend()).run({n: case.inputs[int(n[1:])] for n in plan.inputs})
-    for k, e in enumerate(expected):
-        _close(got[f"y{k}"], e, case, f"output {k}")
+    check_runs_on_host(case)
 
 
 # --- registration and unsupported forms ------------------------------------------------------------
 
 def test_quantize_ops_are_not_folded():
-    """Q/DQ stay in the graph for SparTA's bit-width passes; the others fold as usual."""
+    """Q/DQ stay in the graph (a quantised constant is not folded to float); the others fold as usual."""
     assert lookup("QuantizeLinear").foldable is False
     assert lookup("DequantizeLinear").foldable is False
     assert lookup("DynamicQuantizeLinear").foldable is True
