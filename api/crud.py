@@ -37,10 +37,10 @@ def create_token(*, session: Session, owner: Owner) -> str:
     return value
 
 
-def owner_for_token(*, session: Session, token: str) -> Owner | None:
-    """The owner of a valid, unrevoked token; None otherwise."""
+def owner_for_digest(*, session: Session, digest: str) -> Owner | None:
+    """The owner of the valid, unrevoked token whose sha256 is `digest`; None otherwise."""
     return session.scalar(select(Owner).join(Token, Token.owner_id == Owner.id)
-                          .where(Token.token_sha256 == token_digest(token), Token.revoked.is_(False)))
+                          .where(Token.token_sha256 == digest, Token.revoked.is_(False)))
 
 
 def count_owners(*, session: Session) -> int:
@@ -86,6 +86,20 @@ def create_model(*, session: Session, owner_id: str, sha256: str, size: int, nam
     session.add(model)
     session.flush()
     return model
+
+
+def get_or_create_model(*, session: Session, owner_id: str, sha256: str, size: int, name: str,
+                        info: dict[str, Any]) -> Model:
+    """The owner's model with these bytes; created if new. Two processes saving the same bytes at once
+    (an upload and a CI fetch) both get the one row that won."""
+    found = get_model_by_sha256(session=session, owner_id=owner_id, sha256=sha256)
+    if found is not None:
+        return found
+    try:
+        with session.begin_nested():
+            return create_model(session=session, owner_id=owner_id, sha256=sha256, size=size, name=name, info=info)
+    except IntegrityError:
+        return get_model_by_sha256(session=session, owner_id=owner_id, sha256=sha256)
 
 
 def model_has_active_jobs(*, session: Session, model_id: str) -> bool:

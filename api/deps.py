@@ -48,7 +48,7 @@ def _lookup(token: str) -> Caller | None:
     if hit is not None and hit[0] > now:
         return hit[1]
     with session_scope() as session:
-        owner = crud.owner_for_token(session=session, token=token)
+        owner = crud.owner_for_digest(session=session, digest=key)
         caller = Caller(owner.id, owner.name, bool(owner.is_admin)) if owner is not None else None
     if caller is None:
         _callers.pop(key, None)

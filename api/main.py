@@ -5,7 +5,7 @@ import asyncio
 import contextlib
 import logging
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from compiler import __version__

@@ -9,7 +9,6 @@ import json
 import logging
 import re
 import secrets
-import threading
 import time
 import urllib.parse
 
@@ -61,9 +60,10 @@ def is_url_source(source: str) -> bool:
     return "://" in source
 
 
-def check_url_template(template: str) -> str:
-    """An https URL template with {commit}; anything else is a ProjectError."""
-    if "{commit}" not in template:
+def check_url_template(template: str, *, require_commit: bool = True) -> str:
+    """An https URL (a template with {commit}, unless require_commit is False) without credentials;
+    anything else is a ProjectError."""
+    if require_commit and "{commit}" not in template:
         raise ProjectError(f"URL source '{template}' must contain {{commit}}")
     parsed = urllib.parse.urlsplit(template.replace("{commit}", "0"))
     if parsed.scheme != "https":
@@ -186,7 +186,7 @@ def start_commit(*, session: Session, project: Project, commit: str, ref: str,
     for m in project.models:
         source = overrides.get(m["name"], m["source"])
         if is_url_source(source):
-            url = expand_url(check_url_template(source) if "{commit}" in source else _https_only(source), commit)
+            url = expand_url(check_url_template(source, require_commit=False), commit)
             for target in project.targets:
                 b = ProjectBuild(commit_id=row.id, model_name=m["name"], target=target, source_url=url,
                                  state="fetching", fetch_queued_at=utcnow())
@@ -209,31 +209,14 @@ def start_commit(*, session: Session, project: Project, commit: str, ref: str,
     return row, True, to_enqueue, to_fetch
 
 
-def _https_only(url: str) -> str:
-    if urllib.parse.urlsplit(url).scheme != "https":
-        raise ProjectError(f"URL '{url}' must be https://")
-    return url
-
-
 def create_job(*, session: Session, owner_id: str, model: Model, target: str) -> tuple[Compilation, bool]:
     """A compilation of `model` for a preset `target` with default options (answered from the store when a
     twin succeeded); returns (job, whether it needs a message)."""
-    from compiler import __version__
     from compiler.pipeline import CompileOptions
     from compiler.targets import get_target
 
-    from worker.app import queue_for_arch
-
-    from .routes.compilations import toolchain
-    t = get_target(target)
-    opts = CompileOptions()
-    dedup_key = hashlib.sha256(f"{model.sha256}|{t.key}|{opts.key}|{toolchain(t.arch)}".encode()).hexdigest()
-    answer = crud.find_succeeded(session=session, dedup_key=dedup_key)
-    job = crud.create_compilation(
-        session=session, owner_id=owner_id, model=model, target_name=t.name, target_spec=t.describe(),
-        arch=t.arch, queue=queue_for_arch(t.arch), options={"input_shapes": {}, "precision": opts.precision},
-        dedup_key=dedup_key, compiler_version=__version__, answer=answer)
-    return job, answer is None
+    from .jobs import new_job
+    return new_job(session=session, owner_id=owner_id, model=model, target=get_target(target), opts=CompileOptions())
 
 
 def enqueue_all(job_ids: list[str], fetch_ids: list[str], session_factory) -> None:
@@ -363,10 +346,11 @@ def latest_commits(*, session: Session, project: Project, limit: int = 20) -> li
 
 
 # --- the verdict callback ------------------------------------------------------------------------
-# At least once: a poster claims the commit with a lease (notify_claimed_until), POSTs, and marks
-# notified_at only once the receiver answered. A thread started with the webhook delivers at once; the
-# reconciler delivers what a restarted API process, or a receiver that was down, left undelivered.
-# Every attempt carries the same X-Brickyard-Delivery id, so a receiver can drop a repeat.
+# At least once, by the reconciler (api/reconciler.py, every RECONCILE_INTERVAL): a pass claims a commit
+# whose verdict is in with a lease (notify_claimed_until), POSTs, and marks notified_at only once the
+# receiver answered; an unanswered claim lapses and a later pass tries again. Nothing lives in a thread of
+# the process that received the webhook, so a restart loses nothing. Every attempt carries the same
+# X-Brickyard-Delivery id, so a receiver can drop a repeat.
 
 def _claim_verdict(commit_id: str) -> tuple[str, str, dict] | None:
     """(url, secret, status) when the commit's verdict is in and this poster holds the delivery, else None."""
@@ -420,26 +404,9 @@ def deliver_verdict(commit_id: str) -> bool:
             log.warning("callback %s: HTTP %d", url, r.status_code)
         except httpx.HTTPError as e:
             log.warning("callback %s: %s", url, e)
-        time.sleep(2 ** attempt)
+        if attempt < 2:
+            time.sleep(2 ** attempt)
     return False  # the lease lapses and the reconciler tries again, up to callback_max_attempts
-
-
-def notify_when_done(project_id: str, commit_id: str, *, poll: float = 1.0, give_up_after: float = 7200.0) -> None:
-    """Waits for the commit's verdict, then delivers it (a thread of the API process; the reconciler
-    covers a process that stops first)."""
-    deadline = time.monotonic() + give_up_after
-    while time.monotonic() < deadline:
-        try:
-            from .db import session_scope
-            with session_scope() as session:
-                commit = session.get(ProjectCommit, commit_id)
-                if commit is None or commit.notified_at:
-                    return
-            if deliver_verdict(commit_id):
-                return
-        except Exception as e:  # noqa: BLE001 - a busy database: try again at the next poll
-            log.warning("verdict of commit %s: %s", commit_id, e)
-        time.sleep(poll)
 
 
 def undelivered_verdicts(*, session: Session, since) -> list[str]:
@@ -450,12 +417,6 @@ def undelivered_verdicts(*, session: Session, since) -> list[str]:
         Project.callback_url.is_not(None), ProjectCommit.notified_at.is_(None), ProjectCommit.created_at >= since,
         ProjectCommit.notify_attempts < get_settings().callback_max_attempts,
         (ProjectCommit.notify_claimed_until.is_(None)) | (ProjectCommit.notify_claimed_until < now))).all())
-
-
-def start_notifier(project: Project, commit: ProjectCommit) -> None:
-    if project.callback_url:
-        threading.Thread(target=notify_when_done, args=(project.id, commit.id), daemon=True,
-                         name=f"verdict-{commit.id}").start()
 
 
 # --- fetches a lost worker left --------------------------------------------------------------------
@@ -472,24 +433,30 @@ def _lapsed(now, unclaimed_before):
 
 def recover_lapsed_fetches(*, now, unclaimed_before) -> tuple[list[str], list[str]]:
     """Publishes lost fetches again (unclaimed, with a fresh publish time) and fails those out of attempts.
-    Each update repeats the condition, so a fetch claimed meanwhile is left alone. Returns (again, failed)."""
+    Each update repeats the condition, so a fetch claimed meanwhile is left alone, and only the builds an
+    update changed are published or reported. Returns (fetched again, failed)."""
     from sqlalchemy import update
 
     from .db import session_scope
     from .settings import get_settings
     limit = get_settings().fetch_max_attempts
+    lapsed = _lapsed(now, unclaimed_before)
+    stamp = utcnow()
     with session_scope() as session:
-        rows = session.execute(select(ProjectBuild.id, ProjectBuild.fetch_attempts)
-                               .where(*_lapsed(now, unclaimed_before))).all()
+        rows = session.execute(select(ProjectBuild.id, ProjectBuild.fetch_attempts).where(*lapsed)).all()
         again = [i for i, a in rows if a < limit]
         spent = [i for i, a in rows if a >= limit]
         if spent:
-            session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(spent), *_lapsed(now, unclaimed_before))
+            session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(spent), *lapsed)
                             .values(state="failed", error=f"the model's fetch was lost {limit} times "
                                                           "(its worker was killed or ran out of time)"))
+            spent = list(session.scalars(select(ProjectBuild.id).where(ProjectBuild.id.in_(spent),
+                                                                        ProjectBuild.state == "failed")))
         if again:
-            session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(again), *_lapsed(now, unclaimed_before))
-                            .values(fetch_lease_until=None, fetch_queued_at=utcnow()))
+            session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(again), *lapsed)
+                            .values(fetch_lease_until=None, fetch_queued_at=stamp))
+            again = list(session.scalars(select(ProjectBuild.id).where(ProjectBuild.id.in_(again),
+                                                                        ProjectBuild.fetch_queued_at == stamp)))
     if again:
         enqueue_all([], again, session_scope)
     return again, spent

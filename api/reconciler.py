@@ -11,9 +11,8 @@ update, so several API processes may run it at once):
   seconds, and a broker that cannot be inspected gets that rule for every queued job;
 - a CI build whose model fetch lost its worker (lease lapsed) or its message (unclaimed for
   BRICKYARD_REQUEUE_QUEUED_AFTER) is fetched again, up to BRICKYARD_FETCH_MAX_ATTEMPTS, then failed;
-- a commit whose verdict is in but was never delivered to its project's callback URL (the API process
-  that received the webhook stopped, or the receiver was down) is delivered, up to
-  BRICKYARD_CALLBACK_MAX_ATTEMPTS, one lease (BRICKYARD_CALLBACK_LEASE) apart.
+- a commit whose verdict is in but was not yet delivered to its project's callback URL (or whose receiver
+  was down) is delivered, up to BRICKYARD_CALLBACK_MAX_ATTEMPTS, one lease (BRICKYARD_CALLBACK_LEASE) apart.
 A duplicate message is harmless: the task claims a job only from `queued` (or from a silent `running`)."""
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ log = logging.getLogger("brickyard.reconciler")
 
 def reconcile_once() -> dict[str, list[str]]:
     """One pass; returns the ids it re-enqueued, by reason."""
-    from worker.queueing import broker_messages, enqueue
+    from worker.queueing import broker_inspectable, broker_messages, enqueue
     s = get_settings()
     now = utcnow()
     silent_before = now - dt.timedelta(seconds=s.heartbeat_timeout)
@@ -51,7 +50,7 @@ def reconcile_once() -> dict[str, list[str]]:
     # meanwhile is seen. A message a worker holds unacked (a retry's countdown, or a worker that died
     # holding it, which Redis only hands back after visibility_timeout) counts as live for up to
     # REQUEUE_QUEUED_AFTER; a broker that cannot be inspected gets that rule for every queued job.
-    inspectable = broker_messages() is not None
+    inspectable = broker_inspectable()
     wait = s.queued_grace if inspectable else s.requeue_queued_after
     with session_scope() as session:
         waiting = [(j.id, j.queue, j.task_id, j.queued_at) for j in

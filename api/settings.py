@@ -35,11 +35,14 @@ class Settings(BaseSettings):
     worker_shutdown_grace: float = Field(10.0, ge=0)  # seconds a stopping worker may finish its job
     poll_interval: float = Field(0.25, gt=0)      # embedded queue and SSE polling
     token_cache_seconds: float = Field(5.0, ge=0)  # an API process remembers a valid token this long
+    presence_interval: float = Field(5.0, gt=0)   # a worker process writes its presence row this often
+    worker_seen_within: float = Field(30.0, gt=0)  # ... and counts as live (dashboard, worker.health) this long
     fetch_timeout: float = Field(120.0, gt=0)     # a CI project's model download, in all
+    fetch_max_bytes: int = Field(512 * 1024**2, ge=1)  # ... and its size (never above max_upload_bytes)
     fetch_lease: float | None = Field(None, gt=0)  # a fetch silent this long lost its worker (default: timeout + 90)
     fetch_max_attempts: int = Field(3, ge=1)
     fetch_ca_file: Path | None = None             # extra CA bundle for model URLs (an internal model registry)
-    callback_max_attempts: int = Field(5, ge=1)   # verdict POSTs to a project's callback URL
+    callback_max_attempts: int = Field(5, ge=1)   # rounds of up to 3 verdict POSTs to a callback URL
     callback_lease: float = Field(60.0, gt=0)     # a claimed delivery not confirmed this long is tried again
 
     @field_validator("home", mode="after")

@@ -22,7 +22,7 @@ def queue_for_arch(arch: str) -> str:
 def make_celery() -> Celery:
     """The app, configured from the service settings."""
     s = get_settings()
-    app = Celery("brickyard", include=["worker.tasks", "worker.fetch"])
+    app = Celery("brickyard", include=["worker.tasks", "worker.fetch", "worker.presence"])
     conf = dict(
         task_queues=[Queue(q, Exchange(q, type="direct"), routing_key=q) for q in ALL_QUEUES],
         task_default_queue=CPU_QUEUE,

@@ -1,26 +1,19 @@
-"""Worker additions for CI projects: the task that fetches a model from a project's https URL template
-(with a size limit and a time limit) and then queues its compilations, and the presence heartbeat that
-the dashboard counts as live workers."""
+"""The CI projects' fetch task: downloads a build's model from its https URL (size and time limits),
+under a lease on the build (api/projects.py's reconciler rule fetches again when a lease lapses), saves
+it as the project owner's model, and queues one compilation per target."""
 from __future__ import annotations
 
 import logging
 import os
-import socket
 import ssl
 import tempfile
-import threading
 import time
 import urllib.parse
 from pathlib import Path
 
-from celery.signals import worker_process_init
-
 from .app import app
 
 log = logging.getLogger("brickyard.worker")
-
-FETCH_MAX_BYTES = int(os.environ.get("BRICKYARD_FETCH_MAX_BYTES", str(512 * 1024**2)))
-PRESENCE_INTERVAL = 5.0
 
 
 def _fetch_soft_limit() -> float:
@@ -68,12 +61,20 @@ def fetch_to_file(url: str, dest: Path, *, max_bytes: int, timeout: float,
     return size
 
 
-def _fail_builds(build_ids: list[str], message: str) -> None:
+def _held(build_ids: list[str], lease):
+    """The builds this fetch still holds: fetching, under the very lease it took (a fetch that outlived its
+    lease, e.g. in a solo pool where time limits do not apply, must not write over the one that took over)."""
+    from api.models import ProjectBuild
+    return (ProjectBuild.id.in_(build_ids), ProjectBuild.state == "fetching", ProjectBuild.fetch_lease_until == lease)
+
+
+def _fail_builds(build_ids: list[str], lease, message: str) -> None:
+    from sqlalchemy import update
+
     from api.db import session_scope
     from api.models import ProjectBuild
     with session_scope() as session:
-        for b in session.query(ProjectBuild).filter(ProjectBuild.id.in_(build_ids)):
-            b.state, b.error = "failed", message
+        session.execute(update(ProjectBuild).where(*_held(build_ids, lease)).values(state="failed", error=message))
 
 
 def _trust(extra_ca_file: Path | None) -> bool | ssl.SSLContext:
@@ -86,11 +87,11 @@ def _trust(extra_ca_file: Path | None) -> bool | ssl.SSLContext:
     return ctx
 
 
-def claim_fetch(build_id: str) -> tuple[list[str], str, str, str, int] | None:
+def claim_fetch(build_id: str):
     """Takes the lease on a build and its siblings (same commit and URL, other targets) for one fetch.
 
     None when another fetch holds them or they are done: a duplicate message is harmless. Returns
-    (build ids, url, model name, owner id, attempt)."""
+    (build ids, url, model name, owner id, attempt, lease end)."""
     import datetime as dt
 
     from sqlalchemy import or_, select, update
@@ -112,16 +113,16 @@ def claim_fetch(build_id: str) -> tuple[list[str], str, str, str, int] | None:
         ids = list(session.scalars(select(ProjectBuild.id).where(*free)).all())
         if not ids:
             return None
+        lease = now + dt.timedelta(seconds=s.fetch_lease_seconds)
         res = session.execute(update(ProjectBuild).where(ProjectBuild.id.in_(ids), *free).values(
-            fetch_attempts=ProjectBuild.fetch_attempts + 1,
-            fetch_lease_until=now + dt.timedelta(seconds=s.fetch_lease_seconds)))
+            fetch_attempts=ProjectBuild.fetch_attempts + 1, fetch_lease_until=lease))
         if res.rowcount != len(ids):  # another fetch claimed some of them meanwhile: let it have them all
             session.rollback()
             return None
         attempt = max(session.scalars(select(ProjectBuild.fetch_attempts).where(ProjectBuild.id.in_(ids))).all())
         owner_id = session.scalar(select(Project.owner_id).join(ProjectCommit, ProjectCommit.project_id == Project.id)
                                   .where(ProjectCommit.id == commit_id))
-    return ids, url, name, owner_id, attempt
+    return ids, url, name, owner_id, attempt, lease
 
 
 @app.task(name="brickyard.fetch_model", acks_late=True, soft_time_limit=_fetch_soft_limit())
@@ -143,7 +144,7 @@ def fetch_model(build_id: str) -> str:
     claimed = claim_fetch(build_id)
     if claimed is None:
         return "skipped"
-    ids, url, name, owner_id, attempt = claimed
+    ids, url, name, owner_id, attempt, lease = claimed
     log.info("fetching %s for builds %s (attempt %d)", url, ",".join(ids), attempt)
     s.tmp_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=s.tmp_dir, prefix="fetch-", suffix=".onnx")
@@ -151,51 +152,25 @@ def fetch_model(build_id: str) -> str:
     tmp = Path(tmp)
     try:
         verify = _trust(s.fetch_ca_file)
-        size = fetch_to_file(url, tmp, max_bytes=min(FETCH_MAX_BYTES, s.max_upload_bytes), timeout=s.fetch_timeout,
-                             verify=verify)
+        size = fetch_to_file(url, tmp, max_bytes=min(s.fetch_max_bytes, s.max_upload_bytes),
+                             timeout=s.fetch_timeout, verify=verify)
         digest, size = file_sha256(tmp)
         info = describe_model(tmp, max_bytes=s.max_upload_bytes)
         adopt_file(s.store_root, tmp, digest)
     except (FetchError, CompilerError) as e:
         msg = e.one_line() if isinstance(e, CompilerError) else str(e)
-        _fail_builds(ids, msg)
+        _fail_builds(ids, lease, msg)
         return "failed"
     finally:
         tmp.unlink(missing_ok=True)
     to_enqueue = []
     with session_scope() as session:
-        model = crud.get_model_by_sha256(session=session, owner_id=owner_id, sha256=digest) or \
-            crud.create_model(session=session, owner_id=owner_id, sha256=digest, size=size, name=name, info=info)
-        for b in session.scalars(select(ProjectBuild).where(ProjectBuild.id.in_(ids),
-                                                            ProjectBuild.state == "fetching")):
+        model = crud.get_or_create_model(session=session, owner_id=owner_id, sha256=digest, size=size, name=name,
+                                         info=info)
+        for b in session.scalars(select(ProjectBuild).where(*_held(ids, lease))):
             job, queued = create_job(session=session, owner_id=owner_id, model=model, target=b.target)
             b.model_id, b.compilation_id, b.state = model.id, job.id, None
             if queued:
                 to_enqueue.append(job.id)
     enqueue_all(to_enqueue, [], session_scope)
     return "fetched"
-
-
-def _presence_loop(name: str, queues: list[str]) -> None:
-    from api.db import session_scope
-    from api.models import WorkerPresence, utcnow
-    while True:
-        try:
-            with session_scope() as session:
-                row = session.get(WorkerPresence, name)
-                if row is None:
-                    session.add(WorkerPresence(name=name, queues=queues, last_seen=utcnow()))
-                else:
-                    row.last_seen = utcnow()
-        except Exception as e:  # noqa: BLE001 - a busy database: the next beat tries again
-            log.debug("presence: %s", e)
-        time.sleep(PRESENCE_INTERVAL)
-
-
-@worker_process_init.connect
-def _start_presence(**_kw) -> None:
-    """Each pool process reports itself every few seconds (the dashboard's live workers). Celery sends
-    this signal in every prefork child and, for the solo pool (GPU workers), in the worker itself."""
-    queues = sorted(q.name for q in (app.amqp.queues or {}).values()) if app.amqp.queues else []
-    name = f"{socket.gethostname()}:{os.getpid()}"
-    threading.Thread(target=_presence_loop, args=(name, queues), daemon=True, name="presence").start()

@@ -1,10 +1,9 @@
 """`python -m worker.health`: a container health check for a worker. Exit 0 when a worker process on this
-host reported its presence within the last BRICKYARD_WORKER_HEALTH_SECONDS (default 30; they report every
-5 s), else 1 with the reason. The image's own HEALTHCHECK asks the API, which a worker container lacks."""
+host reported its presence (worker/presence.py) within BRICKYARD_WORKER_SEEN_WITHIN seconds, else 1 with
+the reason. The image's own HEALTHCHECK asks the API, which a worker container lacks."""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import socket
 import sys
 
@@ -14,7 +13,8 @@ def main() -> int:
 
     from api.db import session_scope
     from api.models import WorkerPresence, utcnow
-    window = float(os.environ.get("BRICKYARD_WORKER_HEALTH_SECONDS", "30"))
+    from api.settings import get_settings
+    window = get_settings().worker_seen_within
     host = socket.gethostname()
     try:
         with session_scope() as session:

@@ -1,4 +1,4 @@
-"""Putting jobs on the queue, and asking the embedded queue which jobs have a message waiting."""
+"""Putting jobs on the queue, and asking the broker (the embedded queue or Redis) which task ids it holds."""
 from __future__ import annotations
 
 import datetime as dt
@@ -37,6 +37,12 @@ REDIS_PRIORITY_SEP = "\x06\x16"   # kombu's Redis transport: queue "cpu" at prio
 REDIS_PRIORITY_STEPS = (0, 3, 6, 9)
 
 
+def broker_inspectable() -> bool:
+    """Whether broker_messages() can read this broker (without reading it)."""
+    s = get_settings()
+    return s.embedded_broker or s.broker.startswith(("redis://", "rediss://", "unix://"))
+
+
 def broker_messages() -> tuple[set[str], set[str]] | None:
     """The task ids the broker holds: (waiting in a queue, delivered to a worker but not acked yet), or None
     when the broker cannot be inspected.
@@ -45,12 +51,12 @@ def broker_messages() -> tuple[set[str], set[str]] | None:
     Redis: kombu keeps each queue as a list (one per priority step) and delivered, unacked messages in the
     hash `unacked` until the ack (or until `visibility_timeout` brings them back)."""
     s = get_settings()
+    if not broker_inspectable():
+        return None
     if s.embedded_broker:
         from .fs_transport import pending_task_ids
         return pending_task_ids(str(s.queue_dir / "messages")), set()
-    if s.broker.startswith(("redis://", "rediss://", "unix://")):
-        return _redis_messages(s.broker)
-    return None
+    return _redis_messages(s.broker)
 
 
 def _task_id(raw) -> str | None:
@@ -80,12 +86,6 @@ def _redis_messages(url: str) -> tuple[set[str], set[str]]:
         client.close()
     waiting = {t for raw in lists for m in raw if (t := _task_id(m))}
     return waiting, {t for m in held if (t := _task_id(m))}
-
-
-def waiting_task_ids() -> set[str] | None:
-    """Task ids with a message waiting in the broker (or held by a worker); None if it cannot be inspected."""
-    view = broker_messages()
-    return None if view is None else view[0] | view[1]
 
 
 def broker_reachable() -> bool:

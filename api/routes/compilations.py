@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -12,7 +11,6 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, StreamingResponse
 
-from compiler import __version__
 from compiler.errors import CompilerError
 from compiler.pipeline import CompileOptions
 from compiler.targets import get_target
@@ -22,21 +20,13 @@ from ..blobs import verified_path
 from ..db import session_scope
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
+from ..jobs import new_job
 from ..models import TERMINAL_STATES, Model
 from ..schemas import MAX_OFFSET, CompilationCreate, CompilationList, CompilationOut, ErrorOut, State
 
 router = APIRouter(prefix="/compilations", tags=["compilations"])
 ERRORS = {401: {"model": ErrorOut}, 404: {"model": ErrorOut}}
 log = logging.getLogger("brickyard.api")
-
-
-def toolchain(arch: str) -> str:
-    """The compiler and NVRTC versions and the arch: part of a compilation's dedup key."""
-    try:
-        from compiler.pipeline import toolchain_key
-        return toolchain_key(arch)
-    except Exception:  # noqa: BLE001 - no NVRTC in this process: the version alone still separates builds
-        return f"brickyard-{__version__}/nvrtc-unknown/{arch}"
 
 
 def check_target_spec(spec: dict) -> None:
@@ -96,7 +86,6 @@ def check_input_shapes(model: Model, shapes: dict[str, list[int]]) -> None:
 def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: SessionDep):
     """Queues a compilation; if the same model bytes, target, options and toolchain already succeeded,
     the job is created already succeeded with that artifact (no compile runs)."""
-    from worker.app import queue_for_arch
     from worker.queueing import enqueue
     model = crud.get_model(session=session, owner_id=owner.id, model_id=body.model_id)
     if model is None:
@@ -115,15 +104,9 @@ def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: Se
                               precision=body.options.precision)
     except CompilerError as e:
         raise ApiError(422, e.one_line(), category=e.category) from None
-    dedup_key = hashlib.sha256(f"{model.sha256}|{target.key}|{opts.key}|{toolchain(target.arch)}".encode()).hexdigest()
-    answer = crud.find_succeeded(session=session, dedup_key=dedup_key)
-    job = crud.create_compilation(
-        session=session, owner_id=owner.id, model=model, target_name=target.name, target_spec=target.describe(),
-        arch=target.arch, queue=queue_for_arch(target.arch),
-        options={"input_shapes": {n: list(d) for n, d in opts.input_shapes}, "precision": opts.precision},
-        dedup_key=dedup_key, compiler_version=__version__, answer=answer)
+    job, needs_message = new_job(session=session, owner_id=owner.id, model=model, target=target, opts=opts)
     session.commit()
-    if answer is None:
+    if needs_message:
         try:
             enqueue(job.id, job.queue)
         except Exception as e:  # noqa: BLE001 - the broker is down: the job stays queued, the reconciler retries

@@ -12,11 +12,11 @@ from .. import crud
 from .. import projects as logic
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
+from ..settings import get_settings
 from ..models import utcnow
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 ASSETS = {"dashboard.js": "text/javascript", "charts.js": "text/javascript", "dashboard.css": "text/css"}
-WORKER_SEEN_WITHIN = 30.0  # seconds: worker/presence.py reports every 5 s
 
 page_router = APIRouter(tags=["dashboard"], include_in_schema=False)
 router = APIRouter(prefix="/dashboard", tags=["dashboard"])
@@ -76,7 +76,7 @@ def dashboard_data(owner: CurrentOwner, session: SessionDep, settings: SettingsD
             verdict = {k: st[k] for k in ("commit", "ref", "verdict", "failures", "regressions")}
         projects.append({"id": p.id, "name": p.name, "targets": p.targets,
                          "models": [m["name"] for m in p.models], "latest": verdict})
-    seen_after = utcnow() - dt.timedelta(seconds=WORKER_SEEN_WITHIN)
+    seen_after = utcnow() - dt.timedelta(seconds=get_settings().worker_seen_within)
     return {"owner": owner.name, "now": _iso(utcnow()),
             "compile_times": sorted(series.values(), key=lambda s: s["name"]),
             "stages": [{"stage": k, "seconds": v} for k, v in stages.items()],

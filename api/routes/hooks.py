@@ -40,7 +40,7 @@ def trigger_commit(project_id: str, request: dict | None, delivery: str | None) 
 
 def _trigger(project_id: str, request: dict | None, delivery: str | None) -> tuple[int, dict]:
     from ..settings import get_settings
-    enqueue, fetch, notify = [], [], None
+    enqueue, fetch = [], []
     with session_scope() as session:
         project = session.get(Project, project_id)
         if delivery:
@@ -60,14 +60,10 @@ def _trigger(project_id: str, request: dict | None, delivery: str | None) -> tup
                           compilations=[{k: r[k] for k in ("model", "target", "state", "compilation_id")}
                                         for r in rows])
             status = 202 if created else 200
-            if created:
-                notify = (project, commit)
         if delivery and not logic.record_delivery(session=session, project_id=project_id, delivery_id=delivery,
                                                   status=status, response=answer):
             raise IntegrityError("delivery", None, Exception("a concurrent delivery with this id"))
-    logic.enqueue_all(enqueue, fetch, session_scope)
-    if notify:
-        logic.start_notifier(*notify)
+    logic.enqueue_all(enqueue, fetch, session_scope)  # the reconciler posts the verdict once it is in
     return status, answer
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy.exc import IntegrityError
 
 from compiler.errors import CompilerError
 
@@ -30,12 +29,10 @@ def _existing(owner_id: str, sha256: str) -> ModelOut | None:
 
 def _save(owner_id: str, sha256: str, size: int, name: str, info: dict, tmp: Path, store_root: Path) -> ModelOut:
     adopt_file(store_root, tmp, sha256)
-    try:
-        with session_scope() as session:
-            m = crud.create_model(session=session, owner_id=owner_id, sha256=sha256, size=size, name=name, info=info)
-            return ModelOut.model_validate(m)
-    except IntegrityError:  # the same upload raced us: answer with the row that won
-        return _existing(owner_id, sha256)
+    with session_scope() as session:
+        m = crud.get_or_create_model(session=session, owner_id=owner_id, sha256=sha256, size=size, name=name,
+                                     info=info)
+        return ModelOut.model_validate(m)
 
 
 @router.post("", status_code=201, response_model=ModelOut,

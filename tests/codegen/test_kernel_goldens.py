@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MODELS_DIR, shared_models
 
 GOLDEN = Path(__file__).resolve().parents[1] / "goldens" / "kernels.json"
@@ -27,6 +29,7 @@ def test_emitted_kernels_match_goldens():
     got = emitted_kernels()
     if os.environ.get("BRICKYARD_UPDATE_GOLDENS") == "1":
         GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+        pytest.skip("goldens rewritten, nothing compared: review `git diff tests/goldens/kernels.json`")
     want = json.loads(GOLDEN.read_text())
     for name in sorted(set(got) | set(want)):
         assert got.get(name) == want.get(name), (

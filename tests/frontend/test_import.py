@@ -616,8 +616,9 @@ def test_weight_whose_data_does_not_fit_its_dims_is_a_model_error():
         import_model(m)
 
 
-def test_imported_weights_share_the_bytes_read_from_the_model():
-    # a weight is held once: its Constant keeps the very bytes object its payload was read into
+def test_constants_share_a_whole_bytes_buffer_and_imported_weights_round_trip():
+    # a weight is held once: a Constant made from an array over a whole bytes object (what the importer
+    # gets from a protobuf payload) keeps that very object
     w = np.random.default_rng(3).standard_normal((64, 32)).astype(np.float32)
     payload = w.tobytes()
     assert Constant.from_array(np.frombuffer(payload, np.float32).reshape(64, 32)).data is payload

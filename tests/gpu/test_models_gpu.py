@@ -46,6 +46,9 @@ def test_the_preset_of_this_gpu_matches_its_properties():
     preset = next((p for p in ("h200", "h100", "a100", "l40s", "l4", "a10g", "t4", "b200") if p.upper() in name), None)
     if preset is None:
         pytest.skip(f"no preset for {props['name']}")
-    mismatches = [m.line() for m in compare(get_target(preset), props)]
-    print(f"{props['name']} vs preset {preset}: {mismatches or 'all limits match'}")
-    assert not mismatches, mismatches
+    mismatches = compare(get_target(preset), props)
+    print(f"{props['name']} vs preset {preset}: {[m.line() for m in mismatches] or 'all limits match'}")
+    # boards of one chip differ in SMs and L2 (H100 PCIe 114 SMs, SXM 132): the tuner corrects those;
+    # every other limit must be the chip's
+    chip = [m.line() for m in mismatches if m.field not in ("sms", "l2_bytes")]
+    assert not chip, chip

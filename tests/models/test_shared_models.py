@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import COMPILE_LINES, MODELS_DIR, shared_models
+from tests.conftest import COMPILE_LINES, shared_models
 
 TOL = 1e-3
 

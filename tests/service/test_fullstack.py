@@ -9,7 +9,7 @@ import time
 import pytest
 from sqlalchemy import create_engine, text
 
-from .conftest import Service, compile_job, relu_model, stack_env, upload, wait_job
+from .conftest import Service, compile_job, relu_model, stack_env, upload
 # the same end-to-end tests as against the embedded service, collected again with this module's `service`
 from .test_api import bert_job, test_bert_compiles_and_its_artifact_matches_pytorch, \
     test_compiling_again_is_answered_from_the_store, test_upload_describes_the_model  # noqa: F401

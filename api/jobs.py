@@ -1,0 +1,39 @@
+"""Creating a compilation job: its dedup key (model bytes, target, options, toolchain) and its row,
+answered at once from a twin that already succeeded. Used by POST /v1/compilations and by CI commits."""
+from __future__ import annotations
+
+import functools
+import hashlib
+
+from sqlalchemy.orm import Session
+
+from compiler import __version__
+from compiler.pipeline import CompileOptions
+from compiler.targets import Target
+
+from . import crud
+from .models import Compilation, Model
+
+
+@functools.lru_cache(maxsize=None)
+def toolchain(arch: str) -> str:
+    """The compiler and NVRTC versions and the arch: part of a compilation's dedup key."""
+    try:
+        from compiler.pipeline import toolchain_key
+        return toolchain_key(arch)
+    except Exception:  # noqa: BLE001 - no NVRTC in this process: the version alone still separates builds
+        return f"brickyard-{__version__}/nvrtc-unknown/{arch}"
+
+
+def new_job(*, session: Session, owner_id: str, model: Model, target: Target,
+            opts: CompileOptions) -> tuple[Compilation, bool]:
+    """The job row (created already succeeded when a twin did); returns (job, whether it needs a message)."""
+    from worker.app import queue_for_arch
+    dedup_key = hashlib.sha256(f"{model.sha256}|{target.key}|{opts.key}|{toolchain(target.arch)}".encode()).hexdigest()
+    answer = crud.find_succeeded(session=session, dedup_key=dedup_key)
+    job = crud.create_compilation(
+        session=session, owner_id=owner_id, model=model, target_name=target.name, target_spec=target.describe(),
+        arch=target.arch, queue=queue_for_arch(target.arch),
+        options={"input_shapes": {n: list(d) for n, d in opts.input_shapes}, "precision": opts.precision},
+        dedup_key=dedup_key, compiler_version=__version__, answer=answer)
+    return job, answer is None
