@@ -78,11 +78,42 @@ def cmd_targets(a) -> int:
     if a.json:
         print(json.dumps({n: t.describe() for n, t in PRESETS.items()}, indent=1))
         return 0
-    print(f"{'name':<9} {'arch':<7} {'SMs':>4} {'smem/blk KiB':>12} {'L2 MiB':>7} {'DRAM GB/s':>9} "
-          f"{'FP32 TF':>8} {'FP16 TC TF':>10}")
+    rows = [("name", "arch", "memory", "SMs", "smem/blk KiB", "L2 MiB", "DRAM GB/s", "FP32 TF", "FP16 TC TF",
+             "threads/blk", "max grid")]
     for t in PRESETS.values():
-        print(f"{t.name:<9} {t.arch:<7} {t.sms:>4} {t.shared_per_block // 1024:>12} {t.l2_bytes // 2**20:>7} "
-              f"{t.dram_gbps:>9.0f} {t.fp32_tflops:>8.1f} {t.fp16_tc_tflops:>10.0f}")
+        rows.append((t.name, t.arch, f"{t.memory_bytes / 2**30:.0f} GiB", t.sms, t.shared_per_block // 1024,
+                     t.l2_bytes // 2**20, f"{t.dram_gbps:.0f}", f"{t.fp32_tflops:.1f}", f"{t.fp16_tc_tflops:.0f}",
+                     t.max_threads_per_block, "x".join(str(g) for g in t.max_grid)))
+    _print_table(rows)
+    return 0
+
+
+def cmd_inspect(a) -> int:
+    """What the model is, before any size is fixed: inputs and outputs with their dynamic dimensions,
+    opset, op histogram, parameters."""
+    from .frontend.summary import summarize
+    s = summarize(a.model)
+    d = s.as_dict()
+    if a.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    show = lambda shape: "?" if shape is None else "[" + ", ".join(map(str, shape)) + "]"
+    print(f"{s.name}: opset {s.opset}, IR version {s.ir_version}" + (f", from {s.producer}" if s.producer else ""))
+    print(f"parameters: {s.parameters:,} ({_human_bytes(s.parameter_bytes)}), {s.nodes} nodes")
+    for title, items in (("inputs", s.inputs), ("outputs", s.outputs)):
+        print(f"{title}:")
+        for t in items:
+            print(f"  {t.name}  {t.dtype}{show(t.shape)}")
+    if s.dynamic_dims:
+        print("dynamic dimensions (fix them with --input-shape NAME=D,D,..; a name shared by several "
+              "dimensions is one size):")
+        for dd in s.dynamic_dims:
+            print(f"  {dd.describe()}")
+        ex = d["example_input_shapes"]
+        print("  e.g. " + " ".join(f"--input-shape {n}={','.join(map(str, v))}" for n, v in ex.items()))
+    print("ops: " + ", ".join(f"{op} {n}" for op, n in s.op_histogram))
+    for w in s.warnings:
+        print(f"warning: {w}")
     return 0
 
 
@@ -233,7 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("model")
     c.add_argument("--target", default="h100")
     c.add_argument("-o", "--output", required=True)
-    c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
+    c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..",
+                   help="fix an input's dynamic dimensions (its whole shape; `brickyard inspect` lists them)")
     c.add_argument("--verify", choices=["host", "gpu"], default=None,
                    help="run the result against onnxruntime before packaging")
     c.add_argument("--precision", choices=PRECISIONS, default="fp32",
@@ -252,6 +284,10 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("targets", help="list the target presets")
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_targets)
+    ins = sub.add_parser("inspect", help="describe MODEL.onnx: inputs, outputs, dynamic dimensions, ops, parameters")
+    ins.add_argument("model")
+    ins.add_argument("--json", action="store_true")
+    ins.set_defaults(fn=cmd_inspect)
     tk = sub.add_parser("token", help="service API tokens: token create NAME")
     tk.add_argument("action", choices=["create", "list"])
     tk.add_argument("args", nargs="*")

@@ -94,6 +94,13 @@ class TargetError(CompilerError):
     category = "target"
 
 
+class TooLarge(CompilerError):
+    """The compiled model cannot run on the target: a tensor or the whole footprint exceeds the device's
+    memory, a launch exceeds the grid limits, or an element count exceeds a 64-bit index."""
+
+    category = "too_large"
+
+
 class RuntimeFault(CompilerError):
     """Running a compiled plan failed (bad inputs, device errors)."""
 

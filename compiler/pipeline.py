@@ -15,6 +15,7 @@ from .codegen.nvrtc import build_arch, build_cubin, nvrtc_version
 from .errors import CompilerError
 from .frontend.onnx_import import ImportLimits, import_model
 from .passes.lower import lower_graph
+from .passes.fit import check_graph, check_plan
 from .passes.memory_plan import plan_memory
 from .passes.precision import check_precision, precision_plan
 from .passes.roller import roller_plan
@@ -53,7 +54,7 @@ class StageRecord:
     info: dict
 
 
-STAGES = ("import", "lower", "precision", "roller", "build", "tune", "memory_plan", "verify", "package")
+STAGES = ("import", "lower", "precision", "roller", "build", "tune", "memory_plan", "fit", "verify", "package")
 
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
@@ -76,8 +77,7 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
             progress(stage_name, (STAGES.index(stage_name) + 1) / len(STAGES))
         return out
 
-    imported = stage("import", lambda: (import_model(model, input_shapes=dict(options.input_shapes),
-                                                     limits=limits or ImportLimits()), {}))
+    imported = stage("import", lambda: _import(model, target, options, limits))
     if name:
         imported = dataclasses.replace(imported, name=name)
     plan = stage("lower", lambda: _lower(imported))
@@ -86,10 +86,12 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     builds = stage("build", lambda: _build(plan, target, store, options.build))
     plan, builds, tuning = stage("tune", lambda: _tune(plan, target, store, builds, options))
     plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
+    memory = stage("fit", lambda: (check_plan(plan, target),) * 2)
     plan_m = plan
     verification = stage("verify", lambda: _verify(plan_m, model, options.verify))
     seconds = time.perf_counter() - t_start
     report = make_report(imported, target, plan, builds, records, seconds, verification, options, tuning)
+    report["memory"] = memory
     artifact = stage("package", lambda: (Artifact(plan=plan, cubins={d: b["cubin"] for d, b in builds.items() if b.get("cubin")},
                                                   report=report, header=_header(imported, target, plan, options)), {}))
     # package's own time lands in the report after the fact
@@ -110,6 +112,12 @@ def _check_ir(stage_name: str, out) -> None:
         verify_plan(out)
     elif isinstance(out, tuple) and out and isinstance(out[0], Plan):  # tune: (plan, builds, tuning)
         verify_plan(out[0])
+
+
+def _import(model, target: Target, options: CompileOptions, limits: ImportLimits | None):
+    """Import, then every tensor checked against the target before anything is built."""
+    imported = import_model(model, input_shapes=dict(options.input_shapes), limits=limits or ImportLimits())
+    return imported, check_graph(imported.graph, target)
 
 
 def _lower(imported):

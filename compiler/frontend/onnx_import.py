@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import numbers
 import os
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
 from .canonicalize import canonicalize
 from .convert import dtype_of
+from .dims import declared_dims, resolve_shapes
 from .fold import FRONTEND_OPS
 from .graph_import import ImportContext, Scope, import_graph
 
@@ -53,6 +53,38 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
                  limits: ImportLimits = ImportLimits()) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph."""
+    checked = read_checked(model, limits)
+    proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
+    warnings: list[str] = []
+    inputs = _input_types(proto.graph, input_shapes or {})
+    ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
+                        read_names=_read_names(proto.graph))
+    graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
+    warnings += ctx.warnings
+    warnings += _declared_output_mismatches(proto.graph, graph)
+    graph = canonicalize(graph)
+    producer = f"{proto.producer_name} {proto.producer_version}".strip()
+    return ImportedModel(
+        graph=graph, opset=opsets[""], model_sha256=model_sha256,
+        name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
+        input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
+    )
+
+
+@dataclass(frozen=True)
+class CheckedModel:
+    """A parsed model that passed every structural check (limits, no external data, known domains,
+    topological order, the ONNX checker, every op defined), before any shape is known."""
+
+    proto: onnx.ModelProto
+    opsets: dict
+    source_name: str
+    sha256: str
+
+
+def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
+                 limits: ImportLimits = ImportLimits()) -> CheckedModel:
+    """Reads, parses and checks a model: what import_model and the model summary share."""
     data, source_name = _read(model, limits)
     model_sha256 = hashlib.sha256(data).hexdigest()
     proto = _parse(data, source_name)
@@ -76,20 +108,7 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                          hint="re-export the model or repair it; onnx.checker.check_model shows the same error") from None
     _check_registry(proto.graph)
 
-    warnings: list[str] = []
-    inputs = _input_types(proto.graph, input_shapes or {})
-    ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
-                        read_names=_read_names(proto.graph))
-    graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
-    warnings += ctx.warnings
-    warnings += _declared_output_mismatches(proto.graph, graph)
-    graph = canonicalize(graph)
-    producer = f"{proto.producer_name} {proto.producer_version}".strip()
-    return ImportedModel(
-        graph=graph, opset=opsets[""], model_sha256=model_sha256,
-        name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
-        input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
-    )
+    return CheckedModel(proto, opsets, source_name, model_sha256)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -135,7 +154,47 @@ def _parse(data: bytes, source_name: str) -> onnx.ModelProto:
     if not proto.HasField("graph"):
         raise ModelError(f"{source_name} is not a valid ONNX model: it has no graph",
                          hint="the file may be truncated or not an ONNX file")
+    _check_strings(proto, source_name)
     return proto
+
+
+def _check_strings(proto: onnx.ModelProto, source_name: str) -> None:
+    """Every `string` field of the model, at any depth, holds valid UTF-8.
+
+    ONNX's schema is proto2, whose parser does not check that: protobuf's upb backend hands an
+    invalid one back as `bytes` instead of `str`, and the ONNX checker (whose messages quote names)
+    and the importer would fail on it with UnicodeDecodeError or TypeError far from the cause.
+    `bytes` fields (raw_data, string tensors, attribute values) may hold anything and are not
+    looked at. The walk is iterative: subgraphs nest as deep as protobuf lets a file nest."""
+    stack: list[tuple] = [(proto, None, None)]  # (message, path to it as (parent path, step), node)
+    while stack:
+        msg, path, node = stack.pop()
+        if isinstance(msg, onnx.NodeProto):
+            node = msg
+        for field, value in msg.ListFields():
+            if field.type == field.TYPE_MESSAGE:
+                if field.is_repeated:
+                    stack.extend((m, (path, f"{field.name}[{i}]"), node) for i, m in enumerate(value))
+                else:
+                    stack.append((value, (path, field.name), node))
+            elif field.type == field.TYPE_STRING:
+                values = enumerate(value) if field.is_repeated else [(None, value)]
+                for i, v in values:
+                    if not isinstance(v, str):
+                        step = field.name if i is None else f"{field.name}[{i}]"
+                        raise _not_utf8(source_name, (path, step), node, v)
+
+
+def _not_utf8(source_name: str, path, node: onnx.NodeProto | None, value: bytes) -> ModelError:
+    steps = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    shown = repr(bytes(value[:40])) + ("..." if len(value) > 40 else "")
+    name = node.name if node is not None and isinstance(node.name, str) else None
+    return ModelError(f"{source_name} is not a valid ONNX model: a string field is not valid UTF-8 "
+                      f"({'.'.join(reversed(steps))} = {shown})", node=name or None,
+                      hint="the file is corrupt or was written by a broken exporter; re-export the model")
 
 
 def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
@@ -377,74 +436,22 @@ def _longest_chain(g: onnx.GraphProto) -> int:
 
 # --- inputs and outputs --------------------------------------------------------------------------
 
-def _input_types(g: onnx.GraphProto, input_shapes: dict) -> list[tuple[str, TensorType]]:
-    """Static types of the runtime inputs, dynamic dimensions fixed by input_shapes."""
+def runtime_inputs(g: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
+    """The graph inputs a caller feeds: those without an initializer (a default value)."""
     inits = {t.name for t in g.initializer} | {st.values.name for st in g.sparse_initializer}
-    runtime = [vi for vi in g.input if vi.name not in inits]
-    names = [vi.name for vi in runtime]
-    for k, v in input_shapes.items():
-        if k not in names:
-            raise ShapeError(f"input_shapes names '{k}', which is not an input of the model "
-                             f"(inputs: {', '.join(names) or 'none'})", hint="check the --input-shape names")
-        if not isinstance(v, (tuple, list)) or not all(_is_size(d) for d in v):
-            raise ShapeError(f"input_shapes['{k}'] = {v!r} is not a tuple of non-negative ints")
-    params: dict[str, tuple[int, str]] = {}  # dim_param -> (size, which input fixed it)
+    return [vi for vi in g.input if vi.name not in inits]
+
+
+def _input_types(g: onnx.GraphProto, input_shapes: dict) -> list[tuple[str, TensorType]]:
+    """Static types of the runtime inputs, dynamic dimensions fixed by input_shapes (frontend/dims.py)."""
+    runtime = runtime_inputs(g)
     for vi in runtime:
-        if vi.name not in input_shapes:
-            continue
-        dims = _declared_dims(vi)
-        want = tuple(input_shapes[vi.name])
-        if dims is not None and len(dims) != len(want):
-            raise ShapeError(f"input '{vi.name}' has rank {len(dims)}, but input_shapes gives "
-                             f"{len(want)} dimensions {list(want)}", hint="give one size per dimension")
-        for axis, (d, w) in enumerate(zip(dims or [None] * len(want), want)):
-            if isinstance(d, int) and d != w:
-                raise ShapeError(f"input '{vi.name}' has static size {d} on axis {axis}, but input_shapes "
-                                 f"gives {w}", hint="only dynamic dimensions can be set")
-            if isinstance(d, str) and d:
-                if d in params and params[d][0] != w:
-                    raise ShapeError(f"dimension '{d}' is {params[d][0]} for input '{params[d][1]}' but "
-                                     f"{w} for input '{vi.name}'", hint="a named dimension has one size")
-                params[d] = (w, vi.name)
-    out = []
-    for vi in runtime:
-        tt = vi.type.tensor_type
         if vi.type.WhichOneof("value") != "tensor_type":
             raise UnsupportedOp("Input", node=vi.name, detail=f"input '{vi.name}' is a "
                                 f"{vi.type.WhichOneof('value') or 'value of unknown kind'}; only tensors are supported")
-        dt = dtype_of(tt.elem_type, op="Input", node=vi.name, what=f"input '{vi.name}'")
-        if vi.name in input_shapes:
-            out.append((vi.name, TensorType(dt, tuple(int(d) for d in input_shapes[vi.name]))))
-            continue
-        dims = _declared_dims(vi)
-        if dims is None:
-            raise ShapeError(f"input '{vi.name}' has no declared shape (not even its rank)",
-                             hint=f"pass --input-shape {vi.name}=<d0>,<d1>,...")
-        shape = []
-        for axis, d in enumerate(dims):
-            if isinstance(d, int):
-                shape.append(d)
-            elif d and d in params:
-                shape.append(params[d][0])
-            else:
-                example = ",".join(str(x) if isinstance(x, int) else str(params.get(x, (1,))[0]) for x in dims)
-                label = f"'{d}'" if d else "of unknown size"
-                raise ShapeError(f"input '{vi.name}' has a dynamic dimension {label} (axis {axis})",
-                                 hint=f"pass --input-shape {vi.name}={example}")
-        out.append((vi.name, TensorType(dt, tuple(shape))))
-    return out
-
-
-def _is_size(d) -> bool:
-    return isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
-
-
-def _declared_dims(vi: onnx.ValueInfoProto) -> list[int | str] | None:
-    """Declared dims: int for static, the dim_param ('' if unnamed) for dynamic; None if no rank."""
-    tt = vi.type.tensor_type
-    if not tt.HasField("shape"):
-        return None
-    return [int(d.dim_value) if d.HasField("dim_value") else d.dim_param for d in tt.shape.dim]
+    shapes = resolve_shapes({vi.name: declared_dims(vi) for vi in runtime}, input_shapes)
+    return [(vi.name, TensorType(dtype_of(vi.type.tensor_type.elem_type, op="Input", node=vi.name,
+                                          what=f"input '{vi.name}'"), shapes[vi.name])) for vi in runtime]
 
 
 def _declared_output_mismatches(g: onnx.GraphProto, graph: Graph) -> list[str]:
@@ -456,7 +463,7 @@ def _declared_output_mismatches(g: onnx.GraphProto, graph: Graph) -> list[str]:
         if tt.elem_type and tt.elem_type != t.dtype.value:
             out.append(f"output '{vi.name}' is declared as {onnx.TensorProto.DataType.Name(tt.elem_type)} "
                        f"but computes {t.dtype.name}")
-        dims = _declared_dims(vi)
+        dims = declared_dims(vi)
         if dims is not None and (len(dims) != t.rank or
                                  any(isinstance(d, int) and d != s for d, s in zip(dims, t.shape))):
             out.append(f"output '{vi.name}' is declared with shape {dims} but computes {list(t.shape)}")

@@ -5,6 +5,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +59,7 @@ class TensorType:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return math.prod(int(d) for d in self.shape)  # Python ints: NumPy's int64 product wraps silently
 
     @property
     def nbytes(self) -> int:

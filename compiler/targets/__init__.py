@@ -46,6 +46,9 @@ class Target:
     int32_tops: float = 33.5                     # SIMT integer multiply-add
     dram_latency_ns: float = 600.0
     launch_us: float = 2.0
+    # What a compilation must fit: device memory (weights + arena + inputs and outputs) and launch limits.
+    memory_bytes: int = 80 * 1024**3
+    max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)
 
     @functools.cached_property
     def key(self) -> str:
@@ -90,38 +93,43 @@ class Target:
 
 
 _AMPERE_MMA = ((16, 8, 16), (16, 8, 8))
+GB = 1024**3   # boards are sold in GiB: an '80 GB' H100 has 80 GiB
 PRESETS: dict[str, Target] = {t.name: t for t in [
-    Target("t4", "sm_75", max_blocks_per_sm=16, fp64_tflops=0.25, fp16_tflops=65, int32_tops=8.1, dram_latency_ns=700, sms=40, max_threads_per_sm=1024, shared_per_sm=64 * 1024, shared_per_block=64 * 1024,
+    Target("t4", "sm_75", memory_bytes=16 * GB, max_blocks_per_sm=16, fp64_tflops=0.25, fp16_tflops=65, int32_tops=8.1, dram_latency_ns=700, sms=40, max_threads_per_sm=1024, shared_per_sm=64 * 1024, shared_per_block=64 * 1024,
            l2_bytes=4 * 1024**2, dram_gbps=320, l2_gbps=1300, shared_gbps_per_sm=128 * 1.59, fp32_tflops=8.1,
            fp16_tc_tflops=65, bf16_tc_tflops=0, tf32_tc_tflops=0, int8_tc_tops=130, mma_shapes=((16, 8, 8),)),
-    Target("a10g", "sm_86", max_blocks_per_sm=16, fp64_tflops=0.49, fp16_tflops=31.2, int32_tops=15.6, sms=80, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+    Target("a10g", "sm_86", memory_bytes=24 * GB, max_blocks_per_sm=16, fp64_tflops=0.49, fp16_tflops=31.2, int32_tops=15.6, sms=80, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=6 * 1024**2, dram_gbps=600, l2_gbps=2500, shared_gbps_per_sm=128 * 1.71, fp32_tflops=31.2,
            fp16_tc_tflops=125, bf16_tc_tflops=125, tf32_tc_tflops=62.5, int8_tc_tops=250, mma_shapes=_AMPERE_MMA),
-    Target("a100", "sm_80", fp64_tflops=9.7, fp16_tflops=78, int32_tops=19.5, sms=108, shared_per_sm=164 * 1024, shared_per_block=163 * 1024, l2_bytes=40 * 1024**2,
+    Target("a100", "sm_80", memory_bytes=80 * GB, fp64_tflops=9.7, fp16_tflops=78, int32_tops=19.5, sms=108, shared_per_sm=164 * 1024, shared_per_block=163 * 1024, l2_bytes=40 * 1024**2,
            dram_gbps=2039, l2_gbps=5120, shared_gbps_per_sm=128 * 1.41, fp32_tflops=19.5, fp16_tc_tflops=312,
            bf16_tc_tflops=312, tf32_tc_tflops=156, int8_tc_tops=624, mma_shapes=_AMPERE_MMA),
-    Target("l4", "sm_89", max_blocks_per_sm=24, fp64_tflops=0.47, fp16_tflops=30.3, int32_tops=15.1, sms=58, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+    Target("l4", "sm_89", memory_bytes=24 * GB, max_blocks_per_sm=24, fp64_tflops=0.47, fp16_tflops=30.3, int32_tops=15.1, sms=58, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=48 * 1024**2, dram_gbps=300, l2_gbps=2000, shared_gbps_per_sm=128 * 2.04, fp32_tflops=30.3,
            fp16_tc_tflops=121, bf16_tc_tflops=121, tf32_tc_tflops=60, int8_tc_tops=242, mma_shapes=_AMPERE_MMA),
-    Target("l40s", "sm_89", max_blocks_per_sm=24, fp64_tflops=1.4, fp16_tflops=91.6, int32_tops=45.8, sms=142, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+    Target("l40s", "sm_89", memory_bytes=48 * GB, max_blocks_per_sm=24, fp64_tflops=1.4, fp16_tflops=91.6, int32_tops=45.8, sms=142, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=96 * 1024**2, dram_gbps=864, l2_gbps=5000, shared_gbps_per_sm=128 * 2.52, fp32_tflops=91.6,
            fp16_tc_tflops=362, bf16_tc_tflops=362, tf32_tc_tflops=183, int8_tc_tops=733, mma_shapes=_AMPERE_MMA),
-    Target("rtx4090", "sm_89", max_blocks_per_sm=24, fp64_tflops=1.3, fp16_tflops=82.6, int32_tops=41.3, sms=128, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+    Target("rtx4090", "sm_89", memory_bytes=24 * GB, max_blocks_per_sm=24, fp64_tflops=1.3, fp16_tflops=82.6, int32_tops=41.3, sms=128, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=72 * 1024**2, dram_gbps=1008, l2_gbps=5000, shared_gbps_per_sm=128 * 2.52, fp32_tflops=82.6,
            fp16_tc_tflops=330, bf16_tc_tflops=330, tf32_tc_tflops=83, int8_tc_tops=660, mma_shapes=_AMPERE_MMA),
-    Target("h100", "sm_90", fp64_tflops=34, fp16_tflops=134, int32_tops=33.5, sms=132, l2_bytes=50 * 1024**2, dram_gbps=3350, l2_gbps=10000,
+    Target("h100", "sm_90", memory_bytes=80 * GB, fp64_tflops=34, fp16_tflops=134, int32_tops=33.5, sms=132, l2_bytes=50 * 1024**2, dram_gbps=3350, l2_gbps=10000,
            shared_gbps_per_sm=128 * 1.98, fp32_tflops=67, fp16_tc_tflops=990, bf16_tc_tflops=990,
            tf32_tc_tflops=495, int8_tc_tops=1980, mma_shapes=_AMPERE_MMA),
-    Target("h200", "sm_90", fp64_tflops=34, fp16_tflops=134, int32_tops=33.5, sms=132, l2_bytes=60 * 1024**2, dram_gbps=4800, l2_gbps=10000,
+    Target("h200", "sm_90", memory_bytes=141 * GB, fp64_tflops=34, fp16_tflops=134, int32_tops=33.5, sms=132, l2_bytes=60 * 1024**2, dram_gbps=4800, l2_gbps=10000,
            shared_gbps_per_sm=128 * 1.98, fp32_tflops=67, fp16_tc_tflops=990, bf16_tc_tflops=990,
            tf32_tc_tflops=495, int8_tc_tops=1980, mma_shapes=_AMPERE_MMA),
-    Target("b200", "sm_100", fp64_tflops=40, fp16_tflops=160, int32_tops=40, sms=148, l2_bytes=126 * 1024**2, dram_gbps=8000, l2_gbps=20000,
+    Target("b200", "sm_100", memory_bytes=180 * GB, fp64_tflops=40, fp16_tflops=160, int32_tops=40, sms=148, l2_bytes=126 * 1024**2, dram_gbps=8000, l2_gbps=20000,
            shared_gbps_per_sm=128 * 1.97, fp32_tflops=80, fp16_tc_tflops=2250, bf16_tc_tflops=2250,
            tf32_tc_tflops=1100, int8_tc_tops=4500, mma_shapes=_AMPERE_MMA),
-    Target("rtx5090", "sm_120", fp64_tflops=1.6, fp16_tflops=104.8, int32_tops=52.4, sms=170, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
+    Target("rtx5090", "sm_120", memory_bytes=32 * GB, fp64_tflops=1.6, fp16_tflops=104.8, int32_tops=52.4, sms=170, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=96 * 1024**2, dram_gbps=1792, l2_gbps=7000, shared_gbps_per_sm=128 * 2.41, fp32_tflops=104.8,
            fp16_tc_tflops=419, bf16_tc_tflops=419, tf32_tc_tflops=105, int8_tc_tops=838, mma_shapes=_AMPERE_MMA),
 ]}
+# The 40 GB A100 (HBM2, 1555 GB/s) beside the 80 GB one
+PRESETS = {name: t for n0, t0 in PRESETS.items() for name, t in
+           ([(n0, t0)] + ([("a100-40gb", dataclasses.replace(t0, name="a100-40gb", memory_bytes=40 * GB, dram_gbps=1555))]
+                          if n0 == "a100" else []))}
 SUPPORTED_ARCHS = ("sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120")
 
 
@@ -144,12 +152,15 @@ def get_target(spec: str | dict | Target) -> Target:
                 raise TargetError(f"target spec needs '{req}'")
         if spec["arch"] not in SUPPORTED_ARCHS:
             raise TargetError(f"unsupported arch '{spec['arch']}'", hint=f"use one of {', '.join(SUPPORTED_ARCHS)}")
-        kw = {k: (tuple(tuple(x) for x in v) if k == "mma_shapes" else v) for k, v in spec.items()}
+        kw = {k: (tuple(tuple(x) for x in v) if k == "mma_shapes" else tuple(v) if k == "max_grid" else v)
+              for k, v in spec.items()}
         try:
             t = Target(**kw)
         except TypeError as e:
             raise TargetError(f"bad target spec: {e}") from None
-        if t.sms <= 0 or t.max_threads_per_block <= 0:
-            raise TargetError("target spec: sms and max_threads_per_block must be positive")
+        if t.sms <= 0 or t.max_threads_per_block <= 0 or t.memory_bytes <= 0:
+            raise TargetError("target spec: sms, max_threads_per_block and memory_bytes must be positive")
+        if len(t.max_grid) != 3 or not all(isinstance(g, int) and g > 0 for g in t.max_grid):
+            raise TargetError(f"target spec: max_grid must be three positive integers, not {list(t.max_grid)}")
         return t
     raise TargetError(f"a target is a preset name or a spec, not {type(spec).__name__}")

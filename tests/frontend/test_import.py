@@ -241,7 +241,7 @@ def _dynamic_relu():
 def test_dynamic_dimension_without_input_shape():
     with pytest.raises(ShapeError) as e:
         import_model(_dynamic_relu())
-    assert "'batch' (axis 0)" in str(e.value) and "--input-shape x=1,128" in str(e.value)
+    assert "x axis 0 ('batch')" in str(e.value) and "--input-shape x=1,128" in str(e.value)
 
 
 def test_dynamic_dimension_fixed_by_input_shapes():
