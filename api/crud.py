@@ -82,7 +82,7 @@ def create_model(*, session: Session, owner_id: str, sha256: str, size: int, nam
                  info: dict[str, Any]) -> Model:
     model = Model(owner_id=owner_id, sha256=sha256, size=size, name=name, inputs=info["inputs"],
                   outputs=info["outputs"], op_histogram=info["op_histogram"], warnings=info["warnings"],
-                  opset=info.get("opset", 0))
+                  opset=info.get("opset", 0), summary=info.get("summary"))
     session.add(model)
     session.flush()
     return model

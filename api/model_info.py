@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import onnx
-
-from compiler.errors import ShapeError
 from compiler.frontend.onnx_import import ImportLimits, import_model
+from compiler.frontend.summary import summarize
 
 
 def _signature(graph, names) -> list[dict]:
@@ -14,43 +12,26 @@ def _signature(graph, names) -> list[dict]:
             for n in names]
 
 
-def _declared_inputs(path: Path) -> list[dict]:
-    """Runtime inputs as declared in the file: a dynamic dimension is its name (or '?')."""
-    proto = onnx.load(str(path), load_external_data=False)
-    inits = {t.name for t in proto.graph.initializer}
-    out = []
-    for vi in proto.graph.input:
-        if vi.name in inits or vi.type.WhichOneof("value") != "tensor_type":
-            continue
-        tt = vi.type.tensor_type
-        dims = None
-        if tt.HasField("shape"):
-            dims = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim]
-        out.append({"name": vi.name, "dtype": onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type).name
-                    if tt.elem_type else "?", "shape": dims})
-    return out
-
-
 def describe_model(path: Path, *, max_bytes: int) -> dict:
-    """Imports the model (raising CompilerError if it is not acceptable) and describes it.
+    """Checks the model (raising CompilerError if it is not acceptable) and describes it.
 
-    A model with dynamic input dimensions is accepted: it is checked with every dynamic size set to 1,
-    and a compilation of it must give options.input_shapes."""
+    Every model gets the structural checks and the summary (compiler/frontend/summary.py). A model
+    whose inputs are all fixed is imported in full too (shape inference, folding: the compile's first
+    stage), so a model that cannot compile at its only size is refused here. A model with dynamic
+    dimensions is not imported at invented sizes (a detector fails at 1x1); a compilation of it
+    must fix them in options.input_shapes."""
     limits = ImportLimits(max_bytes=max_bytes)
-    try:
+    summary = summarize(path, limits)
+    d = summary.as_dict()
+    outputs, warnings = d["outputs"], list(d["warnings"])
+    if not summary.dynamic_dims:
         imported = import_model(path, limits=limits)
-        inputs = _signature(imported.graph, imported.graph.inputs)
-        extra_warnings: list[str] = []
-    except ShapeError:
-        declared = _declared_inputs(path)
-        dynamic = [d for d in declared if d["shape"] is None or any(isinstance(x, str) for x in d["shape"])]
-        if not dynamic or any(d["shape"] is None for d in dynamic):
-            raise
-        fill = {d["name"]: tuple(x if isinstance(x, int) else 1 for x in d["shape"]) for d in dynamic}
-        imported = import_model(path, input_shapes=fill, limits=limits)
-        inputs = declared
-        extra_warnings = [f"input '{d['name']}' has dynamic dimensions {d['shape']}: give "
-                          f"options.input_shapes when compiling (checked with them set to 1)" for d in dynamic]
-    return {"inputs": inputs, "outputs": _signature(imported.graph, imported.graph.outputs),
-            "op_histogram": imported.graph.op_histogram(), "warnings": list(imported.warnings) + extra_warnings,
-            "opset": imported.opset, "name": imported.name}
+        outputs = _signature(imported.graph, imported.graph.outputs)
+        warnings += list(imported.warnings)
+    else:
+        listed = "; ".join(dd.describe() for dd in summary.dynamic_dims)
+        warnings.append(f"dynamic dimensions: {listed}; give options.input_shapes when compiling")
+    return {"inputs": d["inputs"], "outputs": outputs, "op_histogram": d["op_histogram"], "warnings": warnings,
+            "opset": summary.opset, "name": summary.name,
+            "summary": {k: d[k] for k in ("dynamic_dims", "example_input_shapes", "parameters", "parameter_bytes",
+                                          "producer", "ir_version", "nodes")}}

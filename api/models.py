@@ -60,7 +60,33 @@ class Model(Base):
     op_histogram: Mapped[dict] = mapped_column(JSON)
     warnings: Mapped[list] = mapped_column(JSON)
     opset: Mapped[int] = mapped_column(Integer, default=0)
+    # {dynamic_dims, example_input_shapes, parameters, parameter_bytes, producer, ir_version, nodes};
+    # NULL for models uploaded before it existed
+    summary: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    def _summary(self, key: str, default):
+        return (self.summary or {}).get(key, default)
+
+    @property
+    def dynamic_dims(self) -> list:
+        return self._summary("dynamic_dims", [])
+
+    @property
+    def example_input_shapes(self) -> dict:
+        return self._summary("example_input_shapes", {})
+
+    @property
+    def parameters(self) -> int | None:
+        return self._summary("parameters", None)
+
+    @property
+    def parameter_bytes(self) -> int | None:
+        return self._summary("parameter_bytes", None)
+
+    @property
+    def producer(self) -> str:
+        return self._summary("producer", "")
 
 
 class Compilation(Base):

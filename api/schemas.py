@@ -31,7 +31,15 @@ class ErrorOut(BaseModel):
 class TensorSig(BaseModel):
     name: str
     dtype: str
-    shape: list[int | str] | None = Field(description="sizes; a dynamic dimension is its name")
+    shape: list[int | str] | None = Field(description="sizes; a dynamic dimension is its name ('?' when it has "
+                                                      "none), an output's the input dimension it equals")
+
+
+class DynamicDimOut(BaseModel):
+    input: str
+    axis: int
+    name: str = Field(description="as declared ('?' for -1, unnamed and placeholder names)")
+    symbol: str = Field(description="dimensions with one symbol have one size")
 
 
 class ModelOut(BaseModel):
@@ -45,6 +53,13 @@ class ModelOut(BaseModel):
     op_histogram: dict[str, int]
     warnings: list[str]
     opset: int
+    dynamic_dims: list[DynamicDimOut] = Field(default_factory=list,
+                                              description="what options.input_shapes must fix to compile")
+    example_input_shapes: dict[str, list[int | str]] = Field(
+        default_factory=dict, description="a template for options.input_shapes: <...> marks a size to choose")
+    parameters: int | None = Field(None, description="elements of the model's initializers")
+    parameter_bytes: int | None = None
+    producer: str = ""
     created_at: UtcTime
 
 

@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, StreamingResponse
 
 from compiler.errors import CompilerError
+from compiler.frontend.dims import UnsetDimensions, normalised, resolve_shapes
 from compiler.pipeline import CompileOptions
 from compiler.targets import get_target
 
@@ -46,40 +47,32 @@ def check_target_spec(spec: dict) -> None:
             ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
         elif kind == "float":
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+        elif key == "max_grid":
+            ok = isinstance(value, list) and len(value) == 3 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in value)
         elif key == "mma_shapes":
             ok = isinstance(value, list) and all(
                 isinstance(m, list) and len(m) == 3 and all(isinstance(x, int) and not isinstance(x, bool) and x > 0
                                                              for x in m) for m in value)
         if not ok:
-            want = {"str": "a non-empty string", "int": "a positive integer", "float": "a non-negative number"}.get(
-                kind, "a list of [m, n, k] positive integer triples")
+            want = {"str": "a non-empty string", "int": "a positive integer", "float": "a non-negative number",
+                    "max_grid": "a list of three positive integers"}.get(
+                kind if key != "max_grid" else key, "a list of [m, n, k] positive integer triples")
             raise ApiError(422, f"target.{key} must be {want}, not {value!r}", category="target")
 
 
 def check_input_shapes(model: Model, shapes: dict[str, list[int]]) -> None:
-    """The options' input shapes against the model's declared inputs (the same rules as import)."""
-    inputs = {i["name"]: i for i in model.inputs}
-    for name, dims in shapes.items():
-        if name not in inputs:
-            raise ApiError(422, f"options.input_shapes names '{name}', which is not an input of the model "
-                                f"(inputs: {', '.join(inputs) or 'none'})", category="shape")
-        if any(d < 0 for d in dims):
-            raise ApiError(422, f"options.input_shapes['{name}'] = {dims}: sizes must be non-negative",
-                           category="shape")
-        declared = inputs[name]["shape"]
-        if declared is None:
-            continue
-        if len(declared) != len(dims):
-            raise ApiError(422, f"input '{name}' has rank {len(declared)}, but options.input_shapes gives "
-                                f"{len(dims)} sizes {dims}", category="shape")
-        for axis, (d, w) in enumerate(zip(declared, dims)):
-            if isinstance(d, int) and d != w:
-                raise ApiError(422, f"input '{name}' has static size {d} on axis {axis}, but "
-                                    f"options.input_shapes gives {w}", category="shape")
-    for name, i in inputs.items():
-        if name not in shapes and (i["shape"] is None or any(isinstance(d, str) for d in i["shape"])):
-            raise ApiError(422, f"input '{name}' has dynamic dimensions {i['shape']}: give "
-                                f"options.input_shapes['{name}']", category="shape")
+    """The options' input shapes against the model's declared inputs: the compiler's own rules
+    (compiler/frontend/dims.py), so the API and the importer never disagree."""
+    declared = {i["name"]: normalised(i["shape"]) for i in model.inputs}
+    try:
+        resolve_shapes(declared, shapes, option="options.input_shapes")
+    except UnsetDimensions as e:
+        example = json.dumps({"input_shapes": e.example})
+        raise ApiError(422, f"{e.message}; give options.input_shapes, e.g. {example} (replace each <...> "
+                            "by the size you will run)", category=e.category) from None
+    except CompilerError as e:
+        raise ApiError(422, e.one_line(), category=e.category) from None
 
 
 @router.post("", status_code=201, response_model=CompilationOut, responses={**ERRORS, 422: {"model": ErrorOut}})

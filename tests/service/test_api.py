@@ -237,6 +237,53 @@ def test_dynamic_model_needs_input_shapes_and_runs(service, tmp_path):
     np.testing.assert_array_equal(run_on_host(art, {"x": x})["y"], np.maximum(x, 0))
 
 
+def detector_model() -> bytes:
+    """A detector in Paddle2ONNX's manner: x[-1, 3, ?, ?]; three stride-2 convolutions, so at 1x1 (what the
+    upload used to import it at) its feature maps vanish."""
+    from onnx import TensorProto, helper, numpy_helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "?", "?"])
+    x.type.tensor_type.shape.dim[0].Clear()
+    x.type.tensor_type.shape.dim[0].dim_value = -1
+    nodes, inits, prev = [], [], "x"
+    for i, (cin, cout) in enumerate([(3, 4), (4, 4), (4, 4)]):
+        inits.append(numpy_helper.from_array(seeded((cout, cin, 3, 3), seed=20 + i) * 0.3, f"w{i}"))
+        nodes.append(helper.make_node("Conv", [prev, f"w{i}"], [f"c{i}"], strides=[2, 2]))
+        prev = f"c{i}"
+    y = helper.make_tensor_value_info(prev, TensorProto.FLOAT, ["?", 4, "?", "?"])
+    m = helper.make_model(helper.make_graph(nodes, "det", [x], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    return m.SerializeToString()
+
+
+def test_exporters_dynamic_dims_and_impossible_shapes(service, tmp_path):
+    with service.client() as c:
+        r = upload(c, detector_model(), "det.onnx")
+        assert r.status_code == 201, r.text
+        m = r.json()
+        assert m["inputs"][0]["shape"] == ["?", 3, "?", "?"] and m["outputs"][0]["shape"][:2] == ["x[0]", 4]
+        assert [d["symbol"] for d in m["dynamic_dims"]] == ["x[0]", "x[2]", "x[3]"]
+        assert m["example_input_shapes"] == {"x": ["<x[0]>", 3, "<x[2]>", "<x[3]>"]}
+        assert m["parameters"] == 4 * 3 * 9 + 2 * 4 * 4 * 9 and m["parameter_bytes"] == 4 * m["parameters"]
+        r = c.post("/v1/compilations", json={"model_id": m["id"], "target": "h100"})
+        assert r.status_code == 422 and r.json()["category"] == "shape", r.text
+        assert "x axis 2 (unnamed)" in r.json()["detail"] and '"x": ["<x[0]>", 3, "<x[2]>", "<x[3]>"]' in r.json()["detail"]
+        # height and width are two dimensions: 48 x 192 compiles and runs
+        job = wait_job(c, compile_job(c, m["id"], "h100", input_shapes={"x": [1, 3, 48, 192]})["id"])
+        assert job["state"] == "succeeded", job
+        art = tmp_path / "det.tar.gz"
+        art.write_bytes(c.get(f"/v1/compilations/{job['id']}/artifact").content)
+        assert run_on_host(art, {"x": seeded((1, 3, 48, 192), seed=5)})["c2"].shape == (1, 4, 5, 23)
+        # too large for the device: failed with too_large, naming the tensor and the limit
+        job = wait_job(c, compile_job(c, m["id"], "h100", input_shapes={"x": [1, 3, 100000, 100000]})["id"])
+        assert job["state"] == "failed" and job["error"]["category"] == "too_large", job
+        assert "tensor 'x'" in job["error"]["message"] and "80.0 GiB" in job["error"]["message"]
+        job = wait_job(c, compile_job(c, m["id"], "h100", input_shapes={"x": [1, 3, 2**62, 64]})["id"])
+        assert job["state"] == "failed" and job["error"]["category"] == "too_large", job
+        assert "2^63-1" in job["error"]["message"]
+        targets = {t["name"]: t for t in c.get("/v1/targets").json()}
+        assert targets["h100"]["spec"]["memory_bytes"] == 80 * 2**30 and targets["h100"]["spec"]["max_grid"][1] == 65535
+
+
 def test_cancel_and_delete(service):
     with service.client() as c:
         m = upload(c, relu_model((4, 4)), "small.onnx").json()
