@@ -21,15 +21,21 @@ def toolchain(arch: str) -> str:
     try:
         from compiler.pipeline import toolchain_key
         return toolchain_key(arch)
-    except Exception:  # noqa: BLE001 - no NVRTC in this process: the version alone still separates builds
-        return f"brickyard-{__version__}/nvrtc-unknown/{arch}"
+    except Exception:  # noqa: BLE001 - no NVRTC in this process: the compiler key alone still separates builds
+        from compiler.version import compiler_key
+        return f"brickyard-{__version__}/{compiler_key()[:20]}/nvrtc-unknown/{arch}"
+
+
+def compilation_dedup_key(model_sha256: str, target: Target, opts: CompileOptions, tool: str) -> str:
+    """Two compilations with this key give the same artifact: same bytes, target, options and compiler."""
+    return hashlib.sha256(f"{model_sha256}|{target.key}|{opts.key}|{tool}".encode()).hexdigest()
 
 
 def new_job(*, session: Session, owner_id: str, model: Model, target: Target,
             opts: CompileOptions) -> tuple[Compilation, bool]:
     """The job row (created already succeeded when a twin did); returns (job, whether it needs a message)."""
     from worker.app import queue_for_arch
-    dedup_key = hashlib.sha256(f"{model.sha256}|{target.key}|{opts.key}|{toolchain(target.arch)}".encode()).hexdigest()
+    dedup_key = compilation_dedup_key(model.sha256, target, opts, toolchain(target.arch))
     answer = crud.find_succeeded(session=session, dedup_key=dedup_key)
     job = crud.create_compilation(
         session=session, owner_id=owner_id, model=model, target_name=target.name, target_spec=target.describe(),

@@ -1,5 +1,7 @@
 """Brickyard's compiler: ONNX models to CUDA kernels (see DESIGN.md)."""
-__version__ = "0.1.0"
+from .version import package_version
+
+__version__ = package_version()
 
 
 def compile(model, target="h100", options=None, **kw):

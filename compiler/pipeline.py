@@ -11,7 +11,7 @@ from typing import Callable
 
 from . import __version__
 from .artifact import Artifact
-from .codegen.nvrtc import build_arch, build_cubin, nvrtc_version
+from .codegen.nvrtc import arch_options, build_arch, build_cubin, nvrtc_version
 from .errors import CompilerError
 from .frontend.onnx_import import ImportLimits, import_model
 from .passes.lower import lower_graph
@@ -22,6 +22,7 @@ from .passes.roller import roller_plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
 from .runtime.plan import Plan
 from .targets import Target, get_target
+from .version import compiler_key
 
 Progress = Callable[[str, float], None]
 
@@ -133,7 +134,10 @@ def _roller(plan: Plan, target: Target, enabled: bool):
 
 
 def toolchain_key(arch: str) -> str:
-    return f"brickyard-{__version__}/nvrtc-{nvrtc_version()}/{arch}"
+    """What made a kernel: the compiler (version and source key), NVRTC's version and options, the arch.
+    Part of every kernel build key, tuning record key and the service's dedup key."""
+    flags = hashlib.sha256(" ".join(arch_options(arch)).encode()).hexdigest()[:12]
+    return f"brickyard-{__version__}/{compiler_key()[:20]}/nvrtc-{nvrtc_version()}-{flags}/{arch}"
 
 
 def _build(plan: Plan, target: Target, store, enabled: bool):
@@ -154,9 +158,14 @@ def _build(plan: Plan, target: Target, store, enabled: bool):
     return builds, {"hits": hits, "misses": misses, "kernels": len(kernels)}
 
 
+def build_key(kernel_digest: str, tool: str) -> str:
+    """A kernel's cubin in the cache: its source (prelude excluded: the compiler key in `tool` covers it)."""
+    return hashlib.sha256(f"{kernel_digest}|{tool}".encode()).hexdigest()
+
+
 def _cached_build(k, target: Target, store, tool: str) -> dict:
     """One kernel's cubin and ptxas report through the kernel cache (built when absent)."""
-    key = hashlib.sha256(f"{k.digest}|{tool}".encode()).hexdigest()
+    key = build_key(k.digest, tool)
     found = store.lookup_kernel(key)
     if found is not None:
         meta, cubin = found
@@ -206,6 +215,7 @@ def _header(imported, target: Target, plan: Plan, options: CompileOptions) -> di
     sig = lambda names: [{"name": n, "dtype": types[n].dtype.name, "shape": list(types[n].shape)} for n in names]
     return {"model": {"sha256": imported.model_sha256, "name": imported.name},
             "target": {"name": target.name, "arch": target.arch}, "compiler_version": __version__,
+            "compiler_key": compiler_key(),
             "inputs": sig(plan.inputs), "outputs": sig(plan.outputs), "options": {
                 "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes}}}
 
@@ -229,7 +239,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
                         "predicted_us": round(pred, 3), "measured_us": measured.get(k.digest)})
     build_info = next((r.info for r in records if r.name == "build"), {})
     return {
-        "format": 1, "compiler_version": __version__,
+        "format": 1, "compiler_version": __version__, "compiler_key": compiler_key(),
         "model": {"sha256": imported.model_sha256, "name": imported.name},
         "target": {"name": target.name, "arch": target.arch}, "precision": options.precision,
         "compile": {"seconds": seconds, "stages": [{"name": r.name, "seconds": r.seconds} for r in records],
