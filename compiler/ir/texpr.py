@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Union
 
+import numpy as np
+
 from .dtypes import DType
 from .graph import TensorType, _fields_key
 
@@ -267,6 +269,75 @@ class Reduce:
     @functools.cached_property
     def key(self) -> str:
         return _fields_key(self)
+
+
+def reduce_identity(op: str, dtype: DType) -> Expr | None:
+    """The value of reduction `op` over an empty set, as a constant of `dtype` (ONNX: 0 for a sum,
+    1 for a product, the lowest value for max and the highest for min); None where there is none
+    (argmax / argmin)."""
+    if op == "sum":
+        return const(0, dtype)
+    if op == "prod":
+        return const(1, dtype)
+    if op not in ("max", "min"):
+        return None
+    lowest = op == "max"
+    if dtype is DType.bool:
+        return const(not lowest, dtype)
+    if dtype.is_float:
+        return const(-math.inf if lowest else math.inf, dtype)
+    info = np.iinfo(dtype.np)
+    if lowest and dtype is DType.int64:   # -2^63 has no C literal: (-2^63 + 1) - 1, unfolded
+        return Binary("sub", const(info.min + 1, dtype), const(1, dtype), dtype)
+    return const(info.min if lowest else info.max, dtype)
+
+
+def substitute(e: Expr, name: str, value: Expr) -> Expr:
+    """`e` with every Var called `name` replaced by `value` (the tree otherwise as it is)."""
+    if isinstance(e, Var):
+        return value if e.name == name else e
+    if isinstance(e, Load):
+        return Load(e.arg, tuple(substitute(i, name, value) for i in e.index), e.dtype)
+    if isinstance(e, Unary):
+        return Unary(e.fn, substitute(e.x, name, value), e.dtype)
+    if isinstance(e, Binary):
+        return Binary(e.fn, substitute(e.a, name, value), substitute(e.b, name, value), e.dtype)
+    if isinstance(e, Select):
+        return Select(substitute(e.cond, name, value), substitute(e.a, name, value), substitute(e.b, name, value),
+                      e.dtype)
+    if isinstance(e, Cast):
+        return Cast(substitute(e.x, name, value), e.dtype)
+    return e
+
+
+def unguarded_loads(te: "TensorExpr") -> set[int]:
+    """The input numbers every evaluation of `te` loads from: loads outside any Select branch (a
+    Select's condition always runs; its branches only when chosen), in the body or the epilogue."""
+    found: set[int] = set()
+
+    def visit(e: Expr) -> None:
+        if isinstance(e, Load):
+            found.add(e.arg)
+        if isinstance(e, Select):
+            visit(e.cond)
+            return
+        for c in children(e):
+            visit(c)
+
+    visit(te.body)
+    if te.epilogue is not None:
+        visit(te.epilogue)
+    return found
+
+
+def without_empty_reduction(te: "TensorExpr") -> "TensorExpr | None":
+    """A tensor expression whose reduction runs over an empty set, as a map: the epilogue of the
+    combiner's identity (or the identity itself); None when the combiner has no identity."""
+    ident = reduce_identity(te.reduce.op, te.body.dtype)
+    if ident is None:
+        return None
+    body = ident if te.epilogue is None else substitute(te.epilogue, ACC, ident)
+    return TensorExpr(f"{te.name}_empty", te.inputs, te.output, body)
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
     from ..runtime.plan import IfStep, LaunchStep, LoopStep, ScanStep
     types = dict(plan.types)
     defined = set(plan.inputs) | {n for n, _ in plan.constants} | set(plan.outer) | set(outer_scope)
+    defined |= {n for n, t in types.items() if t.size == 0}   # an empty value needs no writer
     for i, s in enumerate(plan.steps):
         for n in step_reads(s):
             if n not in defined:

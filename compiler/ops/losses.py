@@ -9,7 +9,6 @@ nothing outside the tensors. SCE's log-softmax is max -> log(sum(exp)) + max as 
 same scheme as ReduceLogSumExp), read by the loss and by the optional log_prob output."""
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -45,6 +44,8 @@ def _nll_from_values(vals: np.ndarray, target: np.ndarray, weight, node: Node, o
         return np.asarray(s).astype(out_dtype)
     if red != "mean":
         raise ValueError(f"unknown reduction {red!r}")
+    if loss.size == 0:   # the mean of nothing: 0, as onnxruntime
+        return np.zeros((), out_dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(s / w.sum(dtype=vals.dtype)).astype(out_dtype)
 
@@ -109,8 +110,8 @@ def _emit_loss(ctx: LowerCtx, name: str, types: list[TensorType], names: list[st
         if y.size:
             ctx.emit(TensorExpr(name, tuple(types), y, parts(out_vars(t.rank))[0]), names, ctx.out_name(0))
         return
-    if t.size == 0 or n_cls == 0:   # nothing to add up: sum 0, mean 0/0
-        ctx.emit(TensorExpr(f"{name}_empty", (), y, const(0 if red == "sum" else math.nan, mdt)),
+    if t.size == 0 or n_cls == 0:   # nothing to add up: sum 0, mean 0 (as onnxruntime; 0/0 in ONNX)
+        ctx.emit(TensorExpr(f"{name}_empty", (), y, const(0, mdt)),
                  [], ctx.out_name(0))
         return
     rv = reduce_vars(t.rank)

@@ -390,7 +390,7 @@ def lower_pad(ctx: LowerCtx) -> None:
         if any(p < 0 for p in pads):
             raise ctx.unsupported(f"negative pads (cropping) with mode {mode}")
         if any(x.shape[a] == 0 and y.shape[a] > 0 for a in range(r)):
-            raise ctx.unsupported(f"{mode} padding of an empty axis")
+            raise ctx.empty_error(f"{mode} padding of an empty axis has no values to repeat")
         emit_expr(ctx, "pad", [0], load(0, x, [_source_index(p, x.shape[a], mode) if pads[a] or pads[a + r] else p
                                                for a, p in enumerate(src)]))
         return

@@ -105,7 +105,7 @@ def _back(e: Expr, dt: DType) -> Expr:
 # op -> (body of a loaded value, combiner, epilogue of (acc, count), value over an empty set)
 _REDUCES: dict[str, tuple[Callable, str, Callable, object]] = {
     "ReduceSum": (lambda v: v, "sum", lambda a, n: a, 0),
-    "ReduceMean": (lambda v: v, "sum", lambda a, n: a / const(n, a.dtype), math.nan),
+    "ReduceMean": (lambda v: v, "sum", lambda a, n: a / const(n, a.dtype), 0),   # 0 over nothing, as onnxruntime
     "ReduceMax": (lambda v: v, "max", lambda a, n: a, "lowest"),
     "ReduceMin": (lambda v: v, "min", lambda a, n: a, "highest"),
     "ReduceProd": (lambda v: v, "prod", lambda a, n: a, 1),
@@ -125,7 +125,8 @@ def _ref_reduce(node: Node, inputs: list, opset: int) -> list:
     xa = x.astype(acc)
     if op == "ReduceLogSumExp":
         if x.size == 0 or any(x.shape[a] == 0 for a in axes):
-            r = np.full(np.sum(xa, axis=axes, keepdims=keep).shape, -np.inf)
+            shape = np.sum(xa, axis=axes, keepdims=keep).shape   # -inf; an integer type's lowest value
+            r = np.full(shape, -np.inf) if x.dtype.kind == "f" else np.full(shape, np.iinfo(x.dtype).min, x.dtype)
         else:
             xm = xa.astype(np.float64) if x.dtype.kind in "iu" else xa
             m = np.max(xm, axis=axes, keepdims=True)
@@ -156,13 +157,17 @@ def _ref_reduce(node: Node, inputs: list, opset: int) -> list:
     s = np.sum(xa, axis=axes, keepdims=keep, dtype=acc)
     if op == "ReduceMean":
         n = math.prod(x.shape[a] for a in axes)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s = s / n if acc.kind == "f" else np.trunc(s.astype(np.float64) / n) if n else np.zeros_like(s)
+        if n == 0:   # ONNX leaves the mean of nothing undefined; onnxruntime gives 0
+            s = np.zeros_like(s)
+        else:
+            s = s / n if acc.kind == "f" else np.trunc(s.astype(np.float64) / n)
     elif op == "ReduceL2":
         s = np.sqrt(s.astype(np.float64) if acc.kind in "iu" else s)
     elif op == "ReduceLogSum":
         with np.errstate(divide="ignore", invalid="ignore"):
             s = np.log(s.astype(np.float64) if acc.kind in "iu" else s)
+        if acc.kind in "iu":   # log(0) = -inf: an integer type's lowest value, as onnxruntime
+            s = np.where(np.isneginf(s), np.iinfo(x.dtype).min, s)
     return [np.asarray(s).astype(x.dtype)]
 
 
@@ -210,10 +215,10 @@ def _lower_empty_reduce(ctx: LowerCtx, op: str, y: TensorType) -> None:
         val = _extreme(dt, True)
     elif ident == "highest":
         val = _extreme(dt, False)
-    elif dt.is_float or (isinstance(ident, (int, bool)) and not isinstance(ident, float)):
+    elif dt.is_float or not isinstance(ident, float):
         val = const(ident, dt)
     else:
-        val = const(0, dt)   # int log(0) / mean of nothing: no defined value; 0
+        val = _extreme(dt, True)   # -inf of an integer type (log of 0): its lowest value, as onnxruntime
     ctx.emit(TensorExpr(f"{op.lower()}_empty", (), y, val), [], ctx.out_name(0))
 
 
@@ -265,7 +270,7 @@ def _lower_arg(ctx: LowerCtx) -> None:
     axis = normalize_axis(ctx.attr("axis", 0), x.rank)
     keep = bool(ctx.attr("keepdims", 1))
     if x.shape[axis] == 0:
-        raise ctx.unsupported("ArgMax/ArgMin over an empty axis has no result")
+        raise ctx.empty_error(f"{ctx.node.op} over an empty axis has no index to return")
     if y.size == 0:
         return
     rv = reduce_vars(1)

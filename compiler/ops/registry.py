@@ -16,10 +16,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import NeedsConstant, UnsupportedOp
+from ..errors import NeedsConstant, ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
-from ..ir.texpr import TensorExpr
+from ..ir.texpr import TensorExpr, unguarded_loads, without_empty_reduction
 
 Reference = Callable[[Node, list, int], list]
 
@@ -130,6 +130,11 @@ class LowerCtx:
     def unsupported(self, detail: str) -> UnsupportedOp:
         return UnsupportedOp(self.node.op, node=self.node.name, detail=detail)
 
+    def empty_error(self, detail: str, tensor: tuple[str, TensorType] | None = None) -> ShapeError:
+        """What a lowering raises for a zero-size tensor it cannot give a meaning: a ShapeError
+        naming the op, the node and the zero-size tensor (`tensor`, else the node's first)."""
+        return zero_size_error(self.node, self.in_types, self.out_types, detail, tensor)
+
     # --- emitting -----------------------------------------------------------------------
     def temp(self, ttype: TensorType, hint: str = "tmp") -> str:
         """A new intermediate value of type ttype, private to this lowering."""
@@ -143,6 +148,18 @@ class LowerCtx:
         from ..runtime.plan import LaunchStep
         if len(inputs) != len(te.inputs):
             raise ValueError(f"{te.name}: {len(te.inputs)} inputs expected, {len(inputs)} given")
+        if te.reduce is not None and te.reduce.extent == 0 and te.output.size > 0:
+            # a reduction over an empty set: every output is the epilogue of the combiner's identity
+            mapped = without_empty_reduction(te)
+            if mapped is None:
+                raise self.empty_error(f"{te.reduce.op} over an empty set has no value")
+            te = mapped
+        if te.output.size > 0:
+            # every output element would read an element of a zero-size input: none exists
+            for arg in sorted(unguarded_loads(te)):
+                if te.inputs[arg].size == 0:
+                    raise self.empty_error("its non-empty output reads elements of it (every index into an "
+                                           "empty axis is out of range)", tensor=(inputs[arg], te.inputs[arg]))
         k = render_texpr(te, te.name, output, tuple(inputs))
         self._emit(LaunchStep(_with_ops(k, self.node.name)))
 
@@ -160,6 +177,18 @@ class LowerCtx:
 def _with_ops(kernel, node_name: str):
     import dataclasses
     return dataclasses.replace(kernel, ops=kernel.ops + (node_name,)) if node_name not in kernel.ops else kernel
+
+
+def zero_size_error(node: Node, in_types, out_types, detail: str,
+                    tensor: tuple[str, TensorType] | None = None) -> ShapeError:
+    """ShapeError for `node` naming the zero-size `tensor` (name, type), by default the node's
+    first (inputs first), and its shape."""
+    named = [(n, t) for n, t in zip(node.inputs, in_types) if n and t is not None] + \
+        [(n, t) for n, t in zip(node.outputs, out_types) if n and t is not None]
+    empty = tensor or next(((n, t) for n, t in named if t.size == 0), None)
+    what = f"the zero-size tensor '{empty[0]}' {list(empty[1].shape)}" if empty else "a zero-size tensor"
+    return ShapeError(f"{node.op} cannot take {what}: {detail}", node=node.name,
+                      hint="ONNX gives this no defined result; make the dimension non-zero")
 
 
 def dtype_of_code(code: int, node: Node) -> DType:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ..errors import CompilerError, UnsupportedOp
+from ..errors import CompilerError, NeedsConstant, UnsupportedOp
 from ..ir.graph import Graph
-from ..ops.registry import LowerCtx, lookup
+from ..ops.registry import LowerCtx, lookup, zero_size_error
 from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 CONTROL_FLOW = ("If", "Loop", "Scan")
@@ -37,19 +37,39 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
         for n in node.inputs:
             c = graph.constant(n) if n else None
             consts.append(c.array() if c is not None else None)
-        ctx = LowerCtx(node, in_types, out_types, consts, opset, steps.append, new_name)
+        present = [t for t in out_types if t is not None]
+        if present and all(t.size == 0 for t in present):
+            continue   # ONNX: every output is empty, so nothing computes it (its buffer holds no bytes)
+        node_steps: list = []
+        ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name)
+        zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
         try:
             opdef.lower(ctx)
+        except NeedsConstant:
+            raise
+        except UnsupportedOp as e:
+            if zero_size:   # a zero-size tensor is a shape the lowering refuses, not a missing op
+                raise zero_size_error(node, in_types, out_types, e.message.split(": ", 1)[-1]) from e
+            raise
         except CompilerError:
             raise
         except Exception as e:  # a lowering bug: say which node, keep the cause
+            if zero_size:
+                raise zero_size_error(node, in_types, out_types, f"lowering failed: {type(e).__name__}: {e}") from e
             raise UnsupportedOp(node.op, node=node.name, detail=f"lowering failed: {type(e).__name__}: {e}") from e
         types.update(ctx.temps)
+        # a launch that writes only zero-size values (an empty output or temporary) computes nothing
+        steps += [s for s in node_steps if not (isinstance(s, LaunchStep) and _writes_nothing(s, types))]
 
     used = _values_used(steps) | set(graph.outputs)
     constants = tuple((n, c) for n, c in graph.constants if n in used)
     return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
                 types=tuple(types.items()), constants=constants, outer=graph.outer)
+
+
+def _writes_nothing(step: LaunchStep, types: dict) -> bool:
+    outs = [types.get(p.value) for p in step.kernel.params if p.output]
+    return bool(outs) and all(t is not None and t.size == 0 for t in outs)
 
 
 def lower_control_flow(node, graph: Graph, opset: int):

@@ -39,13 +39,16 @@ def plan_memory(plan: Plan) -> Plan:
             r = find(n)
             last[r] = max(last.get(r, i), i)
     for n in plan.outputs:
-        first.setdefault(find(n), 0)  # an empty output no kernel writes still needs a buffer
+        first.setdefault(find(n), 0)  # an output no step writes (an empty one) still needs a buffer
         last[find(n)] = end
 
+    # A zero-size value holds no bytes: it needs no writer and takes no arena space (offset 0).
+    named = set(first) | {find(n) for s in plan.steps for n in step_reads(s)}
+    empty = {r for r in named if r not in external and r not in dynamic and r in types and types[r].nbytes == 0}
     live = sorted((first[r], last[r], r) for r in first
-                  if r not in external and r not in dynamic and r in types)
+                  if r not in external and r not in dynamic and r in types and r not in empty)
     placed: list[tuple[int, int, int, int]] = []  # (start, end, offset, size)
-    offsets: dict[str, int] = {}
+    offsets: dict[str, int] = dict.fromkeys(empty, 0)
     top = 0
     for start, stop, name in sorted(live, key=lambda x: -types[x[2]].nbytes):
         size = _round(max(types[name].nbytes, 1))

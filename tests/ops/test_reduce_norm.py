@@ -98,8 +98,10 @@ def reduce_cases() -> list[Case]:
                           {"keepdims": 1, "noop_with_empty_axes": 1}, (1,)))
         cases.append(Case(f"{op}-emptyaxes-all", op, noop_opset, [x, np.zeros((0,), np.int64)],
                           {"keepdims": 0}, (1,)))
-        # a reduction over an empty axis: every output is the identity
-        cases.append(Case(f"{op}-emptyset", op, 18, [np.zeros((2, 0, 4), np.float32), i64(1)], {"keepdims": 1}, (1,)))
+        # a reduction over an empty axis: every output is the identity (ReduceMean's is undefined in
+        # ONNX: the evaluator gives NaN, onnxruntime and Brickyard 0; test_empty_tensors.py checks it)
+        cases.append(Case(f"{op}-emptyset", op, 18, [np.zeros((2, 0, 4), np.float32), i64(1)], {"keepdims": 1}, (1,),
+                          onnx_check=op != "ReduceMean"))
     cases.append(Case("ReduceMax-bool", "ReduceMax", 20, [rnd(5, (3, 4), np.bool_), i64(1)], {"keepdims": 0}, (1,)))
     cases.append(Case("ReduceMean-int32-trunc", "ReduceMean", 18, [rnd(6, (3, 7), np.int32), i64(1)],
                       {"keepdims": 0}, (1,)))
