@@ -155,6 +155,137 @@ def _walk(e):
         yield from _walk(c)
 
 
+def index_bound(te: TensorExpr) -> float:
+    """The largest magnitude the index arithmetic of `te` can reach: interval arithmetic over its
+    expressions, with each output variable in [0, extent) and each reduction axis in [0, extent).
+
+    Counted are the integer (int64) sub-expressions free of loads, which the renderers evaluate
+    in the index type (a product of two index variables, an offset hoisted into an index-typed
+    local), and each load's offset sum(|index| * stride). Values read from memory are data, not
+    index arithmetic (the renderers compute with them in their own 64-bit type). math.inf when a
+    sub-expression cannot be bounded."""
+    ranges = {f"i{k}": (0, n - 1) for k, n in enumerate(te.output.shape)}
+    if te.reduce is not None:
+        ranges.update((name, (0, n - 1)) for name, n in te.reduce.axes)
+    memo: dict[Expr, tuple] = {}
+    worst = [0.0]
+
+    def note(iv) -> None:
+        worst[0] = max(worst[0], math.inf if iv is None else max(abs(iv[0]), abs(iv[1])))
+
+    def visit(e: Expr):
+        """(interval or None, free of loads and of the accumulator)"""
+        if e not in memo:
+            iv, pure = _interval(e, ranges, visit)
+            if pure and e.dtype is DType.int64 and not isinstance(e, Const):
+                note(iv)
+            if isinstance(e, Load):
+                terms = [visit(i) for i in e.index]
+                if all(p for _, p in terms):
+                    note(None if any(iv is None for iv, _ in terms) else
+                         (0, sum(max(abs(iv[0]), abs(iv[1])) * s
+                                 for (iv, _), s in zip(terms, contiguous_strides(te.inputs[e.arg].shape)))))
+            memo[e] = (iv, pure)
+        return memo[e]
+
+    visit(te.body)
+    if te.epilogue is not None:
+        visit(te.epilogue)
+    return worst[0]
+
+
+def _interval(e: Expr, ranges: dict, visit) -> tuple:
+    """(interval of e or None when unbounded, whether e is free of loads and the accumulator)."""
+    if isinstance(e, Var):
+        iv = ranges.get(e.name)
+        return iv, iv is not None
+    if isinstance(e, Const):
+        v = e.value
+        return ((float(v), float(v)) if isinstance(v, float) and math.isfinite(v) else
+                (None if isinstance(v, float) else (int(v), int(v)))), True
+    if isinstance(e, Load):
+        for i in e.index:
+            visit(i)
+        return None, False
+    kids = [visit(c) for c in children(e)]
+    pure = all(p for _, p in kids)
+    ivs = [iv for iv, _ in kids]
+    if e.dtype is DType.bool:
+        return (0, 1), pure
+    if isinstance(e, Select):
+        a, b = ivs[1], ivs[2]
+        return (None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))), pure
+    if any(iv is None for iv in ivs):
+        return None, pure
+    if isinstance(e, Cast):
+        (lo, hi), = ivs
+        if not e.dtype.is_float and (isinstance(lo, float) or isinstance(hi, float)):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        return (lo, hi), pure
+    if isinstance(e, Unary):
+        (lo, hi), = ivs
+        if e.fn in ("floor", "ceil", "round"):     # monotone; round's ties only move a bound by one
+            f = {"floor": math.floor, "ceil": math.ceil, "round": round}[e.fn]
+            return (f(lo), f(hi)), pure
+        if e.fn == "neg":
+            return (-hi, -lo), pure
+        if e.fn == "abs":
+            return (0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi))), pure
+        if e.fn == "sign":
+            return (-1, 1), pure
+        if e.fn in ("sin", "cos", "tanh", "erf"):
+            return (-1.0, 1.0), pure
+        if e.fn == "sqrt" and lo >= 0:
+            return (math.sqrt(lo), math.sqrt(hi)), pure
+        return None, pure
+    if isinstance(e, Binary):
+        (alo, ahi), (blo, bhi) = ivs
+        fn = e.fn
+        if fn in ("add", "sub", "mul"):
+            op = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y}[fn]
+            cs = [op(x, y) for x in (alo, ahi) for y in (blo, bhi)]
+            return (min(cs), max(cs)), pure
+        if fn in ("div", "idiv"):
+            if blo <= 0 <= bhi:
+                return None, pure
+            cs = [x / y if fn == "div" or e.dtype.is_float else abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+                  for x in (alo, ahi) for y in (blo, bhi)]
+            return (min(cs), max(cs)), pure
+        if fn in ("imod", "fmod", "pymod"):
+            m = max(abs(blo), abs(bhi))
+            if fn == "pymod":
+                return ((0, m) if blo > 0 else (-m, m)), pure
+            return ((0, min(ahi, m)) if alo >= 0 else (-m, m)), pure
+        if fn in ("min", "max"):
+            f = min if fn == "min" else max
+            return (f(alo, blo), f(ahi, bhi)), pure
+        if fn == "atan2":
+            return (-math.pi, math.pi), pure
+        if alo >= 0 and blo >= 0 and not e.dtype.is_float:
+            if fn == "bitand":
+                return (0, min(ahi, bhi)), pure
+            if fn in ("bitor", "bitxor"):
+                return (0, (1 << int(max(ahi, bhi)).bit_length()) - 1), pure
+            if fn == "shr":
+                return (int(alo) >> int(bhi), int(ahi) >> int(blo)), pure
+            if fn == "shl" and bhi < 64:
+                return (int(alo) << int(blo), int(ahi) << int(bhi)), pure
+        return None, pure
+    return None, pure
+
+
+def index_ctype(te: TensorExpr) -> str:
+    """The C type of a kernel's indices: `int` while every size and index computation of `te`
+    stays below 2^30 (half the int range: grid-stride steps and tile overhangs past the last
+    element stay representable), else `long long`. 32-bit indices are cheaper; 64-bit ones are
+    what a tensor of 2^31 elements or more, or a product of large indices, needs."""
+    sizes = [t.size for t in te.inputs] + [te.output.size]
+    if te.reduce is not None:
+        sizes.append(te.reduce.extent)
+    worst = max(sizes + [1, index_bound(te)])
+    return "int" if worst * 2 < INT32_LIMIT else "long long"
+
+
 def contiguous_strides(shape) -> tuple[int, ...]:
     strides, s = [], 1
     for d in reversed(shape):
@@ -169,8 +300,7 @@ _REDUCE_INIT = {"sum": "0", "prod": "1"}
 def render_texpr(te: TensorExpr, prefix: str, out_value: str, in_values: tuple[str, ...],
                  *, block_threads: int = 256, max_blocks: int = 65535 * 4) -> Kernel:
     """CUDA for a tensor expression: a grid-stride loop, one output element per iteration."""
-    sizes = [t.size for t in te.inputs] + [te.output.size]
-    index_ct = "int" if max(sizes + [1]) * 2 < INT32_LIMIT else "long long"
+    index_ct = index_ctype(te)
     args = [f"in{k}" for k in range(len(te.inputs))]
     rend = ExprRenderer(args, [contiguous_strides(t.shape) for t in te.inputs], index_ct)
     out_t = te.output

@@ -281,6 +281,8 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     SK = p.split_k
     kt_per = math.ceil(nk / SK)
     it = index_ctype(te)
+    if SK > 1 and SK * te.output.size * 2 >= INT32_LIMIT:    # the workspace [split_k][outputs]
+        it = "long long"
     S = p.stages
     has_async = "async" in (p.load_a, p.load_b)
     out_ct = "float" if SK > 1 else te.output.dtype.ctype

@@ -12,17 +12,10 @@ from ..ir.dtypes import DType
 from ..ir.texpr import ACC, Expr, TensorExpr
 from ..roller.pattern import ElementwiseView, GemmView, ReduceView
 from ..roller.rtile import KernelConfig
-from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
+from .cuda import ExprRenderer, contiguous_strides, index_ctype
 from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
 
 FULL_MASK = "0xFFFFFFFFu"
-
-
-def index_ctype(te: TensorExpr) -> str:
-    sizes = [t.size for t in te.inputs] + [te.output.size]
-    if te.reduce is not None:
-        sizes.append(te.reduce.extent)
-    return "int" if max(sizes + [1]) * 2 < INT32_LIMIT else "long long"
 
 
 def gemm_shared_bytes(block_m: int, block_n: int, block_k: int, pad_a: int, pad_b: int, stages: int,

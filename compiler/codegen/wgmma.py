@@ -93,6 +93,20 @@ class WgmmaPlan:
         return "vector" in (self.load_a, self.load_b)
 
 
+TMA_COORD_LIMIT = 2**31 - 1   # the copy engine's box coordinates are signed 32-bit
+
+
+def coordinate_limit(view: GemmView) -> str | None:
+    """Why the wgmma kind cannot take a GEMM whose extents its 32-bit tensor-map coordinates (and
+    k-tile counter) cannot reach, else None: such specs stay with the 64-bit-indexed kinds."""
+    for name, ext in (("M", view.M), ("N", view.N), ("K", view.K), *((v, e) for v, e in view.batch)):
+        # the last tile's coordinate is rounded up to the tile (at most 256)
+        if ext + 256 > TMA_COORD_LIMIT:
+            return (f"wgmma_gemm declined: {name} = {ext} exceeds its 32-bit tensor-map coordinates; "
+                    "a 64-bit-indexed kind takes it")
+    return None
+
+
 def stages_allowed(stages: int, k_tiles: int, has_vector: bool) -> bool:
     """Whether a pipeline depth is legal: register-staged stores need a barrier between them and
     their wgmma, which refills at S = 2 would lack (module docstring)."""
@@ -135,6 +149,9 @@ def wgmma_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> WgmmaPlan:
     if ops is None:
         raise ValueError(f"{te.name}: operands cannot reach shared memory for wgmma as {elem}")
     a, b, la, lb = ops
+    why = coordinate_limit(view)
+    if why is not None:
+        raise ValueError(f"{te.name}: {why}")
     if (cfg.param("load_a", "tma"), cfg.param("load_b", "tma")) != (la, lb):
         raise ValueError(f"{te.name}: configuration loaders differ from the operands' ({la}, {lb})")
     p = WgmmaPlan(elem, blk.size("m"), blk.size("n"), int(cfg.param("stages")), a, b, la, lb)

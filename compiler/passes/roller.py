@@ -19,7 +19,7 @@ from ..codegen.tiled import render_config
 from ..codegen.wgmma import render_wgmma_gemm
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..roller.construct import construct_rtiles, view_for
+from ..roller.construct import construct_rtiles, declined, view_for
 from ..codegen.memory_bound import render_split_combine
 from ..roller.micro_model import predict, predict_workload, second_pass_workload
 from ..roller.rtile import configs_json
@@ -94,8 +94,12 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     ins = tuple(p.value for p in kernel.params[:-1])
     out = kernel.params[-1].value
     split = int(best.param("split_k", 1) or 1)
+    # kinds that would apply but decline this spec (e.g. 32-bit coordinates it exceeds): the reason
+    why = declined(te, target, precision) if kind in ("gemm", "tc_gemm") else ()
+    why = (("declined", "; ".join(why)),) if why else ()
     extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
         else ()
+    extra += why
     if stats is not None:
         stats["tiled"] += 1
         stats["kinds"][kind] = stats["kinds"].get(kind, 0) + 1
@@ -116,7 +120,7 @@ def tile_launch(kernel: Kernel, target: Target, top_k: int = DEFAULT_TOP_K, memo
     red_pred = predict_workload(second_pass_workload(best), target)
     k1 = render_candidate(te, best, te.name, ws, ins)
     k1 = dataclasses.replace(k1, ops=kernel.ops, config=(
-        ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params,
+        ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params, *why,
         ("predicted_us", round(main_pred.us, 4)), ("model", json.dumps(main_pred.as_dict(), sort_keys=True)),
         ("top_k", configs_json([c for c in configs if int(c.param("split_k", 1) or 1) == split]))))
     if kind == "reduce_split":

@@ -762,12 +762,12 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
     to the type (register-staged). Block tiles of 64 or 128 rows (1-2 warpgroups) by 64-256
     columns, k tiles of 64, 2-4 stages (3-4 with a register-staged operand, codegen/wgmma.py),
     within the target's shared memory and registers."""
-    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, stages_allowed, wgmma_operands
+    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, coordinate_limit, stages_allowed, wgmma_operands
     elem = MMA_ELEMS.get(precision)
     if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
         return []
     ops = wgmma_operands(te, view, elem)
-    if ops is None:
+    if ops is None or coordinate_limit(view) is not None:     # declined: see wgmma_declined
         return []
     sizes = _sizes(te)
     nk = math.ceil(view.K / BK)
@@ -795,6 +795,31 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
                           ("load_a", p.load_a), ("load_b", p.load_b))
                 out.append(KernelConfig("wgmma_gemm", tiles, params, w))
     return out
+
+
+def wgmma_declined(te: TensorExpr, view: GemmView, target: Target, precision: str) -> str | None:
+    """Why a contraction wgmma_gemm would otherwise take gets no wgmma candidates (its extents
+    exceed the 32-bit tensor-map coordinates), else None."""
+    from ..codegen.wgmma import coordinate_limit, wgmma_operands
+    elem = MMA_ELEMS.get(precision)
+    if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
+        return None
+    if wgmma_operands(te, view, elem) is None:
+        return None
+    return coordinate_limit(view)
+
+
+def declined(te: TensorExpr, target: Target, precision: str | None = None) -> tuple[str, ...]:
+    """The kinds that would apply to `te` but decline it, each with its reason (for the kernel's
+    config: why the choice was made among fewer kinds)."""
+    c = classify(te)
+    if c is None or c[0] != "gemm":
+        return ()
+    view = c[1]
+    if precision is None:
+        precision = inferred_precision(te, view)
+    why = wgmma_declined(te, view, target, precision)
+    return (why,) if why else ()
 
 
 def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
