@@ -15,7 +15,7 @@ from ..errors import ModelError, ShapeError, UnsupportedOp
 from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
 from .canonicalize import canonicalize
-from .convert import dtype_of
+from .convert import dtype_of, elem_type_name
 from .dims import declared_dims, resolve_shapes
 from .fold import FRONTEND_OPS
 from .graph_import import ImportContext, Scope, import_graph
@@ -92,7 +92,7 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
     _check_size_limits(proto, limits)
     _reject_external_data(proto)
     if len(proto.functions):
-        proto = onnx.inliner.inline_local_functions(proto)  # model-local functions become plain nodes
+        proto = _inline_functions(proto, source_name)  # model-local functions become plain nodes
         _check_size_limits(proto, limits)
     opsets = _opsets(proto)
     _check_domains(proto.graph)
@@ -162,39 +162,68 @@ def _check_strings(proto: onnx.ModelProto, source_name: str) -> None:
     """Every `string` field of the model, at any depth, holds valid UTF-8.
 
     ONNX's schema is proto2, whose parser does not check that: protobuf's upb backend hands an
-    invalid one back as `bytes` instead of `str`, and the ONNX checker (whose messages quote names)
-    and the importer would fail on it with UnicodeDecodeError or TypeError far from the cause.
-    `bytes` fields (raw_data, string tensors, attribute values) may hold anything and are not
-    looked at. The walk is iterative: subgraphs nest as deep as protobuf lets a file nest."""
-    stack: list[tuple] = [(proto, None, None)]  # (message, path to it as (parent path, step), node)
+    invalid one back as `bytes` instead of `str`, and the ONNX checker (its messages quote names)
+    and the importer then fail with UnicodeDecodeError or TypeError far from the cause. `bytes`
+    fields (raw_data, string tensors, attribute values) may hold anything and are not looked at.
+    The walk is iterative (subgraphs nest as deep as protobuf lets a file nest) and keeps no
+    paths; only when it finds a bad string does a second walk say where it is."""
+    stack: list = [proto]
+    while stack:
+        for field, value in stack.pop().ListFields():
+            kind, repeated = _FIELD_KINDS.get(field) or _field_kind(field)
+            if kind == _MESSAGE:
+                if repeated:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+            elif kind == _STRING and (any(type(v) is not str for v in value) if repeated else
+                                      type(value) is not str):
+                raise _not_utf8(proto, source_name)
+
+
+_MESSAGE, _STRING, _OTHER = 0, 1, 2
+_FIELD_KINDS: dict = {}  # field descriptor -> (kind, repeated)
+
+
+def _field_kind(field) -> tuple[int, bool]:
+    kind = (_MESSAGE if field.type == field.TYPE_MESSAGE else
+            _STRING if field.type == field.TYPE_STRING else _OTHER)
+    _FIELD_KINDS[field] = (kind, field.is_repeated)
+    return kind, field.is_repeated
+
+
+def _not_utf8(proto: onnx.ModelProto, source_name: str) -> ModelError:
+    """The error for a string field that is not valid UTF-8, naming its path in the model."""
+    stack: list = [(proto, "", None)]  # (message, its path, the node it belongs to)
     while stack:
         msg, path, node = stack.pop()
-        if isinstance(msg, onnx.NodeProto):
-            node = msg
+        if isinstance(msg, onnx.NodeProto) and type(msg.name) is str:
+            node = msg.name or None
         for field, value in msg.ListFields():
-            if field.type == field.TYPE_MESSAGE:
-                if field.is_repeated:
-                    stack.extend((m, (path, f"{field.name}[{i}]"), node) for i, m in enumerate(value))
-                else:
-                    stack.append((value, (path, field.name), node))
-            elif field.type == field.TYPE_STRING:
-                values = enumerate(value) if field.is_repeated else [(None, value)]
-                for i, v in values:
-                    if not isinstance(v, str):
-                        step = field.name if i is None else f"{field.name}[{i}]"
-                        raise _not_utf8(source_name, (path, step), node, v)
+            kind, repeated = _FIELD_KINDS.get(field) or _field_kind(field)
+            items = list(enumerate(value)) if repeated else [(None, value)]
+            for i, v in items:
+                where = f"{path}.{field.name}" if i is None else f"{path}.{field.name}[{i}]"
+                if kind == _MESSAGE:
+                    stack.append((v, where, node))
+                elif kind == _STRING and type(v) is not str:
+                    shown = repr(bytes(v[:40])) + ("..." if len(v) > 40 else "")
+                    return ModelError(f"{source_name} is not a valid ONNX model: a string field is not "
+                                      f"valid UTF-8 ({where.lstrip('.')} = {shown})", node=node,
+                                      hint="the file is corrupt or its exporter is broken; re-export the model")
+    return ModelError(f"{source_name} is not a valid ONNX model: a string field is not valid UTF-8")
 
 
-def _not_utf8(source_name: str, path, node: onnx.NodeProto | None, value: bytes) -> ModelError:
-    steps = []
-    while path is not None:
-        path, step = path
-        steps.append(step)
-    shown = repr(bytes(value[:40])) + ("..." if len(value) > 40 else "")
-    name = node.name if node is not None and isinstance(node.name, str) else None
-    return ModelError(f"{source_name} is not a valid ONNX model: a string field is not valid UTF-8 "
-                      f"({'.'.join(reversed(steps))} = {shown})", node=name or None,
-                      hint="the file is corrupt or was written by a broken exporter; re-export the model")
+def _inline_functions(proto: onnx.ModelProto, source_name: str) -> onnx.ModelProto:
+    """The model with its local functions' bodies in place of their calls. ONNX's inliner checks
+    the functions as it goes: a recursive or duplicated function is a ValidationError, a call with
+    more inputs or outputs than the function declares fails a C++ assertion (RuntimeError)."""
+    try:
+        return onnx.inliner.inline_local_functions(proto)
+    except (onnx.checker.ValidationError, RuntimeError) as e:
+        raise ModelError(f"{source_name} has model-local functions that cannot be inlined: "
+                         f"{_first_lines(str(e))}", hint="re-export the model or repair it; "
+                         "onnx.inliner.inline_local_functions shows the same error") from None
 
 
 def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
@@ -461,7 +490,7 @@ def _declared_output_mismatches(g: onnx.GraphProto, graph: Graph) -> list[str]:
         t = graph.type_of(vi.name)
         tt = vi.type.tensor_type
         if tt.elem_type and tt.elem_type != t.dtype.value:
-            out.append(f"output '{vi.name}' is declared as {onnx.TensorProto.DataType.Name(tt.elem_type)} "
+            out.append(f"output '{vi.name}' is declared as {elem_type_name(tt.elem_type)} "
                        f"but computes {t.dtype.name}")
         dims = declared_dims(vi)
         if dims is not None and (len(dims) != t.rank or
