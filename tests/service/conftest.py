@@ -44,8 +44,10 @@ def free_port() -> int:
 class Service:
     """One run of `python -m api.serve` on a home folder; start(), stop(), a client with a token."""
 
-    def __init__(self, home: Path, *, env: dict | None = None, worker: bool = True, extra_workers: int = 0):
+    def __init__(self, home: Path, *, env: dict | None = None, worker: bool = True, extra_workers: int = 0,
+                 cwd: Path = REPO):
         self.home, self.extra_env, self.worker = home, env or {}, worker
+        self.cwd = cwd    # the source tree the processes import (a copy, to test a compiler change)
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.log = home / "service.log"
@@ -67,7 +69,7 @@ class Service:
         cmd = [sys.executable, "-m", "api.serve"] + ([] if self.worker else ["--no-worker"])
         ready_before = self.tail(10**9).count(WORKER_READY)
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -85,7 +87,7 @@ class Service:
         for i in range(len(self.workers), self.extra_workers):
             wlog = self.home / f"worker-{i}.log"
             with open(wlog, "ab") as log:
-                self.workers.append(subprocess.Popen([sys.executable, "-m", "worker", "--queues", "cpu"], cwd=REPO,
+                self.workers.append(subprocess.Popen([sys.executable, "-m", "worker", "--queues", "cpu"], cwd=self.cwd,
                                                      env=env, stdout=log, stderr=subprocess.STDOUT,
                                                      start_new_session=True))
             deadline = time.monotonic() + timeout
