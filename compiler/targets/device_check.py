@@ -27,6 +27,11 @@ EXACT_FIELDS = {
 }
 
 
+# Device memory: boards report a little less than the GiB they are sold with (an H100 80GB shows
+# 81559 MiB); a difference beyond this fraction is another board (an H100 NVL has 94 GB).
+MEMORY_TOLERANCE = 0.03
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """One number where the preset and the device disagree."""
@@ -53,6 +58,9 @@ def compare(target: Target, props: dict) -> list[Mismatch]:
     for field, prop in EXACT_FIELDS.items():
         if prop in props and props[prop] and int(props[prop]) != getattr(target, field):
             out.append(Mismatch(field, getattr(target, field), int(props[prop])))
+    mem = int(props.get("totalGlobalMem") or 0)
+    if mem and abs(mem - target.memory_bytes) > MEMORY_TOLERANCE * target.memory_bytes:
+        out.append(Mismatch("memory_bytes", target.memory_bytes, mem))
     return out
 
 

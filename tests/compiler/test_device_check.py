@@ -10,7 +10,8 @@ from compiler.targets.device_check import EXACT_FIELDS, compare, corrected
 H100_SXM = {"name": "NVIDIA H100 80GB HBM3", "major": 9, "minor": 0, "multiProcessorCount": 132, "warpSize": 32,
             "maxThreadsPerBlock": 1024, "maxThreadsPerMultiProcessor": 2048, "regsPerMultiprocessor": 65536,
             "regsPerBlock": 65536, "sharedMemPerMultiprocessor": 233472, "sharedMemPerBlockOptin": 232448,
-            "sharedMemPerBlock": 49152, "l2CacheSize": 52428800, "maxBlocksPerMultiProcessor": 32}
+            "sharedMemPerBlock": 49152, "l2CacheSize": 52428800, "maxBlocksPerMultiProcessor": 32,
+            "totalGlobalMem": 81559 * 2**20}   # what nvidia-smi showed on the H100 lent to this project
 
 
 def test_the_h100_preset_matches_an_h100_sxm():
@@ -34,3 +35,12 @@ def test_wrong_architecture_is_refused_and_unreported_fields_skipped():
     partial = {"major": 9, "minor": 0, "multiProcessorCount": 132}
     assert compare(get_target("h100"), partial) == []
     assert set(EXACT_FIELDS) <= {f for f in get_target("h100").describe()}
+
+
+def test_device_memory_of_another_board_is_reported_and_corrected():
+    nvl = dict(H100_SXM, name="NVIDIA H100 NVL", totalGlobalMem=95830 * 2**20)
+    t = get_target("h100")
+    assert [m.field for m in compare(t, nvl)] == ["memory_bytes"]
+    assert corrected(t, nvl).memory_bytes == 95830 * 2**20
+    h200 = dict(H100_SXM, totalGlobalMem=143771 * 2**20)   # an H200's 141 GB as nvidia-smi showed it
+    assert "memory_bytes" not in [m.field for m in compare(get_target("h200"), h200)]
