@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.frontend.onnx_import import ImportLimits, import_model
+from compiler.frontend.onnx_import import ImportLimits, import_checked, read_checked
 from compiler.frontend.summary import summarize
 
 
@@ -21,11 +21,12 @@ def describe_model(path: Path, *, max_bytes: int) -> dict:
     dimensions is not imported at invented sizes (a detector fails at 1x1); a compilation of it
     must fix them in options.input_shapes."""
     limits = ImportLimits(max_bytes=max_bytes)
-    summary = summarize(path, limits)
+    checked = read_checked(path, limits)   # one parse for the summary and the import
+    summary = summarize(checked)
     d = summary.as_dict()
     outputs, warnings = d["outputs"], list(d["warnings"])
     if not summary.dynamic_dims:
-        imported = import_model(path, limits=limits)
+        imported = import_checked(checked, limits=limits)
         outputs = _signature(imported.graph, imported.graph.outputs)
         warnings += list(imported.warnings)
     else:

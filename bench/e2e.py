@@ -204,24 +204,13 @@ def measure(fn, clock, ctx: Ctx, *, reserve_s: float = 10.0) -> dict:
 # ---- errors ---------------------------------------------------------------------------------------
 
 def max_rel(got: list, ref: list) -> float | None:
-    """max over outputs of max|got - ref| / max|ref| (float64); inf on a shape mismatch."""
-    import numpy as np
+    """max over outputs of max|got - ref| / max|ref| (compiler.verify's measure); inf on a mismatch."""
+    from compiler.verify import max_rel_error
     if ref is None or got is None:
         return None
     if len(got) != len(ref):
         return math.inf
-    worst = 0.0
-    for g, r in zip(got, ref):
-        g, r = np.asarray(g, dtype=np.float64), np.asarray(r, dtype=np.float64)
-        if g.shape != r.shape:
-            return math.inf
-        if g.size == 0:
-            continue
-        d = float(np.max(np.abs(g - r)))
-        if math.isnan(d):
-            return math.nan
-        worst = max(worst, d / max(float(np.max(np.abs(r))), 1e-30))
-    return worst
+    return max_rel_error(dict(enumerate(got)), dict(enumerate(ref)))
 
 
 def norm_rel(got: list, ref: list) -> float | None:

@@ -8,6 +8,8 @@ import json
 import sys
 import time
 
+from .passes.fit import human_bytes
+
 
 def _parse_shapes(items: list[str]) -> tuple:
     shapes = []
@@ -99,7 +101,7 @@ def cmd_inspect(a) -> int:
         return 0
     show = lambda shape: "?" if shape is None else "[" + ", ".join(map(str, shape)) + "]"
     print(f"{s.name}: opset {s.opset}, IR version {s.ir_version}" + (f", from {s.producer}" if s.producer else ""))
-    print(f"parameters: {s.parameters:,} ({_human_bytes(s.parameter_bytes)}), {s.nodes} nodes")
+    print(f"parameters: {s.parameters:,} ({human_bytes(s.parameter_bytes)}), {s.nodes} nodes")
     for title, items in (("inputs", s.inputs), ("outputs", s.outputs)):
         print(f"{title}:")
         for t in items:
@@ -125,13 +127,6 @@ def cmd_token(a) -> int:
     return tokens_main([a.action, *a.args])
 
 
-def _human_bytes(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-
-
 def _print_table(rows: list[tuple]) -> None:
     """rows (the first one the header) as left-aligned columns two spaces apart."""
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
@@ -147,7 +142,7 @@ def cmd_submit(a) -> int:
     try:
         with Client(a.server, a.token) as c:
             model = c.upload_model(a.model, name=a.name)
-            print(f"model {model['id']}: {model['name']} ({_human_bytes(model['size'])}, sha256 "
+            print(f"model {model['id']}: {model['name']} ({human_bytes(model['size'])}, sha256 "
                   f"{model['sha256'][:12]})", file=sys.stderr)
             job = c.create_compilation(model["id"], a.target, input_shapes=shapes, precision=a.precision)
             print(f"compilation {job['id']}: {job['state']} (target {job['target']}, {job['arch']}, "
@@ -175,7 +170,7 @@ def cmd_submit(a) -> int:
                   f"{cache.get('misses', 0)} misses{from_store}", file=sys.stderr)
             if a.output:
                 size = c.download_artifact(job["id"], a.output)
-                print(f"artifact -> {a.output} ({_human_bytes(size)}, sha256 {job['artifact_sha256'][:12]})",
+                print(f"artifact -> {a.output} ({human_bytes(size)}, sha256 {job['artifact_sha256'][:12]})",
                       file=sys.stderr)
             print(job["id"])
             return 0

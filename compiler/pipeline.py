@@ -87,7 +87,7 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     builds = stage("build", lambda: _build(plan, target, store, options.build))
     plan, builds, tuning = stage("tune", lambda: _tune(plan, target, store, builds, options))
     plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
-    memory = stage("fit", lambda: (check_plan(plan, target),) * 2)
+    memory = stage("fit", lambda: _fit(plan, target))
     plan_m = plan
     verification = stage("verify", lambda: _verify(plan_m, model, options.verify))
     seconds = time.perf_counter() - t_start
@@ -119,6 +119,13 @@ def _import(model, target: Target, options: CompileOptions, limits: ImportLimits
     """Import, then every tensor checked against the target before anything is built."""
     imported = import_model(model, input_shapes=dict(options.input_shapes), limits=limits or ImportLimits())
     return imported, check_graph(imported.graph, target)
+
+
+def _fit(plan: Plan, target: Target):
+    """The plan's footprint, refused (TooLarge) when it or a launch exceeds the target; the footprint
+    is both the stage's record and the report's `memory`."""
+    footprint = check_plan(plan, target)
+    return footprint, footprint
 
 
 def _lower(imported):

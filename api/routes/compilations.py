@@ -55,9 +55,9 @@ def check_target_spec(spec: dict) -> None:
                 isinstance(m, list) and len(m) == 3 and all(isinstance(x, int) and not isinstance(x, bool) and x > 0
                                                              for x in m) for m in value)
         if not ok:
-            want = {"str": "a non-empty string", "int": "a positive integer", "float": "a non-negative number",
-                    "max_grid": "a list of three positive integers"}.get(
-                kind if key != "max_grid" else key, "a list of [m, n, k] positive integer triples")
+            want = {"max_grid": "a list of three positive integers",
+                    "mma_shapes": "a list of [m, n, k] positive integer triples"}.get(key) or {
+                "str": "a non-empty string", "int": "a positive integer", "float": "a non-negative number"}[kind]
             raise ApiError(422, f"target.{key} must be {want}, not {value!r}", category="target")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import math
 import os
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ import onnx
 import onnx.inliner
 from google.protobuf.message import DecodeError
 
-from ..errors import ModelError, ShapeError, UnsupportedOp
+from ..errors import ModelError, UnsupportedOp
 from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
 from .canonicalize import canonicalize
@@ -53,7 +54,13 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
                  limits: ImportLimits = ImportLimits()) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph."""
-    checked = read_checked(model, limits)
+    return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits)
+
+
+def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
+                   limits: ImportLimits = ImportLimits()) -> ImportedModel:
+    """Imports a model read_checked has already read and checked (the service describes and imports
+    one upload from a single parse)."""
     proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
     warnings: list[str] = []
     inputs = _input_types(proto.graph, input_shapes or {})
@@ -231,16 +238,25 @@ def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
 
     The checker serializes the whole model into C++; with the weights that is two more copies of
     them at once. Their payloads are checked where they are read (tensor_to_array)."""
+    return weightless_copy(proto, keep_dims=False)
+
+
+def weightless_copy(proto: onnx.ModelProto, *, keep_dims: bool, keep_elements: int = 0) -> onnx.ModelProto:
+    """The model without its main graph's initializer payloads (names and types kept; their dims too
+    when keep_dims, else [0]); initializers of at most keep_elements elements are kept whole."""
     view = onnx.ModelProto()
     for field, value in proto.ListFields():
         if field.name != "graph":
             _copy_field(view, field, value)
     for field, value in proto.graph.ListFields():
-        if field.name == "initializer":
-            for t in value:
-                view.graph.initializer.add(name=t.name, data_type=t.data_type, dims=[0])
-        else:
+        if field.name != "initializer":
             _copy_field(view.graph, field, value)
+            continue
+        for t in value:
+            if keep_elements and math.prod(t.dims) <= keep_elements:
+                view.graph.initializer.add().CopyFrom(t)
+            else:
+                view.graph.initializer.add(name=t.name, data_type=t.data_type, dims=t.dims if keep_dims else [0])
     return view
 
 

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 import onnx
 import onnx.shape_inference
 
+from ..ir.dtypes import DType
+from .convert import elem_type_name
 from .dims import ANONYMOUS, DynamicDim, declared_dims, dynamic_dims, example_shapes
-from .onnx_import import ImportLimits, _all_graphs, read_checked, runtime_inputs
+from .onnx_import import CheckedModel, ImportLimits, _all_graphs, read_checked, runtime_inputs, weightless_copy
 
 _KEEP_DATA = 64   # initializer elements kept for shape inference (shape and axes tensors are small)
 
@@ -59,8 +61,9 @@ class ModelSummary:
 
 
 def summarize(model, limits: ImportLimits = ImportLimits()) -> ModelSummary:
-    """Checks the model's structure (as import does) and describes it without fixing any size."""
-    checked = read_checked(model, limits)
+    """Checks the model's structure (as import does) and describes it without fixing any size;
+    `model` may also be a CheckedModel that read_checked gave."""
+    checked = model if isinstance(model, CheckedModel) else read_checked(model, limits)
     proto = checked.proto
     g = proto.graph
     runtime = runtime_inputs(g)
@@ -91,8 +94,7 @@ def summarize(model, limits: ImportLimits = ImportLimits()) -> ModelSummary:
 def _output_shapes(proto: onnx.ModelProto, declared: dict) -> tuple[tuple[TensorSummary, ...], list[str]]:
     """Output types by ONNX shape inference over a weightless copy whose dynamic input dims carry their
     symbols (so two `?` stay apart); an output dim equal to an input dim shows that dim."""
-    light = onnx.ModelProto()
-    light.CopyFrom(_light(proto))
+    light = weightless_copy(proto, keep_dims=True, keep_elements=_KEEP_DATA)
     symbols = set()
     for vi in light.graph.input:
         dims = declared.get(vi.name)
@@ -139,58 +141,24 @@ def _shown_dims(vi: onnx.ValueInfoProto, symbols: set[str]) -> tuple[int | str, 
     return tuple(out)
 
 
-def _light(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """The model with its large initializers' payloads dropped (their types and dims kept)."""
-    view = onnx.ModelProto()
-    for f, v in proto.ListFields():
-        if f.name != "graph":
-            if f.is_repeated:
-                getattr(view, f.name).extend(v)
-            elif f.type == f.TYPE_MESSAGE:
-                getattr(view, f.name).CopyFrom(v)
-            else:
-                setattr(view, f.name, v)
-    for f, v in proto.graph.ListFields():
-        if f.name == "initializer":
-            for t in v:
-                if math.prod(t.dims) <= _KEEP_DATA:
-                    view.graph.initializer.add().CopyFrom(t)
-                else:
-                    view.graph.initializer.add(name=t.name, data_type=t.data_type, dims=t.dims)
-        elif f.is_repeated:
-            getattr(view.graph, f.name).extend(v)
-        elif f.type == f.TYPE_MESSAGE:
-            getattr(view.graph, f.name).CopyFrom(v)
-        else:
-            setattr(view.graph, f.name, v)
-    return view
-
-
 def _dtype_name(vi: onnx.ValueInfoProto) -> str:
     code = vi.type.tensor_type.elem_type
     if not code:
         return "?"
     try:
-        return onnx.helper.tensor_dtype_to_np_dtype(code).name if code != onnx.TensorProto.BFLOAT16 else "bfloat16"
-    except (KeyError, ValueError, TypeError):
-        return onnx.TensorProto.DataType.Name(code).lower() if code in onnx.TensorProto.DataType.values() else "?"
+        return DType.from_onnx(code).name
+    except TypeError:   # a type Brickyard does not compute with (float8, int4, string): its ONNX name
+        return elem_type_name(code).lower()
 
 
 def _bytes(code: int, count: int) -> int:
-    bits = {onnx.TensorProto.BOOL: 8, onnx.TensorProto.STRING: 0}.get(code)
-    if bits is None:
-        try:
-            bits = onnx.helper.tensor_dtype_to_np_dtype(code).itemsize * 8
-        except (KeyError, ValueError, TypeError):
-            bits = 8
-        name = onnx.TensorProto.DataType.Name(code) if code in onnx.TensorProto.DataType.values() else ""
-        if name.endswith(("INT4", "FP4E2M1")):
-            bits = 4
-        elif name.startswith("FLOAT8") or name in ("FLOAT8E4M3FN",):
-            bits = 8
-        elif name == "BFLOAT16":
-            bits = 16
-    return (count * bits + 7) // 8
+    """Bytes of `count` elements of ONNX type `code`; types Brickyard lacks by their bit width."""
+    try:
+        return count * DType.from_onnx(code).itemsize
+    except TypeError:
+        name = elem_type_name(code)
+        bits = 0 if name == "STRING" else 4 if name.endswith(("INT4", "FP4E2M1")) else 8
+        return (count * bits + 7) // 8
 
 
 def _tuple(dims):

@@ -762,11 +762,8 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
     to the type (register-staged). Block tiles of 64 or 128 rows (1-2 warpgroups) by 64-256
     columns, k tiles of 64, 2-4 stages (3-4 with a register-staged operand, codegen/wgmma.py),
     within the target's shared memory and registers."""
-    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, coordinate_limit, stages_allowed, wgmma_operands
-    elem = MMA_ELEMS.get(precision)
-    if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
-        return []
-    ops = wgmma_operands(te, view, elem)
+    from ..codegen.wgmma import BK, WGMMA_N, WgmmaPlan, coordinate_limit, stages_allowed
+    elem, ops = _wgmma_operands(te, view, target, precision)
     if ops is None or coordinate_limit(view) is not None:     # declined: see wgmma_declined
         return []
     sizes = _sizes(te)
@@ -797,16 +794,21 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
     return out
 
 
+def _wgmma_operands(te: TensorExpr, view: GemmView, target: Target, precision: str):
+    """(element type, the operands' shared-memory forms) where wgmma_gemm applies, else (elem, None):
+    fp16/bf16 inputs on sm_90 with tensor cores and operands it can stage."""
+    from ..codegen.wgmma import wgmma_operands
+    elem = MMA_ELEMS.get(precision)
+    if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
+        return elem, None
+    return elem, wgmma_operands(te, view, elem)
+
+
 def wgmma_declined(te: TensorExpr, view: GemmView, target: Target, precision: str) -> str | None:
     """Why a contraction wgmma_gemm would otherwise take gets no wgmma candidates (its extents
     exceed the 32-bit tensor-map coordinates), else None."""
-    from ..codegen.wgmma import coordinate_limit, wgmma_operands
-    elem = MMA_ELEMS.get(precision)
-    if elem not in ("float16", "bfloat16") or target.sm_version != 90 or target.tensor_core_tflops(elem) <= 0:
-        return None
-    if wgmma_operands(te, view, elem) is None:
-        return None
-    return coordinate_limit(view)
+    from ..codegen.wgmma import coordinate_limit
+    return None if _wgmma_operands(te, view, target, precision)[1] is None else coordinate_limit(view)
 
 
 def declined(te: TensorExpr, target: Target, precision: str | None = None) -> tuple[str, ...]:

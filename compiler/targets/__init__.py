@@ -94,6 +94,9 @@ class Target:
 
 _AMPERE_MMA = ((16, 8, 16), (16, 8, 8))
 GB = 1024**3   # boards are sold in GiB: an '80 GB' H100 has 80 GiB
+_A100 = Target("a100", "sm_80", memory_bytes=80 * GB, fp64_tflops=9.7, fp16_tflops=78, int32_tops=19.5, sms=108, shared_per_sm=164 * 1024, shared_per_block=163 * 1024, l2_bytes=40 * 1024**2,
+               dram_gbps=2039, l2_gbps=5120, shared_gbps_per_sm=128 * 1.41, fp32_tflops=19.5, fp16_tc_tflops=312,
+               bf16_tc_tflops=312, tf32_tc_tflops=156, int8_tc_tops=624, mma_shapes=_AMPERE_MMA)
 PRESETS: dict[str, Target] = {t.name: t for t in [
     Target("t4", "sm_75", memory_bytes=16 * GB, max_blocks_per_sm=16, fp64_tflops=0.25, fp16_tflops=65, int32_tops=8.1, dram_latency_ns=700, sms=40, max_threads_per_sm=1024, shared_per_sm=64 * 1024, shared_per_block=64 * 1024,
            l2_bytes=4 * 1024**2, dram_gbps=320, l2_gbps=1300, shared_gbps_per_sm=128 * 1.59, fp32_tflops=8.1,
@@ -101,9 +104,8 @@ PRESETS: dict[str, Target] = {t.name: t for t in [
     Target("a10g", "sm_86", memory_bytes=24 * GB, max_blocks_per_sm=16, fp64_tflops=0.49, fp16_tflops=31.2, int32_tops=15.6, sms=80, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=6 * 1024**2, dram_gbps=600, l2_gbps=2500, shared_gbps_per_sm=128 * 1.71, fp32_tflops=31.2,
            fp16_tc_tflops=125, bf16_tc_tflops=125, tf32_tc_tflops=62.5, int8_tc_tops=250, mma_shapes=_AMPERE_MMA),
-    Target("a100", "sm_80", memory_bytes=80 * GB, fp64_tflops=9.7, fp16_tflops=78, int32_tops=19.5, sms=108, shared_per_sm=164 * 1024, shared_per_block=163 * 1024, l2_bytes=40 * 1024**2,
-           dram_gbps=2039, l2_gbps=5120, shared_gbps_per_sm=128 * 1.41, fp32_tflops=19.5, fp16_tc_tflops=312,
-           bf16_tc_tflops=312, tf32_tc_tflops=156, int8_tc_tops=624, mma_shapes=_AMPERE_MMA),
+    _A100,
+    dataclasses.replace(_A100, name="a100-40gb", memory_bytes=40 * GB, dram_gbps=1555),  # the HBM2 board
     Target("l4", "sm_89", memory_bytes=24 * GB, max_blocks_per_sm=24, fp64_tflops=0.47, fp16_tflops=30.3, int32_tops=15.1, sms=58, max_threads_per_sm=1536, shared_per_sm=100 * 1024, shared_per_block=99 * 1024,
            l2_bytes=48 * 1024**2, dram_gbps=300, l2_gbps=2000, shared_gbps_per_sm=128 * 2.04, fp32_tflops=30.3,
            fp16_tc_tflops=121, bf16_tc_tflops=121, tf32_tc_tflops=60, int8_tc_tops=242, mma_shapes=_AMPERE_MMA),
@@ -126,10 +128,6 @@ PRESETS: dict[str, Target] = {t.name: t for t in [
            l2_bytes=96 * 1024**2, dram_gbps=1792, l2_gbps=7000, shared_gbps_per_sm=128 * 2.41, fp32_tflops=104.8,
            fp16_tc_tflops=419, bf16_tc_tflops=419, tf32_tc_tflops=105, int8_tc_tops=838, mma_shapes=_AMPERE_MMA),
 ]}
-# The 40 GB A100 (HBM2, 1555 GB/s) beside the 80 GB one
-PRESETS = {name: t for n0, t0 in PRESETS.items() for name, t in
-           ([(n0, t0)] + ([("a100-40gb", dataclasses.replace(t0, name="a100-40gb", memory_bytes=40 * GB, dram_gbps=1555))]
-                          if n0 == "a100" else []))}
 SUPPORTED_ARCHS = ("sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120")
 
 

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from datetime import datetime
 
+import pytest
+
 from tests.conftest import REPO
 
 MODELS = ("branchy", "rnn_loop")     # the If and the Loop model: control flow, seconds each on the host
@@ -115,14 +117,17 @@ def test_a_run_cut_off_by_its_time_limit_keeps_what_it_measured(tmp_path, models
     assert "| model | batch | dtype |" in stdout
 
 
-def test_smoke_fails_fast_and_says_why_without_a_gpu():
+def _has_gpu() -> bool:
     try:
         import cupy
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            import pytest
-            pytest.skip("this machine has a GPU: tests/gpu and make gpu-check run the smoke test")
-    except Exception:
-        pass
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no CuPy, no driver, no device: all mean no GPU here
+        return False
+
+
+def test_smoke_fails_fast_and_says_why_without_a_gpu():
+    if _has_gpu():
+        pytest.skip("this machine has a GPU: tests/gpu and make gpu-check run the smoke test")
     r = subprocess.run([sys.executable, str(REPO / "bench" / "e2e.py"), "--smoke"], capture_output=True, text=True,
                        timeout=120, cwd=REPO)
     assert r.returncode == 2
