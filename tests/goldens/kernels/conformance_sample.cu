@@ -1,0 +1,10744 @@
+// golden: test_abs h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: abs_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== abs_k0 =====
+BY_KERNEL void __launch_bounds__(512) abs_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_abs(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_abs(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_abs(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_abs(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_abs(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_acos h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: acos_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== acos_k0 =====
+BY_KERNEL void __launch_bounds__(512) acos_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_acos(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_acos(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_acos(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_acos(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_acos(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_acosh h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: acosh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== acosh_k0 =====
+BY_KERNEL void __launch_bounds__(512) acosh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_acosh(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_acosh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_acosh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_acosh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_acosh(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_adagrad h100 fp32
+// refused: invalid_model
+
+// golden: test_adam h100 fp32
+// refused: invalid_model
+
+// golden: test_add h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] + in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_affine_grid_2d h100 fp32
+// refused: shape
+
+// golden: test_ai_onnx_ml_array_feature_extractor h100 fp32
+// refused: invalid_model
+
+// golden: test_ai_onnx_ml_binarizer h100 fp32
+// refused: invalid_model
+
+// golden: test_ai_onnx_ml_label_encoder_string_int h100 fp32
+// refused: invalid_model
+
+// golden: test_ai_onnx_ml_tree_ensemble_set_membership h100 fp32
+// refused: invalid_model
+
+// golden: test_and2d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: and_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool bool out:bool]
+
+// ===== and_k0 =====
+BY_KERNEL void __launch_bounds__(512) and_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (bool)((in0[(i0)*4 + (i1)] && in1[(i0)*4 + (i1)]));
+    }
+  }
+}
+
+// golden: test_argmax_default_axis_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: argmax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:long long]
+
+// ===== argmax_k0 =====
+BY_KERNEL void __launch_bounds__(256) argmax_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  for (int lin = (int)blockIdx.x * blockDim.x + threadIdx.x; lin < 2; lin += (int)gridDim.x * blockDim.x) {
+    int rem = lin;
+    const int i1 = rem % 2; rem /= 2;
+    const int i0 = rem;
+    float best = 0; long long acc = 0; bool have = false; long long pos = 0;
+    for (int r0 = 0; r0 < 2; ++r0) {
+      const float v = in0[(r0)*2 + (i1)];
+      if (!have || v > best) { best = v; acc = pos; have = true; } ++pos;
+    }
+    out[lin] = (long long)(acc);
+  }
+}
+
+// golden: test_argmin_default_axis_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: argmin_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:long long]
+
+// ===== argmin_k0 =====
+BY_KERNEL void __launch_bounds__(256) argmin_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  for (int lin = (int)blockIdx.x * blockDim.x + threadIdx.x; lin < 2; lin += (int)gridDim.x * blockDim.x) {
+    int rem = lin;
+    const int i1 = rem % 2; rem /= 2;
+    const int i0 = rem;
+    float best = 0; long long acc = 0; bool have = false; long long pos = 0;
+    for (int r0 = 0; r0 < 2; ++r0) {
+      const float v = in0[(r0)*2 + (i1)];
+      if (!have || v < best) { best = v; acc = pos; have = true; } ++pos;
+    }
+    out[lin] = (long long)(acc);
+  }
+}
+
+// golden: test_asin h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: asin_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== asin_k0 =====
+BY_KERNEL void __launch_bounds__(512) asin_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_asin(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_asin(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_asin(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_asin(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_asin(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_asinh h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: asinh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== asinh_k0 =====
+BY_KERNEL void __launch_bounds__(512) asinh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_asinh(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_asinh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_asinh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_asinh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_asinh(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_atan h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: atan_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== atan_k0 =====
+BY_KERNEL void __launch_bounds__(512) atan_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_atan(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_atan(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_atan(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_atan(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_atan(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_atanh h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: atanh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== atanh_k0 =====
+BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_atanh(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_atanh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_atanh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_atanh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_atanh(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_attention_23_boolmask_fullymasked_row_nan_robustness h100 fp32
+// 4 launches, 4 distinct kernels
+// launch 0: attention_scores_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=512 params=[float float bool out:float]
+// launch 1: attention_rowmax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 2: attention_rowsum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 3: attention_pv_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=96 params=[float float float float out:float]
+
+// ===== attention_scores_k0 =====
+BY_KERNEL void attention_scores_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 2) {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = ((in0[(i0)*32 + (i1)*16 + (i2)*8 + (r0)] * 0.5946035385131836f) * 0.5946035385131836f);
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 2) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*32 + (i1)*16 + (i3)*8 + (r0)];
+      }
+      by_bs[(0) * 96 + kk * 12 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 96;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 12 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 2) continue;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 2) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in2[(i2)*2 + (i3)] ? acc : (-by_inf_f())));
+    }
+  }
+}
+
+// ===== attention_rowmax_k0 =====
+BY_KERNEL void __launch_bounds__(256) attention_rowmax_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 4;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 2; by_rr /= 2;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 2; k += 1) {
+    const int r0 = k;
+    const float v = in0[(i0)*8 + (i1)*4 + (i2)*2 + (r0)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)*2 + (i2)] = (float)((by_isneginf(acc) ? 0.0f : acc));
+  }
+}
+
+// ===== attention_rowsum_k0 =====
+BY_KERNEL void __launch_bounds__(256) attention_rowsum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 4;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 2; by_rr /= 2;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 2; k += 1) {
+    const int r0 = k;
+    const float v = by_exp((in0[(i0)*8 + (i1)*4 + (i2)*2 + (r0)] - in1[(i0)*4 + (i1)*2 + (i2)]));
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*2 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== attention_pv_k0 =====
+BY_KERNEL void attention_pv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 8;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 8; e += 32) {
+      const int kk = e % 2; const int rr = e / 2;
+      const int gr = by_ar0 + rr; const int gk = kt * 2 + kk;
+      float v = 0;
+      if (gr < 2) {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = by_exp((in0[(i0)*8 + (i1)*4 + (i2)*2 + (r0)] - in1[(i0)*4 + (i1)*2 + (i2)]));
+      }
+      by_as[(0) * 8 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 16; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 2 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)];
+      }
+      by_bs[(0) * 16 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 8;
+    const float* const bs = by_bs + cur * 16;
+    #pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 2) continue;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      const float t0 = in2[(i0)*4 + (i1)*2 + (i2)];
+      out[(i1)*16 + (i2)*8 + (i3)] = (float)(((t0 == 0.0f) ? 0.0f : (acc / t0)));
+    }
+  }
+}
+
+// golden: test_averagepool_1d_default h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: avgpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+
+// ===== avgpool_k0 =====
+BY_KERNEL void __launch_bounds__(256) avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 93;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 31; by_rr /= 31;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 2; k += 1) {
+    const int r0 = k;
+    const float v = in0[(i0)*96 + (i1)*32 + ((i2 + r0))];
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*31 + (i2)] = (float)((acc / 2.0f));
+  }
+}
+
+// golden: test_basic_conv_with_padding h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: conv_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+
+// ===== conv_k0 =====
+BY_KERNEL void __launch_bounds__(128) conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const bool active = row < 25;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 5; by_rr /= 5;
+  const int i2 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (5ll))) && (t1 >= (0ll))) && (t1 < (5ll))) ? in0[(i0)*25 + (t0)*5 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i2)*5 + (i3)] = (float)(acc);
+  }
+}
+
+// golden: test_basic_deform_conv_with_padding h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: deform_conv_sample_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 1: deform_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+
+// ===== deform_conv_sample_k0 =====
+BY_KERNEL void __launch_bounds__(512) deform_conv_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 64; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 64) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      int by_rem = lin;
+      const int i4 = by_rem % 4; by_rem /= 4;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem;
+      const int t0 = (((i1 * (4ll)) + i2) * (2ll));
+      const float t1 = (((float)(((i3 - (1ll)) + (i2 / (2ll))))) + in1[(i0)*128 + (t0)*16 + (i3)*4 + (i4)]);
+      const float t2 = by_floor(t1);
+      const long long t3 = ((long long)(t2));
+      const bool t4 = ((t3 >= (0ll)) && (t3 < (3ll)));
+      const float t5 = (((float)(((i4 - (1ll)) + (i2 % (2ll))))) + in1[(i0)*128 + ((t0 + (1ll)))*16 + (i3)*4 + (i4)]);
+      const float t6 = by_floor(t5);
+      const long long t7 = ((long long)(t6));
+      const bool t8 = ((t7 >= (0ll)) && (t7 < (3ll)));
+      const float t9 = (t1 - t2);
+      const float t10 = (1.0f - t9);
+      const float t11 = (t5 - t6);
+      const float t12 = (1.0f - t11);
+      const long long t13 = (t7 + (1ll));
+      const bool t14 = ((t13 >= (0ll)) && (t13 < (3ll)));
+      const long long t15 = (t3 + (1ll));
+      const bool t16 = ((t15 >= (0ll)) && (t15 < (3ll)));
+      out[(i2)*16 + (i3)*4 + (i4)] = (float)(((((((t4 && t8) ? in0[(i0)*9 + (i1)*9 + (t3)*3 + (t7)] : 0.0f) * (t10 * t12)) + (((t4 && t14) ? in0[(i0)*9 + (i1)*9 + (t3)*3 + (t13)] : 0.0f) * (t10 * t11))) + (((t16 && t8) ? in0[(i0)*9 + (i1)*9 + (t15)*3 + (t7)] : 0.0f) * (t9 * t12))) + (((t16 && t14) ? in0[(i0)*9 + (i1)*9 + (t15)*3 + (t13)] : 0.0f) * (t9 * t11))));
+    }
+  }
+}
+
+// ===== deform_conv_k0 =====
+BY_KERNEL void __launch_bounds__(256) deform_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 16;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 4; by_rr /= 4;
+  const int i2 = by_rr;
+  if (active) for (int k = lane; k < 4; k += 1) {
+    int by_rk = k;
+    const int r2 = by_rk % 2; by_rk /= 2;
+    const int r1 = by_rk % 2; by_rk /= 2;
+    const int r0 = by_rk;
+    const float v = (in0[(i0)*64 + (r0)*64 + (((r1 * (2ll)) + r2))*16 + (i2)*4 + (i3)] * in1[(i1)*4 + (r0)*4 + (r1)*2 + (r2)]);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i2)*4 + (i3)] = (float)(acc);
+  }
+}
+
+// golden: test_batchnorm_epsilon h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: batchnorm_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float]
+
+// ===== batchnorm_k0 =====
+BY_KERNEL void __launch_bounds__(512) batchnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 30; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 5; by_rem /= 5;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem % 3; by_rem /= 3;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*60 + (i1)*20 + (i2)*5 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in3[(i1)];
+        const float by_s1 = in4[(i1)];
+        const float by_s2 = in1[(i1)];
+        const float by_s3 = in2[(i1)];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_sqrt((by_s1 + 0.009999999776482582f))) * by_s2) + by_s3));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 30) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 5; by_rem /= 5;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*60 + (i1)*20 + (i2)*5 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in3[(i1)];
+          const float by_s1 = in4[(i1)];
+          const float by_s2 = in1[(i1)];
+          const float by_s3 = in2[(i1)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_sqrt((by_s1 + 0.009999999776482582f))) * by_s2) + by_s3));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 30) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 5; by_rem /= 5;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*60 + (i1)*20 + (i2)*5 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in3[(i1)];
+          const float by_s1 = in4[(i1)];
+          const float by_s2 = in1[(i1)];
+          const float by_s3 = in2[(i1)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_sqrt((by_s1 + 0.009999999776482582f))) * by_s2) + by_s3));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 30) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 5; by_rem /= 5;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*60 + (i1)*20 + (i2)*5 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in3[(i1)];
+          const float by_s1 = in4[(i1)];
+          const float by_s2 = in1[(i1)];
+          const float by_s3 = in2[(i1)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_sqrt((by_s1 + 0.009999999776482582f))) * by_s2) + by_s3));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 120; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 5; by_rem /= 5;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem % 3; by_rem /= 3;
+      const int i0 = by_rem;
+      out[(i0)*60 + (i1)*20 + (i2)*5 + (i3)] = (float)(((((in0[(i0)*60 + (i1)*20 + (i2)*5 + (i3)] - in3[(i1)]) / by_sqrt((in4[(i1)] + 0.009999999776482582f))) * in1[(i1)]) + in2[(i1)]));
+    }
+  }
+}
+
+// golden: test_bernoulli h100 fp32
+// refused: unsupported_op
+
+// golden: test_bitcast_2d_float32_to_int32 h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_bitshift_left_int16 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: bitshift_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[short short out:short]
+
+// ===== bitshift_k0 =====
+BY_KERNEL void __launch_bounds__(512) bitshift_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      const short t0 = in1[(i0)];
+      out[(i0)] = (short)((((t0 >= ((short)0)) && (t0 < ((short)16))) ? ((short)((((unsigned short)(in0[(i0)])) << ((unsigned short)(t0))))) : ((short)0)));
+    }
+  }
+}
+
+// golden: test_bitwise_and_i16_3d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: bitwiseand_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[short short out:short]
+
+// ===== bitwiseand_k0 =====
+BY_KERNEL void __launch_bounds__(512) bitwiseand_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 8;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+        uint4 by_o;
+        short* const by_oe = reinterpret_cast<short*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 8; ++by_j) {
+          by_oe[by_j] = (short)((by_e0[by_j] & by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 7) {
+          const int by_lin = by_q * 8;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+          uint4 by_o;
+          short* const by_oe = reinterpret_cast<short*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 8; ++by_j) {
+            by_oe[by_j] = (short)((by_e0[by_j] & by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 7) {
+          const int by_lin = by_q * 8;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+          uint4 by_o;
+          short* const by_oe = reinterpret_cast<short*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 8; ++by_j) {
+            by_oe[by_j] = (short)((by_e0[by_j] & by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 7) {
+          const int by_lin = by_q * 8;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+          uint4 by_o;
+          short* const by_oe = reinterpret_cast<short*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 8; ++by_j) {
+            by_oe[by_j] = (short)((by_e0[by_j] & by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 56 + by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (short)((in0[(i0)*20 + (i1)*5 + (i2)] & in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (short)((in0[(i0)*20 + (i1)*5 + (i2)] & in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_bitwise_not_2d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: bitwisenot_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[int out:int]
+
+// ===== bitwisenot_k0 =====
+BY_KERNEL void __launch_bounds__(512) bitwisenot_k0(const int* __restrict__ in0, int* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+        const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+        uint4 by_o;
+        int* const by_oe = reinterpret_cast<int*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (int)(((int)~by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+          const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+          uint4 by_o;
+          int* const by_oe = reinterpret_cast<int*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (int)(((int)~by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+          const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+          uint4 by_o;
+          int* const by_oe = reinterpret_cast<int*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (int)(((int)~by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+          const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+          uint4 by_o;
+          int* const by_oe = reinterpret_cast<int*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (int)(((int)~by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (int)(((int)~in0[(i0)*4 + (i1)]));
+    }
+  }
+}
+
+// golden: test_bitwise_or_i16_4d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: bitwiseor_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=0 params=[signed char signed char out:signed char]
+
+// ===== bitwiseor_k0 =====
+BY_KERNEL void __launch_bounds__(256) bitwiseor_k0(const signed char* __restrict__ in0, const signed char* __restrict__ in1, signed char* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 256 + threadIdx.x; base < 360; base += (int)gridDim.x * 256) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 256;
+      if (lin >= 360) break;
+      int by_rem = lin;
+      const int i3 = by_rem % 6; by_rem /= 6;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*120 + (i1)*30 + (i2)*6 + (i3)] = (signed char)((in0[(i0)*120 + (i1)*30 + (i2)*6 + (i3)] | in1[(i0)*120 + (i1)*30 + (i2)*6 + (i3)]));
+    }
+  }
+}
+
+// golden: test_bitwise_xor_i16_3d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: bitwisexor_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[short short out:short]
+
+// ===== bitwisexor_k0 =====
+BY_KERNEL void __launch_bounds__(512) bitwisexor_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 8;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+        uint4 by_o;
+        short* const by_oe = reinterpret_cast<short*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 8; ++by_j) {
+          by_oe[by_j] = (short)((by_e0[by_j] ^ by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 7) {
+          const int by_lin = by_q * 8;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+          uint4 by_o;
+          short* const by_oe = reinterpret_cast<short*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 8; ++by_j) {
+            by_oe[by_j] = (short)((by_e0[by_j] ^ by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 7) {
+          const int by_lin = by_q * 8;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+          uint4 by_o;
+          short* const by_oe = reinterpret_cast<short*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 8; ++by_j) {
+            by_oe[by_j] = (short)((by_e0[by_j] ^ by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 7) {
+          const int by_lin = by_q * 8;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e0 = reinterpret_cast<const short*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const short* const by_e1 = reinterpret_cast<const short*>(&by_r1);
+          uint4 by_o;
+          short* const by_oe = reinterpret_cast<short*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 8; ++by_j) {
+            by_oe[by_j] = (short)((by_e0[by_j] ^ by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 56 + by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (short)((in0[(i0)*20 + (i1)*5 + (i2)] ^ in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (short)((in0[(i0)*20 + (i1)*5 + (i2)] ^ in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_blackmanwindow h100 fp32
+// refused: shape
+
+// golden: test_cast_BFLOAT16_to_FLOAT h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[by_bfloat16 out:float]
+
+// ===== cast_k0 =====
+BY_KERNEL void __launch_bounds__(512) cast_k0(const by_bfloat16* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (float)(((float)(((float)in0[(i0)*4 + (i1)]))));
+    }
+  }
+}
+
+// golden: test_castlike_BFLOAT16_to_FLOAT h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[by_bfloat16 out:float]
+
+// ===== castlike_k0 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k0(const by_bfloat16* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (float)(((float)(((float)in0[(i0)*4 + (i1)]))));
+    }
+  }
+}
+
+// golden: test_causal_conv_with_state_b1_c1_degenerate h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: causal_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 1: causal_conv_state_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== causal_conv_k0 =====
+BY_KERNEL void __launch_bounds__(256) causal_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 6;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int rowc = active ? row : 0;
+  const int i2 = rowc;
+  if (active) for (int k = lane; k < 4; k += 1) {
+    const int r0 = k;
+    const int t0 = (i2 + r0);
+    const float v = (in1[(i1)*4 + (r0)] * ((t0 < (3ll)) ? 0.0f : in0[(i0)*6 + (i1)*6 + ((t0 - (3ll)))]));
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i2)] = (float)(acc);
+  }
+}
+
+// ===== causal_conv_state_k0 =====
+BY_KERNEL void __launch_bounds__(512) causal_conv_state_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      const int i2 = lin;
+      const int t0 = (i2 + (6ll));
+      out[(i2)] = (float)(((t0 < (3ll)) ? 0.0f : in0[(i0)*6 + (i1)*6 + ((t0 - (3ll)))]));
+    }
+  }
+}
+
+// golden: test_ceil h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: ceil_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== ceil_k0 =====
+BY_KERNEL void __launch_bounds__(512) ceil_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_ceil(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_ceil(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_ceil(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_ceil(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_ceil(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_celu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: celu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== celu_k0 =====
+BY_KERNEL void __launch_bounds__(512) celu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i3 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 6; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 3; by_rem /= 3;
+        const int i1 = by_rem % 3; by_rem /= 3;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*9 + (i1)*3 + (i2) + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)((by_max(t0, 0.0f) + by_min((by_expm1((t0 / 2.0f)) * 2.0f), 0.0f)));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 6) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 3; by_rem /= 3;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*9 + (i1)*3 + (i2) + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_max(t0, 0.0f) + by_min((by_expm1((t0 / 2.0f)) * 2.0f), 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 6) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 3; by_rem /= 3;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*9 + (i1)*3 + (i2) + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_max(t0, 0.0f) + by_min((by_expm1((t0 / 2.0f)) * 2.0f), 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 6) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 3; by_rem /= 3;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*9 + (i1)*3 + (i2) + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_max(t0, 0.0f) + by_min((by_expm1((t0 / 2.0f)) * 2.0f), 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 24 + by_tid; by_lin < 27; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 3; by_rem /= 3;
+      const int i1 = by_rem % 3; by_rem /= 3;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*9 + (i1)*3 + (i2) + (i3)];
+      out[(i0)*9 + (i1)*3 + (i2)] = (float)((by_max(t0, 0.0f) + by_min((by_expm1((t0 / 2.0f)) * 2.0f), 0.0f)));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 27; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 3; by_rem /= 3;
+      const int i1 = by_rem % 3; by_rem /= 3;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*9 + (i1)*3 + (i2) + (i3)];
+      out[(i0)*9 + (i1)*3 + (i2)] = (float)((by_max(t0, 0.0f) + by_min((by_expm1((t0 / 2.0f)) * 2.0f), 0.0f)));
+    }
+  }
+}
+
+// golden: test_center_crop_pad_crop h100 fp32
+// refused: shape
+
+// golden: test_clip h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: clip_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== clip_k0 =====
+BY_KERNEL void __launch_bounds__(512) clip_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[0];
+        const float by_s1 = in2[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], by_s0), by_s1));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          const float by_s1 = in2[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], by_s0), by_s1));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          const float by_s1 = in2[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], by_s0), by_s1));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          const float by_s1 = in2[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], by_s0), by_s1));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_min(by_max(in0[(i0)*20 + (i1)*5 + (i2)], in1[0]), in2[0]));
+    }
+  }
+}
+
+// golden: test_clip_default_inbounds_expanded h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_col2im h100 fp32
+// refused: shape
+
+// golden: test_compress_0 h100 fp32
+// refused: shape
+
+// golden: test_concat_1d_axis_0 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: concat_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== concat_k0 =====
+BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 4) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(((i0 < (2ll)) ? in0[(i0)] : in1[((i0 - (2ll)))]));
+    }
+  }
+}
+
+// golden: test_constant h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_constant_pad h100 fp32
+// refused: shape
+
+// golden: test_constantofshape_float_ones h100 fp32
+// refused: shape
+
+// golden: test_convinteger_with_padding h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: conv_integer_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=288 params=[unsigned char unsigned char unsigned char unsigned char out:int]
+
+// ===== conv_integer_k0 =====
+BY_KERNEL void conv_integer_k0(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  int* const by_as = reinterpret_cast<int*>(by_smem);
+  int* const by_bs = by_as + 8;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 2; by_blk /= 1;
+  const int i0 = 0;
+  int by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 8; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
+      int v = 0;
+      {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r1 = by_rk % 2; by_rk /= 2;
+        const int r0 = by_rk;
+        v = (((int)(in1[(i1)*4 + (r0)*2 + (r1)])) - ((int)(in3[(i1)])));
+      }
+      by_as[(0) * 8 + kk * 2 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
+      int v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r1 = by_rk % 2; by_rk /= 2;
+        const int r0 = by_rk;
+        const int t0 = ((i2 + r0) - (1ll));
+        const int t1 = ((i3 + r1) - (1ll));
+        v = (((((t0 >= (0ll)) && (t0 < (3ll))) && (t1 >= (0ll))) && (t1 < (3ll))) ? (((int)(in0[(i0)*9 + (t0)*3 + (t1)])) - ((int)(in2[0]))) : ((int)0));
+      }
+      by_bs[(0) * 64 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const int* const as = by_as + cur * 8;
+    const int* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      int a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + i * 2];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 2;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const int acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (int)(acc);
+    }
+  }
+}
+
+// golden: test_convtranspose h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: conv_transpose_k0 grid=[1, 1, 1] block=[64, 1, 1] shared=1088 params=[float float out:float]
+
+// ===== conv_transpose_k0 =====
+BY_KERNEL void conv_transpose_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 16;
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 2; by_blk /= 1;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 2; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 16; e += 64) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gk < 9) {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        v = in1[(i1)*9 + (r0)*3 + (r1)];
+      }
+      by_as[(0) * 16 + kk * 2 + rr] = v;
+    }
+    for (int e = tid; e < 256; e += 64) {
+      const int rr = e % 32; const int kk = e / 32;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 25 && gk < 9) {
+        int by_rm = gr;
+        const int i3 = by_rm % 5; by_rm /= 5;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        const int t0 = (i2 - r0);
+        const int t1 = (i3 - r1);
+        v = (((((t0 >= (0ll)) && (t0 < (3ll))) && (t1 >= (0ll))) && (t1 < (3ll))) ? in0[(i0)*9 + (t0)*3 + (t1)] : 0.0f);
+      }
+      by_bs[(0) * 256 + kk * 32 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 16;
+    const float* const bs = by_bs + cur * 256;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + i * 2];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 32 + tx + j * 32];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 2;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 32;
+      if (gn >= 25) continue;
+      int by_en = gn;
+      const int i3 = by_en % 5; by_en /= 5;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*25 + (i2)*5 + (i3)] = (float)(acc);
+    }
+  }
+}
+
+// golden: test_cos h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: cos_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== cos_k0 =====
+BY_KERNEL void __launch_bounds__(512) cos_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_cos(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_cos(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_cos(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_cos(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_cos(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_cosh h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: cosh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== cosh_k0 =====
+BY_KERNEL void __launch_bounds__(512) cosh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_cosh(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_cosh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_cosh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_cosh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_cosh(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_cumprod_1d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: cumprod_any_axis_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[double int out:double]
+
+// ===== cumprod_any_axis_k0 =====
+BY_KERNEL void __launch_bounds__(256) cumprod_any_axis_k0(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 5;
+  double by_racc = 1;
+  const int rowc = active ? row : 0;
+  const int i0 = rowc;
+  if (active) for (int k = lane; k < 5; k += 1) {
+    const int r0 = k;
+    const long long t0 = ((long long)(in1[0]));
+    const double v = ((((((t0 < (0ll)) ? (t0 + (1ll)) : t0) == (0ll)) && (r0 < (5ll))) && (r0 <= i0)) ? in0[(r0)] : 1.0);
+    by_racc = by_racc * v;
+  }
+  if (active && lane == 0) {
+    const double acc = by_racc;
+    out[(i0)] = (double)(acc);
+  }
+}
+
+// golden: test_cumsum_1d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: cumsum_any_axis_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[double int out:double]
+
+// ===== cumsum_any_axis_k0 =====
+BY_KERNEL void __launch_bounds__(256) cumsum_any_axis_k0(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 5;
+  double by_racc = 0;
+  const int rowc = active ? row : 0;
+  const int i0 = rowc;
+  if (active) for (int k = lane; k < 5; k += 1) {
+    const int r0 = k;
+    const long long t0 = ((long long)(in1[0]));
+    const double v = ((((((t0 < (0ll)) ? (t0 + (1ll)) : t0) == (0ll)) && (r0 < (5ll))) && (r0 <= i0)) ? in0[(r0)] : 0.0);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const double acc = by_racc;
+    out[(i0)] = (double)(acc);
+  }
+}
+
+// golden: test_depthtospace_crd_mode_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: depth_to_space_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== depth_to_space_k0 =====
+BY_KERNEL void __launch_bounds__(512) depth_to_space_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 48; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 48) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 6; by_rem /= 6;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*24 + (i2)*6 + (i3)] = (float)(in0[(i0)*48 + ((((i1 * (4ll)) + ((i2 % (2ll)) * (2ll))) + (i3 % (2ll))))*6 + ((i2 / (2ll)))*3 + ((i3 / (2ll)))]);
+    }
+  }
+}
+
+// golden: test_dequantizelinear h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: dequantize_linear_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[unsigned char float unsigned char out:float]
+
+// ===== dequantize_linear_k0 =====
+BY_KERNEL void __launch_bounds__(512) dequantize_linear_k0(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 4) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(((((float)(in0[(i0)])) - ((float)(in2[0]))) * in1[0]));
+    }
+  }
+}
+
+// golden: test_det_2d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: det_lu_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float out:double out:float]
+
+// ===== det_lu_k0 =====
+BY_KERNEL void det_lu_k0(const float* __restrict__ X, double* __restrict__ A,
+    float* __restrict__ Y) {
+  for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b < 1ll; b += (long long)gridDim.x * blockDim.x) {
+    double* a = A + b * 4ll;
+    const float* src = X + b * 4ll;
+    for (long long k = 0; k < 4ll; ++k) a[k] = (double)(float)src[k];
+    double det = 1.0;
+    for (long long j = 0; j < 2ll && det != 0.0; ++j) {
+      long long piv = j;
+      double best = a[j * 2 + j] < 0 ? -a[j * 2 + j] : a[j * 2 + j];
+      for (long long i = j + 1; i < 2ll; ++i) {
+        const double v = a[i * 2 + j] < 0 ? -a[i * 2 + j] : a[i * 2 + j];
+        if (v > best) { best = v; piv = i; }
+      }
+      if (best == 0.0) { det = 0.0; break; }
+      if (piv != j) {
+        for (long long k = 0; k < 2ll; ++k) { const double t = a[j * 2 + k]; a[j * 2 + k] = a[piv * 2 + k]; a[piv * 2 + k] = t; }
+        det = -det;
+      }
+      const double d = a[j * 2 + j];
+      det *= d;
+      for (long long i = j + 1; i < 2ll; ++i) {
+        const double f = a[i * 2 + j] / d;
+        for (long long k = j + 1; k < 2ll; ++k) a[i * 2 + k] -= f * a[j * 2 + k];
+      }
+    }
+    Y[b] = (float)(float)det;
+  }
+}
+
+// golden: test_dft h100 fp32
+// refused: unsupported_op
+
+// golden: test_div h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: div_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== div_k0 =====
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] / by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] / in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_dropout_default h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: dropout_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== dropout_k0 =====
+BY_KERNEL void __launch_bounds__(512) dropout_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(in0[(i0)*20 + (i1)*5 + (i2)]);
+    }
+  }
+}
+
+// golden: test_dynamicquantizelinear h100 fp32
+// 5 launches, 5 distinct kernels
+// launch 0: dynamic_quantize_min_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: dynamic_quantize_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 2: dynamic_quantize_y_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:unsigned char]
+// launch 3: dynamic_quantize_scale_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 4: dynamic_quantize_zero_point_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:unsigned char]
+
+// ===== dynamic_quantize_min_k0 =====
+BY_KERNEL void __launch_bounds__(256) dynamic_quantize_min_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  int have = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 6; k += 1) {
+    const int r0 = k;
+    const float v = in0[(r0)];
+    by_racc = have ? by_min(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[0] = (float)(acc);
+  }
+}
+
+// ===== dynamic_quantize_max_k0 =====
+BY_KERNEL void __launch_bounds__(256) dynamic_quantize_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  int have = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 6; k += 1) {
+    const int r0 = k;
+    const float v = in0[(r0)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[0] = (float)(acc);
+  }
+}
+
+// ===== dynamic_quantize_y_k0 =====
+BY_KERNEL void __launch_bounds__(512) dynamic_quantize_y_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 6) break;
+      const int i0 = lin;
+      const float t0 = by_max(in1[0], 0.0f);
+      const float t1 = by_min(in0[0], 0.0f);
+      const float t2 = (((t0 == t1) ? 1.0f : (t0 - t1)) / 255.0f);
+      out[(i0)] = (unsigned char)(((unsigned char)(by_min(by_max((by_round((in2[(i0)] / t2)) + by_round(by_min(by_max((0.0f - (t1 / t2)), 0.0f), 255.0f))), 0.0f), 255.0f))));
+    }
+  }
+}
+
+// ===== dynamic_quantize_scale_k0 =====
+BY_KERNEL void __launch_bounds__(512) dynamic_quantize_scale_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const float t0 = by_max(in1[0], 0.0f);
+      const float t1 = by_min(in0[0], 0.0f);
+      out[0] = (float)((((t0 == t1) ? 1.0f : (t0 - t1)) / 255.0f));
+    }
+  }
+}
+
+// ===== dynamic_quantize_zero_point_k0 =====
+BY_KERNEL void __launch_bounds__(512) dynamic_quantize_zero_point_k0(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const float t0 = by_min(in0[0], 0.0f);
+      const float t1 = by_max(in1[0], 0.0f);
+      out[0] = (unsigned char)(((unsigned char)(by_round(by_min(by_max((0.0f - (t0 / (((t1 == t0) ? 1.0f : (t1 - t0)) / 255.0f))), 0.0f), 255.0f)))));
+    }
+  }
+}
+
+// golden: test_einsum_batch_diagonal h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: einsum_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[double out:double]
+
+// ===== einsum_k0 =====
+BY_KERNEL void __launch_bounds__(512) einsum_k0(const double* __restrict__ in0, double* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 15; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 15) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 5; by_rem /= 5;
+      const int i0 = by_rem;
+      out[(i0)*5 + (i1)] = (double)(in0[(i0)*25 + (i1)*5 + (i1)]);
+    }
+  }
+}
+
+// golden: test_elu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: elu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== elu_k0 =====
+BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_expm1(t0) * 2.0f) : t0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_expm1(t0) * 2.0f) : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_expm1(t0) * 2.0f) : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_expm1(t0) * 2.0f) : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 < 0.0f) ? (by_expm1(t0) * 2.0f) : t0));
+    }
+  }
+}
+
+// golden: test_elu_default_expanded_ver18 h100 fp32
+// 8 launches, 7 distinct kernels
+// launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 1: castlike_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 2: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 3: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
+// launch 4: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 6: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 7: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool float float out:float]
+
+// ===== castlike_k0 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (float)(1.0f);
+    }
+  }
+}
+
+// ===== castlike_k1 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (float)(0.0f);
+    }
+  }
+}
+
+// ===== less_k0 =====
+BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] < in1[0]));
+    }
+  }
+}
+
+// ===== exp_k0 =====
+BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_exp(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// ===== sub_k0 =====
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] - in1[0]));
+    }
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in0[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in0[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in0[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in0[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[0] * in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// ===== where_k0 =====
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] ? in1[(i0)*20 + (i1)*5 + (i2)] : in2[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_equal h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: equal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[int int out:bool]
+
+// ===== equal_k0 =====
+BY_KERNEL void __launch_bounds__(512) equal_k0(const int* __restrict__ in0, const int* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] == in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_erf h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: erf_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== erf_k0 =====
+BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 32; by_rem /= 32;
+        const int i2 = by_rem % 32; by_rem /= 32;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*1024 + (i2)*32 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 32; by_rem /= 32;
+          const int i2 = by_rem % 32; by_rem /= 32;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*1024 + (i2)*32 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 32; by_rem /= 32;
+          const int i2 = by_rem % 32; by_rem /= 32;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*1024 + (i2)*32 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 32; by_rem /= 32;
+          const int i2 = by_rem % 32; by_rem /= 32;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*1024 + (i2)*32 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 3072; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 32; by_rem /= 32;
+      const int i2 = by_rem % 32; by_rem /= 32;
+      const int i1 = by_rem;
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_erf(in0[(i0)*3072 + (i1)*1024 + (i2)*32 + (i3)]));
+    }
+  }
+}
+
+// golden: test_exp h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== exp_k0 =====
+BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_exp(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_expand_dim_changed h100 fp32
+// refused: shape
+
+// golden: test_eyelike_populate_off_main_diagonal h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: eye_like_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+
+// ===== eye_like_k0 =====
+BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 20; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 20) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 5; by_rem /= 5;
+      const int i0 = by_rem;
+      out[(i0)*5 + (i1)] = (float)((((i1 - i0) == (1ll)) ? 1.0f : 0.0f));
+    }
+  }
+}
+
+// golden: test_flatten_axis0 h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_flexattention h100 fp32
+// refused: unsupported_op
+
+// golden: test_flexattention_causal_mask_expanded_ver26 h100 fp32
+// 10 launches, 8 distinct kernels
+// launch 0: expand_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: expand_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 2: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 3: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 4: transpose_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 5: matmul_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 6: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 7: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool float out:float]
+// launch 8: row_softmax_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 9: matmul_k1 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float out:float]
+
+// ===== expand_k0 =====
+BY_KERNEL void __launch_bounds__(512) expand_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  const int i2 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i4 = by_rem % 8; by_rem /= 8;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i4 = by_rem % 8; by_rem /= 8;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i4 = by_rem % 8; by_rem /= 8;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i4 = by_rem % 8; by_rem /= 8;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 64; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i4 = by_rem % 8; by_rem /= 8;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*32 + (i3)*8 + (i4)] = (float)(in0[(i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)]);
+    }
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 64; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*32 + (i2)*8 + (i3)] = (float)((in0[(i0)*64 + (i1)*32 + (i2)*8 + (i3)] * 0.5946035385131836f));
+    }
+  }
+}
+
+// ===== transpose_k0 =====
+BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 64; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 64) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*32 + (i2)*4 + (i3)] = (float)(in0[(i0)*64 + (i1)*32 + (i3)*8 + (i2)]);
+    }
+  }
+}
+
+// ===== matmul_k0 =====
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*64 + (i1)*32 + (i2)*8 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*64 + (i1)*32 + (r0)*4 + (i3)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(acc);
+    }
+  }
+}
+
+// ===== cast_k0 =====
+BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 8; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 8) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 8) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 8) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 32; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(in0[(i0)*32 + (i1)*16 + (i2)*4 + (i3)]);
+    }
+  }
+}
+
+// ===== where_k0 =====
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 32; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 32) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*16 + (i2)*4 + (i3)] ? in1[(i0)*32 + (i1)*16 + (i2)*4 + (i3)] : (-by_inf_f())));
+    }
+  }
+}
+
+// ===== row_softmax_k0 =====
+BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_DEVICE float row_softmax_k0_max(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = by_max(v, o);
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 8ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 4ll;
+  float* yr = y + row * 4ll;
+  float m = (-by_inf_f());
+  for (long long j = tid; j < 4ll; j += nthreads) m = by_max(m, ((float)xr[j]));
+  m = row_softmax_k0_max(m, part);
+  float s = 0.0f;
+  for (long long j = tid; j < 4ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
+  s = row_softmax_k0_sum(s, part);
+  for (long long j = tid; j < 4ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
+}
+
+// ===== matmul_k1 =====
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 16;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 16; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*32 + (i1)*16 + (i2)*4 + (r0)];
+      }
+      by_as[(0) * 16 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*64 + (i1)*32 + (r0)*8 + (i3)];
+      }
+      by_bs[(0) * 32 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 16;
+    const float* const bs = by_bs + cur * 32;
+    #pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*32 + (i2)*8 + (i3)] = (float)(acc);
+    }
+  }
+}
+
+// golden: test_floor h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: floor_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== floor_k0 =====
+BY_KERNEL void __launch_bounds__(512) floor_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_floor(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_floor(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_floor(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_floor(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_floor(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_gather_0 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: gather_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== gather_k0 =====
+BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 72; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 72) break;
+      int by_rem = lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 3; by_rem /= 3;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const long long t0 = in1[(i0)];
+      out[(i0)*24 + (i1)*6 + (i2)*2 + (i3)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (5ll)) : t0))*24 + (i1)*6 + (i2)*2 + (i3)]);
+    }
+  }
+}
+
+// golden: test_gather_elements_0 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: gather_elements_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== gather_elements_k0 =====
+BY_KERNEL void __launch_bounds__(512) gather_elements_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 4) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 2; by_rem /= 2;
+      const int i0 = by_rem;
+      const long long t0 = in1[(i0)*2 + (i1)];
+      out[(i0)*2 + (i1)] = (float)(in0[(i0)*2 + (((t0 < (0ll)) ? (t0 + (2ll)) : t0))]);
+    }
+  }
+}
+
+// golden: test_gathernd_example_float32 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: gather_nd_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== gather_nd_k0 =====
+BY_KERNEL void __launch_bounds__(512) gather_nd_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 4) break;
+      const int i1 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i0 = by_rem;
+      const long long t0 = in1[(i0)*2 + (i1)*2];
+      const long long t1 = in1[(i0)*2 + (i1)*2 + ((1ll))];
+      out[(i0)*2 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (2ll)) : t0))*4 + (((t1 < (0ll)) ? (t1 + (2ll)) : t1))*2 + (i2)]);
+    }
+  }
+}
+
+// golden: test_gelu_default_1 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: gelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== gelu_k0 =====
+BY_KERNEL void __launch_bounds__(512) gelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)(((t0 * 0.5f) * (by_erf((t0 * 0.7071067811865476f)) + 1.0f)));
+    }
+  }
+}
+
+// golden: test_gemm_all_attributes h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: gemm_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=192 params=[float float float out:float]
+
+// ===== gemm_k0 =====
+BY_KERNEL void gemm_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 16;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 16; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
+      float v = 0;
+      if (gr < 3) {
+        const int i0 = gr;
+        const int r0 = gk;
+        v = in0[(r0)*3 + (i0)];
+      }
+      by_as[(0) * 16 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
+      float v = 0;
+      if (gr < 5) {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in1[(i1)*4 + (r0)];
+      }
+      by_bs[(0) * 32 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 16;
+    const float* const bs = by_bs + cur * 32;
+    #pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 3) continue;
+    const int i0 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 5) continue;
+      const int i1 = gn;
+      const float acc = by_acc[i][j];
+      out[(i0)*5 + (i1)] = (float)(((acc * 0.25f) + (in2[(i1)] * 0.3499999940395355f)));
+    }
+  }
+}
+
+// golden: test_globalaveragepool h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: global_avgpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+
+// ===== global_avgpool_k0 =====
+BY_KERNEL void __launch_bounds__(256) global_avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 3;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i2 = 0;
+  const int i3 = 0;
+  const int rowc = active ? row : 0;
+  const int i1 = rowc;
+  if (active) for (int k = lane; k < 25; k += 1) {
+    int by_rk = k;
+    const int r1 = by_rk % 5; by_rk /= 5;
+    const int r0 = by_rk;
+    const float v = in0[(i0)*75 + (i1)*25 + (r0)*5 + (r1)];
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)((acc / 25.0f));
+  }
+}
+
+// golden: test_globalmaxpool h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: global_maxpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+
+// ===== global_maxpool_k0 =====
+BY_KERNEL void __launch_bounds__(256) global_maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 3;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int i2 = 0;
+  const int i3 = 0;
+  const int rowc = active ? row : 0;
+  const int i1 = rowc;
+  if (active) for (int k = lane; k < 25; k += 1) {
+    int by_rk = k;
+    const int r1 = by_rk % 5; by_rk /= 5;
+    const int r0 = by_rk;
+    const float v = in0[(i0)*75 + (i1)*25 + (r0)*5 + (r1)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)] = (float)(acc);
+  }
+}
+
+// golden: test_greater h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: greater_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
+
+// ===== greater_k0 =====
+BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] > in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_greater_equal h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: greaterorequal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
+
+// ===== greaterorequal_k0 =====
+BY_KERNEL void __launch_bounds__(512) greaterorequal_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] >= in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_gridsample h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: grid_sample_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== grid_sample_k0 =====
+BY_KERNEL void __launch_bounds__(512) grid_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 36; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 36) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 6; by_rem /= 6;
+      const int i2 = by_rem;
+      const float t0 = ((((in1[(i0)*72 + (i2)*12 + (i3)*2 + ((1ll))] + 1.0f) * 4.0f) - 1.0f) * 0.5f);
+      const float t1 = by_floor(t0);
+      const float t2 = (t0 - t1);
+      const float t3 = (1.0f - t2);
+      const float t4 = ((((in1[(i0)*72 + (i2)*12 + (i3)*2] + 1.0f) * 4.0f) - 1.0f) * 0.5f);
+      const float t5 = by_floor(t4);
+      const float t6 = (t4 - t5);
+      const float t7 = (1.0f - t6);
+      const long long t8 = ((long long)(t1));
+      const bool t9 = ((t8 >= (0ll)) && (t8 < (4ll)));
+      const long long t10 = ((long long)(t5));
+      const bool t11 = ((t10 >= (0ll)) && (t10 < (4ll)));
+      const long long t12 = (t10 + (1ll));
+      const bool t13 = ((t12 >= (0ll)) && (t12 < (4ll)));
+      const long long t14 = (t8 + (1ll));
+      const bool t15 = ((t14 >= (0ll)) && (t14 < (4ll)));
+      out[(i2)*6 + (i3)] = (float)((((((t3 * t7) * ((t9 && t11) ? in0[(i0)*16 + (i1)*16 + (t8)*4 + (t10)] : 0.0f)) + ((t3 * t6) * ((t9 && t13) ? in0[(i0)*16 + (i1)*16 + (t8)*4 + (t12)] : 0.0f))) + ((t2 * t7) * ((t15 && t11) ? in0[(i0)*16 + (i1)*16 + (t14)*4 + (t10)] : 0.0f))) + ((t2 * t6) * ((t15 && t13) ? in0[(i0)*16 + (i1)*16 + (t14)*4 + (t12)] : 0.0f))));
+    }
+  }
+}
+
+// golden: test_group_normalization_epsilon h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: row_layernorm_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== row_layernorm_k0 =====
+BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 6ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 8ll;
+  float* yr = y + row * 8ll;
+  float s = 0.0f;
+  for (long long j = tid; j < 8ll; j += nthreads) s += ((float)xr[j]);
+  const float mu = row_layernorm_k0_sum(s, part) / 8.0f;
+  float q = 0.0f;
+  for (long long j = tid; j < 8ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
+  const float var = row_layernorm_k0_sum(q, part) / 8.0f;
+  const float inv = 1.0f / by_sqrt(var + 0.009999999776482582f);
+  for (long long j = tid; j < 8ll; j += nthreads) {
+    float v = (((float)xr[j]) - mu) * inv;
+    v = v * ((float)scale[((row % 2ll) * 2ll + j / 4ll)]);
+    v = v + ((float)bias[((row % 2ll) * 2ll + j / 4ll)]);
+    yr[j] = (float)v;
+  }
+}
+
+// golden: test_gru_batchwise h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: gru_xw_k0 grid=[2, 1, 1] block=[64, 1, 1] shared=160 params=[float float out:float]
+// launch 1: gru_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=120 params=[float float out:float out:float]
+
+// ===== gru_xw_k0 =====
+BY_KERNEL void gru_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 8;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 8; e += 64) {
+      const int kk = e % 2; const int rr = e / 2;
+      const int gr = by_ar0 + rr; const int gk = kt * 2 + kk;
+      float v = 0;
+      if (gr < 3) {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i2)*2 + (i1)*2 + (r0)];
+      }
+      by_as[(0) * 8 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 32; e += 64) {
+      const int kk = e % 2; const int rr = e / 2;
+      const int gr = by_br0 + rr; const int gk = kt * 2 + kk;
+      float v = 0;
+      if (gr < 18) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*36 + (i3)*2 + (r0)];
+      }
+      by_bs[(0) * 32 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 8;
+    const float* const bs = by_bs + cur * 32;
+    #pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 3) continue;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      if (gn >= 18) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i2)*18 + (i3)] = (float)(acc);
+    }
+  }
+}
+
+// ===== gru_recurrence_k0 =====
+BY_KERNEL void __launch_bounds__(64) gru_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h) {
+  constexpr int SEQ = 1, BATCH = 3, DIRS = 1, HID = 6, GH = 18;
+  BY_SHARED_BUFFER(smem);
+  float* h = (float*)smem;
+  float* gates = h + HID;
+  float* rh = gates + GH;
+  const int b = blockIdx.x;
+  const int d = blockIdx.y;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const float* Rd = R + (long long)d * GH * HID;
+  const int len = SEQ;
+  const bool rev = false;
+  for (int j = tid; j < HID; j += 64) {
+    h[j] = 0.0f;
+  }
+  __syncthreads();
+  for (int s = 0; s < len; ++s) {
+    const int t = rev ? len - 1 - s : s;
+    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
+    for (int row = 0 + warp; row < 12; row += 2) {
+      const float* rr = Rd + (long long)row * HID;
+      float acc = 0.0f;
+      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
+      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0) gates[row] = acc;
+    }
+    __syncthreads();
+    for (int j = tid; j < HID; j += 64) {
+      const float rp = (x[HID + j] + gates[HID + j]);
+      rh[j] = by_sigmoid(rp) * h[j];
+    }
+    __syncthreads();
+    for (int row = 12 + warp; row < 18; row += 2) {
+      const float* rr = Rd + (long long)row * HID;
+      float acc = 0.0f;
+      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * rh[k];
+      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0) gates[row] = acc;
+    }
+    __syncthreads();
+    for (int j = tid; j < HID; j += 64) {
+      const float zp = (x[j] + gates[j]);
+      const float zg = by_sigmoid(zp);
+      const float hp = (x[2 * HID + j] + gates[2 * HID + j]);
+      const float hn = (1.0f - zg) * by_tanh(hp) + zg * h[j];
+      h[j] = hn;
+      y[(((long long)b * SEQ + t) * DIRS + d) * HID + j] = (float)(hn);
+    }
+    __syncthreads();
+  }
+  for (int j = tid; j < HID; j += 64) {
+    y_h[((long long)b * DIRS + d) * HID + j] = (float)(h[j]);
+  }
+}
+
+// golden: test_hammingwindow h100 fp32
+// refused: shape
+
+// golden: test_hannwindow h100 fp32
+// refused: shape
+
+// golden: test_hardmax_axis_0 h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: hardmax_argmax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:long long]
+// launch 1: hardmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== hardmax_argmax_k0 =====
+BY_KERNEL void __launch_bounds__(256) hardmax_argmax_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  for (int lin = (int)blockIdx.x * blockDim.x + threadIdx.x; lin < 20; lin += (int)gridDim.x * blockDim.x) {
+    int rem = lin;
+    const int i2 = rem % 5; rem /= 5;
+    const int i1 = rem % 4; rem /= 4;
+    const int i0 = rem;
+    float best = 0; long long acc = 0; bool have = false; long long pos = 0;
+    for (int r0 = 0; r0 < 3; ++r0) {
+      const float v = in0[(r0)*20 + (i1)*5 + (i2)];
+      if (!have || v > best) { best = v; acc = pos; have = true; } ++pos;
+    }
+    out[lin] = (long long)(acc);
+  }
+}
+
+// ===== hardmax_k0 =====
+BY_KERNEL void __launch_bounds__(512) hardmax_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((i0 == in1[(i1)*5 + (i2)]) ? 1.0f : 0.0f));
+    }
+  }
+}
+
+// golden: test_hardsigmoid h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: hardsigmoid_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== hardsigmoid_k0 =====
+BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.5f) + 0.6000000238418579f), 1.0f), 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.5f) + 0.6000000238418579f), 1.0f), 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.5f) + 0.6000000238418579f), 1.0f), 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.5f) + 0.6000000238418579f), 1.0f), 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_max(by_min(((in0[(i0)*20 + (i1)*5 + (i2)] * 0.5f) + 0.6000000238418579f), 1.0f), 0.0f));
+    }
+  }
+}
+
+// golden: test_hardsigmoid_default_expanded_ver18 h100 fp32
+// 8 launches, 8 distinct kernels
+// launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 1: castlike_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 2: castlike_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 3: castlike_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
+// launch 4: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 5: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 6: min_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 7: max_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== castlike_k0 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (float)(0.20000000298023224f);
+    }
+  }
+}
+
+// ===== castlike_k1 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (float)(0.5f);
+    }
+  }
+}
+
+// ===== castlike_k2 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k2(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (float)(0.0f);
+    }
+  }
+}
+
+// ===== castlike_k3 =====
+BY_KERNEL void __launch_bounds__(512) castlike_k3(float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (float)(1.0f);
+    }
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] * in1[0]));
+    }
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] + in1[0]));
+    }
+  }
+}
+
+// ===== min_k0 =====
+BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_min(in0[(i0)*20 + (i1)*5 + (i2)], in1[0]));
+    }
+  }
+}
+
+// ===== max_k0 =====
+BY_KERNEL void __launch_bounds__(512) max_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[0];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[0];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_max(in0[(i0)*20 + (i1)*5 + (i2)], in1[0]));
+    }
+  }
+}
+
+// golden: test_hardswish h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: hardswish_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== hardswish_k0 =====
+BY_KERNEL void __launch_bounds__(512) hardswish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)((t0 * by_max(by_min(((t0 * 0.1666666716337204f) + 0.5f), 1.0f), 0.0f)));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 * by_max(by_min(((t0 * 0.1666666716337204f) + 0.5f), 1.0f), 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 * by_max(by_min(((t0 * 0.1666666716337204f) + 0.5f), 1.0f), 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 * by_max(by_min(((t0 * 0.1666666716337204f) + 0.5f), 1.0f), 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((t0 * by_max(by_min(((t0 * 0.1666666716337204f) + 0.5f), 1.0f), 0.0f)));
+    }
+  }
+}
+
+// golden: test_if h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_image_decoder_decode_bmp_rgb h100 fp32
+// refused: unsupported_op
+
+// golden: test_instancenorm_epsilon h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: row_layernorm_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== row_layernorm_k0 =====
+BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 6ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 20ll;
+  float* yr = y + row * 20ll;
+  float s = 0.0f;
+  for (long long j = tid; j < 20ll; j += nthreads) s += ((float)xr[j]);
+  const float mu = row_layernorm_k0_sum(s, part) / 20.0f;
+  float q = 0.0f;
+  for (long long j = tid; j < 20ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
+  const float var = row_layernorm_k0_sum(q, part) / 20.0f;
+  const float inv = 1.0f / by_sqrt(var + 0.009999999776482582f);
+  for (long long j = tid; j < 20ll; j += nthreads) {
+    float v = (((float)xr[j]) - mu) * inv;
+    v = v * ((float)scale[(row % 3ll)]);
+    v = v + ((float)bias[(row % 3ll)]);
+    yr[j] = (float)v;
+  }
+}
+
+// golden: test_isinf h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: isinf_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
+
+// ===== isinf_k0 =====
+BY_KERNEL void __launch_bounds__(512) isinf_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 6) break;
+      const int i0 = lin;
+      out[(i0)] = (bool)(by_isinf(in0[(i0)]));
+    }
+  }
+}
+
+// golden: test_isnan h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: isnan_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
+
+// ===== isnan_k0 =====
+BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 6) break;
+      const int i0 = lin;
+      out[(i0)] = (bool)(by_isnan(in0[(i0)]));
+    }
+  }
+}
+
+// golden: test_l1normalization_axis_0 h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: lpnorm_norm_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: lpnorm_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== lpnorm_norm_k0 =====
+BY_KERNEL void __launch_bounds__(256) lpnorm_norm_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 2; k += 1) {
+    const int r0 = k;
+    const float v = by_abs(in0[(r0)]);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[0] = (float)(acc);
+  }
+}
+
+// ===== lpnorm_k0 =====
+BY_KERNEL void __launch_bounds__(512) lpnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2) break;
+      const int i0 = lin;
+      const float t0 = in1[0];
+      out[(i0)] = (float)(((t0 == 0.0f) ? 0.0f : (in0[(i0)] / t0)));
+    }
+  }
+}
+
+// golden: test_layer_normalization_2d_axis0 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: row_layernorm_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float out:float out:float]
+
+// ===== row_layernorm_k0 =====
+BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ invstd_out) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 1ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 12ll;
+  float* yr = y + row * 12ll;
+  float s = 0.0f;
+  for (long long j = tid; j < 12ll; j += nthreads) s += ((float)xr[j]);
+  const float mu = row_layernorm_k0_sum(s, part) / 12.0f;
+  float q = 0.0f;
+  for (long long j = tid; j < 12ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
+  const float var = row_layernorm_k0_sum(q, part) / 12.0f;
+  const float inv = 1.0f / by_sqrt(var + 1e-05f);
+  for (long long j = tid; j < 12ll; j += nthreads) {
+    float v = (((float)xr[j]) - mu) * inv;
+    v = v * ((float)scale[j]);
+    v = v + ((float)bias[j]);
+    yr[j] = (float)v;
+  }
+  if (tid == 0) {
+    mean_out[row] = (float)mu;
+    invstd_out[row] = (float)inv;
+  }
+}
+
+// golden: test_layer_normalization_2d_axis0_expanded_ver18 h100 fp32
+// 14 launches, 11 distinct kernels
+// launch 0: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 2: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 3: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 4: mul_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 6: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 7: sqrt_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 8: sub_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 9: div_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 10: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 11: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 12: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 13: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== cast_k0 =====
+BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)(in0[(i0)*12 + (i1)]);
+    }
+  }
+}
+
+// ===== reducemean_k0 =====
+BY_KERNEL void __launch_bounds__(256) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 12; k += 1) {
+    const int r0 = k;
+    const float v = in0[(i0)*12 + (r0)];
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[0] = (float)((acc / 12.0f));
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)((in0[(i0)*12 + (i1)] * in1[(i0)*12 + (i1)]));
+    }
+  }
+}
+
+// ===== mul_k1 =====
+BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      out[0] = (float)((in0[(i0) + (i1)] * in1[(i0) + (i1)]));
+    }
+  }
+}
+
+// ===== sub_k0 =====
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      out[0] = (float)((in0[(i0) + (i1)] - in1[(i0) + (i1)]));
+    }
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      out[0] = (float)((in0[(i0) + (i1)] + 9.999999747378752e-06f));
+    }
+  }
+}
+
+// ===== sqrt_k0 =====
+BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      out[0] = (float)(by_sqrt(in0[(i0) + (i1)]));
+    }
+  }
+}
+
+// ===== sub_k1 =====
+BY_KERNEL void __launch_bounds__(512) sub_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[(i0)];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[(i0)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[(i0)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[(i0)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)((in0[(i0)*12 + (i1)] - in1[(i0)]));
+    }
+  }
+}
+
+// ===== div_k0 =====
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const float by_s0 = in1[(i0)];
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[(i0)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[(i0)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const float by_s0 = in1[(i0)];
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)((in0[(i0)*12 + (i1)] / in1[(i0)]));
+    }
+  }
+}
+
+// ===== add_k1 =====
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)((in0[(i0)*12 + (i1)] + in1[(i0)*12 + (i1)]));
+    }
+  }
+}
+
+// ===== reciprocal_k0 =====
+BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const int i0 = 0;
+      const int i1 = 0;
+      out[0] = (float)(by_reciprocal(in0[(i0) + (i1)]));
+    }
+  }
+}
+
+// golden: test_leakyrelu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: leakyrelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== leakyrelu_k0 =====
+BY_KERNEL void __launch_bounds__(512) leakyrelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)(((t0 < 0.0f) ? (t0 * 0.10000000149011612f) : t0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (t0 * 0.10000000149011612f) : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (t0 * 0.10000000149011612f) : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (t0 * 0.10000000149011612f) : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 < 0.0f) ? (t0 * 0.10000000149011612f) : t0));
+    }
+  }
+}
+
+// golden: test_less h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
+
+// ===== less_k0 =====
+BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] < in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_less_equal h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: lessorequal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
+
+// ===== lessorequal_k0 =====
+BY_KERNEL void __launch_bounds__(512) lessorequal_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] <= in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_linear_attention_decode_step h100 fp32
+// refused: unsupported_op
+
+// golden: test_log h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: log_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== log_k0 =====
+BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_log(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_logsoftmax_axis_0 h100 fp32
+// 3 launches, 3 distinct kernels
+// launch 0: logsoftmax_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: logsoftmax_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 2: logsoftmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== logsoftmax_max_k0 =====
+BY_KERNEL void __launch_bounds__(256) logsoftmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 20;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 1) {
+    const int r0 = k;
+    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)*5 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== logsoftmax_sum_k0 =====
+BY_KERNEL void __launch_bounds__(256) logsoftmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 20;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 1) {
+    const int r0 = k;
+    const float v = by_exp((in0[(r0)*20 + (i1)*5 + (i2)] - in1[(i0)*20 + (i1)*5 + (i2)]));
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*5 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== logsoftmax_k0 =====
+BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+        const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)]) - by_log(in2[(i1)*5 + (i2)])));
+    }
+  }
+}
+
+// golden: test_logsoftmax_axis_0_expanded_ver18 h100 fp32
+// 6 launches, 5 distinct kernels
+// launch 0: reducemax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 2: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 3: reducesum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 4: log_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== reducemax_k0 =====
+BY_KERNEL void __launch_bounds__(256) reducemax_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 20;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 1) {
+    const int r0 = k;
+    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)*5 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== sub_k0 =====
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)]));
+    }
+  }
+}
+
+// ===== exp_k0 =====
+BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_exp(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// ===== reducesum_k0 =====
+BY_KERNEL void __launch_bounds__(256) reducesum_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 20;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 1) {
+    const int r0 = k;
+    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*5 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== log_k0 =====
+BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 5; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 5) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 5) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 5) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 20; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem;
+      out[(i1)*5 + (i2)] = (float)(by_log(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_loop11 h100 fp32
+// refused: shape
+
+// golden: test_lppool_1d_default h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: lppool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+
+// ===== lppool_k0 =====
+BY_KERNEL void __launch_bounds__(256) lppool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 93;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 31; by_rr /= 31;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 2; k += 1) {
+    const int r0 = k;
+    const float v = by_pow(by_abs(in0[(i0)*96 + (i1)*32 + ((i2 + r0))]), 3.0f);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*31 + (i2)] = (float)(by_pow(acc, 0.3333333333333333f));
+  }
+}
+
+// golden: test_lrn h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: lrn_k0 grid=[20, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+
+// ===== lrn_k0 =====
+BY_KERNEL void __launch_bounds__(128) lrn_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 4;
+  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const bool active = row < 625;
+  float by_racc = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 5; by_rr /= 5;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr % 5; by_rr /= 5;
+  const int i0 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 4) {
+    const int r0 = k;
+    const int t0 = ((i1 - (1ll)) + r0);
+    const float v = (((t0 >= (0ll)) && (t0 < (5ll))) ? (in0[(i0)*125 + (t0)*25 + (i2)*5 + (i3)] * in0[(i0)*125 + (t0)*25 + (i2)*5 + (i3)]) : 0.0f);
+    by_racc = by_racc + v;
+  }
+  for (int o = 2; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i0)*125 + (i1)*25 + (i2)*5 + (i3)] = (float)((in0[(i0)*125 + (i1)*25 + (i2)*5 + (i3)] / by_pow((2.0f + (acc * 6.6666664982525e-05f)), 0.5f)));
+  }
+}
+
+// golden: test_lstm_batchwise h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: lstm_xw_k0 grid=[4, 1, 1] block=[32, 1, 1] shared=96 params=[float float out:float]
+// launch 1: lstm_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=168 params=[float float out:float out:float]
+
+// ===== lstm_xw_k0 =====
+BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 8;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 8; e += 32) {
+      const int kk = e % 2; const int rr = e / 2;
+      const int gr = by_ar0 + rr; const int gk = kt * 2 + kk;
+      float v = 0;
+      if (gr < 3) {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i2)*2 + (i1)*2 + (r0)];
+      }
+      by_as[(0) * 8 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 16; e += 32) {
+      const int kk = e % 2; const int rr = e / 2;
+      const int gr = by_br0 + rr; const int gk = kt * 2 + kk;
+      float v = 0;
+      if (gr < 28) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*56 + (i3)*2 + (r0)];
+      }
+      by_bs[(0) * 16 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 8;
+    const float* const bs = by_bs + cur * 16;
+    #pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 3) continue;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 28) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i2)*28 + (i3)] = (float)(acc);
+    }
+  }
+}
+
+// ===== lstm_recurrence_k0 =====
+BY_KERNEL void __launch_bounds__(64) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h) {
+  constexpr int SEQ = 1, BATCH = 3, DIRS = 1, HID = 7, GH = 28;
+  BY_SHARED_BUFFER(smem);
+  float* h = (float*)smem;
+  float* gates = h + HID;
+  float* c = gates + GH;
+  const int b = blockIdx.x;
+  const int d = blockIdx.y;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const float* Rd = R + (long long)d * GH * HID;
+  const int len = SEQ;
+  const bool rev = false;
+  for (int j = tid; j < HID; j += 64) {
+    h[j] = 0.0f;
+    c[j] = 0.0f;
+  }
+  __syncthreads();
+  for (int s = 0; s < len; ++s) {
+    const int t = rev ? len - 1 - s : s;
+    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
+    for (int row = 0 + warp; row < 28; row += 2) {
+      const float* rr = Rd + (long long)row * HID;
+      float acc = 0.0f;
+      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
+      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0) gates[row] = acc;
+    }
+    __syncthreads();
+    for (int j = tid; j < HID; j += 64) {
+      const float cp = c[j];
+      const float ip = (x[j] + gates[j]);
+      const float ig = by_sigmoid(ip);
+      const float fp = (x[2 * HID + j] + gates[2 * HID + j]);
+      const float fg = by_sigmoid(fp);
+      const float gp = (x[3 * HID + j] + gates[3 * HID + j]);
+      const float cn = fg * cp + ig * by_tanh(gp);
+      const float op = (x[1 * HID + j] + gates[1 * HID + j]);
+      const float og = by_sigmoid(op);
+      const float hn = og * by_tanh(cn);
+      c[j] = cn;
+      h[j] = hn;
+      y[(((long long)b * SEQ + t) * DIRS + d) * HID + j] = (float)(hn);
+    }
+    __syncthreads();
+  }
+  for (int j = tid; j < HID; j += 64) {
+    y_h[((long long)b * DIRS + d) * HID + j] = (float)(h[j]);
+  }
+}
+
+// golden: test_matmulinteger h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: matmul_integer_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=192 params=[unsigned char unsigned char unsigned char unsigned char out:int]
+
+// ===== matmul_integer_k0 =====
+BY_KERNEL void matmul_integer_k0(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  int* const by_as = reinterpret_cast<int*>(by_smem);
+  int* const by_bs = by_as + 16;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  int by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 16; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
+      int v = 0;
+      if (gk < 3) {
+        const int i0 = gr;
+        const int r0 = gk;
+        v = (((int)(in0[(i0)*3 + (r0)])) - ((int)(in2[0])));
+      }
+      by_as[(0) * 16 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
+      int v = 0;
+      if (gr < 2 && gk < 3) {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = (((int)(in1[(r0)*2 + (i1)])) - ((int)(in3[0])));
+      }
+      by_bs[(0) * 32 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const int* const as = by_as + cur * 16;
+    const int* const bs = by_bs + cur * 32;
+    #pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      int a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i0 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 2) continue;
+      const int i1 = gn;
+      const int acc = by_acc[i][j];
+      out[(i0)*2 + (i1)] = (int)(acc);
+    }
+  }
+}
+
+// golden: test_maxpool_1d_default h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: maxpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+
+// ===== maxpool_k0 =====
+BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 93;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 31; by_rr /= 31;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 2; k += 1) {
+    const int r0 = k;
+    const float v = in0[(i0)*96 + (i1)*32 + ((i2 + r0))];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)*31 + (i2)] = (float)(acc);
+  }
+}
+
+// golden: test_maxunpool_export_with_output_shape h100 fp32
+// refused: shape
+
+// golden: test_mean_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: mean_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== mean_k0 =====
+BY_KERNEL void __launch_bounds__(512) mean_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      out[(i0)] = (float)((((in0[(i0)] + in1[(i0)]) + in2[(i0)]) / 3.0f));
+    }
+  }
+}
+
+// golden: test_melweightmatrix h100 fp32
+// refused: shape
+
+// golden: test_min_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: min_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== min_k0 =====
+BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(by_min(by_min(in0[(i0)], in1[(i0)]), in2[(i0)]));
+    }
+  }
+}
+
+// golden: test_mish h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: mish_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== mish_k0 =====
+BY_KERNEL void __launch_bounds__(512) mish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2500; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i0 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)((t0 * by_tanh(by_softplus(t0))));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2500) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 * by_tanh(by_softplus(t0))));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2500) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 * by_tanh(by_softplus(t0))));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2500) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 * by_tanh(by_softplus(t0))));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 10000; by_lin += by_step) {
+      const int i0 = by_lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)((t0 * by_tanh(by_softplus(t0))));
+    }
+  }
+}
+
+// golden: test_mod_broadcast h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: mod_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[int int out:int]
+
+// ===== mod_k0 =====
+BY_KERNEL void __launch_bounds__(512) mod_k0(const int* __restrict__ in0, const int* __restrict__ in1, int* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 2; by_rem /= 2;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*10 + (i1)*5 + (i2)));
+        const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+        const int by_s0 = in1[0];
+        uint4 by_o;
+        int* const by_oe = reinterpret_cast<int*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (int)(by_pymod(by_e0[by_j], by_s0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 7) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 2; by_rem /= 2;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*10 + (i1)*5 + (i2)));
+          const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+          const int by_s0 = in1[0];
+          uint4 by_o;
+          int* const by_oe = reinterpret_cast<int*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (int)(by_pymod(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 7) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 2; by_rem /= 2;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*10 + (i1)*5 + (i2)));
+          const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+          const int by_s0 = in1[0];
+          uint4 by_o;
+          int* const by_oe = reinterpret_cast<int*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (int)(by_pymod(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 7) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 2; by_rem /= 2;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*10 + (i1)*5 + (i2)));
+          const int* const by_e0 = reinterpret_cast<const int*>(&by_r0);
+          const int by_s0 = in1[0];
+          uint4 by_o;
+          int* const by_oe = reinterpret_cast<int*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (int)(by_pymod(by_e0[by_j], by_s0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 28 + by_tid; by_lin < 30; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 2; by_rem /= 2;
+      const int i0 = by_rem;
+      out[(i0)*10 + (i1)*5 + (i2)] = (int)(by_pymod(in0[(i0)*10 + (i1)*5 + (i2)], in1[0]));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 30; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 2; by_rem /= 2;
+      const int i0 = by_rem;
+      out[(i0)*10 + (i1)*5 + (i2)] = (int)(by_pymod(in0[(i0)*10 + (i1)*5 + (i2)], in1[0]));
+    }
+  }
+}
+
+// golden: test_momentum h100 fp32
+// refused: invalid_model
+
+// golden: test_mul h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] * in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_mvn h100 fp32
+// 3 launches, 3 distinct kernels
+// launch 0: mvn_mean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: mvn_var_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 2: mvn_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== mvn_mean_k0 =====
+BY_KERNEL void __launch_bounds__(256) mvn_mean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 3;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i2 = 0;
+  const int i3 = 0;
+  const int rowc = active ? row : 0;
+  const int i1 = rowc;
+  if (active) for (int k = lane; k < 9; k += 1) {
+    int by_rk = k;
+    const int r2 = by_rk % 1; by_rk /= 1;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const float v = in0[(r0)*9 + (i1)*3 + (r1) + (r2)];
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)((acc / 9.0f));
+  }
+}
+
+// ===== mvn_var_k0 =====
+BY_KERNEL void __launch_bounds__(256) mvn_var_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 3;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i2 = 0;
+  const int i3 = 0;
+  const int rowc = active ? row : 0;
+  const int i1 = rowc;
+  if (active) for (int k = lane; k < 9; k += 1) {
+    int by_rk = k;
+    const int r2 = by_rk % 1; by_rk /= 1;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const float t0 = (in0[(r0)*9 + (i1)*3 + (r1) + (r2)] - in1[(i0)*3 + (i1) + (i2) + (i3)]);
+    const float v = (t0 * t0);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)((acc / 9.0f));
+  }
+}
+
+// ===== mvn_k0 =====
+BY_KERNEL void __launch_bounds__(512) mvn_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 27; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 27) break;
+      const int i3 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 3; by_rem /= 3;
+      const int i1 = by_rem % 3; by_rem /= 3;
+      const int i0 = by_rem;
+      out[(i0)*9 + (i1)*3 + (i2)] = (float)(((in0[(i0)*9 + (i1)*3 + (i2) + (i3)] - in1[(i1)]) / (by_sqrt(in2[(i1)]) + 1e-09f)));
+    }
+  }
+}
+
+// golden: test_neg h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: neg_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== neg_k0 =====
+BY_KERNEL void __launch_bounds__(512) neg_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_neg(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_neg(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_neg(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_neg(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_neg(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_nllloss_NC h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: nll_loss_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== nll_loss_k0 =====
+BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(by_neg(in0[(i0)*5 + (by_min((long long)(by_max((long long)(in1[(i0)]), (long long)((0ll)))), (long long)((4ll))))]));
+    }
+  }
+}
+
+// golden: test_nonmaxsuppression_center_point_box_format h100 fp32
+// refused: unsupported_op
+
+// golden: test_nonzero_example h100 fp32
+// refused: shape
+
+// golden: test_not_2d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: not_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool out:bool]
+
+// ===== not_k0 =====
+BY_KERNEL void __launch_bounds__(512) not_k0(const bool* __restrict__ in0, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (bool)((!in0[(i0)*4 + (i1)]));
+    }
+  }
+}
+
+// golden: test_onehot_negative_indices h100 fp32
+// refused: shape
+
+// golden: test_optional_get_element_optional_sequence h100 fp32
+// refused: unsupported_op
+
+// golden: test_optional_has_element_empty_no_input_name_optional_input h100 fp32
+// refused: unsupported_op
+
+// golden: test_or2d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: or_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool bool out:bool]
+
+// ===== or_k0 =====
+BY_KERNEL void __launch_bounds__(512) or_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (bool)((in0[(i0)*4 + (i1)] || in1[(i0)*4 + (i1)]));
+    }
+  }
+}
+
+// golden: test_pow h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: pow_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== pow_k0 =====
+BY_KERNEL void __launch_bounds__(512) pow_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_pow(by_e0[by_j], by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_pow(by_e0[by_j], by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_pow(by_e0[by_j], by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_pow(by_e0[by_j], by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_pow(in0[(i0)*20 + (i1)*5 + (i2)], in1[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_prelu_broadcast h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: prelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== prelu_k0 =====
+BY_KERNEL void __launch_bounds__(512) prelu_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 60) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 < 0.0f) ? (t0 * in1[(i2)]) : t0));
+    }
+  }
+}
+
+// golden: test_qlinearconv h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: qlinear_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[unsigned char float unsigned char unsigned char float unsigned char float unsigned char out:unsigned char]
+
+// ===== qlinear_conv_k0 =====
+BY_KERNEL void __launch_bounds__(256) qlinear_conv_k0(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, const float* __restrict__ in4, const unsigned char* __restrict__ in5, const float* __restrict__ in6, const unsigned char* __restrict__ in7, unsigned char* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 49;
+  int by_racc = 0;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 7; by_rr /= 7;
+  const int i2 = by_rr;
+  if (active) for (int k = lane; k < 1; k += 1) {
+    const int r0 = k;
+    const int v = ((((int)(in0[(i0)*49 + (i2)*7 + (i3)])) - ((int)(in2[0]))) * (((int)(in3[(i1)])) - ((int)(in5[0]))));
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const int acc = by_racc;
+    out[(i2)*7 + (i3)] = (unsigned char)(((unsigned char)(by_min(by_max(by_round(((((double)(acc)) * ((in1[0] * in4[0]) / in6[0])) + ((double)(in7[0])))), 0.0), 255.0))));
+  }
+}
+
+// golden: test_qlinearmatmul_2D_int8_float16 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: qlinear_matmul_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=192 params=[signed char by_half signed char signed char by_half signed char by_half signed char out:signed char]
+
+// ===== qlinear_matmul_k0 =====
+BY_KERNEL void qlinear_matmul_k0(const signed char* __restrict__ in0, const by_half* __restrict__ in1, const signed char* __restrict__ in2, const signed char* __restrict__ in3, const by_half* __restrict__ in4, const signed char* __restrict__ in5, const by_half* __restrict__ in6, const signed char* __restrict__ in7, signed char* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  int* const by_as = reinterpret_cast<int*>(by_smem);
+  int* const by_bs = by_as + 16;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
+  int by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 16; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
+      int v = 0;
+      if (gr < 2) {
+        const int i0 = gr;
+        const int r0 = gk;
+        v = (((int)(in0[(i0)*4 + (r0)])) - ((int)(in2[0])));
+      }
+      by_as[(0) * 16 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
+      int v = 0;
+      if (gr < 3) {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = (((int)(in3[(r0)*3 + (i1)])) - ((int)(in5[0])));
+      }
+      by_bs[(0) * 32 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const int* const as = by_as + cur * 16;
+    const int* const bs = by_bs + cur * 32;
+    #pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      int a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 2) continue;
+    const int i0 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 3) continue;
+      const int i1 = gn;
+      const int acc = by_acc[i][j];
+      out[(i0)*3 + (i1)] = (signed char)(((signed char)(by_min(by_max(by_round(((((double)(acc)) * ((float)(((((float)in1[0]) * ((float)in4[0])) / ((float)in6[0]))))) + ((double)(in7[0])))), -128.0), 127.0))));
+    }
+  }
+}
+
+// golden: test_quantizelinear h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: quantize_linear_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float unsigned char out:unsigned char]
+
+// ===== quantize_linear_k0 =====
+BY_KERNEL void __launch_bounds__(512) quantize_linear_k0(const float* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, unsigned char* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 6) break;
+      const int i0 = lin;
+      const double t0 = (((double)(by_round((in0[(i0)] / in1[0])))) + ((double)(in2[0])));
+      out[(i0)] = (unsigned char)(((unsigned char)((by_isnan(t0) ? 0.0 : by_min(by_max(t0, 0.0), 255.0)))));
+    }
+  }
+}
+
+// golden: test_range_bfloat16_type_positive_delta h100 fp32
+// refused: shape
+
+// golden: test_reciprocal h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== reciprocal_k0 =====
+BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_reciprocal(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_reciprocal(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_reciprocal(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_reciprocal(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_reciprocal(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_reduce_l1_default_axes_keepdims_example h100 fp32
+// refused: shape
+
+// golden: test_reduce_l2_default_axes_keepdims_example h100 fp32
+// refused: shape
+
+// golden: test_reduce_log_sum_asc_axes h100 fp32
+// refused: shape
+
+// golden: test_reduce_log_sum_exp_default_axes_keepdims_example h100 fp32
+// refused: shape
+
+// golden: test_reduce_max_bool_inputs h100 fp32
+// refused: shape
+
+// golden: test_reduce_mean_default_axes_keepdims_example h100 fp32
+// refused: shape
+
+// golden: test_reduce_min_bool_inputs h100 fp32
+// refused: shape
+
+// golden: test_reduce_prod_default_axes_keepdims_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: reduceprod_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+
+// ===== reduceprod_k0 =====
+BY_KERNEL void __launch_bounds__(256) reduceprod_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 1;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int i2 = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 12; k += 1) {
+    int by_rk = k;
+    const int r2 = by_rk % 2; by_rk /= 2;
+    const int r1 = by_rk % 2; by_rk /= 2;
+    const int r0 = by_rk;
+    const float v = in0[(r0)*4 + (r1)*2 + (r2)];
+    by_racc = by_racc * v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[0] = (float)(acc);
+  }
+}
+
+// golden: test_reduce_sum_default_axes_keepdims_example h100 fp32
+// refused: shape
+
+// golden: test_reduce_sum_square_default_axes_keepdims_example h100 fp32
+// refused: shape
+
+// golden: test_regex_full_match_basic h100 fp32
+// refused: unsupported_op
+
+// golden: test_relu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: relu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== relu_k0 =====
+BY_KERNEL void __launch_bounds__(512) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_max(in0[(i0)*20 + (i1)*5 + (i2)], 0.0f));
+    }
+  }
+}
+
+// golden: test_resize_downsample_scales_cubic h100 fp32
+// refused: shape
+
+// golden: test_reversesequence_batch h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: reverse_sequence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== reverse_sequence_k0 =====
+BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 16; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 16) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const long long t0 = in1[(i0)];
+      out[(i0)*4 + (i1)] = (float)(in0[(i0)*4 + (((i1 < t0) ? ((t0 - (1ll)) - i1) : i1))]);
+    }
+  }
+}
+
+// golden: test_rms_normalization_2d_axis0 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: row_rmsnorm_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+
+// ===== row_rmsnorm_k0 =====
+BY_DEVICE float row_rmsnorm_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_rmsnorm_k0(const float* __restrict__ x, const float* __restrict__ scale, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 1ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 12ll;
+  float* yr = y + row * 12ll;
+  float q = 0.0f;
+  for (long long j = tid; j < 12ll; j += nthreads) { const float v = ((float)xr[j]); q += v * v; }
+  const float inv = 1.0f / by_sqrt(row_rmsnorm_k0_sum(q, part) / 12.0f + 1e-05f);
+  for (long long j = tid; j < 12ll; j += nthreads) {
+    float v = ((float)xr[j]) * inv;
+    v = v * ((float)scale[j]);
+    yr[j] = (float)v;
+  }
+}
+
+// golden: test_rnn_seq_length h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: rnn_xw_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float float out:float]
+// launch 1: rnn_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=40 params=[float float out:float]
+
+// ===== rnn_xw_k0 =====
+BY_KERNEL void rnn_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 16;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 16; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
+      float v = 0;
+      if (gr < 6 && gk < 3) {
+        int by_rm = gr;
+        const int i2 = by_rm % 3; by_rm /= 3;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in0[(i1)*9 + (i2)*3 + (r0)];
+      }
+      by_as[(0) * 16 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 4; const int rr = e / 4;
+      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
+      float v = 0;
+      if (gr < 5 && gk < 3) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*15 + (i3)*3 + (r0)];
+      }
+      by_bs[(0) * 32 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 16;
+    const float* const bs = by_bs + cur * 32;
+    #pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    if (gm >= 6) continue;
+    int by_em = gm;
+    const int i2 = by_em % 3; by_em /= 3;
+    const int i1 = by_em;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 5) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*15 + (i2)*5 + (i3)] = (float)(((acc + in2[(i0)*10 + (i3)]) + in2[(i0)*10 + ((i3 + (5ll)))]));
+    }
+  }
+}
+
+// ===== rnn_recurrence_k0 =====
+BY_KERNEL void __launch_bounds__(64) rnn_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y_h) {
+  constexpr int SEQ = 2, BATCH = 3, DIRS = 1, HID = 5, GH = 5;
+  BY_SHARED_BUFFER(smem);
+  float* h = (float*)smem;
+  float* gates = h + HID;
+  const int b = blockIdx.x;
+  const int d = blockIdx.y;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const float* Rd = R + (long long)d * GH * HID;
+  const int len = SEQ;
+  const bool rev = false;
+  for (int j = tid; j < HID; j += 64) {
+    h[j] = 0.0f;
+  }
+  __syncthreads();
+  for (int s = 0; s < len; ++s) {
+    const int t = rev ? len - 1 - s : s;
+    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
+    for (int row = 0 + warp; row < 5; row += 2) {
+      const float* rr = Rd + (long long)row * HID;
+      float acc = 0.0f;
+      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
+      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0) gates[row] = acc;
+    }
+    __syncthreads();
+    for (int j = tid; j < HID; j += 64) {
+      const float hp = (x[j] + gates[j]);
+      const float hn = by_tanh(hp);
+      h[j] = hn;
+    }
+    __syncthreads();
+  }
+  for (int j = tid; j < HID; j += 64) {
+    y_h[((long long)d * BATCH + b) * HID + j] = (float)(h[j]);
+  }
+}
+
+// golden: test_roialign_aligned_false h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: roi_align_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float long long out:float]
+
+// ===== roi_align_k0 =====
+BY_KERNEL void roi_align_k0(const float* __restrict__ X, const float* __restrict__ rois,
+    const long long* __restrict__ bidx, float* __restrict__ Y) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 75ll; p += (long long)gridDim.x * blockDim.x) {
+    const long long pw = p % 5ll, ph = (p / 5ll) % 5ll;
+    const long long c = (p / 25ll) % 1ll, r = p / 25ll;
+    const float off = 0.0f, scale = 1.0f;
+    const float x1 = (float)rois[r * 4 + 0] * scale - off, y1 = (float)rois[r * 4 + 1] * scale - off;
+    const float x2 = (float)rois[r * 4 + 2] * scale - off, y2 = (float)rois[r * 4 + 3] * scale - off;
+    float rw = x2 - x1, rh = y2 - y1;
+    rw = by_max(rw, 1.0f); rh = by_max(rh, 1.0f);
+    const float bh = rh / 5.0f, bw = rw / 5.0f;
+    const long long gh = 2;
+    const long long gw = 2;
+    const long long count = gh * gw > 1 ? gh * gw : 1;
+    const float* plane = X + ((long long)bidx[r] * 1ll + c) * 100ll;
+    float acc = 0; bool have = false;
+    for (long long iy = 0; iy < gh; ++iy) {
+      const float yy = y1 + (float)ph * bh + (float)(iy + 0.5) * bh / (float)gh;
+      for (long long ix = 0; ix < gw; ++ix) {
+        const float xx = x1 + (float)pw * bw + (float)(ix + 0.5) * bw / (float)gw;
+        float w1 = 0, w2 = 0, w3 = 0, w4 = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0;
+        if (!(yy < -1 || yy > 10 || xx < -1 || xx > 10)) {
+          float yv = yy > 0 ? yy : 0, xv = xx > 0 ? xx : 0;
+          long long yl = (long long)yv, xl = (long long)xv, yh, xh;
+          if (yl >= 9) { yl = yh = 9; yv = (float)yl; } else { yh = yl + 1; }
+          if (xl >= 9) { xl = xh = 9; xv = (float)xl; } else { xh = xl + 1; }
+          const float ly = yv - (float)yl, lx = xv - (float)xl, hy = 1 - ly, hx = 1 - lx;
+          w1 = hy * hx; w2 = hy * lx; w3 = ly * hx; w4 = ly * lx;
+          v1 = (float)plane[yl * 10 + xl]; v2 = (float)plane[yl * 10 + xh];
+          v3 = (float)plane[yh * 10 + xl]; v4 = (float)plane[yh * 10 + xh];
+        }
+        acc += ((w1 * v1 + w2 * v2) + w3 * v3) + w4 * v4;
+      }
+    }
+    Y[p] = (float)(acc / (float)count);
+  }
+}
+
+// golden: test_rotary_embedding h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: rotary_embedding_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float long long out:float]
+
+// ===== rotary_embedding_k0 =====
+BY_KERNEL void __launch_bounds__(512) rotary_embedding_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const long long* __restrict__ in3, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 192; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 192) break;
+      int by_rem = lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 3; by_rem /= 3;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*96 + (i1)*24 + (i2)*8 + (i3)] = (float)(((i3 < (4ll)) ? ((in0[(i0)*96 + (i1)*24 + (i2)*8 + (i3)] * in1[(in3[(i0)*3 + (i2)])*4 + (i3)]) - (in0[(i0)*96 + (i1)*24 + (i2)*8 + ((i3 + (4ll)))] * in2[(in3[(i0)*3 + (i2)])*4 + (i3)])) : ((in0[(i0)*96 + (i1)*24 + (i2)*8 + ((i3 - (4ll)))] * in2[(in3[(i0)*3 + (i2)])*4 + ((i3 - (4ll)))]) + (in0[(i0)*96 + (i1)*24 + (i2)*8 + (i3)] * in1[(in3[(i0)*3 + (i2)])*4 + ((i3 - (4ll)))]))));
+    }
+  }
+}
+
+// golden: test_round h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: round_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== round_k0 =====
+BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i0 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_round(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_round(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_round(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_round(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 12 + by_tid; by_lin < 15; by_lin += by_step) {
+      const int i0 = by_lin;
+      out[(i0)] = (float)(by_round(in0[(i0)]));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 15; by_lin += by_step) {
+      const int i0 = by_lin;
+      out[(i0)] = (float)(by_round(in0[(i0)]));
+    }
+  }
+}
+
+// golden: test_scan9_multi_state h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 1: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2) break;
+      const int i0 = lin;
+      out[(i0)] = (float)((in0[(i0)] + in1[(i0)]));
+    }
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2) break;
+      const int i0 = lin;
+      out[(i0)] = (float)((in0[(i0)] * in1[(i0)]));
+    }
+  }
+}
+
+// golden: test_scatter_elements_with_axis h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: scatter_copy_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: scatter_elements_update_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long float out:float]
+
+// ===== scatter_copy_k0 =====
+BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 4 + by_tid; by_lin < 5; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)(in0[(i0)*5 + (i1)]);
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 5; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)(in0[(i0)*5 + (i1)]);
+    }
+  }
+}
+
+// ===== scatter_elements_update_k0 =====
+BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)gridDim.x * blockDim.x) {
+    long long rem = p, ioff = 0, xoff = 0;
+    { long long c = rem % 1ll; rem /= 1ll; ioff += c * 2ll; xoff += c * 5ll; }
+    for (long long t = 0; t < 2ll; ++t) {
+      const long long q = ioff + t * 1ll;
+      long long v = (long long)idx[q]; if (v < 0) v += 5ll;
+      out[xoff + v * 1ll] = (float)(((float)upd[q]));
+    }
+  }
+}
+
+// golden: test_scatter_with_axis h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: scatter_copy_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: scatter_elements_update_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long float out:float]
+
+// ===== scatter_copy_k0 =====
+BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i1 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i1 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 4 + by_tid; by_lin < 5; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)(in0[(i0)*5 + (i1)]);
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 5; by_lin += by_step) {
+      const int i1 = by_lin;
+      out[(i1)] = (float)(in0[(i0)*5 + (i1)]);
+    }
+  }
+}
+
+// ===== scatter_elements_update_k0 =====
+BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)gridDim.x * blockDim.x) {
+    long long rem = p, ioff = 0, xoff = 0;
+    { long long c = rem % 1ll; rem /= 1ll; ioff += c * 2ll; xoff += c * 5ll; }
+    for (long long t = 0; t < 2ll; ++t) {
+      const long long q = ioff + t * 1ll;
+      long long v = (long long)idx[q]; if (v < 0) v += 5ll;
+      out[xoff + v * 1ll] = (float)(((float)upd[q]));
+    }
+  }
+}
+
+// golden: test_scatternd h100 fp32
+// 2 launches, 2 distinct kernels
+// launch 0: scatter_copy_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: scatter_nd_update_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long float out:float]
+
+// ===== scatter_copy_k0 =====
+BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*16 + (i1)*4 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*16 + (i1)*4 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*16 + (i1)*4 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 16) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*16 + (i1)*4 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 64; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*16 + (i1)*4 + (i2)] = (float)(in0[(i0)*16 + (i1)*4 + (i2)]);
+    }
+  }
+}
+
+// ===== scatter_nd_update_k0 =====
+BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 16ll; p += (long long)gridDim.x * blockDim.x) {
+    for (long long u = 0; u < 2ll; ++u) {
+      long long off = 0;
+      { long long v = (long long)idx[u * 1ll + 0ll]; if (v < 0) v += 4ll; off = off * 4ll + v; }
+      out[off * 16ll + p] = (float)(((float)upd[u * 16ll + p]));
+    }
+  }
+}
+
+// golden: test_sce_NCd1_mean_weight_negative_ii h100 fp32
+// 4 launches, 4 distinct kernels
+// launch 0: sce_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: sce_logsumexp_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 2: sce_loss_weight_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float out:float]
+// launch 3: sce_loss_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float float out:float]
+
+// ===== sce_max_k0 =====
+BY_KERNEL void __launch_bounds__(256) sce_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 18;
+  float by_racc = 0;
+  int have = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i1 = by_rr % 6; by_rr /= 6;
+  const int i0 = by_rr;
+  if (active) for (int k = lane; k < 5; k += 1) {
+    const int r0 = k;
+    const float v = in0[(i0)*30 + (r0)*6 + (i1)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i0)*6 + (i1)] = (float)(acc);
+  }
+}
+
+// ===== sce_logsumexp_k0 =====
+BY_KERNEL void __launch_bounds__(256) sce_logsumexp_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 18;
+  float by_racc = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i1 = by_rr % 6; by_rr /= 6;
+  const int i0 = by_rr;
+  if (active) for (int k = lane; k < 5; k += 1) {
+    const int r0 = k;
+    const float v = by_exp((in0[(i0)*30 + (r0)*6 + (i1)] - in1[(i0)*6 + (i1)]));
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i0)*6 + (i1)] = (float)((by_log(acc) + in1[(i0)*6 + (i1)]));
+  }
+}
+
+// ===== sce_loss_weight_sum_k0 =====
+BY_KERNEL void __launch_bounds__(256) sce_loss_weight_sum_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 18; k += 1) {
+    int by_rk = k;
+    const int r1 = by_rk % 6; by_rk /= 6;
+    const int r0 = by_rk;
+    const long long t0 = in1[(r0)*6 + (r1)];
+    const float v = ((t0 != (-1ll)) ? in3[(by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))] : 0.0f);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[0] = (float)(acc);
+  }
+}
+
+// ===== sce_loss_k0 =====
+BY_KERNEL void __launch_bounds__(256) sce_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 18; k += 1) {
+    int by_rk = k;
+    const int r1 = by_rk % 6; by_rk /= 6;
+    const int r0 = by_rk;
+    const long long t0 = in1[(r0)*6 + (r1)];
+    const float v = ((t0 != (-1ll)) ? by_neg(((in0[(r0)*30 + (by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))*6 + (r1)] - in2[(r0)*6 + (r1)]) * in3[(by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))])) : 0.0f);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[0] = (float)((acc / in4[0]));
+  }
+}
+
+// golden: test_selu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: selu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== selu_k0 =====
+BY_KERNEL void __launch_bounds__(512) selu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)(((t0 > 0.0f) ? (t0 * 3.0f) : (by_expm1(t0) * 6.0f)));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 > 0.0f) ? (t0 * 3.0f) : (by_expm1(t0) * 6.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 > 0.0f) ? (t0 * 3.0f) : (by_expm1(t0) * 6.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 > 0.0f) ? (t0 * 3.0f) : (by_expm1(t0) * 6.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 > 0.0f) ? (t0 * 3.0f) : (by_expm1(t0) * 6.0f)));
+    }
+  }
+}
+
+// golden: test_sequence_insert_at_back h100 fp32
+// refused: unsupported_op
+
+// golden: test_sequence_map_add_1_sequence_1_tensor h100 fp32
+// refused: unsupported_op
+
+// golden: test_shape h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_shrink_hard h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: shrink_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== shrink_k0 =====
+BY_KERNEL void __launch_bounds__(512) shrink_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i0 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)(((t0 < -1.5f) ? t0 : ((t0 > 1.5f) ? t0 : 0.0f)));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < -1.5f) ? t0 : ((t0 > 1.5f) ? t0 : 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < -1.5f) ? t0 : ((t0 > 1.5f) ? t0 : 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 1) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 < -1.5f) ? t0 : ((t0 > 1.5f) ? t0 : 0.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 4 + by_tid; by_lin < 5; by_lin += by_step) {
+      const int i0 = by_lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)(((t0 < -1.5f) ? t0 : ((t0 > 1.5f) ? t0 : 0.0f)));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 5; by_lin += by_step) {
+      const int i0 = by_lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)(((t0 < -1.5f) ? t0 : ((t0 > 1.5f) ? t0 : 0.0f)));
+    }
+  }
+}
+
+// golden: test_sigmoid h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: sigmoid_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== sigmoid_k0 =====
+BY_KERNEL void __launch_bounds__(512) sigmoid_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_sigmoid(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sigmoid(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sigmoid(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sigmoid(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_sigmoid(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_sign h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: sign_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== sign_k0 =====
+BY_KERNEL void __launch_bounds__(512) sign_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        const int i0 = by_lin;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)((by_isnan(t0) ? t0 : by_sign(t0)));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_isnan(t0) ? t0 : by_sign(t0)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_isnan(t0) ? t0 : by_sign(t0)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2) {
+          const int by_lin = by_q * 4;
+          const int i0 = by_lin;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_isnan(t0) ? t0 : by_sign(t0)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 8 + by_tid; by_lin < 11; by_lin += by_step) {
+      const int i0 = by_lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)((by_isnan(t0) ? t0 : by_sign(t0)));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 11; by_lin += by_step) {
+      const int i0 = by_lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)((by_isnan(t0) ? t0 : by_sign(t0)));
+    }
+  }
+}
+
+// golden: test_sin h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: sin_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== sin_k0 =====
+BY_KERNEL void __launch_bounds__(512) sin_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_sin(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sin(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sin(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sin(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_sin(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_sinh h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: sinh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== sinh_k0 =====
+BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_sinh(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sinh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sinh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sinh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_sinh(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_size h100 fp32
+// 0 launches, 0 distinct kernels
+
+// golden: test_slice h100 fp32
+// refused: shape
+
+// golden: test_softmax_axis_0 h100 fp32
+// 3 launches, 3 distinct kernels
+// launch 0: softmax_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: softmax_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 2: softmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== softmax_max_k0 =====
+BY_KERNEL void __launch_bounds__(256) softmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 20;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 1) {
+    const int r0 = k;
+    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)*5 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== softmax_sum_k0 =====
+BY_KERNEL void __launch_bounds__(256) softmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const bool active = row < 20;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i2 = by_rr % 5; by_rr /= 5;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 3; k += 1) {
+    const int r0 = k;
+    const float v = by_exp((in0[(r0)*20 + (i1)*5 + (i2)] - in1[(i0)*20 + (i1)*5 + (i2)]));
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*5 + (i2)] = (float)(acc);
+  }
+}
+
+// ===== softmax_k0 =====
+BY_KERNEL void __launch_bounds__(512) softmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+        const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)])) / in2[(i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_softplus h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: softplus_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== softplus_k0 =====
+BY_KERNEL void __launch_bounds__(512) softplus_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_softplus(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_softplus(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_softplus(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_softplus(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_softplus(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_softsign h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: softsign_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== softsign_k0 =====
+BY_KERNEL void __launch_bounds__(512) softsign_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)((t0 / (by_abs(t0) + 1.0f)));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 / (by_abs(t0) + 1.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 / (by_abs(t0) + 1.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((t0 / (by_abs(t0) + 1.0f)));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((t0 / (by_abs(t0) + 1.0f)));
+    }
+  }
+}
+
+// golden: test_spacetodepth h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: space_to_depth_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== space_to_depth_k0 =====
+BY_KERNEL void __launch_bounds__(512) space_to_depth_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 144; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 144) break;
+      int by_rem = lin;
+      const int i3 = by_rem % 3; by_rem /= 3;
+      const int i2 = by_rem % 3; by_rem /= 3;
+      const int i1 = by_rem % 8; by_rem /= 8;
+      const int i0 = by_rem;
+      const int t0 = (i1 / (2ll));
+      out[(i0)*72 + (i1)*9 + (i2)*3 + (i3)] = (float)(in0[(i0)*72 + ((i1 % (2ll)))*36 + (((i2 * (2ll)) + (t0 / (2ll))))*6 + (((i3 * (2ll)) + (t0 % (2ll))))]);
+    }
+  }
+}
+
+// golden: test_split_1d_uneven_split_opset18 h100 fp32
+// 4 launches, 4 distinct kernels
+// launch 0: split_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: split_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 2: split_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 3: split_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== split_k0 =====
+BY_KERNEL void __launch_bounds__(512) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(in0[(i0)]);
+    }
+  }
+}
+
+// ===== split_k1 =====
+BY_KERNEL void __launch_bounds__(512) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(in0[((i0 + (2ll)))]);
+    }
+  }
+}
+
+// ===== split_k2 =====
+BY_KERNEL void __launch_bounds__(512) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(in0[((i0 + (4ll)))]);
+    }
+  }
+}
+
+// ===== split_k3 =====
+BY_KERNEL void __launch_bounds__(512) split_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      const int i0 = 0;
+      out[0] = (float)(in0[((i0 + (6ll)))]);
+    }
+  }
+}
+
+// golden: test_split_to_sequence_1 h100 fp32
+// refused: unsupported_op
+
+// golden: test_sqrt h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: sqrt_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== sqrt_k0 =====
+BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_sqrt(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sqrt(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sqrt(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_sqrt(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_sqrt(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_squeeze h100 fp32
+// refused: shape
+
+// golden: test_stft h100 fp32
+// refused: shape
+
+// golden: test_string_concat h100 fp32
+// refused: unsupported_op
+
+// golden: test_string_split_basic h100 fp32
+// refused: unsupported_op
+
+// golden: test_strnormalizer_export_monday_casesensintive_lower h100 fp32
+// refused: unsupported_op
+
+// golden: test_sum_example h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: sum_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== sum_k0 =====
+BY_KERNEL void __launch_bounds__(512) sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      out[(i0)] = (float)(((in0[(i0)] + in1[(i0)]) + in2[(i0)]));
+    }
+  }
+}
+
+// golden: test_swiglu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: swiglu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+
+// ===== swiglu_k0 =====
+BY_KERNEL void __launch_bounds__(512) swiglu_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4 + (i1)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)(((t0 * by_sigmoid(t0)) * by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 * by_sigmoid(t0)) * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 * by_sigmoid(t0)) * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4 + (i1)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4 + (i1)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 * by_sigmoid(t0)) * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*4 + (i1)];
+      out[(i0)*4 + (i1)] = (float)(((t0 * by_sigmoid(t0)) * in1[(i0)*4 + (i1)]));
+    }
+  }
+}
+
+// golden: test_swish h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: swish_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== swish_k0 =====
+BY_KERNEL void __launch_bounds__(512) swish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 3) break;
+      const int i0 = lin;
+      const float t0 = in0[(i0)];
+      out[(i0)] = (float)((t0 * by_sigmoid(t0)));
+    }
+  }
+}
+
+// golden: test_tan h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: tan_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== tan_k0 =====
+BY_KERNEL void __launch_bounds__(512) tan_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_tan(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_tan(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_tan(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_tan(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_tan(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_tanh h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: tanh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== tanh_k0 =====
+BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_tanh(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_tanh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_tanh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_tanh(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_tanh(in0[(i0)*20 + (i1)*5 + (i2)]));
+    }
+  }
+}
+
+// golden: test_tensorscatter h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: tensor_scatter_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float long long out:float]
+
+// ===== tensor_scatter_k0 =====
+BY_KERNEL void __launch_bounds__(512) tensor_scatter_k0(const float* __restrict__ in0, const float* __restrict__ in1, const long long* __restrict__ in2, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 40; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 40) break;
+      const int i1 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 5; by_rem /= 5;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const long long t0 = (i2 - in2[(i0)]);
+      out[(i0)*20 + (i2)*5 + (i3)] = (float)((((t0 >= (0ll)) && (t0 < (1ll))) ? in1[(i0)*5 + (i1)*5 + (t0)*5 + (i3)] : in0[(i0)*20 + (i1)*20 + (i2)*5 + (i3)]));
+    }
+  }
+}
+
+// golden: test_tfidfvectorizer_tf_batch_onlybigrams_skip0 h100 fp32
+// refused: unsupported_op
+
+// golden: test_thresholdedrelu h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: thresholdedrelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== thresholdedrelu_k0 =====
+BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 5; by_rem /= 5;
+        const int i1 = by_rem % 4; by_rem /= 4;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)(((t0 > 2.0f) ? t0 : 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 > 2.0f) ? t0 : 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 > 2.0f) ? t0 : 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 15) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 5; by_rem /= 5;
+          const int i1 = by_rem % 4; by_rem /= 4;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)(((t0 > 2.0f) ? t0 : 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 5; by_rem /= 5;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 > 2.0f) ? t0 : 0.0f));
+    }
+  }
+}
+
+// golden: test_tile h100 fp32
+// refused: shape
+
+// golden: test_top_k h100 fp32
+// refused: shape
+
+// golden: test_transpose_all_permutations_0 h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: transpose_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+
+// ===== transpose_k0 =====
+BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 6; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem % 3; by_rem /= 3;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)*4 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 6) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)*4 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 6) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)*4 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 6) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem % 3; by_rem /= 3;
+          const int i0 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)*4 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 24; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem % 3; by_rem /= 3;
+      const int i0 = by_rem;
+      out[(i0)*12 + (i1)*4 + (i2)] = (float)(in0[(i0)*12 + (i1)*4 + (i2)]);
+    }
+  }
+}
+
+// golden: test_tril h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: trilu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[long long out:long long]
+
+// ===== trilu_k0 =====
+BY_KERNEL void __launch_bounds__(512) trilu_k0(const long long* __restrict__ in0, long long* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 20; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 20) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 5; by_rem /= 5;
+      const int i0 = by_rem;
+      out[(i0)*5 + (i1)] = (long long)((((i1 - i0) <= (0ll)) ? in0[(i0)*5 + (i1)] : (0ll)));
+    }
+  }
+}
+
+// golden: test_unique_bfloat16_sorted_without_axis h100 fp32
+// refused: shape
+
+// golden: test_unsqueeze_axis_0 h100 fp32
+// refused: shape
+
+// golden: test_upsample_nearest h100 fp32
+// refused: shape
+
+// golden: test_xor2d h100 fp32
+// 1 launches, 1 distinct kernels
+// launch 0: xor_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool bool out:bool]
+
+// ===== xor_k0 =====
+BY_KERNEL void __launch_bounds__(512) xor_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (bool)(((in0[(i0)*4 + (i1)]) != (in1[(i0)*4 + (i1)])));
+    }
+  }
+}

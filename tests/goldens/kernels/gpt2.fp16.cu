@@ -1,0 +1,1072 @@
+// golden: gpt2.onnx h100 fp16
+// 67 launches, 27 distinct kernels
+// launch 0: gather_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long out:float]
+// launch 1: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 2: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 3: matmul_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 4: split_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 5: split_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 6: split_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 7: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 8: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 9: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 10: transpose_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 11: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 12: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 13: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 14: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 15: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 16: isnan_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:bool]
+// launch 17: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[bool float out:float]
+// launch 18: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 19: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 20: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 21: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 22: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 23: matmul_k3 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 24: mul_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 25: pow_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 26: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 27: add_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 28: mul_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 29: tanh_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 30: add_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 31: mul_k4 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 32: matmul_k4 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 33: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 34: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 35: matmul_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 36: split_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 37: split_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 38: split_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 39: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 40: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 41: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 42: transpose_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 43: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 44: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 45: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 46: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 47: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 48: isnan_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:bool]
+// launch 49: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[bool float out:float]
+// launch 50: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 51: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 52: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 53: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 54: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 55: matmul_k3 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 56: mul_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 57: pow_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 58: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 59: add_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 60: mul_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 61: tanh_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 62: add_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 63: mul_k4 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 64: matmul_k4 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 65: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 66: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== gather_k0 =====
+BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      const long long t0 = in1[(i0)*64 + (i1)];
+      out[(i1)*128 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)]);
+    }
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8192 + (i1)*128 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)((in0[(i0)*8192 + (i1)*128 + (i2)] + in1[(i0)*8192 + (i1)*128 + (i2)]));
+    }
+  }
+}
+
+// ===== row_layernorm_k0 =====
+BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 64ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 128ll;
+  float* yr = y + row * 128ll;
+  float s = 0.0f;
+  for (long long j = tid; j < 128ll; j += nthreads) s += ((float)xr[j]);
+  const float mu = row_layernorm_k0_sum(s, part) / 128.0f;
+  float q = 0.0f;
+  for (long long j = tid; j < 128ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
+  const float var = row_layernorm_k0_sum(q, part) / 128.0f;
+  const float inv = 1.0f / by_sqrt(var + 9.999999747378752e-06f);
+  for (long long j = tid; j < 128ll; j += nthreads) {
+    float v = (((float)xr[j]) - mu) * inv;
+    v = v * ((float)scale[j]);
+    v = v + ((float)bias[j]);
+    yr[j] = (float)v;
+  }
+}
+
+// ===== matmul_k0 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 6) * 64; by_blk /= 6;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*384 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i0 = gm;
+        const int i1 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i0)*384 + (i1)] = (float)(acc);
+      }
+}
+
+// ===== split_k0 =====
+BY_KERNEL void __launch_bounds__(128) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*24576 + (i1)*384 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)(in0[(i0)*24576 + (i1)*384 + (i2)]);
+    }
+  }
+}
+
+// ===== split_k1 =====
+BY_KERNEL void __launch_bounds__(128) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*24576 + (i1)*384 + ((i2 + (128ll)))));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)(in0[(i0)*24576 + (i1)*384 + ((i2 + (128ll)))]);
+    }
+  }
+}
+
+// ===== split_k2 =====
+BY_KERNEL void __launch_bounds__(128) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*24576 + (i1)*384 + ((i2 + (256ll)))));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)(in0[(i0)*24576 + (i1)*384 + ((i2 + (256ll)))]);
+    }
+  }
+}
+
+// ===== transpose_k0 =====
+BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 64; by_rem /= 64;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i2)*128 + (i1)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(in0[(i0)*8192 + (i2)*128 + (i1)*64 + (i3)]);
+    }
+  }
+}
+
+// ===== transpose_k1 =====
+BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      int by_rem = lin;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem % 64; by_rem /= 64;
+      const int i0 = by_rem;
+      out[(i0)*4096 + (i1)*64 + (i2)] = (float)(in0[(i0)*4096 + (i2)*64 + (i1)]);
+    }
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 64; by_rem /= 64;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*4096 + (i2)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] * 0.3535533845424652f));
+    }
+  }
+}
+
+// ===== matmul_k1 =====
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)])))));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(acc);
+    }
+  }
+}
+
+// ===== add_k1 =====
+BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 64; by_rem /= 64;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*4096 + (i2)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + ((0ll))*4096 + (i2)*64 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] + in1[(i0)*4096 + (i2)*64 + (i3)]));
+    }
+  }
+}
+
+// ===== row_softmax_k0 =====
+BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_DEVICE float row_softmax_k0_max(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = by_max(v, o);
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 128ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 64ll;
+  float* yr = y + row * 64ll;
+  float m = (-by_inf_f());
+  for (long long j = tid; j < 64ll; j += nthreads) m = by_max(m, ((float)xr[j]));
+  m = row_softmax_k0_max(m, part);
+  float s = 0.0f;
+  for (long long j = tid; j < 64ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
+  s = row_softmax_k0_sum(s, part);
+  for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
+}
+
+// ===== isnan_k0 =====
+BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*4096 + (i2)*64 + (i3)] = (bool)(by_isnan(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)]));
+    }
+  }
+}
+
+// ===== where_k0 =====
+BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] ? 0.0f : in1[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)]));
+    }
+  }
+}
+
+// ===== transpose_k2 =====
+BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i2)*4096 + (i1)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)*64 + (i3)] = (float)(in0[(i0)*8192 + (i2)*4096 + (i1)*64 + (i3)]);
+    }
+  }
+}
+
+// ===== matmul_k2 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*128 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i0 = gm;
+        const int i1 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i0)*128 + (i1)] = (float)(acc);
+      }
+}
+
+// ===== matmul_k3 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*512 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i0 = gm;
+        const int i1 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i0)*512 + (i1)] = (float)(acc);
+      }
+}
+
+// ===== mul_k1 =====
+BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.5f));
+    }
+  }
+}
+
+// ===== pow_k0 =====
+BY_KERNEL void __launch_bounds__(128) pow_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)(by_pow(in0[(i0)*32768 + (i1)*512 + (i2)], 3.0f));
+    }
+  }
+}
+
+// ===== mul_k2 =====
+BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.044714998453855515f));
+    }
+  }
+}
+
+// ===== add_k2 =====
+BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] + in1[(i0)*32768 + (i1)*512 + (i2)]));
+    }
+  }
+}
+
+// ===== mul_k3 =====
+BY_KERNEL void __launch_bounds__(128) mul_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.7978845834732056f));
+    }
+  }
+}
+
+// ===== tanh_k0 =====
+BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)(by_tanh(in0[(i0)*32768 + (i1)*512 + (i2)]));
+    }
+  }
+}
+
+// ===== add_k3 =====
+BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] + 1.0f));
+    }
+  }
+}
+
+// ===== mul_k4 =====
+BY_KERNEL void __launch_bounds__(128) mul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * in1[(i0)*32768 + (i1)*512 + (i2)]));
+    }
+  }
+}
+
+// ===== matmul_k4 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 8;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*512 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*128 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i0 = gm;
+        const int i1 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i0)*128 + (i1)] = (float)(acc);
+      }
+}

@@ -1,0 +1,350 @@
+// golden: lstm.onnx h100 fp32
+// 11 launches, 8 distinct kernels
+// launch 0: gather_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long out:float]
+// launch 1: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 2: lstm_xw_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
+// launch 3: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
+// launch 4: transpose_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 5: lstm_xw_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
+// launch 6: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
+// launch 7: transpose_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 8: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 9: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
+// launch 10: add_k0 grid=[500, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+
+// ===== gather_k0 =====
+BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      const long long t0 = in1[(i0)*64 + (i1)];
+      out[(i1)*128 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)]);
+    }
+  }
+}
+
+// ===== transpose_k0 =====
+BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i1 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i1)*8192 + (i0)*128 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i0 = by_rem;
+      out[(i0)*128 + (i2)] = (float)(in0[(i1)*8192 + (i0)*128 + (i2)]);
+    }
+  }
+}
+
+// ===== lstm_xw_k0 =====
+BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 160;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int i0 = 0;
+  const int i2 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i1)*128 + (i2)*128 + (r0)];
+      }
+      by_as[(0) * 160 + kk * 20 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*65536 + (i3)*128 + (r0)];
+      }
+      by_bs[(0) * 160 + kk * 20 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 160;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 20 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+    }
+  }
+}
+
+// ===== lstm_recurrence_k0 =====
+BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
+  constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
+  BY_SHARED_BUFFER(smem);
+  float* h = (float*)smem;
+  float* gates = h + HID;
+  float* c = gates + GH;
+  const int b = blockIdx.x;
+  const int d = blockIdx.y;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const float* Rd = R + (long long)d * GH * HID;
+  const int len = SEQ;
+  const bool rev = false;
+  for (int j = tid; j < HID; j += 512) {
+    h[j] = (float)init_h[((long long)d * BATCH + b) * HID + j];
+    c[j] = (float)init_c[((long long)d * BATCH + b) * HID + j];
+  }
+  __syncthreads();
+  for (int s = 0; s < len; ++s) {
+    const int t = rev ? len - 1 - s : s;
+    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
+    for (int row = 0 + warp; row < 512; row += 16) {
+      const float* rr = Rd + (long long)row * HID;
+      float acc = 0.0f;
+      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
+      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0) gates[row] = acc;
+    }
+    __syncthreads();
+    for (int j = tid; j < HID; j += 512) {
+      const float cp = c[j];
+      const float ip = (x[j] + gates[j]);
+      const float ig = by_sigmoid(ip);
+      const float fp = (x[2 * HID + j] + gates[2 * HID + j]);
+      const float fg = by_sigmoid(fp);
+      const float gp = (x[3 * HID + j] + gates[3 * HID + j]);
+      const float cn = fg * cp + ig * by_tanh(gp);
+      const float op = (x[1 * HID + j] + gates[1 * HID + j]);
+      const float og = by_sigmoid(op);
+      const float hn = og * by_tanh(cn);
+      c[j] = cn;
+      h[j] = hn;
+      y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(hn);
+    }
+    __syncthreads();
+  }
+}
+
+// ===== transpose_k1 =====
+BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i1 = 0;
+  const int i2 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 128; by_rem /= 128;
+        const int i0 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*128 + (i2)*128 + (i1)*128 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 128; by_rem /= 128;
+      const int i0 = by_rem;
+      out[(i0)*128 + (i3)] = (float)(in0[(i0)*128 + (i2)*128 + (i1)*128 + (i3)]);
+    }
+  }
+}
+
+// ===== transpose_k2 =====
+BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i1)*128 + (i0)*128 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)(in0[(i1)*128 + (i0)*128 + (i2)]);
+    }
+  }
+}
+
+// ===== matmul_k0 =====
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 160;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 63) * 16; by_blk /= 63;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      }
+      by_as[(0) * 160 + kk * 20 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 1000) {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*1000 + (i2)];
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 1000) continue;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*1000 + (i2)] = (float)(acc);
+    }
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 64000; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 64000) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 1000; by_rem /= 1000;
+      const int i1 = by_rem;
+      out[(i1)*1000 + (i2)] = (float)((in0[(i0)*64000 + (i1)*1000 + (i2)] + in1[(i2)]));
+    }
+  }
+}

@@ -1,0 +1,3259 @@
+// golden: mobilenetv2.onnx h100 fp16
+// 98 launches, 46 distinct kernels
+// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1408 params=[float by_half float out:float]
+// launch 1: clip_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 2: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 3: clip_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 4: conv_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 5: conv_k3 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float out:float]
+// launch 6: clip_k1 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 7: conv_k4 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 8: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 9: conv_k5 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 10: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 11: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 12: conv_k7 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 13: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 14: conv_k5 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 15: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 16: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 17: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 18: conv_k8 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 19: clip_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 20: conv_k9 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 21: conv_k10 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 22: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 23: conv_k11 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 24: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 25: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 26: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 27: conv_k10 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 28: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 29: conv_k11 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 30: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 31: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 32: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 33: conv_k10 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 34: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 35: conv_k13 grid=[192, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 36: clip_k5 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 37: conv_k14 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 38: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 39: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 40: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 41: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 42: conv_k17 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 43: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 44: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 45: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 46: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 47: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 48: conv_k17 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 49: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 50: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 51: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 52: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 53: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 54: conv_k17 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 55: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 56: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 57: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 58: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 59: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 60: conv_k18 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 61: conv_k19 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 62: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 63: conv_k20 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 64: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 65: conv_k21 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 66: add_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 67: conv_k19 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 68: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 69: conv_k20 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 70: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 71: conv_k21 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 72: add_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 73: conv_k19 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 74: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 75: conv_k22 grid=[96, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 76: clip_k8 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 77: conv_k23 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 78: conv_k24 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 79: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 80: conv_k25 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 81: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 82: conv_k26 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 83: add_k4 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 84: conv_k24 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 85: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 86: conv_k25 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 87: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 88: conv_k26 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 89: add_k4 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 90: conv_k24 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 91: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 92: conv_k25 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 93: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 94: conv_k27 grid=[28, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 95: conv_k28 grid=[320, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 96: clip_k10 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 97: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+
+// ===== conv_k0 =====
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 96;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
+  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 2; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
+      float v = 0;
+      if (gk < 27) {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        v = ((float)(((float)in1[(i1)*27 + (r0)*9 + (r1)*3 + (r2)])));
+      }
+      by_as[(0) * 96 + kk * 6 + rr] = v;
+    }
+    for (int e = tid; e < 256; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
+      float v = 0;
+      if (gk < 27) {
+        int by_rm = gr;
+        const int i3 = by_rm % 32; by_rm /= 32;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        const int t0 = ((i2 * (2ll)) + r1);
+        const int t1 = ((i3 * (2ll)) + r2);
+        v = ((float)(((float)(by_half)((float)((((t0 < (64ll)) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
+      }
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 256;
+    #pragma unroll
+    for (int kk = 0; kk < 16; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 32; by_en /= 32;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k0 =====
+BY_KERNEL void __launch_bounds__(128) clip_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 4096; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 32; by_rem /= 32;
+        const int i2 = by_rem % 32; by_rem /= 32;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*16384 + (i1)*1024 + (i2)*32 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 16384; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 32; by_rem /= 32;
+      const int i2 = by_rem % 32; by_rem /= 32;
+      const int i1 = by_rem;
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max(in0[(i0)*16384 + (i1)*1024 + (i2)*32 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k1 =====
+BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 4;
+  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const bool active = row < 16384;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 32; by_rr /= 32;
+  const int i2 = by_rr % 32; by_rr /= 32;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 4) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (32ll))) && (t1 >= (0ll))) && (t1 < (32ll))) ? in0[(i0)*16384 + (i1)*1024 + (t0)*32 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 2; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== conv_k2 =====
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 2; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*16 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 32; by_rm /= 32;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*16384 + (r0)*1024 + (i2)*32 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 32; by_en /= 32;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k3 =====
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 64;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
+  const int by_m0 = (by_blk % 6) * 8; by_blk /= 6;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 128) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in1[(i1)*8 + (r0)];
+      }
+      by_as[(0) * 64 + kk * 8 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 32; by_rm /= 32;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = in0[(i0)*8192 + (r0)*1024 + (i2)*32 + (i3)];
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 32; by_en /= 32;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k1 =====
+BY_KERNEL void __launch_bounds__(256) clip_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 256 + threadIdx.x; base < 49152; base += (int)gridDim.x * 256) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 256;
+      if (lin >= 49152) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 32; by_rem /= 32;
+      const int i2 = by_rem % 32; by_rem /= 32;
+      const int i1 = by_rem;
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max(in0[(i0)*49152 + (i1)*1024 + (i2)*32 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k4 =====
+BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 4;
+  const int row = (int)blockIdx.x * 64 + tid / 4;
+  const bool active = row < 12288;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 16; by_rr /= 16;
+  const int i2 = by_rr % 16; by_rr /= 16;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 4) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 * (2ll)) + r0);
+    const int t1 = ((i3 * (2ll)) + r1);
+    const float v = ((((t0 < (32ll)) && (t1 < (32ll))) ? in0[(i0)*49152 + (i1)*1024 + (t0)*32 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 2; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== clip_k2 =====
+BY_KERNEL void __launch_bounds__(512) clip_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3072; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 16; by_rem /= 16;
+        const int i2 = by_rem % 16; by_rem /= 16;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 3072) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 3072) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 3072) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 12288; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 16; by_rem /= 16;
+      const int i2 = by_rem % 16; by_rem /= 16;
+      const int i1 = by_rem;
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max(in0[(i0)*12288 + (i1)*256 + (i2)*16 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k5 =====
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 6; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*48 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*12288 + (r0)*256 + (i2)*16 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k6 =====
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in1[(i1)*8 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k7 =====
+BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 4;
+  const int row = (int)blockIdx.x * 64 + tid / 4;
+  const bool active = row < 12288;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 16; by_rr /= 16;
+  const int i2 = by_rr % 16; by_rr /= 16;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 4) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*12288 + (i1)*256 + (t0)*16 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 2; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 16; by_rem /= 16;
+        const int i2 = by_rem % 16; by_rem /= 16;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 16; by_rem /= 16;
+      const int i2 = by_rem % 16; by_rem /= 16;
+      const int i1 = by_rem;
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((in0[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)] + in1[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)]));
+    }
+  }
+}
+
+// ===== conv_k8 =====
+BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 16 + tid / 16;
+  const bool active = row < 3072;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 8; by_rr /= 8;
+  const int i2 = by_rr % 8; by_rr /= 8;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 * (2ll)) + r0);
+    const int t1 = ((i3 * (2ll)) + r1);
+    const float v = ((((t0 < (16ll)) && (t1 < (16ll))) ? in0[(i0)*12288 + (i1)*256 + (t0)*16 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== clip_k3 =====
+BY_KERNEL void __launch_bounds__(512) clip_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 3072; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max(in0[(i0)*3072 + (i1)*64 + (i2)*8 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k9 =====
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 6; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*48 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*3072 + (r0)*64 + (i2)*8 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k10 =====
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 24) * 4; by_blk /= 24;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 2; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*16 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k4 =====
+BY_KERNEL void __launch_bounds__(512) clip_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 1024 + threadIdx.x; by_v0 < 1536; by_v0 += (int)gridDim.x * 1024) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*6144 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1536) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*6144 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 6144; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max(in0[(i0)*6144 + (i1)*64 + (i2)*8 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k11 =====
+BY_KERNEL void __launch_bounds__(256) conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 8;
+  const int row = (int)blockIdx.x * 32 + tid / 8;
+  const bool active = row < 6144;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 8; by_rr /= 8;
+  const int i2 = by_rr % 8; by_rr /= 8;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 8) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (8ll))) && (t1 >= (0ll))) && (t1 < (8ll))) ? in0[(i0)*6144 + (i1)*64 + (t0)*8 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 4; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== conv_k12 =====
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 12; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*96 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*6144 + (r0)*64 + (i2)*8 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k1 =====
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in0[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)] + in1[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)]));
+    }
+  }
+}
+
+// ===== conv_k13 =====
+BY_KERNEL void __launch_bounds__(128) conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const bool active = row < 1536;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 4; by_rr /= 4;
+  const int i2 = by_rr % 4; by_rr /= 4;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 * (2ll)) + r0);
+    const int t1 = ((i3 * (2ll)) + r1);
+    const float v = ((((t0 < (8ll)) && (t1 < (8ll))) ? in0[(i0)*6144 + (i1)*64 + (t0)*8 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== clip_k5 =====
+BY_KERNEL void __launch_bounds__(512) clip_k5(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 384; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 384) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 384) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 384) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1536; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max(in0[(i0)*1536 + (i1)*16 + (i2)*4 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k14 =====
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 12; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*96 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*1536 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k15 =====
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 36) * 4; by_blk /= 36;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 3; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*24 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*384 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k6 =====
+BY_KERNEL void __launch_bounds__(512) clip_k6(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 576; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 576) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 576) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 576) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2304; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max(in0[(i0)*2304 + (i1)*16 + (i2)*4 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k16 =====
+BY_KERNEL void __launch_bounds__(128) conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const bool active = row < 2304;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 4; by_rr /= 4;
+  const int i2 = by_rr % 4; by_rr /= 4;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (4ll))) && (t1 >= (0ll))) && (t1 < (4ll))) ? in0[(i0)*2304 + (i1)*16 + (t0)*4 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== conv_k17 =====
+BY_KERNEL void conv_k17(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 18; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*144 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*2304 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k2 =====
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 96; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 96) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 96) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 96) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 384; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + in1[(i0)*384 + (i1)*16 + (i2)*4 + (i3)]));
+    }
+  }
+}
+
+// ===== conv_k18 =====
+BY_KERNEL void conv_k18(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 18; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*144 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*2304 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k19 =====
+BY_KERNEL void conv_k19(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 48) * 4; by_blk /= 48;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k7 =====
+BY_KERNEL void __launch_bounds__(512) clip_k7(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 768) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 3072; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max(in0[(i0)*3072 + (i1)*16 + (i2)*4 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k20 =====
+BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 16 + tid / 16;
+  const bool active = row < 3072;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 4; by_rr /= 4;
+  const int i2 = by_rr % 4; by_rr /= 4;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (4ll))) && (t1 >= (0ll))) && (t1 < (4ll))) ? in0[(i0)*3072 + (i1)*16 + (t0)*4 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== conv_k21 =====
+BY_KERNEL void conv_k21(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 24; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*192 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*3072 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k3 =====
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 128) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 128) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 128) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 512; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + in1[(i0)*512 + (i1)*16 + (i2)*4 + (i3)]));
+    }
+  }
+}
+
+// ===== conv_k22 =====
+BY_KERNEL void __launch_bounds__(128) conv_k22(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const bool active = row < 768;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 2; by_rr /= 2;
+  const int i2 = by_rr % 2; by_rr /= 2;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 * (2ll)) + r0);
+    const int t1 = ((i3 * (2ll)) + r1);
+    const float v = ((((t0 < (4ll)) && (t1 < (4ll))) ? in0[(i0)*3072 + (i1)*16 + (t0)*4 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== clip_k8 =====
+BY_KERNEL void __launch_bounds__(512) clip_k8(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 192; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 192) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 192) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 192) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 768; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max(in0[(i0)*768 + (i1)*4 + (i2)*2 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k23 =====
+BY_KERNEL void conv_k23(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 14) * 4; by_blk /= 14;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 24; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*192 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*768 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k24 =====
+BY_KERNEL void conv_k24(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 84) * 4; by_blk /= 84;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 7; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*56 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*224 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k9 =====
+BY_KERNEL void __launch_bounds__(512) clip_k9(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 336; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 336) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 336) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 336) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1344; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max(in0[(i0)*1344 + (i1)*4 + (i2)*2 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== conv_k25 =====
+BY_KERNEL void __launch_bounds__(128) conv_k25(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 16;
+  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const bool active = row < 1344;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 2; by_rr /= 2;
+  const int i2 = by_rr % 2; by_rr /= 2;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 16) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = ((i2 + r0) - (1ll));
+    const int t1 = ((i3 + r1) - (1ll));
+    const float v = ((((((t0 >= (0ll)) && (t0 < (2ll))) && (t1 >= (0ll))) && (t1 < (2ll))) ? in0[(i0)*1344 + (i1)*4 + (t0)*2 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 8; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== conv_k26 =====
+BY_KERNEL void conv_k26(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 14) * 4; by_blk /= 14;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 42; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*336 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*1344 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k4 =====
+BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 56; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 56) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 56) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 56) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 224; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in0[(i0)*224 + (i1)*4 + (i2)*2 + (i3)] + in1[(i0)*224 + (i1)*4 + (i2)*2 + (i3)]));
+    }
+  }
+}
+
+// ===== conv_k27 =====
+BY_KERNEL void conv_k27(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 28) * 4; by_blk /= 28;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 42; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*336 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*1344 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k28 =====
+BY_KERNEL void conv_k28(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 320) * 4; by_blk /= 320;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 14; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*112 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*448 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== clip_k10 =====
+BY_KERNEL void __launch_bounds__(512) clip_k10(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 1024 + threadIdx.x; by_v0 < 1280; by_v0 += (int)gridDim.x * 1024) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5120 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1280) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5120 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 5120; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max(in0[(i0)*5120 + (i1)*4 + (i2)*2 + (i3)], 0.0f), 6.0f));
+    }
+  }
+}
+
+// ===== reducemean_k0 =====
+BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 4;
+  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const bool active = row < 1280;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i2 = 0;
+  const int i3 = 0;
+  const int rowc = active ? row : 0;
+  const int i1 = rowc;
+  if (active) for (int k = lane; k < 4; k += 4) {
+    int by_rk = k;
+    const int r1 = by_rk % 2; by_rk /= 2;
+    const int r0 = by_rk;
+    const float v = in0[(i0)*5120 + (i1)*4 + (r0)*2 + (r1)];
+    by_racc = by_racc + v;
+  }
+  for (int o = 2; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)((acc / 4.0f));
+  }
+}

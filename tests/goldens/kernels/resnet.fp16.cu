@@ -1,0 +1,2775 @@
+// golden: resnet.onnx h100 fp16
+// 36 launches, 35 distinct kernels
+// launch 0: conv_k0 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 1: relu_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 2: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 3: conv_k1 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 4: relu_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 5: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 6: relu_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 7: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 8: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 9: relu_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 10: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 11: relu_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 12: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=2176 params=[float by_half float out:float]
+// launch 13: relu_k4 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 14: conv_k6 grid=[32, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float out:float]
+// launch 15: conv_k7 grid=[16, 1, 1] block=[256, 1, 1] shared=1280 params=[float by_half float out:float]
+// launch 16: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 17: relu_k5 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 18: conv_k8 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 19: relu_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 20: conv_k9 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 21: relu_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 22: conv_k10 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 23: conv_k11 grid=[16, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float out:float]
+// launch 24: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 25: relu_k8 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 26: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 27: relu_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 28: conv_k13 grid=[64, 1, 1] block=[32, 1, 1] shared=1024 params=[float by_half float out:float]
+// launch 29: conv_splitk_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float float out:float]
+// launch 30: relu_k10 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 31: conv_k14 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 32: conv_k15 grid=[32, 1, 1] block=[64, 1, 1] shared=512 params=[float by_half float out:float]
+// launch 33: add_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 34: relu_k11 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 35: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+
+// ===== conv_k0 =====
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 96;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
+  const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 19; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gk < 147) {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r2 = by_rk % 7; by_rk /= 7;
+        const int r1 = by_rk % 7; by_rk /= 7;
+        const int r0 = by_rk;
+        v = ((float)(((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)])));
+      }
+      by_as[(0) * 96 + kk * 12 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 64) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gk < 147) {
+        int by_rm = gr;
+        const int i3 = by_rm % 32; by_rm /= 32;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r2 = by_rk % 7; by_rk /= 7;
+        const int r1 = by_rk % 7; by_rk /= 7;
+        const int r0 = by_rk;
+        const int t0 = (((i2 * (2ll)) + r1) - (3ll));
+        const int t1 = (((i3 * (2ll)) + r2) - (3ll));
+        v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 32; by_en /= 32;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== relu_k0 =====
+BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 32768) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 32; by_rem /= 32;
+      const int i2 = by_rem % 32; by_rem /= 32;
+      const int i1 = by_rem;
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max(in0[(i0)*32768 + (i1)*1024 + (i2)*32 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== maxpool_k0 =====
+BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 8;
+  const int row = (int)blockIdx.x * 16 + tid / 8;
+  const bool active = row < 8192;
+  float by_racc = 0;
+  int have = 0;
+  const int i0 = 0;
+  const int rowc = active ? row : 0;
+  int by_rr = rowc;
+  const int i3 = by_rr % 16; by_rr /= 16;
+  const int i2 = by_rr % 16; by_rr /= 16;
+  const int i1 = by_rr;
+  if (active) for (int k = lane; k < 9; k += 8) {
+    int by_rk = k;
+    const int r1 = by_rk % 3; by_rk /= 3;
+    const int r0 = by_rk;
+    const int t0 = (((i2 * (2ll)) + r0) - (1ll));
+    const int t1 = (((i3 * (2ll)) + r1) - (1ll));
+    const float v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*32768 + (i1)*1024 + (t0)*32 + (t1)] : (-by_inf_f()));
+    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  }
+  for (int o = 4; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    const int other_have = __shfl_xor_sync(0xFFFFFFFFu, have, o);
+    if (other_have) { by_racc = have ? by_max(by_racc, other) : other; have = 1; }
+  }
+  if (active && lane == 0) {
+    (void)have;
+    const float acc = by_racc;
+    out[(i1)*256 + (i2)*16 + (i3)] = (float)(acc);
+  }
+}
+
+// ===== conv_k1 =====
+BY_KERNEL void conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== relu_k1 =====
+BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 16; by_rem /= 16;
+        const int i2 = by_rem % 16; by_rem /= 16;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 16; by_rem /= 16;
+      const int i2 = by_rem % 16; by_rem /= 16;
+      const int i1 = by_rem;
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(in0[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k2 =====
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 9; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        v = ((float)(((float)in1[(i1)*72 + (r0)*9 + (r1)*3 + (r2)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        const int t0 = ((i2 + r1) - (1ll));
+        const int t1 = ((i3 + r2) - (1ll));
+        v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f))))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k3 =====
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in1[(i1)*8 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 16; by_rem /= 16;
+        const int i2 = by_rem % 16; by_rem /= 16;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8192 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 16; by_rem /= 16;
+      const int i2 = by_rem % 16; by_rem /= 16;
+      const int i1 = by_rem;
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((in0[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)] + in1[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)]));
+    }
+  }
+}
+
+// ===== relu_k2 =====
+BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 128;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 16; by_rem /= 16;
+        const int i2 = by_rem % 16; by_rem /= 16;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 16; by_rem /= 16;
+      const int i2 = by_rem % 16; by_rem /= 16;
+      const int i1 = by_rem;
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(in0[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k4 =====
+BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== relu_k3 =====
+BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 16; by_rem /= 16;
+        const int i2 = by_rem % 16; by_rem /= 16;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 16; by_rem /= 16;
+          const int i2 = by_rem % 16; by_rem /= 16;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 4096; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 16; by_rem /= 16;
+      const int i2 = by_rem % 16; by_rem /= 16;
+      const int i1 = by_rem;
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(in0[(i0)*4096 + (i1)*256 + (i2)*16 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k5 =====
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 288;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int i0 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 9; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 256; e += 128) {
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        v = ((float)(((float)in1[(i1)*144 + (r0)*9 + (r1)*3 + (r2)])));
+      }
+      by_as[(0) * 288 + kk * 18 + rr] = v;
+    }
+    for (int e = tid; e < 256; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        const int t0 = (((i2 * (2ll)) + r1) - (1ll));
+        const int t1 = (((i3 * (2ll)) + r2) - (1ll));
+        v = ((float)(((float)(by_half)((float)((((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f))))));
+      }
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 288;
+    const float* const bs = by_bs + cur * 256;
+    #pragma unroll
+    for (int kk = 0; kk < 16; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 18 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== relu_k4 =====
+BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(in0[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k6 =====
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 64;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 2; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 128) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*16 + (r0)])));
+      }
+      by_as[(0) * 64 + kk * 8 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k7 =====
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 64;
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 256) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+      }
+      by_as[(0) * 64 + kk * 8 + rr] = v;
+    }
+    for (int e = tid; e < 256; e += 256) {
+      const int rr = e % 32; const int kk = e / 32;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))])))));
+      }
+      by_bs[(0) * 256 + kk * 32 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 256;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 32 + tx + j * 32];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 32;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k1 =====
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 4096; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in0[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)] + in1[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)]));
+    }
+  }
+}
+
+// ===== relu_k5 =====
+BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 1024) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 4096; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(in0[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k8 =====
+BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 4096;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: generic, k x rows
+      unsigned char* const dst = by_sa + stage * 4096;
+      for (int c = tid; c < 2048; c += 256) {
+        const int o = c / 32, ii = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_m0 + ii;
+        float v = 0.0f;
+        {
+          const int i1 = gr;
+          const int r0 = gk;
+          v = ((float)in1[(i1)*64 + (r0)]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      for (int c = tid; c < 4096; c += 256) {
+        const int o = c / 64, ii = c % 64;
+        const int gk = k0 + o;
+        const int gr = by_n0 + ii;
+        float v = 0.0f;
+        {
+          int by_rm = gr;
+          const int i3 = by_rm % 8; by_rm /= 8;
+          const int i2 = by_rm;
+          const int r0 = gk;
+          v = in0[(i0)*4096 + (r0)*64 + (i2)*8 + (i3)];
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, ii * 2)) = by_half(v);
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 4096;
+      const unsigned char* const bs = by_sb + (0) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4_trans(a[mi], as + by_swizzle_64b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 8; by_en /= 8;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+      }
+}
+
+// ===== relu_k6 =====
+BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 8; by_rem /= 8;
+        const int i2 = by_rem % 8; by_rem /= 8;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 8; by_rem /= 8;
+          const int i2 = by_rem % 8; by_rem /= 8;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 8; by_rem /= 8;
+      const int i2 = by_rem % 8; by_rem /= 8;
+      const int i1 = by_rem;
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(in0[(i0)*2048 + (i1)*64 + (i2)*8 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k9 =====
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 96;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
+  const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 36; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        v = ((float)(((float)in1[(i1)*288 + (r0)*9 + (r1)*3 + (r2)])));
+      }
+      by_as[(0) * 96 + kk * 12 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 64) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        const int t0 = (((i2 * (2ll)) + r1) - (1ll));
+        const int t1 = (((i3 * (2ll)) + r2) - (1ll));
+        v = ((float)(((float)(by_half)((float)((((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)] : 0.0f))))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== relu_k7 =====
+BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 128) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 128) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 128) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 512; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(in0[(i0)*512 + (i1)*16 + (i2)*4 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k10 =====
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k11 =====
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 64;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 128) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*64 + (r0)])));
+      }
+      by_as[(0) * 64 + kk * 8 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k2 =====
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)] + in1[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)]));
+    }
+  }
+}
+
+// ===== relu_k8 =====
+BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 512) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(in0[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k12 =====
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*128 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*2048 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== relu_k9 =====
+BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 4; by_rem /= 4;
+        const int i2 = by_rem % 4; by_rem /= 4;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 4; by_rem /= 4;
+          const int i2 = by_rem % 4; by_rem /= 4;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 4; by_rem /= 4;
+      const int i2 = by_rem % 4; by_rem /= 4;
+      const int i1 = by_rem;
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(in0[(i0)*1024 + (i1)*16 + (i2)*4 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k13 =====
+BY_KERNEL void __launch_bounds__(32) conv_k13(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 512;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 36 - kt_begin < 3 ? 36 - kt_begin : 3;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: generic, rows x k
+      unsigned char* const dst = by_sa + stage * 512;
+      for (int c = tid; c < 256; c += 32) {
+        const int o = c / 16, ii = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + ii;
+        float v = 0.0f;
+        {
+          const int i1 = gr;
+          int by_rk = gk;
+          const int r2 = by_rk % 3; by_rk /= 3;
+          const int r1 = by_rk % 3; by_rk /= 3;
+          const int r0 = by_rk;
+          v = ((float)in1[(i1)*576 + (r0)*9 + (r1)*3 + (r2)]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int c = tid; c < 256; c += 32) {
+        const int o = c / 16, ii = c % 16;
+        const int gk = k0 + o;
+        const int gr = by_n0 + ii;
+        float v = 0.0f;
+        if (gr < 4) {
+          int by_rm = gr;
+          const int i3 = by_rm % 2; by_rm /= 2;
+          const int i2 = by_rm;
+          int by_rk = gk;
+          const int r2 = by_rk % 3; by_rk /= 3;
+          const int r1 = by_rk % 3; by_rk /= 3;
+          const int r0 = by_rk;
+          const int t0 = (((i2 * (2ll)) + r1) - (1ll));
+          const int t1 = (((i3 * (2ll)) + r2) - (1ll));
+          v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*1024 + (r0)*16 + (t0)*4 + (t1)] : 0.0f);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 512;
+      const unsigned char* const bs = by_sb + (0) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        out[(int)by_ks * 256 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
+      }
+}
+
+// ===== conv_splitk_k0 =====
+BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out) {
+  for (int lin = (int)blockIdx.x * 256 + threadIdx.x; lin < 256; lin += (int)gridDim.x * 256) {
+    float s = 0.0f;
+    for (int k = 0; k < 16; ++k) s += by_ws[(int)k * 256 + lin];
+    const int i0 = 0;
+    int by_rem = lin;
+    const int i3 = by_rem % 2; by_rem /= 2;
+    const int i2 = by_rem % 2; by_rem /= 2;
+    const int i1 = by_rem;
+    const float acc = s;
+    out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+  }
+}
+
+// ===== relu_k10 =====
+BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 64; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 64) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 64) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 64) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 256; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(in0[(i0)*256 + (i1)*4 + (i2)*2 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== conv_k14 =====
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 64) * 4; by_blk /= 64;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*64 + (r0)])));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*256 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== conv_k15 =====
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 64;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 64) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*128 + (r0)])));
+      }
+      by_as[(0) * 64 + kk * 8 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 64) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+
+// ===== add_k3 =====
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in0[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)] + in1[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)]));
+    }
+  }
+}
+
+// ===== relu_k11 =====
+BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 2; by_rem /= 2;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 256) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 2; by_rem /= 2;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 2; by_rem /= 2;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(in0[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)], 0.0f));
+    }
+  }
+}
+
+// ===== reducemean_k0 =====
+BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 4;
+  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const bool active = row < 256;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i2 = 0;
+  const int i3 = 0;
+  const int rowc = active ? row : 0;
+  const int i1 = rowc;
+  if (active) for (int k = lane; k < 4; k += 4) {
+    int by_rk = k;
+    const int r1 = by_rk % 2; by_rk /= 2;
+    const int r0 = by_rk;
+    const float v = in0[(i0)*1024 + (i1)*4 + (r0)*2 + (r1)];
+    by_racc = by_racc + v;
+  }
+  for (int o = 2; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)((acc / 4.0f));
+  }
+}

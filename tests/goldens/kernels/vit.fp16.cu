@@ -1,0 +1,1989 @@
+// golden: vit.onnx h100 fp16
+// 74 launches, 27 distinct kernels
+// launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=4608 params=[float by_half out:float]
+// launch 1: conv_splitk_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float out:float]
+// launch 2: transpose_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=16640 params=[float out:float]
+// launch 3: concat_k0 grid=[5, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 4: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 5: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 6: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 7: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 8: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 9: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 10: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 11: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 12: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 13: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 14: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 15: transpose_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=16640 params=[float out:float]
+// launch 16: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 17: mul_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 18: matmul_k1 grid=[2, 1, 1] block=[128, 1, 1] shared=8192 params=[float float out:float]
+// launch 19: add_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 20: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 21: isnan_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
+// launch 22: where_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[bool float out:float]
+// launch 23: matmul_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=6144 params=[float float out:float]
+// launch 24: transpose_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 25: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 26: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 27: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 28: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 29: matmul_k3 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 30: add_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 31: div_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 32: erf_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 33: add_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 34: mul_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 35: mul_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 36: matmul_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 37: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 38: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 39: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 40: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 41: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 42: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 43: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 44: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 45: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 46: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 47: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 48: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 49: transpose_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=16640 params=[float out:float]
+// launch 50: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 51: mul_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 52: matmul_k1 grid=[2, 1, 1] block=[128, 1, 1] shared=8192 params=[float float out:float]
+// launch 53: add_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 54: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 55: isnan_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
+// launch 56: where_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[bool float out:float]
+// launch 57: matmul_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=6144 params=[float float out:float]
+// launch 58: transpose_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 59: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 60: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 61: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 62: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 63: matmul_k3 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 64: add_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 65: div_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 66: erf_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 67: add_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 68: mul_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 69: mul_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 70: matmul_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 71: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 72: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 73: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+
+// ===== conv_k0 =====
+BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 4096;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 48 - kt_begin < 3 ? 48 - kt_begin : 3;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: generic, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      for (int c = tid; c < 2048; c += 256) {
+        const int o = c / 16, ii = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + ii;
+        float v = 0.0f;
+        {
+          const int i1 = gr;
+          int by_rk = gk;
+          const int r2 = by_rk % 16; by_rk /= 16;
+          const int r1 = by_rk % 16; by_rk /= 16;
+          const int r0 = by_rk;
+          v = ((float)in1[(i1)*768 + (r0)*256 + (r1)*16 + (r2)]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 16, ii = c % 16;
+        const int gk = k0 + o;
+        const int gr = by_n0 + ii;
+        float v = 0.0f;
+        {
+          int by_rm = gr;
+          const int i3 = by_rm % 4; by_rm /= 4;
+          const int i2 = by_rm;
+          int by_rk = gk;
+          const int r2 = by_rk % 16; by_rk /= 16;
+          const int r1 = by_rk % 16; by_rk /= 16;
+          const int r0 = by_rk;
+          v = in0[(i0)*12288 + (r0)*4096 + (((i2 * (16ll)) + r1))*64 + (((i3 * (16ll)) + r2))];
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 4096;
+      const unsigned char* const bs = by_sb + (0) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        out[(int)by_ks * 2048 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
+      }
+}
+
+// ===== conv_splitk_k0 =====
+BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out) {
+  for (int lin = (int)blockIdx.x * 256 + threadIdx.x; lin < 2048; lin += (int)gridDim.x * 256) {
+    float s = 0.0f;
+    for (int k = 0; k < 16; ++k) s += by_ws[(int)k * 2048 + lin];
+    const int i0 = 0;
+    int by_rem = lin;
+    const int i3 = by_rem % 4; by_rem /= 4;
+    const int i2 = by_rem % 4; by_rem /= 4;
+    const int i1 = by_rem;
+    const float acc = s;
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)(acc);
+  }
+}
+
+// ===== transpose_k0 =====
+BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
+  int by_blk = blockIdx.x;
+  const int by_b0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int i0 = 0;
+  #pragma unroll
+  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
+    const int by_al = by_e % 64, by_bl = by_e / 64;
+    const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
+    if (by_ga < 16) {
+      const int i1 = by_ga;
+      const int i2 = by_gb;
+      by_t0[by_al * 65 + by_bl] = in0[(i0)*2048 + (i2)*16 + (i1)];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
+    const int by_bl = by_e % 64, by_al = by_e / 64;
+    const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
+    if (by_ga < 16) {
+      const int i1 = by_ga;
+      const int i2 = by_gb;
+      out[(i1)*128 + (i2)] = (float)(by_t0[by_al * 65 + by_bl]);
+    }
+  }
+}
+
+// ===== concat_k0 =====
+BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2176; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 2176) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)(((i1 < (1ll)) ? in0[(i0)*128 + (i1)*128 + (i2)] : in1[(i0)*2048 + ((i1 - (1ll)))*128 + (i2)]));
+    }
+  }
+}
+
+// ===== add_k0 =====
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 128; by_rem /= 128;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 128; by_rem /= 128;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 128; by_rem /= 128;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)((in0[(i0)*2176 + (i1)*128 + (i2)] + in1[(i0)*2176 + (i1)*128 + (i2)]));
+    }
+  }
+}
+
+// ===== row_layernorm_k0 =====
+BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 17ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 128ll;
+  float* yr = y + row * 128ll;
+  float s = 0.0f;
+  for (long long j = tid; j < 128ll; j += nthreads) s += ((float)xr[j]);
+  const float mu = row_layernorm_k0_sum(s, part) / 128.0f;
+  float q = 0.0f;
+  for (long long j = tid; j < 128ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
+  const float var = row_layernorm_k0_sum(q, part) / 128.0f;
+  const float inv = 1.0f / by_sqrt(var + 9.999999960041972e-13f);
+  for (long long j = tid; j < 128ll; j += nthreads) {
+    float v = (((float)xr[j]) - mu) * inv;
+    v = v * ((float)scale[j]);
+    v = v + ((float)bias[j]);
+    yr[j] = (float)v;
+  }
+}
+
+// ===== matmul_k0 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr < 17) v = by_ld_global_v4(src + (i0)*2176 + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*128 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i1 = gm;
+        const int i2 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*128 + (i2)] = (float)(acc);
+      }
+}
+
+// ===== add_k1 =====
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 128; by_rem /= 128;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 128; by_rem /= 128;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 128; by_rem /= 128;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 128; by_rem /= 128;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 128; by_rem /= 128;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)] = (float)((in0[(i0)*2176 + (i1)*128 + (i2)] + in1[(i2)]));
+    }
+  }
+}
+
+// ===== transpose_k1 =====
+BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 17; by_rem /= 17;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 17; by_rem /= 17;
+      const int i1 = by_rem;
+      out[(i1)*1088 + (i2)*64 + (i3)] = (float)(in0[(i0)*2176 + (i2)*128 + (i1)*64 + (i3)]);
+    }
+  }
+}
+
+// ===== transpose_k2 =====
+BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
+  int by_blk = blockIdx.x;
+  const int by_b0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int i0 = by_blk;
+  #pragma unroll
+  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
+    const int by_al = by_e % 64, by_bl = by_e / 64;
+    const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
+    if (by_gb < 17) {
+      const int i1 = by_ga;
+      const int i2 = by_gb;
+      by_t0[by_al * 65 + by_bl] = in0[(i0)*1088 + (i2)*64 + (i1)];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
+    const int by_bl = by_e % 64, by_al = by_e / 64;
+    const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
+    if (by_gb < 17) {
+      const int i1 = by_ga;
+      const int i2 = by_gb;
+      out[(i0)*1088 + (i1)*17 + (i2)] = (float)(by_t0[by_al * 65 + by_bl]);
+    }
+  }
+}
+
+// ===== mul_k0 =====
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 17; by_rem /= 17;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 17; by_rem /= 17;
+      const int i1 = by_rem;
+      out[(i1)*1088 + (i2)*64 + (i3)] = (float)((in0[(i0)*2176 + (i1)*1088 + (i2)*64 + (i3)] * 0.3535533845424652f));
+    }
+  }
+}
+
+// ===== mul_k1 =====
+BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 17; by_rem /= 17;
+        const int i2 = by_rem % 64; by_rem /= 64;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 17; by_rem /= 17;
+          const int i2 = by_rem % 64; by_rem /= 64;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 17; by_rem /= 17;
+          const int i2 = by_rem % 64; by_rem /= 64;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 17; by_rem /= 17;
+          const int i2 = by_rem % 64; by_rem /= 64;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 17; by_rem /= 17;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*1088 + (i2)*17 + (i3)] = (float)((in0[(i0)*2176 + (i1)*1088 + (i2)*17 + (i3)] * 0.3535533845424652f));
+    }
+  }
+}
+
+// ===== matmul_k1 =====
+BY_KERNEL void __launch_bounds__(128) matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 4096;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 128) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr < 17) v = by_ld_global_v4(src + (i0)*2176 + (i1)*1088 + (gr)*64 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 4096;
+      for (int c = tid; c < 2048; c += 128) {
+        const int o = c / 32, ii = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_n0 + ii;
+        float v = 0.0f;
+        if (gr < 17) {
+          const int i3 = gr;
+          const int r0 = gk;
+          v = in1[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)];
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 4096;
+      const unsigned char* const bs = by_sb + (0) * 4096;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17 && gn < 17)) continue;
+        const int i2 = gm;
+        const int i3 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*289 + (i2)*17 + (i3)] = (float)(acc);
+      }
+}
+
+// ===== add_k2 =====
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 578) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 17; by_rem /= 17;
+      const int i2 = by_rem % 17; by_rem /= 17;
+      const int i1 = by_rem;
+      out[(i1)*289 + (i2)*17 + (i3)] = (float)((in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)] + in1[(i0)*289 + (i2)*17 + (i3)]));
+    }
+  }
+}
+
+// ===== row_softmax_k0 =====
+BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_DEVICE float row_softmax_k0_max(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = by_max(v, o);
+  }
+  (void)part;
+  return v;
+}
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 34ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 17ll;
+  float* yr = y + row * 17ll;
+  float m = (-by_inf_f());
+  for (long long j = tid; j < 17ll; j += nthreads) m = by_max(m, ((float)xr[j]));
+  m = row_softmax_k0_max(m, part);
+  float s = 0.0f;
+  for (long long j = tid; j < 17ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
+  s = row_softmax_k0_sum(s, part);
+  for (long long j = tid; j < 17ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
+}
+
+// ===== isnan_k0 =====
+BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 578) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 17; by_rem /= 17;
+      const int i2 = by_rem % 17; by_rem /= 17;
+      const int i1 = by_rem;
+      out[(i1)*289 + (i2)*17 + (i3)] = (bool)(by_isnan(in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)]));
+    }
+  }
+}
+
+// ===== where_k0 =====
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 578) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 17; by_rem /= 17;
+      const int i2 = by_rem % 17; by_rem /= 17;
+      const int i1 = by_rem;
+      out[(i1)*289 + (i2)*17 + (i3)] = (float)((in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)] ? 0.0f : in1[(i0)*578 + (i1)*289 + (i2)*17 + (i3)]));
+    }
+  }
+}
+
+// ===== matmul_k2 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 2048;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: generic, rows x k
+      unsigned char* const dst = by_sa + stage * 2048;
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 32, ii = c % 32;
+        const int gr = by_m0 + o;
+        const int gk = k0 + ii;
+        float v = 0.0f;
+        if (gr < 17 && gk < 17) {
+          const int i2 = gr;
+          const int r0 = gk;
+          v = in0[(i0)*578 + (i1)*289 + (i2)*17 + (r0)];
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in1;
+        if (gk < 17) v = by_ld_global_v4(src + (i0)*2176 + (i1)*1088 + (gk)*64 + (gr));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 2048;
+      const unsigned char* const bs = by_sb + (0) * 4096;
+      #pragma unroll
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i2 = gm;
+        const int i3 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*1088 + (i2)*64 + (i3)] = (float)(acc);
+      }
+}
+
+// ===== transpose_k3 =====
+BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 64; by_rem /= 64;
+        const int i2 = by_rem % 2; by_rem /= 2;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_e0[by_j]);
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 544) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 64; by_rem /= 64;
+          const int i2 = by_rem % 2; by_rem /= 2;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_e0[by_j]);
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 2; by_rem /= 2;
+      const int i1 = by_rem;
+      out[(i1)*128 + (i2)*64 + (i3)] = (float)(in0[(i0)*2176 + (i2)*1088 + (i1)*64 + (i3)]);
+    }
+  }
+}
+
+// ===== matmul_k3 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr < 17) v = by_ld_global_v4(src + (i0)*2176 + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*512 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i1 = gm;
+        const int i2 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*512 + (i2)] = (float)(acc);
+      }
+}
+
+// ===== add_k3 =====
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 512; by_rem /= 512;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] + in1[(i2)]));
+    }
+  }
+}
+
+// ===== div_k0 =====
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 512; by_rem /= 512;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] / 1.4142135381698608f));
+    }
+  }
+}
+
+// ===== erf_k0 =====
+BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 512; by_rem /= 512;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)(by_erf(in0[(i0)*8704 + (i1)*512 + (i2)]));
+    }
+  }
+}
+
+// ===== add_k4 =====
+BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 512; by_rem /= 512;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] + 1.0f));
+    }
+  }
+}
+
+// ===== mul_k2 =====
+BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 512; by_rem /= 512;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((0.5f * in0[(i0)*8704 + (i1)*512 + (i2)]));
+    }
+  }
+}
+
+// ===== mul_k3 =====
+BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
+  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
+  const int by_step = (int)gridDim.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i2 = by_rem % 512; by_rem /= 512;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
+        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 2176) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i2 = by_rem % 512; by_rem /= 512;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
+          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i2 = by_rem % 512; by_rem /= 512;
+      const int i1 = by_rem;
+      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] * in1[(i0)*8704 + (i1)*512 + (i2)]));
+    }
+  }
+}
+
+// ===== matmul_k4 =====
+BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = blockIdx.x;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 8;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr < 17) v = by_ld_global_v4(src + (i0)*8704 + (gr)*512 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*128 + (gr)) : (const void*)in1, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i1 = gm;
+        const int i2 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*128 + (i2)] = (float)(acc);
+      }
+}
