@@ -279,7 +279,7 @@ class PlanLauncher:
     once (so that timing sees the kernels, not Python), its own arena for intermediates/outputs."""
 
     def __init__(self, plan, backend, inputs: dict):
-        from compiler.runtime.plan import AliasStep, LaunchStep
+        from compiler.ir.plan import AliasStep, LaunchStep
         types = dict(plan.types)
         self.arena = backend.alloc(max(plan.arena_bytes, 1))
         scope = dict(inputs)
@@ -500,7 +500,7 @@ def dry_run(pairs, target_name: str, candidates: bool, store_dir: str | None) ->
                 n_cand = 0
                 if candidates:
                     from compiler.codegen.nvrtc import build_cubin
-                    from compiler.roller.tuner import candidate_configs, render_candidate
+                    from compiler.passes.tune import candidate_configs, render_candidate
                     for k in ks:
                         for cfg in candidate_configs(k, target):
                             kc = render_candidate(k, cfg, target)

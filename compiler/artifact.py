@@ -7,11 +7,11 @@ import tarfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codegen.kernel import Kernel, KernelParam, TensorMapDecl
+from .ir.kernel import Kernel, KernelParam, TensorMapDecl
 from .errors import ModelError
 from .ir.dtypes import DType
 from .ir.graph import Constant, TensorType
-from .runtime.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from .ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 FORMAT = 1
 

@@ -20,7 +20,7 @@ from .passes.memory_plan import plan_memory
 from .passes.precision import check_precision, precision_plan
 from .passes.roller import roller_plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
-from .runtime.plan import Plan
+from .ir.plan import Plan
 from .targets import Target, get_target
 from .version import compiler_key
 
@@ -186,7 +186,7 @@ def _cached_build(k, target: Target, store, tool: str) -> dict:
 def _tune(plan: Plan, target: Target, store, builds: dict, options: CompileOptions):
     """Stage 9: on a GPU of the target's arch, the fastest of each kernel's top K (measured and
     cached); elsewhere the model's choice stands and the times stay predicted."""
-    from .roller.tuner import tune_gate, tune_plan
+    from .passes.tune import tune_gate, tune_plan
     device, why = tune_gate(target, options.tune, options.build)
     if device is None:
         info = {"status": "skipped", "reason": why, "times": "predicted"}

@@ -6,7 +6,8 @@ import math
 from ..ir.dtypes import DType
 from ..ir.texpr import (ACC, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, Var,
                         children)
-from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel, KernelParam
 
 INT32_LIMIT = 2**31 - 1
 MAX_GRID_X = INT32_LIMIT          # blocks a launch may have along grid.x

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 
 from ..ir.texpr import Expr, Load, TensorExpr
-from ..roller.pattern import ReduceView, TransposeView, VectorView
-from ..roller.rtile import KernelConfig
+from ..analysis.views import ReduceView, TransposeView, VectorView
+from ..analysis.tiles import KernelConfig
 from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
-from .kernel import NAME_PLACEHOLDER, Kernel, finish_source
+from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel
 from .tiled import (_INIT, _combine, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
                     index_ctype)
 

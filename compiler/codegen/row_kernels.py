@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ..ir.dtypes import DType
 from .cuda import MAX_GRID_X, c_const
-from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel, KernelParam
 
 ROW_OPS = ("softmax", "logsoftmax", "layernorm", "rmsnorm")
 WARP_ROW_LIMIT = 1024       # rows up to this length get one warp each

@@ -21,10 +21,11 @@ import math
 from dataclasses import dataclass
 
 from ..ir.texpr import TensorExpr
-from ..roller.pattern import GemmView, TcOperand, tc_operand
-from ..roller.rtile import KernelConfig
+from ..analysis.views import GemmView, TcOperand, tc_operand
+from ..analysis.tiles import KernelConfig
 from .cuda import INT32_LIMIT
-from .kernel import NAME_PLACEHOLDER, Kernel, finish_source
+from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel
 from .tiled import _decompose, _epilogue, _kparams, _render, _signature, _unit_vars, index_ctype
 
 # mma element type -> (C type in shared memory, bytes, mma function, k per mma, f32x2 packer)

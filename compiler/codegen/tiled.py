@@ -10,10 +10,11 @@ import math
 
 from ..ir.dtypes import DType
 from ..ir.texpr import ACC, Expr, TensorExpr
-from ..roller.pattern import ElementwiseView, GemmView, ReduceView
-from ..roller.rtile import KernelConfig
+from ..analysis.views import ElementwiseView, GemmView, ReduceView
+from ..analysis.tiles import KernelConfig
 from .cuda import ExprRenderer, contiguous_strides, index_ctype
-from .kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel, KernelParam
 
 FULL_MASK = "0xFFFFFFFFu"
 

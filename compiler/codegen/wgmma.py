@@ -33,9 +33,10 @@ import math
 from dataclasses import dataclass
 
 from ..ir.texpr import TensorExpr
-from ..roller.pattern import GemmView, TcOperand, tc_operand
-from ..roller.rtile import KernelConfig
-from .kernel import NAME_PLACEHOLDER, Kernel, TensorMapDecl, finish_source
+from ..analysis.views import GemmView, TcOperand, tc_operand
+from ..analysis.tiles import KernelConfig
+from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel, TensorMapDecl
 from .tiled import _decompose, _epilogue, _kparams, _signature, _unit_vars, index_ctype
 
 BK = 64                       # k per stage: 64 16-bit elements = one 128-byte swizzled row

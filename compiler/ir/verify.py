@@ -43,7 +43,7 @@ def verify_graph(g: Graph, outer_scope: frozenset[str] = frozenset()) -> None:
 def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
     """Every step reads defined buffers of matching element type; arena slots of live values never overlap."""
     from ..passes.lower import step_reads, step_writes
-    from ..runtime.plan import IfStep, LaunchStep, LoopStep, ScanStep
+    from .plan import IfStep, LaunchStep, LoopStep, ScanStep
     types = dict(plan.types)
     defined = set(plan.inputs) | {n for n, _ in plan.constants} | set(plan.outer) | set(outer_scope)
     defined |= {n for n, t in types.items() if t.size == 0}   # an empty value needs no writer

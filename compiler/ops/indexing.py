@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from ..codegen.kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from ..codegen.naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.texpr import binary, const, load, out_vars, select
 from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index

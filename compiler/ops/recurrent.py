@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..codegen.cuda import c_const
-from ..codegen.kernel import NAME_PLACEHOLDER, Kernel, KernelParam, finish_source
+from ..codegen.naming import NAME_PLACEHOLDER, finish_source
+from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, load, out_vars, reduce_vars, select

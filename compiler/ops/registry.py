@@ -145,7 +145,7 @@ class LowerCtx:
     def emit(self, te: TensorExpr, inputs: list[str] | tuple[str, ...], output: str) -> None:
         """Emits a kernel computing output = te(inputs)."""
         from ..codegen.cuda import render_texpr
-        from ..runtime.plan import LaunchStep
+        from ..ir.plan import LaunchStep
         if len(inputs) != len(te.inputs):
             raise ValueError(f"{te.name}: {len(te.inputs)} inputs expected, {len(inputs)} given")
         if te.reduce is not None and te.reduce.extent == 0 and te.output.size > 0:
@@ -164,13 +164,13 @@ class LowerCtx:
         self._emit(LaunchStep(_with_ops(k, self.node.name)))
 
     def emit_kernel(self, kernel) -> None:
-        """Emits a hand-written kernel (see compiler/codegen/kernel.py)."""
-        from ..runtime.plan import LaunchStep
+        """Emits a hand-written kernel (see compiler/ir/kernel.py)."""
+        from ..ir.plan import LaunchStep
         self._emit(LaunchStep(_with_ops(kernel, self.node.name)))
 
     def alias(self, output: str, source: str) -> None:
         """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel."""
-        from ..runtime.plan import AliasStep
+        from ..ir.plan import AliasStep
         self._emit(AliasStep(output, source))
 
 

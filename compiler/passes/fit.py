@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import TooLarge
 from ..ir.graph import Graph
-from ..runtime.plan import Plan
+from ..ir.plan import Plan
 from ..targets import Target
 
 INDEX_LIMIT = 2**63 - 1     # elements a 64-bit signed index can address

@@ -6,7 +6,7 @@ import re
 from ..errors import CompilerError, NeedsConstant, UnsupportedOp
 from ..ir.graph import Graph
 from ..ops.registry import LowerCtx, lookup, zero_size_error
-from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 CONTROL_FLOW = ("If", "Loop", "Scan")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..runtime.plan import AliasStep, IfStep, LoopStep, Plan, ScanStep
+from ..ir.plan import AliasStep, IfStep, LoopStep, Plan, ScanStep
 from .lower import step_reads, step_writes
 
 ALIGN = 256

@@ -15,13 +15,13 @@ import dataclasses
 import numpy as np
 
 from ..codegen.cuda import NAIVE_SCHEDULE, render_texpr
-from ..codegen.kernel import Kernel
+from ..ir.kernel import Kernel
 from ..errors import CompilerError
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
 from ..ir.texpr import Binary, Cast, Load, TensorExpr, walk
-from ..roller.pattern import gemm_view
-from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..analysis.views import gemm_view
+from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from .lower import step_reads
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")

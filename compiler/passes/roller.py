@@ -13,7 +13,7 @@ import dataclasses
 import json
 
 from ..codegen.cuda import NAIVE_SCHEDULE
-from ..codegen.kernel import Kernel
+from ..ir.kernel import Kernel
 from ..codegen.tensor_core import render_splitk_reduce, render_tc_gemm
 from ..codegen.tiled import render_config
 from ..codegen.wgmma import render_wgmma_gemm
@@ -22,8 +22,8 @@ from ..ir.graph import TensorType
 from ..roller.construct import construct_rtiles, declined, view_for
 from ..codegen.memory_bound import render_split_combine
 from ..roller.micro_model import predict, predict_workload, second_pass_workload
-from ..roller.rtile import configs_json
-from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..analysis.tiles import configs_json
+from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..targets import Target
 
 DEFAULT_TOP_K = 8

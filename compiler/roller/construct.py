@@ -29,10 +29,8 @@ from ..codegen.tiled import ctype_size, gemm_shared_bytes
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..targets import Target
 from .micro_model import WGMMA_PIPELINE_EFFICIENCY, blocks_per_sm, predict, wgmma_fill_efficiency
-from .pattern import (MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, TransposeView, VectorView,
-                      decompose, elementwise_view, gemm_view, reduce_view, sectors_per_request, tc_operand,
-                      transpose_view, vector_view, VECTOR_BYTES)
-from .rtile import KernelConfig, RTile, Workload
+from ..analysis.views import MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, TransposeView, VectorView, decompose, elementwise_view, gemm_view, reduce_view, sectors_per_request, tc_operand, transpose_view, vector_view, VECTOR_BYTES
+from ..analysis.tiles import KernelConfig, RTile, Workload
 
 BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
 THREAD_SIZES = (1, 2, 4, 8)
@@ -499,7 +497,7 @@ def _tile_env(view: TransposeView, a: int, b: int, outer: int, unit) -> dict[str
 
 def transpose_candidates(te: TensorExpr, view: TransposeView, target: Target) -> list[KernelConfig]:
     """Shared-memory transposes: tiles of 32 or 64 square, padded against bank conflicts."""
-    from .pattern import distinct_loads
+    from ..analysis.views import distinct_loads
     A, B, O = view.A, view.B, view.outer_size
     n = te.output.size
     sizes = _sizes(te)

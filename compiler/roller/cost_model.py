@@ -7,7 +7,7 @@ for the others (naive and hand-written kernels), and adds LAUNCH_US per launch f
 every kernel has a prediction to check against measurements."""
 from __future__ import annotations
 
-from ..codegen.kernel import Kernel
+from ..ir.kernel import Kernel
 from ..targets import Target
 
 LAUNCH_US = 2.0  # host launch overhead per kernel, typical for a plain launch

@@ -6,7 +6,7 @@ import numpy as np
 from ..errors import RuntimeFault
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from .plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 
 def _contiguous(a) -> np.ndarray:

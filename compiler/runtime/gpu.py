@@ -5,7 +5,6 @@ import numpy as np
 
 from ..errors import RuntimeFault
 from ..ir.graph import TensorType
-from .executor import _contiguous
 
 
 def _cupy():
@@ -63,7 +62,7 @@ class GpuBackend:
         return arena[offset:offset + t.nbytes].view(t.dtype.np).reshape(t.shape)
 
     def to_device(self, a: np.ndarray):
-        return self.cp.asarray(_contiguous(a))
+        return self.cp.asarray(np.require(a, requirements="C"))   # C order, rank 0 kept
 
     def to_host(self, a) -> np.ndarray:
         return self.cp.asnumpy(a)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..codegen.kernel import Kernel
+from ..ir.kernel import Kernel
 from ..errors import CudaCompileError, RuntimeFault
 from ..ir.dtypes import DType
 

@@ -30,7 +30,7 @@ from compiler.codegen.tensor_core import render_tc_gemm
 from compiler.pipeline import CompileOptions
 from compiler.passes.roller import DEFAULT_TOP_K, kernel_precision, render_candidate
 from compiler.roller.construct import construct_rtiles
-from compiler.roller.pattern import gemm_view
+from compiler.analysis.views import gemm_view
 from compiler.targets import get_target
 from tests.codegen.index_check import INT32_MAX, check_kernel
 

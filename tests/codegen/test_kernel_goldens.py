@@ -120,7 +120,7 @@ def test_kernel_sources_match_goldens(texts):
 
 def test_golden_normalisation_keeps_distinct_kernels_apart():
     """Two kernels with one prefix get two names, and a kernel launched twice is written once."""
-    from compiler.codegen.kernel import Kernel, KernelParam
+    from compiler.ir.kernel import Kernel, KernelParam
     p = (KernelParam("float", "x", False), KernelParam("float", "y", True))
     a = Kernel("add_" + "0" * 16, 'extern "C" __global__ void add_' + "0" * 16 + "() {}\n", p, (1, 1, 1), (32, 1, 1))
     b = Kernel("add_" + "1" * 16, 'extern "C" __global__ void add_' + "1" * 16 + "() { }\n", p, (2, 1, 1), (32, 1, 1))

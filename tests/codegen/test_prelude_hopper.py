@@ -13,7 +13,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from compiler.codegen.kernel import Kernel, KernelParam, TensorMapDecl, finish_source
+from compiler.ir.kernel import Kernel, KernelParam, TensorMapDecl
+from compiler.codegen.naming import finish_source
 from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.runtime.host_harness import HarnessFault, build_host_module
 

@@ -11,7 +11,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from compiler.codegen.kernel import Kernel, KernelParam, finish_source
+from compiler.ir.kernel import Kernel, KernelParam
+from compiler.codegen.naming import finish_source
 from compiler.runtime.host_harness import HarnessFault, build_host_module
 
 ARCHS = ("sm_75", "sm_80", "sm_90")

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.codegen.kernel import Kernel, KernelParam
+from compiler.ir.kernel import Kernel, KernelParam
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Graph, Node, TensorType
 from compiler.ir.verify import VerifyError, verify_graph, verify_plan
-from compiler.runtime.plan import LaunchStep, Plan
+from compiler.ir.plan import LaunchStep, Plan
 
 F = TensorType(DType.float32, (4,))
 

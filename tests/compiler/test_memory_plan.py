@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from compiler.codegen.kernel import Kernel, KernelParam
+from compiler.ir.kernel import Kernel, KernelParam
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.verify import verify_plan
 from compiler.passes.lower import step_reads, step_writes
 from compiler.passes.memory_plan import plan_memory
-from compiler.runtime.plan import AliasStep, LaunchStep, Plan
+from compiler.ir.plan import AliasStep, LaunchStep, Plan
 
 
 def _kernel(reads, write):

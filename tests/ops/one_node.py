@@ -15,7 +15,7 @@ from compiler.ir.dtypes import DType
 from compiler.ir.graph import Constant, Node, TensorType
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.runtime.executor import HostBackend
-from compiler.runtime.plan import LaunchStep, Plan
+from compiler.ir.plan import LaunchStep, Plan
 
 
 def one_node_model(op: str, inputs: list, attrs: dict, opset: int, nout: int = 1) -> tuple[onnx.ModelProto, onnx.NodeProto]:

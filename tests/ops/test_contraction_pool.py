@@ -15,7 +15,7 @@ from compiler.ir.graph import Node, TensorType
 from compiler.ir.texpr import Binary, Cast, Const, Load, Select, TensorExpr, Unary, Var
 from compiler.ops.contraction import parse_einsum
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import LaunchStep
+from compiler.ir.plan import LaunchStep
 
 F32, F16 = np.float32, np.float16
 

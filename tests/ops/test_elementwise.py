@@ -21,7 +21,7 @@ from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
 from compiler.ir.texpr import Binary, Cast, Const, Load, Select, Unary, Var
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import LaunchStep
+from compiler.ir.plan import LaunchStep
 
 
 @dataclass(frozen=True)

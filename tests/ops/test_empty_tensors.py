@@ -16,7 +16,7 @@ from onnx import helper, numpy_helper
 
 from compiler.errors import ShapeError, UnsupportedOp
 from compiler.pipeline import CompileOptions
-from compiler.runtime.plan import LaunchStep
+from compiler.ir.plan import LaunchStep
 from tests.ops.one_node import PoisonedHostBackend
 
 F32, I64 = np.float32, np.int64
@@ -270,12 +270,12 @@ def test_empty_intermediates_flow_through_a_chain():
 
 
 def test_memory_plan_gives_empty_values_no_bytes():
-    from compiler.codegen.kernel import Kernel, KernelParam
+    from compiler.ir.kernel import Kernel, KernelParam
     from compiler.ir.dtypes import DType
     from compiler.ir.graph import TensorType
     from compiler.ir.verify import verify_plan
     from compiler.passes.memory_plan import plan_memory
-    from compiler.runtime.plan import Plan
+    from compiler.ir.plan import Plan
 
     def kernel(reads, write):
         params = tuple(KernelParam("float", r, False) for r in reads) + (KernelParam("float", write, True),)

@@ -12,7 +12,7 @@ from compiler.errors import UnsupportedOp
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import AliasStep
+from compiler.ir.plan import AliasStep
 
 from .one_node import (Case, check_inputs_not_degenerate, check_lowering_builds, check_reference,
                        check_runs_on_host, lower_case, rnd, scalar, uni)

@@ -13,7 +13,7 @@ from compiler.errors import UnsupportedOp
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Constant, TensorType
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import AliasStep, LaunchStep, Plan
+from compiler.ir.plan import AliasStep, LaunchStep, Plan
 
 from .one_node import ir_node, one_node_model
 

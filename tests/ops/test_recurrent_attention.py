@@ -10,7 +10,7 @@ from onnx import TensorProto, helper
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import LaunchStep
+from compiler.ir.plan import LaunchStep
 
 _NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float16): TensorProto.FLOAT16,
             np.dtype(np.float64): TensorProto.DOUBLE, np.dtype(np.int32): TensorProto.INT32,

@@ -14,14 +14,14 @@ import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-from compiler.codegen.kernel import Kernel
+from compiler.ir.kernel import Kernel
 from compiler.codegen.row_kernels import ROW_OPS, RowOperand, render_row_kernel
 from compiler.errors import UnsupportedOp
 from compiler.frontend.convert import plain_attribute
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
 from compiler.ops.registry import LowerCtx, lookup
-from compiler.runtime.plan import AliasStep, LaunchStep
+from compiler.ir.plan import AliasStep, LaunchStep
 
 ARCH = "sm_90"
 

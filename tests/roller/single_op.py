@@ -10,7 +10,7 @@ from compiler.ir.graph import Node, TensorType
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.roller.construct import classify, construct_rtiles, view_for
 from compiler.runtime.host_harness import build_host_module
-from compiler.runtime.plan import LaunchStep
+from compiler.ir.plan import LaunchStep
 from compiler.targets import get_target
 
 OPSET = 18

@@ -147,7 +147,7 @@ def test_matmul_is_a_gemm_with_aligned_tiles():
 
 def test_batched_matmul_batch_axes():
     """Batched MatMul: the head axis both operands read becomes the batch, M and N stay separate."""
-    from compiler.roller.pattern import gemm_view
+    from compiler.analysis.views import gemm_view
     rng = np.random.default_rng(4)
     kernel, _ = lower_single("MatMul", [_f(rng, (1, 2, 8, 16)), _f(rng, (1, 2, 16, 8))], {})
     v = gemm_view(kernel.expr)
@@ -157,7 +157,7 @@ def test_batched_matmul_batch_axes():
 
 def test_conv_is_an_implicit_gemm():
     """Conv: output channels on one side, (batch, rows, cols) on the other, (C, kh, kw) as K."""
-    from compiler.roller.pattern import gemm_view
+    from compiler.analysis.views import gemm_view
     rng = np.random.default_rng(5)
     kernel, _ = lower_single("Conv", [_f(rng, (2, 3, 8, 8)), _f(rng, (4, 3, 3, 3))], {"pads": [1, 1, 1, 1]})
     v = gemm_view(kernel.expr)

@@ -19,7 +19,7 @@ from compiler.ir.texpr import Binary, Const, Load, TensorExpr, Var
 from compiler.passes.roller import render_candidate, tile_launch
 from compiler.roller.construct import bank_conflict_ways, construct_rtiles, transpose_padding, view_for
 from compiler.roller.micro_model import predict
-from compiler.roller.pattern import transpose_view, vector_view
+from compiler.analysis.views import transpose_view, vector_view
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
 from tests.roller.single_op import check_builds, lower_single, run_on_host

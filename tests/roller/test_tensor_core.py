@@ -22,7 +22,7 @@ from compiler.passes.precision import contraction_kernel, precision_plan
 from compiler.passes.roller import render_candidate, tile_launch
 from compiler.pipeline import CompileOptions
 from compiler.roller.construct import construct_rtiles, fragment_conflicts
-from compiler.roller.pattern import gemm_view
+from compiler.analysis.views import gemm_view
 from compiler.roller.micro_model import predict, predict_workload
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target

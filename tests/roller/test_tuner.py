@@ -12,8 +12,7 @@ import pytest
 from compiler import compile
 from compiler.codegen.nvrtc import build_cubin
 from compiler.pipeline import STAGES, CompileOptions
-from compiler.roller.tuner import (candidate_configs, pick_fastest, render_candidate, replace_kernels,
-                                   stored_top_k, tune_gate, tune_key)
+from compiler.passes.tune import candidate_configs, pick_fastest, render_candidate, replace_kernels, stored_top_k, tune_gate, tune_key
 from compiler.runtime.timing import percentile, plan_samples, rotation_sets, summarize
 from compiler.targets import get_target
 
@@ -75,7 +74,7 @@ def test_render_candidate_reproduces_the_model_choice_and_renders_the_others(mat
 
 
 def test_only_kernels_whose_buffers_match_their_expression_are_measured(matmul_artifact):
-    from compiler.roller.tuner import _all_types, _measurable
+    from compiler.passes.tune import _all_types, _measurable
     plan = matmul_artifact.plan
     (k,) = plan.kernels()
     types = _all_types(plan)

@@ -24,7 +24,7 @@ from compiler.passes.roller import tile_launch
 from compiler.roller.construct import construct_rtiles
 from compiler.roller.micro_model import predict
 from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
-from compiler.runtime.plan import LaunchStep, Plan
+from compiler.ir.plan import LaunchStep, Plan
 from compiler.targets import get_target
 from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, launches, prepare, run_candidates
 
@@ -297,7 +297,7 @@ def test_bert_fp16_on_h100_follows_the_model(models_dir):
     from compiler.frontend.onnx_import import import_model
     from compiler.passes.lower import lower_graph
     from compiler.passes.precision import precision_plan
-    from compiler.roller.pattern import gemm_view
+    from compiler.analysis.views import gemm_view
     plan, _ = precision_plan(lower_graph(*(lambda m: (m.graph, m.opset))(import_model(str(models_dir / "bert.onnx")))), "fp16")
     checked = 0
     for k in plan.kernels():

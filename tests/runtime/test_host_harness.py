@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from compiler.codegen.cuda import render_texpr
-from compiler.codegen.kernel import Kernel, KernelParam
+from compiler.ir.kernel import Kernel, KernelParam
 from compiler.errors import CudaCompileError, RuntimeFault
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
@@ -636,7 +636,7 @@ _CACHE_PROBE = """
 import json, sys
 sys.path.insert(0, {repo!r})
 import numpy as np
-from compiler.codegen.kernel import Kernel, KernelParam
+from compiler.ir.kernel import Kernel, KernelParam
 from compiler.runtime.host_harness import build_host_module, host_build_stats
 k = Kernel("probe_scale", {src!r}, (KernelParam("float", "x", False), KernelParam("float", "y", True)),
            (2, 1, 1), (32, 1, 1))

@@ -1,4 +1,5 @@
-"""A generated kernel: CUDA C source written against the prelude, its parameters and launch shape."""
+"""The launch record: a rendered kernel's CUDA C source (written against the prelude), its parameters and
+launch shape. Made only by rendering; the plan's launch steps hold it."""
 from __future__ import annotations
 
 import functools
@@ -7,11 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.graph import _fields_key
-from ..ir.texpr import TensorExpr
-
-NAME_PLACEHOLDER = "BY_KERNEL_NAME"
-
+from .graph import _fields_key
+from .texpr import TensorExpr
 
 @dataclass(frozen=True)
 class KernelParam:
@@ -82,10 +80,3 @@ class Kernel:
     def uses_block_sync(self) -> bool:
         return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync|by_wgmma|by_mbar|by_tma",
                               self.source))
-
-
-def finish_source(prefix: str, source: str) -> tuple[str, str]:
-    """Names a kernel after its content: replaces the placeholder by prefix_<sha256[:16]>."""
-    h = hashlib.sha256(source.encode()).hexdigest()[:16]
-    entry = f"{re.sub(r'[^A-Za-z0-9_]', '_', prefix)}_{h}"
-    return entry, source.replace(NAME_PLACEHOLDER, entry)

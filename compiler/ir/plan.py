@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen.kernel import Kernel
+from .kernel import Kernel
 from ..ir.graph import Constant, TensorType
 
 

@@ -17,14 +17,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-from ..codegen.kernel import Kernel
+from ..ir.kernel import Kernel
 from ..errors import CompilerError, CudaCompileError, RuntimeFault
-from ..passes.roller import DEFAULT_TOP_K, kernel_precision, render_candidate as render_config_kernel
-from ..runtime.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from .roller import DEFAULT_TOP_K, kernel_precision, render_candidate as render_config_kernel
+from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..targets import Target
-from .construct import construct_rtiles
-from .micro_model import predict
-from .rtile import KernelConfig
+from ..roller.construct import construct_rtiles
+from ..roller.micro_model import predict
+from ..analysis.tiles import KernelConfig
 
 TUNE_FORMAT = 1
 # A candidate must beat the model's choice by this much (or by its own spread) to replace it.
