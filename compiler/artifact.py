@@ -11,6 +11,7 @@ from .ir.kernel import Kernel, KernelParam, TensorMapDecl
 from .errors import ModelError
 from .ir.dtypes import DType
 from .ir.graph import Constant, TensorType
+from .ir.dataflow import all_plans
 from .ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 FORMAT = 1
@@ -89,20 +90,10 @@ def load_artifact(path) -> Artifact:
 
 def _collect_constants(plan: Plan, out: dict | None = None) -> dict[str, Constant]:
     out = {} if out is None else out
-    for n, c in plan.constants:
-        out.setdefault(n, c)
-    for s in plan.steps:
-        for sub in _subplans(s):
-            _collect_constants(sub, out)
+    for sub in all_plans(plan):
+        for n, c in sub.constants:
+            out.setdefault(n, c)
     return out
-
-
-def _subplans(s):
-    if isinstance(s, IfStep):
-        return [s.then_plan, s.else_plan]
-    if isinstance(s, (LoopStep, ScanStep)):
-        return [s.body]
-    return []
 
 
 def _type_json(t: TensorType) -> list:

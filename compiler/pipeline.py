@@ -18,6 +18,7 @@ from .passes.lower import lower_graph
 from .passes.fit import check_graph, check_plan
 from .passes.memory_plan import plan_memory
 from .passes.precision import check_precision, precision_plan
+from .passes.render import render_plan
 from .passes.roller import roller_plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
 from .ir.plan import Plan
@@ -55,7 +56,7 @@ class StageRecord:
     info: dict
 
 
-STAGES = ("import", "lower", "precision", "roller", "build", "tune", "memory_plan", "fit", "verify", "package")
+STAGES = ("import", "lower", "precision", "roller", "render", "build", "tune", "memory_plan", "fit", "verify", "package")
 
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
@@ -84,6 +85,7 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     plan = stage("lower", lambda: _lower(imported))
     plan = stage("precision", lambda: precision_plan(plan, options.precision))
     plan = stage("roller", lambda: _roller(plan, target, options.roller))
+    plan = stage("render", lambda: render_plan(plan, target))
     builds = stage("build", lambda: _build(plan, target, store, options.build))
     plan, builds, tuning = stage("tune", lambda: _tune(plan, target, store, builds, options))
     plan = stage("memory_plan", lambda: (plan_memory(plan), {}))
@@ -130,7 +132,7 @@ def _fit(plan: Plan, target: Target):
 
 def _lower(imported):
     plan = lower_graph(imported.graph, imported.opset)
-    return plan, {"kernels": len(plan.kernels())}
+    return plan, {"kernels": len(plan.specs())}
 
 
 def _roller(plan: Plan, target: Target, enabled: bool):

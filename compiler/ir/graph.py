@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import hashlib
 import json
@@ -27,6 +28,8 @@ def canonical(obj: Any) -> Any:
         return {"$t": type(obj).__name__, "f": [canonical(getattr(obj, f.name)) for f in dataclasses.fields(obj)]}
     if isinstance(obj, DType):
         return obj.name
+    if isinstance(obj, enum.Enum):
+        return obj.value
     if isinstance(obj, (tuple, list)):
         return [canonical(x) for x in obj]
     if isinstance(obj, dict):

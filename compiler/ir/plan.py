@@ -1,10 +1,24 @@
-"""The executable plan: launches, aliases and control-flow regions over named buffers."""
+"""The plan: steps over named buffers, in order (DESIGN section 3).
+
+Before the render stage a kernel is a `ComputeStep` holding its specification; render turns every
+one into a `LaunchStep` holding the launch record. If/Loop/Scan are regions whose bodies are plans;
+each region step names its bodies (`bodies`) and rebuilds itself with new ones (`with_bodies`), so
+that walks over regions are written once (compiler/ir/dataflow.py)."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
+from .graph import Constant, TensorType
 from .kernel import Kernel
-from ..ir.graph import Constant, TensorType
+from .spec import ExternSpec, KernelSpec
+
+
+@dataclass(frozen=True)
+class ComputeStep:
+    """A kernel not yet rendered: its specification (a tensor-expression spec or a hand-written one)."""
+
+    spec: KernelSpec | ExternSpec
 
 
 @dataclass(frozen=True)
@@ -32,6 +46,13 @@ class IfStep:
     outputs: tuple[str, ...]
     node: str = ""
 
+    @property
+    def bodies(self) -> tuple["Plan", ...]:
+        return (self.then_plan, self.else_plan)
+
+    def with_bodies(self, then_plan: "Plan", else_plan: "Plan") -> "IfStep":
+        return dataclasses.replace(self, then_plan=then_plan, else_plan=else_plan)
+
 
 @dataclass(frozen=True)
 class LoopStep:
@@ -46,6 +67,13 @@ class LoopStep:
     outputs: tuple[str, ...]   # carried finals, then scan outputs
     n_scan: int
     node: str = ""
+
+    @property
+    def bodies(self) -> tuple["Plan", ...]:
+        return (self.body,)
+
+    def with_bodies(self, body: "Plan") -> "LoopStep":
+        return dataclasses.replace(self, body=body)
 
 
 @dataclass(frozen=True)
@@ -63,8 +91,16 @@ class ScanStep:
     scan_output_reverse: tuple[int, ...]
     node: str = ""
 
+    @property
+    def bodies(self) -> tuple["Plan", ...]:
+        return (self.body,)
 
-Step = LaunchStep | AliasStep | IfStep | LoopStep | ScanStep
+    def with_bodies(self, body: "Plan") -> "ScanStep":
+        return dataclasses.replace(self, body=body)
+
+
+Step = ComputeStep | LaunchStep | AliasStep | IfStep | LoopStep | ScanStep
+RegionStep = IfStep | LoopStep | ScanStep
 
 
 @dataclass(frozen=True)
@@ -83,13 +119,11 @@ class Plan:
     outer: tuple[str, ...] = ()
 
     def kernels(self) -> list[Kernel]:
-        """Every kernel, this plan's and its regions', in order."""
-        out = []
-        for s in self.steps:
-            if isinstance(s, LaunchStep):
-                out.append(s.kernel)
-            elif isinstance(s, IfStep):
-                out += s.then_plan.kernels() + s.else_plan.kernels()
-            elif isinstance(s, (LoopStep, ScanStep)):
-                out += s.body.kernels()
-        return out
+        """Every rendered kernel, this plan's and its regions', in order."""
+        from .dataflow import all_steps
+        return [s.kernel for s in all_steps(self) if isinstance(s, LaunchStep)]
+
+    def specs(self) -> list[KernelSpec | ExternSpec]:
+        """Every kernel not yet rendered, this plan's and its regions', in order."""
+        from .dataflow import all_steps
+        return [s.spec for s in all_steps(self) if isinstance(s, ComputeStep)]

@@ -42,13 +42,14 @@ def verify_graph(g: Graph, outer_scope: frozenset[str] = frozenset()) -> None:
 
 def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
     """Every step reads defined buffers of matching element type; arena slots of live values never overlap."""
-    from ..passes.lower import step_reads, step_writes
-    from .plan import IfStep, LaunchStep, LoopStep, ScanStep
+    from .dataflow import bodies, reads, writes
+    from .plan import ComputeStep, LaunchStep
+    from .spec import KernelSpec
     types = dict(plan.types)
     defined = set(plan.inputs) | {n for n, _ in plan.constants} | set(plan.outer) | set(outer_scope)
     defined |= {n for n, t in types.items() if t.size == 0}   # an empty value needs no writer
     for i, s in enumerate(plan.steps):
-        for n in step_reads(s):
+        for n in reads(s):
             if n not in defined:
                 raise VerifyError(f"step {i} reads {n} before it is defined")
         if isinstance(s, LaunchStep):
@@ -61,10 +62,11 @@ def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
             threads = s.kernel.block[0] * s.kernel.block[1] * s.kernel.block[2]
             if not 0 < threads <= 1024:
                 raise VerifyError(f"kernel {s.kernel.entry}: block of {threads} threads")
-        for sub in ([s.then_plan, s.else_plan] if isinstance(s, IfStep) else
-                    [s.body] if isinstance(s, (LoopStep, ScanStep)) else []):
+        if isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec):
+            _verify_spec(s.spec, types)
+        for sub in bodies(s):
             verify_plan(sub, frozenset(defined))
-        defined |= step_writes(s)
+        defined |= writes(s)
     for o in plan.outputs:
         if o not in defined:
             raise VerifyError(f"plan output {o} is never defined")
@@ -72,3 +74,21 @@ def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
     for n, off in offsets.items():
         if off % 256 or off + types[n].nbytes > plan.arena_bytes:
             raise VerifyError(f"arena slot of {n} at {off} is misaligned or out of the arena")
+
+
+def _verify_spec(spec, types: dict) -> None:
+    """Each stage's values have its expression's element types and sizes; a split configuration's
+    workspace has a type."""
+    for st in spec.stages:
+        for v, want in list(zip(st.inputs, st.expr.inputs)) + [(st.output, st.expr.output)]:
+            t = types.get(v)
+            if t is None:
+                if spec.level(v) is not None:
+                    continue    # carried inside the kernel: no buffer
+                raise VerifyError(f"spec {spec.name}: value {v} has no type")
+            if t.dtype != want.dtype or t.size != want.size:
+                raise VerifyError(f"spec {spec.name}: {v} is {t}, its expression wants {want}")
+    if spec.workspace and spec.workspace not in types:
+        raise VerifyError(f"spec {spec.name}: workspace {spec.workspace} has no type")
+    if spec.kind is not None and spec.config is None:
+        raise VerifyError(f"spec {spec.name}: kind {spec.kind} without a configuration")

@@ -4,7 +4,7 @@ To add an op: in the family module of compiler/ops/, write
 
     def _ref_myop(node, inputs, opset): ...          # NumPy semantics, returns a list of arrays
     @register("MyOp", reference=_ref_myop)
-    def lower_myop(ctx: LowerCtx) -> None: ...       # emits TensorExprs / kernels / aliases
+    def lower_myop(ctx: LowerCtx) -> None: ...       # emits TensorExprs (specs) / extern kernels / aliases
 
 Output shapes come from ONNX's own per-node shape inference in the frontend, so a lowering
 reads `ctx.out_types` and never recomputes them."""
@@ -143,9 +143,9 @@ class LowerCtx:
         return name
 
     def emit(self, te: TensorExpr, inputs: list[str] | tuple[str, ...], output: str) -> None:
-        """Emits a kernel computing output = te(inputs)."""
-        from ..codegen.cuda import render_texpr
-        from ..ir.plan import LaunchStep
+        """Emits a kernel computing output = te(inputs): a one-stage spec (rendered by the render stage)."""
+        from ..ir.plan import ComputeStep
+        from ..ir.spec import KernelSpec, Stage
         if len(inputs) != len(te.inputs):
             raise ValueError(f"{te.name}: {len(te.inputs)} inputs expected, {len(inputs)} given")
         if te.reduce is not None and te.reduce.extent == 0 and te.output.size > 0:
@@ -160,13 +160,13 @@ class LowerCtx:
                 if te.inputs[arg].size == 0:
                     raise self.empty_error("its non-empty output reads elements of it (every index into an "
                                            "empty axis is out of range)", tensor=(inputs[arg], te.inputs[arg]))
-        k = render_texpr(te, te.name, output, tuple(inputs))
-        self._emit(LaunchStep(_with_ops(k, self.node.name)))
+        self._emit(ComputeStep(KernelSpec(stages=(Stage(te, tuple(inputs), output),), ops=(self.node.name,))))
 
     def emit_kernel(self, kernel) -> None:
-        """Emits a hand-written kernel (see compiler/ir/kernel.py)."""
-        from ..ir.plan import LaunchStep
-        self._emit(LaunchStep(_with_ops(kernel, self.node.name)))
+        """Emits a hand-written kernel (see compiler/ir/kernel.py) as an extern spec."""
+        from ..ir.plan import ComputeStep
+        from ..ir.spec import ExternSpec
+        self._emit(ComputeStep(ExternSpec(_with_ops(kernel, self.node.name))))
 
     def alias(self, output: str, source: str) -> None:
         """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel."""

@@ -1,4 +1,4 @@
-"""Lowering: graph nodes -> plan steps (kernels, aliases, control-flow regions), via the op registry."""
+"""Lowering: graph nodes -> plan steps (kernel specs, aliases, control-flow regions), via the op registry."""
 from __future__ import annotations
 
 import re
@@ -6,7 +6,8 @@ import re
 from ..errors import CompilerError, NeedsConstant, UnsupportedOp
 from ..ir.graph import Graph
 from ..ops.registry import LowerCtx, lookup, zero_size_error
-from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..ir.dataflow import reads, writes
+from ..ir.plan import ComputeStep, IfStep, LoopStep, Plan, ScanStep
 
 CONTROL_FLOW = ("If", "Loop", "Scan")
 
@@ -58,8 +59,8 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
                 raise zero_size_error(node, in_types, out_types, f"lowering failed: {type(e).__name__}: {e}") from e
             raise UnsupportedOp(node.op, node=node.name, detail=f"lowering failed: {type(e).__name__}: {e}") from e
         types.update(ctx.temps)
-        # a launch that writes only zero-size values (an empty output or temporary) computes nothing
-        steps += [s for s in node_steps if not (isinstance(s, LaunchStep) and _writes_nothing(s, types))]
+        # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
+        steps += [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
 
     used = _values_used(steps) | set(graph.outputs)
     constants = tuple((n, c) for n, c in graph.constants if n in used)
@@ -67,8 +68,8 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
                 types=tuple(types.items()), constants=constants, outer=graph.outer)
 
 
-def _writes_nothing(step: LaunchStep, types: dict) -> bool:
-    outs = [types.get(p.value) for p in step.kernel.params if p.output]
+def _writes_nothing(step: ComputeStep, types: dict) -> bool:
+    outs = [types.get(v) for v in writes(step)]
     return bool(outs) and all(t is not None and t.size == 0 for t in outs)
 
 
@@ -104,29 +105,5 @@ def lower_control_flow(node, graph: Graph, opset: int):
 def _values_used(steps) -> set[str]:
     used: set[str] = set()
     for s in steps:
-        used |= step_reads(s)
+        used |= reads(s)
     return used
-
-
-def step_reads(step) -> set[str]:
-    """Names a step reads from its plan's scope (a region's bodies included)."""
-    if isinstance(step, LaunchStep):
-        return {p.value for p in step.kernel.params if not p.output}
-    if hasattr(step, "src"):
-        return {step.src}
-    if isinstance(step, IfStep):
-        return {step.cond} | set(step.then_plan.outer) | set(step.else_plan.outer)
-    if isinstance(step, LoopStep):
-        return {n for n in (step.trip_count, step.cond, *step.carried_in) if n} | set(step.body.outer)
-    if isinstance(step, ScanStep):
-        return set(step.state_in) | set(step.scan_in) | set(step.body.outer)
-    raise TypeError(type(step).__name__)
-
-
-def step_writes(step) -> set[str]:
-    """Names a step defines."""
-    if isinstance(step, LaunchStep):
-        return {p.value for p in step.kernel.params if p.output}
-    if hasattr(step, "dst"):
-        return {step.dst}
-    return {n for n in step.outputs if n}

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..ir.plan import AliasStep, IfStep, LoopStep, Plan, ScanStep
-from .lower import step_reads, step_writes
+from ..ir.dataflow import map_bodies, reads, writes
+from ..ir.plan import AliasStep, LoopStep, Plan, ScanStep
 
 ALIGN = 256
 
 
 def plan_memory(plan: Plan) -> Plan:
     """Gives every intermediate (not an input, constant or dynamically sized value) an arena offset."""
-    plan = dataclasses.replace(plan, steps=tuple(_plan_regions(s) for s in plan.steps))
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, plan_memory) for s in plan.steps))
     types = dict(plan.types)
     consts = {n for n, _ in plan.constants}
     external = set(plan.inputs) | consts | set(plan.outer)
@@ -31,11 +31,11 @@ def plan_memory(plan: Plan) -> Plan:
     last: dict[str, int] = {}
     end = len(plan.steps)
     for i, s in enumerate(plan.steps):
-        for n in step_writes(s):
+        for n in writes(s):
             r = find(n)
             first.setdefault(r, i)
             last[r] = max(last.get(r, i), i)
-        for n in step_reads(s):
+        for n in reads(s):
             r = find(n)
             last[r] = max(last.get(r, i), i)
     for n in plan.outputs:
@@ -43,7 +43,7 @@ def plan_memory(plan: Plan) -> Plan:
         last[find(n)] = end
 
     # A zero-size value holds no bytes: it needs no writer and takes no arena space (offset 0).
-    named = set(first) | {find(n) for s in plan.steps for n in step_reads(s)}
+    named = set(first) | {find(n) for s in plan.steps for n in reads(s)}
     empty = {r for r in named if r not in external and r not in dynamic and r in types and types[r].nbytes == 0}
     live = sorted((first[r], last[r], r) for r in first
                   if r not in external and r not in dynamic and r in types and r not in empty)
@@ -78,10 +78,3 @@ def _dynamic_values(plan: Plan) -> set[str]:
             out |= set(s.outputs[s.n_state:])
     return out
 
-
-def _plan_regions(step):
-    if isinstance(step, IfStep):
-        return dataclasses.replace(step, then_plan=plan_memory(step.then_plan), else_plan=plan_memory(step.else_plan))
-    if isinstance(step, (LoopStep, ScanStep)):
-        return dataclasses.replace(step, body=plan_memory(step.body))
-    return step

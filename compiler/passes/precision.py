@@ -7,22 +7,21 @@ keep the fp32 one), any other operand gets an explicit cast fp32 -> half -> fp32
 expression (contractions with K < 16 stay fp32). The sum, the epilogue and every tensor outside the contraction stay fp32, so graph
 inputs and outputs keep their types. tf32 changes no data: fp32 storage, the kernel is marked and
 Roller gives it tf32 mma candidates (operands rounded with cvt.rna at the fragment load).
-With fp32 the plan is returned unchanged. Every rewritten kernel's config carries `precision`."""
+With fp32 the plan is returned unchanged. Every rewritten spec carries `precision`."""
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
 
-from ..codegen.cuda import NAIVE_SCHEDULE, render_texpr
-from ..ir.kernel import Kernel
+from ..analysis.views import gemm_view
 from ..errors import CompilerError
+from ..ir.dataflow import map_bodies, reads
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
+from ..ir.plan import ComputeStep, Plan
+from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import Binary, Cast, Load, TensorExpr, walk
-from ..analysis.views import gemm_view
-from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
-from .lower import step_reads
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 HALF = {"fp16": DType.float16, "bf16": DType.bfloat16}
@@ -52,41 +51,39 @@ def _plan(plan: Plan, precision: str, stats: dict) -> Plan:
     converted: dict[str, str] = {}
     steps = []
     for s in plan.steps:
-        if isinstance(s, LaunchStep):
-            k = contraction_kernel(s.kernel, precision, consts, types, converted, stats)
-            s = LaunchStep(k) if k is not None else s
-        elif isinstance(s, IfStep):
-            s = dataclasses.replace(s, then_plan=_plan(s.then_plan, precision, stats),
-                                    else_plan=_plan(s.else_plan, precision, stats))
-        elif isinstance(s, (LoopStep, ScanStep)):
-            s = dataclasses.replace(s, body=_plan(s.body, precision, stats))
+        if isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec):
+            spec = contraction_spec(s.spec, precision, consts, types, converted, stats)
+            s = ComputeStep(spec) if spec is not None else s
+        else:   # a body keeps its own constants (its weights are read from there)
+            s = map_bodies(s, lambda body: _plan(body, precision, stats))
         steps.append(s)
     used = set(plan.outputs)
     for s in steps:
-        used |= step_reads(s)
+        used |= reads(s)
     constants = tuple((n, c) for n, c in consts.items() if n in used)
     keep = {n for n, _ in plan.constants} - {n for n, _ in constants}
     types = {n: t for n, t in types.items() if n not in keep}
     return dataclasses.replace(plan, steps=tuple(steps), constants=constants, types=tuple(types.items()))
 
 
-def contraction_kernel(kernel: Kernel, precision: str, consts: dict, types: dict, converted: dict,
-                       stats: dict) -> Kernel | None:
-    """The kernel of a contraction rewritten for `precision` (None when it is not an fp32 contraction)."""
-    te = kernel.expr
-    cfg = dict(kernel.config)
-    if te is None or cfg.get("schedule") != NAIVE_SCHEDULE or te.body.dtype is not DType.float32:
+def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict, converted: dict,
+                     stats: dict) -> KernelSpec | None:
+    """A one-stage contraction spec rewritten for `precision` (None when it is not an untiled fp32
+    contraction)."""
+    if len(spec.stages) != 1 or spec.kind is not None or spec.precision is not None:
+        return None
+    stage = spec.stages[0]
+    te = stage.expr
+    if te.body.dtype is not DType.float32:
         return None
     view = gemm_view(te)
     if view is None or view.K < MIN_REDUCED_K:
         return None
     stats["contractions"] += 1
-    in_values = [p.value for p in kernel.params[:-1]]
-    out_value = kernel.params[-1].value
+    in_values = list(stage.inputs)
     if precision in HALF:
         te, in_values = _round_operands(te, view, HALF[precision], in_values, consts, types, converted, stats)
-    k = render_texpr(te, te.name, out_value, tuple(in_values), block_threads=int(cfg.get("block_threads", 256)))
-    return dataclasses.replace(k, ops=kernel.ops, config=k.config + (("precision", precision),))
+    return dataclasses.replace(spec, stages=(Stage(te, tuple(in_values), stage.output),), precision=precision)
 
 
 def _loads_of(e, arg: int) -> int:

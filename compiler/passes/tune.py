@@ -19,12 +19,14 @@ from typing import Callable
 
 from ..ir.kernel import Kernel
 from ..errors import CompilerError, CudaCompileError, RuntimeFault
-from .roller import DEFAULT_TOP_K, kernel_precision, render_candidate as render_config_kernel
-from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from .render import render_candidate as render_config_kernel
+from .roller import DEFAULT_TOP_K
+from ..ir.dataflow import all_types, rewrite
+from ..ir.plan import LaunchStep, Plan
 from ..targets import Target
 from ..roller.construct import construct_rtiles
 from ..roller.micro_model import predict
-from ..analysis.tiles import KernelConfig
+from ..ir.tiles import KernelConfig
 
 TUNE_FORMAT = 1
 # A candidate must beat the model's choice by this much (or by its own spread) to replace it.
@@ -39,6 +41,13 @@ def stored_top_k(kernel: Kernel) -> list[dict]:
     """The top-K summaries the roller stage left on a kernel (empty for untiled kernels)."""
     raw = dict(kernel.config).get("top_k")
     return json.loads(raw) if raw else []
+
+
+def kernel_precision(kernel: Kernel) -> str | None:
+    """The precision a launch's configurations were constructed for: the precision stage's mark
+    (tf32, fp16, bf16), None when unmarked (the construction infers it, so a contraction of
+    fp16/bf16 tensors gets tensor cores under fp32 too). Candidates are rebuilt with the same rule."""
+    return dict(kernel.config).get("precision")
 
 
 def _split(cfg: KernelConfig) -> int:
@@ -119,18 +128,11 @@ def tune_gate(target: Target, enabled: bool = True, build: bool = True) -> tuple
 
 def replace_kernels(plan: Plan, by_digest: dict[str, Kernel]) -> Plan:
     """The plan with each launch of a kernel in `by_digest` (old digest -> new kernel) replaced."""
-    steps = []
-    for s in plan.steps:
-        if isinstance(s, LaunchStep):
-            if s.kernel.digest in by_digest:
-                s = LaunchStep(by_digest[s.kernel.digest])
-        elif isinstance(s, IfStep):
-            s = dataclasses.replace(s, then_plan=replace_kernels(s.then_plan, by_digest),
-                                    else_plan=replace_kernels(s.else_plan, by_digest))
-        elif isinstance(s, (LoopStep, ScanStep)):
-            s = dataclasses.replace(s, body=replace_kernels(s.body, by_digest))
-        steps.append(s)
-    return dataclasses.replace(plan, steps=tuple(steps))
+    def swap(step, types):
+        if isinstance(step, LaunchStep) and step.kernel.digest in by_digest:
+            return LaunchStep(by_digest[step.kernel.digest])
+        return step
+    return rewrite(plan, swap)
 
 
 def pick_fastest(results: list[dict]) -> dict | None:
@@ -324,13 +326,7 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
 
 def _all_types(plan: Plan) -> dict:
     """Value name -> TensorType over the plan and its regions' bodies."""
-    types = dict(plan.types)
-    for s in plan.steps:
-        subs = [s.then_plan, s.else_plan] if isinstance(s, IfStep) else \
-            [s.body] if isinstance(s, (LoopStep, ScanStep)) else []
-        for sub in subs:
-            types.update(_all_types(sub))
-    return types
+    return all_types(plan)
 
 
 def _measurable(k: Kernel, types: dict) -> bool:

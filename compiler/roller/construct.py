@@ -30,7 +30,7 @@ from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..targets import Target
 from .micro_model import WGMMA_PIPELINE_EFFICIENCY, blocks_per_sm, predict, wgmma_fill_efficiency
 from ..analysis.views import MMA_ELEMS, ElementwiseView, GemmView, ReduceView, TcOperand, TransposeView, VectorView, decompose, elementwise_view, gemm_view, reduce_view, sectors_per_request, tc_operand, transpose_view, vector_view, VECTOR_BYTES
-from ..analysis.tiles import KernelConfig, RTile, Workload
+from ..ir.tiles import KernelConfig, RTile, Workload
 
 BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
 THREAD_SIZES = (1, 2, 4, 8)

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from ..targets import Target
-from ..analysis.tiles import KernelConfig, Workload
+from ..ir.tiles import KernelConfig, Workload
 
 # Warps x independent operations per SM needed to keep the FMA pipes busy (4 schedulers x ~4-cycle latency).
 LATENCY_HIDING_OPS = 16

@@ -6,6 +6,7 @@ import numpy as np
 from ..errors import RuntimeFault
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
+from ..ir.dataflow import all_plans
 from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 
@@ -55,9 +56,11 @@ class Executor:
         for name, c in plan.constants:
             if name not in self._constants:
                 self._constants[name] = self.backend.to_device(_contiguous(c.array()))
-        for s in plan.steps:
-            for sub in _subplans(s):
-                self._load_constants(sub)
+        for sub in all_plans(plan):
+            if sub is not plan:
+                for name, c in sub.constants:
+                    if name not in self._constants:
+                        self._constants[name] = self.backend.to_device(_contiguous(c.array()))
 
     def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Runs the plan on NumPy inputs (checked against the signature); returns NumPy outputs."""
@@ -195,14 +198,6 @@ class Executor:
             ax = step.scan_output_axes[k] % stacked.ndim
             results.append(self.backend.to_device(_contiguous(np.moveaxis(stacked, 0, ax))))
         self._bind_outputs(step.outputs, results, scope, types)
-
-
-def _subplans(step):
-    if isinstance(step, IfStep):
-        return [step.then_plan, step.else_plan]
-    if isinstance(step, (LoopStep, ScanStep)):
-        return [step.body]
-    return []
 
 
 class HostBackend:

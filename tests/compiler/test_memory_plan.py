@@ -7,7 +7,7 @@ from compiler.ir.kernel import Kernel, KernelParam
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.verify import verify_plan
-from compiler.passes.lower import step_reads, step_writes
+from compiler.ir.dataflow import reads as step_reads, writes as step_writes
 from compiler.passes.memory_plan import plan_memory
 from compiler.ir.plan import AliasStep, LaunchStep, Plan
 

@@ -18,6 +18,13 @@ from compiler.runtime.executor import HostBackend
 from compiler.ir.plan import LaunchStep, Plan
 
 
+def emit_rendered(steps: list):
+    """A LowerCtx emit callback that keeps the lowering's steps as the render stage writes them
+    untiled (a spec's naive launch, an extern kernel as its op wrote it)."""
+    from compiler.passes.render import render_step
+    return lambda step: steps.extend(render_step(step))
+
+
 def one_node_model(op: str, inputs: list, attrs: dict, opset: int, nout: int = 1) -> tuple[onnx.ModelProto, onnx.NodeProto]:
     """Inputs x0.. (None = omitted optional input; trailing omissions dropped), outputs y0.. untyped."""
     names = ["" if a is None else f"x{k}" for k, a in enumerate(inputs)]
@@ -116,7 +123,7 @@ def lower_case(case: Case, ctx_out=None):
     out_types = [TensorType(DType.from_numpy(o.dtype), o.shape) for o in outs]
     consts = [a if k in case.consts else None for k, a in enumerate(feeds)]
     steps: list = []
-    ctx = LowerCtx(ir, in_types, out_types, consts, case.opset, emit=steps.append, new_name=lambda s: s)
+    ctx = LowerCtx(ir, in_types, out_types, consts, case.opset, emit=emit_rendered(steps), new_name=lambda s: s)
     lookup(case.op).lower(ctx)
     if ctx_out is not None:
         ctx_out.append(ctx)

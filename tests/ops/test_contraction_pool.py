@@ -16,6 +16,7 @@ from compiler.ir.texpr import Binary, Cast, Const, Load, Select, TensorExpr, Una
 from compiler.ops.contraction import parse_einsum
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import LaunchStep
+from tests.ops.one_node import emit_rendered
 
 F32, F16 = np.float32, np.float16
 
@@ -321,7 +322,7 @@ def _lower(case: Case):
     in_types = [TensorType(DType.from_numpy(a.dtype), tuple(a.shape)) for a in case.inputs]
     out_types = [TensorType(DType.from_numpy(w.dtype), tuple(w.shape)) for w in want]
     steps = []
-    ctx = LowerCtx(node, in_types, out_types, [None] * len(case.inputs), case.opset, emit=steps.append,
+    ctx = LowerCtx(node, in_types, out_types, [None] * len(case.inputs), case.opset, emit=emit_rendered(steps),
                    new_name=lambda s: s)
     lookup(case.op).lower(ctx)
     return steps, want

@@ -22,6 +22,7 @@ from compiler.ir.graph import Node, TensorType
 from compiler.ir.texpr import Binary, Cast, Const, Load, Select, Unary, Var
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import LaunchStep
+from tests.ops.one_node import emit_rendered
 
 
 @dataclass(frozen=True)
@@ -306,7 +307,7 @@ def lower_case(case: Case, xs: list, outs: list) -> list:
     out_types = [TensorType(DType.from_numpy(o.dtype), tuple(o.shape)) for o in outs]
     consts = [x if k in case.consts else None for k, x in enumerate(xs)]
     steps: list = []
-    ctx = LowerCtx(node, in_types, out_types, consts, case.opset, emit=steps.append, new_name=lambda s: s)
+    ctx = LowerCtx(node, in_types, out_types, consts, case.opset, emit=emit_rendered(steps), new_name=lambda s: s)
     lookup(case.op).lower(ctx)
     return steps
 

@@ -16,6 +16,7 @@ from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import AliasStep, LaunchStep, Plan
 
 from .one_node import ir_node, one_node_model
+from tests.ops.one_node import emit_rendered
 
 I64 = np.int64
 
@@ -233,7 +234,7 @@ def lower_case(case: Case):
     out_types = [TensorType(DType.from_numpy(o.dtype), o.shape) for o in outs]
     consts = [a if k in case.consts else None for k, a in enumerate(feeds)]
     steps: list = []
-    ctx = LowerCtx(ir, in_types, out_types, consts, case.opset, emit=steps.append, new_name=lambda s: s)
+    ctx = LowerCtx(ir, in_types, out_types, consts, case.opset, emit=emit_rendered(steps), new_name=lambda s: s)
     lookup(case.op).lower(ctx)
     return steps, out_types
 

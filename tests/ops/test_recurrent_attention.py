@@ -11,6 +11,7 @@ from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import LaunchStep
+from tests.ops.one_node import emit_rendered
 
 _NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float16): TensorProto.FLOAT16,
             np.dtype(np.float64): TensorProto.DOUBLE, np.dtype(np.int32): TensorProto.INT32,
@@ -67,7 +68,7 @@ def lower_node(node: onnx.NodeProto, feeds: dict, opset: int, out_shapes, consts
     out_types = [TensorType(dt, shp) if dt is not None else None for dt, shp in out_shapes]
     cvals = [feeds[k] if k in consts else None for k in node.input]
     steps: list = []
-    ctx = LowerCtx(ir, in_types, out_types, cvals, opset, emit=steps.append, new_name=lambda s: s)
+    ctx = LowerCtx(ir, in_types, out_types, cvals, opset, emit=emit_rendered(steps), new_name=lambda s: s)
     lookup(node.op_type).lower(ctx)
     return steps, ctx
 

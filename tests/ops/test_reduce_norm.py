@@ -22,6 +22,7 @@ from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import AliasStep, LaunchStep
+from tests.ops.one_node import emit_rendered
 
 ARCH = "sm_90"
 
@@ -324,7 +325,7 @@ def lower_case(case: Case) -> tuple[list, LowerCtx]:
     out_types = [TensorType(DType.from_numpy(o.dtype), tuple(o.shape)) for o in outs]
     consts = [a if k in case.consts else None for k, a in enumerate(case.inputs)]
     steps: list = []
-    ctx = LowerCtx(node, in_types, out_types, consts, case.opset, emit=steps.append, new_name=lambda s: s)
+    ctx = LowerCtx(node, in_types, out_types, consts, case.opset, emit=emit_rendered(steps), new_name=lambda s: s)
     lookup(case.op).lower(ctx)
     return steps, ctx
 

@@ -11,7 +11,12 @@ from compiler.ops.registry import LowerCtx, lookup
 from compiler.roller.construct import classify, construct_rtiles, view_for
 from compiler.runtime.host_harness import build_host_module
 from compiler.ir.plan import LaunchStep
+from compiler.ir.spec import KernelSpec, Stage
+from compiler.passes.precision import contraction_spec
+from compiler.passes.render import render_spec
+from compiler.passes.roller import DEFAULT_TOP_K, tile_spec
 from compiler.targets import get_target
+from tests.ops.one_node import emit_rendered
 
 OPSET = 18
 
@@ -24,11 +29,29 @@ def lower_types(op: str, in_types: list[TensorType], out_type: TensorType, attrs
                                                       for k, v in attrs.items())))
     steps: list = []
     ctx = LowerCtx(node, list(in_types), [out_type], [consts.get(k) for k in range(len(in_types))], OPSET,
-                   emit=steps.append, new_name=lambda s: s)
+                   emit=emit_rendered(steps), new_name=lambda s: s)
     lookup(op).lower(ctx)
     kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
     assert len(kernels) == 1, f"{op}: expected one kernel, got {len(steps)} steps"
     return kernels[0]
+
+
+def spec_of(kernel) -> KernelSpec:
+    """The one-stage spec a naive launch was rendered from (its expression, values, precision mark)."""
+    ins = tuple(p.value for p in kernel.params[:-1])
+    return KernelSpec(stages=(Stage(kernel.expr, ins, kernel.params[-1].value),), ops=kernel.ops,
+                      precision=dict(kernel.config).get("precision"))
+
+
+def tile_launch(kernel, target, top_k: int = DEFAULT_TOP_K, memo=None, stats=None, types=None) -> list:
+    """The launches the roller and render stages make of a naive kernel (a split's workspace added to `types`)."""
+    return render_spec(tile_spec(spec_of(kernel), target, top_k, memo, stats, types), target)
+
+
+def contraction_kernel(kernel, precision: str, consts: dict, types: dict, converted: dict, stats: dict):
+    """The precision stage's rewrite of a naive contraction kernel, rendered untiled (None: not one)."""
+    spec = contraction_spec(spec_of(kernel), precision, consts, types, converted, stats)
+    return None if spec is None else render_spec(spec)[0]
 
 
 def lower_single(op: str, arrays: list, attrs: dict, consts: dict | None = None):

@@ -16,13 +16,13 @@ from compiler.codegen.tiled import render_config
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.texpr import Binary, Const, Load, TensorExpr, Var
-from compiler.passes.roller import render_candidate, tile_launch
+from compiler.passes.render import render_candidate
 from compiler.roller.construct import bank_conflict_ways, construct_rtiles, transpose_padding, view_for
 from compiler.roller.micro_model import predict
 from compiler.analysis.views import transpose_view, vector_view
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
-from tests.roller.single_op import check_builds, lower_single, run_on_host
+from tests.roller.single_op import check_builds, lower_single, run_on_host, tile_launch
 
 FAST = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 H100 = get_target("h100")

@@ -13,7 +13,7 @@ import pytest
 
 from compiler.roller.construct import construct_rtiles
 from compiler.roller.micro_model import blocks_per_sm, predict, predict_workload
-from compiler.analysis.tiles import Workload
+from compiler.ir.tiles import Workload
 from compiler.targets import PRESETS, get_target
 from tests.roller.single_op import candidate_kernels, lower_single
 

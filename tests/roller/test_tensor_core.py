@@ -18,15 +18,15 @@ from compiler.codegen.tensor_core import render_splitk_reduce, tc_plan
 from compiler.errors import CompilerError
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Constant
-from compiler.passes.precision import contraction_kernel, precision_plan
-from compiler.passes.roller import render_candidate, tile_launch
+from compiler.passes.precision import precision_plan
+from compiler.passes.render import render_candidate
 from compiler.pipeline import CompileOptions
 from compiler.roller.construct import construct_rtiles, fragment_conflicts
 from compiler.analysis.views import gemm_view
 from compiler.roller.micro_model import predict, predict_workload
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
-from tests.roller.single_op import lower_single
+from tests.roller.single_op import contraction_kernel, lower_single, tile_launch
 
 FAST = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 PRECISIONS = ("fp16", "bf16", "tf32")
@@ -341,7 +341,7 @@ def test_precision_pass_converts_weights_not_boundaries(models_dir):
             c = dict(new.constants)[n]
             src = dict(plan.constants)[n.rsplit(".", 1)[0]]
             np.testing.assert_array_equal(c.array(), src.array().astype(half.np))
-        marked = [k for k in new.kernels() if dict(k.config).get("precision") == precision]
+        marked = [k for k in new.specs() if getattr(k, "precision", None) == precision]
         assert len(marked) == info["contractions"]
     new, info = precision_plan(plan, "tf32")
     assert info["weights_converted"] == 0 and dict(new.constants).keys() == dict(plan.constants).keys()

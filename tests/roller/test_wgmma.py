@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from compiler.artifact import plan_from_json, plan_to_json
 from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.errors import CudaCompileError
-from compiler.passes.roller import tile_launch
 from compiler.roller.construct import construct_rtiles
 from compiler.roller.micro_model import predict
 from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
 from compiler.ir.plan import LaunchStep, Plan
 from compiler.targets import get_target
+from tests.roller.single_op import tile_launch
 from tests.roller.test_tensor_core import TOL_REF, TOL_SAME, _f, launches, prepare, run_candidates
 
 FAST = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -300,8 +300,8 @@ def test_bert_fp16_on_h100_follows_the_model(models_dir):
     from compiler.analysis.views import gemm_view
     plan, _ = precision_plan(lower_graph(*(lambda m: (m.graph, m.opset))(import_model(str(models_dir / "bert.onnx")))), "fp16")
     checked = 0
-    for k in plan.kernels():
-        if dict(k.config).get("precision") != "fp16":
+    for k in plan.specs():
+        if getattr(k, "precision", None) != "fp16":
             continue
         cfgs = construct_rtiles(k.expr, H100, 10**6, "fp16")
         w = [c for c in cfgs if c.kind == "wgmma_gemm"]

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir.graph import _fields_key
+from .graph import _fields_key
 
 LEVELS = ("block", "warp", "thread")   # shared memory per block; registers per warp and per thread
 

@@ -1,0 +1,92 @@
+"""What a plan step reads and writes, and the one walk over regions (DESIGN section 3).
+
+Every pass that looks inside If/Loop/Scan bodies goes through `all_steps` (reading) or
+`rewrite` (transforming); nothing else re-implements the walk."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+from .plan import AliasStep, ComputeStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep, Step
+
+
+def bodies(step: Step) -> tuple[Plan, ...]:
+    """A region step's body plans; () for launches, computes and aliases."""
+    return getattr(step, "bodies", ())
+
+
+def reads(step: Step) -> set[str]:
+    """Names a step reads from its plan's scope (a region's bodies' outer reads included)."""
+    if isinstance(step, LaunchStep):
+        return {p.value for p in step.kernel.params if not p.output}
+    if isinstance(step, ComputeStep):
+        return set(step.spec.inputs)
+    if isinstance(step, AliasStep):
+        return {step.src}
+    if isinstance(step, IfStep):
+        return {step.cond} | set(step.then_plan.outer) | set(step.else_plan.outer)
+    if isinstance(step, LoopStep):
+        return {n for n in (step.trip_count, step.cond, *step.carried_in) if n} | set(step.body.outer)
+    if isinstance(step, ScanStep):
+        return set(step.state_in) | set(step.scan_in) | set(step.body.outer)
+    raise TypeError(type(step).__name__)
+
+
+def writes(step: Step) -> set[str]:
+    """Names a step defines in its plan's scope."""
+    if isinstance(step, LaunchStep):
+        return {p.value for p in step.kernel.params if p.output}
+    if isinstance(step, ComputeStep):
+        written = set(step.spec.written)
+        return written | ({step.spec.workspace} if getattr(step.spec, "workspace", "") else set())
+    if isinstance(step, AliasStep):
+        return {step.dst}
+    return {n for n in step.outputs if n}
+
+
+def all_steps(plan: Plan) -> Iterator[Step]:
+    """Every step in execution order, a region step before its bodies' steps."""
+    for s in plan.steps:
+        yield s
+        for body in bodies(s):
+            yield from all_steps(body)
+
+
+def all_plans(plan: Plan) -> Iterator[Plan]:
+    """The plan and every region body in it, outermost first."""
+    yield plan
+    for s in plan.steps:
+        for body in bodies(s):
+            yield from all_plans(body)
+
+
+def all_types(plan: Plan) -> dict:
+    """Value name -> TensorType over the plan and its regions' bodies."""
+    types: dict = {}
+    for p in all_plans(plan):
+        types.update(p.types)
+    return types
+
+
+StepRewrite = Callable[[Step, dict], "Step | list[Step] | tuple[Step, ...]"]
+
+
+def rewrite(plan: Plan, fn: StepRewrite) -> Plan:
+    """The plan with every non-region step replaced by fn(step, types) (one step or several), in
+    every body too. `types` is the step's own plan's value types: fn may add temporaries to it."""
+    types = dict(plan.types)
+    steps: list[Step] = []
+    for s in plan.steps:
+        subs = bodies(s)
+        if subs:
+            steps.append(s.with_bodies(*(rewrite(b, fn) for b in subs)))
+            continue
+        out = fn(s, types)
+        steps += list(out) if isinstance(out, (list, tuple)) else [out]
+    return dataclasses.replace(plan, steps=tuple(steps), types=tuple(types.items()))
+
+
+def map_bodies(step: Step, fn: Callable[[Plan], Plan]) -> Step:
+    """A region step with fn applied to each body; any other step as it is."""
+    subs = bodies(step)
+    return step.with_bodies(*(fn(b) for b in subs)) if subs else step
