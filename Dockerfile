@@ -20,12 +20,13 @@ WORKDIR /app
 ARG EXTRAS=nvrtc,service
 # dependencies first (a layer that survives source edits), then the source, installed editable in place
 COPY pyproject.toml README.md ./
-RUN mkdir -p compiler kernel_cache api worker \
- && touch compiler/__init__.py kernel_cache/__init__.py api/__init__.py worker/__init__.py \
+RUN mkdir -p compiler kernel_cache service api worker \
+ && touch compiler/__init__.py kernel_cache/__init__.py service/__init__.py api/__init__.py worker/__init__.py \
  && pip install ".[${EXTRAS}]" \
  && pip uninstall -y brickyard
 COPY compiler ./compiler
 COPY kernel_cache ./kernel_cache
+COPY service ./service
 COPY api ./api
 COPY worker ./worker
 COPY alembic.ini ./

@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The whole CPU suite: ops, harness, frontend, every shared model on the host harness, a
-# conformance sample. Needs no GPU.
+# The whole CPU suite: first the import-layering contracts (import-linter; pyproject.toml's
+# [tool.importlinter]: a broken contract fails the build before any test runs), then ops, harness,
+# frontend, every shared model on the host harness, a conformance sample. Needs no GPU.
 test: $(STAMP)
+	$(BIN)/lint-imports --no-logo
 	BRICKYARD_SHARED=$(SHARED) $(BIN)/python -m pytest -q tests --ignore=tests/gpu -p no:cacheprovider
 
 # Every ONNX node conformance case through the ONNX backend on the CPU; prints the pass count.

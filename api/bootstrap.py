@@ -4,9 +4,9 @@ from __future__ import annotations
 import os
 import sys
 
-from . import crud
-from .db import init_db, new_session
-from .settings import Settings
+from service import crud
+from service.db import init_db, new_session
+from service.settings import Settings
 
 
 def bootstrap(settings: Settings) -> str | None:

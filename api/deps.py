@@ -9,10 +9,10 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
-from . import crud
-from .db import session_scope
-from .security import token_digest
-from .settings import Settings, get_settings
+from service import crud
+from service.db import session_scope
+from service.security import token_digest
+from service.settings import Settings, get_settings
 
 
 def get_session() -> Iterator[Session]:

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from compiler import __version__
+from service.settings import get_settings
 
 from .bootstrap import bootstrap
 from .errors import install_error_handlers
@@ -16,7 +17,6 @@ from .metrics import REQUESTS
 from .reconciler import reconcile_forever
 from .routes import api_router
 from .routes.health import router as health_router
-from .settings import get_settings
 
 log = logging.getLogger("brickyard.api")
 

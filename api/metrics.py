@@ -5,9 +5,9 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
-from . import crud
-from .db import session_scope
-from .models import STATES
+from service import crud
+from service.db import session_scope
+from service.models import STATES
 
 COMPILE_BUCKETS = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600)
 

@@ -21,18 +21,18 @@ import concurrent.futures
 import datetime as dt
 import logging
 
-from . import crud
-from .db import session_scope
-from .models import utcnow
-from .projects import deliver_verdict, recover_lapsed_fetches, undelivered_verdicts
-from .settings import get_settings
+from service import crud
+from service.db import session_scope
+from service.models import utcnow
+from service.projects import deliver_verdict, recover_lapsed_fetches, undelivered_verdicts
+from service.settings import get_settings
 
 log = logging.getLogger("brickyard.reconciler")
 
 
 def reconcile_once() -> dict[str, list[str]]:
     """One pass; returns the ids it re-enqueued, by reason."""
-    from worker.queueing import broker_inspectable, broker_messages, enqueue
+    from service.queueing import broker_inspectable, broker_messages, enqueue
     s = get_settings()
     now = utcnow()
     silent_before = now - dt.timedelta(seconds=s.heartbeat_timeout)

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from .bootstrap import bootstrap
-    from .settings import get_settings
+    from service.settings import get_settings
 
     settings = get_settings()
     bootstrap(settings)

@@ -10,11 +10,11 @@ import sys
 
 from sqlalchemy import func, select, update
 
-from . import crud
-from .db import init_db, session_scope
-from .models import Owner, Token
-from .security import token_digest
-from .settings import get_settings
+from service import crud
+from service.db import init_db, session_scope
+from service.models import Owner, Token
+from service.security import token_digest
+from service.settings import get_settings
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,10 @@ import os
 import socket
 import sys
 
+# the modules that register the worker's tasks and signal handlers on the shared app (Celery's `include`:
+# imported when the worker starts, before the pool's children fork)
+TASK_MODULES = ["worker.tasks", "worker.fetch", "worker.presence"]
+
 
 def gpu_arch(device: int = 0) -> str:
     """The compute capability of CUDA device `device` as an arch name (sm_90); exits if there is none."""
@@ -41,9 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--loglevel", default=os.environ.get("BRICKYARD_LOGLEVEL", "INFO"))
     a = p.parse_args(argv)
 
-    from api.db import get_engine, init_db
-    from api.settings import get_settings
-    from .app import ALL_QUEUES, app
+    from service.celery_app import ALL_QUEUES, app
+    from service.db import get_engine, init_db
+    from service.settings import get_settings
+    app.conf.include = TASK_MODULES
 
     settings = get_settings()
     settings.ensure_dirs()

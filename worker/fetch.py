@@ -1,5 +1,5 @@
 """The CI projects' fetch task: downloads a build's model from its https URL (size and time limits),
-under a lease on the build (api/projects.py's reconciler rule fetches again when a lease lapses), saves
+under a lease on the build (service/projects.py's reconciler rule fetches again when a lease lapses), saves
 it as the project owner's model, and queues one compilation per target."""
 from __future__ import annotations
 
@@ -11,15 +11,9 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from .app import app
+from service.celery_app import FETCH_TASK, app, fetch_soft_time_limit
 
 log = logging.getLogger("brickyard.worker")
-
-
-def _fetch_soft_limit() -> float:
-    from api.settings import get_settings
-    s = get_settings()
-    return min(s.fetch_timeout + 60.0, s.fetch_lease_seconds - 5.0)  # over before its lease lapses
 
 
 class FetchError(Exception):
@@ -64,15 +58,15 @@ def fetch_to_file(url: str, dest: Path, *, max_bytes: int, timeout: float,
 def _held(build_ids: list[str], lease):
     """The builds this fetch still holds: fetching, under the very lease it took (a fetch that outlived its
     lease, e.g. in a solo pool where time limits do not apply, must not write over the one that took over)."""
-    from api.models import ProjectBuild
+    from service.models import ProjectBuild
     return (ProjectBuild.id.in_(build_ids), ProjectBuild.state == "fetching", ProjectBuild.fetch_lease_until == lease)
 
 
 def _fail_builds(build_ids: list[str], lease, message: str) -> None:
     from sqlalchemy import update
 
-    from api.db import session_scope
-    from api.models import ProjectBuild
+    from service.db import session_scope
+    from service.models import ProjectBuild
     with session_scope() as session:
         session.execute(update(ProjectBuild).where(*_held(build_ids, lease)).values(state="failed", error=message))
 
@@ -96,9 +90,9 @@ def claim_fetch(build_id: str):
 
     from sqlalchemy import or_, select, update
 
-    from api.db import session_scope
-    from api.models import Project, ProjectBuild, ProjectCommit, utcnow
-    from api.settings import get_settings
+    from service.db import session_scope
+    from service.models import Project, ProjectBuild, ProjectCommit, utcnow
+    from service.settings import get_settings
 
     s = get_settings()
     now = utcnow()
@@ -125,20 +119,20 @@ def claim_fetch(build_id: str):
     return ids, url, name, owner_id, attempt, lease
 
 
-@app.task(name="brickyard.fetch_model", acks_late=True, soft_time_limit=_fetch_soft_limit())
+@app.task(name=FETCH_TASK, acks_late=True, soft_time_limit=fetch_soft_time_limit())
 def fetch_model(build_id: str) -> str:
     """Fetches the model of a project build (and of its sibling builds for the other targets, same URL),
     saves it as the project owner's model, and queues one compilation per build."""
     from sqlalchemy import select
 
-    from api import crud
-    from api.blobs import adopt_file, file_sha256
-    from api.db import session_scope
-    from api.model_info import describe_model
-    from api.models import ProjectBuild
-    from api.projects import create_job, enqueue_all
-    from api.settings import get_settings
     from compiler.errors import CompilerError
+    from service import crud
+    from service.blobs import adopt_file, file_sha256
+    from service.db import session_scope
+    from service.model_info import describe_model
+    from service.models import ProjectBuild
+    from service.projects import create_job, enqueue_all
+    from service.settings import get_settings
 
     s = get_settings()
     claimed = claim_fetch(build_id)

@@ -11,9 +11,9 @@ import sys
 def main() -> int:
     from sqlalchemy import select
 
-    from api.db import session_scope
-    from api.models import WorkerPresence, utcnow
-    from api.settings import get_settings
+    from service.db import session_scope
+    from service.models import WorkerPresence, utcnow
+    from service.settings import get_settings
     window = get_settings().worker_seen_within
     host = socket.gethostname()
     try:

@@ -11,15 +11,15 @@ import time
 
 from celery.signals import worker_process_init
 
-from .app import app
+from service.celery_app import app
 
 log = logging.getLogger("brickyard.worker")
 
 
 def _presence_loop(name: str, queues: list[str]) -> None:
-    from api.db import session_scope
-    from api.models import WorkerPresence, utcnow
-    from api.settings import get_settings
+    from service.db import session_scope
+    from service.models import WorkerPresence, utcnow
+    from service.settings import get_settings
     while True:
         try:
             with session_scope() as session:

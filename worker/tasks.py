@@ -17,15 +17,14 @@ from pathlib import Path
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.exc import OperationalError
 
-from api import crud
-from api.blobs import adopt_file, blob_path, file_sha256, put_bytes
-from api.db import session_scope
-from api.models import utcnow
-from api.settings import get_settings
 from compiler.errors import CompilerError
 from compiler.pipeline import STAGES
-
-from .app import app
+from service import crud
+from service.blobs import adopt_file, blob_path, file_sha256, put_bytes
+from service.celery_app import COMPILE_TASK, app
+from service.db import session_scope
+from service.models import utcnow
+from service.settings import get_settings
 
 log = logging.getLogger("brickyard.worker")
 
@@ -64,7 +63,7 @@ def _why_not_mine(job_id: str) -> Exception:
         return Cancelled() if job is not None and job.state == "cancelled" else Superseded()
 
 
-@app.task(bind=True, name="brickyard.compile", acks_late=True, reject_on_worker_lost=True, max_retries=10)
+@app.task(bind=True, name=COMPILE_TASK, acks_late=True, reject_on_worker_lost=True, max_retries=10)
 def compile_job(self, job_id: str) -> str:
     """Runs one attempt of compilation `job_id`; returns what happened (Celery keeps no result)."""
     s = get_settings()
@@ -144,7 +143,7 @@ def _retry_later(job, attempt: int, err: BaseException) -> str:
         with session_scope() as session:
             if not crud.back_to_queue(session=session, job_id=job.id, attempt=attempt, message=msg):
                 return "superseded"
-        from .queueing import enqueue
+        from service.queueing import enqueue
         enqueue(job.id, job.queue, countdown=s.retry_backoff * 2 ** (attempt - 1))
         return "retrying"
     except Exception as e:  # noqa: BLE001 - the database itself is gone: the reconciler recovers the job
@@ -199,7 +198,7 @@ def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
 
 def _model_name(job) -> str | None:
     """The uploaded model's name (the store names its file by digest), if the model still exists."""
-    from api.models import Model
+    from service.models import Model
     if job.model_id is None:
         return None
     with session_scope() as session:

@@ -15,14 +15,14 @@ from compiler.errors import CompilerError
 from compiler.frontend.dims import UnsetDimensions, normalised, resolve_shapes
 from compiler.pipeline import CompileOptions
 from compiler.targets import get_target
+from service import crud
+from service.blobs import verified_path
+from service.db import session_scope
+from service.jobs import new_job
+from service.models import TERMINAL_STATES, Model
 
-from .. import crud
-from ..blobs import verified_path
-from ..db import session_scope
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
-from ..jobs import new_job
-from ..models import TERMINAL_STATES, Model
 from ..schemas import MAX_OFFSET, CompilationCreate, CompilationList, CompilationOut, ErrorOut, State
 
 router = APIRouter(prefix="/compilations", tags=["compilations"])
@@ -79,7 +79,7 @@ def check_input_shapes(model: Model, shapes: dict[str, list[int]]) -> None:
 def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: SessionDep):
     """Queues a compilation; if the same model bytes, target, options and toolchain already succeeded,
     the job is created already succeeded with that artifact (no compile runs)."""
-    from worker.queueing import enqueue
+    from service.queueing import enqueue
     model = crud.get_model(session=session, owner_id=owner.id, model_id=body.model_id)
     if model is None:
         raise ApiError(404, f"model {body.model_id} not found")

@@ -8,12 +8,13 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, HTMLResponse
 
-from .. import crud
-from .. import projects as logic
+from service import crud
+from service import projects as logic
+from service.models import utcnow
+from service.settings import get_settings
+
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
-from ..settings import get_settings
-from ..models import utcnow
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 ASSETS = {"dashboard.js": "text/javascript", "charts.js": "text/javascript", "dashboard.css": "text/css"}

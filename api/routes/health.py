@@ -7,9 +7,10 @@ from fastapi import APIRouter, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from ..db import ping
+from service.db import ping
+from service.settings import get_settings
+
 from ..metrics import render
-from ..settings import get_settings
 
 router = APIRouter(tags=["health"])
 
@@ -21,7 +22,7 @@ def healthz():
 
 
 def _checks() -> dict[str, str]:
-    from worker.queueing import broker_reachable
+    from service.queueing import broker_reachable
     s = get_settings()
     checks = {}
     try:

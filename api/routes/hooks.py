@@ -11,11 +11,12 @@ from fastapi.responses import JSONResponse
 from prometheus_client import Counter
 from sqlalchemy.exc import IntegrityError
 
-from .. import projects as logic
-from ..db import session_scope
+from service import projects as logic
+from service.db import session_scope
+from service.models import Project
+
 from ..errors import ApiError
 from ..metrics import registry
-from ..models import Project
 from ..schemas import ErrorOut, HookAnswer
 
 router = APIRouter(prefix="/hooks", tags=["ci"])
@@ -39,7 +40,7 @@ def trigger_commit(project_id: str, request: dict | None, delivery: str | None) 
 
 
 def _trigger(project_id: str, request: dict | None, delivery: str | None) -> tuple[int, dict]:
-    from ..settings import get_settings
+    from service.settings import get_settings
     enqueue, fetch = [], []
     with session_scope() as session:
         project = session.get(Project, project_id)

@@ -5,8 +5,9 @@ import time
 
 from fastapi import APIRouter, Response
 
-from .. import crud
-from ..blobs import get_bytes, store_stats
+from service import crud
+from service.blobs import get_bytes, store_stats
+
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
 from ..schemas import CacheStats, ErrorOut, KernelOut

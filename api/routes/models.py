@@ -7,13 +7,13 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from compiler.errors import CompilerError
+from service import crud
+from service.blobs import adopt_file, remove_blob
+from service.db import session_scope
+from service.model_info import describe_model
 
-from .. import crud
-from ..blobs import adopt_file, remove_blob
-from ..db import session_scope
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
-from ..model_info import describe_model
 from ..schemas import MAX_OFFSET, ErrorOut, ModelList, ModelOut
 from ..uploads import UploadRejected, discard, receive_upload
 

@@ -7,10 +7,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 
-from .. import projects as logic
+from service import projects as logic
+from service.models import Project, utcnow
+
 from ..deps import CurrentOwner, SessionDep, SettingsDep
 from ..errors import ApiError
-from ..models import Project, utcnow
 from ..schemas import CommitRequest, CommitStatus, ErrorOut, HookAnswer, ProjectCreate, ProjectList, ProjectOut
 from .hooks import trigger_commit
 
@@ -84,7 +85,7 @@ def rotate_secret(project: str, owner: CurrentOwner, session: SessionDep):
                         422: {"model": ErrorOut}})
 async def trigger(project: str, body: CommitRequest, owner: CurrentOwner):
     """Starts a commit's builds with the caller's token (what the webhook does, for `brickyard ci`)."""
-    from ..db import session_scope
+    from service.db import session_scope
 
     def find():
         with session_scope() as session:

@@ -43,7 +43,7 @@ def test_the_stack_uses_postgres_and_redis(service, bert_job):
 
 
 def _head_revision() -> str:
-    """The newest migration, read from api/migrations (so a new migration needs no test edit)."""
+    """The newest migration, read from service/migrations (so a new migration needs no test edit)."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
@@ -55,7 +55,7 @@ def _schema_diff(url: str) -> list:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from api.models import Base
+    from service.models import Base
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
@@ -65,7 +65,7 @@ def _schema_diff(url: str) -> list:
 
 
 def test_migrations_match_the_models(service, servers, tmp_path):
-    """`alembic upgrade head` on an empty database gives exactly api/models.py's tables, on both databases;
+    """`alembic upgrade head` on an empty database gives exactly service/models.py's tables, on both databases;
     the service ran the same migrations at its start."""
     import subprocess
     import sys

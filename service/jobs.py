@@ -34,7 +34,7 @@ def compilation_dedup_key(model_sha256: str, target: Target, opts: CompileOption
 def new_job(*, session: Session, owner_id: str, model: Model, target: Target,
             opts: CompileOptions) -> tuple[Compilation, bool]:
     """The job row (created already succeeded when a twin did); returns (job, whether it needs a message)."""
-    from worker.app import queue_for_arch
+    from .celery_app import queue_for_arch
     dedup_key = compilation_dedup_key(model.sha256, target, opts, toolchain(target.arch))
     answer = crud.find_succeeded(session=session, dedup_key=dedup_key)
     job = crud.create_compilation(

@@ -77,7 +77,7 @@ MIGRATION_LOCK = 0x6272696B  # PostgreSQL advisory lock id held while migrating 
 
 
 def alembic_config():
-    """Alembic's config for this repository's migrations (api/migrations), independent of the cwd."""
+    """Alembic's config for this repository's migrations (service/migrations), independent of the cwd."""
     from pathlib import Path
 
     from alembic.config import Config

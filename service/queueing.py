@@ -1,13 +1,14 @@
-"""Putting jobs on the queue, and asking the broker (the embedded queue or Redis) which task ids it holds."""
+"""Putting jobs and fetches on the queue, and asking the broker (the embedded queue or Redis) which task ids
+it holds. Messages are sent by task name (service/celery_app.py); the worker's tasks register those names."""
 from __future__ import annotations
 
 import datetime as dt
 import logging
 
-from api import crud
-from api.db import session_scope
-from api.models import utcnow
-from api.settings import get_settings
+from . import crud
+from .db import session_scope
+from .models import utcnow
+from .settings import get_settings
 
 log = logging.getLogger("brickyard.queue")
 
@@ -17,7 +18,7 @@ def enqueue(job_id: str, queue: str, *, countdown: float = 0.0, replacing: str |
 
     The database is written first: if publishing fails the job stays queued with a task id no message
     carries, and the reconciler publishes it again."""
-    from .tasks import compile_job
+    from .celery_app import COMPILE_TASK, app
     with session_scope() as session:
         job = crud.get_job(session=session, job_id=job_id)
         if job is None:
@@ -27,10 +28,24 @@ def enqueue(job_id: str, queue: str, *, countdown: float = 0.0, replacing: str |
         if not crud.set_enqueued(session=session, job_id=job_id, task_id=task_id, eligible_at=eligible,
                                  replacing=replacing):
             return None
-    compile_job.apply_async(args=[job_id], queue=queue, routing_key=queue, task_id=task_id,
-                            countdown=countdown or None)
+    app.send_task(COMPILE_TASK, args=[job_id], queue=queue, routing_key=queue, task_id=task_id,
+                  countdown=countdown or None, **_as_the_task_would(app, app.conf.task_soft_time_limit))
     log.info("enqueued job %s as %s on %s", job_id, task_id, queue)
     return task_id
+
+
+def enqueue_fetch(build_id: str) -> None:
+    """Publishes the fetch of a CI build's model (worker/fetch.py) on the `cpu` queue."""
+    from .celery_app import CPU_QUEUE, FETCH_TASK, app, fetch_soft_time_limit
+    app.send_task(FETCH_TASK, args=[build_id], queue=CPU_QUEUE, **_as_the_task_would(app, fetch_soft_time_limit()))
+
+
+def _as_the_task_would(app, soft_time_limit: float) -> dict:
+    """The options Task.apply_async adds from the task itself (this process need not have registered it): the
+    time limits (the app's hard limit, the task's soft one) and the app's ignore_result, so a message sent by
+    name is the same as one the task sends."""
+    return {"time_limit": app.conf.task_time_limit, "soft_time_limit": soft_time_limit,
+            "ignore_result": app.conf.task_ignore_result}
 
 
 REDIS_PRIORITY_SEP = "\x06\x16"   # kombu's Redis transport: queue "cpu" at priority 3 is the list "cpu\x06\x163"
@@ -73,7 +88,7 @@ def _task_id(raw) -> str | None:
 def _redis_messages(url: str) -> tuple[set[str], set[str]]:
     import redis
 
-    from .app import ALL_QUEUES
+    from .celery_app import ALL_QUEUES
     client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
     try:
         pipe = client.pipeline(transaction=False)
@@ -95,7 +110,7 @@ def broker_reachable() -> bool:
         import os
         folder = s.queue_dir / "messages"
         return folder.is_dir() and os.access(folder, os.W_OK)
-    from .app import app
+    from .celery_app import app
     try:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)

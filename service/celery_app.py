@@ -1,17 +1,24 @@
 """The Celery app: explicit queues (one per GPU architecture, plus `cpu`), late acks, prefetch 1.
 
 Broker: BRICKYARD_BROKER, or the embedded queue (folders under $BRICKYARD_HOME/queue). Celery keeps no
-results: the job's state lives in our database."""
+results: the job's state lives in our database. The API publishes by task name (service/queueing.py); the
+worker registers the tasks under those names and loads its task modules (`python -m worker`)."""
 from __future__ import annotations
 
 from celery import Celery
 from kombu import Exchange, Queue
 
-from api.settings import get_settings
 from compiler.targets import SUPPORTED_ARCHS
+
+from .settings import get_settings
 
 CPU_QUEUE = "cpu"
 ALL_QUEUES = (CPU_QUEUE,) + SUPPORTED_ARCHS
+
+# The names the worker's tasks are registered under (worker/tasks.py, worker/fetch.py). Messages carry
+# them: a rename strands the messages already queued.
+COMPILE_TASK = "brickyard.compile"
+FETCH_TASK = "brickyard.fetch_model"
 
 
 def queue_for_arch(arch: str) -> str:
@@ -19,10 +26,16 @@ def queue_for_arch(arch: str) -> str:
     return arch if arch in get_settings().gpu_arch_set else CPU_QUEUE
 
 
+def fetch_soft_time_limit() -> float:
+    """The fetch task's soft time limit: over before its lease lapses."""
+    s = get_settings()
+    return min(s.fetch_timeout + 60.0, s.fetch_lease_seconds - 5.0)
+
+
 def make_celery() -> Celery:
     """The app, configured from the service settings."""
     s = get_settings()
-    app = Celery("brickyard", include=["worker.tasks", "worker.fetch", "worker.presence"])
+    app = Celery("brickyard")
     conf = dict(
         task_queues=[Queue(q, Exchange(q, type="direct"), routing_key=q) for q in ALL_QUEUES],
         task_default_queue=CPU_QUEUE,
@@ -41,7 +54,7 @@ def make_celery() -> Celery:
     )
     if s.embedded_broker:  # the folders are made by bootstrap (API) and `python -m worker`
         msgs = str(s.queue_dir / "messages")
-        conf.update(broker_url="filesystem://", broker_transport="worker.fs_transport:Transport",
+        conf.update(broker_url="filesystem://", broker_transport="service.fs_transport:Transport",
                     broker_transport_options={"data_folder_in": msgs, "data_folder_out": msgs,
                                               "claimed_folder": str(s.queue_dir / "claimed"),
                                               "control_folder": str(s.queue_dir / "control"),

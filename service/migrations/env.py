@@ -1,12 +1,12 @@
-"""Alembic's environment: the service's database and its tables (api/models.py).
+"""Alembic's environment: the service's database and its tables (service/models.py).
 
 The URL is the service's (BRICKYARD_DATABASE_URL, or SQLite under BRICKYARD_HOME) unless a caller passes a
-connection in `config.attributes["connection"]` (api/db.py init_db does, holding its migration lock)."""
+connection in `config.attributes["connection"]` (service/db.py init_db does, holding its migration lock)."""
 from __future__ import annotations
 
 from alembic import context
 
-from api.models import Base
+from service.models import Base
 
 config = context.config
 if config.config_file_name:  # the `alembic` command with alembic.ini: its logging (the service has its own)
@@ -22,7 +22,7 @@ def _configure(**kw) -> None:
 
 
 def run_offline() -> None:
-    from api.settings import get_settings
+    from service.settings import get_settings
     _configure(url=config.get_main_option("sqlalchemy.url") or get_settings().db_url, literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
@@ -35,8 +35,8 @@ def run_online() -> None:
         with context.begin_transaction():
             context.run_migrations()
         return
-    from api.db import make_engine
-    from api.settings import get_settings
+    from service.db import make_engine
+    from service.settings import get_settings
     engine = make_engine(config.get_main_option("sqlalchemy.url") or get_settings().db_url)
     try:
         with engine.connect() as connection:

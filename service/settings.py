@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-EMBEDDED_BROKER = "embedded"  # kombu's filesystem transport in folders under home (worker/fs_transport.py)
+EMBEDDED_BROKER = "embedded"  # kombu's filesystem transport in folders under home (service/fs_transport.py)
 
 
 class Settings(BaseSettings):

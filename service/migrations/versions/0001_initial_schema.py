@@ -1,4 +1,4 @@
-"""Initial schema: the tables of api/models.py as of the embedded service (owners, tokens, models,
+"""Initial schema: the tables of service/models.py as of the embedded service (owners, tokens, models,
 compilations, compilation_events, kernels, compilation_kernels).
 
 Revision ID: 0001

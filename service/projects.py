@@ -221,7 +221,7 @@ def create_job(*, session: Session, owner_id: str, model: Model, target: str) ->
 
 def enqueue_all(job_ids: list[str], fetch_ids: list[str], session_factory) -> None:
     """Publishes the messages of a commit's new jobs and fetches (after the rows are committed)."""
-    from worker.queueing import enqueue
+    from .queueing import enqueue, enqueue_fetch
     with session_factory() as session:
         queues = dict(session.execute(select(Compilation.id, Compilation.queue)
                                       .where(Compilation.id.in_(job_ids))).all()) if job_ids else {}
@@ -232,8 +232,7 @@ def enqueue_all(job_ids: list[str], fetch_ids: list[str], session_factory) -> No
             log.warning("could not enqueue %s now (%s); the reconciler will", job_id, e)
     for build_id in fetch_ids:
         try:
-            from worker.fetch import fetch_model
-            fetch_model.apply_async(args=[build_id], queue="cpu")
+            enqueue_fetch(build_id)
         except Exception as e:  # noqa: BLE001
             log.warning("could not enqueue the fetch of build %s: %s", build_id, e)
 
