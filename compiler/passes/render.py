@@ -17,6 +17,7 @@ from ..codegen.tiled import render_elementwise, render_gemm, render_reduce
 from ..codegen.wgmma import render_wgmma_gemm
 from ..codegen import memory_bound
 from ..ir.dataflow import rewrite
+from ..kinds import kind_for
 from ..ir.kernel import Kernel
 from ..ir.plan import ComputeStep, LaunchStep, Plan
 from ..ir.spec import ExternSpec, KernelSpec
@@ -67,7 +68,7 @@ def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None) -> 
     if isinstance(spec, ExternSpec):
         return [spec.kernel]
     if len(spec.stages) != 1:
-        raise NotImplementedError(f"spec {spec.name}: {len(spec.stages)} stages (no fused kind renders them yet)")
+        return kind_for(spec).render(spec)
     stage = spec.stages[0]
     te, ins, out = stage.expr, stage.inputs, stage.output
     if spec.kind is None:

@@ -58,7 +58,7 @@ def test_every_build_key_and_the_dedup_key_carry_the_compiler_key(copy, models_d
     assert other_tool != tool
     assert all(build_key(d, tool) != build_key(d, other_tool) for d in digests) and len(digests) > 10
 
-    from api.jobs import compilation_dedup_key, toolchain
+    from service.jobs import compilation_dedup_key, toolchain
     from compiler.targets import get_target
     assert toolchain("sm_90") == tool       # the service's dedup key holds the same toolchain string
     opts = compiler.pipeline.CompileOptions()
