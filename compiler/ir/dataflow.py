@@ -46,10 +46,7 @@ def writes(step: Step) -> set[str]:
 
 def all_steps(plan: Plan) -> Iterator[Step]:
     """Every step in execution order, a region step before its bodies' steps."""
-    for s in plan.steps:
-        yield s
-        for body in bodies(s):
-            yield from all_steps(body)
+    return plan.steps_within()
 
 
 def all_plans(plan: Plan) -> Iterator[Plan]:

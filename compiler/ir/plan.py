@@ -118,12 +118,18 @@ class Plan:
     arena_bytes: int = 0
     outer: tuple[str, ...] = ()
 
+    def steps_within(self):
+        """Every step in execution order, a region step before its bodies' steps (the walk
+        compiler/ir/dataflow.py builds on)."""
+        for s in self.steps:
+            yield s
+            for body in getattr(s, "bodies", ()):
+                yield from body.steps_within()
+
     def kernels(self) -> list[Kernel]:
         """Every rendered kernel, this plan's and its regions', in order."""
-        from .dataflow import all_steps
-        return [s.kernel for s in all_steps(self) if isinstance(s, LaunchStep)]
+        return [s.kernel for s in self.steps_within() if isinstance(s, LaunchStep)]
 
     def specs(self) -> list[KernelSpec | ExternSpec]:
         """Every kernel not yet rendered, this plan's and its regions', in order."""
-        from .dataflow import all_steps
-        return [s.spec for s in all_steps(self) if isinstance(s, ComputeStep)]
+        return [s.spec for s in self.steps_within() if isinstance(s, ComputeStep)]
