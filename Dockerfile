@@ -1,6 +1,7 @@
 # Brickyard service image: the API (`python -m api.serve --no-worker`) and the workers (`python -m worker`).
 #   docker build -t brickyard .                                       # CPU: API and cross-compiling workers
 #   docker build -t brickyard-gpu --build-arg EXTRAS=nvrtc,service,gpu .   # + CuPy for GPU workers
+# The `brickyard` command (brickyard/cli.py) is installed too, e.g. `brickyard token create alice`.
 # The CUDA driver comes from the host (NVIDIA Container Toolkit); NVRTC and cuda-bindings come from PyPI.
 FROM python:3.11-slim-bookworm
 
@@ -20,8 +21,9 @@ WORKDIR /app
 ARG EXTRAS=nvrtc,service
 # dependencies first (a layer that survives source edits), then the source, installed editable in place
 COPY pyproject.toml README.md ./
-RUN mkdir -p compiler kernel_cache service api worker \
- && touch compiler/__init__.py kernel_cache/__init__.py service/__init__.py api/__init__.py worker/__init__.py \
+RUN mkdir -p brickyard compiler kernel_cache service api worker \
+ && touch brickyard/__init__.py compiler/__init__.py kernel_cache/__init__.py service/__init__.py \
+          api/__init__.py worker/__init__.py \
  && pip install ".[${EXTRAS}]" \
  && pip uninstall -y brickyard
 COPY compiler ./compiler
@@ -29,6 +31,7 @@ COPY kernel_cache ./kernel_cache
 COPY service ./service
 COPY api ./api
 COPY worker ./worker
+COPY brickyard ./brickyard
 COPY alembic.ini ./
 RUN pip install --no-deps -e . \
  && useradd --system --uid 10001 --home-dir /var/lib/brickyard --shell /usr/sbin/nologin brickyard \

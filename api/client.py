@@ -1,4 +1,4 @@
-"""A small client of the Brickyard REST API (httpx), used by `brickyard submit` and `brickyard jobs`.
+"""A small client of the Brickyard REST API (httpx), used by `brickyard submit`, `jobs` and `ci` (api/cli.py).
 
     from api.client import Client
     with Client() as c:                                   # server and token from the environment

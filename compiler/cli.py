@@ -1,6 +1,11 @@
-"""The `brickyard` command: compile, run, targets, token (service API tokens); and, as a client of
-the service, submit, jobs and ci (server from --server or BRICKYARD_SERVER, token from --token,
-BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)."""
+"""The compiler's commands: compile, run, targets, inspect (`python -m compiler COMMAND`, or
+`python -m compiler.cli`; no service needed, nothing above the compiler imported).
+
+The `brickyard` console script (brickyard/cli.py) is one parser over these and the service's commands
+(token, submit, jobs, ci: api/cli.py). Both parsers start from `new_parser` (prog, description, --debug)
+and go through `run`, which turns errors into one line on stderr (`brickyard: error: ...`, exit 2; --debug
+shows the traceback), Ctrl-C into 130 and a closed stdout pipe into a quiet 0. api/cli.py also uses
+`fail`, `parse_shapes` and `print_table` from here."""
 from __future__ import annotations
 
 import argparse
@@ -11,28 +16,37 @@ import time
 from .passes.fit import human_bytes
 
 
-def _parse_shapes(items: list[str]) -> tuple:
+def parse_shapes(items: list[str]) -> tuple:
+    """--input-shape NAME=D,D,.. values as ((name, dims), ...); a malformed one exits with status 2."""
     shapes = []
     for it in items or []:
         if "=" not in it:
-            raise SystemExit(_fail(f"--input-shape '{it}' must look like NAME=D,D,..."))
+            raise SystemExit(fail(f"--input-shape '{it}' must look like NAME=D,D,..."))
         name, dims = it.split("=", 1)
         try:
             shapes.append((name, tuple(int(d) for d in dims.split(",") if d.strip())))
         except ValueError:
-            raise SystemExit(_fail(f"--input-shape '{it}': dimensions must be integers")) from None
+            raise SystemExit(fail(f"--input-shape '{it}': dimensions must be integers")) from None
     return tuple(shapes)
 
 
-def _fail(msg: str) -> int:
+def fail(msg: str) -> int:
+    """The one-line error on stderr; returns exit status 2."""
     print(f"brickyard: error: {msg}", file=sys.stderr)
     return 2
+
+
+def print_table(rows: list[tuple]) -> None:
+    """rows (the first one the header) as left-aligned columns two spaces apart."""
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
 
 
 def cmd_compile(a) -> int:
     from . import compile
     from .pipeline import CompileOptions
-    opts = CompileOptions(input_shapes=_parse_shapes(a.input_shape), verify=a.verify, precision=a.precision)
+    opts = CompileOptions(input_shapes=parse_shapes(a.input_shape), verify=a.verify, precision=a.precision)
     t0 = time.perf_counter()
     def progress(stage, frac):
         if not a.quiet:
@@ -86,7 +100,7 @@ def cmd_targets(a) -> int:
         rows.append((t.name, t.arch, f"{t.memory_bytes / 2**30:.0f} GiB", t.sms, t.shared_per_block // 1024,
                      t.l2_bytes // 2**20, f"{t.dram_gbps:.0f}", f"{t.fp32_tflops:.1f}", f"{t.fp16_tc_tflops:.0f}",
                      t.max_threads_per_block, "x".join(str(g) for g in t.max_grid)))
-    _print_table(rows)
+    print_table(rows)
     return 0
 
 
@@ -119,142 +133,21 @@ def cmd_inspect(a) -> int:
     return 0
 
 
-def cmd_token(a) -> int:
-    try:
-        from api.tokens import main as tokens_main
-    except ImportError:
-        raise SystemExit(_fail("the service is not installed: make install")) from None
-    return tokens_main([a.action, *a.args])
+DESCRIPTION = "Compile ONNX models to CUDA kernels."
 
 
-def _print_table(rows: list[tuple]) -> None:
-    """rows (the first one the header) as left-aligned columns two spaces apart."""
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
-
-
-def cmd_submit(a) -> int:
-    """Upload MODEL, compile it, follow the job's events, download the artifact (-o)."""
-    from api.client import Client, ClientError
-    shapes = {name: list(dims) for name, dims in _parse_shapes(a.input_shape)}
-    wait = a.wait or bool(a.output)
-    try:
-        with Client(a.server, a.token) as c:
-            model = c.upload_model(a.model, name=a.name)
-            print(f"model {model['id']}: {model['name']} ({human_bytes(model['size'])}, sha256 "
-                  f"{model['sha256'][:12]})", file=sys.stderr)
-            job = c.create_compilation(model["id"], a.target, input_shapes=shapes, precision=a.precision)
-            print(f"compilation {job['id']}: {job['state']} (target {job['target']}, {job['arch']}, "
-                  f"queue {job['queue']})", file=sys.stderr)
-            if not wait:
-                print(job["id"])
-                return 0
-            t0 = time.monotonic()
-            for ev in c.events(job["id"], timeout=a.timeout):
-                if not a.quiet:
-                    stage = f" {ev['stage']}" if ev.get("stage") else ""
-                    note = f" - {ev['message']}" if ev.get("message") else ""
-                    print(f"  [{ev['progress'] * 100:5.1f}%] {ev['state']}{stage} "
-                          f"({time.monotonic() - t0:.1f} s){note}", file=sys.stderr)
-            job = c.get_compilation(job["id"])
-            if job["state"] != "succeeded":
-                err = job.get("error") or {}
-                why = f" ({err.get('category')}): {err.get('message')}" if err else ""
-                return _fail(f"compilation {job['id']} {job['state']}{why}")
-            cache = job.get("cache") or {}
-            from_store = f", answered from the store (same as {job['deduplicated_from']})" \
-                if job.get("deduplicated_from") else ""
-            secs = f" in {job['compile_seconds']:.2f} s" if job.get("compile_seconds") is not None else ""
-            print(f"compilation {job['id']}: succeeded{secs}; kernel cache {cache.get('hits', 0)} hits, "
-                  f"{cache.get('misses', 0)} misses{from_store}", file=sys.stderr)
-            if a.output:
-                size = c.download_artifact(job["id"], a.output)
-                print(f"artifact -> {a.output} ({human_bytes(size)}, sha256 {job['artifact_sha256'][:12]})",
-                      file=sys.stderr)
-            print(job["id"])
-            return 0
-    except ClientError as e:
-        return _fail(str(e))
-
-
-def cmd_jobs(a) -> int:
-    """The caller's compilations as a table, newest first."""
-    from api.client import Client, ClientError
-    try:
-        with Client(a.server, a.token) as c:
-            page = c.list_compilations(state=a.state, limit=a.limit)
-    except ClientError as e:
-        return _fail(str(e))
-    if a.json:
-        print(json.dumps(page, indent=2))
-        return 0
-    rows = [("ID", "STATE", "TARGET", "ARCH", "PROGRESS", "CACHE H/M", "SECONDS", "CREATED", "ERROR")]
-    for j in page["items"]:
-        err = j.get("error") or {}
-        secs = j.get("compile_seconds")
-        rows.append((j["id"], j["state"] + (" (stored)" if j.get("deduplicated_from") else ""), j["target"],
-                     j["arch"], f"{j['progress'] * 100:.0f}%" + (f" {j['stage']}" if j.get("stage") and
-                                                                 j["state"] == "running" else ""),
-                     f"{j['cache']['hits']}/{j['cache']['misses']}", "" if secs is None else f"{secs:.2f}",
-                     j["created_at"][:19].replace("T", " "), err.get("category", "")))
-    _print_table(rows)
-    shown = len(page["items"])
-    print(f"{shown} of {page['total']} compilations", file=sys.stderr)
-    return 0
-
-
-def cmd_ci(a) -> int:
-    """Triggers (or waits on) a project's commit, prints its builds; 1 on a failure or a regression."""
-    from api.client import Client, ClientError
-    models = {}
-    for item in a.model or []:
-        name, sep, source = item.partition("=")
-        if not sep or not name or not source:
-            return _fail(f"--model '{item}' must look like NAME=MODEL_ID_OR_URL")
-        models[name] = source
-    try:
-        with Client(a.server, a.token) as c:
-            if not a.no_trigger:
-                started = c.trigger_commit(a.project, a.commit, a.ref or "", models or None)
-                print(f"commit {a.commit}: {len(started['compilations'])} builds "
-                      f"{'started' if started['started'] else 'already known'}", file=sys.stderr)
-            status = c.wait_commit(a.project, a.commit, threshold=a.threshold, timeout=a.timeout) if a.wait \
-                else c.commit_status(a.project, a.commit, a.threshold)
-    except ClientError as e:
-        return _fail(str(e))
-    if a.json:
-        print(json.dumps(status, indent=2))
-    else:
-        rows = [("MODEL", "TARGET", "STATE", "COMPILE S", "LATENCY US", "PREVIOUS US", "CHANGE", "")]
-        for b in status["builds"]:
-            lat = b["latency_us"]
-            rows.append((b["model"], b["target"], b["state"],
-                         "" if b["compile_seconds"] is None else f"{b['compile_seconds']:.2f}",
-                         "" if lat is None else f"{lat:.2f}" + (" (measured)" if b["latency_kind"] == "measured"
-                                                                else ""),
-                         "" if b["previous_latency_us"] is None else f"{b['previous_latency_us']:.2f}",
-                         "" if b["change"] is None else f"{b['change'] * 100:+.1f}%",
-                         "REGRESSION" if b["regression"] else (b["error"] or "")[:80]))
-        _print_table(rows)
-        prev = f" against {status['previous_commit'][:12]}" if status["previous_commit"] else ""
-        print(f"{status['project']} {status['commit'][:12]} ({status['ref'] or 'no ref'}){prev}: "
-              f"{status['verdict'].upper()} (threshold {status['threshold'] * 100:.0f}%)")
-    if status["verdict"] == "fail":
-        return 1
-    return 0 if status["verdict"] == "pass" else 3
-
-
-def _client_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--server", help="the service's URL (default $BRICKYARD_SERVER or http://127.0.0.1:8000)")
-    p.add_argument("--token", help="API token (default $BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from .passes.precision import PRECISIONS
-    p = argparse.ArgumentParser(prog="brickyard", description="Compile ONNX models to CUDA kernels.")
+def new_parser(epilog: str | None = None) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The `brickyard` parser with its global options (--debug) and an empty set of subcommands, which
+    add_commands here and in api/cli.py fill in."""
+    p = argparse.ArgumentParser(prog="brickyard", description=DESCRIPTION, epilog=epilog)
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = p.add_subparsers(dest="cmd", required=True)
+    return p, sub
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Adds compile, run, targets and inspect to a parser's subcommands."""
+    from .passes.precision import PRECISIONS
     c = sub.add_parser("compile", help="compile MODEL.onnx to an artifact")
     c.add_argument("model")
     c.add_argument("--target", default="h100")
@@ -283,59 +176,30 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("model")
     ins.add_argument("--json", action="store_true")
     ins.set_defaults(fn=cmd_inspect)
-    tk = sub.add_parser("token", help="service API tokens: token create NAME")
-    tk.add_argument("action", choices=["create", "list"])
-    tk.add_argument("args", nargs="*")
-    tk.set_defaults(fn=cmd_token)
-    sb = sub.add_parser("submit", help="compile MODEL.onnx on a Brickyard service (upload, compile, download)")
-    sb.add_argument("model")
-    sb.add_argument("--target", default="h100", help="a preset name (brickyard targets)")
-    _client_args(sb)
-    sb.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
-    sb.add_argument("--precision", choices=PRECISIONS, default="fp32",
-                    help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
-    sb.add_argument("--name", help="the model's name on the service (default: the file name)")
-    sb.add_argument("--wait", action="store_true", help="follow the job until it ends (implied by -o)")
-    sb.add_argument("-o", "--output", help="download the artifact here once the job succeeds")
-    sb.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the job (default 3600)")
-    sb.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    sb.set_defaults(fn=cmd_submit)
-    jb = sub.add_parser("jobs", help="list your compilations on a Brickyard service")
-    _client_args(jb)
-    jb.add_argument("--state", choices=["queued", "running", "succeeded", "failed", "cancelled"])
-    jb.add_argument("--limit", type=int, default=20)
-    jb.add_argument("--json", action="store_true")
-    jb.set_defaults(fn=cmd_jobs)
-    ci = sub.add_parser("ci", help="build a commit of a CI project and check it (exit 1 on a failure or regression)")
-    ci.add_argument("project", help="the project's name or id")
-    ci.add_argument("commit", help="the commit sha")
-    ci.add_argument("--ref", help="the branch, e.g. refs/heads/main (regressions compare with its previous commit)")
-    ci.add_argument("--model", action="append", metavar="NAME=SOURCE",
-                    help="this commit's model: an uploaded model id or an https URL (repeatable)")
-    ci.add_argument("--no-trigger", action="store_true", help="only wait on a commit the webhook started")
-    ci.add_argument("--no-wait", dest="wait", action="store_false", help="print the status now, do not wait")
-    ci.add_argument("--threshold", type=float, help="regression threshold (fraction; default: the project's)")
-    ci.add_argument("--timeout", type=float, default=3600.0)
-    ci.add_argument("--json", action="store_true")
-    _client_args(ci)
-    ci.set_defaults(fn=cmd_ci)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The compiler's commands alone (`python -m compiler`)."""
+    p, sub = new_parser(epilog="The service's commands (token, submit, jobs, ci) are in the `brickyard` "
+                               "command (python -m brickyard).")
+    add_commands(sub)
     return p
 
 
-def main(argv=None) -> int:
+def run(parser: argparse.ArgumentParser, argv=None) -> int:
+    """Parses argv (default sys.argv[1:]) and runs the chosen command's fn; its exit status."""
     from .errors import CompilerError
-    parser = build_parser()
     a = parser.parse_args(argv)
     try:
         return a.fn(a)
     except CompilerError as e:
         if a.debug:
             raise
-        return _fail(e.one_line())
+        return fail(e.one_line())
     except FileNotFoundError as e:
         if a.debug:
             raise
-        return _fail(f"file not found: {e.filename}")
+        return fail(f"file not found: {e.filename}")
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # stdout piped into head and the like, which stopped reading
@@ -349,6 +213,10 @@ def main(argv=None) -> int:
         except (OSError, ValueError):  # stdout is not a file descriptor (captured in-process)
             pass
         return 0
+
+
+def main(argv=None) -> int:
+    return run(build_parser(), argv)
 
 
 if __name__ == "__main__":

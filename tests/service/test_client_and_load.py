@@ -82,10 +82,10 @@ def test_twenty_concurrent_uploads_and_compilations(live, tmp_path):
 
 
 def brickyard(*args: str, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
-    """The real `brickyard` CLI (python -m compiler, as the console script runs it)."""
+    """The real `brickyard` CLI (python -m brickyard, what the console script runs)."""
     full = {k: v for k, v in __import__("os").environ.items() if not k.startswith("BRICKYARD_")}
     full.update(env or {}, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd or REPO, env=full, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "brickyard", *args], cwd=cwd or REPO, env=full, capture_output=True,
                           text=True, timeout=300)
 
 

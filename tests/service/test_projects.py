@@ -78,7 +78,7 @@ def brickyard(*args: str, env: dict) -> subprocess.CompletedProcess:
     import os
     full = {k: v for k, v in os.environ.items() if not k.startswith("BRICKYARD_")}
     full.update(env)
-    return subprocess.run([sys.executable, "-m", "compiler.cli", *args], cwd=REPO, env=full, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "brickyard", *args], cwd=REPO, env=full, capture_output=True,
                           text=True, timeout=120)
 
 
