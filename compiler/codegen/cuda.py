@@ -6,7 +6,7 @@ import math
 from ..ir.dtypes import DType
 from ..ir.texpr import (ACC, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, Var,
                         children)
-from .naming import NAME_PLACEHOLDER, finish_source
+from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 
 INT32_LIMIT = 2**31 - 1
@@ -309,9 +309,8 @@ def render_texpr(te: TensorExpr, prefix: str, out_value: str, in_values: tuple[s
     L: list[str] = []
     params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
-    L.append(f"BY_KERNEL void __launch_bounds__({block_threads}) {NAME_PLACEHOLDER}({', '.join(params)}) {{")
-    L.append(f"  for ({index_ct} lin = ({index_ct})blockIdx.x * blockDim.x + threadIdx.x; lin < {n}; "
-             f"lin += ({index_ct})gridDim.x * blockDim.x) {{")
+    L.append(f"  for ({index_ct} lin = ({index_ct}){BLOCK_X} * blockDim.x + threadIdx.x; lin < {n}; "
+             f"lin += ({index_ct}){GRID_X} * blockDim.x) {{")
     shape = out_t.shape
     if shape:
         L.append(f"    {index_ct} rem = lin;")
@@ -372,8 +371,7 @@ def render_texpr(te: TensorExpr, prefix: str, out_value: str, in_values: tuple[s
     else:
         L.append(f"    out[lin] = ({oct_})({result});")
     L.append("  }")
-    L.append("}")
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    entry, source = finish_kernel(prefix, params, L, launch_bounds=(block_threads,))
     blocks = max(1, min(math.ceil(n / block_threads), max_blocks))
     kparams = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
     kparams += (KernelParam(oct_, out_value, True),)

@@ -19,9 +19,9 @@ import math
 
 from ..ir.texpr import Expr, Load, TensorExpr
 from ..analysis.views import ReduceView, TransposeView, VectorView
-from ..analysis.tiles import KernelConfig
+from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
-from .naming import NAME_PLACEHOLDER, finish_source
+from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel
 from .tiled import (_INIT, _combine, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
                     index_ctype)
@@ -92,15 +92,14 @@ def render_vector_elementwise(te: TensorExpr, view: VectorView, cfg: KernelConfi
     vec_args = sorted({ld.arg for ld in view.vector})
     ptrs = " | ".join(f"(unsigned long long)(in{a})" for a in vec_args)
     ptrs = "(unsigned long long)(out)" + (f" | {ptrs}" if ptrs else "")
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{",
-         # graph inputs are the caller's buffers: vectors only where every one is 16-byte aligned
+    L = [# graph inputs are the caller's buffers: vectors only where every one is 16-byte aligned
          f"  const bool by_aligned = (({ptrs}) & 15ull) == 0ull;",
-         f"  const {it} by_tid = ({it})blockIdx.x * {T} + threadIdx.x;",
-         f"  const {it} by_step = ({it})gridDim.x * {T};"]
+         f"  const {it} by_tid = ({it}){BLOCK_X} * {T} + threadIdx.x;",
+         f"  const {it} by_step = ({it}){GRID_X} * {T};"]
     _unit_vars(L, "  ", it, view.unit)
     L += ["  if (by_aligned) {",
-          f"    for ({it} by_v0 = ({it})blockIdx.x * {T * U} + threadIdx.x; by_v0 < {nvec}; "
-          f"by_v0 += ({it})gridDim.x * {T * U}) {{"]
+          f"    for ({it} by_v0 = ({it}){BLOCK_X} * {T * U} + threadIdx.x; by_v0 < {nvec}; "
+          f"by_v0 += ({it}){GRID_X} * {T * U}) {{"]
     for u in range(U):
         # independent scopes; __restrict__ lets the compiler issue all U vectors' loads first
         ind = "      "
@@ -137,8 +136,8 @@ def render_vector_elementwise(te: TensorExpr, view: VectorView, cfg: KernelConfi
         L.append("    }")
     L += ["  } else {", f"    for ({it} by_lin = by_tid; by_lin < {n}; by_lin += by_step) {{"]
     _scalar_element(te, L, "      ", it, "by_lin", axes)
-    L += ["    }", "  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["    }", "  }"]
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=(T,))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), expr=te)
 
@@ -164,14 +163,13 @@ def render_transpose(te: TensorExpr, view: TransposeView, cfg: KernelConfig, pre
     ta, tb = math.ceil(A / TILE), math.ceil(B / TILE)
     blocks = ta * tb * view.outer_size
     sizes = transpose_tile_bytes(view, TILE, pad)
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{",
-         "  BY_SHARED_BUFFER(by_smem);"]
+    L = ["  BY_SHARED_BUFFER(by_smem);"]
     off = 0
     for j, ld in enumerate(view.staged):
         ct = ld.dtype.compute_ctype
         L.append(f"  {ct}* const by_t{j} = reinterpret_cast<{ct}*>(by_smem + {off});")
         off += sizes[j]
-    L += [f"  {it} by_blk = blockIdx.x;",
+    L += [f"  {it} by_blk = {BLOCK_X};",
           f"  const {it} by_b0 = (by_blk % {tb}) * {TILE}; by_blk /= {tb};",
           f"  const {it} by_a0 = (by_blk % {ta}) * {TILE}; by_blk /= {ta};"]
     _unit_vars(L, "  ", it, view.unit)
@@ -211,8 +209,7 @@ def render_transpose(te: TensorExpr, view: TransposeView, cfg: KernelConfig, pre
     phase("by_al", stage)
     L.append("  __syncthreads();")
     phase("by_bl", write)
-    L.append("}")
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=(T,))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), shared_bytes=sum(sizes), expr=te)
 
@@ -237,11 +234,10 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
     vt = te.body.dtype.compute_ctype
     flag = op in ("max", "min")
     R, K = view.R, view.K
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, 'float'))}) {{",
-         "  BY_SHARED_BUFFER(by_smem);",
+    L = ["  BY_SHARED_BUFFER(by_smem);",
          "  const int tid = threadIdx.x;",
-         f"  const {it} by_slice = ({it})blockIdx.x % {S};",
-         f"  const {it} row = ({it})blockIdx.x / {S};",
+         f"  const {it} by_slice = ({it}){BLOCK_X} % {S};",
+         f"  const {it} row = ({it}){BLOCK_X} / {S};",
          f"  const {it} by_k0 = by_slice * {chunk};",
          f"  const {it} by_k1 = by_k0 + {chunk} < {K} ? by_k0 + {chunk} : {K};",
          f"  {vt} by_racc = {_INIT[op]};"]
@@ -261,8 +257,8 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
     combine_partials(L, op, vt, flag, T, T)
     if flag:
         L.append("  (void)have;")
-    L += ["  if (tid == 0) out[row * " + str(S) + " + by_slice] = (float)by_racc;", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["  if (tid == 0) out[row * " + str(S) + " + by_slice] = (float)by_racc;"]
+    entry, source = finish_kernel(prefix, _signature(te, 'float'), L, launch_bounds=(T,))
     params = _kparams(te, out_value, in_values, "float")
     return Kernel(entry=entry, source=source, params=params, grid=(R * S, 1, 1), block=(T, 1, 1),
                   shared_bytes=(T // 32) * (4 + 4), expr=te)
@@ -277,9 +273,8 @@ def render_split_combine(te: TensorExpr, view: ReduceView, splits: int, prefix: 
     R = view.R
     T = COMBINE_THREADS
     it = "long long" if index_ctype(te) == "long long" or R * splits * 2 >= INT32_LIMIT else "int"
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, ws=True))}) {{",
-         "  const int lane = threadIdx.x & 31;",
-         f"  const {it} row = ({it})blockIdx.x * {COMBINE_WARPS} + (threadIdx.x >> 5);",
+    L = ["  const int lane = threadIdx.x & 31;",
+         f"  const {it} row = ({it}){BLOCK_X} * {COMBINE_WARPS} + (threadIdx.x >> 5);",
          f"  if (row >= {R}) return;  // the whole warp leaves together",
          f"  float by_racc = {_INIT[op]};"]
     if flag:
@@ -298,8 +293,8 @@ def render_split_combine(te: TensorExpr, view: ReduceView, splits: int, prefix: 
     _unit_vars(L, "    ", it, view.unit)
     _decompose(L, "    ", it, "row", view.rows, "by_rr")
     _epilogue(te, L, "    ", it, "by_racc", te.body.dtype)
-    L += ["  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["  }"]
+    entry, source = finish_kernel(prefix, _signature(te, ws=True), L, launch_bounds=(T,))
     params = _kparams(te, out_value, in_values, ws_value=ws_value)
     return Kernel(entry=entry, source=source, params=params, grid=(split_combine_blocks(R), 1, 1),
                   block=(T, 1, 1), expr=te)

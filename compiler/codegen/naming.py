@@ -1,5 +1,5 @@
-"""Kernel names: a renderer writes NAME_PLACEHOLDER as the entry; finish_source names the kernel after
-its content."""
+"""Kernel names: a kernel's text names its entry NAME_PLACEHOLDER (and its block function
+NAME_PLACEHOLDER_body: codegen/block_function.py); finish_source names the kernel after its content."""
 from __future__ import annotations
 
 import hashlib

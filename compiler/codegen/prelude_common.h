@@ -205,3 +205,31 @@ BY_HD unsigned long long by_wgmma_desc(unsigned int smem_addr, unsigned int lbo_
   return (unsigned long long)((smem_addr & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo_bytes & 0x3FFFFu) >> 4) << 16) |
          ((unsigned long long)((sbo_bytes & 0x3FFFFu) >> 4) << 32) | ((unsigned long long)(swizzle_mode & 3u) << 62);
 }
+
+// ---- block functions (DESIGN section 6) -----------------------------------------------------------
+// A rendered kernel is a body `void <entry>_body(params..., const by_block_index by_block)` plus a
+// __global__ wrapper that passes by_this_block(). Bodies read their block's position only from
+// by_block, so another wrapper may run a body for blocks of a virtual grid of its choosing (several
+// bodies co-launched by block range, or bodies called between grid barriers of a persistent
+// kernel). threadIdx and blockDim are not virtual: a body runs at its own block shape.
+struct by_block_index {
+  uint3 idx;   // this block's index in the virtual grid
+  dim3 grid;   // the virtual grid's extent
+};
+// The hardware block as a virtual one: what a plain launch's wrapper passes.
+BY_DEVICE by_block_index by_this_block() {
+  by_block_index b;
+  b.idx = blockIdx;
+  b.grid = gridDim;
+  return b;
+}
+// Block `linear` (x fastest, then y, then z) of a virtual grid of extent `grid`: what a wrapper
+// that dispatches a range of its blocks to a body passes (linear = hardware block - range start).
+BY_DEVICE by_block_index by_block_at(unsigned int linear, dim3 grid) {
+  by_block_index b;
+  b.idx.x = linear % grid.x;
+  b.idx.y = (linear / grid.x) % grid.y;
+  b.idx.z = linear / (grid.x * grid.y);
+  b.grid = grid;
+  return b;
+}

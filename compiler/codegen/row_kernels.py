@@ -10,8 +10,9 @@ import math
 from dataclasses import dataclass
 
 from ..ir.dtypes import DType
+from .block_function import BLOCK_X, finish_kernel
 from .cuda import MAX_GRID_X, c_const
-from .naming import NAME_PLACEHOLDER, finish_source
+from .naming import NAME_PLACEHOLDER
 from ..ir.kernel import Kernel, KernelParam
 
 ROW_OPS = ("softmax", "logsoftmax", "layernorm", "rmsnorm")
@@ -95,9 +96,9 @@ def render_row_kernel(op: str, *, rows: int, n: int, x: RowOperand, y: RowOperan
         params.append((invstd, True, "invstd_out"))
     sig = ", ".join(f"{'' if out else 'const '}{p.dtype.ctype}* __restrict__ {name}"
                     for p, out, name in params)
-    L = [helper, f"BY_KERNEL void __launch_bounds__({threads}) {NAME_PLACEHOLDER}({sig}) {{"]
+    L: list[str] = []
     if warp_per_row:
-        L += [f"  const long long row = (long long)blockIdx.x * {rows_per_block} + (threadIdx.x >> 5);",
+        L += [f"  const long long row = (long long){BLOCK_X} * {rows_per_block} + (threadIdx.x >> 5);",
               f"  if (row >= {rows}ll) return;  // the whole warp leaves together",
               "  const int tid = threadIdx.x & 31;",
               "  const int nthreads = 32;",
@@ -105,7 +106,7 @@ def render_row_kernel(op: str, *, rows: int, n: int, x: RowOperand, y: RowOperan
     else:
         L += ["  BY_SHARED_BUFFER(by_smem);",
               f"  {act}* part = ({act}*)by_smem;",
-              "  const long long row = blockIdx.x;",
+              f"  const long long row = {BLOCK_X};",
               "  const int tid = threadIdx.x;",
               f"  const int nthreads = {threads};"]
     L += [f"  const {x.dtype.ctype}* xr = x + row * {n}ll;",
@@ -156,8 +157,7 @@ def render_row_kernel(op: str, *, rows: int, n: int, x: RowOperand, y: RowOperan
         if scale is not None:
             L.append(f"    v = v * (({act})scale[{affine_index}]);")
         L += [f"    yr[j] = ({yt})v;", "  }"]
-    L.append("}")
-    entry, source = finish_source(prefix or f"row_{op}", "\n".join(L) + "\n")
+    entry, source = finish_kernel(prefix or f"row_{op}", sig, L, launch_bounds=(threads,), helpers=helper)
     kparams = tuple(KernelParam(p.dtype.ctype, p.value, out) for p, out, _ in params)
     schedule = "row_warp" if warp_per_row else "row_block"
     return Kernel(entry=entry, source=source, params=kparams, grid=(grid, 1, 1), block=(threads, 1, 1),

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from ..ir.texpr import TensorExpr
 from ..analysis.views import GemmView, TcOperand, tc_operand
-from ..analysis.tiles import KernelConfig
+from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT
-from .naming import NAME_PLACEHOLDER, finish_source
+from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel
 from .tiled import _decompose, _epilogue, _kparams, _render, _signature, _unit_vars, index_ctype
 
@@ -287,15 +287,14 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     S = p.stages
     has_async = "async" in (p.load_a, p.load_b)
     out_ct = "float" if SK > 1 else te.output.dtype.ctype
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, out_ct))}) {{",
-         "  BY_SHARED_BUFFER(by_smem);",
+    L = ["  BY_SHARED_BUFFER(by_smem);",
          "  unsigned char* const by_sa = by_smem;",
          f"  unsigned char* const by_sb = by_smem + {S * p.tile_a.stage_bytes};",
          "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;",
          "  const int by_g = lane >> 2, by_t = lane & 3;",
          "  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);",
          f"  const int wm0 = (warp / {WGN}) * {p.WM}, wn0 = (warp % {WGN}) * {p.WN};",
-         f"  {it} by_blk = blockIdx.x;",
+         f"  {it} by_blk = {BLOCK_X};",
          f"  const {it} by_n0 = (by_blk % {nt}) * {p.BN}; by_blk /= {nt};",
          f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
     if SK > 1:
@@ -368,8 +367,8 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         L.append(f"        out[({it})by_ks * {te.output.size} + {_out_offset(te)}] = by_acc[mi][ni][q];")
     else:
         _epilogue(te, L, "        ", it, "by_acc[mi][ni][q]", te.body.dtype)
-    L += ["      }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["      }"]
+    entry, source = finish_kernel(prefix, _signature(te, out_ct), L, launch_bounds=(T,))
     params = _kparams(te, out_value, in_values, out_ct)
     return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt * SK, 1, 1), block=(T, 1, 1),
                   shared_bytes=p.shared_bytes, expr=te)
@@ -381,8 +380,7 @@ def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: st
     n = te.output.size
     T = SPLITK_REDUCE_THREADS
     it = "int" if n * split_k * 2 < INT32_LIMIT and index_ctype(te) == "int" else "long long"
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te, ws=True))}) {{",
-         f"  for ({it} lin = ({it})blockIdx.x * {T} + threadIdx.x; lin < {n}; lin += ({it})gridDim.x * {T}) {{",
+    L = [f"  for ({it} lin = ({it}){BLOCK_X} * {T} + threadIdx.x; lin < {n}; lin += ({it}){GRID_X} * {T}) {{",
          "    float s = 0.0f;",
          f"    for (int k = 0; k < {split_k}; ++k) s += by_ws[({it})k * {n} + lin];"]
     group = tuple((f"i{d}", e) for d, e in enumerate(te.output.shape))
@@ -391,8 +389,8 @@ def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: st
             L.append(f"    const {it} {v} = 0;")
     _decompose(L, "    ", it, "lin", tuple(g for g in group if g[1] != 1), "by_rem")
     _epilogue(te, L, "    ", it, "s", te.body.dtype)
-    L += ["  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["  }"]
+    entry, source = finish_kernel(prefix, _signature(te, ws=True), L, launch_bounds=(T,))
     params = _kparams(te, out_value, in_values, ws_value=ws_value)
     return Kernel(entry=entry, source=source, params=params, grid=(splitk_reduce_blocks(n), 1, 1),
                   block=(T, 1, 1), expr=te)

@@ -11,9 +11,9 @@ import math
 from ..ir.dtypes import DType
 from ..ir.texpr import ACC, Expr, TensorExpr
 from ..analysis.views import ElementwiseView, GemmView, ReduceView
-from ..analysis.tiles import KernelConfig
+from ..ir.tiles import KernelConfig
 from .cuda import ExprRenderer, contiguous_strides, index_ctype
-from .naming import NAME_PLACEHOLDER, finish_source
+from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 
 FULL_MASK = "0xFFFFFFFFu"
@@ -116,15 +116,14 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
     blocks = view.B * mt * nt
     # Small thread tiles build best without bounds (ptxas's cap for 1024 threads, 64 registers, is
     # plenty); with bounds of T threads alone ptxas sometimes squeezes to 32 registers and spills.
-    bounds = "" if TM * TN <= 16 else f"__launch_bounds__({T}, 1) "
-    L: list[str] = [f"BY_KERNEL void {bounds}{NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{",
-                    "  BY_SHARED_BUFFER(by_smem);",
+    bounds = () if TM * TN <= 16 else (T, 1)
+    L: list[str] = ["  BY_SHARED_BUFFER(by_smem);",
                     f"  {vt}* const by_as = reinterpret_cast<{vt}*>(by_smem);",
                     f"  {vt}* const by_bs = by_as + {stages * BK * LDA};",
                     "  const int tid = threadIdx.x;",
                     f"  const int tx = tid % {TCN};",
                     f"  const int ty = tid / {TCN};",
-                    f"  {it} by_blk = blockIdx.x;",
+                    f"  {it} by_blk = {BLOCK_X};",
                     f"  const {it} by_n0 = (by_blk % {nt}) * {BN}; by_blk /= {nt};",
                     f"  const {it} by_m0 = (by_blk % {mt}) * {BM}; by_blk /= {mt};"]
     _unit_vars(L, "  ", it, view.unit)
@@ -210,8 +209,8 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         L.append(f"      if (gn >= {N}) continue;")
     _decompose(L, "      ", it, "gn", view.n, "by_en")
     _epilogue(te, L, "      ", it, "by_acc[i][j]", te.body.dtype)
-    L += ["    }", "  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["    }", "  }"]
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=bounds)
     shared = gemm_shared_bytes(BM, BN, BK, PA, PB, stages, ctype_size(vt))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), shared_bytes=shared, config=(), expr=te)
@@ -280,12 +279,12 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
     R, K = view.R, view.K
     blocks = math.ceil(R / rpb)
     block_wide = tpr > 32
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{"]
+    L = []
     if block_wide:
         L.append("  BY_SHARED_BUFFER(by_smem);")
     L += ["  const int tid = threadIdx.x;",
           f"  const int lane = tid % {tpr};",
-          f"  const {it} row = ({it})blockIdx.x * {rpb} + tid / {tpr};",
+          f"  const {it} row = ({it}){BLOCK_X} * {rpb} + tid / {tpr};",
           f"  const bool active = row < {R};",
           f"  {vt} by_racc = {_INIT[op]};"]
     if flag:
@@ -309,8 +308,8 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
     if flag:
         L.append("    (void)have;")
     _epilogue(te, L, "    ", it, "by_racc", acc_dt)
-    L += ["  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["  }"]
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=(T,))
     shared = (T // 32) * (ctype_size(vt) + 4) if block_wide else 0
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), shared_bytes=shared, expr=te)
@@ -326,9 +325,8 @@ def render_elementwise(te: TensorExpr, view: ElementwiseView, cfg: KernelConfig,
     blocks = int(cfg.workload.blocks)
     it = index_ctype(te)
     n = view.n
-    L = [f"BY_KERNEL void __launch_bounds__({T}) {NAME_PLACEHOLDER}({', '.join(_signature(te))}) {{",
-         f"  for ({it} base = ({it})blockIdx.x * {T * V} + threadIdx.x; base < {n}; "
-         f"base += ({it})gridDim.x * {T * V}) {{",
+    L = [f"  for ({it} base = ({it}){BLOCK_X} * {T * V} + threadIdx.x; base < {n}; "
+         f"base += ({it}){GRID_X} * {T * V}) {{",
          "    #pragma unroll",
          f"    for (int u = 0; u < {V}; ++u) {{",
          f"      const {it} lin = base + u * {T};",
@@ -340,8 +338,8 @@ def render_elementwise(te: TensorExpr, view: ElementwiseView, cfg: KernelConfig,
     _decompose(L, "      ", it, "lin", tuple(g for g in group if g[1] != 1), "by_rem")
     val = _render(te, te.body, L, "      ", it)
     _store(te, L, "      ", val, te.body.dtype)
-    L += ["    }", "  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["    }", "  }"]
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=(T,))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), expr=te)
 

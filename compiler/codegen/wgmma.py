@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 from ..ir.texpr import TensorExpr
 from ..analysis.views import GemmView, TcOperand, tc_operand
-from ..analysis.tiles import KernelConfig
-from .naming import NAME_PLACEHOLDER, finish_source
+from ..ir.tiles import KernelConfig
+from .block_function import BLOCK_X, finish_kernel
 from ..ir.kernel import Kernel, TensorMapDecl
 from .tiled import _decompose, _epilogue, _kparams, _signature, _unit_vars, index_ctype
 
@@ -312,15 +312,14 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     sig = _signature(te) + [f"const __grid_constant__ by_tensor_map by_tm{sd}" for sd in tma_sides]
     ta, tb = int(p.mn_major("a")), int(p.mn_major("b"))
     mma = f"by_wgmma_m64n{BN}k16_{WGMMA_KIND[p.elem]}<{ta}, {tb}>"
-    L = [f"BY_KERNEL void __launch_bounds__({T}, 1) {NAME_PLACEHOLDER}({', '.join(sig)}) {{",
-         "  BY_SHARED_BUFFER(by_smem);",
+    L = ["  BY_SHARED_BUFFER(by_smem);",
          "  // stages start on a 1024-byte swizzle atom (the dynamic buffer is only 16-byte aligned)",
          "  unsigned char* const by_base = by_smem + ((1024u - (by_smem_addr(by_smem) & 1023u)) & 1023u);",
          f"  unsigned long long* const by_full = reinterpret_cast<unsigned long long*>(by_base + {S * p.stage_bytes});",
          "  (void)by_full;",
          "  const int tid = threadIdx.x, by_wg = tid >> 7, by_w = (tid >> 5) & 3, lane = tid & 31;",
          "  const int by_g = lane >> 2, by_t = lane & 3;",
-         f"  {it} by_blk = blockIdx.x;",
+         f"  {it} by_blk = {BLOCK_X};",
          f"  const {it} by_n0 = (by_blk % {nt}) * {p.BN}; by_blk /= {nt};",
          f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
     _unit_vars(L, "  ", it, view.unit)
@@ -356,8 +355,8 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     _decompose(L, "    ", it, "gm", view.m, "by_em")
     _decompose(L, "    ", it, "gn", view.n, "by_en")
     _epilogue(te, L, "    ", it, "by_acc[i]", te.body.dtype)
-    L += ["  }", "}"]
-    entry, source = finish_source(prefix, "\n".join(L) + "\n")
+    L += ["  }"]
+    entry, source = finish_kernel(prefix, sig, L, launch_bounds=(T, 1))
     params = _kparams(te, out_value, in_values)
     maps = tuple(tensor_map(view, p, sd) for sd in tma_sides)
     return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt, 1, 1), block=(T, 1, 1),

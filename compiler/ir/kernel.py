@@ -20,6 +20,8 @@ class KernelParam:
     output: bool    # written by the kernel
 
 
+BODY_SUFFIX = "_body"   # a rendered kernel's block function is `<entry>_body` (codegen/block_function.py)
+
 TMA_DTYPES = {"float16": 2, "bfloat16": 2}   # element types a tensor map may describe (bytes)
 
 
@@ -75,6 +77,16 @@ class Kernel:
     @functools.cached_property
     def key(self) -> str:
         return _fields_key(self)
+
+    @functools.cached_property
+    def body(self) -> str | None:
+        """The block function the entry wraps (`<entry>_body`: the kernel's params, then a
+        by_block_index), which a co-launching or persistent wrapper calls with block indices of its
+        own over this kernel's grid, at this kernel's block shape and shared memory; None for a
+        source without one (a hand-written kernel). Derived from entry and source, so it is in no
+        key and survives an artifact's round trip."""
+        name = self.entry + BODY_SUFFIX
+        return name if re.search(rf"\bBY_DEVICE void {name}\(", self.source) else None
 
     @property
     def uses_block_sync(self) -> bool:

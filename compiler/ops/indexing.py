@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..codegen.naming import NAME_PLACEHOLDER, finish_source
+from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.texpr import binary, const, load, out_vars, select
@@ -146,12 +146,11 @@ def _emit_update_kernel(ctx: LowerCtx, prefix: str, threads_total: int, body: li
     x, it, ut = ctx.input(0), ctx.input(1), ctx.input(2)
     params = (f"const {it.dtype.ctype}* __restrict__ idx, const {ut.dtype.ctype}* __restrict__ upd, "
               f"{x.dtype.ctype}* __restrict__ out")
-    lines = [f"BY_KERNEL void {NAME_PLACEHOLDER}({params}) {{",
-             f"  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < {threads_total}ll; "
-             f"p += (long long)gridDim.x * blockDim.x) {{"]
+    lines = [f"  for (long long p = (long long){BLOCK_X} * blockDim.x + threadIdx.x; p < {threads_total}ll; "
+             f"p += (long long){GRID_X} * blockDim.x) {{"]
     lines += ["    " + s for s in body]
-    lines += ["  }", "}"]
-    entry, src = finish_source(prefix, "\n".join(lines) + "\n")
+    lines += ["  }"]
+    entry, src = finish_kernel(prefix, params, lines)
     block = 128
     ctx.emit_kernel(Kernel(
         entry=entry, source=src,

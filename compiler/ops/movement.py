@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..codegen.cuda import c_const
-from ..codegen.naming import NAME_PLACEHOLDER, finish_source
+from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 from ..errors import UnsupportedOp
 from ..ir.dtypes import DType
@@ -99,12 +99,10 @@ def emit_values(ctx: LowerCtx, values: np.ndarray, out: int = 0) -> None:
         flat = flat.astype(np.float32)
     ct = t.dtype.compute_ctype
     table = ", ".join(c_literal(v, t.dtype) for v in flat.tolist())
-    src = (f"BY_KERNEL void {NAME_PLACEHOLDER}({t.dtype.ctype}* __restrict__ out) {{\n"
-           f"  static const {ct} values[{n}] = {{{table}}};\n"
-           f"  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < {n}ll; "
-           f"i += (long long)gridDim.x * blockDim.x) out[i] = ({t.dtype.ctype})values[i];\n"
-           f"}}\n")
-    entry, src = finish_source(f"{ctx.node.op.lower()}_values", src)
+    body = (f"  static const {ct} values[{n}] = {{{table}}};\n"
+            f"  for (long long i = (long long){BLOCK_X} * blockDim.x + threadIdx.x; i < {n}ll; "
+            f"i += (long long){GRID_X} * blockDim.x) out[i] = ({t.dtype.ctype})values[i];\n")
+    entry, src = finish_kernel(f"{ctx.node.op.lower()}_values", [f"{t.dtype.ctype}* __restrict__ out"], body)
     threads = 256
     ctx.emit_kernel(Kernel(entry=entry, source=src, params=(KernelParam(t.dtype.ctype, ctx.out_name(out), True),),
                            grid=(max(1, min(math.ceil(n / threads), 1024)), 1, 1), block=(threads, 1, 1),

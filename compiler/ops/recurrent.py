@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..codegen.cuda import c_const
-from ..codegen.naming import NAME_PLACEHOLDER, finish_source
+from ..codegen.block_function import BLOCK_X, BLOCK_Y, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
@@ -298,8 +298,7 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
             "    __syncthreads();",
         ]
 
-    L = [f"BY_KERNEL void __launch_bounds__({nt}) {NAME_PLACEHOLDER}({', '.join(decl)}) {{",
-         f"  constexpr int SEQ = {seq}, BATCH = {batch}, DIRS = {D}, HID = {H}, GH = {GH};",
+    L = [f"  constexpr int SEQ = {seq}, BATCH = {batch}, DIRS = {D}, HID = {H}, GH = {GH};",
          "  BY_SHARED_BUFFER(smem);",
          f"  {CT}* h = ({CT}*)smem;",
          f"  {CT}* gates = h + HID;"]
@@ -310,7 +309,7 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
     if gru_split:
         L.append(f"  {CT}* rh = gates + GH;")
         n_smem += H
-    L += ["  const int b = blockIdx.x;", "  const int d = blockIdx.y;",
+    L += [f"  const int b = {BLOCK_X};", f"  const int d = {BLOCK_Y};",
           "  const int tid = threadIdx.x;", "  const int lane = tid & 31;", "  const int warp = tid >> 5;",
           f"  const {T}* Rd = R + (long long)d * GH * HID;"]
     L.append("  const int len = by_max(0, by_min(SEQ, (int)seq_lens[b]));" if has_lens else "  const int len = SEQ;")
@@ -388,8 +387,7 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
         if has_yc:
             L.append(f"    y_c[{st}] = ({T})(c[j]);")
         L.append("  }")
-    L.append("}")
-    entry, source = finish_source(f"{sp.kind.lower()}_recurrence", "\n".join(L) + "\n")
+    entry, source = finish_kernel(f"{sp.kind.lower()}_recurrence", decl, L, launch_bounds=(nt,))
     return Kernel(entry=entry, source=source, params=tuple(params), grid=(batch, D, 1), block=(nt, 1, 1),
                   shared_bytes=n_smem * acc_dt.itemsize,
                   config=(("block_threads", nt), ("schedule", "device_loop_recurrence")))

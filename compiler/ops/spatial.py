@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 from ..codegen.cuda import c_const
-from ..codegen.naming import NAME_PLACEHOLDER, finish_source
+from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
+from ..codegen.naming import NAME_PLACEHOLDER
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
@@ -442,9 +443,9 @@ def lower_roi_align(ctx: LowerCtx) -> None:
         combine = ("{ " + ct + " m = by_max(by_max(by_max(w1 * v1, w2 * v2), w3 * v3), w4 * v4); "
                    "acc = have ? by_max(acc, m) : m; have = true; }")
         finish = "acc"
-    src = f"""BY_KERNEL void {NAME_PLACEHOLDER}(const {x.dtype.ctype}* __restrict__ X, const {rois.dtype.ctype}* __restrict__ rois,
-    const {bidx.dtype.ctype}* __restrict__ bidx, {y.dtype.ctype}* __restrict__ Y) {{
-  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < {total}ll; p += (long long)gridDim.x * blockDim.x) {{
+    params = f"""const {x.dtype.ctype}* __restrict__ X, const {rois.dtype.ctype}* __restrict__ rois,
+    const {bidx.dtype.ctype}* __restrict__ bidx, {y.dtype.ctype}* __restrict__ Y"""
+    body = f"""  for (long long p = (long long){BLOCK_X} * blockDim.x + threadIdx.x; p < {total}ll; p += (long long){GRID_X} * blockDim.x) {{
     const long long pw = p % {pw_n}ll, ph = (p / {pw_n}ll) % {ph_n}ll;
     const long long c = (p / {pw_n * ph_n}ll) % {C}ll, r = p / {pw_n * ph_n * C}ll;
     const {ct} off = {f(0.5 if half_pixel else 0.0)}, scale = {f(scale)};
@@ -478,9 +479,8 @@ def lower_roi_align(ctx: LowerCtx) -> None:
     }}
     Y[p] = ({y.dtype.ctype})({finish});
   }}
-}}
 """
-    entry, src = finish_source("roi_align", src)
+    entry, src = finish_kernel("roi_align", params, body)
     grid, block = _grid_launch(total)
     ctx.emit_kernel(Kernel(entry=entry, source=src, params=(
         KernelParam(x.dtype.ctype, ctx.in_name(0), False), KernelParam(rois.dtype.ctype, ctx.in_name(1), False),
@@ -530,11 +530,11 @@ def lower_max_roi_pool(ctx: LowerCtx) -> None:
     if total == 0:
         return
     ct = x.dtype.compute_ctype
-    src = f"""BY_DEVICE long long {NAME_PLACEHOLDER}_round(float v) {{ return (long long)(v >= 0.0f ? floorf(v + 0.5f) : ceilf(v - 0.5f)); }}
-BY_DEVICE long long {NAME_PLACEHOLDER}_clip(long long v, long long hi) {{ return v < 0 ? 0 : (v > hi ? hi : v); }}
-BY_KERNEL void {NAME_PLACEHOLDER}(const {x.dtype.ctype}* __restrict__ X, const {rois.dtype.ctype}* __restrict__ rois,
-    {y.dtype.ctype}* __restrict__ Y) {{
-  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < {total}ll; p += (long long)gridDim.x * blockDim.x) {{
+    helpers = f"""BY_DEVICE long long {NAME_PLACEHOLDER}_round(float v) {{ return (long long)(v >= 0.0f ? floorf(v + 0.5f) : ceilf(v - 0.5f)); }}
+BY_DEVICE long long {NAME_PLACEHOLDER}_clip(long long v, long long hi) {{ return v < 0 ? 0 : (v > hi ? hi : v); }}"""
+    params = f"""const {x.dtype.ctype}* __restrict__ X, const {rois.dtype.ctype}* __restrict__ rois,
+    {y.dtype.ctype}* __restrict__ Y"""
+    body = f"""  for (long long p = (long long){BLOCK_X} * blockDim.x + threadIdx.x; p < {total}ll; p += (long long){GRID_X} * blockDim.x) {{
     const long long pw = p % {pw_n}ll, ph = (p / {pw_n}ll) % {ph_n}ll;
     const long long c = (p / {pw_n * ph_n}ll) % {C}ll, r = p / {pw_n * ph_n * C}ll;
     const {rois.dtype.ctype}* roi = rois + r * 5;
@@ -558,9 +558,8 @@ BY_KERNEL void {NAME_PLACEHOLDER}(const {x.dtype.ctype}* __restrict__ X, const {
       }}
     Y[p] = ({y.dtype.ctype})best;
   }}
-}}
 """
-    entry, src = finish_source("max_roi_pool", src)
+    entry, src = finish_kernel("max_roi_pool", params, body, helpers=helpers)
     grid, block = _grid_launch(total)
     ctx.emit_kernel(Kernel(entry=entry, source=src, params=(
         KernelParam(x.dtype.ctype, ctx.in_name(0), False), KernelParam(rois.dtype.ctype, ctx.in_name(1), False),
@@ -586,9 +585,9 @@ def lower_det(ctx: LowerCtx) -> None:
     if batch == 0:
         return
     scratch = ctx.temp(TensorType(F64, (batch, m, m)), "lu")
-    src = f"""BY_KERNEL void {NAME_PLACEHOLDER}(const {x.dtype.ctype}* __restrict__ X, double* __restrict__ A,
-    {y.dtype.ctype}* __restrict__ Y) {{
-  for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b < {batch}ll; b += (long long)gridDim.x * blockDim.x) {{
+    params = f"""const {x.dtype.ctype}* __restrict__ X, double* __restrict__ A,
+    {y.dtype.ctype}* __restrict__ Y"""
+    body = f"""  for (long long b = (long long){BLOCK_X} * blockDim.x + threadIdx.x; b < {batch}ll; b += (long long){GRID_X} * blockDim.x) {{
     double* a = A + b * {m * m}ll;
     const {x.dtype.ctype}* src = X + b * {m * m}ll;
     for (long long k = 0; k < {m * m}ll; ++k) a[k] = (double)({x.dtype.compute_ctype})src[k];
@@ -614,9 +613,8 @@ def lower_det(ctx: LowerCtx) -> None:
     }}
     Y[b] = ({y.dtype.ctype})({x.dtype.compute_ctype})det;
   }}
-}}
 """
-    entry, src = finish_source("det_lu", src)
+    entry, src = finish_kernel("det_lu", params, body)
     grid, block = _grid_launch(batch)
     ctx.emit_kernel(Kernel(entry=entry, source=src, params=(
         KernelParam(x.dtype.ctype, ctx.in_name(0), False), KernelParam("double", scratch, True),

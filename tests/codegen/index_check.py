@@ -4,11 +4,13 @@
 declarations, for/if/while, lambdas, helper functions, casts, templates' calls) and evaluates it
 abstractly at its real launch shape: every integer is an interval in its C type, with the usual
 arithmetic conversions of C++ (an `int` times an `int` is an `int`; a `long long` operand widens
-the other). threadIdx/blockIdx/gridDim/blockDim are intervals from the kernel's block and grid; a
-loop variable is the interval its start and condition allow (and its increment is evaluated too:
-a grid-stride `lin += step` past the last element must not wrap either); a comparison in an `if`
-or `?:` narrows the variable it tests in each branch; lambdas and helpers are evaluated at their
-calls with the arguments' intervals.
+the other). threadIdx/blockDim are intervals from the kernel's block; a kernel is a wrapper that
+calls its block function (`<entry>_body`) with `by_this_block()`, the virtual block index of the
+plain launch, whose `idx`/`grid` fields are intervals from the kernel's grid (as blockIdx/gridDim,
+which a hand-written kernel may still read, are); a loop variable is the interval its start and
+condition allow (and its increment is evaluated too: a grid-stride `lin += step` past the last
+element must not wrap either); a comparison in an `if` or `?:` narrows the variable it tests in
+each branch; lambdas and helpers are evaluated at their calls with the arguments' intervals.
 
 Whenever a 32-bit (or narrower) operation's result interval leaves its type, or a conversion
 narrows a value that may not fit (an explicit `(int)` cast, an `int` initialised or assigned from
@@ -56,7 +58,7 @@ QUALIFIERS = {"const", "volatile", "constexpr", "static", "__restrict__", "__res
               "__shared__", "extern", "inline", "__device__", "__forceinline__", "register"}
 TYPE_KEYWORDS = {"signed", "unsigned", "int", "long", "short", "char", "bool", "float", "double", "void", "auto"}
 OTHER_TYPE_NAMES = {"uint4", "uint2", "uint3", "uint1", "int4", "int2", "int3", "float4", "float2", "float3",
-                    "double2", "dim3", "by_tensor_map", "by_half2", "by_bfloat162", "half2"}
+                    "double2", "dim3", "by_tensor_map", "by_block_index", "by_half2", "by_bfloat162", "half2"}
 TYPE_NAMES = FLOAT_TYPES | OTHER_TYPE_NAMES | {t for t in INT_TYPES if " " not in t}
 CASTS = {"reinterpret_cast", "static_cast", "const_cast"}
 INT32_MAX = 2**31 - 1
@@ -105,7 +107,7 @@ def normalise_type(words: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Val:
-    kind: str                          # "int" | "float" | "ptr" | "other" | "lambda"
+    kind: str                          # "int" | "float" | "ptr" | "other" | "lambda" | "block"
     bits: int = 64
     signed: bool = True
     lo: int = 0
@@ -115,7 +117,7 @@ class Val:
     base: str = ""                     # global ptr: the parameter it derives from
     off: tuple | None = None           # global ptr: element offsets from that parameter (None: unknown)
     elem: CType | None = None          # ptr: the pointee type
-    fn: object = None                  # lambda: (params, body)
+    fn: object = None                  # lambda: (params, body); block: None, "idx" or "grid"
 
 
 def int_bounds(bits: int, signed: bool) -> tuple[int, int]:
@@ -682,6 +684,8 @@ class Checker:
             return top_int(bits, signed, self.wrap(v.wraps, f"line {line}: {what} narrows {fmt(v.lo, v.hi)} to {ctype.base}"))
         if ctype.is_float:
             return Val("float", wraps=v.wraps)
+        if v.kind == "block" and ctype.base == "by_block_index":     # the wrapper passing it to the body
+            return v
         return other(v.wraps) if v.kind != "ptr" else v
 
     def wrap(self, marks: frozenset, what: str) -> frozenset:
@@ -982,6 +986,13 @@ class Checker:
             n = (self.block if base[1] == "blockDim" else self.grid)[k]
             return mk_int(32, False, n, n)
         v = self.expr(base)
+        if v.kind == "block":
+            # by_block.idx.x is blockIdx.x of the launch that by_this_block() describes, .grid.x gridDim.x
+            if v.fn is None and e[2] in ("idx", "grid"):
+                return replace(v, fn=e[2])
+            if v.fn is not None and e[2] in ("x", "y", "z"):
+                n = self.grid["xyz".index(e[2])]
+                return mk_int(32, False, 0, n - 1) if v.fn == "idx" else mk_int(32, False, n, n)
         return other(v.wraps)
 
     def e_cast(self, e):
@@ -1001,6 +1012,8 @@ class Checker:
         if f[0] == "typename":                 # a functional cast: T(x)
             vals = [self.expr(a) for a in args]
             return self.convert(vals[0], f[1], f"{f[1].base}(...)", line) if vals else self.top_of(f[1])
+        if f[0] == "id" and f[1] == "by_this_block" and f[1] not in self.env and f[1] not in self.funcs:
+            return Val("block")             # the hardware block of this launch, as a virtual one
         if f[0] == "id" and f[1] == "BY_SHARED_BUFFER" and f[1] not in self.env:
             self.declare(args[0][1], CType("unsigned char", 1), Val("ptr", space="local", elem=CType("unsigned char")))
             return other()

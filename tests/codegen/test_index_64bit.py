@@ -28,7 +28,9 @@ import compiler
 from compiler.codegen.cuda import index_ctype, render_texpr
 from compiler.codegen.tensor_core import render_tc_gemm
 from compiler.pipeline import CompileOptions
-from compiler.passes.roller import DEFAULT_TOP_K, kernel_precision, render_candidate
+from compiler.passes.render import render_candidate
+from compiler.passes.roller import DEFAULT_TOP_K
+from compiler.passes.tune import kernel_precision
 from compiler.roller.construct import construct_rtiles
 from compiler.analysis.views import gemm_view
 from compiler.targets import get_target

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import difflib
+import functools
 import os
 import re
 from pathlib import Path
@@ -69,25 +70,35 @@ def _conformance_sample():
             yield case
 
 
-def golden_texts() -> dict[str, str]:
-    """file name -> golden text, for every case."""
+@functools.lru_cache(maxsize=1)
+def golden_cases() -> tuple[tuple[str, str, tuple | str], ...]:
+    """(golden file name, title, the launches' kernels or the refusal's error category) of every
+    case, compiled once per session (tests/codegen/test_block_functions.py checks the same kernels)."""
     from compiler.errors import CompilerError
     from tests.codegen.test_sass import _matmul_models
-    out = {}
+    out = []
     for name in shared_models():
         for precision in ("fp32", "fp16"):
-            out[f"{name}.{precision}.cu"] = render_golden(
-                f"{name}.onnx h100 {precision}", _compile_kernels(str(MODELS_DIR / f"{name}.onnx"), precision))
+            out.append((f"{name}.{precision}.cu", f"{name}.onnx h100 {precision}",
+                        tuple(_compile_kernels(str(MODELS_DIR / f"{name}.onnx"), precision))))
     for name, model, precision in _matmul_models():
-        out[f"{name}.{precision}.cu"] = render_golden(f"{name} h100 {precision}", _compile_kernels(model, precision))
-    parts = []
+        out.append((f"{name}.{precision}.cu", f"{name} h100 {precision}", tuple(_compile_kernels(model, precision))))
     for case in _conformance_sample():
         try:
-            parts.append(render_golden(f"{case.name} h100 fp32", _compile_kernels(case.model)))
+            got = tuple(_compile_kernels(case.model))
         except CompilerError as e:
-            parts.append(f"// golden: {case.name} h100 fp32\n// refused: {e.category}\n")
-    out["conformance_sample.cu"] = "\n".join(parts)
-    return out
+            got = e.category
+        out.append(("conformance_sample.cu", f"{case.name} h100 fp32", got))
+    return tuple(out)
+
+
+def golden_texts() -> dict[str, str]:
+    """file name -> golden text, for every case."""
+    parts: dict[str, list[str]] = {}
+    for file, title, got in golden_cases():
+        text = f"// golden: {title}\n// refused: {got}\n" if isinstance(got, str) else render_golden(title, got)
+        parts.setdefault(file, []).append(text)
+    return {file: "\n".join(texts) for file, texts in parts.items()}
 
 
 @pytest.fixture(scope="module")

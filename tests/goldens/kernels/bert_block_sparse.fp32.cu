@@ -74,8 +74,8 @@
 // launch 71: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== gather_k0 =====
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -89,15 +89,18 @@ BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -126,6 +129,9 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== row_layernorm_k0 =====
 BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
@@ -136,8 +142,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 64ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -158,16 +164,19 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
@@ -231,15 +240,18 @@ BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -268,15 +280,18 @@ BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -305,10 +320,13 @@ BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k1 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -321,15 +339,18 @@ BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k1_body(in0, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -358,16 +379,19 @@ BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k0_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k1 =====
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
@@ -432,15 +456,18 @@ BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -471,6 +498,9 @@ BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== row_softmax_k0 =====
 BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
@@ -489,8 +519,8 @@ BY_DEVICE float row_softmax_k0_max(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 128ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -505,10 +535,13 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   s = row_softmax_k0_sum(s, part);
   for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
 }
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  row_softmax_k0_body(x, y, by_this_block());
+}
 
 // ===== isnan_k0 =====
-BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -522,10 +555,13 @@ BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  isnan_k0_body(in0, out, by_this_block());
+}
 
 // ===== where_k0 =====
-BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -539,15 +575,18 @@ BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  where_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k2 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -576,16 +615,19 @@ BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k2_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k2 =====
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
@@ -649,10 +691,13 @@ BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -665,10 +710,13 @@ BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== div_k0 =====
-BY_KERNEL void __launch_bounds__(128) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void div_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -681,10 +729,13 @@ BY_KERNEL void __launch_bounds__(128) div_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  div_k0_body(in0, out, by_this_block());
+}
 
 // ===== erf_k0 =====
-BY_KERNEL void __launch_bounds__(128) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void erf_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -697,10 +748,13 @@ BY_KERNEL void __launch_bounds__(128) erf_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  erf_k0_body(in0, out, by_this_block());
+}
 
 // ===== add_k4 =====
-BY_KERNEL void __launch_bounds__(128) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void add_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -713,10 +767,13 @@ BY_KERNEL void __launch_bounds__(128) add_k4(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  add_k4_body(in0, out, by_this_block());
+}
 
 // ===== mul_k1 =====
-BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -729,10 +786,13 @@ BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k1_body(in0, out, by_this_block());
+}
 
 // ===== mul_k2 =====
-BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void mul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -745,16 +805,19 @@ BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k3 =====
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
@@ -817,4 +880,7 @@ BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict_
       out[(i1)*128 + (i2)] = (float)(acc);
     }
   }
+}
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, out, by_this_block());
 }

@@ -10,11 +10,11 @@
 // launch 7: tanh_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== reducemean_k0 =====
-BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 1024;
-  const int row = (int)blockIdx.x * 1 + tid / 1024;
+  const int row = (int)by_block.idx.x * 1 + tid / 1024;
   const bool active = row < 1;
   float by_racc = 0;
   const int i0 = 0;
@@ -52,10 +52,13 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
     out[0] = (float)((acc / 8192.0f));
   }
 }
+BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducemean_k0_body(in0, out, by_this_block());
+}
 
 // ===== greater_k0 =====
-BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void greater_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -64,9 +67,12 @@ BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  greater_k0_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -74,7 +80,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   const int i0 = 0;
@@ -159,15 +165,18 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
         out[(i1)*128 + (i2)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -196,15 +205,18 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k0 =====
-BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -231,15 +243,18 @@ BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k0_body(in0, out, by_this_block());
+}
 
 // ===== tanh_k0 =====
-BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void tanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -265,4 +280,7 @@ BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, flo
       out[(i1)*128 + (i2)] = (float)(by_tanh(in0[(i0)*8192 + (i1)*128 + (i2)]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  tanh_k0_body(in0, out, by_this_block());
 }

@@ -3,12 +3,12 @@
 // launch 0: abs_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== abs_k0 =====
-BY_KERNEL void __launch_bounds__(512) abs_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void abs_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -94,18 +94,21 @@ BY_KERNEL void __launch_bounds__(512) abs_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) abs_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  abs_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_acos h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: acos_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== acos_k0 =====
-BY_KERNEL void __launch_bounds__(512) acos_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void acos_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -191,18 +194,21 @@ BY_KERNEL void __launch_bounds__(512) acos_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) acos_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  acos_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_acosh h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: acosh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== acosh_k0 =====
-BY_KERNEL void __launch_bounds__(512) acosh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void acosh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -288,6 +294,9 @@ BY_KERNEL void __launch_bounds__(512) acosh_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) acosh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  acosh_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_adagrad h100 fp32
 // refused: invalid_model
@@ -300,12 +309,12 @@ BY_KERNEL void __launch_bounds__(512) acosh_k0(const float* __restrict__ in0, fl
 // launch 0: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -399,6 +408,9 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_affine_grid_2d h100 fp32
 // refused: shape
@@ -420,8 +432,8 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
 // launch 0: and_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool bool out:bool]
 
 // ===== and_k0 =====
-BY_KERNEL void __launch_bounds__(512) and_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+BY_DEVICE void and_k0_body(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -433,14 +445,17 @@ BY_KERNEL void __launch_bounds__(512) and_k0(const bool* __restrict__ in0, const
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) and_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
+  and_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_argmax_default_axis_example h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: argmax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:long long]
 
 // ===== argmax_k0 =====
-BY_KERNEL void __launch_bounds__(256) argmax_k0(const float* __restrict__ in0, long long* __restrict__ out) {
-  for (int lin = (int)blockIdx.x * blockDim.x + threadIdx.x; lin < 2; lin += (int)gridDim.x * blockDim.x) {
+BY_DEVICE void argmax_k0_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  for (int lin = (int)by_block.idx.x * blockDim.x + threadIdx.x; lin < 2; lin += (int)by_block.grid.x * blockDim.x) {
     int rem = lin;
     const int i1 = rem % 2; rem /= 2;
     const int i0 = rem;
@@ -452,14 +467,17 @@ BY_KERNEL void __launch_bounds__(256) argmax_k0(const float* __restrict__ in0, l
     out[lin] = (long long)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) argmax_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  argmax_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_argmin_default_axis_example h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: argmin_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:long long]
 
 // ===== argmin_k0 =====
-BY_KERNEL void __launch_bounds__(256) argmin_k0(const float* __restrict__ in0, long long* __restrict__ out) {
-  for (int lin = (int)blockIdx.x * blockDim.x + threadIdx.x; lin < 2; lin += (int)gridDim.x * blockDim.x) {
+BY_DEVICE void argmin_k0_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  for (int lin = (int)by_block.idx.x * blockDim.x + threadIdx.x; lin < 2; lin += (int)by_block.grid.x * blockDim.x) {
     int rem = lin;
     const int i1 = rem % 2; rem /= 2;
     const int i0 = rem;
@@ -471,18 +489,21 @@ BY_KERNEL void __launch_bounds__(256) argmin_k0(const float* __restrict__ in0, l
     out[lin] = (long long)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) argmin_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  argmin_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_asin h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: asin_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== asin_k0 =====
-BY_KERNEL void __launch_bounds__(512) asin_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void asin_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -568,18 +589,21 @@ BY_KERNEL void __launch_bounds__(512) asin_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) asin_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  asin_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_asinh h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: asinh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== asinh_k0 =====
-BY_KERNEL void __launch_bounds__(512) asinh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void asinh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -665,18 +689,21 @@ BY_KERNEL void __launch_bounds__(512) asinh_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) asinh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  asinh_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_atan h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: atan_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== atan_k0 =====
-BY_KERNEL void __launch_bounds__(512) atan_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void atan_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -762,18 +789,21 @@ BY_KERNEL void __launch_bounds__(512) atan_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) atan_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  atan_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_atanh h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: atanh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== atanh_k0 =====
-BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void atanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -859,6 +889,9 @@ BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  atanh_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_attention_23_boolmask_fullymasked_row_nan_robustness h100 fp32
 // 4 launches, 4 distinct kernels
@@ -868,14 +901,14 @@ BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, fl
 // launch 3: attention_pv_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=96 params=[float float float float out:float]
 
 // ===== attention_scores_k0 =====
-BY_KERNEL void attention_scores_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void attention_scores_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
@@ -942,12 +975,15 @@ BY_KERNEL void attention_scores_k0(const float* __restrict__ in0, const float* _
     }
   }
 }
+BY_KERNEL void attention_scores_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out) {
+  attention_scores_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== attention_rowmax_k0 =====
-BY_KERNEL void __launch_bounds__(256) attention_rowmax_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void attention_rowmax_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 4;
   float by_racc = 0;
   int have = 0;
@@ -967,12 +1003,15 @@ BY_KERNEL void __launch_bounds__(256) attention_rowmax_k0(const float* __restric
     out[(i1)*2 + (i2)] = (float)((by_isneginf(acc) ? 0.0f : acc));
   }
 }
+BY_KERNEL void __launch_bounds__(256) attention_rowmax_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  attention_rowmax_k0_body(in0, out, by_this_block());
+}
 
 // ===== attention_rowsum_k0 =====
-BY_KERNEL void __launch_bounds__(256) attention_rowsum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void attention_rowsum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 4;
   float by_racc = 0;
   const int i0 = 0;
@@ -990,16 +1029,19 @@ BY_KERNEL void __launch_bounds__(256) attention_rowsum_k0(const float* __restric
     out[(i1)*2 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) attention_rowsum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  attention_rowsum_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== attention_pv_k0 =====
-BY_KERNEL void attention_pv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+BY_DEVICE void attention_pv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 8;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
@@ -1066,16 +1108,19 @@ BY_KERNEL void attention_pv_k0(const float* __restrict__ in0, const float* __res
     }
   }
 }
+BY_KERNEL void attention_pv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  attention_pv_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
 
 // golden: test_averagepool_1d_default h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: avgpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 
 // ===== avgpool_k0 =====
-BY_KERNEL void __launch_bounds__(256) avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void avgpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 93;
   float by_racc = 0;
   const int i0 = 0;
@@ -1093,16 +1138,19 @@ BY_KERNEL void __launch_bounds__(256) avgpool_k0(const float* __restrict__ in0, 
     out[(i1)*31 + (i2)] = (float)((acc / 2.0f));
   }
 }
+BY_KERNEL void __launch_bounds__(256) avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  avgpool_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_basic_conv_with_padding h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: conv_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
 
 // ===== conv_k0 =====
-BY_KERNEL void __launch_bounds__(128) conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const int row = (int)by_block.idx.x * 8 + tid / 16;
   const bool active = row < 25;
   float by_racc = 0;
   const int i0 = 0;
@@ -1129,6 +1177,9 @@ BY_KERNEL void __launch_bounds__(128) conv_k0(const float* __restrict__ in0, con
     out[(i2)*5 + (i3)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(128) conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  conv_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_basic_deform_conv_with_padding h100 fp32
 // 2 launches, 2 distinct kernels
@@ -1136,8 +1187,8 @@ BY_KERNEL void __launch_bounds__(128) conv_k0(const float* __restrict__ in0, con
 // launch 1: deform_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
 
 // ===== deform_conv_sample_k0 =====
-BY_KERNEL void __launch_bounds__(512) deform_conv_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 64; base += (int)gridDim.x * 512) {
+BY_DEVICE void deform_conv_sample_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 64; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1169,12 +1220,15 @@ BY_KERNEL void __launch_bounds__(512) deform_conv_sample_k0(const float* __restr
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) deform_conv_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  deform_conv_sample_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== deform_conv_k0 =====
-BY_KERNEL void __launch_bounds__(256) deform_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void deform_conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 16;
   float by_racc = 0;
   const int i0 = 0;
@@ -1196,18 +1250,21 @@ BY_KERNEL void __launch_bounds__(256) deform_conv_k0(const float* __restrict__ i
     out[(i2)*4 + (i3)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) deform_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  deform_conv_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_batchnorm_epsilon h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: batchnorm_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float]
 
 // ===== batchnorm_k0 =====
-BY_KERNEL void __launch_bounds__(512) batchnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+BY_DEVICE void batchnorm_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 30; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 30; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1314,6 +1371,9 @@ BY_KERNEL void __launch_bounds__(512) batchnorm_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) batchnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  batchnorm_k0_body(in0, in1, in2, in3, in4, out, by_this_block());
+}
 
 // golden: test_bernoulli h100 fp32
 // refused: unsupported_op
@@ -1326,8 +1386,8 @@ BY_KERNEL void __launch_bounds__(512) batchnorm_k0(const float* __restrict__ in0
 // launch 0: bitshift_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[short short out:short]
 
 // ===== bitshift_k0 =====
-BY_KERNEL void __launch_bounds__(512) bitshift_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void bitshift_k0_body(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1338,18 +1398,21 @@ BY_KERNEL void __launch_bounds__(512) bitshift_k0(const short* __restrict__ in0,
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) bitshift_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+  bitshift_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_bitwise_and_i16_3d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: bitwiseand_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[short short out:short]
 
 // ===== bitwiseand_k0 =====
-BY_KERNEL void __launch_bounds__(512) bitwiseand_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+BY_DEVICE void bitwiseand_k0_body(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 8;
@@ -1450,18 +1513,21 @@ BY_KERNEL void __launch_bounds__(512) bitwiseand_k0(const short* __restrict__ in
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) bitwiseand_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+  bitwiseand_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_bitwise_not_2d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: bitwisenot_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[int out:int]
 
 // ===== bitwisenot_k0 =====
-BY_KERNEL void __launch_bounds__(512) bitwisenot_k0(const int* __restrict__ in0, int* __restrict__ out) {
+BY_DEVICE void bitwisenot_k0_body(const int* __restrict__ in0, int* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1542,14 +1608,17 @@ BY_KERNEL void __launch_bounds__(512) bitwisenot_k0(const int* __restrict__ in0,
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) bitwisenot_k0(const int* __restrict__ in0, int* __restrict__ out) {
+  bitwisenot_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_bitwise_or_i16_4d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: bitwiseor_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=0 params=[signed char signed char out:signed char]
 
 // ===== bitwiseor_k0 =====
-BY_KERNEL void __launch_bounds__(256) bitwiseor_k0(const signed char* __restrict__ in0, const signed char* __restrict__ in1, signed char* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 256 + threadIdx.x; base < 360; base += (int)gridDim.x * 256) {
+BY_DEVICE void bitwiseor_k0_body(const signed char* __restrict__ in0, const signed char* __restrict__ in1, signed char* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 256 + threadIdx.x; base < 360; base += (int)by_block.grid.x * 256) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 256;
@@ -1563,18 +1632,21 @@ BY_KERNEL void __launch_bounds__(256) bitwiseor_k0(const signed char* __restrict
     }
   }
 }
+BY_KERNEL void __launch_bounds__(256) bitwiseor_k0(const signed char* __restrict__ in0, const signed char* __restrict__ in1, signed char* __restrict__ out) {
+  bitwiseor_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_bitwise_xor_i16_3d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: bitwisexor_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[short short out:short]
 
 // ===== bitwisexor_k0 =====
-BY_KERNEL void __launch_bounds__(512) bitwisexor_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+BY_DEVICE void bitwisexor_k0_body(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 8;
@@ -1675,6 +1747,9 @@ BY_KERNEL void __launch_bounds__(512) bitwisexor_k0(const short* __restrict__ in
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) bitwisexor_k0(const short* __restrict__ in0, const short* __restrict__ in1, short* __restrict__ out) {
+  bitwisexor_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_blackmanwindow h100 fp32
 // refused: shape
@@ -1684,8 +1759,8 @@ BY_KERNEL void __launch_bounds__(512) bitwisexor_k0(const short* __restrict__ in
 // launch 0: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[by_bfloat16 out:float]
 
 // ===== cast_k0 =====
-BY_KERNEL void __launch_bounds__(512) cast_k0(const by_bfloat16* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+BY_DEVICE void cast_k0_body(const by_bfloat16* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1697,14 +1772,17 @@ BY_KERNEL void __launch_bounds__(512) cast_k0(const by_bfloat16* __restrict__ in
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) cast_k0(const by_bfloat16* __restrict__ in0, float* __restrict__ out) {
+  cast_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_castlike_BFLOAT16_to_FLOAT h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[by_bfloat16 out:float]
 
 // ===== castlike_k0 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k0(const by_bfloat16* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k0_body(const by_bfloat16* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1715,6 +1793,9 @@ BY_KERNEL void __launch_bounds__(512) castlike_k0(const by_bfloat16* __restrict_
       out[(i0)*4 + (i1)] = (float)(((float)(((float)in0[(i0)*4 + (i1)]))));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) castlike_k0(const by_bfloat16* __restrict__ in0, float* __restrict__ out) {
+  castlike_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_causal_conv_with_state_b1_c1_degenerate h100 fp32
@@ -1723,10 +1804,10 @@ BY_KERNEL void __launch_bounds__(512) castlike_k0(const by_bfloat16* __restrict_
 // launch 1: causal_conv_state_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== causal_conv_k0 =====
-BY_KERNEL void __launch_bounds__(256) causal_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void causal_conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 6;
   float by_racc = 0;
   const int i0 = 0;
@@ -1744,10 +1825,13 @@ BY_KERNEL void __launch_bounds__(256) causal_conv_k0(const float* __restrict__ i
     out[(i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) causal_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  causal_conv_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== causal_conv_state_k0 =====
-BY_KERNEL void __launch_bounds__(512) causal_conv_state_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void causal_conv_state_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1760,18 +1844,21 @@ BY_KERNEL void __launch_bounds__(512) causal_conv_state_k0(const float* __restri
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) causal_conv_state_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  causal_conv_state_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_ceil h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: ceil_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== ceil_k0 =====
-BY_KERNEL void __launch_bounds__(512) ceil_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void ceil_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1857,19 +1944,22 @@ BY_KERNEL void __launch_bounds__(512) ceil_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) ceil_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  ceil_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_celu h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: celu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== celu_k0 =====
-BY_KERNEL void __launch_bounds__(512) celu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void celu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i3 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 6; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 6; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1968,6 +2058,9 @@ BY_KERNEL void __launch_bounds__(512) celu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) celu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  celu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_center_crop_pad_crop h100 fp32
 // refused: shape
@@ -1977,12 +2070,12 @@ BY_KERNEL void __launch_bounds__(512) celu_k0(const float* __restrict__ in0, flo
 // launch 0: clip_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== clip_k0 =====
-BY_KERNEL void __launch_bounds__(512) clip_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void clip_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2076,6 +2169,9 @@ BY_KERNEL void __launch_bounds__(512) clip_k0(const float* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  clip_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_clip_default_inbounds_expanded h100 fp32
 // 0 launches, 0 distinct kernels
@@ -2091,8 +2187,8 @@ BY_KERNEL void __launch_bounds__(512) clip_k0(const float* __restrict__ in0, con
 // launch 0: concat_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== concat_k0 =====
-BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+BY_DEVICE void concat_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 4; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2101,6 +2197,9 @@ BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, c
       out[(i0)] = (float)(((i0 < (2ll)) ? in0[(i0)] : in1[((i0 - (2ll)))]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  concat_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_constant h100 fp32
@@ -2117,14 +2216,14 @@ BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, c
 // launch 0: conv_integer_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=288 params=[unsigned char unsigned char unsigned char unsigned char out:int]
 
 // ===== conv_integer_k0 =====
-BY_KERNEL void conv_integer_k0(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out) {
+BY_DEVICE void conv_integer_k0_body(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   int* const by_as = reinterpret_cast<int*>(by_smem);
   int* const by_bs = by_as + 8;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 2; by_blk /= 1;
   const int i0 = 0;
@@ -2198,20 +2297,23 @@ BY_KERNEL void conv_integer_k0(const unsigned char* __restrict__ in0, const unsi
     }
   }
 }
+BY_KERNEL void conv_integer_k0(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out) {
+  conv_integer_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
 
 // golden: test_convtranspose h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: conv_transpose_k0 grid=[1, 1, 1] block=[64, 1, 1] shared=1088 params=[float float out:float]
 
 // ===== conv_transpose_k0 =====
-BY_KERNEL void conv_transpose_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 2; by_blk /= 1;
   const int i0 = 0;
@@ -2286,18 +2388,21 @@ BY_KERNEL void conv_transpose_k0(const float* __restrict__ in0, const float* __r
     }
   }
 }
+BY_KERNEL void conv_transpose_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  conv_transpose_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_cos h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: cos_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== cos_k0 =====
-BY_KERNEL void __launch_bounds__(512) cos_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void cos_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2383,18 +2488,21 @@ BY_KERNEL void __launch_bounds__(512) cos_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) cos_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  cos_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_cosh h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: cosh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== cosh_k0 =====
-BY_KERNEL void __launch_bounds__(512) cosh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void cosh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2480,16 +2588,19 @@ BY_KERNEL void __launch_bounds__(512) cosh_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) cosh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  cosh_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_cumprod_1d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: cumprod_any_axis_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[double int out:double]
 
 // ===== cumprod_any_axis_k0 =====
-BY_KERNEL void __launch_bounds__(256) cumprod_any_axis_k0(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out) {
+BY_DEVICE void cumprod_any_axis_k0_body(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 5;
   double by_racc = 1;
   const int rowc = active ? row : 0;
@@ -2505,16 +2616,19 @@ BY_KERNEL void __launch_bounds__(256) cumprod_any_axis_k0(const double* __restri
     out[(i0)] = (double)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) cumprod_any_axis_k0(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out) {
+  cumprod_any_axis_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_cumsum_1d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: cumsum_any_axis_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[double int out:double]
 
 // ===== cumsum_any_axis_k0 =====
-BY_KERNEL void __launch_bounds__(256) cumsum_any_axis_k0(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out) {
+BY_DEVICE void cumsum_any_axis_k0_body(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 5;
   double by_racc = 0;
   const int rowc = active ? row : 0;
@@ -2530,14 +2644,17 @@ BY_KERNEL void __launch_bounds__(256) cumsum_any_axis_k0(const double* __restric
     out[(i0)] = (double)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) cumsum_any_axis_k0(const double* __restrict__ in0, const int* __restrict__ in1, double* __restrict__ out) {
+  cumsum_any_axis_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_depthtospace_crd_mode_example h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: depth_to_space_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== depth_to_space_k0 =====
-BY_KERNEL void __launch_bounds__(512) depth_to_space_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 48; base += (int)gridDim.x * 512) {
+BY_DEVICE void depth_to_space_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 48; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2551,14 +2668,17 @@ BY_KERNEL void __launch_bounds__(512) depth_to_space_k0(const float* __restrict_
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) depth_to_space_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  depth_to_space_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_dequantizelinear h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: dequantize_linear_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[unsigned char float unsigned char out:float]
 
 // ===== dequantize_linear_k0 =====
-BY_KERNEL void __launch_bounds__(512) dequantize_linear_k0(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+BY_DEVICE void dequantize_linear_k0_body(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 4; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2568,15 +2688,18 @@ BY_KERNEL void __launch_bounds__(512) dequantize_linear_k0(const unsigned char* 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) dequantize_linear_k0(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, float* __restrict__ out) {
+  dequantize_linear_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_det_2d h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: det_lu_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float out:double out:float]
 
 // ===== det_lu_k0 =====
-BY_KERNEL void det_lu_k0(const float* __restrict__ X, double* __restrict__ A,
-    float* __restrict__ Y) {
-  for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b < 1ll; b += (long long)gridDim.x * blockDim.x) {
+BY_DEVICE void det_lu_k0_body(const float* __restrict__ X, double* __restrict__ A,
+    float* __restrict__ Y, const by_block_index by_block) {
+  for (long long b = (long long)by_block.idx.x * blockDim.x + threadIdx.x; b < 1ll; b += (long long)by_block.grid.x * blockDim.x) {
     double* a = A + b * 4ll;
     const float* src = X + b * 4ll;
     for (long long k = 0; k < 4ll; ++k) a[k] = (double)(float)src[k];
@@ -2603,6 +2726,10 @@ BY_KERNEL void det_lu_k0(const float* __restrict__ X, double* __restrict__ A,
     Y[b] = (float)(float)det;
   }
 }
+BY_KERNEL void det_lu_k0(const float* __restrict__ X, double* __restrict__ A,
+    float* __restrict__ Y) {
+  det_lu_k0_body(X, A, Y, by_this_block());
+}
 
 // golden: test_dft h100 fp32
 // refused: unsupported_op
@@ -2612,12 +2739,12 @@ BY_KERNEL void det_lu_k0(const float* __restrict__ X, double* __restrict__ A,
 // launch 0: div_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== div_k0 =====
-BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void div_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2711,18 +2838,21 @@ BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  div_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_dropout_default h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: dropout_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== dropout_k0 =====
-BY_KERNEL void __launch_bounds__(512) dropout_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void dropout_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2808,6 +2938,9 @@ BY_KERNEL void __launch_bounds__(512) dropout_k0(const float* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) dropout_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  dropout_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_dynamicquantizelinear h100 fp32
 // 5 launches, 5 distinct kernels
@@ -2818,10 +2951,10 @@ BY_KERNEL void __launch_bounds__(512) dropout_k0(const float* __restrict__ in0, 
 // launch 4: dynamic_quantize_zero_point_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:unsigned char]
 
 // ===== dynamic_quantize_min_k0 =====
-BY_KERNEL void __launch_bounds__(256) dynamic_quantize_min_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void dynamic_quantize_min_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 0;
   int have = 0;
@@ -2837,12 +2970,15 @@ BY_KERNEL void __launch_bounds__(256) dynamic_quantize_min_k0(const float* __res
     out[0] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) dynamic_quantize_min_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  dynamic_quantize_min_k0_body(in0, out, by_this_block());
+}
 
 // ===== dynamic_quantize_max_k0 =====
-BY_KERNEL void __launch_bounds__(256) dynamic_quantize_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void dynamic_quantize_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 0;
   int have = 0;
@@ -2858,10 +2994,13 @@ BY_KERNEL void __launch_bounds__(256) dynamic_quantize_max_k0(const float* __res
     out[0] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) dynamic_quantize_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  dynamic_quantize_max_k0_body(in0, out, by_this_block());
+}
 
 // ===== dynamic_quantize_y_k0 =====
-BY_KERNEL void __launch_bounds__(512) dynamic_quantize_y_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+BY_DEVICE void dynamic_quantize_y_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 6; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2874,10 +3013,13 @@ BY_KERNEL void __launch_bounds__(512) dynamic_quantize_y_k0(const float* __restr
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) dynamic_quantize_y_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out) {
+  dynamic_quantize_y_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== dynamic_quantize_scale_k0 =====
-BY_KERNEL void __launch_bounds__(512) dynamic_quantize_scale_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void dynamic_quantize_scale_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2888,10 +3030,13 @@ BY_KERNEL void __launch_bounds__(512) dynamic_quantize_scale_k0(const float* __r
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) dynamic_quantize_scale_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  dynamic_quantize_scale_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== dynamic_quantize_zero_point_k0 =====
-BY_KERNEL void __launch_bounds__(512) dynamic_quantize_zero_point_k0(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void dynamic_quantize_zero_point_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2902,14 +3047,17 @@ BY_KERNEL void __launch_bounds__(512) dynamic_quantize_zero_point_k0(const float
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) dynamic_quantize_zero_point_k0(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out) {
+  dynamic_quantize_zero_point_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_einsum_batch_diagonal h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: einsum_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[double out:double]
 
 // ===== einsum_k0 =====
-BY_KERNEL void __launch_bounds__(512) einsum_k0(const double* __restrict__ in0, double* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 15; base += (int)gridDim.x * 512) {
+BY_DEVICE void einsum_k0_body(const double* __restrict__ in0, double* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 15; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -2921,18 +3069,21 @@ BY_KERNEL void __launch_bounds__(512) einsum_k0(const double* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) einsum_k0(const double* __restrict__ in0, double* __restrict__ out) {
+  einsum_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_elu h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: elu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== elu_k0 =====
-BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void elu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3023,6 +3174,9 @@ BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  elu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_elu_default_expanded_ver18 h100 fp32
 // 8 launches, 7 distinct kernels
@@ -3036,8 +3190,8 @@ BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, floa
 // launch 7: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool float float out:float]
 
 // ===== castlike_k0 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3046,10 +3200,13 @@ BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
+  castlike_k0_body(out, by_this_block());
+}
 
 // ===== castlike_k1 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k1_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3058,10 +3215,13 @@ BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
+  castlike_k1_body(out, by_this_block());
+}
 
 // ===== less_k0 =====
-BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void less_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3074,14 +3234,17 @@ BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  less_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== exp_k0 =====
-BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void exp_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3167,14 +3330,17 @@ BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  exp_k0_body(in0, out, by_this_block());
+}
 
 // ===== sub_k0 =====
-BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3264,14 +3430,17 @@ BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  sub_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3361,10 +3530,13 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== where_k0 =====
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3377,14 +3549,17 @@ BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  where_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_equal h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: equal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[int int out:bool]
 
 // ===== equal_k0 =====
-BY_KERNEL void __launch_bounds__(512) equal_k0(const int* __restrict__ in0, const int* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void equal_k0_body(const int* __restrict__ in0, const int* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3397,19 +3572,22 @@ BY_KERNEL void __launch_bounds__(512) equal_k0(const int* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) equal_k0(const int* __restrict__ in0, const int* __restrict__ in1, bool* __restrict__ out) {
+  equal_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_erf h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: erf_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== erf_k0 =====
-BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void erf_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3495,18 +3673,21 @@ BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  erf_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_exp h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== exp_k0 =====
-BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void exp_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3592,6 +3773,9 @@ BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  exp_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_expand_dim_changed h100 fp32
 // refused: shape
@@ -3601,8 +3785,8 @@ BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, floa
 // launch 0: eye_like_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
 
 // ===== eye_like_k0 =====
-BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 20; base += (int)gridDim.x * 512) {
+BY_DEVICE void eye_like_k0_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 20; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3613,6 +3797,9 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
       out[(i0)*5 + (i1)] = (float)((((i1 - i0) == (1ll)) ? 1.0f : 0.0f));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
+  eye_like_k0_body(out, by_this_block());
 }
 
 // golden: test_flatten_axis0 h100 fp32
@@ -3635,14 +3822,14 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
 // launch 9: matmul_k1 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float out:float]
 
 // ===== expand_k0 =====
-BY_KERNEL void __launch_bounds__(512) expand_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void expand_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   const int i2 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3728,15 +3915,18 @@ BY_KERNEL void __launch_bounds__(512) expand_k0(const float* __restrict__ in0, f
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) expand_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  expand_k0_body(in0, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3822,10 +4012,13 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k0_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 64; base += (int)gridDim.x * 512) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 64; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -3839,16 +4032,19 @@ BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
@@ -3914,15 +4110,18 @@ BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== cast_k0 =====
-BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void cast_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 8; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 8; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -4008,10 +4207,13 @@ BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  cast_k0_body(in0, out, by_this_block());
+}
 
 // ===== where_k0 =====
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 32; base += (int)gridDim.x * 512) {
+BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 32; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4024,6 +4226,9 @@ BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, con
       out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*16 + (i2)*4 + (i3)] ? in1[(i0)*32 + (i1)*16 + (i2)*4 + (i3)] : (-by_inf_f())));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  where_k0_body(in0, in1, out, by_this_block());
 }
 
 // ===== row_softmax_k0 =====
@@ -4043,8 +4248,8 @@ BY_DEVICE float row_softmax_k0_max(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 8ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -4059,16 +4264,19 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   s = row_softmax_k0_sum(s, part);
   for (long long j = tid; j < 4ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
 }
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  row_softmax_k0_body(x, y, by_this_block());
+}
 
 // ===== matmul_k1 =====
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
@@ -4133,18 +4341,21 @@ BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_floor h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: floor_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== floor_k0 =====
-BY_KERNEL void __launch_bounds__(512) floor_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void floor_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -4230,14 +4441,17 @@ BY_KERNEL void __launch_bounds__(512) floor_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) floor_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  floor_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_gather_0 h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: gather_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== gather_k0 =====
-BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 72; base += (int)gridDim.x * 512) {
+BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 72; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4252,14 +4466,17 @@ BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_gather_elements_0 h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: gather_elements_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== gather_elements_k0 =====
-BY_KERNEL void __launch_bounds__(512) gather_elements_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+BY_DEVICE void gather_elements_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 4; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4272,14 +4489,17 @@ BY_KERNEL void __launch_bounds__(512) gather_elements_k0(const float* __restrict
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) gather_elements_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_elements_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_gathernd_example_float32 h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: gather_nd_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== gather_nd_k0 =====
-BY_KERNEL void __launch_bounds__(512) gather_nd_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 4; base += (int)gridDim.x * 512) {
+BY_DEVICE void gather_nd_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 4; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4294,14 +4514,17 @@ BY_KERNEL void __launch_bounds__(512) gather_nd_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) gather_nd_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_nd_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_gelu_default_1 h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: gelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== gelu_k0 =====
-BY_KERNEL void __launch_bounds__(512) gelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void gelu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4312,20 +4535,23 @@ BY_KERNEL void __launch_bounds__(512) gelu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) gelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  gelu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_gemm_all_attributes h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: gemm_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=192 params=[float float float out:float]
 
 // ===== gemm_k0 =====
-BY_KERNEL void gemm_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void gemm_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   float by_acc[1][1];
@@ -4390,16 +4616,19 @@ BY_KERNEL void gemm_k0(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void gemm_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  gemm_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_globalaveragepool h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: global_avgpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 
 // ===== global_avgpool_k0 =====
-BY_KERNEL void __launch_bounds__(256) global_avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void global_avgpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 3;
   float by_racc = 0;
   const int i0 = 0;
@@ -4419,16 +4648,19 @@ BY_KERNEL void __launch_bounds__(256) global_avgpool_k0(const float* __restrict_
     out[(i1)] = (float)((acc / 25.0f));
   }
 }
+BY_KERNEL void __launch_bounds__(256) global_avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  global_avgpool_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_globalmaxpool h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: global_maxpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 
 // ===== global_maxpool_k0 =====
-BY_KERNEL void __launch_bounds__(256) global_maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void global_maxpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 3;
   float by_racc = 0;
   int have = 0;
@@ -4450,14 +4682,17 @@ BY_KERNEL void __launch_bounds__(256) global_maxpool_k0(const float* __restrict_
     out[(i1)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) global_maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  global_maxpool_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_greater h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: greater_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
 
 // ===== greater_k0 =====
-BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void greater_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4470,14 +4705,17 @@ BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  greater_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_greater_equal h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: greaterorequal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
 
 // ===== greaterorequal_k0 =====
-BY_KERNEL void __launch_bounds__(512) greaterorequal_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void greaterorequal_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4490,14 +4728,17 @@ BY_KERNEL void __launch_bounds__(512) greaterorequal_k0(const float* __restrict_
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) greaterorequal_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  greaterorequal_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_gridsample h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: grid_sample_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== grid_sample_k0 =====
-BY_KERNEL void __launch_bounds__(512) grid_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 36; base += (int)gridDim.x * 512) {
+BY_DEVICE void grid_sample_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 36; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4527,6 +4768,9 @@ BY_KERNEL void __launch_bounds__(512) grid_sample_k0(const float* __restrict__ i
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) grid_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  grid_sample_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_group_normalization_epsilon h100 fp32
 // 1 launches, 1 distinct kernels
@@ -4541,8 +4785,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 6ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -4563,6 +4807,9 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+}
 
 // golden: test_gru_batchwise h100 fp32
 // 2 launches, 2 distinct kernels
@@ -4570,14 +4817,14 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 // launch 1: gru_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=120 params=[float float out:float out:float]
 
 // ===== gru_xw_k0 =====
-BY_KERNEL void gru_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 8;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
@@ -4644,16 +4891,19 @@ BY_KERNEL void gru_xw_k0(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void gru_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  gru_xw_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== gru_recurrence_k0 =====
-BY_KERNEL void __launch_bounds__(64) gru_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h) {
+BY_DEVICE void gru_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h, const by_block_index by_block) {
   constexpr int SEQ = 1, BATCH = 3, DIRS = 1, HID = 6, GH = 18;
   BY_SHARED_BUFFER(smem);
   float* h = (float*)smem;
   float* gates = h + HID;
   float* rh = gates + GH;
-  const int b = blockIdx.x;
-  const int d = blockIdx.y;
+  const int b = by_block.idx.x;
+  const int d = by_block.idx.y;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -4702,6 +4952,9 @@ BY_KERNEL void __launch_bounds__(64) gru_recurrence_k0(const float* __restrict__
     y_h[((long long)b * DIRS + d) * HID + j] = (float)(h[j]);
   }
 }
+BY_KERNEL void __launch_bounds__(64) gru_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h) {
+  gru_recurrence_k0_body(xw, R, y, y_h, by_this_block());
+}
 
 // golden: test_hammingwindow h100 fp32
 // refused: shape
@@ -4715,8 +4968,8 @@ BY_KERNEL void __launch_bounds__(64) gru_recurrence_k0(const float* __restrict__
 // launch 1: hardmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== hardmax_argmax_k0 =====
-BY_KERNEL void __launch_bounds__(256) hardmax_argmax_k0(const float* __restrict__ in0, long long* __restrict__ out) {
-  for (int lin = (int)blockIdx.x * blockDim.x + threadIdx.x; lin < 20; lin += (int)gridDim.x * blockDim.x) {
+BY_DEVICE void hardmax_argmax_k0_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  for (int lin = (int)by_block.idx.x * blockDim.x + threadIdx.x; lin < 20; lin += (int)by_block.grid.x * blockDim.x) {
     int rem = lin;
     const int i2 = rem % 5; rem /= 5;
     const int i1 = rem % 4; rem /= 4;
@@ -4729,10 +4982,13 @@ BY_KERNEL void __launch_bounds__(256) hardmax_argmax_k0(const float* __restrict_
     out[lin] = (long long)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) hardmax_argmax_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  hardmax_argmax_k0_body(in0, out, by_this_block());
+}
 
 // ===== hardmax_k0 =====
-BY_KERNEL void __launch_bounds__(512) hardmax_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void hardmax_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4745,18 +5001,21 @@ BY_KERNEL void __launch_bounds__(512) hardmax_k0(const float* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) hardmax_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  hardmax_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_hardsigmoid h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: hardsigmoid_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== hardsigmoid_k0 =====
-BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void hardsigmoid_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -4842,6 +5101,9 @@ BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ i
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  hardsigmoid_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_hardsigmoid_default_expanded_ver18 h100 fp32
 // 8 launches, 8 distinct kernels
@@ -4855,8 +5117,8 @@ BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ i
 // launch 7: max_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== castlike_k0 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4865,10 +5127,13 @@ BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
+  castlike_k0_body(out, by_this_block());
+}
 
 // ===== castlike_k1 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k1_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4877,10 +5142,13 @@ BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
+  castlike_k1_body(out, by_this_block());
+}
 
 // ===== castlike_k2 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k2(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k2_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4889,10 +5157,13 @@ BY_KERNEL void __launch_bounds__(512) castlike_k2(float* __restrict__ out) {
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) castlike_k2(float* __restrict__ out) {
+  castlike_k2_body(out, by_this_block());
+}
 
 // ===== castlike_k3 =====
-BY_KERNEL void __launch_bounds__(512) castlike_k3(float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void castlike_k3_body(float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -4901,14 +5172,17 @@ BY_KERNEL void __launch_bounds__(512) castlike_k3(float* __restrict__ out) {
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) castlike_k3(float* __restrict__ out) {
+  castlike_k3_body(out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -4998,14 +5272,17 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5095,14 +5372,17 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== min_k0 =====
-BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void min_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5192,14 +5472,17 @@ BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  min_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== max_k0 =====
-BY_KERNEL void __launch_bounds__(512) max_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5289,18 +5572,21 @@ BY_KERNEL void __launch_bounds__(512) max_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) max_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  max_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_hardswish h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: hardswish_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== hardswish_k0 =====
-BY_KERNEL void __launch_bounds__(512) hardswish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void hardswish_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5391,6 +5677,9 @@ BY_KERNEL void __launch_bounds__(512) hardswish_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) hardswish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  hardswish_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_if h100 fp32
 // 0 launches, 0 distinct kernels
@@ -5411,8 +5700,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 6ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -5433,14 +5722,17 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+}
 
 // golden: test_isinf h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: isinf_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
 
 // ===== isinf_k0 =====
-BY_KERNEL void __launch_bounds__(512) isinf_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+BY_DEVICE void isinf_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 6; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5450,14 +5742,17 @@ BY_KERNEL void __launch_bounds__(512) isinf_k0(const float* __restrict__ in0, bo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) isinf_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  isinf_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_isnan h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: isnan_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
 
 // ===== isnan_k0 =====
-BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 6; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5467,6 +5762,9 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  isnan_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_l1normalization_axis_0 h100 fp32
 // 2 launches, 2 distinct kernels
@@ -5474,10 +5772,10 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
 // launch 1: lpnorm_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== lpnorm_norm_k0 =====
-BY_KERNEL void __launch_bounds__(256) lpnorm_norm_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void lpnorm_norm_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 0;
   const int i0 = 0;
@@ -5492,10 +5790,13 @@ BY_KERNEL void __launch_bounds__(256) lpnorm_norm_k0(const float* __restrict__ i
     out[0] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) lpnorm_norm_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  lpnorm_norm_k0_body(in0, out, by_this_block());
+}
 
 // ===== lpnorm_k0 =====
-BY_KERNEL void __launch_bounds__(512) lpnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+BY_DEVICE void lpnorm_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5505,6 +5806,9 @@ BY_KERNEL void __launch_bounds__(512) lpnorm_k0(const float* __restrict__ in0, c
       out[(i0)] = (float)(((t0 == 0.0f) ? 0.0f : (in0[(i0)] / t0)));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) lpnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  lpnorm_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_layer_normalization_2d_axis0 h100 fp32
@@ -5520,8 +5824,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ invstd_out) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ invstd_out, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 1ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -5546,6 +5850,9 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     invstd_out[row] = (float)inv;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ invstd_out) {
+  row_layernorm_k0_body(x, scale, bias, y, mean_out, invstd_out, by_this_block());
+}
 
 // golden: test_layer_normalization_2d_axis0_expanded_ver18 h100 fp32
 // 14 launches, 11 distinct kernels
@@ -5565,13 +5872,13 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 // launch 13: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== cast_k0 =====
-BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void cast_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5642,12 +5949,15 @@ BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  cast_k0_body(in0, out, by_this_block());
+}
 
 // ===== reducemean_k0 =====
-BY_KERNEL void __launch_bounds__(256) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 0;
   const int i0 = 0;
@@ -5663,15 +5973,18 @@ BY_KERNEL void __launch_bounds__(256) reducemean_k0(const float* __restrict__ in
     out[0] = (float)((acc / 12.0f));
   }
 }
+BY_KERNEL void __launch_bounds__(256) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducemean_k0_body(in0, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5750,10 +6063,13 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== mul_k1 =====
-BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void mul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5764,10 +6080,13 @@ BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== sub_k0 =====
-BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5778,10 +6097,13 @@ BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  sub_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5792,10 +6114,13 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  add_k0_body(in0, out, by_this_block());
+}
 
 // ===== sqrt_k0 =====
-BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void sqrt_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -5806,15 +6131,18 @@ BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sqrt_k0_body(in0, out, by_this_block());
+}
 
 // ===== sub_k1 =====
-BY_KERNEL void __launch_bounds__(512) sub_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void sub_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5889,15 +6217,18 @@ BY_KERNEL void __launch_bounds__(512) sub_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sub_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  sub_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== div_k0 =====
-BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void div_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -5972,15 +6303,18 @@ BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  div_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6059,10 +6393,13 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== reciprocal_k0 =====
-BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void reciprocal_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -6073,18 +6410,21 @@ BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reciprocal_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_leakyrelu h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: leakyrelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== leakyrelu_k0 =====
-BY_KERNEL void __launch_bounds__(512) leakyrelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void leakyrelu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6175,14 +6515,17 @@ BY_KERNEL void __launch_bounds__(512) leakyrelu_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) leakyrelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  leakyrelu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_less h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
 
 // ===== less_k0 =====
-BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void less_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -6195,14 +6538,17 @@ BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  less_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_less_equal h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: lessorequal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
 
 // ===== lessorequal_k0 =====
-BY_KERNEL void __launch_bounds__(512) lessorequal_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void lessorequal_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -6215,6 +6561,9 @@ BY_KERNEL void __launch_bounds__(512) lessorequal_k0(const float* __restrict__ i
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) lessorequal_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
+  lessorequal_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_linear_attention_decode_step h100 fp32
 // refused: unsupported_op
@@ -6224,12 +6573,12 @@ BY_KERNEL void __launch_bounds__(512) lessorequal_k0(const float* __restrict__ i
 // launch 0: log_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== log_k0 =====
-BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void log_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6315,6 +6664,9 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  log_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_logsoftmax_axis_0 h100 fp32
 // 3 launches, 3 distinct kernels
@@ -6323,10 +6675,10 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
 // launch 2: logsoftmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== logsoftmax_max_k0 =====
-BY_KERNEL void __launch_bounds__(256) logsoftmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void logsoftmax_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 20;
   float by_racc = 0;
   int have = 0;
@@ -6346,12 +6698,15 @@ BY_KERNEL void __launch_bounds__(256) logsoftmax_max_k0(const float* __restrict_
     out[(i1)*5 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) logsoftmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  logsoftmax_max_k0_body(in0, out, by_this_block());
+}
 
 // ===== logsoftmax_sum_k0 =====
-BY_KERNEL void __launch_bounds__(256) logsoftmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void logsoftmax_sum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 20;
   float by_racc = 0;
   const int i0 = 0;
@@ -6369,14 +6724,17 @@ BY_KERNEL void __launch_bounds__(256) logsoftmax_sum_k0(const float* __restrict_
     out[(i1)*5 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) logsoftmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  logsoftmax_sum_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== logsoftmax_k0 =====
-BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void logsoftmax_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6478,6 +6836,9 @@ BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  logsoftmax_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_logsoftmax_axis_0_expanded_ver18 h100 fp32
 // 6 launches, 5 distinct kernels
@@ -6489,10 +6850,10 @@ BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in
 // launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== reducemax_k0 =====
-BY_KERNEL void __launch_bounds__(256) reducemax_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducemax_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 20;
   float by_racc = 0;
   int have = 0;
@@ -6512,14 +6873,17 @@ BY_KERNEL void __launch_bounds__(256) reducemax_k0(const float* __restrict__ in0
     out[(i1)*5 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) reducemax_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducemax_k0_body(in0, out, by_this_block());
+}
 
 // ===== sub_k0 =====
-BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6613,14 +6977,17 @@ BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  sub_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== exp_k0 =====
-BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void exp_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6706,12 +7073,15 @@ BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  exp_k0_body(in0, out, by_this_block());
+}
 
 // ===== reducesum_k0 =====
-BY_KERNEL void __launch_bounds__(256) reducesum_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducesum_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 20;
   float by_racc = 0;
   const int i0 = 0;
@@ -6729,15 +7099,18 @@ BY_KERNEL void __launch_bounds__(256) reducesum_k0(const float* __restrict__ in0
     out[(i1)*5 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) reducesum_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducesum_k0_body(in0, out, by_this_block());
+}
 
 // ===== log_k0 =====
-BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void log_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 5; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 5; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -6818,6 +7191,9 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  log_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_loop11 h100 fp32
 // refused: shape
@@ -6827,10 +7203,10 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
 // launch 0: lppool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 
 // ===== lppool_k0 =====
-BY_KERNEL void __launch_bounds__(256) lppool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void lppool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 93;
   float by_racc = 0;
   const int i0 = 0;
@@ -6848,16 +7224,19 @@ BY_KERNEL void __launch_bounds__(256) lppool_k0(const float* __restrict__ in0, f
     out[(i1)*31 + (i2)] = (float)(by_pow(acc, 0.3333333333333333f));
   }
 }
+BY_KERNEL void __launch_bounds__(256) lppool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  lppool_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_lrn h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: lrn_k0 grid=[20, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== lrn_k0 =====
-BY_KERNEL void __launch_bounds__(128) lrn_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void lrn_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const int row = (int)by_block.idx.x * 32 + tid / 4;
   const bool active = row < 625;
   float by_racc = 0;
   const int rowc = active ? row : 0;
@@ -6881,6 +7260,9 @@ BY_KERNEL void __launch_bounds__(128) lrn_k0(const float* __restrict__ in0, floa
     out[(i0)*125 + (i1)*25 + (i2)*5 + (i3)] = (float)((in0[(i0)*125 + (i1)*25 + (i2)*5 + (i3)] / by_pow((2.0f + (acc * 6.6666664982525e-05f)), 0.5f)));
   }
 }
+BY_KERNEL void __launch_bounds__(128) lrn_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  lrn_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_lstm_batchwise h100 fp32
 // 2 launches, 2 distinct kernels
@@ -6888,14 +7270,14 @@ BY_KERNEL void __launch_bounds__(128) lrn_k0(const float* __restrict__ in0, floa
 // launch 1: lstm_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=168 params=[float float out:float out:float]
 
 // ===== lstm_xw_k0 =====
-BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 8;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 8; by_blk /= 4;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
@@ -6962,16 +7344,19 @@ BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict
     }
   }
 }
+BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== lstm_recurrence_k0 =====
-BY_KERNEL void __launch_bounds__(64) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h) {
+BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h, const by_block_index by_block) {
   constexpr int SEQ = 1, BATCH = 3, DIRS = 1, HID = 7, GH = 28;
   BY_SHARED_BUFFER(smem);
   float* h = (float*)smem;
   float* gates = h + HID;
   float* c = gates + GH;
-  const int b = blockIdx.x;
-  const int d = blockIdx.y;
+  const int b = by_block.idx.x;
+  const int d = by_block.idx.y;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -7015,20 +7400,23 @@ BY_KERNEL void __launch_bounds__(64) lstm_recurrence_k0(const float* __restrict_
     y_h[((long long)b * DIRS + d) * HID + j] = (float)(h[j]);
   }
 }
+BY_KERNEL void __launch_bounds__(64) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y, float* __restrict__ y_h) {
+  lstm_recurrence_k0_body(xw, R, y, y_h, by_this_block());
+}
 
 // golden: test_matmulinteger h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: matmul_integer_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=192 params=[unsigned char unsigned char unsigned char unsigned char out:int]
 
 // ===== matmul_integer_k0 =====
-BY_KERNEL void matmul_integer_k0(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out) {
+BY_DEVICE void matmul_integer_k0_body(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   int* const by_as = reinterpret_cast<int*>(by_smem);
   int* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   int by_acc[1][1];
@@ -7092,16 +7480,19 @@ BY_KERNEL void matmul_integer_k0(const unsigned char* __restrict__ in0, const un
     }
   }
 }
+BY_KERNEL void matmul_integer_k0(const unsigned char* __restrict__ in0, const unsigned char* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, int* __restrict__ out) {
+  matmul_integer_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
 
 // golden: test_maxpool_1d_default h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: maxpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 
 // ===== maxpool_k0 =====
-BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 93;
   float by_racc = 0;
   int have = 0;
@@ -7121,6 +7512,9 @@ BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, 
     out[(i1)*31 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  maxpool_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_maxunpool_export_with_output_shape h100 fp32
 // refused: shape
@@ -7130,8 +7524,8 @@ BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, 
 // launch 0: mean_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== mean_k0 =====
-BY_KERNEL void __launch_bounds__(512) mean_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void mean_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7140,6 +7534,9 @@ BY_KERNEL void __launch_bounds__(512) mean_k0(const float* __restrict__ in0, con
       out[(i0)] = (float)((((in0[(i0)] + in1[(i0)]) + in2[(i0)]) / 3.0f));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) mean_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  mean_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // golden: test_melweightmatrix h100 fp32
@@ -7150,8 +7547,8 @@ BY_KERNEL void __launch_bounds__(512) mean_k0(const float* __restrict__ in0, con
 // launch 0: min_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== min_k0 =====
-BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void min_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7161,18 +7558,21 @@ BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  min_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_mish h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: mish_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== mish_k0 =====
-BY_KERNEL void __launch_bounds__(512) mish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mish_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2500; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2500; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -7248,18 +7648,21 @@ BY_KERNEL void __launch_bounds__(512) mish_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mish_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_mod_broadcast h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: mod_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[int int out:int]
 
 // ===== mod_k0 =====
-BY_KERNEL void __launch_bounds__(512) mod_k0(const int* __restrict__ in0, const int* __restrict__ in1, int* __restrict__ out) {
+BY_DEVICE void mod_k0_body(const int* __restrict__ in0, const int* __restrict__ in1, int* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 7; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -7356,6 +7759,9 @@ BY_KERNEL void __launch_bounds__(512) mod_k0(const int* __restrict__ in0, const 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mod_k0(const int* __restrict__ in0, const int* __restrict__ in1, int* __restrict__ out) {
+  mod_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_momentum h100 fp32
 // refused: invalid_model
@@ -7365,12 +7771,12 @@ BY_KERNEL void __launch_bounds__(512) mod_k0(const int* __restrict__ in0, const 
 // launch 0: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -7464,6 +7870,9 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_mvn h100 fp32
 // 3 launches, 3 distinct kernels
@@ -7472,10 +7881,10 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
 // launch 2: mvn_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== mvn_mean_k0 =====
-BY_KERNEL void __launch_bounds__(256) mvn_mean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mvn_mean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 3;
   float by_racc = 0;
   const int i0 = 0;
@@ -7496,12 +7905,15 @@ BY_KERNEL void __launch_bounds__(256) mvn_mean_k0(const float* __restrict__ in0,
     out[(i1)] = (float)((acc / 9.0f));
   }
 }
+BY_KERNEL void __launch_bounds__(256) mvn_mean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mvn_mean_k0_body(in0, out, by_this_block());
+}
 
 // ===== mvn_var_k0 =====
-BY_KERNEL void __launch_bounds__(256) mvn_var_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mvn_var_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 3;
   float by_racc = 0;
   const int i0 = 0;
@@ -7523,10 +7935,13 @@ BY_KERNEL void __launch_bounds__(256) mvn_var_k0(const float* __restrict__ in0, 
     out[(i1)] = (float)((acc / 9.0f));
   }
 }
+BY_KERNEL void __launch_bounds__(256) mvn_var_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mvn_var_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== mvn_k0 =====
-BY_KERNEL void __launch_bounds__(512) mvn_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 27; base += (int)gridDim.x * 512) {
+BY_DEVICE void mvn_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 27; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7540,18 +7955,21 @@ BY_KERNEL void __launch_bounds__(512) mvn_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mvn_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  mvn_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_neg h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: neg_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== neg_k0 =====
-BY_KERNEL void __launch_bounds__(512) neg_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void neg_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -7637,14 +8055,17 @@ BY_KERNEL void __launch_bounds__(512) neg_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) neg_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  neg_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_nllloss_NC h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: nll_loss_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== nll_loss_k0 =====
-BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void nll_loss_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7653,6 +8074,9 @@ BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0,
       out[(i0)] = (float)(by_neg(in0[(i0)*5 + (by_min((long long)(by_max((long long)(in1[(i0)]), (long long)((0ll)))), (long long)((4ll))))]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  nll_loss_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_nonmaxsuppression_center_point_box_format h100 fp32
@@ -7666,8 +8090,8 @@ BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0,
 // launch 0: not_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool out:bool]
 
 // ===== not_k0 =====
-BY_KERNEL void __launch_bounds__(512) not_k0(const bool* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+BY_DEVICE void not_k0_body(const bool* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7678,6 +8102,9 @@ BY_KERNEL void __launch_bounds__(512) not_k0(const bool* __restrict__ in0, bool*
       out[(i0)*4 + (i1)] = (bool)((!in0[(i0)*4 + (i1)]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) not_k0(const bool* __restrict__ in0, bool* __restrict__ out) {
+  not_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_onehot_negative_indices h100 fp32
@@ -7694,8 +8121,8 @@ BY_KERNEL void __launch_bounds__(512) not_k0(const bool* __restrict__ in0, bool*
 // launch 0: or_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool bool out:bool]
 
 // ===== or_k0 =====
-BY_KERNEL void __launch_bounds__(512) or_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+BY_DEVICE void or_k0_body(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7707,18 +8134,21 @@ BY_KERNEL void __launch_bounds__(512) or_k0(const bool* __restrict__ in0, const 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) or_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
+  or_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_pow h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: pow_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== pow_k0 =====
-BY_KERNEL void __launch_bounds__(512) pow_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void pow_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -7812,14 +8242,17 @@ BY_KERNEL void __launch_bounds__(512) pow_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) pow_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  pow_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_prelu_broadcast h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: prelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== prelu_k0 =====
-BY_KERNEL void __launch_bounds__(512) prelu_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 60; base += (int)gridDim.x * 512) {
+BY_DEVICE void prelu_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7833,16 +8266,19 @@ BY_KERNEL void __launch_bounds__(512) prelu_k0(const float* __restrict__ in0, co
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) prelu_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  prelu_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_qlinearconv h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: qlinear_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[unsigned char float unsigned char unsigned char float unsigned char float unsigned char out:unsigned char]
 
 // ===== qlinear_conv_k0 =====
-BY_KERNEL void __launch_bounds__(256) qlinear_conv_k0(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, const float* __restrict__ in4, const unsigned char* __restrict__ in5, const float* __restrict__ in6, const unsigned char* __restrict__ in7, unsigned char* __restrict__ out) {
+BY_DEVICE void qlinear_conv_k0_body(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, const float* __restrict__ in4, const unsigned char* __restrict__ in5, const float* __restrict__ in6, const unsigned char* __restrict__ in7, unsigned char* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 49;
   int by_racc = 0;
   const int i0 = 0;
@@ -7861,20 +8297,23 @@ BY_KERNEL void __launch_bounds__(256) qlinear_conv_k0(const unsigned char* __res
     out[(i2)*7 + (i3)] = (unsigned char)(((unsigned char)(by_min(by_max(by_round(((((double)(acc)) * ((in1[0] * in4[0]) / in6[0])) + ((double)(in7[0])))), 0.0), 255.0))));
   }
 }
+BY_KERNEL void __launch_bounds__(256) qlinear_conv_k0(const unsigned char* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, const unsigned char* __restrict__ in3, const float* __restrict__ in4, const unsigned char* __restrict__ in5, const float* __restrict__ in6, const unsigned char* __restrict__ in7, unsigned char* __restrict__ out) {
+  qlinear_conv_k0_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
+}
 
 // golden: test_qlinearmatmul_2D_int8_float16 h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: qlinear_matmul_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=192 params=[signed char by_half signed char signed char by_half signed char by_half signed char out:signed char]
 
 // ===== qlinear_matmul_k0 =====
-BY_KERNEL void qlinear_matmul_k0(const signed char* __restrict__ in0, const by_half* __restrict__ in1, const signed char* __restrict__ in2, const signed char* __restrict__ in3, const by_half* __restrict__ in4, const signed char* __restrict__ in5, const by_half* __restrict__ in6, const signed char* __restrict__ in7, signed char* __restrict__ out) {
+BY_DEVICE void qlinear_matmul_k0_body(const signed char* __restrict__ in0, const by_half* __restrict__ in1, const signed char* __restrict__ in2, const signed char* __restrict__ in3, const by_half* __restrict__ in4, const signed char* __restrict__ in5, const by_half* __restrict__ in6, const signed char* __restrict__ in7, signed char* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   int* const by_as = reinterpret_cast<int*>(by_smem);
   int* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   int by_acc[1][1];
@@ -7939,14 +8378,17 @@ BY_KERNEL void qlinear_matmul_k0(const signed char* __restrict__ in0, const by_h
     }
   }
 }
+BY_KERNEL void qlinear_matmul_k0(const signed char* __restrict__ in0, const by_half* __restrict__ in1, const signed char* __restrict__ in2, const signed char* __restrict__ in3, const by_half* __restrict__ in4, const signed char* __restrict__ in5, const by_half* __restrict__ in6, const signed char* __restrict__ in7, signed char* __restrict__ out) {
+  qlinear_matmul_k0_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
+}
 
 // golden: test_quantizelinear h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: quantize_linear_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float unsigned char out:unsigned char]
 
 // ===== quantize_linear_k0 =====
-BY_KERNEL void __launch_bounds__(512) quantize_linear_k0(const float* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, unsigned char* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 6; base += (int)gridDim.x * 512) {
+BY_DEVICE void quantize_linear_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, unsigned char* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 6; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -7957,6 +8399,9 @@ BY_KERNEL void __launch_bounds__(512) quantize_linear_k0(const float* __restrict
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) quantize_linear_k0(const float* __restrict__ in0, const float* __restrict__ in1, const unsigned char* __restrict__ in2, unsigned char* __restrict__ out) {
+  quantize_linear_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_range_bfloat16_type_positive_delta h100 fp32
 // refused: shape
@@ -7966,12 +8411,12 @@ BY_KERNEL void __launch_bounds__(512) quantize_linear_k0(const float* __restrict
 // launch 0: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== reciprocal_k0 =====
-BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reciprocal_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -8057,6 +8502,9 @@ BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reciprocal_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_reduce_l1_default_axes_keepdims_example h100 fp32
 // refused: shape
@@ -8084,10 +8532,10 @@ BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in
 // launch 0: reduceprod_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 
 // ===== reduceprod_k0 =====
-BY_KERNEL void __launch_bounds__(256) reduceprod_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reduceprod_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 1;
   const int i0 = 0;
@@ -8107,6 +8555,9 @@ BY_KERNEL void __launch_bounds__(256) reduceprod_k0(const float* __restrict__ in
     out[0] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) reduceprod_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reduceprod_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_reduce_sum_default_axes_keepdims_example h100 fp32
 // refused: shape
@@ -8122,12 +8573,12 @@ BY_KERNEL void __launch_bounds__(256) reduceprod_k0(const float* __restrict__ in
 // launch 0: relu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== relu_k0 =====
-BY_KERNEL void __launch_bounds__(512) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -8213,6 +8664,9 @@ BY_KERNEL void __launch_bounds__(512) relu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_resize_downsample_scales_cubic h100 fp32
 // refused: shape
@@ -8222,8 +8676,8 @@ BY_KERNEL void __launch_bounds__(512) relu_k0(const float* __restrict__ in0, flo
 // launch 0: reverse_sequence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== reverse_sequence_k0 =====
-BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 16; base += (int)gridDim.x * 512) {
+BY_DEVICE void reverse_sequence_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 16; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -8235,6 +8689,9 @@ BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restric
       out[(i0)*4 + (i1)] = (float)(in0[(i0)*4 + (((i1 < t0) ? ((t0 - (1ll)) - i1) : i1))]);
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  reverse_sequence_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_rms_normalization_2d_axis0 h100 fp32
@@ -8250,8 +8707,8 @@ BY_DEVICE float row_rmsnorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_rmsnorm_k0(const float* __restrict__ x, const float* __restrict__ scale, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_rmsnorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 1ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -8267,6 +8724,9 @@ BY_KERNEL void __launch_bounds__(128) row_rmsnorm_k0(const float* __restrict__ x
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_rmsnorm_k0(const float* __restrict__ x, const float* __restrict__ scale, float* __restrict__ y) {
+  row_rmsnorm_k0_body(x, scale, y, by_this_block());
+}
 
 // golden: test_rnn_seq_length h100 fp32
 // 2 launches, 2 distinct kernels
@@ -8274,14 +8734,14 @@ BY_KERNEL void __launch_bounds__(128) row_rmsnorm_k0(const float* __restrict__ x
 // launch 1: rnn_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=40 params=[float float out:float]
 
 // ===== rnn_xw_k0 =====
-BY_KERNEL void rnn_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -8351,15 +8811,18 @@ BY_KERNEL void rnn_xw_k0(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void rnn_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  rnn_xw_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== rnn_recurrence_k0 =====
-BY_KERNEL void __launch_bounds__(64) rnn_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y_h) {
+BY_DEVICE void rnn_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y_h, const by_block_index by_block) {
   constexpr int SEQ = 2, BATCH = 3, DIRS = 1, HID = 5, GH = 5;
   BY_SHARED_BUFFER(smem);
   float* h = (float*)smem;
   float* gates = h + HID;
-  const int b = blockIdx.x;
-  const int d = blockIdx.y;
+  const int b = by_block.idx.x;
+  const int d = by_block.idx.y;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -8392,15 +8855,18 @@ BY_KERNEL void __launch_bounds__(64) rnn_recurrence_k0(const float* __restrict__
     y_h[((long long)d * BATCH + b) * HID + j] = (float)(h[j]);
   }
 }
+BY_KERNEL void __launch_bounds__(64) rnn_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, float* __restrict__ y_h) {
+  rnn_recurrence_k0_body(xw, R, y_h, by_this_block());
+}
 
 // golden: test_roialign_aligned_false h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: roi_align_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float long long out:float]
 
 // ===== roi_align_k0 =====
-BY_KERNEL void roi_align_k0(const float* __restrict__ X, const float* __restrict__ rois,
-    const long long* __restrict__ bidx, float* __restrict__ Y) {
-  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 75ll; p += (long long)gridDim.x * blockDim.x) {
+BY_DEVICE void roi_align_k0_body(const float* __restrict__ X, const float* __restrict__ rois,
+    const long long* __restrict__ bidx, float* __restrict__ Y, const by_block_index by_block) {
+  for (long long p = (long long)by_block.idx.x * blockDim.x + threadIdx.x; p < 75ll; p += (long long)by_block.grid.x * blockDim.x) {
     const long long pw = p % 5ll, ph = (p / 5ll) % 5ll;
     const long long c = (p / 25ll) % 1ll, r = p / 25ll;
     const float off = 0.0f, scale = 1.0f;
@@ -8435,14 +8901,18 @@ BY_KERNEL void roi_align_k0(const float* __restrict__ X, const float* __restrict
     Y[p] = (float)(acc / (float)count);
   }
 }
+BY_KERNEL void roi_align_k0(const float* __restrict__ X, const float* __restrict__ rois,
+    const long long* __restrict__ bidx, float* __restrict__ Y) {
+  roi_align_k0_body(X, rois, bidx, Y, by_this_block());
+}
 
 // golden: test_rotary_embedding h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: rotary_embedding_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float long long out:float]
 
 // ===== rotary_embedding_k0 =====
-BY_KERNEL void __launch_bounds__(512) rotary_embedding_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const long long* __restrict__ in3, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 192; base += (int)gridDim.x * 512) {
+BY_DEVICE void rotary_embedding_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const long long* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 192; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -8456,18 +8926,21 @@ BY_KERNEL void __launch_bounds__(512) rotary_embedding_k0(const float* __restric
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) rotary_embedding_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const long long* __restrict__ in3, float* __restrict__ out) {
+  rotary_embedding_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
 
 // golden: test_round h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: round_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== round_k0 =====
-BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void round_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -8542,6 +9015,9 @@ BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  round_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_scan9_multi_state h100 fp32
 // 2 launches, 2 distinct kernels
@@ -8549,8 +9025,8 @@ BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, fl
 // launch 1: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -8560,10 +9036,13 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -8573,6 +9052,9 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_scatter_elements_with_axis h100 fp32
 // 2 launches, 2 distinct kernels
@@ -8580,13 +9062,13 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, cons
 // launch 1: scatter_elements_update_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long float out:float]
 
 // ===== scatter_copy_k0 =====
-BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void scatter_copy_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -8661,10 +9143,13 @@ BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  scatter_copy_k0_body(in0, out, by_this_block());
+}
 
 // ===== scatter_elements_update_k0 =====
-BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
-  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)gridDim.x * blockDim.x) {
+BY_DEVICE void scatter_elements_update_k0_body(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out, const by_block_index by_block) {
+  for (long long p = (long long)by_block.idx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)by_block.grid.x * blockDim.x) {
     long long rem = p, ioff = 0, xoff = 0;
     { long long c = rem % 1ll; rem /= 1ll; ioff += c * 2ll; xoff += c * 5ll; }
     for (long long t = 0; t < 2ll; ++t) {
@@ -8673,6 +9158,9 @@ BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, con
       out[xoff + v * 1ll] = (float)(((float)upd[q]));
     }
   }
+}
+BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
+  scatter_elements_update_k0_body(idx, upd, out, by_this_block());
 }
 
 // golden: test_scatter_with_axis h100 fp32
@@ -8681,13 +9169,13 @@ BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, con
 // launch 1: scatter_elements_update_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long float out:float]
 
 // ===== scatter_copy_k0 =====
-BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void scatter_copy_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -8762,10 +9250,13 @@ BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  scatter_copy_k0_body(in0, out, by_this_block());
+}
 
 // ===== scatter_elements_update_k0 =====
-BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
-  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)gridDim.x * blockDim.x) {
+BY_DEVICE void scatter_elements_update_k0_body(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out, const by_block_index by_block) {
+  for (long long p = (long long)by_block.idx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)by_block.grid.x * blockDim.x) {
     long long rem = p, ioff = 0, xoff = 0;
     { long long c = rem % 1ll; rem /= 1ll; ioff += c * 2ll; xoff += c * 5ll; }
     for (long long t = 0; t < 2ll; ++t) {
@@ -8775,6 +9266,9 @@ BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, con
     }
   }
 }
+BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
+  scatter_elements_update_k0_body(idx, upd, out, by_this_block());
+}
 
 // golden: test_scatternd h100 fp32
 // 2 launches, 2 distinct kernels
@@ -8782,12 +9276,12 @@ BY_KERNEL void scatter_elements_update_k0(const long long* __restrict__ idx, con
 // launch 1: scatter_nd_update_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long float out:float]
 
 // ===== scatter_copy_k0 =====
-BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void scatter_copy_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -8873,16 +9367,22 @@ BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  scatter_copy_k0_body(in0, out, by_this_block());
+}
 
 // ===== scatter_nd_update_k0 =====
-BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
-  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < 16ll; p += (long long)gridDim.x * blockDim.x) {
+BY_DEVICE void scatter_nd_update_k0_body(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out, const by_block_index by_block) {
+  for (long long p = (long long)by_block.idx.x * blockDim.x + threadIdx.x; p < 16ll; p += (long long)by_block.grid.x * blockDim.x) {
     for (long long u = 0; u < 2ll; ++u) {
       long long off = 0;
       { long long v = (long long)idx[u * 1ll + 0ll]; if (v < 0) v += 4ll; off = off * 4ll + v; }
       out[off * 16ll + p] = (float)(((float)upd[u * 16ll + p]));
     }
   }
+}
+BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out) {
+  scatter_nd_update_k0_body(idx, upd, out, by_this_block());
 }
 
 // golden: test_sce_NCd1_mean_weight_negative_ii h100 fp32
@@ -8893,10 +9393,10 @@ BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const flo
 // launch 3: sce_loss_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float float out:float]
 
 // ===== sce_max_k0 =====
-BY_KERNEL void __launch_bounds__(256) sce_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void sce_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 18;
   float by_racc = 0;
   int have = 0;
@@ -8915,12 +9415,15 @@ BY_KERNEL void __launch_bounds__(256) sce_max_k0(const float* __restrict__ in0, 
     out[(i0)*6 + (i1)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) sce_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sce_max_k0_body(in0, out, by_this_block());
+}
 
 // ===== sce_logsumexp_k0 =====
-BY_KERNEL void __launch_bounds__(256) sce_logsumexp_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void sce_logsumexp_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 18;
   float by_racc = 0;
   const int rowc = active ? row : 0;
@@ -8937,12 +9440,15 @@ BY_KERNEL void __launch_bounds__(256) sce_logsumexp_k0(const float* __restrict__
     out[(i0)*6 + (i1)] = (float)((by_log(acc) + in1[(i0)*6 + (i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) sce_logsumexp_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  sce_logsumexp_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== sce_loss_weight_sum_k0 =====
-BY_KERNEL void __launch_bounds__(256) sce_loss_weight_sum_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+BY_DEVICE void sce_loss_weight_sum_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 0;
   const int rowc = active ? row : 0;
@@ -8959,12 +9465,15 @@ BY_KERNEL void __launch_bounds__(256) sce_loss_weight_sum_k0(const float* __rest
     out[0] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) sce_loss_weight_sum_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  sce_loss_weight_sum_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
 
 // ===== sce_loss_k0 =====
-BY_KERNEL void __launch_bounds__(256) sce_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+BY_DEVICE void sce_loss_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 1;
   float by_racc = 0;
   const int rowc = active ? row : 0;
@@ -8981,18 +9490,21 @@ BY_KERNEL void __launch_bounds__(256) sce_loss_k0(const float* __restrict__ in0,
     out[0] = (float)((acc / in4[0]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) sce_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  sce_loss_k0_body(in0, in1, in2, in3, in4, out, by_this_block());
+}
 
 // golden: test_selu h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: selu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== selu_k0 =====
-BY_KERNEL void __launch_bounds__(512) selu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void selu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9083,6 +9595,9 @@ BY_KERNEL void __launch_bounds__(512) selu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) selu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  selu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_sequence_insert_at_back h100 fp32
 // refused: unsupported_op
@@ -9098,12 +9613,12 @@ BY_KERNEL void __launch_bounds__(512) selu_k0(const float* __restrict__ in0, flo
 // launch 0: shrink_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== shrink_k0 =====
-BY_KERNEL void __launch_bounds__(512) shrink_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void shrink_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9184,18 +9699,21 @@ BY_KERNEL void __launch_bounds__(512) shrink_k0(const float* __restrict__ in0, f
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) shrink_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  shrink_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_sigmoid h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: sigmoid_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== sigmoid_k0 =====
-BY_KERNEL void __launch_bounds__(512) sigmoid_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void sigmoid_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9281,18 +9799,21 @@ BY_KERNEL void __launch_bounds__(512) sigmoid_k0(const float* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sigmoid_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sigmoid_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_sign h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: sign_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== sign_k0 =====
-BY_KERNEL void __launch_bounds__(512) sign_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void sign_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9373,18 +9894,21 @@ BY_KERNEL void __launch_bounds__(512) sign_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sign_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sign_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_sin h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: sin_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== sin_k0 =====
-BY_KERNEL void __launch_bounds__(512) sin_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void sin_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9470,18 +9994,21 @@ BY_KERNEL void __launch_bounds__(512) sin_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sin_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sin_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_sinh h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: sinh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== sinh_k0 =====
-BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void sinh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9567,6 +10094,9 @@ BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sinh_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_size h100 fp32
 // 0 launches, 0 distinct kernels
@@ -9581,10 +10111,10 @@ BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, flo
 // launch 2: softmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== softmax_max_k0 =====
-BY_KERNEL void __launch_bounds__(256) softmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void softmax_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 20;
   float by_racc = 0;
   int have = 0;
@@ -9604,12 +10134,15 @@ BY_KERNEL void __launch_bounds__(256) softmax_max_k0(const float* __restrict__ i
     out[(i1)*5 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) softmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  softmax_max_k0_body(in0, out, by_this_block());
+}
 
 // ===== softmax_sum_k0 =====
-BY_KERNEL void __launch_bounds__(256) softmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void softmax_sum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
-  const int row = (int)blockIdx.x * 256 + tid / 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
   const bool active = row < 20;
   float by_racc = 0;
   const int i0 = 0;
@@ -9627,14 +10160,17 @@ BY_KERNEL void __launch_bounds__(256) softmax_sum_k0(const float* __restrict__ i
     out[(i1)*5 + (i2)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) softmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  softmax_sum_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== softmax_k0 =====
-BY_KERNEL void __launch_bounds__(512) softmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void softmax_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9736,18 +10272,21 @@ BY_KERNEL void __launch_bounds__(512) softmax_k0(const float* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) softmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  softmax_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_softplus h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: softplus_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== softplus_k0 =====
-BY_KERNEL void __launch_bounds__(512) softplus_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void softplus_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9833,18 +10372,21 @@ BY_KERNEL void __launch_bounds__(512) softplus_k0(const float* __restrict__ in0,
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) softplus_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  softplus_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_softsign h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: softsign_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== softsign_k0 =====
-BY_KERNEL void __launch_bounds__(512) softsign_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void softsign_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -9935,14 +10477,17 @@ BY_KERNEL void __launch_bounds__(512) softsign_k0(const float* __restrict__ in0,
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) softsign_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  softsign_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_spacetodepth h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: space_to_depth_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== space_to_depth_k0 =====
-BY_KERNEL void __launch_bounds__(512) space_to_depth_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 144; base += (int)gridDim.x * 512) {
+BY_DEVICE void space_to_depth_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 144; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -9957,6 +10502,9 @@ BY_KERNEL void __launch_bounds__(512) space_to_depth_k0(const float* __restrict_
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) space_to_depth_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  space_to_depth_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_split_1d_uneven_split_opset18 h100 fp32
 // 4 launches, 4 distinct kernels
@@ -9966,8 +10514,8 @@ BY_KERNEL void __launch_bounds__(512) space_to_depth_k0(const float* __restrict_
 // launch 3: split_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== split_k0 =====
-BY_KERNEL void __launch_bounds__(512) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+BY_DEVICE void split_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -9977,10 +10525,13 @@ BY_KERNEL void __launch_bounds__(512) split_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k0_body(in0, out, by_this_block());
+}
 
 // ===== split_k1 =====
-BY_KERNEL void __launch_bounds__(512) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+BY_DEVICE void split_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -9990,10 +10541,13 @@ BY_KERNEL void __launch_bounds__(512) split_k1(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k1_body(in0, out, by_this_block());
+}
 
 // ===== split_k2 =====
-BY_KERNEL void __launch_bounds__(512) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2; base += (int)gridDim.x * 512) {
+BY_DEVICE void split_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10003,10 +10557,13 @@ BY_KERNEL void __launch_bounds__(512) split_k2(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k2_body(in0, out, by_this_block());
+}
 
 // ===== split_k3 =====
-BY_KERNEL void __launch_bounds__(512) split_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void split_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10015,6 +10572,9 @@ BY_KERNEL void __launch_bounds__(512) split_k3(const float* __restrict__ in0, fl
       out[0] = (float)(in0[((i0 + (6ll)))]);
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) split_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k3_body(in0, out, by_this_block());
 }
 
 // golden: test_split_to_sequence_1 h100 fp32
@@ -10025,12 +10585,12 @@ BY_KERNEL void __launch_bounds__(512) split_k3(const float* __restrict__ in0, fl
 // launch 0: sqrt_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== sqrt_k0 =====
-BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void sqrt_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -10116,6 +10676,9 @@ BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sqrt_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_squeeze h100 fp32
 // refused: shape
@@ -10137,8 +10700,8 @@ BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, flo
 // launch 0: sum_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== sum_k0 =====
-BY_KERNEL void __launch_bounds__(512) sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void sum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10148,18 +10711,21 @@ BY_KERNEL void __launch_bounds__(512) sum_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  sum_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_swiglu h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: swiglu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== swiglu_k0 =====
-BY_KERNEL void __launch_bounds__(512) swiglu_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void swiglu_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -10253,14 +10819,17 @@ BY_KERNEL void __launch_bounds__(512) swiglu_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) swiglu_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  swiglu_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_swish h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: swish_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== swish_k0 =====
-BY_KERNEL void __launch_bounds__(512) swish_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 3; base += (int)gridDim.x * 512) {
+BY_DEVICE void swish_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10271,18 +10840,21 @@ BY_KERNEL void __launch_bounds__(512) swish_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) swish_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  swish_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_tan h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: tan_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== tan_k0 =====
-BY_KERNEL void __launch_bounds__(512) tan_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void tan_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -10368,18 +10940,21 @@ BY_KERNEL void __launch_bounds__(512) tan_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) tan_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  tan_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_tanh h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: tanh_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== tanh_k0 =====
-BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void tanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -10465,14 +11040,17 @@ BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  tanh_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_tensorscatter h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: tensor_scatter_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float long long out:float]
 
 // ===== tensor_scatter_k0 =====
-BY_KERNEL void __launch_bounds__(512) tensor_scatter_k0(const float* __restrict__ in0, const float* __restrict__ in1, const long long* __restrict__ in2, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 40; base += (int)gridDim.x * 512) {
+BY_DEVICE void tensor_scatter_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const long long* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 40; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10487,6 +11065,9 @@ BY_KERNEL void __launch_bounds__(512) tensor_scatter_k0(const float* __restrict_
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) tensor_scatter_k0(const float* __restrict__ in0, const float* __restrict__ in1, const long long* __restrict__ in2, float* __restrict__ out) {
+  tensor_scatter_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_tfidfvectorizer_tf_batch_onlybigrams_skip0 h100 fp32
 // refused: unsupported_op
@@ -10496,12 +11077,12 @@ BY_KERNEL void __launch_bounds__(512) tensor_scatter_k0(const float* __restrict_
 // launch 0: thresholdedrelu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== thresholdedrelu_k0 =====
-BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void thresholdedrelu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -10592,6 +11173,9 @@ BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  thresholdedrelu_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_tile h100 fp32
 // refused: shape
@@ -10604,12 +11188,12 @@ BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict
 // launch 0: transpose_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 6; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 6; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -10695,14 +11279,17 @@ BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // golden: test_tril h100 fp32
 // 1 launches, 1 distinct kernels
 // launch 0: trilu_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[long long out:long long]
 
 // ===== trilu_k0 =====
-BY_KERNEL void __launch_bounds__(512) trilu_k0(const long long* __restrict__ in0, long long* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 20; base += (int)gridDim.x * 512) {
+BY_DEVICE void trilu_k0_body(const long long* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 20; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10713,6 +11300,9 @@ BY_KERNEL void __launch_bounds__(512) trilu_k0(const long long* __restrict__ in0
       out[(i0)*5 + (i1)] = (long long)((((i1 - i0) <= (0ll)) ? in0[(i0)*5 + (i1)] : (0ll)));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) trilu_k0(const long long* __restrict__ in0, long long* __restrict__ out) {
+  trilu_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_unique_bfloat16_sorted_without_axis h100 fp32
@@ -10729,8 +11319,8 @@ BY_KERNEL void __launch_bounds__(512) trilu_k0(const long long* __restrict__ in0
 // launch 0: xor_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool bool out:bool]
 
 // ===== xor_k0 =====
-BY_KERNEL void __launch_bounds__(512) xor_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 12; base += (int)gridDim.x * 512) {
+BY_DEVICE void xor_k0_body(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -10741,4 +11331,7 @@ BY_KERNEL void __launch_bounds__(512) xor_k0(const bool* __restrict__ in0, const
       out[(i0)*4 + (i1)] = (bool)(((in0[(i0)*4 + (i1)]) != (in1[(i0)*4 + (i1)])));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) xor_k0(const bool* __restrict__ in0, const bool* __restrict__ in1, bool* __restrict__ out) {
+  xor_k0_body(in0, in1, out, by_this_block());
 }

@@ -69,8 +69,8 @@
 // launch 66: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== gather_k0 =====
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -84,15 +84,18 @@ BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -121,6 +124,9 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== row_layernorm_k0 =====
 BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
@@ -131,8 +137,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 64ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -153,9 +159,12 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -163,7 +172,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 6) * 64; by_blk /= 6;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
@@ -247,15 +256,18 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
         out[(i0)*384 + (i1)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== split_k0 =====
-BY_KERNEL void __launch_bounds__(128) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void split_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -282,15 +294,18 @@ BY_KERNEL void __launch_bounds__(128) split_k0(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k0_body(in0, out, by_this_block());
+}
 
 // ===== split_k1 =====
-BY_KERNEL void __launch_bounds__(128) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void split_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -317,15 +332,18 @@ BY_KERNEL void __launch_bounds__(128) split_k1(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k1_body(in0, out, by_this_block());
+}
 
 // ===== split_k2 =====
-BY_KERNEL void __launch_bounds__(128) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void split_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -352,15 +370,18 @@ BY_KERNEL void __launch_bounds__(128) split_k2(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  split_k2_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -389,10 +410,13 @@ BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k1 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -405,15 +429,18 @@ BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k1_body(in0, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -442,16 +469,19 @@ BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k0_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k1 =====
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
@@ -516,15 +546,18 @@ BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -555,6 +588,9 @@ BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== row_softmax_k0 =====
 BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
@@ -573,8 +609,8 @@ BY_DEVICE float row_softmax_k0_max(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 128ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -589,10 +625,13 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   s = row_softmax_k0_sum(s, part);
   for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
 }
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  row_softmax_k0_body(x, y, by_this_block());
+}
 
 // ===== isnan_k0 =====
-BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -606,10 +645,13 @@ BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  isnan_k0_body(in0, out, by_this_block());
+}
 
 // ===== where_k0 =====
-BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -623,15 +665,18 @@ BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  where_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k2 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -660,9 +705,12 @@ BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k2_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k2 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -670,7 +718,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
@@ -754,9 +802,12 @@ BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, c
         out[(i0)*128 + (i1)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k3 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -764,7 +815,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
@@ -848,10 +899,13 @@ BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, c
         out[(i0)*512 + (i1)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== mul_k1 =====
-BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -864,10 +918,13 @@ BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k1_body(in0, out, by_this_block());
+}
 
 // ===== pow_k0 =====
-BY_KERNEL void __launch_bounds__(128) pow_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void pow_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -880,10 +937,13 @@ BY_KERNEL void __launch_bounds__(128) pow_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) pow_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  pow_k0_body(in0, out, by_this_block());
+}
 
 // ===== mul_k2 =====
-BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void mul_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -896,10 +956,13 @@ BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k2_body(in0, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -912,10 +975,13 @@ BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== mul_k3 =====
-BY_KERNEL void __launch_bounds__(128) mul_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void mul_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -928,10 +994,13 @@ BY_KERNEL void __launch_bounds__(128) mul_k3(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k3_body(in0, out, by_this_block());
+}
 
 // ===== tanh_k0 =====
-BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void tanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -944,10 +1013,13 @@ BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  tanh_k0_body(in0, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -960,10 +1032,13 @@ BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  add_k3_body(in0, out, by_this_block());
+}
 
 // ===== mul_k4 =====
-BY_KERNEL void __launch_bounds__(128) mul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void mul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -976,9 +1051,12 @@ BY_KERNEL void __launch_bounds__(128) mul_k4(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) mul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k4_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k4 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -986,7 +1064,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
@@ -1069,4 +1147,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, c
         const float acc = by_acc[mi][ni][q];
         out[(i0)*128 + (i1)] = (float)(acc);
       }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, out, by_this_block());
 }

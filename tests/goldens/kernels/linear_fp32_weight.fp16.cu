@@ -3,7 +3,7 @@
 // launch 0: matmul_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=148504 tensor_maps=1 params=[float by_half out:float]
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const __grid_constant__ by_tensor_map by_tmb) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_tensor_map& by_tmb, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   // stages start on a 1024-byte swizzle atom (the dynamic buffer is only 16-byte aligned)
   unsigned char* const by_base = by_smem + ((1024u - (by_smem_addr(by_smem) & 1023u)) & 1023u);
@@ -11,7 +11,7 @@ BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const float* __restrict__ in0
   (void)by_full;
   const int tid = threadIdx.x, by_wg = tid >> 7, by_w = (tid >> 5) & 3, lane = tid & 31;
   const int by_g = lane >> 2, by_t = lane & 3;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 256; by_blk /= 8;
   const int by_m0 = (by_blk % 16) * 128; by_blk /= 16;
   if (tid == 0)
@@ -85,4 +85,7 @@ BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const float* __restrict__ in0
     const float acc = by_acc[i];
     out[(i0)*2048 + (i1)] = (float)(acc);
   }
+}
+BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const __grid_constant__ by_tensor_map by_tmb) {
+  matmul_k0_body(in0, in1, out, by_tmb, by_this_block());
 }

@@ -13,8 +13,8 @@
 // launch 10: add_k0 grid=[500, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
 
 // ===== gather_k0 =====
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -28,15 +28,18 @@ BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i1 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -63,9 +66,12 @@ BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== lstm_xw_k0 =====
-BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -73,7 +79,7 @@ BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, 
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   const int i0 = 0;
@@ -159,16 +165,19 @@ BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, 
         out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
       }
 }
+BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== lstm_recurrence_k0 =====
-BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
+BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, const by_block_index by_block) {
   constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
   BY_SHARED_BUFFER(smem);
   float* h = (float*)smem;
   float* gates = h + HID;
   float* c = gates + GH;
-  const int b = blockIdx.x;
-  const int d = blockIdx.y;
+  const int b = by_block.idx.x;
+  const int d = by_block.idx.y;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -209,16 +218,19 @@ BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict
     __syncthreads();
   }
 }
+BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
+  lstm_recurrence_k0_body(xw, R, init_h, init_c, y, by_this_block());
+}
 
 // ===== transpose_k1 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i1 = 0;
   const int i2 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -245,15 +257,18 @@ BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k1_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k2 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -280,9 +295,12 @@ BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k2_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -290,7 +308,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 64; by_blk /= 16;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   const int i0 = 0;
@@ -377,10 +395,13 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
         out[(i1)*1000 + (i2)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 64000; base += (int)gridDim.x * 128) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 64000; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -392,4 +413,7 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
       out[(i1)*1000 + (i2)] = (float)((in0[(i0)*64000 + (i1)*1000 + (i2)] + in1[(i2)]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
 }

@@ -13,8 +13,8 @@
 // launch 10: add_k0 grid=[500, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
 
 // ===== gather_k0 =====
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 8192; base += (int)gridDim.x * 128) {
+BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -28,15 +28,18 @@ BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i1 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -63,16 +66,19 @@ BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== lstm_xw_k0 =====
-BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
@@ -137,16 +143,19 @@ BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict
     }
   }
 }
+BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== lstm_recurrence_k0 =====
-BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
+BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, const by_block_index by_block) {
   constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
   BY_SHARED_BUFFER(smem);
   float* h = (float*)smem;
   float* gates = h + HID;
   float* c = gates + GH;
-  const int b = blockIdx.x;
-  const int d = blockIdx.y;
+  const int b = by_block.idx.x;
+  const int d = by_block.idx.y;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -187,16 +196,19 @@ BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict
     __syncthreads();
   }
 }
+BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
+  lstm_recurrence_k0_body(xw, R, init_h, init_c, y, by_this_block());
+}
 
 // ===== transpose_k1 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i1 = 0;
   const int i2 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -223,15 +235,18 @@ BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k1_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k2 =====
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -258,16 +273,19 @@ BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k2_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 63) * 16; by_blk /= 63;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
@@ -332,10 +350,13 @@ BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 64000; base += (int)gridDim.x * 128) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 64000; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -347,4 +368,7 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
       out[(i1)*1000 + (i2)] = (float)((in0[(i0)*64000 + (i1)*1000 + (i2)] + in1[(i2)]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
 }

@@ -3,7 +3,7 @@
 // launch 0: matmul_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=66576 tensor_maps=2 params=[by_half by_half out:by_half]
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const by_half* __restrict__ in0, const by_half* __restrict__ in1, by_half* __restrict__ out, const __grid_constant__ by_tensor_map by_tma, const __grid_constant__ by_tensor_map by_tmb) {
+BY_DEVICE void matmul_k0_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, by_half* __restrict__ out, const by_tensor_map& by_tma, const by_tensor_map& by_tmb, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   // stages start on a 1024-byte swizzle atom (the dynamic buffer is only 16-byte aligned)
   unsigned char* const by_base = by_smem + ((1024u - (by_smem_addr(by_smem) & 1023u)) & 1023u);
@@ -11,7 +11,7 @@ BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const by_half* __restrict__ i
   (void)by_full;
   const int tid = threadIdx.x, by_wg = tid >> 7, by_w = (tid >> 5) & 3, lane = tid & 31;
   const int by_g = lane >> 2, by_t = lane & 3;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 128; by_blk /= 8;
   const int by_m0 = (by_blk % 8) * 128; by_blk /= 8;
   if (tid == 0)
@@ -57,4 +57,7 @@ BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const by_half* __restrict__ i
     const float acc = by_acc[i];
     out[(i0)*1024 + (i1)] = (by_half)(acc);
   }
+}
+BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const by_half* __restrict__ in0, const by_half* __restrict__ in1, by_half* __restrict__ out, const __grid_constant__ by_tensor_map by_tma, const __grid_constant__ by_tensor_map by_tmb) {
+  matmul_k0_body(in0, in1, out, by_tma, by_tmb, by_this_block());
 }

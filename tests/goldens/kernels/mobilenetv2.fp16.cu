@@ -100,14 +100,14 @@
 // launch 97: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
   const int i0 = 0;
@@ -183,15 +183,18 @@ BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k0 =====
-BY_KERNEL void __launch_bounds__(128) clip_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 4096; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 4096; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -220,12 +223,15 @@ BY_KERNEL void __launch_bounds__(128) clip_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) clip_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k0_body(in0, out, by_this_block());
+}
 
 // ===== conv_k1 =====
-BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const int row = (int)by_block.idx.x * 32 + tid / 4;
   const bool active = row < 16384;
   float by_racc = 0;
   const int i0 = 0;
@@ -252,16 +258,19 @@ BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, con
     out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k1_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k2 =====
-BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -329,16 +338,19 @@ BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k2_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k3 =====
-BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
   const int by_m0 = (by_blk % 6) * 8; by_blk /= 6;
   const int i0 = 0;
@@ -406,10 +418,13 @@ BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k3_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k1 =====
-BY_KERNEL void __launch_bounds__(256) clip_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 256 + threadIdx.x; base < 49152; base += (int)gridDim.x * 256) {
+BY_DEVICE void clip_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 256 + threadIdx.x; base < 49152; base += (int)by_block.grid.x * 256) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 256;
@@ -423,12 +438,15 @@ BY_KERNEL void __launch_bounds__(256) clip_k1(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(256) clip_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k1_body(in0, out, by_this_block());
+}
 
 // ===== conv_k4 =====
-BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 64 + tid / 4;
+  const int row = (int)by_block.idx.x * 64 + tid / 4;
   const bool active = row < 12288;
   float by_racc = 0;
   const int i0 = 0;
@@ -455,15 +473,18 @@ BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, con
     out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k4_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k2 =====
-BY_KERNEL void __launch_bounds__(512) clip_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 3072; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3072; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -549,16 +570,19 @@ BY_KERNEL void __launch_bounds__(512) clip_k2(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k2_body(in0, out, by_this_block());
+}
 
 // ===== conv_k5 =====
-BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -626,16 +650,19 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k5_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k6 =====
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
   const int i0 = 0;
@@ -703,12 +730,15 @@ BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k7 =====
-BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 64 + tid / 4;
+  const int row = (int)by_block.idx.x * 64 + tid / 4;
   const bool active = row < 12288;
   float by_racc = 0;
   const int i0 = 0;
@@ -735,15 +765,18 @@ BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, con
     out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -837,12 +870,15 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== conv_k8 =====
-BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 16 + tid / 16;
+  const int row = (int)by_block.idx.x * 16 + tid / 16;
   const bool active = row < 3072;
   float by_racc = 0;
   const int i0 = 0;
@@ -869,15 +905,18 @@ BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, con
     out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k3 =====
-BY_KERNEL void __launch_bounds__(512) clip_k3(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -963,16 +1002,19 @@ BY_KERNEL void __launch_bounds__(512) clip_k3(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k3_body(in0, out, by_this_block());
+}
 
 // ===== conv_k9 =====
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
   const int i0 = 0;
@@ -1040,16 +1082,19 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k10 =====
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
   const int by_m0 = (by_blk % 24) * 4; by_blk /= 24;
   const int i0 = 0;
@@ -1117,15 +1162,18 @@ BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k4 =====
-BY_KERNEL void __launch_bounds__(512) clip_k4(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 1024 + threadIdx.x; by_v0 < 1536; by_v0 += (int)gridDim.x * 1024) {
+    for (int by_v0 = (int)by_block.idx.x * 1024 + threadIdx.x; by_v0 < 1536; by_v0 += (int)by_block.grid.x * 1024) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1173,12 +1221,15 @@ BY_KERNEL void __launch_bounds__(512) clip_k4(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k4_body(in0, out, by_this_block());
+}
 
 // ===== conv_k11 =====
-BY_KERNEL void __launch_bounds__(256) conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 8;
-  const int row = (int)blockIdx.x * 32 + tid / 8;
+  const int row = (int)by_block.idx.x * 32 + tid / 8;
   const bool active = row < 6144;
   float by_racc = 0;
   const int i0 = 0;
@@ -1205,16 +1256,19 @@ BY_KERNEL void __launch_bounds__(256) conv_k11(const float* __restrict__ in0, co
     out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k12 =====
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
   const int i0 = 0;
@@ -1282,15 +1336,18 @@ BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1384,12 +1441,15 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== conv_k13 =====
-BY_KERNEL void __launch_bounds__(128) conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const int row = (int)by_block.idx.x * 8 + tid / 16;
   const bool active = row < 1536;
   float by_racc = 0;
   const int i0 = 0;
@@ -1416,15 +1476,18 @@ BY_KERNEL void __launch_bounds__(128) conv_k13(const float* __restrict__ in0, co
     out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(128) conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k5 =====
-BY_KERNEL void __launch_bounds__(512) clip_k5(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k5_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 384; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 384; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1510,16 +1573,19 @@ BY_KERNEL void __launch_bounds__(512) clip_k5(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k5(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k5_body(in0, out, by_this_block());
+}
 
 // ===== conv_k14 =====
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
   const int i0 = 0;
@@ -1587,16 +1653,19 @@ BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k15 =====
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 36) * 4; by_blk /= 36;
   const int i0 = 0;
@@ -1664,15 +1733,18 @@ BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k15_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k6 =====
-BY_KERNEL void __launch_bounds__(512) clip_k6(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k6_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 576; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 576; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1758,12 +1830,15 @@ BY_KERNEL void __launch_bounds__(512) clip_k6(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k6(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k6_body(in0, out, by_this_block());
+}
 
 // ===== conv_k16 =====
-BY_KERNEL void __launch_bounds__(128) conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const int row = (int)by_block.idx.x * 8 + tid / 16;
   const bool active = row < 2304;
   float by_racc = 0;
   const int i0 = 0;
@@ -1790,16 +1865,19 @@ BY_KERNEL void __launch_bounds__(128) conv_k16(const float* __restrict__ in0, co
     out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(128) conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k16_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k17 =====
-BY_KERNEL void conv_k17(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
   const int i0 = 0;
@@ -1867,15 +1945,18 @@ BY_KERNEL void conv_k17(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k17(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k17_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 96; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 96; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1969,16 +2050,19 @@ BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== conv_k18 =====
-BY_KERNEL void conv_k18(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
   const int i0 = 0;
@@ -2046,16 +2130,19 @@ BY_KERNEL void conv_k18(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k18(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k18_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k19 =====
-BY_KERNEL void conv_k19(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 48) * 4; by_blk /= 48;
   const int i0 = 0;
@@ -2123,15 +2210,18 @@ BY_KERNEL void conv_k19(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k19(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k19_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k7 =====
-BY_KERNEL void __launch_bounds__(512) clip_k7(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k7_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2217,12 +2307,15 @@ BY_KERNEL void __launch_bounds__(512) clip_k7(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k7(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k7_body(in0, out, by_this_block());
+}
 
 // ===== conv_k20 =====
-BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 16 + tid / 16;
+  const int row = (int)by_block.idx.x * 16 + tid / 16;
   const bool active = row < 3072;
   float by_racc = 0;
   const int i0 = 0;
@@ -2249,16 +2342,19 @@ BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, co
     out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k20_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k21 =====
-BY_KERNEL void conv_k21(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
   const int i0 = 0;
@@ -2326,15 +2422,18 @@ BY_KERNEL void conv_k21(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k21(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k21_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2428,12 +2527,15 @@ BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== conv_k22 =====
-BY_KERNEL void __launch_bounds__(128) conv_k22(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const int row = (int)by_block.idx.x * 8 + tid / 16;
   const bool active = row < 768;
   float by_racc = 0;
   const int i0 = 0;
@@ -2460,15 +2562,18 @@ BY_KERNEL void __launch_bounds__(128) conv_k22(const float* __restrict__ in0, co
     out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(128) conv_k22(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k22_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k8 =====
-BY_KERNEL void __launch_bounds__(512) clip_k8(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k8_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 192; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 192; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2554,16 +2659,19 @@ BY_KERNEL void __launch_bounds__(512) clip_k8(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k8(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k8_body(in0, out, by_this_block());
+}
 
 // ===== conv_k23 =====
-BY_KERNEL void conv_k23(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k23_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 14) * 4; by_blk /= 14;
   const int i0 = 0;
@@ -2632,16 +2740,19 @@ BY_KERNEL void conv_k23(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k23(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k23_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k24 =====
-BY_KERNEL void conv_k24(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 84) * 4; by_blk /= 84;
   const int i0 = 0;
@@ -2710,15 +2821,18 @@ BY_KERNEL void conv_k24(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k24(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k24_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k9 =====
-BY_KERNEL void __launch_bounds__(512) clip_k9(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k9_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 336; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 336; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2804,12 +2918,15 @@ BY_KERNEL void __launch_bounds__(512) clip_k9(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k9(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k9_body(in0, out, by_this_block());
+}
 
 // ===== conv_k25 =====
-BY_KERNEL void __launch_bounds__(128) conv_k25(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k25_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
-  const int row = (int)blockIdx.x * 8 + tid / 16;
+  const int row = (int)by_block.idx.x * 8 + tid / 16;
   const bool active = row < 1344;
   float by_racc = 0;
   const int i0 = 0;
@@ -2836,16 +2953,19 @@ BY_KERNEL void __launch_bounds__(128) conv_k25(const float* __restrict__ in0, co
     out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(128) conv_k25(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k25_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k26 =====
-BY_KERNEL void conv_k26(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k26_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 14) * 4; by_blk /= 14;
   const int i0 = 0;
@@ -2914,15 +3034,18 @@ BY_KERNEL void conv_k26(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k26(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k26_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k4 =====
-BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 56; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 56; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3016,16 +3139,19 @@ BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k4_body(in0, in1, out, by_this_block());
+}
 
 // ===== conv_k27 =====
-BY_KERNEL void conv_k27(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 28) * 4; by_blk /= 28;
   const int i0 = 0;
@@ -3094,16 +3220,19 @@ BY_KERNEL void conv_k27(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k27(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k27_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k28 =====
-BY_KERNEL void conv_k28(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 320) * 4; by_blk /= 320;
   const int i0 = 0;
@@ -3172,15 +3301,18 @@ BY_KERNEL void conv_k28(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k28(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k28_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== clip_k10 =====
-BY_KERNEL void __launch_bounds__(512) clip_k10(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void clip_k10_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 1024 + threadIdx.x; by_v0 < 1280; by_v0 += (int)gridDim.x * 1024) {
+    for (int by_v0 = (int)by_block.idx.x * 1024 + threadIdx.x; by_v0 < 1280; by_v0 += (int)by_block.grid.x * 1024) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -3228,12 +3360,15 @@ BY_KERNEL void __launch_bounds__(512) clip_k10(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) clip_k10(const float* __restrict__ in0, float* __restrict__ out) {
+  clip_k10_body(in0, out, by_this_block());
+}
 
 // ===== reducemean_k0 =====
-BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const int row = (int)by_block.idx.x * 32 + tid / 4;
   const bool active = row < 1280;
   float by_racc = 0;
   const int i0 = 0;
@@ -3256,4 +3391,7 @@ BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in
     const float acc = by_racc;
     out[(i1)] = (float)((acc / 4.0f));
   }
+}
+BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducemean_k0_body(in0, out, by_this_block());
 }

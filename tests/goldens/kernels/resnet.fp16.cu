@@ -38,14 +38,14 @@
 // launch 35: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
   const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
   const int i0 = 0;
@@ -121,10 +121,13 @@ BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k0 =====
-BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void relu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -138,12 +141,15 @@ BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k0_body(in0, out, by_this_block());
+}
 
 // ===== maxpool_k0 =====
-BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 8;
-  const int row = (int)blockIdx.x * 16 + tid / 8;
+  const int row = (int)by_block.idx.x * 16 + tid / 8;
   const bool active = row < 8192;
   float by_racc = 0;
   int have = 0;
@@ -173,16 +179,19 @@ BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, 
     out[(i1)*256 + (i2)*16 + (i3)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  maxpool_k0_body(in0, out, by_this_block());
+}
 
 // ===== conv_k1 =====
-BY_KERNEL void conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -250,15 +259,18 @@ BY_KERNEL void conv_k1(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k1_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k1 =====
-BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -344,16 +356,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k1_body(in0, out, by_this_block());
+}
 
 // ===== conv_k2 =====
-BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -429,16 +444,19 @@ BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k2_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k3 =====
-BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
   const int i0 = 0;
@@ -506,15 +524,18 @@ BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k3_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -545,15 +566,18 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k2 =====
-BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -582,16 +606,19 @@ BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k2_body(in0, out, by_this_block());
+}
 
 // ===== conv_k4 =====
-BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
   const int i0 = 0;
@@ -659,15 +686,18 @@ BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k4_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k3 =====
-BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -753,16 +783,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k3_body(in0, out, by_this_block());
+}
 
 // ===== conv_k5 =====
-BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 288;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
   const int i0 = 0;
@@ -838,15 +871,18 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k5_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k4 =====
-BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -932,16 +968,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k4_body(in0, out, by_this_block());
+}
 
 // ===== conv_k6 =====
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
   const int i0 = 0;
@@ -1009,16 +1048,19 @@ BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k7 =====
-BY_KERNEL void conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
   const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
   const int i0 = 0;
@@ -1086,15 +1128,18 @@ BY_KERNEL void conv_k7(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1188,15 +1233,18 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k5 =====
-BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k5_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1282,9 +1330,12 @@ BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k5_body(in0, out, by_this_block());
+}
 
 // ===== conv_k8 =====
-BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 4096;
@@ -1292,7 +1343,7 @@ BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, con
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
@@ -1381,15 +1432,18 @@ BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, con
         out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
       }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k6 =====
-BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k6_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1475,16 +1529,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k6_body(in0, out, by_this_block());
+}
 
 // ===== conv_k9 =====
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
   const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
   const int i0 = 0;
@@ -1560,15 +1617,18 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict_
     }
   }
 }
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k7 =====
-BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k7_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1654,16 +1714,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k7_body(in0, out, by_this_block());
+}
 
 // ===== conv_k10 =====
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
   const int i0 = 0;
@@ -1731,16 +1794,19 @@ BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k11 =====
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
   const int i0 = 0;
@@ -1808,15 +1874,18 @@ BY_KERNEL void conv_k11(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1910,15 +1979,18 @@ BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k8 =====
-BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k8_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2004,16 +2076,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k8_body(in0, out, by_this_block());
+}
 
 // ===== conv_k12 =====
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
@@ -2081,15 +2156,18 @@ BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k9 =====
-BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k9_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2175,9 +2253,12 @@ BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k9_body(in0, out, by_this_block());
+}
 
 // ===== conv_k13 =====
-BY_KERNEL void __launch_bounds__(32) conv_k13(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 512;
@@ -2185,7 +2266,7 @@ BY_KERNEL void __launch_bounds__(32) conv_k13(const float* __restrict__ in0, con
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_ks = (int)(by_blk % 16); by_blk /= 16;
@@ -2283,10 +2364,13 @@ BY_KERNEL void __launch_bounds__(32) conv_k13(const float* __restrict__ in0, con
         out[(int)by_ks * 256 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
       }
 }
+BY_KERNEL void __launch_bounds__(32) conv_k13(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_splitk_k0 =====
-BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out) {
-  for (int lin = (int)blockIdx.x * 256 + threadIdx.x; lin < 256; lin += (int)gridDim.x * 256) {
+BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+  for (int lin = (int)by_block.idx.x * 256 + threadIdx.x; lin < 256; lin += (int)by_block.grid.x * 256) {
     float s = 0.0f;
     for (int k = 0; k < 16; ++k) s += by_ws[(int)k * 256 + lin];
     const int i0 = 0;
@@ -2298,15 +2382,18 @@ BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ i
     out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_splitk_k0_body(in0, in1, in2, by_ws, out, by_this_block());
+}
 
 // ===== relu_k10 =====
-BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k10_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 64; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 64; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2392,16 +2479,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k10_body(in0, out, by_this_block());
+}
 
 // ===== conv_k14 =====
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 64) * 4; by_blk /= 64;
   const int i0 = 0;
@@ -2470,16 +2560,19 @@ BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k15 =====
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 32) * 8; by_blk /= 32;
   const int i0 = 0;
@@ -2548,15 +2641,18 @@ BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict
     }
   }
 }
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k15_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2650,15 +2746,18 @@ BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k11 =====
-BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k11_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2744,12 +2843,15 @@ BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k11_body(in0, out, by_this_block());
+}
 
 // ===== reducemean_k0 =====
-BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const int row = (int)by_block.idx.x * 32 + tid / 4;
   const bool active = row < 256;
   float by_racc = 0;
   const int i0 = 0;
@@ -2772,4 +2874,7 @@ BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in
     const float acc = by_racc;
     out[(i1)] = (float)((acc / 4.0f));
   }
+}
+BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducemean_k0_body(in0, out, by_this_block());
 }

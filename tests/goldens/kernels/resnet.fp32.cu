@@ -37,14 +37,14 @@
 // launch 34: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
   const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
   const int i0 = 0;
@@ -120,10 +120,13 @@ BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k0 =====
-BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 128 + threadIdx.x; base < 32768; base += (int)gridDim.x * 128) {
+BY_DEVICE void relu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 128;
@@ -137,12 +140,15 @@ BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k0_body(in0, out, by_this_block());
+}
 
 // ===== maxpool_k0 =====
-BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 8;
-  const int row = (int)blockIdx.x * 16 + tid / 8;
+  const int row = (int)by_block.idx.x * 16 + tid / 8;
   const bool active = row < 8192;
   float by_racc = 0;
   int have = 0;
@@ -172,16 +178,19 @@ BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, 
     out[(i1)*256 + (i2)*16 + (i3)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  maxpool_k0_body(in0, out, by_this_block());
+}
 
 // ===== conv_k1 =====
-BY_KERNEL void conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -249,15 +258,18 @@ BY_KERNEL void conv_k1(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k1_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k1 =====
-BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -343,16 +355,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k1_body(in0, out, by_this_block());
+}
 
 // ===== conv_k2 =====
-BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
@@ -428,16 +443,19 @@ BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k2_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k3 =====
-BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
   const int i0 = 0;
@@ -505,15 +523,18 @@ BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k3_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -544,15 +565,18 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k2 =====
-BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 128 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 128;
+  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 128;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)gridDim.x * 128) {
+    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -581,16 +605,19 @@ BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k2_body(in0, out, by_this_block());
+}
 
 // ===== conv_k4 =====
-BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
   const int i0 = 0;
@@ -658,15 +685,18 @@ BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k4_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k3 =====
-BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -752,16 +782,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k3_body(in0, out, by_this_block());
+}
 
 // ===== conv_k5 =====
-BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 288;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
   const int i0 = 0;
@@ -837,15 +870,18 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k5_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k4 =====
-BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -931,16 +967,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k4_body(in0, out, by_this_block());
+}
 
 // ===== conv_k6 =====
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
   const int i0 = 0;
@@ -1008,16 +1047,19 @@ BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k7 =====
-BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
   const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
   const int i0 = 0;
@@ -1085,15 +1127,18 @@ BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1187,15 +1232,18 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k5 =====
-BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k5_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1281,16 +1329,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k5_body(in0, out, by_this_block());
+}
 
 // ===== conv_k8 =====
-BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
   const int i0 = 0;
@@ -1358,15 +1409,18 @@ BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k6 =====
-BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k6_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1452,16 +1506,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k6_body(in0, out, by_this_block());
+}
 
 // ===== conv_k9 =====
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
   const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
   const int i0 = 0;
@@ -1537,15 +1594,18 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k7 =====
-BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k7_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1631,16 +1691,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k7_body(in0, out, by_this_block());
+}
 
 // ===== conv_k10 =====
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
   const int i0 = 0;
@@ -1708,16 +1771,19 @@ BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__
     }
   }
 }
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k11 =====
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
   const int i0 = 0;
@@ -1785,15 +1851,18 @@ BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__
     }
   }
 }
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1887,15 +1956,18 @@ BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k8 =====
-BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k8_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1981,16 +2053,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k8_body(in0, out, by_this_block());
+}
 
 // ===== conv_k12 =====
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
@@ -2058,15 +2133,18 @@ BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__
     }
   }
 }
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k9 =====
-BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k9_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2152,16 +2230,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k9_body(in0, out, by_this_block());
+}
 
 // ===== conv_k13 =====
-BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
@@ -2238,15 +2319,18 @@ BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__
     }
   }
 }
+BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== relu_k10 =====
-BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k10_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 64; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 64; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2332,16 +2416,19 @@ BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k10_body(in0, out, by_this_block());
+}
 
 // ===== conv_k14 =====
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 64) * 4; by_blk /= 64;
   const int i0 = 0;
@@ -2410,16 +2497,19 @@ BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__
     }
   }
 }
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== conv_k15 =====
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 32) * 8; by_blk /= 32;
   const int i0 = 0;
@@ -2488,15 +2578,18 @@ BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__
     }
   }
 }
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k15_body(in0, in1, in2, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2590,15 +2683,18 @@ BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== relu_k11 =====
-BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void relu_k11_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -2684,12 +2780,15 @@ BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, fl
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, float* __restrict__ out) {
+  relu_k11_body(in0, out, by_this_block());
+}
 
 // ===== reducemean_k0 =====
-BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
-  const int row = (int)blockIdx.x * 32 + tid / 4;
+  const int row = (int)by_block.idx.x * 32 + tid / 4;
   const bool active = row < 256;
   float by_racc = 0;
   const int i0 = 0;
@@ -2712,4 +2811,7 @@ BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in
     const float acc = by_racc;
     out[(i1)] = (float)((acc / 4.0f));
   }
+}
+BY_KERNEL void __launch_bounds__(128) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  reducemean_k0_body(in0, out, by_this_block());
 }

@@ -11,8 +11,8 @@
 // launch 8: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[long long out:bool]
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const long long* __restrict__ in0, long long* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void add_k0_body(const long long* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -21,10 +21,13 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const long long* __restrict__ in0, 
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const long long* __restrict__ in0, long long* __restrict__ out) {
+  add_k0_body(in0, out, by_this_block());
+}
 
 // ===== gather_k0 =====
-BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 128; base += (int)gridDim.x * 512) {
+BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 128; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -37,13 +40,16 @@ BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(128) matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 128;
-  const int row = (int)blockIdx.x * 1 + tid / 128;
+  const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
   float by_racc = 0;
   const int i0 = 0;
@@ -77,15 +83,18 @@ BY_KERNEL void __launch_bounds__(128) matmul_k0(const float* __restrict__ in0, c
     out[(i1)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(128) matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 32; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 32; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -164,15 +173,18 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 32; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 32; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -251,15 +263,18 @@ BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== tanh_k0 =====
-BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void tanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 32; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 32; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -330,10 +345,13 @@ BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, flo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  tanh_k0_body(in0, out, by_this_block());
+}
 
 // ===== less_k0 =====
-BY_KERNEL void __launch_bounds__(512) less_k0(const long long* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 1; base += (int)gridDim.x * 512) {
+BY_DEVICE void less_k0_body(const long long* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -341,4 +359,7 @@ BY_KERNEL void __launch_bounds__(512) less_k0(const long long* __restrict__ in0,
       out[0] = (bool)((in0[0] < (16ll)));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) less_k0(const long long* __restrict__ in0, bool* __restrict__ out) {
+  less_k0_body(in0, out, by_this_block());
 }

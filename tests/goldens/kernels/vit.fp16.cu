@@ -76,7 +76,7 @@
 // launch 73: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
-BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 4096;
@@ -84,7 +84,7 @@ BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, con
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
   const int by_ks = (int)(by_blk % 16); by_blk /= 16;
@@ -179,10 +179,13 @@ BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, con
         out[(int)by_ks * 2048 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
       }
 }
+BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  conv_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== conv_splitk_k0 =====
-BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out) {
-  for (int lin = (int)blockIdx.x * 256 + threadIdx.x; lin < 2048; lin += (int)gridDim.x * 256) {
+BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+  for (int lin = (int)by_block.idx.x * 256 + threadIdx.x; lin < 2048; lin += (int)by_block.grid.x * 256) {
     float s = 0.0f;
     for (int k = 0; k < 16; ++k) s += by_ws[(int)k * 2048 + lin];
     const int i0 = 0;
@@ -194,12 +197,15 @@ BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ i
     out[(i1)*16 + (i2)*4 + (i3)] = (float)(acc);
   }
 }
+BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_splitk_k0_body(in0, in1, by_ws, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_b0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
   const int i0 = 0;
@@ -225,10 +231,13 @@ BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== concat_k0 =====
-BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2176; base += (int)gridDim.x * 512) {
+BY_DEVICE void concat_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2176; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -241,15 +250,18 @@ BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  concat_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -338,6 +350,9 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== row_layernorm_k0 =====
 BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
@@ -348,8 +363,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 17ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -370,9 +385,12 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -380,7 +398,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
@@ -466,15 +484,18 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
         out[(i1)*128 + (i2)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -563,15 +584,18 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k1 =====
-BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -657,12 +681,15 @@ BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k1_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k2 =====
-BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_b0 = (by_blk % 1) * 64; by_blk /= 1;
   const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
   const int i0 = by_blk;
@@ -688,15 +715,18 @@ BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k2_body(in0, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -782,15 +812,18 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k0_body(in0, out, by_this_block());
+}
 
 // ===== mul_k1 =====
-BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -876,9 +909,12 @@ BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k1_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k1 =====
-BY_KERNEL void __launch_bounds__(128) matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 4096;
@@ -886,7 +922,7 @@ BY_KERNEL void __launch_bounds__(128) matmul_k1(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
@@ -971,10 +1007,13 @@ BY_KERNEL void __launch_bounds__(128) matmul_k1(const float* __restrict__ in0, c
         out[(i1)*289 + (i2)*17 + (i3)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(128) matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -987,6 +1026,9 @@ BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, cons
       out[(i1)*289 + (i2)*17 + (i3)] = (float)((in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)] + in1[(i0)*289 + (i2)*17 + (i3)]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
 }
 
 // ===== row_softmax_k0 =====
@@ -1006,8 +1048,8 @@ BY_DEVICE float row_softmax_k0_max(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 34ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -1022,10 +1064,13 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   s = row_softmax_k0_sum(s, part);
   for (long long j = tid; j < 17ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
 }
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  row_softmax_k0_body(x, y, by_this_block());
+}
 
 // ===== isnan_k0 =====
-BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1039,10 +1084,13 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  isnan_k0_body(in0, out, by_this_block());
+}
 
 // ===== where_k0 =====
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -1056,9 +1104,12 @@ BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  where_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k2 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 2048;
@@ -1066,7 +1117,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
@@ -1151,15 +1202,18 @@ BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, c
         out[(i1)*1088 + (i2)*64 + (i3)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k3 =====
-BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1245,9 +1299,12 @@ BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k3_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k3 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -1255,7 +1312,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
@@ -1341,15 +1398,18 @@ BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, c
         out[(i1)*512 + (i2)] = (float)(acc);
       }
 }
+BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1438,15 +1498,18 @@ BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== div_k0 =====
-BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void div_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1527,15 +1590,18 @@ BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  div_k0_body(in0, out, by_this_block());
+}
 
 // ===== erf_k0 =====
-BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void erf_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1616,15 +1682,18 @@ BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  erf_k0_body(in0, out, by_this_block());
+}
 
 // ===== add_k4 =====
-BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void add_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1705,15 +1774,18 @@ BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  add_k4_body(in0, out, by_this_block());
+}
 
 // ===== mul_k2 =====
-BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1794,15 +1866,18 @@ BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k2_body(in0, out, by_this_block());
+}
 
 // ===== mul_k3 =====
-BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1891,9 +1966,12 @@ BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k4 =====
-BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -1901,7 +1979,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, c
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
@@ -1986,4 +2064,7 @@ BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, c
         const float acc = by_acc[mi][ni][q];
         out[(i1)*128 + (i2)] = (float)(acc);
       }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, out, by_this_block());
 }

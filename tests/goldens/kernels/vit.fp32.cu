@@ -75,14 +75,14 @@
 // launch 72: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
   const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
   const int i0 = 0;
@@ -156,12 +156,15 @@ BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ 
     }
   }
 }
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  conv_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k0 =====
-BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_b0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
   const int i0 = 0;
@@ -187,10 +190,13 @@ BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k0_body(in0, out, by_this_block());
+}
 
 // ===== concat_k0 =====
-BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 2176; base += (int)gridDim.x * 512) {
+BY_DEVICE void concat_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2176; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -203,15 +209,18 @@ BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, c
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  concat_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k0 =====
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -300,6 +309,9 @@ BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== row_layernorm_k0 =====
 BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
@@ -310,8 +322,8 @@ BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 17ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -332,16 +344,19 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
     yr[j] = (float)v;
   }
 }
+BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
+  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+}
 
 // ===== matmul_k0 =====
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
@@ -406,15 +421,18 @@ BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k1 =====
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -503,15 +521,18 @@ BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k1 =====
-BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -597,12 +618,15 @@ BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k1_body(in0, out, by_this_block());
+}
 
 // ===== transpose_k2 =====
-BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_b0 = (by_blk % 1) * 64; by_blk /= 1;
   const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
   const int i0 = by_blk;
@@ -628,15 +652,18 @@ BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k2_body(in0, out, by_this_block());
+}
 
 // ===== mul_k0 =====
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -722,15 +749,18 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k0_body(in0, out, by_this_block());
+}
 
 // ===== mul_k1 =====
-BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -816,16 +846,19 @@ BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k1_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k1 =====
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
@@ -892,10 +925,13 @@ BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k2 =====
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -908,6 +944,9 @@ BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, cons
       out[(i1)*289 + (i2)*17 + (i3)] = (float)((in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)] + in1[(i0)*289 + (i2)*17 + (i3)]));
     }
   }
+}
+BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k2_body(in0, in1, out, by_this_block());
 }
 
 // ===== row_softmax_k0 =====
@@ -927,8 +966,8 @@ BY_DEVICE float row_softmax_k0_max(float v, float* part) {
   (void)part;
   return v;
 }
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  const long long row = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
+BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
   if (row >= 34ll) return;  // the whole warp leaves together
   const int tid = threadIdx.x & 31;
   const int nthreads = 32;
@@ -943,10 +982,13 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   s = row_softmax_k0_sum(s, part);
   for (long long j = tid; j < 17ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
 }
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  row_softmax_k0_body(x, y, by_this_block());
+}
 
 // ===== isnan_k0 =====
-BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -960,10 +1002,13 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  isnan_k0_body(in0, out, by_this_block());
+}
 
 // ===== where_k0 =====
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  for (int base = (int)blockIdx.x * 512 + threadIdx.x; base < 578; base += (int)gridDim.x * 512) {
+BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
@@ -977,16 +1022,19 @@ BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, con
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  where_k0_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k2 =====
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
   const int i0 = 0;
@@ -1052,15 +1100,18 @@ BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, out, by_this_block());
+}
 
 // ===== transpose_k3 =====
-BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void transpose_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1146,16 +1197,19 @@ BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0, float* __restrict__ out) {
+  transpose_k3_body(in0, out, by_this_block());
+}
 
 // ===== matmul_k3 =====
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
@@ -1220,15 +1274,18 @@ BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict_
     }
   }
 }
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== add_k3 =====
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1317,15 +1374,18 @@ BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  add_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== div_k0 =====
-BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void div_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1406,15 +1466,18 @@ BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  div_k0_body(in0, out, by_this_block());
+}
 
 // ===== erf_k0 =====
-BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void erf_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1495,15 +1558,18 @@ BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  erf_k0_body(in0, out, by_this_block());
+}
 
 // ===== add_k4 =====
-BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void add_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1584,15 +1650,18 @@ BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
+  add_k4_body(in0, out, by_this_block());
+}
 
 // ===== mul_k2 =====
-BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+BY_DEVICE void mul_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1673,15 +1742,18 @@ BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, floa
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k2_body(in0, out, by_this_block());
+}
 
 // ===== mul_k3 =====
-BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void mul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)blockIdx.x * 512 + threadIdx.x;
-  const int by_step = (int)gridDim.x * 512;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
   if (by_aligned) {
-    for (int by_v0 = (int)blockIdx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)gridDim.x * 2048) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
       {
         const int by_q = by_v0 + 0;
         const int by_lin = by_q * 4;
@@ -1770,16 +1842,19 @@ BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, cons
     }
   }
 }
+BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k3_body(in0, in1, out, by_this_block());
+}
 
 // ===== matmul_k4 =====
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
-  int by_blk = blockIdx.x;
+  int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
@@ -1843,4 +1918,7 @@ BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict_
       out[(i1)*128 + (i2)] = (float)(acc);
     }
   }
+}
+BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, out, by_this_block());
 }

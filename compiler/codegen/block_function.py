@@ -1,0 +1,95 @@
+"""Block functions (DESIGN section 6): every rendered kernel is a `__device__` body over a virtual
+block index plus a thin `__global__` wrapper that passes the hardware one:
+
+    BY_DEVICE void <NAME>_body(<params>, const by_block_index by_block) { <body> }
+    BY_KERNEL void __launch_bounds__(...) <NAME>(<params>) { <NAME>_body(<args>, by_this_block()); }
+
+A body reads its block's position only through `by_block` (BLOCK_X, GRID_X, ...), never through
+blockIdx/gridDim, so a later stage can call it with indices of its own: a wrapper that dispatches
+ranges of blocks to several bodies (Rammer's co-launch), or a persistent kernel that calls bodies
+between grid barriers (Grinder). threadIdx/blockDim stay the hardware's: a wrapper calling a body
+must launch the body's block shape (Kernel.block).
+
+The body is force-inlined into its wrapper, so the compiled kernel is the one the body alone would
+have been. A `__grid_constant__` parameter (a TMA tensor map) reaches the body by const reference:
+its address stays the kernel parameter's, which is what the copy engine reads."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..ir.kernel import BODY_SUFFIX
+from .naming import NAME_PLACEHOLDER, finish_source
+
+BLOCK = "by_block"             # the body's virtual block index parameter (a by_block_index)
+BLOCK_X = f"{BLOCK}.idx.x"     # this block's index in the virtual grid, as blockIdx.x was
+BLOCK_Y = f"{BLOCK}.idx.y"
+BLOCK_Z = f"{BLOCK}.idx.z"
+GRID_X = f"{BLOCK}.grid.x"     # the virtual grid's extent, as gridDim.x was
+GRID_Y = f"{BLOCK}.grid.y"
+GRID_Z = f"{BLOCK}.grid.z"
+
+_HARDWARE = re.compile(r"\b(blockIdx|gridDim)\b")
+_DECL = re.compile(r"^(.*?)\s*\b([A-Za-z_]\w*)$", re.S)
+
+
+def _split_params(params: str | Sequence[str]) -> tuple[str, list[str]]:
+    """The parameter list as written (a string is kept verbatim, line breaks included) and each
+    declaration. Parameter types never hold a comma (pointers and named structs only)."""
+    text = params if isinstance(params, str) else ", ".join(params)
+    decls = [d.strip() for d in text.split(",")] if text.strip() else []
+    return text, decls
+
+
+def _body_param(decl: str) -> tuple[str, str]:
+    """(the body's declaration, the name the wrapper passes) of one wrapper parameter."""
+    m = _DECL.match(decl)
+    if not m:
+        raise ValueError(f"kernel parameter {decl!r} has no name")
+    head, name = m.groups()
+    if "__grid_constant__" in head.split():
+        # by const reference: &name in the body is the kernel parameter's own address
+        head = " ".join(w for w in head.split() if w != "__grid_constant__")
+        return f"{head}& {name}", name
+    return decl, name
+
+
+def block_function(params: str | Sequence[str], body: str | Sequence[str], *,
+                   launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = ()) -> str:
+    """The source (named NAME_PLACEHOLDER, for finish_source) of a kernel whose block does `body`.
+
+    params: the kernel's parameter declarations (a list, or the list's text kept as written);
+    body: the statements of the block (lines, or one text), reading BLOCK_X/GRID_X/... for the
+    block's position; launch_bounds: the wrapper's __launch_bounds__ arguments (none: no bounds);
+    helpers: device functions the body calls, written before it."""
+    body_text = body if isinstance(body, str) else "\n".join(body)
+    body_text = body_text.rstrip("\n")
+    helper_text = helpers if isinstance(helpers, str) else "\n".join(helpers)
+    if _HARDWARE.search(body_text) or _HARDWARE.search(helper_text):
+        raise ValueError("a block function reads its block index from by_block, not blockIdx/gridDim")
+    text, decls = _split_params(params)
+    pairs = [_body_param(d) for d in decls]
+    if any(n == BLOCK for _, n in pairs):
+        raise ValueError(f"a kernel parameter is named {BLOCK}")
+    if any("__grid_constant__" in d for d in decls):
+        body_params = ", ".join(p for p, _ in pairs)
+    else:
+        body_params = text      # as written: the body's signature reads as the wrapper's
+    body_name = NAME_PLACEHOLDER + BODY_SUFFIX
+    sep = ", " if body_params.strip() else ""
+    bounds = f"__launch_bounds__({', '.join(map(str, launch_bounds))}) " if launch_bounds else ""
+    args = ", ".join([n for _, n in pairs] + ["by_this_block()"])
+    lines = [helper_text] if helper_text else []
+    lines += [f"BY_DEVICE void {body_name}({body_params}{sep}const by_block_index {BLOCK}) {{",
+              body_text,
+              "}",
+              f"BY_KERNEL void {bounds}{NAME_PLACEHOLDER}({text}) {{",
+              f"  {body_name}({args});",
+              "}"]
+    return "\n".join(lines) + "\n"
+
+
+def finish_kernel(prefix: str, params: str | Sequence[str], body: str | Sequence[str], *,
+                  launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = ()) -> tuple[str, str]:
+    """(entry, source) of a block-function kernel named after its content (naming.finish_source)."""
+    return finish_source(prefix, block_function(params, body, launch_bounds=launch_bounds, helpers=helpers))
