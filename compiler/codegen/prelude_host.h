@@ -223,22 +223,54 @@ static int where(char* out, size_t n) {
 }
 
 // ---- fiber stacks: a pool reused across blocks and launches ----------------------------------
-// Every stack has a guard page below it while the process has VMAs to spare; the bottom words
-// also hold a canary, checked whenever a fiber yields.
+// Every stack has a guard page below it while the process has mappings to spare; the bottom words
+// also hold a canary, checked whenever a fiber yields. A guarded stack costs two mappings, and each
+// loaded kernel module keeps its own pool, so the guards stop where the whole process would come
+// near the kernel's vm.max_map_count (a long test process loads hundreds of modules; past the
+// limit every mmap, a shared library's included, fails).
 static const unsigned long long CANARY = 0x5AFE57AC4B1DCAFEull;
 static const int GUARDED_STACKS = 8192;
 static unsigned char** pool;
-static int pool_count, pool_cap;
+static int pool_count, pool_cap, pool_guarded;
+static bool pool_unguarded;   // once a stack goes without a guard, later ones do too (guards stay a prefix)
 static size_t pool_stack_bytes;
 
 static unsigned char** chunk_heads;
 static size_t* chunk_sizes;
 static int nchunks, chunk_cap;
 
+static long count_lines(const char* path) {
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  char buf[65536];
+  long n = 0;
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+    for (size_t i = 0; i < got; ++i) n += buf[i] == '\n';
+  fclose(f);
+  return n;
+}
+
+// Guards this pool may still add: half of what is left under half of vm.max_map_count.
+static long guards_to_spare() {
+  long limit = 65530;
+  FILE* f = fopen("/proc/sys/vm/max_map_count", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &limit) != 1) limit = 65530;
+    fclose(f);
+  }
+  long used = count_lines("/proc/self/maps");
+  if (used < 0) return 0;
+  long spare = (limit / 2 - used) / 2;
+  return spare > 0 ? spare : 0;
+}
+
 static void pool_reset(size_t bytes) {
   for (int i = 0; i < nchunks; ++i) munmap(chunk_heads[i], chunk_sizes[i]);
   nchunks = 0;
   pool_count = 0;
+  pool_guarded = 0;
+  pool_unguarded = false;
   pool_stack_bytes = bytes;
 }
 
@@ -254,6 +286,7 @@ static void pool_ensure(int n) {
     if (!pool) fault("out of memory for fiber stacks");
     pool_cap = cap;
   }
+  long spare = pool_unguarded ? 0 : guards_to_spare();
   while (pool_count < n) {
     int k = n - pool_count < 64 ? n - pool_count : 64;
     size_t each = bytes + page_bytes, total = each * (size_t)k;
@@ -268,7 +301,13 @@ static void pool_ensure(int n) {
     chunk_sizes[nchunks++] = total;
     for (int i = 0; i < k; ++i) {
       unsigned char* guard = (unsigned char*)m + each * i;
-      if (pool_count < GUARDED_STACKS) mprotect(guard, page_bytes, PROT_NONE);
+      if (!pool_unguarded && pool_guarded < GUARDED_STACKS && spare > 0) {
+        mprotect(guard, page_bytes, PROT_NONE);
+        ++pool_guarded;
+        --spare;
+      } else {
+        pool_unguarded = true;
+      }
       pool[pool_count++] = guard + page_bytes;
     }
   }
@@ -276,7 +315,7 @@ static void pool_ensure(int n) {
 
 static inline bool in_guard_page(const void* addr) {
   const unsigned char* a = (const unsigned char*)addr;
-  for (int i = 0; i < pool_count && i < GUARDED_STACKS; ++i)
+  for (int i = 0; i < pool_guarded; ++i)
     if (a >= pool[i] - page_bytes && a < pool[i]) return true;
   return false;
 }

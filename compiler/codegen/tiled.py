@@ -342,21 +342,3 @@ def render_elementwise(te: TensorExpr, view: ElementwiseView, cfg: KernelConfig,
     entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=(T,))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), expr=te)
-
-
-def render_config(te: TensorExpr, view, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (dispatch on its kind)."""
-    if cfg.kind == "gemm":
-        return render_gemm(te, view, cfg, prefix, out_value, in_values)
-    if cfg.kind == "reduce":
-        return render_reduce(te, view, cfg, prefix, out_value, in_values)
-    if cfg.kind == "elementwise":
-        return render_elementwise(te, view, cfg, prefix, out_value, in_values)
-    from . import memory_bound      # imports this module's helpers
-    if cfg.kind == "elementwise_vec":
-        return memory_bound.render_vector_elementwise(te, view, cfg, prefix, out_value, in_values)
-    if cfg.kind == "transpose":
-        return memory_bound.render_transpose(te, view, cfg, prefix, out_value, in_values)
-    if cfg.kind == "reduce_split":
-        return memory_bound.render_split_reduce(te, view, cfg, prefix, out_value, in_values)
-    raise ValueError(f"no tiled renderer for {cfg.kind}")

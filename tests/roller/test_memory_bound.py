@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.codegen.memory_bound import render_split_combine
-from compiler.codegen.tiled import render_config
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.texpr import Binary, Const, Load, TensorExpr, Var
@@ -40,7 +39,7 @@ def configs_of(te, kind, n=3):
 def rendered(kernel, cfgs):
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    return [render_config(te, view_for(te, c.kind), c, te.name, kernel.params[-1].value, ins) for c in cfgs]
+    return [render_candidate(te, c, te.name, kernel.params[-1].value, ins) for c in cfgs]
 
 
 def check_kind(op, arrays, attrs, kind, consts=None, tol=1e-5):
@@ -173,7 +172,7 @@ def test_fused_map_on_a_permuted_load():
     assert tv is not None and tv.staged == (Load(0, (i1, i0), f32),) and tv.A == A and tv.B == B
     cfgs = configs_of(te, "transpose")
     assert cfgs
-    ks = [render_config(te, tv, c, te.name, "y", ("x0", "x1")) for c in cfgs]
+    ks = [render_candidate(te, c, te.name, "y", ("x0", "x1")) for c in cfgs]
     check_builds(ks)
     rng = np.random.default_rng(4)
     x, y = _a(rng, (B, A)), _a(rng, (A, B))
