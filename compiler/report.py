@@ -1,7 +1,60 @@
-"""report.json (DESIGN section 7) and its readable HTML page."""
+"""report.json (DESIGN section 7) and its readable HTML page, and the artifact's header: what
+compiler/pipeline.py's epilogue (package) writes from the plan and the passes' results."""
 from __future__ import annotations
 
 import html
+
+from .ir.plan import Plan
+from .roller.cost_model import LAUNCH_US, predict_kernel_us
+from .targets import Target
+from .version import compiler_key, package_version
+
+
+def make_header(imported, target: Target, plan: Plan, options) -> dict:
+    """The artifact's header: the model, the target, the compiler, the plan's signature and options."""
+    types = dict(plan.types)
+    sig = lambda names: [{"name": n, "dtype": types[n].dtype.name, "shape": list(types[n].shape)} for n in names]
+    return {"model": {"sha256": imported.model_sha256, "name": imported.name},
+            "target": {"name": target.name, "arch": target.arch}, "compiler_version": package_version(),
+            "compiler_key": compiler_key(),
+            "inputs": sig(plan.inputs), "outputs": sig(plan.outputs), "options": {
+                "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes}}}
+
+
+def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options,
+                tuning: dict | None = None) -> dict:
+    """report.json: the compilation (stage records, cache hits), one entry per kernel, latency,
+    verification, the op histogram and the tuning record."""
+    types = dict(plan.types)
+    tuning = tuning or {"info": {"status": "skipped", "reason": "not run", "times": "predicted"}, "measured": {}}
+    measured = tuning["measured"]
+    kernels = []
+    total_pred = 0.0
+    for k in plan.kernels():
+        b = builds.get(k.digest, {})
+        cfg = dict(k.config)
+        pred = float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
+        total_pred += pred + LAUNCH_US
+        kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": dict(k.config),
+                        "grid": list(k.grid), "block": list(k.block),
+                        "shared_bytes": k.shared_bytes + int(b.get("static_shared", 0)),
+                        "registers": int(b.get("registers", 0)), "spills": int(b.get("spills", 0)),
+                        "predicted_us": round(pred, 3), "measured_us": measured.get(k.digest)})
+    build_info = next((r.info for r in records if r.name == "build"), {})
+    return {
+        "format": 1, "compiler_version": package_version(), "compiler_key": compiler_key(),
+        "model": {"sha256": imported.model_sha256, "name": imported.name},
+        "target": {"name": target.name, "arch": target.arch}, "precision": options.precision,
+        "compile": {"seconds": seconds, "stages": [{"name": r.name, "seconds": r.seconds} for r in records],
+                    "cache": {"hits": build_info.get("hits", 0), "misses": build_info.get("misses", 0)}},
+        "kernels": kernels,
+        "latency": {"predicted_us": round(total_pred, 3), "measured_us": None, "device": None},
+        "launches_per_inference": len(kernels),
+        "verification": verification,
+        "ops": imported.graph.op_histogram(),
+        "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
+        "tune": tuning["info"],
+    }
 
 
 def _fmt(v) -> str:

@@ -19,7 +19,7 @@ from .models import Compilation, Model
 def toolchain(arch: str) -> str:
     """The compiler and NVRTC versions and the arch: part of a compilation's dedup key."""
     try:
-        from compiler.pipeline import toolchain_key
+        from compiler.build import toolchain_key
         return toolchain_key(arch)
     except Exception:  # noqa: BLE001 - no NVRTC in this process: the compiler key alone still separates builds
         from compiler.version import compiler_key

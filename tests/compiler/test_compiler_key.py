@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import compiler
-from compiler.pipeline import build_key, toolchain_key
+from compiler.build import build_key, toolchain_key
 from compiler.version import PACKAGE_ROOT, compiler_key, package_version
 
 

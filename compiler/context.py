@@ -1,0 +1,68 @@
+"""What a compilation's passes read besides the plan: the options, the target, the imported model and
+the kernel cache; and the results some passes leave for the report and the artifact.
+
+Every pass in compiler/pipeline.py's table is `(plan, context) -> (plan, record)`. The plan is the
+one thing passes transform; the record is the stage's line in the compile log. Results that are not
+part of the plan live on the context, each written by one pass and read only after it:
+
+    build  -> builds         (kernel digest -> cubin and ptxas report)
+    tune   -> builds, tuning (the chosen kernels' builds; the tuning record and measured times)
+    fit    -> memory         (the footprint: report.json's `memory`)
+    verify -> verification   (report.json's `verification`)
+
+The inputs (model, imported, target, options, store) are set by the pipeline's prologue (import)
+and never reassigned."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CompilerError
+from .frontend.onnx_import import ImportedModel
+from .passes.precision import check_precision
+from .targets import Target
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What the user may choose; part of the cache key of a compilation."""
+
+    input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    precision: str = "fp32"   # fp32 | tf32 | fp16 | bf16: contractions' inputs (accumulation stays fp32)
+    build: bool = True          # NVRTC cubins (off only for host-only test runs)
+    verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
+    roller: bool = True         # re-tile kernels with Roller's construction and micro-model
+    tune: bool = True           # on a GPU of the target's arch: measure the top-K, keep the fastest
+
+    def __post_init__(self):
+        check_precision(self.precision)
+        if self.verify not in (None, "host", "gpu"):
+            raise CompilerError(f"verify must be host, gpu or none, not {self.verify!r}")
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(repr(dataclasses.astuple(self)).encode()).hexdigest()
+
+
+@dataclass
+class CompileContext:
+    """One compilation's inputs and its passes' results besides the plan (see the module docstring)."""
+
+    model: Any                  # as given to compile(): a path, bytes or a ModelProto (verify reads it)
+    imported: ImportedModel     # the import stage's result (its graph is what lower starts from)
+    target: Target
+    options: CompileOptions
+    store: Any = None           # the kernel cache (kernel_cache.KernelStore); None: the default store
+    builds: dict[str, dict] = field(default_factory=dict)
+    tuning: dict | None = None
+    memory: dict | None = None
+    verification: dict | None = None
+
+    def kernel_store(self):
+        """The store given to compile(), else the default one (opened only by passes that need it)."""
+        if self.store is not None:
+            return self.store
+        from kernel_cache import default_store
+        return default_store()

@@ -1,0 +1,34 @@
+"""The tune stage as a pipeline pass: on a GPU of the target's arch, the fastest of each kernel's top
+K (compiler/passes/tune.py measures them and caches the results); elsewhere the model's choice stands
+and the times stay predicted. Writes `ctx.tuning` (the report's `tune` record and the measured times)
+and `ctx.builds` (the chosen kernels' builds)."""
+from __future__ import annotations
+
+from .build import cached_build, toolchain_key
+from .context import CompileContext
+from .ir.plan import Plan
+
+
+def tune(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    from .passes.tune import tune_gate, tune_plan
+    target, builds = ctx.target, ctx.builds
+    device, why = tune_gate(target, ctx.options.tune, ctx.options.build)
+    if device is None:
+        info = {"status": "skipped", "reason": why, "times": "predicted"}
+        ctx.tuning = {"info": info, "measured": {}}
+        return plan, info
+    store = ctx.kernel_store()
+    tool = toolchain_key(target.arch)
+    cubins = {d: b["cubin"] for d, b in builds.items() if b.get("cubin")}
+    plan, measured, info = tune_plan(plan, target, store=store, cubins=cubins, device=device, toolchain=tool,
+                                     build=lambda k: cached_build(k, target, store, tool)["cubin"])
+    # the artifact carries the chosen kernels only (every candidate's cubin stays in the cache)
+    ctx.builds = {k.digest: builds.get(k.digest) or cached_build(k, target, store, tool) for k in plan.kernels()}
+    summary = {key: v for key, v in info.items() if key != "kernel_records"}
+    summary["target_check"] = device.get("target_mismatches") or "the device matches the target's limits"
+    keep = ("rank", "key", "predicted_us", "measured_us", "spread", "status", "error")
+    report_info = dict(summary, kernels=[dict({n: r[n] for n in r if n != "candidates"},
+                                              candidates=[{n: c.get(n) for n in keep} for c in r["candidates"]])
+                                         for r in info["kernel_records"]])
+    ctx.tuning = {"info": report_info, "measured": measured}
+    return plan, summary
