@@ -562,3 +562,12 @@ def transpose_view(te: TensorExpr, sector: int = 32) -> TransposeView | None:
     a = axes[start:ia + 1]
     outer = tuple(x for x in axes[:-1] if x not in a)
     return TransposeView(a=a, b=(axes[-1],), outer=outer, unit=unit, staged=tuple(staged))
+
+
+def inferred_precision(te: TensorExpr, view: GemmView) -> str:
+    """fp16 or bf16 when both operands of the contraction are rounded to that type, else fp32."""
+    for p in ("fp16", "bf16"):
+        a, b = tc_operand(te, view, "a", MMA_ELEMS[p]), tc_operand(te, view, "b", MMA_ELEMS[p])
+        if a is not None and b is not None:
+            return p
+    return "fp32"

@@ -62,10 +62,11 @@ class Workload:
 class KernelConfig:
     """One candidate: the kernel kind, one rTile per memory level, and the remaining knobs."""
 
-    kind: str          # gemm | tc_gemm | wgmma_gemm | reduce | reduce_split | elementwise | elementwise_vec | transpose
+    kind: str          # the kind module's NAME (compiler/kinds/)
     tiles: tuple[RTile, ...]
     params: tuple[tuple[str, Any], ...]
     workload: Workload
+    second_pass: Workload | None = None   # a two-launch configuration's second kernel (split-K, split reduction)
 
     @functools.cached_property
     def key(self) -> str:

@@ -1,30 +1,79 @@
-"""Kernel kinds (DESIGN section 6): one module per kind, each answering whether it applies to a
-spec and how to render it (candidates and workloads for the micro-model come with the tiled kinds).
+"""Kernel kinds (DESIGN section 6): one module per kind, and their registry.
 
-Registered today: `stitched_naive`, the reference renderer of multi-stage (fused) specs. The
-one-stage kinds (naive, SIMT tiled contraction, mma.sync, wgmma, reduction, split reduction,
-vector elementwise, transpose) are still constructed by roller/construct.py and rendered through
-passes/render.py's table of codegen renderers; moving each into a module here is issue 12's
-remaining step."""
+Every kind module answers the same questions:
+
+- `NAME`, and `TIER`: None for a kind Roller does not tile; else its tier of preference (0
+  contractions, 1 reductions, 2 maps): Roller ranks the candidates of the first tier that offers
+  any (roller/construct.py `construct`);
+- `applies(spec) -> str | None`: None when it can render the spec, else why not;
+- `render(spec, target) -> list[Kernel]`: the spec's launches (the render stage's only call);
+
+and a tiled kind (TIER set) also:
+
+- `view(te)`: what its construction and renderer read of a tensor expression (analysis/views.py);
+- `candidates(te, target, precision) -> list[KernelConfig]`: its aligned rTile configurations, each
+  with the workload the micro-model reads (and, for a two-launch configuration, the second
+  launch's workload);
+- `render_config(te, cfg, prefix, out, ins) -> Kernel`: the kernel of one configuration (the
+  tuner renders its candidates with it);
+- optionally `declined(te, target, precision)`, why it offers nothing for an expression it would
+  otherwise take, and `SECOND_PASS` / `render_second_pass` for a workspace's second launch.
+
+A new kind (fused row, tile graph, block-sparse) is a new module listed in KINDS."""
 from __future__ import annotations
 
 from types import ModuleType
 
-from ..ir.spec import KernelSpec
-from . import stitched_naive
+from ..ir.spec import ExternSpec, KernelSpec
+from ..ir.texpr import TensorExpr
+from ..ir.tiles import KernelConfig
+from ..ir.kernel import Kernel
+from ..roller.construct import construct
+from ..targets import Target
+from . import (elementwise, elementwise_vec, extern, gemm, naive, reduce, reduce_split, stitched_naive, tc_gemm,
+               transpose, wgmma_gemm)
 
-KINDS: dict[str, ModuleType] = {stitched_naive.NAME: stitched_naive}
+# Order matters within a tier: candidates are listed in this order before ranking.
+KINDS: dict[str, ModuleType] = {m.NAME: m for m in (
+    naive, gemm, tc_gemm, wgmma_gemm, reduce, reduce_split, elementwise, elementwise_vec, transpose,
+    stitched_naive, extern)}
+TIERS: tuple[tuple[ModuleType, ...], ...] = tuple(
+    tuple(m for m in KINDS.values() if m.TIER == t) for t in sorted({m.TIER for m in KINDS.values() if m.TIER is not None}))
+# What a spec whose kind is unset renders as: the first of these that applies.
+UNTILED: tuple[ModuleType, ...] = (extern, naive, stitched_naive)
 
 
-def kind_for(spec: KernelSpec) -> ModuleType:
-    """The spec's chosen kind, or the first registered kind that applies; ValueError with every
-    kind's reason when none does."""
-    if spec.kind is not None and spec.kind in KINDS:
+def kind_for(spec: KernelSpec | ExternSpec) -> ModuleType:
+    """The spec's chosen kind, or the first untiled kind that applies; ValueError with every
+    reason when none does."""
+    if isinstance(spec, KernelSpec) and spec.kind is not None:
+        if spec.kind not in KINDS:
+            raise ValueError(f"spec {spec.name}: unknown kernel kind {spec.kind!r} (known: {', '.join(KINDS)})")
         return KINDS[spec.kind]
     reasons = []
-    for name, kind in KINDS.items():
+    for kind in UNTILED:
         why = kind.applies(spec)
         if why is None:
             return kind
-        reasons.append(f"{name}: {why}")
+        reasons.append(f"{kind.NAME}: {why}")
     raise ValueError(f"spec {spec.name}: no kernel kind renders it ({'; '.join(reasons)})")
+
+
+def construct_rtiles(te: TensorExpr, target: Target, k: int = 8, precision: str | None = None) -> list[KernelConfig]:
+    """Roller's top-k configurations of `te` over every tiled kind, best predicted first (empty
+    when only the naive kind applies). `precision`: the precision stage's mark; None lets the
+    contraction kinds infer fp16/bf16 from operands rounded to that type."""
+    return construct(te, target, k, precision, TIERS)
+
+
+def declined(te: TensorExpr, target: Target, kind: str, precision: str | None = None) -> tuple[str, ...]:
+    """Why kinds of `kind`'s tier that would take `te` offered nothing (e.g. 32-bit coordinates
+    it exceeds): the chosen kernel's config says why the choice was made among fewer kinds."""
+    tier = next((t for t in TIERS if KINDS[kind] in t), ())
+    reasons = (m.declined(te, target, precision) for m in tier if hasattr(m, "declined"))
+    return tuple(r for r in reasons if r)
+
+
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+    """The kernel of one configuration of any tiled kind (of a split one, the partial-sum kernel)."""
+    return KINDS[cfg.kind].render_config(te, cfg, prefix, out_value, in_values)

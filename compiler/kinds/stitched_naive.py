@@ -27,6 +27,7 @@ from ..ir.texpr import ACC, Load, TensorExpr, children
 from ..ir.texpr import Binary, Cast, Select, Unary
 
 NAME = "stitched_naive"
+TIER = None          # not tiled: it renders what the spec says
 THREADS = 128
 INDEX = "long long"
 _STRUCT = f"{NAME_PLACEHOLDER}_stage"   # named after the kernel: kernels share a translation unit on the host
@@ -56,7 +57,7 @@ def applies(spec: KernelSpec) -> str | None:
     return None
 
 
-def render(spec: KernelSpec) -> list[Kernel]:
+def render(spec: KernelSpec, target=None) -> list[Kernel]:
     why = applies(spec)
     if why is not None:
         raise ValueError(f"spec {spec.name}: {NAME} does not apply: {why}")

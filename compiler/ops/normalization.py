@@ -3,7 +3,7 @@ RMSNormalization, BatchNormalization (inference), InstanceNormalization, GroupNo
 LpNormalization, MeanVarianceNormalization, LRN.
 
 Whatever normalises contiguous rows (softmax over the innermost axes, layer/RMS/instance/group
-norm) runs as one hand-written row kernel (compiler/codegen/row_kernels.py). Other axes are
+norm) runs as one hand-written row kernel (compiler/kinds/row.py). Other axes are
 decomposed into TensorExprs over keepdims temporaries: statistics first, then the elementwise part."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..codegen.cuda import contiguous_strides
-from ..codegen.row_kernels import RowOperand, accumulator_dtype, render_row_kernel
+from ..kinds.row import RowOperand, accumulator_dtype, render_row_kernel
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.texpr import (Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, load, out_vars,

@@ -15,7 +15,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
-from ..roller.construct import construct_rtiles, declined
+from ..kinds import construct_rtiles, declined
 from ..targets import Target
 
 DEFAULT_TOP_K = 8
@@ -54,7 +54,7 @@ def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, memo
         return spec
     best = configs[0]
     # kinds that would apply but decline this spec (e.g. 32-bit coordinates it exceeds): the reason
-    why = declined(te, target, precision) if best.kind in ("gemm", "tc_gemm") else ()
+    why = declined(te, target, best.kind, precision)
     if stats is not None:
         stats["tiled"] += 1
         stats["kinds"][best.kind] = stats["kinds"].get(best.kind, 0) + 1

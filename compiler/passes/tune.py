@@ -24,7 +24,7 @@ from .roller import DEFAULT_TOP_K
 from ..ir.dataflow import all_types, rewrite
 from ..ir.plan import LaunchStep, Plan
 from ..targets import Target
-from ..roller.construct import construct_rtiles
+from ..kinds import construct_rtiles
 from ..roller.micro_model import predict
 from ..ir.tiles import KernelConfig
 

@@ -2,7 +2,7 @@
 compulsory DRAM traffic and its compute at the SIMT share its grid occupies.
 
 Tiled kernels carry the micro-model's prediction (micro_model.py: per-level traffic, occupancy
-and waves) as config["predicted_us"]; the report (pipeline.make_report) uses this estimate only
+and waves) as config["predicted_us"]; the report (report.make_report) uses this estimate only
 for the others (naive and hand-written kernels), and adds LAUNCH_US per launch for all, so
 every kernel has a prediction to check against measurements."""
 from __future__ import annotations

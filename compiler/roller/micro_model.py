@@ -5,7 +5,7 @@ compute = operations / SIMT throughput, scaled by how well the resident warps hi
 Tensor-core workloads (compute_dtype "tc:<type>" for mma.sync, "wgmma:<type>" for Hopper
 warpgroup mma) take the target's dense tensor-core peak instead (mma.sync only a fraction of it
 on sm_90), with issue efficiency from the construction (mma vs. fragment and loader
-instructions, wgmma_fill_efficiency for register-staged operands) and more bytes in flight per
+instructions; kinds/wgmma_gemm.py for register-staged operands) and more bytes in flight per
 warp for their 16-byte staged loads. Occupancy (blocks per SM, limited by threads, registers,
 shared memory and the block limit) and waves (blocks over SMs x resident blocks) decide how much
 of the machine the kernel uses. The kernel's time is the slowest level on the busiest SM (levels
@@ -31,34 +31,6 @@ TC_BYTES_IN_FLIGHT = 4
 # mma.sync (warp-level, Ampere-style) on Hopper issues too slowly to reach the dense tensor peak
 # the targets list, which wgmma reaches; we assume this fraction of it.
 MMA_SYNC_PEAK_FRACTION_SM90 = 0.6
-# The wgmma kernels keep one wgmma group in flight but meet at a block barrier once per 64-wide
-# k tile (to refill a stage) with no producer/consumer specialisation: this fraction of the peak.
-WGMMA_PIPELINE_EFFICIENCY = 0.8
-# A register-staged wgmma operand (fp32 activations rounded in the kernel) is loaded, converted and
-# stored by the block's threads between one k tile's wgmma issue and the next, while only that
-# one group is in flight. Each thread keeps FILL_UNROLL 16-byte chunks (two float4 loads each) in
-# flight, so a fill of c chunks per thread costs ceil(c / FILL_UNROLL) DRAM round trips, plus
-# these issue slots per chunk (2 LDG.128, 4 conversions, 1 STS.128, addressing; an estimate).
-FILL_CHUNK_INSTRUCTIONS = 14
-# Instructions per cycle an SM's 4 schedulers issue, and an assumed SM clock (estimates, unmeasured).
-SM_ISSUE_PER_CYCLE = 4
-SM_CLOCK_GHZ_ESTIMATE = 1.7
-
-
-def wgmma_fill_efficiency(target: Target, elem: str, bm: int, bn: int, vector_rows: int, threads: int) -> float:
-    """The fraction of a k tile's time its wgmma group keeps the tensor cores busy when
-    `vector_rows` (of bm + bn) operand rows per 64-wide k tile are register-staged: the fill of
-    the next stage overlaps the group in flight, and whichever is longer sets the pace."""
-    if not vector_rows:
-        return 1.0
-    from ..codegen.wgmma import FILL_UNROLL
-    chunks = 8 * vector_rows                                     # 16-byte shared chunks per k tile
-    per_thread = math.ceil(chunks / threads)
-    rounds = math.ceil(per_thread / FILL_UNROLL)
-    issue_us = chunks * FILL_CHUNK_INSTRUCTIONS / 32 / SM_ISSUE_PER_CYCLE / (SM_CLOCK_GHZ_ESTIMATE * 1e3)
-    fill_us = rounds * target.dram_latency_ns * 1e-3 + issue_us
-    mma_us = 2.0 * bm * bn * 64 / (target.tensor_core_tflops(elem) * 1e6 / target.sms)
-    return min(1.0, mma_us / fill_us)
 
 
 @dataclass(frozen=True)
@@ -144,43 +116,11 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
                       min(1.0, occupancy), bound)
 
 
-def splitk_reduce_workload(ws_elems: int, split_k: int) -> Workload:
-    """The second kernel of a split-K contraction: sums split_k fp32 partials per output (the
-    launch codegen/tensor_core.py renders)."""
-    from ..codegen.tensor_core import SPLITK_REDUCE_THREADS, splitk_reduce_blocks
-    out = max(1, ws_elems // max(1, split_k))
-    return Workload(blocks=splitk_reduce_blocks(out), threads=SPLITK_REDUCE_THREADS, shared_bytes=0, registers=24,
-                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * (ws_elems + out),
-                    l2_bytes=4.0 * (ws_elems + out),
-                    shared_bytes_moved=0.0, ilp=float(split_k), issue_efficiency=0.5)
-
-
-def split_combine_workload(ws_elems: int, split: int, out_bytes: int) -> Workload:
-    """The second pass of a split reduction: one warp per row combines `split` fp32 partials (the
-    launch codegen/memory_bound.py renders)."""
-    from ..codegen.memory_bound import COMBINE_THREADS, split_combine_blocks
-    rows = max(1, ws_elems // max(1, split))
-    return Workload(blocks=split_combine_blocks(rows), threads=COMBINE_THREADS, shared_bytes=0, registers=24,
-                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * ws_elems + out_bytes,
-                    l2_bytes=4.0 * ws_elems + out_bytes, shared_bytes_moved=0.0,
-                    ilp=1.0, issue_efficiency=0.5)
-
-
-def second_pass_workload(config: KernelConfig) -> Workload | None:
-    """The workload of a two-pass configuration's second kernel (None for a single launch)."""
-    split = int(config.param("split_k", 1) or 1)
-    if split <= 1:
-        return None
-    if config.kind == "reduce_split":
-        return split_combine_workload(int(config.param("ws_elems")), split, int(config.param("out_bytes")))
-    return splitk_reduce_workload(int(config.param("ws_elems")), split)
-
-
 def predict(config: KernelConfig, target: Target) -> Prediction:
     """Predicted time of one configuration on `target` (a two-pass configuration, split-K or a
     split reduction, includes its second kernel and one more launch)."""
     p = predict_workload(config.workload, target)
-    second = second_pass_workload(config)
+    second = config.second_pass
     if second is not None and math.isfinite(p.us):
         r = predict_workload(second, target)
         p = dataclasses.replace(p, us=p.us + r.us + target.launch_us)

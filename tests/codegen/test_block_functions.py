@@ -158,7 +158,7 @@ def _three_kernels():
     """A block-per-row softmax (shared memory, barriers, shuffles, helper functions), a grid-stride
     elementwise kernel (reads the grid's extent) and a reduction, all with 128 threads."""
     from compiler.codegen.cuda import render_texpr
-    from compiler.codegen.row_kernels import RowOperand, render_row_kernel
+    from compiler.kinds.row import RowOperand, render_row_kernel
     from compiler.ir.dtypes import DType
     from compiler.ir.graph import TensorType
     from compiler.ir.texpr import Reduce, TensorExpr, binary, const, load, out_vars, reduce_vars, unary
@@ -277,7 +277,7 @@ def test_wgmma_body_reads_its_tensor_maps_through_a_wrapper_of_ours():
     there (it faults on anything that is not a launch's tensor map), and on sm_90a the body still
     inlines to HGMMA without local memory."""
     from compiler.codegen.nvrtc import build_arch, build_cubin
-    from compiler.roller.construct import construct_rtiles
+    from compiler.kinds import construct_rtiles
     from compiler.runtime.host_harness import build_host_module
     from compiler.targets import get_target
     from tests.roller.test_tensor_core import TOL_REF, _f, launches, prepare

@@ -31,7 +31,7 @@ from compiler.pipeline import CompileOptions
 from compiler.passes.render import render_candidate
 from compiler.passes.roller import DEFAULT_TOP_K
 from compiler.passes.tune import kernel_precision
-from compiler.roller.construct import construct_rtiles
+from compiler.kinds import construct_rtiles
 from compiler.analysis.views import gemm_view
 from compiler.targets import get_target
 from tests.codegen.index_check import INT32_MAX, check_kernel

@@ -62,7 +62,7 @@ def test_tma_box_on_gpu(c0, c1):
 def test_wgmma_gemm_against_cublas(shape, precision, trans):
     """Every block tile of the wgmma candidates vs cuBLAS on the same half inputs; times printed
     (speed is judged in bench/, never asserted here)."""
-    from compiler.roller.construct import construct_rtiles
+    from compiler.kinds import construct_rtiles
     from compiler.targets import get_target
     from tests.roller.test_tensor_core import _f, launches, prepare
     m, n, k = shape

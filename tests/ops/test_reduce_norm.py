@@ -15,7 +15,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from compiler.ir.kernel import Kernel
-from compiler.codegen.row_kernels import ROW_OPS, RowOperand, render_row_kernel
+from compiler.kinds.row import ROW_OPS, RowOperand, render_row_kernel
 from compiler.errors import UnsupportedOp
 from compiler.frontend.convert import plain_attribute
 from compiler.ir.dtypes import DType

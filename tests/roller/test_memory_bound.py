@@ -16,7 +16,9 @@ from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.texpr import Binary, Const, Load, TensorExpr, Var
 from compiler.passes.render import render_candidate
-from compiler.roller.construct import bank_conflict_ways, construct_rtiles, transpose_padding, view_for
+from compiler.kinds import KINDS, construct_rtiles
+from compiler.kinds.transpose import transpose_padding
+from compiler.roller.construct import bank_conflict_ways
 from compiler.roller.micro_model import predict
 from compiler.analysis.views import transpose_view, vector_view
 from compiler.runtime.host_harness import build_host_module
@@ -211,7 +213,7 @@ def _split_launches(kernel, cfg, ws="ws"):
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
     k1 = render_candidate(te, cfg, te.name, ws, ins)
-    k2 = render_split_combine(te, view_for(te, cfg.kind), cfg.param("split_k"), te.name + "_c", ws,
+    k2 = render_split_combine(te, KINDS[cfg.kind].view(te), cfg.param("split_k"), te.name + "_c", ws,
                               kernel.params[-1].value, ins)
     return k1, k2
 

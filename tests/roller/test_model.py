@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compiler.roller.construct import construct_rtiles
+from compiler.kinds import construct_rtiles
 from compiler.roller.micro_model import blocks_per_sm, predict, predict_workload
 from compiler.ir.tiles import Workload
 from compiler.targets import PRESETS, get_target

@@ -12,7 +12,7 @@ from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.passes.render import render_candidate
-from compiler.roller.construct import construct_rtiles
+from compiler.kinds import construct_rtiles
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
 from tests.roller.single_op import lower_single, lower_types

@@ -21,7 +21,8 @@ from compiler.ir.graph import Constant
 from compiler.passes.precision import precision_plan
 from compiler.passes.render import render_candidate
 from compiler.pipeline import CompileOptions
-from compiler.roller.construct import construct_rtiles, fragment_conflicts
+from compiler.kinds import construct_rtiles
+from compiler.kinds.tc_gemm import fragment_conflicts
 from compiler.analysis.views import gemm_view
 from compiler.roller.micro_model import predict, predict_workload
 from compiler.runtime.host_harness import build_host_module

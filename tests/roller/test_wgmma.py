@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from compiler.artifact import plan_from_json, plan_to_json
 from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.errors import CudaCompileError
-from compiler.roller.construct import construct_rtiles
+from compiler.kinds import construct_rtiles
 from compiler.roller.micro_model import predict
 from compiler.runtime.host_harness import HarnessFault, build_host_module, run_kernels_asan
 from compiler.ir.plan import LaunchStep, Plan

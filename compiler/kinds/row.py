@@ -1,4 +1,7 @@
-"""Hand-written row kernels: softmax, log-softmax, layer and RMS normalisation over contiguous rows.
+"""Kind `row`: hand-written row kernels: softmax, log-softmax, layer and RMS normalisation over contiguous rows.
+
+Written when their op is lowered (their form follows the op's attributes, not a tensor
+expression) and carried as an `ExternSpec`, which the `extern` kind renders.
 
 A row is `n` consecutive elements; the tensor is `rows` such rows. Short rows (n <= WARP_ROW_LIMIT)
 get one warp each, several rows per block, reduced with warp shuffles only. Long rows get one
@@ -10,9 +13,9 @@ import math
 from dataclasses import dataclass
 
 from ..ir.dtypes import DType
-from .block_function import BLOCK_X, finish_kernel
-from .cuda import MAX_GRID_X, c_const
-from .naming import NAME_PLACEHOLDER
+from ..codegen.block_function import BLOCK_X, finish_kernel
+from ..codegen.cuda import MAX_GRID_X, c_const
+from ..codegen.naming import NAME_PLACEHOLDER
 from ..ir.kernel import Kernel, KernelParam
 
 ROW_OPS = ("softmax", "logsoftmax", "layernorm", "rmsnorm")

@@ -1,0 +1,71 @@
+"""What the tiled kinds share: the one-stage test of `applies`, and the launches of a tiled spec.
+
+A tiled spec renders as its kind's kernel for the chosen configuration; a split configuration
+(split-K, split reduction) as two launches, partial results into the spec's workspace and then
+their combination with the epilogue. Each launch record's `config` is the report's summary of
+the choice: kind, tiles, the micro-model's prediction, the top K."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Callable
+
+from ..ir.kernel import Kernel
+from ..ir.spec import KernelSpec
+from ..ir.texpr import TensorExpr
+from ..ir.tiles import KernelConfig, configs_json
+from ..roller.micro_model import predict, predict_workload
+from ..targets import Target
+
+RenderConfig = Callable[[TensorExpr, KernelConfig, str, str, tuple], Kernel]
+# (the second launch's schedule name, its renderer (te, split, workspace, out, ins) -> Kernel)
+SecondPass = tuple[str, Callable[..., Kernel]]
+
+
+def one_stage(spec, view: Callable, what: str) -> str | None:
+    """None when `spec` is one stage that `view` sees, else why the kind does not apply."""
+    if not isinstance(spec, KernelSpec):
+        return "a hand-written kernel"
+    if len(spec.stages) != 1:
+        return f"{len(spec.stages)} stages (a tiled kind renders one)"
+    return None if view(spec.expr) is not None else what
+
+
+def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderConfig,
+                 second_pass: SecondPass | None = None) -> list[Kernel]:
+    """The launches of a one-stage spec whose configuration this kind chose."""
+    if target is None:
+        raise ValueError(f"spec {spec.name} of kind {spec.kind}: rendering it needs the target")
+    stage = spec.stages[0]
+    te, ins, out = stage.expr, stage.inputs, stage.output
+    best, configs, precision = spec.config, spec.candidates, spec.precision
+    kind = best.kind
+    why = (("declined", "; ".join(spec.declined)),) if spec.declined else ()
+    if not spec.workspace:
+        extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
+            else ()
+        pred = predict(best, target)
+        k = render_config(te, best, te.name, out, ins)
+        config = (("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()),
+                  *best.params, *extra, *why, ("predicted_us", round(pred.us, 4)),
+                  ("model", json.dumps(pred.as_dict(), sort_keys=True)),
+                  ("top_k", configs_json(configs)))
+        return [dataclasses.replace(k, ops=spec.ops, config=config)]
+    if second_pass is None:
+        raise ValueError(f"spec {spec.name}: kind {kind} has no second pass for its workspace")
+    split = int(best.param("split_k", 1) or 1)
+    ws = spec.workspace
+    main_pred = predict_workload(best.workload, target)
+    red_pred = predict_workload(best.second_pass, target)
+    k1 = render_config(te, best, te.name, ws, ins)
+    k1 = dataclasses.replace(k1, ops=spec.ops, config=(
+        ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params, *why,
+        ("predicted_us", round(main_pred.us, 4)), ("model", json.dumps(main_pred.as_dict(), sort_keys=True)),
+        ("top_k", configs_json([c for c in configs if int(c.param("split_k", 1) or 1) == split]))))
+    schedule, render_second = second_pass
+    k2 = render_second(te, split, ws, out, ins)
+    k2 = dataclasses.replace(k2, ops=spec.ops, config=(
+        ("schedule", schedule), ("split_k", split),
+        ("precision", precision), ("predicted_us", round(red_pred.us, 4)),
+        ("model", json.dumps(red_pred.as_dict(), sort_keys=True))))
+    return [k1, k2]

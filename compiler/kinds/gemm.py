@@ -1,0 +1,153 @@
+"""Kind `gemm`: the SIMT tiled contraction (codegen/tiled.py renders it).
+
+Thread tiles of outputs in registers, k steps through 1-2 shared-memory stages. The block tile
+grows from the smallest warp-aligned tile along Roller's growth path (roller/construct.py); each
+operand's shared tile row is padded until the loader's stores are conflict-free."""
+from __future__ import annotations
+
+import math
+
+from ..analysis.views import GemmView, gemm_view
+from ..codegen.tiled import ctype_size, gemm_shared_bytes, render_gemm
+from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_sizes, loader_sectors, pow2_ceil
+from ..ir.kernel import Kernel
+from ..ir.spec import KernelSpec
+from ..ir.texpr import TensorExpr
+from ..ir.tiles import KernelConfig, RTile, Workload
+from ..targets import Target
+from ._tiled import one_stage, render_tiled
+
+NAME = "gemm"
+TIER = 0            # contractions (kinds/__init__.py TIERS)
+
+
+BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
+THREAD_SIZES = (1, 2, 4, 8)
+
+
+K_STEPS = (8, 16, 32)
+MIN_THREADS, MAX_THREADS = 32, 512
+
+
+def view(te: TensorExpr) -> GemmView | None:
+    return gemm_view(te)
+
+
+def applies(spec) -> str | None:
+    return one_stage(spec, view, "not a contraction")
+
+
+def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> list[KernelConfig]:
+    v = view(te)
+    return [] if v is None else gemm_candidates(te, v, target)
+
+
+def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target: Target) -> int:
+    """Smallest padding of a [BK][rows] tile row that makes the loader's stores conflict-free."""
+    best = (math.inf, 0)
+    for pad in (0, 1, 2, 4):
+        ld = rows + pad
+        addrs = []
+        for lane in range(target.warp_size):
+            kk, rr = (lane % bk, lane // bk) if k_fast else (lane // rows, lane % rows)
+            addrs.append((kk * ld + rr) * words_per_item)
+        ways = bank_conflict_ways(addrs, target.shared_banks)
+        if ways < best[0]:
+            best = (ways, pad)
+    return best[1]
+
+
+def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm: int, tn: int, pad_a: int,
+                  pad_b: int, stages: int, target: Target, infl_a: float, infl_b: float,
+                  sizes: tuple[int, int, int]) -> Workload:
+    item = ctype_size(te.body.dtype.compute_ctype)
+    M, N, K = view.M, view.N, view.K
+    mt, nt, kt = math.ceil(M / bm), math.ceil(N / bn), math.ceil(K / bk)
+    blocks = view.B * mt * nt
+    threads = (bm // tm) * (bn // tn)
+    _, out_bytes, in_item = sizes
+    loads = blocks * kt * bk * (bm * infl_a + bn * infl_b) * in_item
+    l2 = loads + out_bytes
+    smem_moved = blocks * kt * bk * ((bm + bn) * item + threads * (tm + tn) * item)
+    regs = (tm * tn + tm + tn) * (2 if item == 8 else 1) + 28
+    ilp = tm * tn
+    return Workload(blocks=blocks, threads=threads,
+                    shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
+                    flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
+                    dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
+                    issue_efficiency=ilp / (ilp + tm + tn + 2.0))
+
+
+def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:
+    """Block tiles (BM, BN) along Roller's growth path, plus every tile one step off it."""
+    # innermost (N) side: at least one memory transaction wide when the axis allows it; tiny
+    # problems may overhang their extent so that a block still holds a whole warp
+    n_min = min(pow2_ceil(view.N), max(1, target.transaction_bytes // item))
+    ns = [s for s in BLOCK_SIZES if n_min <= s <= max(pow2_ceil(view.N), 8)]
+    ms = [s for s in BLOCK_SIZES if s <= max(pow2_ceil(view.M), MIN_THREADS // ns[-1], 1)]
+    K = view.K
+
+    def traffic(bm, bn):            # global loads of the whole grid (per batch)
+        return math.ceil(view.M / bm) * math.ceil(view.N / bn) * (bm + bn) * K * item
+
+    def footprint(bm, bn):          # shared memory of one block at the smallest k step
+        return (bm + bn) * min(K_STEPS[0], K) * item
+
+    i, j = 0, 0
+    # start from the smallest tile that still gives one warp of threads at the largest thread tile
+    while ms[i] * ns[j] < MIN_THREADS and (i + 1 < len(ms) or j + 1 < len(ns)):
+        if j + 1 < len(ns) and (ns[j] <= ms[i] or i + 1 >= len(ms)):
+            j += 1
+        else:
+            i += 1
+    return growth_path(ms, ns, i, j, traffic, footprint, target)
+
+
+def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[KernelConfig]:
+    item = ctype_size(te.body.dtype.compute_ctype)
+    words = max(1, item // 4)
+    ks = sorted({min(s, pow2_ceil(view.K)) for s in K_STEPS})
+    out = []
+    memo: dict = {}
+    sizes = io_sizes(te)
+    for bm, bn in grow_block_tiles(view, item, target):
+        for tm in THREAD_SIZES:
+            for tn in THREAD_SIZES:
+                if bm % tm or bn % tn:
+                    continue
+                threads = (bm // tm) * (bn // tn)
+                if threads % target.warp_size or not MIN_THREADS <= threads <= MAX_THREADS:
+                    continue
+                for bk in ks:
+                    if ("a", bm, bk) not in memo:
+                        memo["a", bm, bk] = (
+                            _store_padding(bm, bk, view.a_k_fastest, words, target),
+                            loader_sectors(te, view, view.a, view.m, bm, bk, view.a_k_fastest, view.M))
+                    if ("b", bn, bk) not in memo:
+                        memo["b", bn, bk] = (
+                            _store_padding(bn, bk, view.b_k_fastest, words, target),
+                            loader_sectors(te, view, view.b, view.n, bn, bk, view.b_k_fastest, view.N))
+                    (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk], memo["b", bn, bk]
+                    for stages in (1, 2):
+                        if stages == 2 and view.K <= bk:
+                            continue
+                        w = gemm_workload(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, stages, target,
+                                          infl_a, infl_b, sizes)
+                        if w.shared_bytes > target.shared_per_block or w.registers > target.max_registers_per_thread:
+                            continue
+                        wm = tm * max(1, target.warp_size // max(1, bn // tn))
+                        wn = tn * min(bn // tn, target.warp_size)
+                        tiles = (RTile("block", (("m", bm), ("n", bn), ("k", bk)), (("a", pad_a), ("b", pad_b))),
+                                 RTile("warp", (("m", min(wm, bm)), ("n", min(wn, bn)))),
+                                 RTile("thread", (("m", tm), ("n", tn), ("k", 1))))
+                        out.append(KernelConfig("gemm", tiles, (("stages", stages),), w))
+    return out
+
+
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    return render_gemm(te, view(te), cfg, prefix, out_value, in_values)
+
+
+def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
+    return render_tiled(spec, target, render_config)

@@ -1,0 +1,78 @@
+"""Kind `reduce`: one or more threads per output of a reduction (codegen/tiled.py).
+
+Adaptive thread mapping: how many threads share one row (1 to 1024; over 32 the warps meet in
+shared memory), chosen by the coalescing of the loads each mapping makes."""
+from __future__ import annotations
+
+import math
+
+from ..analysis.views import ReduceView, decompose, reduce_view, sectors_per_request
+from ..codegen.tiled import ctype_size, render_reduce
+from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element, pow2_ceil
+from ..ir.kernel import Kernel
+from ..ir.spec import KernelSpec
+from ..ir.texpr import TensorExpr
+from ..ir.tiles import KernelConfig, RTile, Workload
+from ..targets import Target
+from ._tiled import one_stage, render_tiled
+
+NAME = "reduce"
+TIER = 1            # reductions: also a contraction no aligned tile fits
+
+
+def view(te: TensorExpr) -> ReduceView | None:
+    return reduce_view(te)
+
+
+def applies(spec) -> str | None:
+    return one_stage(spec, view, "not a reduction")
+
+
+def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> list[KernelConfig]:
+    v = view(te)
+    return [] if v is None else reduce_candidates(te, v, target)
+
+
+def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
+    R, K = view.R, view.K
+    sizes = io_sizes(te)
+    kmax = pow2_ceil(K)
+    n_loads = max(1, load_count(te.body))
+    ops = ops_per_element(te.body)
+    out = []
+    for tpr in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024):
+        if tpr > max(1, kmax) and tpr > 1:
+            continue
+        for T in ((128, 256) if tpr <= 32 else (tpr,)):
+            if T > target.max_threads_per_block:
+                continue
+            rpb = max(1, T // tpr)
+            blocks = math.ceil(R / rpb)
+            envs = []
+            mid = (R // 2) // rpb * rpb
+            for lane in range(32):
+                env = decompose(min(mid + lane // tpr, max(R - 1, 0)), view.rows)
+                env.update(decompose(min(lane % tpr, K - 1), view.k))
+                envs.append(env)
+            sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
+            requests = R * math.ceil(K / tpr) * tpr / 32 * n_loads
+            l2 = requests * sectors * SECTOR + te.output.nbytes
+            item = ctype_size(te.body.dtype.compute_ctype)
+            w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * (item + 4) if tpr > 32 else 0,
+                         registers=32, flops=float(R * K * ops + R * tpr * 2), compute_dtype=te.body.dtype.name,
+                         dram_bytes=dram_bytes(sizes, l2, target), l2_bytes=l2,
+                         shared_bytes_moved=blocks * (T // 32) * item * 2 if tpr > 32 else 0.0,
+                         ilp=1.0, issue_efficiency=0.5)
+            tiles = (RTile("block", (("rows", rpb), ("k", tpr))), RTile("warp", (("rows", max(1, 32 // tpr)), ("k", min(tpr, 32)))),
+                     RTile("thread", (("rows", 1), ("k", 1))))
+            out.append(KernelConfig("reduce", tiles, (("block_threads", T), ("threads_per_row", tpr)), w))
+    return out
+
+
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    return render_reduce(te, view(te), cfg, prefix, out_value, in_values)
+
+
+def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
+    return render_tiled(spec, target, render_config)

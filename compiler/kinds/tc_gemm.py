@@ -1,0 +1,244 @@
+"""Kind `tc_gemm`: mma.sync tensor-core contractions, tf32/fp16/bf16 (codegen/tensor_core.py).
+
+Warp tiles of m16n8 mma tiles, swizzled or padded conflict-free shared tiles, 1-4 stages (cp.async
+on sm_80+), and split-K into an fp32 workspace plus a second summing kernel when the output tiles
+cannot fill the SMs. Block tiles grow along Roller's growth path by reuse score."""
+from __future__ import annotations
+
+import math
+
+from ..analysis.views import MMA_ELEMS, GemmView, TcOperand, gemm_view, inferred_precision, tc_operand
+from ..codegen.tensor_core import (ELEMS, SPLITK_REDUCE_THREADS, render_splitk_reduce, render_tc_gemm, smem_tile,
+                                   splitk_reduce_blocks)
+from ..roller.construct import (bank_conflict_ways, dram_bytes, growth_path, io_sizes, load_count, loader_sectors,
+                                ops_per_element, pow2_ceil)
+from ..ir.kernel import Kernel
+from ..ir.spec import KernelSpec
+from ..ir.texpr import TensorExpr
+from ..ir.tiles import KernelConfig, RTile, Workload
+from ..targets import Target
+from ._tiled import one_stage, render_tiled
+
+NAME = "tc_gemm"
+TIER = 0            # contractions
+SECOND_PASS = "roller_splitk_reduce"
+
+
+def view(te: TensorExpr) -> GemmView | None:
+    return gemm_view(te)
+
+
+def applies(spec) -> str | None:
+    return one_stage(spec, view, "not a contraction")
+
+
+def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> list[KernelConfig]:
+    v = view(te)
+    return [] if v is None else tc_candidates(te, v, target, precision or inferred_precision(te, v))
+
+
+TC_BLOCK = (16, 32, 64, 128)
+TC_WARP = (16, 32, 64)
+
+
+TC_BK = {"float32": (8, 16, 32), "float16": (16, 32, 64), "bfloat16": (16, 32, 64)}
+TC_SPLITS = (2, 4, 8, 16)
+
+
+TC_PADS = (0, 16, 32, 48)          # bytes: whole 16-byte chunks, so cp.async stays aligned
+MMA_ISSUE_SLOTS = 4                # instructions a scheduler may issue per mma at tensor-core peak
+
+
+def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[str, str]:
+    """(loader kind, shared orientation) of one operand: async, vector or generic; "k" or "r"."""
+    eb = ELEMS[elem][1]
+    if op.direct:
+        if target.has_cp_async and op.storage == elem and op.aligned(16 // eb):
+            return "async", op.inner
+        if elem != "float32" and op.storage == "float32" and op.aligned(4):
+            return "vector", op.inner
+        return "generic", op.inner
+    return "generic", "k" if k_fast else "r"
+
+
+def fragment_conflicts(tile, elem: str, orient: str, banks: int = 32) -> int:
+    """Worst bank-conflict ways of one warp's fragment reads from a shared tile (ldmatrix phases of
+    8 rows x 16 bytes for 16-bit types, 32-bit loads of lanes (g, t) for tf32)."""
+    if elem != "float32":
+        # every 8x8 matrix of an ldmatrix is 8 consecutive tile rows at one 16-byte column
+        worst = 1
+        for ib in range(0, tile.inner * tile.elem_bytes, 16):
+            addrs = [tile.offset(o, ib) // 4 + w for o in range(min(8, tile.outer)) for w in range(4)]
+            worst = max(worst, bank_conflict_ways(addrs, banks))
+        return worst
+    addrs = []
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        # "k" tiles are read at (row g, k t), "r" tiles at (k t, row g)
+        o, i = (g, t) if orient == "k" else (t, g)
+        addrs.append(tile.offset(o, 4 * i) // 4)
+    return bank_conflict_ways(addrs, banks)
+
+
+def _tc_tile(memo: dict, elem: str, orient: str, rows: int, bk: int, target: Target):
+    """The conflict-free shared tile (swizzled when its rows allow, else the smallest good padding)."""
+    key = (orient, rows, bk)
+    if key not in memo:
+        eb = ELEMS[elem][1]
+        t = smem_tile(orient, rows, bk, eb, 0, True)
+        if not t.swizzle:
+            best = None
+            for pad in TC_PADS:
+                cand = smem_tile(orient, rows, bk, eb, pad, False)
+                ways = fragment_conflicts(cand, elem, orient, banks=target.shared_banks)
+                if best is None or ways < best[0]:
+                    best = (ways, cand)
+            t = best[1]
+        memo[key] = t
+    return memo[key]
+
+
+def _tc_block_tiles(view: GemmView, item: int, bk0: int, target: Target) -> list[tuple[int, int]]:
+    """Block tiles along Roller's growth path by reuse score (traffic saved per footprint added)."""
+    ms = [s for s in TC_BLOCK if s <= max(16, pow2_ceil(view.M))]
+    ns = [s for s in TC_BLOCK if s <= max(16, pow2_ceil(view.N))]
+
+    def traffic(bm, bn):
+        return math.ceil(view.M / bm) * math.ceil(view.N / bn) * (bm + bn) * view.K * item
+
+    def footprint(bm, bn):
+        return (bm + bn) * bk0 * item
+
+    return growth_path(ms, ns, 0, 0, traffic, footprint, target)
+
+
+def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str) -> list[KernelConfig]:
+    """Tensor-core (mma.sync) configurations: block tiles grown by reuse score, warp tiles of m16n8
+    mma tiles, k steps of the mma's k, 1-4 shared stages (cp.async on sm_80+), split-K when the
+    output tiles cannot fill the SMs. None for fp32, and none where the prelude has no native mma
+    of the type (sm_75: m16n8k16 and tf32 are emulated there)."""
+    elem = MMA_ELEMS.get(precision)
+    if elem is None or target.sm_version < 80 or target.tensor_core_tflops(elem) <= 0:
+        return []
+    _, eb, _, kmma, _ = ELEMS[elem]
+    if target.mma_shape(elem) != (16, 8, kmma):
+        return []
+    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem)
+    if a is None or b is None:
+        return []
+    (load_a, oa), (load_b, ob) = tc_loader(a, elem, view.a_k_fastest, target), tc_loader(b, elem, view.b_k_fastest, target)
+    has_async = "async" in (load_a, load_b)
+    sizes = io_sizes(te)
+    M, N, K = view.M, view.N, view.K
+    bks = sorted({min(s, max(kmma, pow2_ceil(K))) for s in TC_BK[elem]})
+    src_item = {"a": te.inputs[a.arg].dtype.itemsize if a.direct else sizes[2],
+                "b": te.inputs[b.arg].dtype.itemsize if b.direct else sizes[2]}
+    cost = {}
+    for side, op, kind in (("a", a, load_a), ("b", b, load_b)):
+        if kind == "async":
+            cost[side] = 2.0 / (16 // eb)
+        elif kind == "vector":
+            cost[side] = 1.5
+        else:
+            cost[side] = 8.0 + ops_per_element(op.source) + 4 * load_count(op.source)
+    tiles_memo: dict = {}
+    sect_memo: dict = {}
+    out = []
+    for BM, BN in _tc_block_tiles(view, eb, bks[0], target):
+        mt, nt = math.ceil(M / BM), math.ceil(N / BN)
+        blocks_mn = view.B * mt * nt
+        for WM in TC_WARP:
+            for WN in TC_WARP:
+                if BM % WM or BN % WN:
+                    continue
+                warps = (BM // WM) * (BN // WN)
+                if warps not in (1, 2, 4, 8):
+                    continue
+                MI, NI = WM // 16, WN // 8
+                for BK in bks:
+                    nk = math.ceil(K / BK)
+                    ta = _tc_tile(tiles_memo, elem, oa, BM, BK, target)
+                    tb = _tc_tile(tiles_memo, elem, ob, BN, BK, target)
+                    infl = {}
+                    for side, kind, expr, group, rows, k_fast, ext in (
+                            ("a", load_a, view.a, view.m, BM, view.a_k_fastest, M),
+                            ("b", load_b, view.b, view.n, BN, view.b_k_fastest, N)):
+                        if kind != "generic":
+                            infl[side] = 1.0
+                            continue
+                        key = (side, rows, BK)
+                        if key not in sect_memo:
+                            sect_memo[key] = loader_sectors(te, view, expr, group, rows, BK, k_fast, ext)
+                        infl[side] = sect_memo[key]
+                    splits = [1]
+                    if blocks_mn < target.sms:
+                        splits += [s for s in TC_SPLITS if nk >= 2 * s and blocks_mn * s <= 2 * target.sms]
+                    for SK in splits:
+                        nk_split = math.ceil(nk / SK)
+                        stage_opts = ((2, 3, 4) if nk_split >= 2 else (1,)) if has_async else \
+                            ((1, 2) if nk_split >= 2 else (1,))
+                        for S in stage_opts:
+                            if S > max(1, nk_split):
+                                continue
+                            shared = S * (ta.stage_bytes + tb.stage_bytes)
+                            if shared > target.shared_per_block:
+                                continue
+                            w = _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared,
+                                             infl, src_item, cost, kmma, eb)
+                            pads = tuple((s, t.pad) for s, t in (("a", ta), ("b", tb)) if t.pad)
+                            tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK)), pads),
+                                     RTile("warp", (("m", WM), ("n", WN))),
+                                     RTile("thread", (("m", 16), ("n", 8), ("k", kmma))))
+                            params = [("elem", elem), ("precision", precision), ("stages", S), ("split_k", SK),
+                                      ("load_a", load_a), ("load_b", load_b), ("layout_a", oa), ("layout_b", ob),
+                                      ("smem", "swizzle" if (ta.swizzle or tb.swizzle) else "pad")]
+                            if SK > 1:
+                                params.append(("ws_elems", SK * te.output.size))
+                            second = splitk_reduce_workload(SK * te.output.size, SK) if SK > 1 else None
+                            out.append(KernelConfig("tc_gemm", tiles, tuple(params), w, second))
+    return out
+
+
+def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared, infl, src_item, cost,
+                 kmma, eb) -> Workload:
+    M, N, K = view.M, view.N, view.K
+    mt, nt, nk = math.ceil(M / BM), math.ceil(N / BN), math.ceil(K / BK)
+    blocks_mn = view.B * mt * nt
+    T = 32 * warps
+    loads = blocks_mn * nk * BK * (BM * infl["a"] * src_item["a"] + BN * infl["b"] * src_item["b"])
+    ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
+    l2 = loads + sizes[1] + ws
+    smem = blocks_mn * nk * BK * ((BM + BN) * eb + warps * (MI * 16 + NI * 8) * eb)
+    n_ks = BK // kmma
+    mma_i = MI * NI * n_ks
+    frag_i = (MI + NI / 2) * n_ks if eb == 2 else (MI * 4 + NI * 2) * 2 * n_ks
+    loader_i = (BM * BK * cost["a"] + BN * BK * cost["b"]) / T
+    eff = min(1.0, MMA_ISSUE_SLOTS * mma_i / (mma_i + frag_i + loader_i + 4.0))
+    regs = MI * NI * 4 + MI * 4 + NI * 2 + 40
+    return Workload(blocks=blocks_mn * SK, threads=T, shared_bytes=shared, registers=regs,
+                    flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
+                    dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
+                    ilp=float(MI * NI), issue_efficiency=eff)
+
+
+def splitk_reduce_workload(ws_elems: int, split_k: int) -> Workload:
+    """The second kernel of a split-K contraction: sums split_k fp32 partials per output."""
+    out = max(1, ws_elems // max(1, split_k))
+    return Workload(blocks=splitk_reduce_blocks(out), threads=SPLITK_REDUCE_THREADS, shared_bytes=0, registers=24,
+                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * (ws_elems + out),
+                    l2_bytes=4.0 * (ws_elems + out),
+                    shared_bytes_moved=0.0, ilp=float(split_k), issue_efficiency=0.5)
+
+
+def render_second_pass(te: TensorExpr, split: int, workspace: str, out_value: str, in_values) -> Kernel:
+    """The summing kernel of a split-K configuration: the workspace's partials into the output, with the epilogue."""
+    return render_splitk_reduce(te, split, f"{te.name}_splitk", workspace, out_value, in_values)
+
+
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    return render_tc_gemm(te, view(te), cfg, prefix, out_value, in_values)
+
+
+def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
+    return render_tiled(spec, target, render_config, (SECOND_PASS, render_second_pass))
