@@ -498,13 +498,14 @@ def dry_run(pairs, target_name: str, candidates: bool, store_dir: str | None) ->
                 if missing:
                     raise RuntimeError(f"no cubin for {missing}")
                 n_cand = 0
-                if candidates:
-                    from compiler.codegen.nvrtc import build_cubin
+                if candidates:     # the specs the tune stage sees, each candidate as render makes it
+                    from compiler.codegen.nvrtc import build_arch, build_cubin
                     from compiler.passes.tune import candidate_configs, render_candidate
-                    for k in ks:
-                        for cfg in candidate_configs(k, target):
-                            kc = render_candidate(k, cfg, target)
-                            build_cubin(kc.source, kc.entry, target.arch)
+                    from compiler.pipeline import plan_before
+                    for spec in plan_before("tune", onnx_model(case, dt), target).specs():
+                        for cfg in candidate_configs(spec):
+                            kc = render_candidate(spec, cfg, target)
+                            build_cubin(kc.source, kc.entry, build_arch(target.arch, kc.arch_specific))
                             n_cand += 1
                 sched = ",".join(sorted({str(dict(k.config).get("schedule")) for k in ks}))
                 print(f"ok   {case.id} {dt}: {len(ks)} kernel(s) [{sched}]"

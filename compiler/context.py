@@ -5,8 +5,8 @@ Every pass in compiler/pipeline.py's table is `(plan, context) -> (plan, record)
 one thing passes transform; the record is the stage's line in the compile log. Results that are not
 part of the plan live on the context, each written by one pass and read only after it:
 
+    tune   -> tuning         (the tuning record and measured times, by launch digest)
     build  -> builds         (kernel digest -> cubin and ptxas report)
-    tune   -> builds, tuning (the chosen kernels' builds; the tuning record and measured times)
     fit    -> memory         (the footprint: report.json's `memory`)
     verify -> verification   (report.json's `verification`)
 

@@ -12,9 +12,9 @@ is no plan yet, and its result builds the context) and `package` (plan and conte
 `STAGES` names all of them, in order.
 
 Where the stages live: lower, precision, roller, render, memory_plan and fit in compiler/passes/
-(adapted to the pass shape below); build in compiler/build.py; tune in compiler/tuning.py (over
-compiler/passes/tune.py); verify in compiler/verify.py; report.json and the header in
-compiler/report.py."""
+(adapted to the pass shape below); tune (on specs, before render) in compiler/tuning.py (over
+compiler/passes/tune.py); build in compiler/build.py; verify in compiler/verify.py; report.json
+and the header in compiler/report.py."""
 from __future__ import annotations
 
 import dataclasses
@@ -40,7 +40,7 @@ from .targets import Target, get_target
 from .tuning import tune
 
 __all__ = ["CompileContext", "CompileOptions", "PASSES", "Pass", "STAGES", "StageRecord", "build_key", "compile",
-           "make_report", "toolchain_key"]
+           "make_report", "plan_before", "toolchain_key"]
 
 Progress = Callable[[str, float], None]
 
@@ -103,15 +103,34 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("lower", _lower),              # graph -> kernel specs, extern kernels, aliases, regions
     ("precision", _precision),      # contractions' operand precision
     ("roller", _roller),            # kind, tile configuration and top K of each spec
+    ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)
     ("build", build),               # NVRTC cubins through the kernel cache -> ctx.builds
-    ("tune", tune),                 # on a GPU of the target's arch: measure the top K -> ctx.tuning
     ("memory_plan", _memory_plan),  # one arena for the intermediates
     ("fit", _fit),                  # footprint and launch limits against the target -> ctx.memory
     ("verify", _verify),            # optional: against onnxruntime -> ctx.verification
 )
 
 STAGES = ("import", *(name for name, _ in PASSES), "package")
+
+
+def plan_before(stage: str, model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
+                store=None) -> Plan:
+    """The plan as pass `stage` receives it: import, then the passes before it (their records and
+    results dropped). For tools and tests that look at an intermediate plan, e.g. the specs and
+    candidates the tuner chooses among: plan_before("tune", model)."""
+    if stage not in dict(PASSES):
+        raise ValueError(f"no pass {stage!r} (passes: {', '.join(name for name, _ in PASSES)})")
+    options = options or CompileOptions()
+    target = get_target(target)
+    imported, _ = _import(model, target, options, None)
+    ctx = CompileContext(model=model, imported=imported, target=target, options=options, store=store)
+    plan = None
+    for name, run in PASSES:
+        if name == stage:
+            break
+        plan, _ = run(plan, ctx)
+    return plan
 
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,

@@ -1,7 +1,9 @@
-"""The tune stage as a pipeline pass: on a GPU of the target's arch, the fastest of each kernel's top
-K (compiler/passes/tune.py measures them and caches the results); elsewhere the model's choice stands
-and the times stay predicted. Writes `ctx.tuning` (the report's `tune` record and the measured times)
-and `ctx.builds` (the chosen kernels' builds)."""
+"""The tune stage as a pipeline pass, on the spec plan between roller and render: on a GPU of the
+target's arch, each tiled spec's fastest top-K candidate becomes its config (compiler/passes/tune.py
+measures them, building each through the kernel cache, and caches the results); elsewhere the plan
+is unchanged, the model's choice stands and the times stay predicted. Writes `ctx.tuning` (the
+report's `tune` record, and the measured times keyed by the digest of the launch the render stage
+makes of each chosen configuration)."""
 from __future__ import annotations
 
 from .build import cached_build, toolchain_key
@@ -11,7 +13,7 @@ from .ir.plan import Plan
 
 def tune(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     from .passes.tune import tune_gate, tune_plan
-    target, builds = ctx.target, ctx.builds
+    target = ctx.target
     device, why = tune_gate(target, ctx.options.tune, ctx.options.build)
     if device is None:
         info = {"status": "skipped", "reason": why, "times": "predicted"}
@@ -19,11 +21,9 @@ def tune(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, info
     store = ctx.kernel_store()
     tool = toolchain_key(target.arch)
-    cubins = {d: b["cubin"] for d, b in builds.items() if b.get("cubin")}
-    plan, measured, info = tune_plan(plan, target, store=store, cubins=cubins, device=device, toolchain=tool,
+    # every candidate's cubin lands in the cache: the build stage finds the chosen ones there
+    plan, measured, info = tune_plan(plan, target, store=store, device=device, toolchain=tool,
                                      build=lambda k: cached_build(k, target, store, tool)["cubin"])
-    # the artifact carries the chosen kernels only (every candidate's cubin stays in the cache)
-    ctx.builds = {k.digest: builds.get(k.digest) or cached_build(k, target, store, tool) for k in plan.kernels()}
     summary = {key: v for key, v in info.items() if key != "kernel_records"}
     summary["target_check"] = device.get("target_mismatches") or "the device matches the target's limits"
     keep = ("rank", "key", "predicted_us", "measured_us", "spread", "status", "error")

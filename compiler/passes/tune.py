@@ -1,17 +1,25 @@
-"""The tune stage (DESIGN stage 9): on a GPU of the target's kind, each tiled kernel's top-K
-configurations (kept by the roller stage on `Kernel.config["top_k"]`) are rendered, built,
-checked against the model's first choice and timed; the fastest is kept. Each measurement is
-stored in the kernel cache under (kernel, candidates, toolchain, device, driver), so the same
-kernel on the same device and driver is never measured twice. Without a GPU, or on a GPU of
-another architecture, the stage does nothing and says why: the micro-model's choice stands.
+"""The tune stage (DESIGN stage 9), on the spec plan between roller and render: on a GPU of the
+target's kind, each tiled spec's top-K configurations (`KernelSpec.candidates`, typed) are
+rendered with the spec's kinds, built through the kernel cache, checked against the model's choice
+and timed; the fastest becomes the spec's `config`, which the render stage then renders. Each
+measurement is stored in the kernel cache under (spec key, toolchain, device, driver): the spec's
+key covers its expression, its choice and its candidates, so the same spec on the same device and
+driver is never measured twice. Without a GPU, or on a GPU of another architecture, the stage
+does nothing and says why: the micro-model's choice stands.
 
-The pure parts (candidate enumeration, re-rendering, cache keys, the gate) need no GPU; the
+A candidate is rendered exactly as the render stage renders the spec with that configuration
+chosen (`render_candidate`), so a measured time is keyed by the launch's digest and the report
+finds it on the launch the render stage makes. Split configurations (two launches through a
+workspace) are not interchangeable with a single launch: only candidates with split_k 1 are
+measured, and a spec whose choice is split is not tuned. An untiled one-stage spec (naive) is
+measured alone, for the report.
+
+The pure parts (candidates, rendering, cache keys, the gate, the choice) need no GPU; the
 measuring part imports CuPy only when it runs."""
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,16 +27,15 @@ from typing import Callable
 
 from ..ir.kernel import Kernel
 from ..errors import CompilerError, CudaCompileError, RuntimeFault
-from .render import render_candidate as render_config_kernel
-from .roller import DEFAULT_TOP_K
+from .render import render_spec
 from ..ir.dataflow import all_types, rewrite
-from ..ir.plan import LaunchStep, Plan
+from ..ir.plan import ComputeStep, Plan
+from ..ir.spec import KernelSpec, Spec
+from ..ir.texpr import TensorExpr
 from ..targets import Target
-from ..kinds import construct_rtiles
-from ..roller.micro_model import predict
 from ..ir.tiles import KernelConfig
 
-TUNE_FORMAT = 1
+TUNE_FORMAT = 2
 # A candidate must beat the model's choice by this much (or by its own spread) to replace it.
 MIN_GAIN = 0.02
 # Candidates whose output differs from the model's choice by more than this are rejected.
@@ -37,67 +44,34 @@ TOLERANCE = {2: 2e-2, 4: 1e-3, 8: 1e-9}
 
 # ---- pure parts ----------------------------------------------------------------------------------
 
-def stored_top_k(kernel: Kernel) -> list[dict]:
-    """The top-K summaries the roller stage left on a kernel (empty for untiled kernels)."""
-    raw = dict(kernel.config).get("top_k")
-    return json.loads(raw) if raw else []
-
-
-def kernel_precision(kernel: Kernel) -> str | None:
-    """The precision a launch's configurations were constructed for: the precision stage's mark
-    (tf32, fp16, bf16), None when unmarked (the construction infers it, so a contraction of
-    fp16/bf16 tensors gets tensor cores under fp32 too). Candidates are rebuilt with the same rule."""
-    return dict(kernel.config).get("precision")
-
-
 def _split(cfg: KernelConfig) -> int:
     return int(cfg.param("split_k", 1) or 1)
 
 
-def candidate_configs(kernel: Kernel, target: Target) -> list[KernelConfig]:
-    """The kernel's top-K configurations, rebuilt from its expression, in the model's order.
-
-    Construction is deterministic, so the configurations are the ones the roller stage ranked;
-    each is matched to the stored summary by its key (a mismatch means another target). Split-K
-    configurations are left out: they launch twice, through a workspace, and are not
-    interchangeable with a single launch."""
-    top = stored_top_k(kernel)
-    if not top or kernel.expr is None:
+def candidate_configs(spec: Spec) -> list[KernelConfig]:
+    """The configurations the tuner chooses among, in the model's order (its choice first): the
+    spec's candidates that are a single launch (split_k 1). None for an untiled or hand-written
+    spec, or one whose choice is split (it launches twice, through a workspace)."""
+    if not isinstance(spec, KernelSpec) or spec.config is None or spec.workspace or _split(spec.config) > 1:
         return []
-    n = max(len(top), DEFAULT_TOP_K)
-    made = construct_rtiles(kernel.expr, target, n, kernel_precision(kernel))     # the roller stage's rule
-    built = {c.key[:16]: c for c in made}
-    missing = [d["key"] for d in top if d["key"] not in built]
-    if missing:
-        raise CompilerError(f"kernel {kernel.entry}: {len(missing)} of its top-{len(top)} configurations "
-                            f"are not constructed for target {target.name}",
-                            hint="tune with the target the kernel was compiled for")
-    return [built[d["key"]] for d in top if _split(built[d["key"]]) == 1]
+    return [c for c in spec.candidates if _split(c) == 1]
 
 
-def render_candidate(kernel: Kernel, config: KernelConfig, target: Target) -> Kernel:
-    """`kernel` re-rendered with `config` (same parameters, same top-K list, config fields updated)."""
-    te = kernel.expr
-    ins = tuple(p.value for p in kernel.params[:-1])
-    out = kernel.params[-1].value
-    k = render_config_kernel(te, config, te.name, out, ins)
-    pred = predict(config, target)
-    updates = {"schedule": f"roller_{config.kind}", "config_key": config.key[:16], "tiles": config.text(),
-               **dict(config.params), "predicted_us": round(pred.us, 4),
-               "model": json.dumps(pred.as_dict(), sort_keys=True)}
-    fields = []
-    for name, value in kernel.config:
-        fields.append((name, updates.pop(name) if name in updates else value))
-    fields.extend(updates.items())
-    return dataclasses.replace(k, ops=kernel.ops, config=tuple(fields))
+def with_config(spec: KernelSpec, cfg: KernelConfig) -> KernelSpec:
+    """`spec` with `cfg` chosen (its kind too: the top K may mix kinds of one tier)."""
+    return dataclasses.replace(spec, kind=cfg.kind, config=cfg)
 
 
-def tune_key(kernel: Kernel, toolchain: str, device: str, driver: str) -> str:
-    """The cache key of one kernel's measurement: its source, its candidates, the toolchain that
-    builds them, and the device and driver that ran them."""
-    top = dict(kernel.config).get("top_k", "")
-    parts = [f"brickyard-tune/{TUNE_FORMAT}", kernel.digest, hashlib.sha256(str(top).encode()).hexdigest(),
-             toolchain, device, driver]
+def render_candidate(spec: KernelSpec, cfg: KernelConfig, target: Target) -> Kernel:
+    """The launch the render stage makes of `spec` with `cfg` chosen."""
+    (k,) = render_spec(with_config(spec, cfg), target)
+    return k
+
+
+def tune_key(spec: KernelSpec, toolchain: str, device: str, driver: str) -> str:
+    """The cache key of one spec's measurement: the spec (its expression, choice and candidates),
+    the toolchain that builds them, and the device and driver that ran them."""
+    parts = [f"brickyard-tune/{TUNE_FORMAT}", spec.key, toolchain, device, driver]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -106,7 +80,7 @@ def tune_gate(target: Target, enabled: bool = True, build: bool = True) -> tuple
     if not enabled:
         return None, "tuning switched off (tune=false)"
     if not build:
-        return None, "no cubins were built (build=false)"
+        return None, "no cubins are built (build=false)"
     from ..runtime.timing import device_info, gpu_presence
     ok, why = gpu_presence()
     if not ok:
@@ -126,11 +100,11 @@ def tune_gate(target: Target, enabled: bool = True, build: bool = True) -> tuple
     return dev, ""
 
 
-def replace_kernels(plan: Plan, by_digest: dict[str, Kernel]) -> Plan:
-    """The plan with each launch of a kernel in `by_digest` (old digest -> new kernel) replaced."""
+def replace_specs(plan: Plan, by_key: dict[str, KernelSpec]) -> Plan:
+    """The plan with each spec in `by_key` (old spec key -> new spec) replaced, in every body."""
     def swap(step, types):
-        if isinstance(step, LaunchStep) and step.kernel.digest in by_digest:
-            return LaunchStep(by_digest[step.kernel.digest])
+        if isinstance(step, ComputeStep) and step.spec.key in by_key:
+            return ComputeStep(by_key[step.spec.key])
         return step
     return rewrite(plan, swap)
 
@@ -202,16 +176,15 @@ def _rel_error(cp, got, ref, dtype) -> float:
 
 
 class CandidateBench:
-    """Buffers for one kernel signature (rotating input sets) and the candidates' timings."""
+    """Buffers for one expression's inputs and output (rotating input sets) and the candidates' timings."""
 
-    def __init__(self, kernel: Kernel, arch: str, l2_bytes: int, seed: int = 0):
+    def __init__(self, te: TensorExpr, arch: str, l2_bytes: int, seed: int = 0):
         import cupy
         from ..runtime.gpu import GpuBackend
         from ..runtime.timing import CupyClock, rotation_sets
         self.cp = cupy
         self.backend = GpuBackend(cubins={}, arch=arch)
         self.clock = CupyClock()
-        te = kernel.expr
         self.in_types = list(te.inputs)
         self.out_type = te.output
         per_set = sum(t.nbytes for t in self.in_types) + self.out_type.nbytes
@@ -258,34 +231,30 @@ class CandidateBench:
 TIMING = dict(warmup_ms=5.0, rep_ms=20.0, min_samples=5, max_samples=50, max_seconds=5.0)
 
 
-def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], bytes],
-              cubins: dict[str, bytes], device: dict, toolchain: str, top_k: int | None = None,
-              timing: dict | None = None) -> tuple[Plan, dict[str, float], dict]:
-    """(plan with the fastest candidate of each tiled kernel, digest -> measured us, record).
+def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], bytes], device: dict, toolchain: str,
+              top_k: int | None = None, timing: dict | None = None) -> tuple[Plan, dict[str, float], dict]:
+    """(spec plan with each tiled spec's fastest candidate as its config, launch digest -> measured
+    us, record).
 
-    `build(kernel)` returns a kernel's cubin through the kernel cache; `cubins` holds those the
-    build stage made. Kernels rendered from an expression but not tiled are measured alone, for
-    the report. A candidate that NVRTC rejects or whose output differs from the model's choice is
-    recorded as rejected, never chosen; a device fault while running one is raised."""
+    `build(kernel)` returns a kernel's cubin through the kernel cache. Untiled one-stage specs are
+    measured alone, for the report. A candidate that NVRTC rejects or whose output differs from the
+    model's choice is recorded as rejected, never chosen; a device fault while running one is raised."""
     timing = dict(TIMING, **(timing or {}))
-    if device.get("properties"):  # candidates sized for this board (its SMs, its shared memory)
-        from ..targets.device_check import corrected
-        target = corrected(target, device["properties"])
     name, driver = device["name"], device["driver"]
-    kernels = {}
-    types = _all_types(plan)
-    for k in plan.kernels():
-        if k.digest not in kernels and _measurable(k, types):
-            kernels[k.digest] = k
-    replaced: dict[str, Kernel] = {}
+    types = all_types(plan)
+    specs = {}
+    for s in plan.specs():
+        if s.key not in specs and _measurable(s, types):
+            specs[s.key] = s
+    replaced: dict[str, KernelSpec] = {}
     measured: dict[str, float] = {}
     records = []
     hits = n_measured = 0
     workers = max(1, min(8, os.cpu_count() or 1))
-    for digest, k in kernels.items():
+    for skey, spec in specs.items():
         t0 = time.perf_counter()
-        key = tune_key(k, toolchain, name, driver)
-        configs = candidate_configs(k, target)
+        key = tune_key(spec, toolchain, name, driver)
+        configs = candidate_configs(spec)
         if top_k is not None:
             configs = configs[:max(1, top_k)]
         cached = store.get_ref(key) if store is not None else None
@@ -293,7 +262,7 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
             hits += 1
             rec = dict(cached, cached=True)
         else:
-            rec = _measure_kernel(k, configs, target, build, cubins, device, timing, workers)
+            rec = _measure_spec(spec, configs, target, build, device, timing, workers)
             rec.update(format=TUNE_FORMAT, device=name, driver=driver, toolchain=toolchain,
                        measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             n_measured += sum(1 for c in rec["candidates"] if c.get("measured_us") is not None)
@@ -301,74 +270,62 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
                 store.put_ref(key, rec)
             rec = dict(rec, cached=False)
         chosen = rec.get("chosen")
-        new = k
-        if chosen and configs and chosen != dict(k.config).get("config_key"):
+        new = spec
+        if chosen and configs and chosen != spec.config.key[:16]:
             cfg = next((c for c in configs if c.key[:16] == chosen), None)
             if cfg is None:
-                raise CompilerError(f"kernel {k.entry}: the cached choice {chosen} is not among its candidates")
-            new = render_candidate(k, cfg, target)
-            replaced[digest] = new
+                raise CompilerError(f"spec {spec.name}: the cached choice {chosen} is not among its candidates")
+            new = replaced[skey] = with_config(spec, cfg)
+        (before,), (after,) = render_spec(spec, target), render_spec(new, target)
         us = rec.get("chosen_us")
-        if us is not None:
-            measured[new.digest] = float(us)
-        records.append({"name": k.entry, "digest_before": digest, "digest": new.digest,
+        if us is not None:    # the launch the render stage will make of the chosen configuration
+            measured[after.digest] = float(us)
+        records.append({"name": after.entry, "digest_before": before.digest, "digest": after.digest,
                         "model_choice": rec.get("model_choice"), "chosen": chosen,
                         "measured_us": us, "model_choice_us": rec.get("model_choice_us"),
-                        "predicted_us": dict(new.config).get("predicted_us"), "cached": rec["cached"],
+                        "predicted_us": dict(after.config).get("predicted_us"), "cached": rec["cached"],
                         "seconds": round(time.perf_counter() - t0, 4), "candidates": rec["candidates"]})
-    plan = replace_kernels(plan, replaced) if replaced else plan
+    plan = replace_specs(plan, replaced) if replaced else plan
     info = {"status": "measured", "times": "measured", "device": name, "driver": driver,
-            "kernels": len(kernels), "tuned": sum(1 for r in records if len(r["candidates"]) > 1),
+            "kernels": len(specs), "tuned": sum(1 for r in records if len(r["candidates"]) > 1),
             "changed": len(replaced), "cache_hits": hits, "candidates_measured": n_measured,
             "kernel_records": records}
     return plan, measured, info
 
 
-def _all_types(plan: Plan) -> dict:
-    """Value name -> TensorType over the plan and its regions' bodies."""
-    return all_types(plan)
-
-
-def _measurable(k: Kernel, types: dict) -> bool:
-    """Whether a kernel's buffers are exactly its expression's inputs and output (so that the
-    tuner's buffers, made from the expression, are the right size): not true of a split-K
-    kernel, whose output is a workspace, nor of hand-written kernels."""
-    te = k.expr
-    if te is None or len(k.params) != len(te.inputs) + 1:
+def _measurable(spec, types: dict) -> bool:
+    """Whether a spec renders as one launch whose buffers are exactly its expression's inputs and
+    output (so that the tuner's buffers, made from the expression, are the right size): not true
+    of a split configuration (whose first launch writes a workspace), of a multi-stage spec, nor
+    of a hand-written kernel."""
+    if not isinstance(spec, KernelSpec) or len(spec.stages) != 1 or spec.workspace:
         return False
-    for p, t in zip(k.params, (*te.inputs, te.output)):
-        have = types.get(p.value)
+    stage = spec.stages[0]
+    te = stage.expr
+    for value, t in zip((*stage.inputs, stage.output), (*te.inputs, te.output)):
+        have = types.get(value)
         if have is None or have.dtype != t.dtype or have.nbytes != t.nbytes:
             return False
-    return _split_of(k) == 1
+    return True
 
 
-def _split_of(k: Kernel) -> int:
-    return int(dict(k.config).get("split_k", 1) or 1)
-
-
-def _measure_kernel(k: Kernel, configs, target: Target, build, cubins, device, timing, workers) -> dict:
-    """Builds, checks and times one kernel's candidates (the kernel alone when it has none)."""
+def _measure_spec(spec: KernelSpec, configs, target: Target, build, device, timing, workers) -> dict:
+    """Builds, checks and times one spec's candidates (its launch alone when it has none)."""
     if configs:
-        cands = []
-        for rank, cfg in enumerate(configs):
-            kern = k if cfg.key[:16] == dict(k.config).get("config_key") else render_candidate(k, cfg, target)
-            cands.append((rank, cfg.key[:16], float(dict(kern.config).get("predicted_us", 0.0)), kern))
+        kerns = [(rank, cfg.key[:16], render_candidate(spec, cfg, target)) for rank, cfg in enumerate(configs)]
     else:
-        cands = [(0, None, float(dict(k.config).get("predicted_us", 0.0) or 0.0), k)]
+        kerns = [(0, None, render_spec(spec, target)[0])]
+    cands = [(rank, key, float(dict(kern.config).get("predicted_us", 0.0) or 0.0), kern) for rank, key, kern in kerns]
 
     def one(c):
-        rank, key, pred, kern = c
-        if kern.digest in cubins:
-            return c, cubins[kern.digest], None
         try:
-            return c, build(kern), None
+            return c, build(c[3]), None
         except CudaCompileError as e:
             return c, None, f"build failed: {str(e)[:200]}"
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         built = list(pool.map(one, cands))
-    bench = CandidateBench(k, device["arch"], int(device.get("l2_bytes") or target.l2_bytes))
+    bench = CandidateBench(spec.expr, device["arch"], int(device.get("l2_bytes") or target.l2_bytes))
     results = []
     ref = None
     try:
@@ -383,7 +340,7 @@ def _measure_kernel(k: Kernel, configs, target: Target, build, cubins, device, t
                 bench.load(kern, cubin)
                 out = bench.run_once(kern)
             except Exception as e:
-                raise RuntimeFault(f"tuning {k.entry}: candidate {key} failed on the device: "
+                raise RuntimeFault(f"tuning {spec.name}: candidate {key} failed on the device: "
                                    f"{type(e).__name__}: {str(e)[:200]}") from e
             if ref is None:
                 ref = out              # the first built candidate (the model's choice) is the reference

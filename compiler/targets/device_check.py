@@ -1,5 +1,6 @@
 """A target checked against the GPU a worker really has: the numbers the construction and the model use,
-compared with the device's properties, and a target corrected to the device for tuning there.
+compared with the device's properties (the tune gate reports any that differ), and a target corrected to
+the device.
 
 Properties are read with CuPy (cudaGetDeviceProperties: the field names below); the comparison is a
 pure function of a properties dict, so it is tested without a GPU."""
@@ -65,8 +66,8 @@ def compare(target: Target, props: dict) -> list[Mismatch]:
 
 
 def corrected(target: Target, props: dict) -> Target:
-    """The target with the device's exact limits (same name: tuning on that device uses its real SM count
-    and shared memory); the architecture must match, the throughputs stay the preset's."""
+    """The target with the device's exact limits (same name: its real SM count and shared memory); the
+    architecture must match, the throughputs stay the preset's."""
     bad_arch = [m for m in compare(target, props) if m.field == "arch"]
     if bad_arch:
         raise ValueError(f"target {target.name} is {target.arch}, the device is {bad_arch[0].device_value}")

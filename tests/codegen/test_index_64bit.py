@@ -30,7 +30,6 @@ from compiler.codegen.tensor_core import render_tc_gemm
 from compiler.pipeline import CompileOptions
 from compiler.passes.render import render_candidate
 from compiler.passes.roller import DEFAULT_TOP_K
-from compiler.passes.tune import kernel_precision
 from compiler.kinds import construct_rtiles
 from compiler.analysis.views import gemm_view
 from compiler.targets import get_target
@@ -122,7 +121,7 @@ def candidates(kernel, target):
     ins = tuple(p.value for p in kernel.params[:-1])
     out = kernel.params[-1].value
     made = []
-    for cfg in construct_rtiles(te, target, DEFAULT_TOP_K, kernel_precision(kernel)):
+    for cfg in construct_rtiles(te, target, DEFAULT_TOP_K, dict(kernel.config).get("precision")):
         split = int(cfg.param("split_k", 1) or 1)
         made.append(render_candidate(te, cfg, te.name, out if split == 1 else f"{out}.candidate_ws", ins))
     return made
@@ -228,7 +227,7 @@ def test_wgmma_declines_k_beyond_its_32_bit_coordinates():
     art = compiler.compile(m, "h200")
     check_plan_kernels(art, "h200")
     first = art.plan.kernels()[0]
-    made = construct_rtiles(first.expr, get_target("h200"), 64, kernel_precision(first))
+    made = construct_rtiles(first.expr, get_target("h200"), 64, dict(first.config).get("precision"))
     for cfg in made:                # every configuration of every kind, not only the top K
         k = render_candidate(first.expr, cfg, "mm", "ws" if int(cfg.param("split_k", 1) or 1) > 1 else "y", ("a", "b"))
         assert not check_kernel(k).problems(), (cfg.kind, check_kernel(k).problems())

@@ -48,7 +48,7 @@ def test_the_preset_of_this_gpu_matches_its_properties():
         pytest.skip(f"no preset for {props['name']}")
     mismatches = compare(get_target(preset), props)
     print(f"{props['name']} vs preset {preset}: {[m.line() for m in mismatches] or 'all limits match'}")
-    # boards of one chip differ in SMs and L2 (H100 PCIe 114 SMs, SXM 132): the tuner corrects those;
+    # boards of one chip differ in SMs and L2 (H100 PCIe 114 SMs, SXM 132): the tune gate reports those;
     # every other limit must be the chip's
     chip = [m.line() for m in mismatches if m.field not in ("sms", "l2_bytes")]
     assert not chip, chip

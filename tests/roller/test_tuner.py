@@ -1,8 +1,10 @@
-"""The tune stage's CPU-side parts: candidates rebuilt from a kernel's config, their rendering,
-cache keys, the stage skipped (with its reason) without a GPU, and bench/kernels.py's --list and
---dry-run (every Brickyard kernel of the suite built by NVRTC, no GPU needed)."""
+"""The tune stage's CPU-side parts: a spec's candidates, their rendering (the render stage's launch
+of the chosen configuration), cache keys, the stage skipped (with its reason) without a GPU, and
+bench/kernels.py's --list and --dry-run (every Brickyard kernel of the suite built by NVRTC, no GPU
+needed)."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +13,10 @@ import pytest
 
 from compiler import compile
 from compiler.codegen.nvrtc import build_cubin
-from compiler.pipeline import STAGES, CompileOptions
-from compiler.passes.tune import candidate_configs, pick_fastest, render_candidate, replace_kernels, stored_top_k, tune_gate, tune_key
+from compiler.passes.render import render_plan
+from compiler.pipeline import STAGES, CompileOptions, plan_before
+from compiler.passes.tune import (candidate_configs, pick_fastest, render_candidate, replace_specs, tune_gate,
+                                  tune_key, with_config)
 from compiler.runtime.timing import percentile, plan_samples, rotation_sets, summarize
 from compiler.targets import get_target
 
@@ -35,32 +39,39 @@ def matmul_artifact(tmp_path_factory):
     return compile(_matmul_model(), "h100", CompileOptions(), store=store)
 
 
+@pytest.fixture(scope="module")
+def spec_plan():
+    """The plan the tune stage receives: specs with their kinds and candidates."""
+    return plan_before("tune", _matmul_model(), "h100", CompileOptions(build=False))
+
+
 def _no_gpu() -> bool:
     from compiler.runtime.timing import gpu_presence
     return not gpu_presence()[0]
 
 
-def test_tune_stage_sits_after_build():
-    assert STAGES.index("build") < STAGES.index("tune") < STAGES.index("memory_plan")
+def test_tune_stage_sits_between_roller_and_render():
+    assert STAGES.index("roller") < STAGES.index("tune") < STAGES.index("render") < STAGES.index("build")
 
 
-def test_candidates_are_the_stored_top_k_in_order(matmul_artifact):
+def test_candidates_are_the_specs_top_k_in_order(spec_plan):
+    (spec,) = spec_plan.specs()
+    cfgs = candidate_configs(spec)
+    assert len(cfgs) >= 2 and cfgs[0] == spec.config
+    assert cfgs == [c for c in spec.candidates if int(c.param("split_k", 1) or 1) == 1]
+    # a split choice (two launches through a workspace) is not tuned
+    assert candidate_configs(dataclasses.replace(spec, workspace="y.splitk")) == []
+    assert candidate_configs(dataclasses.replace(spec, kind=None, config=None, candidates=())) == []
+
+
+def test_render_candidate_reproduces_the_model_choice_and_renders_the_others(spec_plan, matmul_artifact):
     target = get_target("h100")
+    (spec,) = spec_plan.specs()
     (k,) = matmul_artifact.plan.kernels()
-    top = stored_top_k(k)
-    cfgs = candidate_configs(k, target)
-    assert len(cfgs) == len(top) >= 2
-    assert [c.key[:16] for c in cfgs] == [d["key"] for d in top]
-    assert cfgs[0].key[:16] == dict(k.config)["config_key"]
-
-
-def test_render_candidate_reproduces_the_model_choice_and_renders_the_others(matmul_artifact):
-    target = get_target("h100")
-    (k,) = matmul_artifact.plan.kernels()
-    cfgs = candidate_configs(k, target)
-    same = render_candidate(k, cfgs[0], target)
-    assert same.source == k.source and same.config == k.config
-    other = render_candidate(k, cfgs[1], target)
+    cfgs = candidate_configs(spec)
+    same = render_candidate(spec, cfgs[0], target)
+    assert same == k and same.digest == k.digest         # exactly the launch the render stage made
+    other = render_candidate(spec, cfgs[1], target)
     assert other.digest != k.digest
     assert [p.value for p in other.params] == [p.value for p in k.params]
     oc = dict(other.config)
@@ -68,40 +79,71 @@ def test_render_candidate_reproduces_the_model_choice_and_renders_the_others(mat
     assert [n for n, _ in other.config][:3] == ["schedule", "config_key", "tiles"]
     r = build_cubin(other.source, other.entry, "sm_90")     # every candidate builds
     assert r.cubin and r.spills == 0
-    # replacing it in the plan swaps that launch only
-    plan = replace_kernels(matmul_artifact.plan, {k.digest: other})
-    assert [x.digest for x in plan.kernels()] == [other.digest]
+    # replacing the spec's choice in the plan: the render stage renders exactly that candidate
+    plan = replace_specs(spec_plan, {spec.key: with_config(spec, cfgs[1])})
+    assert [x.digest for x in render_plan(plan, target)[0].kernels()] == [other.digest]
 
 
-def test_only_kernels_whose_buffers_match_their_expression_are_measured(matmul_artifact):
-    from compiler.passes.tune import _all_types, _measurable
-    plan = matmul_artifact.plan
-    (k,) = plan.kernels()
-    types = _all_types(plan)
-    assert _measurable(k, types)
-    wrong = dict(types, **{k.params[-1].value: types[k.params[0].value]})   # an output of another size
-    assert not _measurable(k, wrong)
+def test_only_specs_whose_buffers_match_their_expression_are_measured(spec_plan):
+    from compiler.ir.dataflow import all_types
+    from compiler.passes.tune import _measurable
+    (spec,) = spec_plan.specs()
+    types = all_types(spec_plan)
+    assert _measurable(spec, types)
+    stage = spec.stages[0]
+    wrong = dict(types, **{stage.output: types[stage.inputs[0]]})   # an output of another size
+    assert not _measurable(spec, wrong)
+    assert not _measurable(dataclasses.replace(spec, workspace="y.splitk"), types)
 
 
-def test_candidate_keys_belong_to_the_target(matmul_artifact):
-    from compiler.errors import CompilerError
-    (k,) = matmul_artifact.plan.kernels()
-    with pytest.raises(CompilerError):
-        candidate_configs(k, get_target("t4"))
-
-
-def test_tune_key_is_stable_and_separates_device_driver_toolchain(matmul_artifact):
-    (k,) = matmul_artifact.plan.kernels()
-    a = tune_key(k, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
-    assert a == tune_key(k, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
+def test_tune_key_is_stable_and_separates_candidates_device_driver_toolchain(spec_plan):
+    (spec,) = spec_plan.specs()
+    a = tune_key(spec, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
+    assert a == tune_key(spec, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
     assert len(a) == 64 and int(a, 16) >= 0
-    others = {tune_key(k, "tool2", "NVIDIA H100 80GB HBM3", "580.159.04"),
-              tune_key(k, "tool", "NVIDIA H200", "580.159.04"),
-              tune_key(k, "tool", "NVIDIA H100 80GB HBM3", "580.159.03")}
-    assert a not in others and len(others) == 3
-    # the same model compiled again yields the same kernel, hence the same key
-    again = compile(_matmul_model(), "h100", CompileOptions(build=False))
-    assert tune_key(again.plan.kernels()[0], "tool", "d", "v") == tune_key(k, "tool", "d", "v")
+    others = {tune_key(spec, "tool2", "NVIDIA H100 80GB HBM3", "580.159.04"),
+              tune_key(spec, "tool", "NVIDIA H200", "580.159.04"),
+              tune_key(spec, "tool", "NVIDIA H100 80GB HBM3", "580.159.03"),
+              tune_key(dataclasses.replace(spec, candidates=spec.candidates[:2]), "tool",
+                       "NVIDIA H100 80GB HBM3", "580.159.04")}
+    assert a not in others and len(others) == 4
+    # the same model lowered and tiled again yields the same spec, hence the same key
+    (again,) = plan_before("tune", _matmul_model(), "h100", CompileOptions(build=False)).specs()
+    assert tune_key(again, "tool", "d", "v") == tune_key(spec, "tool", "d", "v")
+
+
+def test_tune_plan_replaces_the_choice_and_keys_its_time_by_the_rendered_launch(spec_plan, monkeypatch):
+    """tune_plan with the GPU part stubbed: the winner becomes the spec's config, its measured time is
+    keyed by the digest of the launch the render stage then makes, and a second run is a cache hit."""
+    from compiler.passes import tune as tuner
+    target = get_target("h100")
+    (spec,) = spec_plan.specs()
+    cfgs = candidate_configs(spec)
+    calls = []
+
+    def measure(s, configs, *args):
+        calls.append(s.key)
+        return {"candidates": [{"rank": i, "key": c.key[:16], "measured_us": 10.0 - i, "status": "ok"}
+                               for i, c in enumerate(configs)],
+                "chosen": configs[1].key[:16], "chosen_us": 9.0,
+                "model_choice": configs[0].key[:16], "model_choice_us": 10.0}
+
+    class Store(dict):
+        get_ref, put_ref = dict.get, dict.__setitem__
+
+    monkeypatch.setattr(tuner, "_measure_spec", measure)
+    store = Store()
+    device = {"name": "d", "driver": "v", "arch": "sm_90"}
+    for cached in (False, True):
+        plan, measured, info = tuner.tune_plan(spec_plan, target, store=store, build=None, device=device,
+                                               toolchain="tool")
+        (new,) = plan.specs()
+        assert new == with_config(spec, cfgs[1]) and info["changed"] == 1
+        (launch,) = render_plan(plan, target)[0].kernels()
+        assert measured == {launch.digest: 9.0}
+        (rec,) = info["kernel_records"]
+        assert rec["digest"] == launch.digest and rec["cached"] is cached and info["cache_hits"] == int(cached)
+    assert calls == [spec.key] and list(store) == [tune_key(spec, "tool", "d", "v")]
 
 
 def test_pick_fastest_keeps_the_model_choice_within_noise():
