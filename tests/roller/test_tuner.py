@@ -13,6 +13,7 @@ import pytest
 
 from compiler import compile
 from compiler.codegen.nvrtc import build_cubin
+from compiler.errors import CompilerError
 from compiler.passes.render import render_plan
 from compiler.pipeline import STAGES, CompileOptions, plan_before
 from compiler.passes.tune import (candidate_configs, pick_fastest, render_candidate, replace_specs, tune_gate,
@@ -112,38 +113,32 @@ def test_tune_key_is_stable_and_separates_candidates_device_driver_toolchain(spe
     assert tune_key(again, "tool", "d", "v") == tune_key(spec, "tool", "d", "v")
 
 
-def test_tune_plan_replaces_the_choice_and_keys_its_time_by_the_rendered_launch(spec_plan, monkeypatch):
-    """tune_plan with the GPU part stubbed: the winner becomes the spec's config, its measured time is
-    keyed by the digest of the launch the render stage then makes, and a second run is a cache hit."""
-    from compiler.passes import tune as tuner
+def test_a_stored_measurement_replaces_the_choice_and_keys_its_time_by_the_rendered_launch(spec_plan, tmp_path):
+    """A measurement stored by an earlier run on the same device, driver and toolchain (the kernel
+    cache's record under tune_key) is applied without measuring again: its winner becomes the spec's
+    config, and its time is keyed by the digest of the launch the render stage then makes."""
+    from compiler.passes.tune import TUNE_FORMAT, tune_plan
+    from kernel_cache.store import KernelStore
     target = get_target("h100")
     (spec,) = spec_plan.specs()
     cfgs = candidate_configs(spec)
-    calls = []
-
-    def measure(s, configs, *args):
-        calls.append(s.key)
-        return {"candidates": [{"rank": i, "key": c.key[:16], "measured_us": 10.0 - i, "status": "ok"}
-                               for i, c in enumerate(configs)],
-                "chosen": configs[1].key[:16], "chosen_us": 9.0,
-                "model_choice": configs[0].key[:16], "model_choice_us": 10.0}
-
-    class Store(dict):
-        get_ref, put_ref = dict.get, dict.__setitem__
-
-    monkeypatch.setattr(tuner, "_measure_spec", measure)
-    store = Store()
+    store = KernelStore(tmp_path / "cache")
+    record = {"format": TUNE_FORMAT, "candidates": [{"rank": i, "key": c.key[:16], "measured_us": 10.0 - i,
+                                                     "status": "ok"} for i, c in enumerate(cfgs)],
+              "chosen": cfgs[1].key[:16], "chosen_us": 9.0, "model_choice": cfgs[0].key[:16], "model_choice_us": 10.0}
+    store.put_ref(tune_key(spec, "tool", "d", "v"), record)
     device = {"name": "d", "driver": "v", "arch": "sm_90"}
-    for cached in (False, True):
-        plan, measured, info = tuner.tune_plan(spec_plan, target, store=store, build=None, device=device,
-                                               toolchain="tool")
-        (new,) = plan.specs()
-        assert new == with_config(spec, cfgs[1]) and info["changed"] == 1
-        (launch,) = render_plan(plan, target)[0].kernels()
-        assert measured == {launch.digest: 9.0}
-        (rec,) = info["kernel_records"]
-        assert rec["digest"] == launch.digest and rec["cached"] is cached and info["cache_hits"] == int(cached)
-    assert calls == [spec.key] and list(store) == [tune_key(spec, "tool", "d", "v")]
+    plan, measured, info = tune_plan(spec_plan, target, store=store, build=None, device=device, toolchain="tool")
+    (new,) = plan.specs()
+    assert new == with_config(spec, cfgs[1]) and new != spec and info["changed"] == 1 and info["cache_hits"] == 1
+    (launch,) = render_plan(plan, target)[0].kernels()
+    assert measured == {launch.digest: 9.0}
+    (rec,) = info["kernel_records"]
+    assert rec["digest"] == launch.digest and rec["cached"] is True and rec["chosen"] == cfgs[1].key[:16]
+    # a stored choice that is not among the spec's candidates is an error, not a silent fallback
+    store.put_ref(tune_key(spec, "tool", "d", "v"), dict(record, chosen="0" * 16))
+    with pytest.raises(CompilerError, match="not among its candidates"):
+        tune_plan(spec_plan, target, store=store, build=None, device=device, toolchain="tool")
 
 
 def test_pick_fastest_keeps_the_model_choice_within_noise():
