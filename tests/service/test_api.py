@@ -29,7 +29,8 @@ def bert_job(service, bert_path, tmp_path_factory):
         assert r.status_code == 201, r.text
         model = r.json()
         job = compile_job(c, model["id"], "h100")
-        assert job["state"] == "queued" and job["attempts"] == 0
+        # the response is the job as stored after its message was published: a worker may already have it
+        assert (job["state"], job["attempts"]) in (("queued", 0), ("running", 1)), job
         events = read_events(c, job["id"])
         job = c.get(f"/v1/compilations/{job['id']}").json()
         r = c.get(f"/v1/compilations/{job['id']}/artifact")
