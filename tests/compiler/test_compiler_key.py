@@ -9,6 +9,7 @@ import pytest
 
 import compiler
 from compiler.build import build_key, toolchain_key
+from compiler.context import CompileOptions
 from compiler.version import PACKAGE_ROOT, compiler_key, package_version
 
 
@@ -49,7 +50,7 @@ def test_a_new_source_file_changes_the_key(copy):
 
 
 def test_every_build_key_and_the_dedup_key_carry_the_compiler_key(copy, models_dir):
-    art = compiler.compile(str(models_dir / "bert.onnx"), "h100", compiler.pipeline.CompileOptions(build=False))
+    art = compiler.compile(str(models_dir / "bert.onnx"), "h100", CompileOptions(build=False))
     digests = {k.digest for k in art.plan.kernels()}
     tool = toolchain_key("sm_90")
     assert compiler_key()[:20] in tool and art.report["compiler_key"] == compiler_key()
@@ -61,7 +62,7 @@ def test_every_build_key_and_the_dedup_key_carry_the_compiler_key(copy, models_d
     from service.jobs import compilation_dedup_key, toolchain
     from compiler.targets import get_target
     assert toolchain("sm_90") == tool       # the service's dedup key holds the same toolchain string
-    opts = compiler.pipeline.CompileOptions()
+    opts = CompileOptions()
     same = compilation_dedup_key(art.report["model"]["sha256"], get_target("h100"), opts, tool)
     assert same == compilation_dedup_key(art.report["model"]["sha256"], get_target("h100"), opts, tool)
     assert same != compilation_dedup_key(art.report["model"]["sha256"], get_target("h100"), opts, other_tool)
