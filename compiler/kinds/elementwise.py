@@ -5,11 +5,10 @@ import math
 
 from ..analysis.views import ElementwiseView, decompose, elementwise_view, sectors_per_request
 from ..codegen.tiled import render_elementwise
-from ..ir.texpr import Load, walk
 from ..roller.construct import SECTOR, dram_bytes, flow_dtype, index_instructions, io_sizes, load_count, ops_per_element
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
-from ..ir.texpr import TensorExpr
+from ..ir.texpr import Load, TensorExpr, walk
 from ..ir.tiles import KernelConfig, RTile, Workload
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
@@ -62,7 +61,7 @@ def elementwise_candidates(te: TensorExpr, view: ElementwiseView, target: Target
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
     return render_elementwise(te, view(te), cfg, prefix, out_value, in_values)
 
 

@@ -7,12 +7,11 @@ import math
 
 from ..analysis.views import VECTOR_BYTES, VectorView, decompose, elementwise_view, sectors_per_request, vector_view
 from ..codegen.memory_bound import render_vector_elementwise
-from ..ir.texpr import Load, walk
 from ..roller.construct import SECTOR, dram_bytes, flow_dtype, index_instructions, io_sizes, ops_per_element
 from ..roller.micro_model import blocks_per_sm
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
-from ..ir.texpr import TensorExpr
+from ..ir.texpr import Load, TensorExpr, walk
 from ..ir.tiles import KernelConfig, RTile, Workload
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
@@ -73,7 +72,7 @@ def vector_candidates(te: TensorExpr, view: VectorView, target: Target) -> list[
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
     return render_vector_elementwise(te, vector_view(te), cfg, prefix, out_value, in_values)
 
 

@@ -20,11 +20,8 @@ from ._tiled import one_stage, render_tiled
 NAME = "gemm"
 TIER = 0            # contractions (kinds/__init__.py TIERS)
 
-
 BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
 THREAD_SIZES = (1, 2, 4, 8)
-
-
 K_STEPS = (8, 16, 32)
 MIN_THREADS, MAX_THREADS = 32, 512
 
@@ -145,7 +142,7 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
     return render_gemm(te, view(te), cfg, prefix, out_value, in_values)
 
 

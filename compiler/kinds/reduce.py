@@ -70,7 +70,7 @@ def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
     return render_reduce(te, view(te), cfg, prefix, out_value, in_values)
 
 

@@ -147,7 +147,7 @@ def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
+    """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
     return render_wgmma_gemm(te, view(te), cfg, prefix, out_value, in_values)
 
 

@@ -10,9 +10,7 @@ from ..ir.dataflow import rewrite
 from ..ir.kernel import Kernel
 from ..ir.plan import ComputeStep, LaunchStep, Plan
 from ..ir.spec import ExternSpec, KernelSpec
-from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig
-from ..kinds import kind_for, render_config
+from ..kinds import kind_for
 from ..targets import Target
 
 
@@ -37,12 +35,6 @@ def render_step(step, target: Target | None = None) -> list:
     if isinstance(step, ComputeStep):
         return [LaunchStep(k) for k in render_spec(step.spec, target)]
     return [step]
-
-
-def render_candidate(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration of any tiled kind (for a split configuration, the partial-sum
-    kernel, whose output is the workspace)."""
-    return render_config(te, cfg, prefix, out_value, in_values)
 
 
 def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None) -> list[Kernel]:

@@ -28,7 +28,7 @@ import compiler
 from compiler.codegen.cuda import index_ctype, render_texpr
 from compiler.codegen.tensor_core import render_tc_gemm
 from compiler.pipeline import CompileOptions
-from compiler.passes.render import render_candidate
+from compiler.kinds import render_config
 from compiler.passes.roller import DEFAULT_TOP_K
 from compiler.kinds import construct_rtiles
 from compiler.analysis.views import gemm_view
@@ -123,7 +123,7 @@ def candidates(kernel, target):
     made = []
     for cfg in construct_rtiles(te, target, DEFAULT_TOP_K, dict(kernel.config).get("precision")):
         split = int(cfg.param("split_k", 1) or 1)
-        made.append(render_candidate(te, cfg, te.name, out if split == 1 else f"{out}.candidate_ws", ins))
+        made.append(render_config(te, cfg, te.name, out if split == 1 else f"{out}.candidate_ws", ins))
     return made
 
 
@@ -229,7 +229,7 @@ def test_wgmma_declines_k_beyond_its_32_bit_coordinates():
     first = art.plan.kernels()[0]
     made = construct_rtiles(first.expr, get_target("h200"), 64, dict(first.config).get("precision"))
     for cfg in made:                # every configuration of every kind, not only the top K
-        k = render_candidate(first.expr, cfg, "mm", "ws" if int(cfg.param("split_k", 1) or 1) > 1 else "y", ("a", "b"))
+        k = render_config(first.expr, cfg, "mm", "ws" if int(cfg.param("split_k", 1) or 1) > 1 else "y", ("a", "b"))
         assert not check_kernel(k).problems(), (cfg.kind, check_kernel(k).problems())
     assert made and not [c for c in made if c.kind == "wgmma_gemm"]
     assert "wgmma_gemm declined" in dict(first.config).get("declined", ""), dict(first.config)

@@ -89,8 +89,9 @@ def test_two_launch_configurations_carry_their_second_workload():
 def test_the_render_stage_picks_the_untiled_kind_that_applies():
     spec = spec_of(ADD)
     assert spec.kind is None and kind_for(spec) is naive
-    (k,) = render_spec(spec)
-    assert k.expr == ADD.expr and k.source == ADD.source
+    (k,) = render_spec(spec)     # untiled: no Roller configuration, a grid-stride loop over the outputs
+    assert k.expr == ADD.expr and "config_key" not in dict(k.config)
+    assert not dict(k.config)["schedule"].startswith("roller_")
     extern = ExternSpec(ADD)
     assert kind_for(extern) is KINDS["extern"] and render_spec(extern) == [ADD]
     # two stages: ADD's output carried in registers into a row sum

@@ -12,7 +12,8 @@ from compiler.runtime.host_harness import build_host_module
 from compiler.ir.plan import LaunchStep
 from compiler.ir.spec import KernelSpec, Stage
 from compiler.passes.precision import contraction_spec
-from compiler.passes.render import render_candidate, render_spec
+from compiler.kinds import render_config
+from compiler.passes.render import render_spec
 from compiler.passes.roller import DEFAULT_TOP_K, tile_spec
 from compiler.targets import get_target
 from tests.ops.one_node import emit_rendered
@@ -71,7 +72,7 @@ def candidate_kernels(kernel, target_name: str = "h100", k: int = 3):
     cfgs = construct_rtiles(te, target, k)
     assert cfgs, f"{te.name}: no candidate"
     ins = tuple(p.value for p in kernel.params[:-1])
-    return cfgs[0].kind, [(cfg, render_candidate(te, cfg, te.name, kernel.params[-1].value, ins))
+    return cfgs[0].kind, [(cfg, render_config(te, cfg, te.name, kernel.params[-1].value, ins))
                           for cfg in cfgs]
 
 

@@ -15,7 +15,7 @@ from compiler.codegen.memory_bound import render_split_combine
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.texpr import Binary, Const, Load, TensorExpr, Var
-from compiler.passes.render import render_candidate
+from compiler.kinds import render_config
 from compiler.kinds import KINDS, construct_rtiles
 from compiler.kinds.transpose import transpose_padding
 from compiler.roller.construct import bank_conflict_ways
@@ -41,7 +41,7 @@ def configs_of(te, kind, n=3):
 def rendered(kernel, cfgs):
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    return [render_candidate(te, c, te.name, kernel.params[-1].value, ins) for c in cfgs]
+    return [render_config(te, c, te.name, kernel.params[-1].value, ins) for c in cfgs]
 
 
 def check_kind(op, arrays, attrs, kind, consts=None, tol=1e-5):
@@ -174,7 +174,7 @@ def test_fused_map_on_a_permuted_load():
     assert tv is not None and tv.staged == (Load(0, (i1, i0), f32),) and tv.A == A and tv.B == B
     cfgs = configs_of(te, "transpose")
     assert cfgs
-    ks = [render_candidate(te, c, te.name, "y", ("x0", "x1")) for c in cfgs]
+    ks = [render_config(te, c, te.name, "y", ("x0", "x1")) for c in cfgs]
     check_builds(ks)
     rng = np.random.default_rng(4)
     x, y = _a(rng, (B, A)), _a(rng, (A, B))
@@ -212,7 +212,7 @@ OPS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Reduc
 def _split_launches(kernel, cfg, ws="ws"):
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    k1 = render_candidate(te, cfg, te.name, ws, ins)
+    k1 = render_config(te, cfg, te.name, ws, ins)
     k2 = render_split_combine(te, KINDS[cfg.kind].view(te), cfg.param("split_k"), te.name + "_c", ws,
                               kernel.params[-1].value, ins)
     return k1, k2

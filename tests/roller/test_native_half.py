@@ -11,7 +11,7 @@ import pytest
 from compiler.codegen.nvrtc import build_arch, build_cubin
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
-from compiler.passes.render import render_candidate
+from compiler.kinds import render_config
 from compiler.kinds import construct_rtiles
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
@@ -50,7 +50,7 @@ def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, targ
     if target == "h100":
         assert {c.kind for c in picked} == {"tc_gemm", "wgmma_gemm"}
     ins = tuple(p.value for p in kernel.params[:-1])
-    launches = [render_candidate(kernel.expr, c, kernel.expr.name, "y", ins) for c in picked
+    launches = [render_config(kernel.expr, c, kernel.expr.name, "y", ins) for c in picked
                 if int(c.param("split_k", 1) or 1) == 1]
     assert launches
     for k in launches:

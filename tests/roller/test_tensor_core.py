@@ -19,7 +19,7 @@ from compiler.errors import CompilerError
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Constant
 from compiler.passes.precision import precision_plan
-from compiler.passes.render import render_candidate
+from compiler.kinds import render_config
 from compiler.pipeline import CompileOptions
 from compiler.kinds import construct_rtiles
 from compiler.kinds.tc_gemm import fragment_conflicts
@@ -83,10 +83,10 @@ def launches(kernel, cfg):
     ins = tuple(p.value for p in kernel.params[:-1])
     sk = cfg.param("split_k", 1)
     if sk > 1:
-        k1 = render_candidate(te, cfg, te.name, "ws", ins)
+        k1 = render_config(te, cfg, te.name, "ws", ins)
         k2 = render_splitk_reduce(te, sk, te.name + "_sk", "ws", "y", ins)
         return [(k1, list(ins) + ["ws"]), (k2, list(ins) + ["ws", "y"])]
-    return [(render_candidate(te, cfg, te.name, "y", ins), list(ins) + ["y"])]
+    return [(render_config(te, cfg, te.name, "y", ins), list(ins) + ["y"])]
 
 
 def check_builds(kernels) -> None:
@@ -286,7 +286,7 @@ def test_sm75_gets_no_cp_async_bf16_or_emulated_mma():
         cfgs = construct_rtiles(kernel.expr, get_target("t4"), 8, precision)
         assert cfgs and all(c.kind == "gemm" for c in cfgs)
         ins = tuple(p.value for p in kernel.params[:-1])
-        ks = [render_candidate(kernel.expr, c, kernel.expr.name, "y", ins) for c in cfgs[:2]]
+        ks = [render_config(kernel.expr, c, kernel.expr.name, "y", ins) for c in cfgs[:2]]
         assert not any("cp_async" in k.source or "by_mma" in k.source or "ldmatrix" in k.source for k in ks)
         module = build_host_module(ks)
         for k in ks:
