@@ -82,6 +82,8 @@ class CompileOptionsIn(BaseModel):
     input_shapes: dict[str, list[int]] = Field(default_factory=dict,
                                                description="sizes for the model's dynamic inputs")
     precision: str = "fp32"
+    disable: list[str] = Field(default_factory=list,
+                               description="techniques to switch off, to measure their effect: welder, roller, tune")
 
 
 class CompilationCreate(BaseModel):

@@ -113,7 +113,7 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
                           "tensor_maps": [{"param": m.param, "dtype": m.dtype, "dims": list(m.dims),
                                            "strides": list(m.strides), "box": list(m.box), "swizzle": m.swizzle}
                                           for m in k.tensor_maps],
-                          "arch_specific": k.arch_specific})
+                          "arch_specific": k.arch_specific, "carried": [[v, lvl] for v, lvl in k.carried]})
         elif isinstance(s, AliasStep):
             steps.append({"alias": s.dst, "src": s.src})
         elif isinstance(s, IfStep):
@@ -148,7 +148,8 @@ def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Consta
                        tensor_maps=tuple(TensorMapDecl(m["param"], m["dtype"], tuple(m["dims"]), tuple(m["strides"]),
                                                        tuple(m["box"]), m["swizzle"])
                                          for m in s.get("tensor_maps", [])),
-                       arch_specific=bool(s.get("arch_specific", False)))
+                       arch_specific=bool(s.get("arch_specific", False)),
+                       carried=tuple((v, lvl) for v, lvl in s.get("carried", [])))
             steps.append(LaunchStep(k))
         elif "alias" in s:
             steps.append(AliasStep(s["alias"], s["src"]))

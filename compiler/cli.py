@@ -30,6 +30,11 @@ def parse_shapes(items: list[str]) -> tuple:
     return tuple(shapes)
 
 
+def parse_disable(items: list[str]) -> tuple[str, ...]:
+    """--disable NAME values (repeatable, or comma-separated) as a tuple of names."""
+    return tuple(n.strip() for it in items or [] for n in it.split(",") if n.strip())
+
+
 def fail(msg: str) -> int:
     """The one-line error on stderr; returns exit status 2."""
     print(f"brickyard: error: {msg}", file=sys.stderr)
@@ -46,7 +51,8 @@ def print_table(rows: list[tuple]) -> None:
 def cmd_compile(a) -> int:
     from . import compile
     from .pipeline import CompileOptions
-    opts = CompileOptions(input_shapes=parse_shapes(a.input_shape), verify=a.verify, precision=a.precision)
+    opts = CompileOptions(input_shapes=parse_shapes(a.input_shape), verify=a.verify, precision=a.precision,
+                          disable=parse_disable(a.disable))
     t0 = time.perf_counter()
     def progress(stage, frac):
         if not a.quiet:
@@ -148,6 +154,7 @@ def new_parser(epilog: str | None = None) -> tuple[argparse.ArgumentParser, argp
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds compile, run, targets and inspect to a parser's subcommands."""
     from .passes.precision import PRECISIONS
+    from .context import SWITCHABLE
     c = sub.add_parser("compile", help="compile MODEL.onnx to an artifact")
     c.add_argument("model")
     c.add_argument("--target", default="h100")
@@ -158,6 +165,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="run the result against onnxruntime before packaging")
     c.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
+    c.add_argument("--disable", action="append", default=[], metavar="NAME",
+                   help="switch a technique off to measure its effect (repeatable or comma-separated): "
+                        + ", ".join(SWITCHABLE))
     c.add_argument("-q", "--quiet", action="store_true")
     c.set_defaults(fn=cmd_compile)
     r = sub.add_parser("run", help="run an artifact on inputs from an .npz")

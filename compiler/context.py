@@ -25,6 +25,11 @@ from .passes.precision import check_precision
 from .targets import Target
 
 
+# Techniques a compilation may switch off (`--disable NAME`), so each one's effect is measured by
+# comparison; the stage of each runs as if absent (it leaves the plan as it is).
+SWITCHABLE = ("welder", "roller", "tune")
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     """What the user may choose; part of the cache key of a compilation."""
@@ -35,11 +40,24 @@ class CompileOptions:
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
     roller: bool = True         # re-tile kernels with Roller's construction and micro-model
     tune: bool = True           # on a GPU of the target's arch: measure the top-K, keep the fastest
+    disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE), sorted
 
     def __post_init__(self):
         check_precision(self.precision)
+        names = (self.disable,) if isinstance(self.disable, str) else tuple(self.disable)
+        unknown = [n for n in names if n not in SWITCHABLE]
+        if unknown:
+            raise CompilerError(f"cannot disable {', '.join(map(repr, unknown))}: the techniques that can be "
+                                f"switched off are {', '.join(SWITCHABLE)}")
+        object.__setattr__(self, "disable", tuple(sorted(set(names))))
         if self.verify not in (None, "host", "gpu"):
             raise CompilerError(f"verify must be host, gpu or none, not {self.verify!r}")
+
+    def enabled(self, technique: str) -> bool:
+        """Whether `technique` (one of SWITCHABLE) runs in this compilation."""
+        if technique not in SWITCHABLE:
+            raise ValueError(f"{technique} is not a switchable technique")
+        return technique not in self.disable and getattr(self, technique, True) is not False
 
     @property
     def key(self) -> str:

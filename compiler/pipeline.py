@@ -11,7 +11,7 @@ Two stages are not passes and are the loop's prologue and epilogue: `import` (mo
 is no plan yet, and its result builds the context) and `package` (plan and context -> Artifact).
 `STAGES` names all of them, in order.
 
-Where the stages live: lower, precision, roller, render, memory_plan and fit in compiler/passes/
+Where the stages live: lower, precision, welder, roller, render, memory_plan and fit in compiler/passes/
 (adapted to the pass shape below); tune (on specs, before render) in compiler/tuning.py (over
 compiler/passes/tune.py); build in compiler/build.py; verify in compiler/verify.py; report.json
 and the header in compiler/report.py."""
@@ -35,6 +35,7 @@ from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
 from .passes.render import render_plan
 from .passes.roller import roller_plan
+from .passes.welder import welder_plan
 from .report import make_header, make_report
 from .targets import Target, get_target
 from .tuning import tune
@@ -65,8 +66,15 @@ def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return precision_plan(plan, ctx.options.precision)
 
 
+def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    if not ctx.options.enabled("welder"):
+        return plan, {"enabled": False}
+    plan, stats = welder_plan(plan)
+    return plan, dict(stats, enabled=True)
+
+
 def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
-    if not ctx.options.roller:
+    if not ctx.options.enabled("roller"):
         return plan, {"enabled": False}
     plan, stats = roller_plan(plan, ctx.target)
     return plan, dict(stats, enabled=True)
@@ -102,6 +110,7 @@ def _verify(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("lower", _lower),              # graph -> kernel specs, extern kernels, aliases, regions
     ("precision", _precision),      # contractions' operand precision
+    ("welder", _welder),            # fusion groups: register-level composition of producers and consumers
     ("roller", _roller),            # kind, tile configuration and top K of each spec
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from .ir.dataflow import all_types
 from .ir.plan import Plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
 from .targets import Target
@@ -18,7 +19,8 @@ def make_header(imported, target: Target, plan: Plan, options) -> dict:
             "target": {"name": target.name, "arch": target.arch}, "compiler_version": package_version(),
             "compiler_key": compiler_key(),
             "inputs": sig(plan.inputs), "outputs": sig(plan.outputs), "options": {
-                "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes}}}
+                "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes},
+                "disable": list(options.disable)}}
 
 
 def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options,
@@ -39,7 +41,8 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
                         "grid": list(k.grid), "block": list(k.block),
                         "shared_bytes": k.shared_bytes + int(b.get("static_shared", 0)),
                         "registers": int(b.get("registers", 0)), "spills": int(b.get("spills", 0)),
-                        "predicted_us": round(pred, 3), "measured_us": measured.get(k.digest)})
+                        "predicted_us": round(pred, 3), "measured_us": measured.get(k.digest),
+                        "carried": [{"value": v, "level": lvl} for v, lvl in k.carried]})
     build_info = next((r.info for r in records if r.name == "build"), {})
     return {
         "format": 1, "compiler_version": package_version(), "compiler_key": compiler_key(),
@@ -50,11 +53,37 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "kernels": kernels,
         "latency": {"predicted_us": round(total_pred, 3), "measured_us": None, "device": None},
         "launches_per_inference": len(kernels),
+        "traffic": {"dram_bytes": dram_bytes(plan),
+                    "basis": "each launch reads its input buffers and writes its outputs once; region bodies once"},
+        "fusion": _fusion(records),
         "verification": verification,
         "ops": imported.graph.op_histogram(),
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
         "tune": tuning["info"],
     }
+
+
+def dram_bytes(plan: Plan) -> int:
+    """The plan's compulsory DRAM traffic per inference: every launch reads each buffer it takes and
+    writes each it produces once (what fusion removes: an intermediate kept inside a kernel is
+    neither written nor read back). Region bodies count once."""
+    types = all_types(plan)
+    total = 0
+    for k in plan.kernels():
+        total += sum(types[p.value].nbytes for p in {p.value: p for p in k.params}.values() if p.value in types)
+    return total
+
+
+def _fusion(records) -> dict:
+    """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
+    stopped each) and the kernel counts before and after."""
+    info = next((r.info for r in records if r.name == "welder"), None)
+    if info is None:
+        return {"enabled": False, "groups": []}
+    if not info.get("enabled"):
+        return {"enabled": False, "groups": []}
+    return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
+            "groups": info["groups"]}
 
 
 def _fmt(v) -> str:
@@ -75,6 +104,15 @@ def report_html(report: dict) -> str:
         for k in report.get("kernels", []))
     stages = "".join(f"<tr><td>{e(s['name'])}</td><td>{s['seconds']:.3f}</td></tr>" for s in comp.get("stages", []))
     measured = lat.get("measured_us")
+    fusion = report.get("fusion", {})
+    groups = "".join(
+        f"<tr><td>{e(', '.join(g['ops']))}</td><td>{e(', '.join(f'{v} ({lvl})' for v, lvl in g['carried'].items()))}</td>"
+        f"<td>{e(g.get('stopped', ''))}</td></tr>" for g in fusion.get("groups", []))
+    fusion_html = (f"<h2>Fusion groups ({len(fusion.get('groups', []))}: {fusion.get('kernels_before')} kernels "
+                   f"before, {fusion.get('kernels_after')} after)</h2><table><tr><th>ops</th><th>carried (level)</th>"
+                   f"<th>stopped by</th></tr>{groups}</table>") if fusion.get("enabled") else \
+        "<h2>Fusion</h2><p>off (--disable welder)</p>"
+    traffic = report.get("traffic", {}).get("dram_bytes")
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Brickyard report: {e(report['model']['name'])}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}</style></head><body>
@@ -85,7 +123,9 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th
 <p>Latency: predicted {lat.get('predicted_us', 0):.1f} µs{'' if measured is None else f', measured {measured:.1f} µs on ' + e(str(lat.get('device')))}
 {'(times are predicted: no GPU of this kind measured them)' if measured is None else ''}.</p>
 <p>Verification: {e(str(ver.get('device')))} max relative error {ver.get('max_rel_error')}</p>
+<p>Predicted DRAM traffic per inference: {'' if traffic is None else f'{traffic:,} bytes'}</p>
 <h2>Stages</h2><table><tr><th>stage</th><th>seconds</th></tr>{stages}</table>
 <h2>Kernels ({len(report.get('kernels', []))})</h2>
 <table><tr><th>kernel</th><th>ops</th><th>grid</th><th>block</th><th>smem</th><th>regs</th><th>spills</th><th>pred µs</th><th>meas µs</th></tr>{rows}</table>
+{fusion_html}
 </body></html>"""

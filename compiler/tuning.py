@@ -14,7 +14,7 @@ from .ir.plan import Plan
 def tune(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     from .passes.tune import tune_gate, tune_plan
     target = ctx.target
-    device, why = tune_gate(target, ctx.options.tune, ctx.options.build)
+    device, why = tune_gate(target, ctx.options.enabled("tune"), ctx.options.build)
     if device is None:
         info = {"status": "skipped", "reason": why, "times": "predicted"}
         ctx.tuning = {"info": info, "measured": {}}

@@ -103,7 +103,7 @@ class Compilation(Base):
     target_spec: Mapped[dict] = mapped_column(JSON)     # the full Target fields, so the job is reproducible
     arch: Mapped[str] = mapped_column(String(20))
     queue: Mapped[str] = mapped_column(String(20))
-    options: Mapped[dict] = mapped_column(JSON)         # {input_shapes: {name: [dims]}, precision}
+    options: Mapped[dict] = mapped_column(JSON)         # {input_shapes: {name: [dims]}, precision, disable}
     dedup_key: Mapped[str] = mapped_column(String(64), index=True)
     compiler_version: Mapped[str] = mapped_column(String(40))
     state: Mapped[str] = mapped_column(String(12), index=True, default="queued")

@@ -67,6 +67,7 @@ class Kernel:
     config: tuple[tuple[str, Any], ...] = ()
     tensor_maps: tuple[TensorMapDecl, ...] = ()
     arch_specific: bool = False          # needs the arch-specific target (sm_90a: wgmma)
+    carried: tuple[tuple[str, str], ...] = ()   # values its fused stages pass inside it, and their level
     expr: TensorExpr | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property

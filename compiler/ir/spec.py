@@ -15,6 +15,7 @@ import functools
 from dataclasses import dataclass
 from enum import Enum
 
+from .compose import NotComposable, compose
 from .graph import _fields_key
 from .kernel import Kernel
 from .texpr import TensorExpr
@@ -81,12 +82,34 @@ class KernelSpec:
         """The kernel's name prefix: its last stage's expression."""
         return self.stages[-1].expr.name
 
+    @functools.cached_property
+    def stage(self) -> Stage:
+        """The spec as one stage: its only stage, or its stages composed when every carried value is
+        in registers (ir/compose.py); ValueError (NotComposable) when a value is carried in shared
+        or global memory, or the stages do not compose."""
+        if len(self.stages) == 1:
+            return self.stages[0]
+        if set(self.written) != {self.stages[-1].output}:
+            raise NotComposable(f"spec {self.name} writes {', '.join(self.written)}, not only its last stage's value")
+        deeper = [v for v, lvl in self.carried if lvl is not Level.REGISTER]
+        if deeper:
+            raise NotComposable(f"spec {self.name} carries {', '.join(deeper)} beyond registers")
+        te, inputs = compose(self.stages, {v for v, _ in self.carried})
+        return Stage(te, inputs, self.stages[-1].output)
+
+    @property
+    def composable(self) -> bool:
+        """Whether the spec is one tensor expression (one stage, or register-carried stages that compose)."""
+        try:
+            self.stage
+        except NotComposable:
+            return False
+        return True
+
     @property
     def expr(self) -> TensorExpr:
-        """The tensor expression of a one-stage spec."""
-        if len(self.stages) != 1:
-            raise ValueError(f"spec {self.name} has {len(self.stages)} stages")
-        return self.stages[0].expr
+        """The spec's one tensor expression (`stage`'s)."""
+        return self.stage.expr
 
     @property
     def written(self) -> tuple[str, ...]:

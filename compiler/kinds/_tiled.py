@@ -26,8 +26,8 @@ def one_stage(spec, view: Callable, what: str) -> str | None:
     """None when `spec` is one stage that `view` sees, else why the kind does not apply."""
     if not isinstance(spec, KernelSpec):
         return "a hand-written kernel"
-    if len(spec.stages) != 1:
-        return f"{len(spec.stages)} stages (a tiled kind renders one)"
+    if not spec.composable:
+        return f"{len(spec.stages)} stages that are not one expression (a tiled kind renders one)"
     return None if view(spec.expr) is not None else what
 
 
@@ -36,7 +36,7 @@ def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderC
     """The launches of a one-stage spec whose configuration this kind chose."""
     if target is None:
         raise ValueError(f"spec {spec.name} of kind {spec.kind}: rendering it needs the target")
-    stage = spec.stages[0]
+    stage = spec.stage
     te, ins, out = stage.expr, stage.inputs, stage.output
     best, configs, precision = spec.config, spec.candidates, spec.precision
     kind = best.kind

@@ -6,6 +6,8 @@ untiled kind that applies (naive for one stage, stitched_naive for several, exte
 hand-written kernel). The launch record (`Kernel`) is made only here."""
 from __future__ import annotations
 
+import dataclasses
+
 from ..ir.dataflow import rewrite
 from ..ir.kernel import Kernel
 from ..ir.plan import ComputeStep, LaunchStep, Plan
@@ -22,7 +24,7 @@ def render_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
         if not isinstance(step, ComputeStep):
             return step
         kind = kind_for(step.spec)
-        kernels = kind.render(step.spec, target)
+        kernels = _with_carried(step.spec, kind.render(step.spec, target))
         stats["launches"] += len(kernels)
         stats["kinds"][kind.NAME] = stats["kinds"].get(kind.NAME, 0) + len(kernels)
         return [LaunchStep(k) for k in kernels]
@@ -39,4 +41,10 @@ def render_step(step, target: Target | None = None) -> list:
 
 def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None) -> list[Kernel]:
     """The launches of one spec, in order (`target` is needed only by a tiled spec's prediction)."""
-    return kind_for(spec).render(spec, target)
+    return _with_carried(spec, kind_for(spec).render(spec, target))
+
+
+def _with_carried(spec, kernels: list[Kernel]) -> list[Kernel]:
+    """The launches with the values their spec's stages carry (a fused spec's), for the report."""
+    carried = tuple((v, lvl.value) for v, lvl in getattr(spec, "carried", ()))
+    return [dataclasses.replace(k, carried=carried) for k in kernels] if carried else kernels

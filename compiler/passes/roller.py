@@ -38,7 +38,7 @@ def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, memo
               stats: dict | None = None, types: dict | None = None) -> KernelSpec:
     """`spec` with its kind, configuration and top-K candidates (as it is when no tiled kind applies);
     a split configuration's workspace is added to `types`."""
-    if len(spec.stages) != 1 or spec.kind is not None:
+    if spec.kind is not None or not spec.composable:
         return spec
     te = spec.expr
     precision = spec.precision
@@ -60,7 +60,7 @@ def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, memo
         stats["kinds"][best.kind] = stats["kinds"].get(best.kind, 0) + 1
     workspace = ""
     if int(best.param("split_k", 1) or 1) > 1:
-        out = spec.stages[0].output
+        out = spec.stage.output
         workspace, n = f"{out}.splitk", 1
         while workspace in types:
             workspace, n = f"{out}.splitk{n}", n + 1

@@ -298,9 +298,9 @@ def _measurable(spec, types: dict) -> bool:
     output (so that the tuner's buffers, made from the expression, are the right size): not true
     of a split configuration (whose first launch writes a workspace), of a multi-stage spec, nor
     of a hand-written kernel."""
-    if not isinstance(spec, KernelSpec) or len(spec.stages) != 1 or spec.workspace:
+    if not isinstance(spec, KernelSpec) or not spec.composable or spec.workspace:
         return False
-    stage = spec.stages[0]
+    stage = spec.stage
     te = stage.expr
     for value, t in zip((*stage.inputs, stage.output), (*te.inputs, te.output)):
         have = types.get(value)

@@ -94,10 +94,13 @@ def test_the_render_stage_picks_the_untiled_kind_that_applies():
     assert not dict(k.config)["schedule"].startswith("roller_")
     extern = ExternSpec(ADD)
     assert kind_for(extern) is KINDS["extern"] and render_spec(extern) == [ADD]
-    # two stages: ADD's output carried in registers into a row sum
-    two = KernelSpec(stages=(spec.stages[0], Stage(ROW_SUM.expr, (spec.stages[0].output,), "s")),
-                     carried=((spec.stages[0].output, Level.REGISTER),))
-    assert naive.applies(two) is not None
-    assert kind_for(two) is stitched_naive
+    # two stages: ADD's output carried in registers into a row sum is one composed expression (naive);
+    # carried in shared memory it is not, and the stitched reference kind takes it
+    stages = (spec.stages[0], Stage(ROW_SUM.expr, (spec.stages[0].output,), "s"))
+    two = KernelSpec(stages=stages, carried=((spec.stages[0].output, Level.REGISTER),))
+    assert naive.applies(two) is None and kind_for(two) is naive and two.expr.reduce is not None
+    staged = KernelSpec(stages=stages, carried=((spec.stages[0].output, Level.SHARED),))
+    assert naive.applies(staged) is not None
+    assert kind_for(staged) is stitched_naive
     with pytest.raises(ValueError, match="unknown kernel kind 'tile_graph'"):
         kind_for(KernelSpec(stages=spec.stages, kind="tile_graph"))

@@ -39,7 +39,7 @@ def _context(model: bytes, options: CompileOptions) -> CompileContext:
 
 
 def test_the_table_lists_the_stages_between_import_and_package():
-    assert STAGES == ("import", "lower", "precision", "roller", "tune", "render", "build", "memory_plan", "fit",
+    assert STAGES == ("import", "lower", "precision", "welder", "roller", "tune", "render", "build", "memory_plan", "fit",
                       "verify", "package")
     assert tuple(name for name, _ in PASSES) == STAGES[1:-1]
     assert all(callable(run) for _, run in PASSES)
@@ -63,15 +63,18 @@ def test_every_pass_takes_the_plan_and_context_and_returns_a_plan_and_its_record
         if name == "lower":
             assert len(plan.specs()) == 3 and not plan.kernels()
             assert records[name] == {"kernels": 3}
+        if name == "welder":   # matmul, bias and relu: one register-level group
+            assert len(plan.specs()) == 1 and records[name]["kernels_after"] == 1
+            assert records[name]["groups"][0]["carried"] == {"m": "register", "a": "register"}
         if name == "tune":    # skipped (build=false): the specs go to render as roller left them
             assert plan is before and plan.specs()
         if name == "render":
             assert not plan.specs() and all(isinstance(s, LaunchStep) for s in plan.steps)
             assert not any(isinstance(s, ComputeStep) for s in plan.steps)
     kernels = {k.digest for k in plan.kernels()}
-    assert len(kernels) == 3
+    assert len(kernels) == 1
     # what the passes left on the context besides the plan
-    assert ctx.builds == {} and records["build"] == {"hits": 0, "misses": 0, "kernels": 3}
+    assert ctx.builds == {} and records["build"] == {"hits": 0, "misses": 0, "kernels": 1}
     assert ctx.tuning["info"]["status"] == "skipped" and ctx.tuning["measured"] == {}
     assert records["tune"] == ctx.tuning["info"]
     assert plan.arena_bytes > 0 and ctx.memory is records["fit"]
@@ -116,8 +119,8 @@ def test_the_ir_check_runs_after_a_pass_that_changes_the_plan(monkeypatch):
     table = tuple((name, reversed_steps if name == "memory_plan" else run) for name, run in PASSES)
     monkeypatch.setattr(pipeline, "PASSES", table)
     monkeypatch.setattr(pipeline, "CHECK_IR", True)
-    with pytest.raises(VerifyError, match="before it is defined"):
-        compile(_model(), "h100", CompileOptions(build=False))
+    with pytest.raises(VerifyError, match="before it is defined"):   # unfused: three launches to reverse
+        compile(_model(), "h100", CompileOptions(build=False, disable=("welder",)))
     monkeypatch.setattr(pipeline, "CHECK_IR", False)
-    art = compile(_model(), "h100", CompileOptions(build=False))   # unchecked, the broken plan goes through
+    art = compile(_model(), "h100", CompileOptions(build=False, disable=("welder",)))   # unchecked, the broken plan goes through
     assert [k.entry.split("_")[0] for k in art.plan.kernels()] == ["relu", "add", "matmul"]

@@ -29,7 +29,9 @@ def test_bert_with_roller(models_dir):
     assert stages["roller"] < 10.0 and seconds < 120.0, stages
     schedules = [k["config"].get("schedule") for k in rep["kernels"]]
     assert schedules.count("roller_gemm") >= 8          # every MatMul of the two layers is tiled
-    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.8 * len(schedules)
+    # every kernel but the hand-written row kernels (layer norm, softmax) is tiled
+    assert all(str(s).startswith(("roller_", "row_")) for s in schedules), schedules
+    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.7 * len(schedules)
     for k in rep["kernels"]:
         assert k["registers"] > 0 and k["spills"] == 0 and k["predicted_us"] > 0
         if str(k["config"].get("schedule")).startswith("roller_"):

@@ -363,7 +363,9 @@ def test_bert_in_reduced_precision(models_dir, precision):
     stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
     assert stages["precision"] < 2.0 and stages["roller"] < 10.0, stages
     tc = [k for k in rep["kernels"] if k["config"].get("schedule") == "roller_tc_gemm"]
-    assert len(tc) >= 8
+    # the output and FFN projections at least (2 layers x 3); the Q/K/V projections, fused with their
+    # bias, head transpose and scale, are a near tie between mma.sync and SIMT tiles in the model
+    assert len(tc) >= 6
     if build:
         assert all(k["registers"] > 0 and k["spills"] == 0 for k in rep["kernels"])
         v = rep["verification"]

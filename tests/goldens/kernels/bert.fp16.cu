@@ -1,80 +1,34 @@
 // golden: bert.onnx h100 fp16
-// 72 launches, 22 distinct kernels
-// launch 0: gather_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long out:float]
-// launch 1: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 2: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 3: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 4: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 5: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 6: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 7: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 8: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 9: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 10: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 11: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 12: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 13: transpose_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 14: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 15: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 16: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 17: add_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// 26 launches, 12 distinct kernels
+// launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
+// launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 2: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 3: matmul_k1 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 4: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 5: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 6: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 7: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 8: matmul_k4 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 9: matmul_k5 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 10: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 11: matmul_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 12: matmul_k7 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 13: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 14: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 15: matmul_k1 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 16: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 17: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
 // launch 18: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 19: isnan_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:bool]
-// launch 20: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[bool float out:float]
-// launch 21: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 22: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 23: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 24: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 25: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 26: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 27: matmul_k2 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 28: add_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 29: div_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 30: erf_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 31: add_k4 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 32: mul_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 33: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 34: matmul_k3 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 35: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 36: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 37: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 38: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 39: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 40: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 41: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 42: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 43: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 44: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 45: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 46: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 47: transpose_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 48: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 49: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 50: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 51: add_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 52: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 53: isnan_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:bool]
-// launch 54: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[bool float out:float]
-// launch 55: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 56: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 57: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 58: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 59: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 60: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 61: matmul_k2 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 62: add_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 63: div_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 64: erf_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 65: add_k4 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 66: mul_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 67: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 68: matmul_k3 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 69: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 70: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 71: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 19: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 20: matmul_k4 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 21: matmul_k5 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 22: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 23: matmul_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 24: matmul_k7 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 25: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
-// ===== gather_k0 =====
-BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== add_k0 =====
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -85,52 +39,12 @@ BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __
       const int i2 = by_rem % 128; by_rem /= 128;
       const int i1 = by_rem;
       const long long t0 = in1[(i0)*64 + (i1)];
-      out[(i1)*128 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)]);
+      out[(i1)*128 + (i2)] = (float)(((in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)] + in2[(i0)*8192 + (i1)*128 + (i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  gather_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)((in0[(i0)*8192 + (i1)*128 + (i2)] + in1[(i0)*8192 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  add_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== row_layernorm_k0 =====
@@ -169,7 +83,519 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 4) * 32; by_blk /= 4;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 4096;
+      for (int c = tid; c < 2048; c += 256) {
+        const int o = c / 32, ii = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_n0 + ii;
+        float v = 0.0f;
+        {
+          int by_rm = gr;
+          const int i3 = by_rm % 64; by_rm /= 64;
+          const int i1 = by_rm;
+          const int r0 = gk;
+          v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 8192;
+      const unsigned char* const bs = by_sb + (0) * 4096;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i2 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 64; by_en /= 64;
+        const int i1 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
+      }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 4) * 32; by_blk /= 4;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 4096;
+      for (int c = tid; c < 2048; c += 256) {
+        const int o = c / 32, ii = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_n0 + ii;
+        float v = 0.0f;
+        {
+          int by_rm = gr;
+          const int i3 = by_rm % 64; by_rm /= 64;
+          const int i1 = by_rm;
+          const int r0 = gk;
+          v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 8192;
+      const unsigned char* const bs = by_sb + (0) * 4096;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i2 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 64; by_en /= 64;
+        const int i1 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+      }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 4096;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_m0 = (by_blk % 4) * 32; by_blk /= 4;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: generic, k x rows
+      unsigned char* const dst = by_sa + stage * 4096;
+      for (int c = tid; c < 2048; c += 256) {
+        const int o = c / 32, ii = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_m0 + ii;
+        float v = 0.0f;
+        {
+          int by_rm = gr;
+          const int i2 = by_rm % 64; by_rm /= 64;
+          const int i1 = by_rm;
+          const int r0 = gk;
+          v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: vector, rows x k
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_n0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 4096;
+      const unsigned char* const bs = by_sb + (0) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4_trans(a[mi], as + by_swizzle_64b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_128b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        int by_em = gm;
+        const int i2 = by_em % 64; by_em /= 64;
+        const int i1 = by_em;
+        const int i3 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+      }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k3 =====
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  const int i1 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)])))));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
+    }
+  }
+}
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== row_softmax_k0 =====
+BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = v + o;
+  }
+  (void)part;
+  return v;
+}
+BY_DEVICE float row_softmax_k0_max(float v, float* part) {
+  for (int d = 16; d > 0; d >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = by_max(v, o);
+  }
+  (void)part;
+  return v;
+}
+BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
+  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
+  if (row >= 128ll) return;  // the whole warp leaves together
+  const int tid = threadIdx.x & 31;
+  const int nthreads = 32;
+  float* part = 0;
+  const float* xr = x + row * 64ll;
+  float* yr = y + row * 64ll;
+  float m = (-by_inf_f());
+  for (long long j = tid; j < 64ll; j += nthreads) m = by_max(m, ((float)xr[j]));
+  m = row_softmax_k0_max(m, part);
+  float s = 0.0f;
+  for (long long j = tid; j < 64ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
+  s = row_softmax_k0_sum(s, part);
+  for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
+}
+BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
+  row_softmax_k0_body(x, y, by_this_block());
+}
+
+// ===== where_k0 =====
+BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      const float t0 = in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(128) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  where_k0_body(in0, out, by_this_block());
+}
+
+// ===== matmul_k4 =====
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  const int i2 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i2)*4096 + (i1)*64 + (r0)])))));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in1[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
+    }
+  }
+}
+BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, out, by_this_block());
+}
+
+// ===== matmul_k5 =====
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -259,390 +685,15 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
         const int i1 = gm;
         const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*128 + (i2)] = (float)(acc);
+        out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)((in0[(i0)*8192 + (i1)*128 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== transpose_k0 =====
-BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i2)*128 + (i1)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(in0[(i0)*8192 + (i2)*128 + (i1)*64 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k0_body(in0, out, by_this_block());
-}
-
-// ===== transpose_k1 =====
-BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      int by_rem = lin;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem % 64; by_rem /= 64;
-      const int i0 = by_rem;
-      out[(i0)*4096 + (i1)*64 + (i2)] = (float)(in0[(i0)*4096 + (i2)*64 + (i1)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k1_body(in0, out, by_this_block());
-}
-
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*4096 + (i2)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] * 0.3535533845424652f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)])))));
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)])))));
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(acc);
-    }
-  }
-}
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k2 =====
-BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*4096 + (i2)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + ((0ll))*4096 + (i2)*64 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] + in1[(i0)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== row_softmax_k0 =====
-BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE float row_softmax_k0_max(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = by_max(v, o);
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 128ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 64ll;
-  float* yr = y + row * 64ll;
-  float m = (-by_inf_f());
-  for (long long j = tid; j < 64ll; j += nthreads) m = by_max(m, ((float)xr[j]));
-  m = row_softmax_k0_max(m, part);
-  float s = 0.0f;
-  for (long long j = tid; j < 64ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
-  s = row_softmax_k0_sum(s, part);
-  for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
-}
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  row_softmax_k0_body(x, y, by_this_block());
-}
-
-// ===== isnan_k0 =====
-BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (bool)(by_isnan(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  isnan_k0_body(in0, out, by_this_block());
-}
-
-// ===== where_k0 =====
-BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] ? 0.0f : in1[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  where_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== transpose_k2 =====
-BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i2)*4096 + (i1)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)*64 + (i3)] = (float)(in0[(i0)*8192 + (i2)*4096 + (i1)*64 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k2_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k6 =====
+BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -732,129 +783,16 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __re
         const int i1 = gm;
         const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*512 + (i2)] = (float)(acc);
+        const float t0 = (acc + in2[(i2)]);
+        out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k6_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k3 =====
-BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k3_body(in0, in1, out, by_this_block());
-}
-
-// ===== div_k0 =====
-BY_DEVICE void div_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] / 1.4142135381698608f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  div_k0_body(in0, out, by_this_block());
-}
-
-// ===== erf_k0 =====
-BY_DEVICE void erf_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)(by_erf(in0[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  erf_k0_body(in0, out, by_this_block());
-}
-
-// ===== add_k4 =====
-BY_DEVICE void add_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] + 1.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
-  add_k4_body(in0, out, by_this_block());
-}
-
-// ===== mul_k1 =====
-BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((0.5f * in0[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k1_body(in0, out, by_this_block());
-}
-
-// ===== mul_k2 =====
-BY_DEVICE void mul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * in1[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k7 =====
+BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -944,9 +882,9 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __re
         const int i1 = gm;
         const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*128 + (i2)] = (float)(acc);
+        out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k7_body(in0, in1, in2, in3, out, by_this_block());
 }

@@ -1,25 +1,17 @@
 // golden: branchy.onnx h100 fp16
-// 8 launches, 6 distinct kernels
-// launch 0: reducemean_k0 grid=[1, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:float]
-// launch 1: greater_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
-// launch 2: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 3: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 4: relu_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 5: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 6: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 7: tanh_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// 3 launches, 3 distinct kernels
+// launch 0: reducemean_k0 grid=[1, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:bool]
+// launch 1: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 2: matmul_k1 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
 
 // ===== reducemean_k0 =====
-BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 1024;
   const int row = (int)by_block.idx.x * 1 + tid / 1024;
   const bool active = row < 1;
   float by_racc = 0;
-  const int i0 = 0;
-  const int i1 = 0;
-  const int i2 = 0;
   const int rowc = active ? row : 0;
   if (active) for (int k = lane; k < 8192; k += 1024) {
     int by_rk = k;
@@ -49,30 +41,15 @@ BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restri
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[0] = (float)((acc / 8192.0f));
+    out[0] = (bool)(((acc / 8192.0f) > 0.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ in0, bool* __restrict__ out) {
   reducemean_k0_body(in0, out, by_this_block());
 }
 
-// ===== greater_k0 =====
-BY_DEVICE void greater_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      out[0] = (bool)((in0[0] > 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) greater_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  greater_k0_body(in0, out, by_this_block());
-}
-
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -162,125 +139,107 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
         const int i1 = gm;
         const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*128 + (i2)] = (float)(acc);
+        out[(i1)*128 + (i2)] = (float)(by_max((acc + in2[(i2)]), 0.0f));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (i0)*8192 + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)((in0[(i0)*8192 + (i1)*128 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== relu_k0 =====
-BY_DEVICE void relu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*128 + (gr)) : (const void*)in1, nb);
       }
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(by_max(in0[(i0)*8192 + (i1)*128 + (i2)], 0.0f));
-    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
   }
-}
-BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k0_body(in0, out, by_this_block());
-}
-
-// ===== tanh_k0 =====
-BY_DEVICE void tanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_tanh(by_e0[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(by_tanh(in0[(i0)*8192 + (i1)*128 + (i2)]));
-    }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        const int i2 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*128 + (i2)] = (float)(by_tanh((acc + in2[(i2)])));
+      }
 }
-BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  tanh_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }

@@ -1182,50 +1182,11 @@ BY_KERNEL void __launch_bounds__(128) conv_k0(const float* __restrict__ in0, con
 }
 
 // golden: test_basic_deform_conv_with_padding h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: deform_conv_sample_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 1: deform_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-
-// ===== deform_conv_sample_k0 =====
-BY_DEVICE void deform_conv_sample_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 64; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 64) break;
-      const int i0 = 0;
-      const int i1 = 0;
-      int by_rem = lin;
-      const int i4 = by_rem % 4; by_rem /= 4;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem;
-      const int t0 = (((i1 * (4ll)) + i2) * (2ll));
-      const float t1 = (((float)(((i3 - (1ll)) + (i2 / (2ll))))) + in1[(i0)*128 + (t0)*16 + (i3)*4 + (i4)]);
-      const float t2 = by_floor(t1);
-      const long long t3 = ((long long)(t2));
-      const bool t4 = ((t3 >= (0ll)) && (t3 < (3ll)));
-      const float t5 = (((float)(((i4 - (1ll)) + (i2 % (2ll))))) + in1[(i0)*128 + ((t0 + (1ll)))*16 + (i3)*4 + (i4)]);
-      const float t6 = by_floor(t5);
-      const long long t7 = ((long long)(t6));
-      const bool t8 = ((t7 >= (0ll)) && (t7 < (3ll)));
-      const float t9 = (t1 - t2);
-      const float t10 = (1.0f - t9);
-      const float t11 = (t5 - t6);
-      const float t12 = (1.0f - t11);
-      const long long t13 = (t7 + (1ll));
-      const bool t14 = ((t13 >= (0ll)) && (t13 < (3ll)));
-      const long long t15 = (t3 + (1ll));
-      const bool t16 = ((t15 >= (0ll)) && (t15 < (3ll)));
-      out[(i2)*16 + (i3)*4 + (i4)] = (float)(((((((t4 && t8) ? in0[(i0)*9 + (i1)*9 + (t3)*3 + (t7)] : 0.0f) * (t10 * t12)) + (((t4 && t14) ? in0[(i0)*9 + (i1)*9 + (t3)*3 + (t13)] : 0.0f) * (t10 * t11))) + (((t16 && t8) ? in0[(i0)*9 + (i1)*9 + (t15)*3 + (t7)] : 0.0f) * (t9 * t12))) + (((t16 && t14) ? in0[(i0)*9 + (i1)*9 + (t15)*3 + (t13)] : 0.0f) * (t9 * t11))));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) deform_conv_sample_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  deform_conv_sample_k0_body(in0, in1, out, by_this_block());
-}
+// 1 launches, 1 distinct kernels
+// launch 0: deform_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== deform_conv_k0 =====
-BY_DEVICE void deform_conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void deform_conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
   const int row = (int)by_block.idx.x * 256 + tid / 1;
@@ -1242,7 +1203,25 @@ BY_DEVICE void deform_conv_k0_body(const float* __restrict__ in0, const float* _
     const int r2 = by_rk % 2; by_rk /= 2;
     const int r1 = by_rk % 2; by_rk /= 2;
     const int r0 = by_rk;
-    const float v = (in0[(i0)*64 + (r0)*64 + (((r1 * (2ll)) + r2))*16 + (i2)*4 + (i3)] * in1[(i1)*4 + (r0)*4 + (r1)*2 + (r2)]);
+    const int t0 = ((r1 * (2ll)) + r2);
+    const int t1 = (((r0 * (4ll)) + t0) * (2ll));
+    const float t2 = (((float)(((i2 - (1ll)) + (t0 / (2ll))))) + in1[(i0)*128 + (t1)*16 + (i2)*4 + (i3)]);
+    const float t3 = by_floor(t2);
+    const long long t4 = ((long long)(t3));
+    const bool t5 = ((t4 >= (0ll)) && (t4 < (3ll)));
+    const float t6 = (((float)(((i3 - (1ll)) + (t0 % (2ll))))) + in1[(i0)*128 + ((t1 + (1ll)))*16 + (i2)*4 + (i3)]);
+    const float t7 = by_floor(t6);
+    const long long t8 = ((long long)(t7));
+    const bool t9 = ((t8 >= (0ll)) && (t8 < (3ll)));
+    const float t10 = (t2 - t3);
+    const float t11 = (1.0f - t10);
+    const float t12 = (t6 - t7);
+    const float t13 = (1.0f - t12);
+    const long long t14 = (t8 + (1ll));
+    const bool t15 = ((t14 >= (0ll)) && (t14 < (3ll)));
+    const long long t16 = (t4 + (1ll));
+    const bool t17 = ((t16 >= (0ll)) && (t16 < (3ll)));
+    const float v = (((((((t5 && t9) ? in0[(i0)*9 + (r0)*9 + (t4)*3 + (t8)] : 0.0f) * (t11 * t13)) + (((t5 && t15) ? in0[(i0)*9 + (r0)*9 + (t4)*3 + (t14)] : 0.0f) * (t11 * t12))) + (((t17 && t9) ? in0[(i0)*9 + (r0)*9 + (t16)*3 + (t8)] : 0.0f) * (t10 * t13))) + (((t17 && t15) ? in0[(i0)*9 + (r0)*9 + (t16)*3 + (t14)] : 0.0f) * (t10 * t12))) * in2[(i1)*4 + (r0)*4 + (r1)*2 + (r2)]);
     by_racc = by_racc + v;
   }
   if (active && lane == 0) {
@@ -1250,8 +1229,8 @@ BY_DEVICE void deform_conv_k0_body(const float* __restrict__ in0, const float* _
     out[(i2)*4 + (i3)] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) deform_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  deform_conv_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) deform_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  deform_conv_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // golden: test_batchnorm_epsilon h100 fp32
@@ -3179,48 +3158,14 @@ BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, floa
 }
 
 // golden: test_elu_default_expanded_ver18 h100 fp32
-// 8 launches, 7 distinct kernels
-// launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 1: castlike_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 2: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 3: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:bool]
-// launch 4: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 6: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 7: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool float float out:float]
-
-// ===== castlike_k0 =====
-BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      out[0] = (float)(1.0f);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
-  castlike_k0_body(out, by_this_block());
-}
-
-// ===== castlike_k1 =====
-BY_DEVICE void castlike_k1_body(float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      out[0] = (float)(0.0f);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
-  castlike_k1_body(out, by_this_block());
-}
+// 4 launches, 4 distinct kernels
+// launch 0: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
+// launch 1: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 2: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 3: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float bool float out:float]
 
 // ===== less_k0 =====
-BY_DEVICE void less_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void less_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -3230,12 +3175,12 @@ BY_DEVICE void less_k0_body(const float* __restrict__ in0, const float* __restri
       const int i2 = by_rem % 5; by_rem /= 5;
       const int i1 = by_rem % 4; by_rem /= 4;
       const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] < in1[0]));
+      out[(i0)*20 + (i1)*5 + (i2)] = (bool)((in0[(i0)*20 + (i1)*5 + (i2)] < 0.0f));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, const float* __restrict__ in1, bool* __restrict__ out) {
-  less_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, bool* __restrict__ out) {
+  less_k0_body(in0, out, by_this_block());
 }
 
 // ===== exp_k0 =====
@@ -3335,7 +3280,7 @@ BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, floa
 }
 
 // ===== sub_k0 =====
-BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void sub_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
   const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
   const int by_step = (int)by_block.grid.x * 512;
@@ -3350,12 +3295,11 @@ BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restric
         const int i0 = by_rem;
         const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
         const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in1[0];
         uint4 by_o;
         float* const by_oe = reinterpret_cast<float*>(&by_o);
         #pragma unroll
         for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+          by_oe[by_j] = (float)((by_e0[by_j] - 1.0f));
         }
         by_st_global_b128(out + by_lin, by_o);
       }
@@ -3369,12 +3313,11 @@ BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restric
           const int i0 = by_rem;
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+            by_oe[by_j] = (float)((by_e0[by_j] - 1.0f));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -3389,12 +3332,11 @@ BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restric
           const int i0 = by_rem;
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+            by_oe[by_j] = (float)((by_e0[by_j] - 1.0f));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -3409,12 +3351,11 @@ BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restric
           const int i0 = by_rem;
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
+            by_oe[by_j] = (float)((by_e0[by_j] - 1.0f));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -3426,116 +3367,16 @@ BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restric
       const int i2 = by_rem % 5; by_rem /= 5;
       const int i1 = by_rem % 4; by_rem /= 4;
       const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] - in1[0]));
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] - 1.0f));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  sub_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in0[0];
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in0[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in0[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in1 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in0[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_s0 * by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[0] * in1[(i0)*20 + (i1)*5 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sub_k0_body(in0, out, by_this_block());
 }
 
 // ===== where_k0 =====
-BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void where_k0_body(const float* __restrict__ in0, const bool* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -3545,11 +3386,11 @@ BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restri
       const int i2 = by_rem % 5; by_rem /= 5;
       const int i1 = by_rem % 4; by_rem /= 4;
       const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] ? in1[(i0)*20 + (i1)*5 + (i2)] : in2[(i0)*20 + (i1)*5 + (i2)]));
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in1[(i0)*20 + (i1)*5 + (i2)] ? (1.0f * in0[(i0)*20 + (i1)*5 + (i2)]) : in2[(i0)*20 + (i1)*5 + (i2)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(512) where_k0(const float* __restrict__ in0, const bool* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   where_k0_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -3809,115 +3650,12 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
 // refused: unsupported_op
 
 // golden: test_flexattention_causal_mask_expanded_ver26 h100 fp32
-// 10 launches, 8 distinct kernels
-// launch 0: expand_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 1: expand_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 2: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 3: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 4: transpose_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 5: matmul_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 6: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 7: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[bool float out:float]
-// launch 8: row_softmax_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 9: matmul_k1 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float out:float]
-
-// ===== expand_k0 =====
-BY_DEVICE void expand_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  const int i2 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i4 = by_rem % 8; by_rem /= 8;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 16) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i4 = by_rem % 8; by_rem /= 8;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 16) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i4 = by_rem % 8; by_rem /= 8;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 16) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i4 = by_rem % 8; by_rem /= 8;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 64; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i4 = by_rem % 8; by_rem /= 8;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*32 + (i3)*8 + (i4)] = (float)(in0[(i0)*64 + (i1)*32 + (i2)*32 + (i3)*8 + (i4)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) expand_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  expand_k0_body(in0, out, by_this_block());
-}
+// 5 launches, 5 distinct kernels
+// launch 0: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 1: transpose_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 2: matmul_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=384 params=[float float bool out:float]
+// launch 3: row_softmax_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 4: matmul_k1 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float out:float]
 
 // ===== mul_k0 =====
 BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -4028,7 +3766,7 @@ BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restric
       const int i3 = by_rem % 4; by_rem /= 4;
       const int i2 = by_rem % 8; by_rem /= 8;
       const int i1 = by_rem;
-      out[(i1)*32 + (i2)*4 + (i3)] = (float)(in0[(i0)*64 + (i1)*32 + (i3)*8 + (i2)]);
+      out[(i1)*32 + (i2)*4 + (i3)] = (float)((in0[(i1)*32 + (i3)*8 + (i2)] * 0.5946035385131836f));
     }
   }
 }
@@ -4037,7 +3775,7 @@ BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0
 }
 
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -4106,129 +3844,12 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       if (gn >= 4) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(acc);
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in2[(i0)*16 + (i2)*4 + (i3)] ? acc : (-by_inf_f())));
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== cast_k0 =====
-BY_DEVICE void cast_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 8; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 8) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 8) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 8) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*32 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 32; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(in0[(i0)*32 + (i1)*16 + (i2)*4 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  cast_k0_body(in0, out, by_this_block());
-}
-
-// ===== where_k0 =====
-BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 32; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 32) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*16 + (i2)*4 + (i3)] ? in1[(i0)*32 + (i1)*16 + (i2)*4 + (i3)] : (-by_inf_f())));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  where_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== row_softmax_k0 =====
@@ -4296,7 +3917,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
       {
         const int i2 = gr;
         const int r0 = gk;
-        v = in0[(i0)*32 + (i1)*16 + (i2)*4 + (r0)];
+        v = in1[(i0)*32 + (i1)*16 + (i2)*4 + (r0)];
       }
       by_as[(0) * 16 + kk * 4 + rr] = v;
     }
@@ -4307,7 +3928,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
       {
         const int i3 = gr;
         const int r0 = gk;
-        v = in1[(i0)*64 + (i1)*32 + (r0)*8 + (i3)];
+        v = in0[(i1)*32 + (r0)*8 + (i3)];
       }
       by_bs[(0) * 32 + kk * 8 + rr] = v;
     }
@@ -5106,15 +4727,11 @@ BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ i
 }
 
 // golden: test_hardsigmoid_default_expanded_ver18 h100 fp32
-// 8 launches, 8 distinct kernels
+// 4 launches, 4 distinct kernels
 // launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
 // launch 1: castlike_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
 // launch 2: castlike_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 3: castlike_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 4: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 5: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 6: min_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 7: max_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 3: max_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float out:float]
 
 // ===== castlike_k0 =====
 BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by_block) {
@@ -5123,7 +4740,7 @@ BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
       if (lin >= 1) break;
-      out[0] = (float)(0.20000000298023224f);
+      out[0] = (float)(0.5f);
     }
   }
 }
@@ -5138,7 +4755,7 @@ BY_DEVICE void castlike_k1_body(float* __restrict__ out, const by_block_index by
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
       if (lin >= 1) break;
-      out[0] = (float)(0.5f);
+      out[0] = (float)(0.0f);
     }
   }
 }
@@ -5153,7 +4770,7 @@ BY_DEVICE void castlike_k2_body(float* __restrict__ out, const by_block_index by
     for (int u = 0; u < 1; ++u) {
       const int lin = base + u * 512;
       if (lin >= 1) break;
-      out[0] = (float)(0.0f);
+      out[0] = (float)(1.0f);
     }
   }
 }
@@ -5161,323 +4778,8 @@ BY_KERNEL void __launch_bounds__(512) castlike_k2(float* __restrict__ out) {
   castlike_k2_body(out, by_this_block());
 }
 
-// ===== castlike_k3 =====
-BY_DEVICE void castlike_k3_body(float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      out[0] = (float)(1.0f);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) castlike_k3(float* __restrict__ out) {
-  castlike_k3_body(out, by_this_block());
-}
-
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in1[0];
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] * in1[0]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in1[0];
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] + in1[0]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== min_k0 =====
-BY_DEVICE void min_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in1[0];
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[0];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_e0[by_j], by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_min(in0[(i0)*20 + (i1)*5 + (i2)], in1[0]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) min_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  min_k0_body(in0, in1, out, by_this_block());
-}
-
 // ===== max_k0 =====
-BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
   const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
   const int by_step = (int)by_block.grid.x * 512;
@@ -5493,11 +4795,13 @@ BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restric
         const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
         const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
         const float by_s0 = in1[0];
+        const float by_s1 = in2[0];
+        const float by_s2 = in3[0];
         uint4 by_o;
         float* const by_oe = reinterpret_cast<float*>(&by_o);
         #pragma unroll
         for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+          by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.20000000298023224f) + by_s0), by_s1), by_s2));
         }
         by_st_global_b128(out + by_lin, by_o);
       }
@@ -5512,11 +4816,13 @@ BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restric
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
           const float by_s0 = in1[0];
+          const float by_s1 = in2[0];
+          const float by_s2 = in3[0];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+            by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.20000000298023224f) + by_s0), by_s1), by_s2));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -5532,11 +4838,13 @@ BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restric
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
           const float by_s0 = in1[0];
+          const float by_s1 = in2[0];
+          const float by_s2 = in3[0];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+            by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.20000000298023224f) + by_s0), by_s1), by_s2));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -5552,11 +4860,13 @@ BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restric
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
           const float by_s0 = in1[0];
+          const float by_s1 = in2[0];
+          const float by_s2 = in3[0];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], by_s0));
+            by_oe[by_j] = (float)(by_max(by_min(((by_e0[by_j] * 0.20000000298023224f) + by_s0), by_s1), by_s2));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -5568,12 +4878,12 @@ BY_DEVICE void max_k0_body(const float* __restrict__ in0, const float* __restric
       const int i2 = by_rem % 5; by_rem /= 5;
       const int i1 = by_rem % 4; by_rem /= 4;
       const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_max(in0[(i0)*20 + (i1)*5 + (i2)], in1[0]));
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_max(by_min(((in0[(i0)*20 + (i1)*5 + (i2)] * 0.20000000298023224f) + in1[0]), in2[0]), in3[0]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) max_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  max_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(512) max_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  max_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // golden: test_hardswish h100 fp32
@@ -5855,21 +5165,13 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // golden: test_layer_normalization_2d_axis0_expanded_ver18 h100 fp32
-// 14 launches, 11 distinct kernels
+// 6 launches, 6 distinct kernels
 // launch 0: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 // launch 1: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 // launch 2: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 3: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 4: mul_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 6: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 7: sqrt_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 8: sub_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 9: div_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 10: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 11: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 12: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 13: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 3: reducemean_k1 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 4: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float]
+// launch 5: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 
 // ===== cast_k0 =====
 BY_DEVICE void cast_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -5979,96 +5281,6 @@ BY_KERNEL void __launch_bounds__(256) reducemean_k0(const float* __restrict__ in
 
 // ===== mul_k0 =====
 BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        const int i1 = by_lin;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
-      const int i1 = by_lin;
-      out[(i1)] = (float)((in0[(i0)*12 + (i1)] * in1[(i0)*12 + (i1)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== mul_k1 =====
-BY_DEVICE void mul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -6080,64 +5292,38 @@ BY_DEVICE void mul_k1_body(const float* __restrict__ in0, const float* __restric
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k1_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k0_body(in0, in1, out, by_this_block());
 }
 
-// ===== sub_k0 =====
-BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      const int i0 = 0;
-      const int i1 = 0;
-      out[0] = (float)((in0[(i0) + (i1)] - in1[(i0) + (i1)]));
-    }
+// ===== reducemean_k1 =====
+BY_DEVICE void reducemean_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 1;
+  const int row = (int)by_block.idx.x * 256 + tid / 1;
+  const bool active = row < 1;
+  float by_racc = 0;
+  const int i0 = 0;
+  const int i1 = 0;
+  const int rowc = active ? row : 0;
+  if (active) for (int k = lane; k < 12; k += 1) {
+    const int r0 = k;
+    const float t0 = in0[(i0)*12 + (r0)];
+    const float v = (t0 * t0);
+    by_racc = by_racc + v;
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[0] = (float)(by_sqrt((((acc / 12.0f) - in1[(i0) + (i1)]) + 9.999999747378752e-06f)));
   }
 }
-BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  sub_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) reducemean_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  reducemean_k1_body(in0, in1, out, by_this_block());
 }
 
 // ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      const int i0 = 0;
-      const int i1 = 0;
-      out[0] = (float)((in0[(i0) + (i1)] + 9.999999747378752e-06f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  add_k0_body(in0, out, by_this_block());
-}
-
-// ===== sqrt_k0 =====
-BY_DEVICE void sqrt_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      const int i0 = 0;
-      const int i1 = 0;
-      out[0] = (float)(by_sqrt(in0[(i0) + (i1)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) sqrt_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  sqrt_k0_body(in0, out, by_this_block());
-}
-
-// ===== sub_k1 =====
-BY_DEVICE void sub_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in3) | (unsigned long long)(in4)) & 15ull) == 0ull;
   const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
   const int by_step = (int)by_block.grid.x * 512;
   const int i0 = 0;
@@ -6149,185 +5335,17 @@ BY_DEVICE void sub_k1_body(const float* __restrict__ in0, const float* __restric
         const int i1 = by_lin;
         const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
         const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in1[(i0)];
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[(i0)];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[(i0)];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[(i0)];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
-      const int i1 = by_lin;
-      out[(i1)] = (float)((in0[(i0)*12 + (i1)] - in1[(i0)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) sub_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  sub_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== div_k0 =====
-BY_DEVICE void div_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        const int i1 = by_lin;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const float by_s0 = in1[(i0)];
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[(i0)];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[(i0)];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const float by_s0 = in1[(i0)];
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] / by_s0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
-      const int i1 = by_lin;
-      out[(i1)] = (float)((in0[(i0)*12 + (i1)] / in1[(i0)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  div_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        const int i1 = by_lin;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+        const uint4 by_r1 = by_ld_global_b128(in3 + ((i0)*12 + (i1)));
         const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+        const uint4 by_r2 = by_ld_global_b128(in4 + ((i0)*12 + (i1)));
+        const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+        const float by_s0 = in1[(i0)];
+        const float by_s1 = in2[(i0)];
         uint4 by_o;
         float* const by_oe = reinterpret_cast<float*>(&by_o);
         #pragma unroll
         for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+          by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_s1) * by_e1[by_j]) + by_e2[by_j]));
         }
         by_st_global_b128(out + by_lin, by_o);
       }
@@ -6338,13 +5356,17 @@ BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restric
           const int i1 = by_lin;
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const uint4 by_r1 = by_ld_global_b128(in3 + ((i0)*12 + (i1)));
           const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in4 + ((i0)*12 + (i1)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          const float by_s0 = in1[(i0)];
+          const float by_s1 = in2[(i0)];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+            by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_s1) * by_e1[by_j]) + by_e2[by_j]));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -6356,13 +5378,17 @@ BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restric
           const int i1 = by_lin;
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const uint4 by_r1 = by_ld_global_b128(in3 + ((i0)*12 + (i1)));
           const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in4 + ((i0)*12 + (i1)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          const float by_s0 = in1[(i0)];
+          const float by_s1 = in2[(i0)];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+            by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_s1) * by_e1[by_j]) + by_e2[by_j]));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -6374,13 +5400,17 @@ BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restric
           const int i1 = by_lin;
           const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
           const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*12 + (i1)));
+          const uint4 by_r1 = by_ld_global_b128(in3 + ((i0)*12 + (i1)));
           const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
+          const uint4 by_r2 = by_ld_global_b128(in4 + ((i0)*12 + (i1)));
+          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
+          const float by_s0 = in1[(i0)];
+          const float by_s1 = in2[(i0)];
           uint4 by_o;
           float* const by_oe = reinterpret_cast<float*>(&by_o);
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
+            by_oe[by_j] = (float)(((((by_e0[by_j] - by_s0) / by_s1) * by_e1[by_j]) + by_e2[by_j]));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -6389,12 +5419,12 @@ BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restric
   } else {
     for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
       const int i1 = by_lin;
-      out[(i1)] = (float)((in0[(i0)*12 + (i1)] + in1[(i0)*12 + (i1)]));
+      out[(i1)] = (float)(((((in0[(i0)*12 + (i1)] - in1[(i0)]) / in2[(i0)]) * in3[(i0)*12 + (i1)]) + in4[(i0)*12 + (i1)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k1_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  add_k0_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
 // ===== reciprocal_k0 =====
@@ -6841,13 +5871,11 @@ BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in
 }
 
 // golden: test_logsoftmax_axis_0_expanded_ver18 h100 fp32
-// 6 launches, 5 distinct kernels
+// 4 launches, 3 distinct kernels
 // launch 0: reducemax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 // launch 1: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 2: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 3: reducesum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 4: log_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 5: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 2: reducesum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 3: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 
 // ===== reducemax_k0 =====
 BY_DEVICE void reducemax_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -6981,102 +6009,6 @@ BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, cons
   sub_k0_body(in0, in1, out, by_this_block());
 }
 
-// ===== exp_k0 =====
-BY_DEVICE void exp_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_exp(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)(by_exp(in0[(i0)*20 + (i1)*5 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  exp_k0_body(in0, out, by_this_block());
-}
-
 // ===== reducesum_k0 =====
 BY_DEVICE void reducesum_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
@@ -7091,108 +6023,16 @@ BY_DEVICE void reducesum_k0_body(const float* __restrict__ in0, float* __restric
   const int i1 = by_rr;
   if (active) for (int k = lane; k < 3; k += 1) {
     const int r0 = k;
-    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
+    const float v = by_exp(in0[(r0)*20 + (i1)*5 + (i2)]);
     by_racc = by_racc + v;
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(acc);
+    out[(i1)*5 + (i2)] = (float)(by_log(acc));
   }
 }
 BY_KERNEL void __launch_bounds__(256) reducesum_k0(const float* __restrict__ in0, float* __restrict__ out) {
   reducesum_k0_body(in0, out, by_this_block());
-}
-
-// ===== log_k0 =====
-BY_DEVICE void log_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 5; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_log(by_e0[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 5) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 5) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 5) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_log(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 20; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem;
-      out[(i1)*5 + (i2)] = (float)(by_log(in0[(i0)*20 + (i1)*5 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  log_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_loop11 h100 fp32

@@ -1,75 +1,38 @@
 // golden: gpt2.onnx h100 fp16
-// 67 launches, 27 distinct kernels
-// launch 0: gather_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long out:float]
-// launch 1: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 2: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 3: matmul_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 4: split_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 5: split_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 6: split_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 7: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 8: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 9: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 10: transpose_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 11: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 12: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 13: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 14: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 15: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 16: isnan_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:bool]
-// launch 17: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[bool float out:float]
-// launch 18: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 19: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 20: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 21: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 22: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 23: matmul_k3 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 24: mul_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 25: pow_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 26: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 27: add_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 28: mul_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 29: tanh_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 30: add_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 31: mul_k4 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 32: matmul_k4 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 33: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 34: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 35: matmul_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 36: split_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 37: split_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 38: split_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 39: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 40: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 41: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 42: transpose_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 43: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 44: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 45: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 46: add_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 47: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 48: isnan_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:bool]
-// launch 49: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[bool float out:float]
-// launch 50: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 51: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 52: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 53: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 54: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 55: matmul_k3 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 56: mul_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 57: pow_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 58: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 59: add_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 60: mul_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 61: tanh_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 62: add_k3 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 63: mul_k4 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 64: matmul_k4 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 65: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 66: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// 30 launches, 14 distinct kernels
+// launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float out:float]
+// launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 2: matmul_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 3: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 4: mul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 5: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 6: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 7: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 8: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 9: matmul_k3 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 10: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 11: matmul_k4 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 12: add_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 13: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 14: matmul_k5 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 16: matmul_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 17: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 18: mul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 19: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 20: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 21: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 22: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 23: matmul_k3 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 24: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 25: matmul_k4 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
+// launch 26: add_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 27: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 28: matmul_k5 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 29: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
-// ===== gather_k0 =====
-BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== add_k0 =====
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -80,52 +43,12 @@ BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __
       const int i2 = by_rem % 128; by_rem /= 128;
       const int i1 = by_rem;
       const long long t0 = in1[(i0)*64 + (i1)];
-      out[(i1)*128 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)]);
+      out[(i1)*128 + (i2)] = (float)((in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)] + in2[(i0)*8192 + (i1)*128 + (i2)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  gather_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8192 + (i1)*128 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)((in0[(i0)*8192 + (i1)*128 + (i2)] + in1[(i0)*8192 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  add_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== row_layernorm_k0 =====
@@ -260,179 +183,6 @@ BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, c
   matmul_k0_body(in0, in1, out, by_this_block());
 }
 
-// ===== split_k0 =====
-BY_DEVICE void split_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*24576 + (i1)*384 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(in0[(i0)*24576 + (i1)*384 + (i2)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k0_body(in0, out, by_this_block());
-}
-
-// ===== split_k1 =====
-BY_DEVICE void split_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*24576 + (i1)*384 + ((i2 + (128ll)))));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(in0[(i0)*24576 + (i1)*384 + ((i2 + (128ll)))]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k1_body(in0, out, by_this_block());
-}
-
-// ===== split_k2 =====
-BY_DEVICE void split_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*24576 + (i1)*384 + ((i2 + (256ll)))));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(in0[(i0)*24576 + (i1)*384 + ((i2 + (256ll)))]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k2_body(in0, out, by_this_block());
-}
-
-// ===== transpose_k0 =====
-BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i2)*128 + (i1)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(in0[(i0)*8192 + (i2)*128 + (i1)*64 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k0_body(in0, out, by_this_block());
-}
-
-// ===== transpose_k1 =====
-BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      int by_rem = lin;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem % 64; by_rem /= 64;
-      const int i0 = by_rem;
-      out[(i0)*4096 + (i1)*64 + (i2)] = (float)(in0[(i0)*4096 + (i2)*64 + (i1)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k1_body(in0, out, by_this_block());
-}
-
 // ===== mul_k0 =====
 BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
@@ -448,7 +198,7 @@ BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ ou
         const int i3 = by_rem % 64; by_rem /= 64;
         const int i2 = by_rem % 64; by_rem /= 64;
         const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*4096 + (i2)*64 + (i3)));
+        const uint4 by_r0 = by_ld_global_b128(in0 + (((0ll))*24576 + (i2)*384 + (((i1 * (64ll)) + i3))));
         const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
         uint4 by_o;
         float* const by_oe = reinterpret_cast<float*>(&by_o);
@@ -465,7 +215,7 @@ BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ ou
       const int i3 = by_rem % 64; by_rem /= 64;
       const int i2 = by_rem % 64; by_rem /= 64;
       const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] * 0.3535533845424652f));
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i2)*384 + (((i1 * (64ll)) + i3))] * 0.3535533845424652f));
     }
   }
 }
@@ -473,8 +223,28 @@ BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, floa
   mul_k0_body(in0, out, by_this_block());
 }
 
+// ===== mul_k1 =====
+BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 128;
+      if (lin >= 8192) break;
+      const int i0 = 0;
+      int by_rem = lin;
+      const int i3 = by_rem % 64; by_rem /= 64;
+      const int i2 = by_rem % 64; by_rem /= 64;
+      const int i1 = by_rem;
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i3)*384 + ((((i1 * (64ll)) + i2) + (128ll)))] * 0.3535533845424652f));
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k1_body(in0, out, by_this_block());
+}
+
 // ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -542,54 +312,12 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
       const int gn = by_n0 + tx + j * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(acc);
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*4096 + (i2)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + ((0ll))*4096 + (i2)*64 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] + in1[(i0)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k1_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== row_softmax_k0 =====
@@ -629,28 +357,8 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   row_softmax_k0_body(x, y, by_this_block());
 }
 
-// ===== isnan_k0 =====
-BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (bool)(by_isnan(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  isnan_k0_body(in0, out, by_this_block());
-}
-
 // ===== where_k0 =====
-BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -661,56 +369,94 @@ BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restri
       const int i3 = by_rem % 64; by_rem /= 64;
       const int i2 = by_rem % 64; by_rem /= 64;
       const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)] ? 0.0f : in1[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)]));
+      const float t0 = in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  where_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== transpose_k2 =====
-BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i2)*4096 + (i1)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)*64 + (i3)] = (float)(in0[(i0)*8192 + (i2)*4096 + (i1)*64 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k2_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  where_k0_body(in0, out, by_this_block());
 }
 
 // ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  const int i2 = by_blk;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in1[(i0)*8192 + (i2)*4096 + (i1)*64 + (r0)])))));
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
+    }
+  }
+}
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, out, by_this_block());
+}
+
+// ===== matmul_k3 =====
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -721,6 +467,7 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __re
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
   #pragma unroll
@@ -796,18 +543,18 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __re
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
         const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        const int i0 = gm;
-        const int i1 = gn;
+        const int i1 = gm;
+        const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i0)*128 + (i1)] = (float)(acc);
+        out[(i1)*128 + (i2)] = (float)((acc + in2[(i0)*8192 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k4 =====
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -899,12 +646,12 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __re
         out[(i0)*512 + (i1)] = (float)(acc);
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, out, by_this_block());
 }
 
-// ===== mul_k1 =====
-BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+// ===== add_k1 =====
+BY_DEVICE void add_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -914,35 +661,17 @@ BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ ou
       int by_rem = lin;
       const int i2 = by_rem % 512; by_rem /= 512;
       const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.5f));
+      const float t0 = in0[(i0)*32768 + (i1)*512 + (i2)];
+      out[(i1)*512 + (i2)] = (float)((by_tanh(((t0 + (by_pow(t0, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k1_body(in0, out, by_this_block());
-}
-
-// ===== pow_k0 =====
-BY_DEVICE void pow_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)(by_pow(in0[(i0)*32768 + (i1)*512 + (i2)], 3.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) pow_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  pow_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, float* __restrict__ out) {
+  add_k1_body(in0, out, by_this_block());
 }
 
 // ===== mul_k2 =====
-BY_DEVICE void mul_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void mul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -952,111 +681,16 @@ BY_DEVICE void mul_k2_body(const float* __restrict__ in0, float* __restrict__ ou
       int by_rem = lin;
       const int i2 = by_rem % 512; by_rem /= 512;
       const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.044714998453855515f));
+      out[(i1)*512 + (i2)] = (float)(((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.5f) * in1[(i0)*32768 + (i1)*512 + (i2)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k2_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  mul_k2_body(in0, in1, out, by_this_block());
 }
 
-// ===== add_k2 =====
-BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] + in1[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== mul_k3 =====
-BY_DEVICE void mul_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.7978845834732056f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k3_body(in0, out, by_this_block());
-}
-
-// ===== tanh_k0 =====
-BY_DEVICE void tanh_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)(by_tanh(in0[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) tanh_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  tanh_k0_body(in0, out, by_this_block());
-}
-
-// ===== add_k3 =====
-BY_DEVICE void add_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] + 1.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  add_k3_body(in0, out, by_this_block());
-}
-
-// ===== mul_k4 =====
-BY_DEVICE void mul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*32768 + (i1)*512 + (i2)] * in1[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k4_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k5 =====
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -1067,6 +701,7 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __re
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
   #pragma unroll
@@ -1142,12 +777,12 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __re
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
         const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        const int i0 = gm;
-        const int i1 = gn;
+        const int i1 = gm;
+        const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i0)*128 + (i1)] = (float)(acc);
+        out[(i1)*128 + (i2)] = (float)((in2[(i0)*8192 + (i1)*128 + (i2)] + acc));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, out, by_this_block());
 }

@@ -1,77 +1,168 @@
 // golden: lstm.onnx h100 fp16
-// 11 launches, 8 distinct kernels
-// launch 0: gather_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long out:float]
-// launch 1: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 2: lstm_xw_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// 5 launches, 4 distinct kernels
+// launch 0: lstm_xw_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float long long by_half float out:float]
+// launch 1: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
+// launch 2: lstm_xw_k1 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
 // launch 3: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
-// launch 4: transpose_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 5: lstm_xw_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 6: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
-// launch 7: transpose_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 8: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 9: matmul_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half out:float]
-// launch 10: add_k0 grid=[500, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-
-// ===== gather_k0 =====
-BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      const long long t0 = in1[(i0)*64 + (i1)];
-      out[(i1)*128 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  gather_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== transpose_k0 =====
-BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i1 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i1)*8192 + (i0)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i0 = by_rem;
-      out[(i0)*128 + (i2)] = (float)(in0[(i1)*8192 + (i0)*128 + (i2)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k0_body(in0, out, by_this_block());
-}
+// launch 4: matmul_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
 
 // ===== lstm_xw_k0 =====
-BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int i0 = 0;
+  const int i2 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: generic, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      for (int c = tid; c < 2048; c += 256) {
+        const int o = c / 64, ii = c % 64;
+        const int gr = by_m0 + o;
+        const int gk = k0 + ii;
+        float v = 0.0f;
+        {
+          const int i1 = gr;
+          const int r0 = gk;
+          const long long t0 = in1[(i2)*64 + (i1)];
+          v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: async, rows x k
+      unsigned char* const dst = by_sb + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_n0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in2 + (i0)*65536 + (gr)*128 + (gk)) : (const void*)in2, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_128b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        const int i3 = gn;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+}
+BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
+
+// ===== lstm_recurrence_k0 =====
+BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, const by_block_index by_block) {
+  constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
+  BY_SHARED_BUFFER(smem);
+  float* h = (float*)smem;
+  float* gates = h + HID;
+  float* c = gates + GH;
+  const int b = by_block.idx.x;
+  const int d = by_block.idx.y;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const float* Rd = R + (long long)d * GH * HID;
+  const int len = SEQ;
+  const bool rev = false;
+  for (int j = tid; j < HID; j += 512) {
+    h[j] = (float)init_h[((long long)d * BATCH + b) * HID + j];
+    c[j] = (float)init_c[((long long)d * BATCH + b) * HID + j];
+  }
+  __syncthreads();
+  for (int s = 0; s < len; ++s) {
+    const int t = rev ? len - 1 - s : s;
+    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
+    for (int row = 0 + warp; row < 512; row += 16) {
+      const float* rr = Rd + (long long)row * HID;
+      float acc = 0.0f;
+      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
+      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0) gates[row] = acc;
+    }
+    __syncthreads();
+    for (int j = tid; j < HID; j += 512) {
+      const float cp = c[j];
+      const float ip = (x[j] + gates[j]);
+      const float ig = by_sigmoid(ip);
+      const float fp = (x[2 * HID + j] + gates[2 * HID + j]);
+      const float fg = by_sigmoid(fp);
+      const float gp = (x[3 * HID + j] + gates[3 * HID + j]);
+      const float cn = fg * cp + ig * by_tanh(gp);
+      const float op = (x[1 * HID + j] + gates[1 * HID + j]);
+      const float og = by_sigmoid(op);
+      const float hn = og * by_tanh(cn);
+      c[j] = cn;
+      h[j] = hn;
+      y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(hn);
+    }
+    __syncthreads();
+  }
+}
+BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
+  lstm_recurrence_k0_body(xw, R, init_h, init_c, y, by_this_block());
+}
+
+// ===== lstm_xw_k1 =====
+BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -105,7 +196,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const by_half* __r
         const int gk = k0 + j * 4;
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         const float* const src = in0;
-        v = by_ld_global_v4(src + (gr)*128 + (i2)*128 + (gk));
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
         *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
@@ -165,142 +256,12 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const by_half* __r
         out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  lstm_xw_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== lstm_recurrence_k0 =====
-BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, const by_block_index by_block) {
-  constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
-  BY_SHARED_BUFFER(smem);
-  float* h = (float*)smem;
-  float* gates = h + HID;
-  float* c = gates + GH;
-  const int b = by_block.idx.x;
-  const int d = by_block.idx.y;
-  const int tid = threadIdx.x;
-  const int lane = tid & 31;
-  const int warp = tid >> 5;
-  const float* Rd = R + (long long)d * GH * HID;
-  const int len = SEQ;
-  const bool rev = false;
-  for (int j = tid; j < HID; j += 512) {
-    h[j] = (float)init_h[((long long)d * BATCH + b) * HID + j];
-    c[j] = (float)init_c[((long long)d * BATCH + b) * HID + j];
-  }
-  __syncthreads();
-  for (int s = 0; s < len; ++s) {
-    const int t = rev ? len - 1 - s : s;
-    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
-    for (int row = 0 + warp; row < 512; row += 16) {
-      const float* rr = Rd + (long long)row * HID;
-      float acc = 0.0f;
-      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
-      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-      if (lane == 0) gates[row] = acc;
-    }
-    __syncthreads();
-    for (int j = tid; j < HID; j += 512) {
-      const float cp = c[j];
-      const float ip = (x[j] + gates[j]);
-      const float ig = by_sigmoid(ip);
-      const float fp = (x[2 * HID + j] + gates[2 * HID + j]);
-      const float fg = by_sigmoid(fp);
-      const float gp = (x[3 * HID + j] + gates[3 * HID + j]);
-      const float cn = fg * cp + ig * by_tanh(gp);
-      const float op = (x[1 * HID + j] + gates[1 * HID + j]);
-      const float og = by_sigmoid(op);
-      const float hn = og * by_tanh(cn);
-      c[j] = cn;
-      h[j] = hn;
-      y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(hn);
-    }
-    __syncthreads();
-  }
-}
-BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
-  lstm_recurrence_k0_body(xw, R, init_h, init_c, y, by_this_block());
-}
-
-// ===== transpose_k1 =====
-BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i1 = 0;
-  const int i2 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 128; by_rem /= 128;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*128 + (i2)*128 + (i1)*128 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 128; by_rem /= 128;
-      const int i0 = by_rem;
-      out[(i0)*128 + (i3)] = (float)(in0[(i0)*128 + (i2)*128 + (i1)*128 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k1_body(in0, out, by_this_block());
-}
-
-// ===== transpose_k2 =====
-BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i1)*128 + (i0)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(in0[(i1)*128 + (i0)*128 + (i2)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k2_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) lstm_xw_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  lstm_xw_k1_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -333,7 +294,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
         const int gk = k0 + j * 4;
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         const float* const src = in0;
-        v = by_ld_global_v4(src + (i0)*8192 + (gr)*128 + (gk));
+        v = by_ld_global_v4(src + (gr)*128 + (gk));
         *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
@@ -392,28 +353,9 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
         const int i1 = gm;
         const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*1000 + (i2)] = (float)(acc);
+        out[(i1)*1000 + (i2)] = (float)((acc + in2[(i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 64000; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 64000) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 1000; by_rem /= 1000;
-      const int i1 = by_rem;
-      out[(i1)*1000 + (i2)] = (float)((in0[(i0)*64000 + (i1)*1000 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }

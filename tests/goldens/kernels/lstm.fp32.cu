@@ -1,106 +1,43 @@
 // golden: lstm.onnx h100 fp32
-// 11 launches, 8 distinct kernels
-// launch 0: gather_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long out:float]
-// launch 1: transpose_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 2: lstm_xw_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
+// 5 launches, 4 distinct kernels
+// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=1024 params=[float long long float float out:float]
+// launch 1: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
+// launch 2: lstm_xw_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
 // launch 3: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
-// launch 4: transpose_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 5: lstm_xw_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
-// launch 6: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
-// launch 7: transpose_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 8: transpose_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 9: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 10: add_k0 grid=[500, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-
-// ===== gather_k0 =====
-BY_DEVICE void gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      const long long t0 = in1[(i0)*64 + (i1)];
-      out[(i1)*128 + (i2)] = (float)(in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
-  gather_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== transpose_k0 =====
-BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i1 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i1)*8192 + (i0)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i0 = by_rem;
-      out[(i0)*128 + (i2)] = (float)(in0[(i1)*8192 + (i0)*128 + (i2)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k0_body(in0, out, by_this_block());
-}
+// launch 4: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 
 // ===== lstm_xw_k0 =====
-BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
   const int i0 = 0;
   const int i2 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 16; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
+    for (int e = tid; e < 64; e += 128) {
       const int kk = e % 8; const int rr = e / 8;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in0[(i1)*128 + (i2)*128 + (r0)];
+        const long long t0 = in1[(i2)*64 + (i1)];
+        v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+      by_as[(0) * 96 + kk * 12 + rr] = v;
     }
     for (int e = tid; e < 128; e += 128) {
       const int kk = e % 8; const int rr = e / 8;
@@ -109,42 +46,42 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
       {
         const int i3 = gr;
         const int r0 = gk;
-        v = in1[(i0)*65536 + (i3)*128 + (r0)];
+        v = in2[(i0)*65536 + (i3)*128 + (r0)];
       }
       by_bs[(0) * 160 + kk * 20 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
+    const float* const as = by_as + cur * 96;
     const float* const bs = by_bs + cur * 160;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 20 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 20 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + i * 8;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
       const int i3 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+      out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
     }
   }
 }
-BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  lstm_xw_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== lstm_recurrence_k0 =====
@@ -200,85 +137,85 @@ BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict
   lstm_recurrence_k0_body(xw, R, init_h, init_c, y, by_this_block());
 }
 
-// ===== transpose_k1 =====
-BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i1 = 0;
-  const int i2 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 128; by_rem /= 128;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*128 + (i2)*128 + (i1)*128 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 128; by_rem /= 128;
-      const int i0 = by_rem;
-      out[(i0)*128 + (i3)] = (float)(in0[(i0)*128 + (i2)*128 + (i1)*128 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k1_body(in0, out, by_this_block());
-}
-
-// ===== transpose_k2 =====
-BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
+// ===== lstm_xw_k1 =====
+BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 160;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
+  const int i2 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
       {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i1)*128 + (i0)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i1)*128 + (r0)];
       }
+      by_as[(0) * 160 + kk * 20 + rr] = v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(in0[(i1)*128 + (i0)*128 + (i2)]);
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in1[(i0)*65536 + (i3)*128 + (r0)];
+      }
+      by_bs[(0) * 160 + kk * 20 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 160;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 20 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k2_body(in0, out, by_this_block());
+BY_KERNEL void lstm_xw_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  lstm_xw_k1_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -304,7 +241,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*128 + (r0)];
+        v = in0[(i1)*128 + (r0)];
       }
       by_as[(0) * 160 + kk * 20 + rr] = v;
     }
@@ -346,29 +283,10 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       if (gn >= 1000) continue;
       const int i2 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*1000 + (i2)] = (float)(acc);
+      out[(i1)*1000 + (i2)] = (float)((acc + in2[(i2)]));
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 64000; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 64000) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 1000; by_rem /= 1000;
-      const int i1 = by_rem;
-      out[(i1)*1000 + (i2)] = (float)((in0[(i0)*64000 + (i1)*1000 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }

@@ -1,103 +1,58 @@
 // golden: mobilenetv2.onnx h100 fp32
-// 98 launches, 46 distinct kernels
+// 53 launches, 31 distinct kernels
 // launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1408 params=[float float float out:float]
-// launch 1: clip_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 2: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 3: clip_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 4: conv_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 5: conv_k3 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float out:float]
-// launch 6: clip_k1 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 7: conv_k4 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 8: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 9: conv_k5 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 10: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 11: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 12: conv_k7 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 13: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 14: conv_k5 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 15: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 16: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 17: clip_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 18: conv_k8 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 19: clip_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 20: conv_k9 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 21: conv_k10 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 22: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 23: conv_k11 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 24: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 25: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 26: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 27: conv_k10 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 28: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 29: conv_k11 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 30: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 31: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 32: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 33: conv_k10 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 34: clip_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 35: conv_k13 grid=[192, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 36: clip_k5 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 37: conv_k14 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 38: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 39: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 40: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 41: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 42: conv_k17 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 43: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 44: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 45: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 46: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 47: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 48: conv_k17 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 49: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 50: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 51: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 52: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 53: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 54: conv_k17 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 55: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 56: conv_k15 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 57: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 58: conv_k16 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 59: clip_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 60: conv_k18 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 61: conv_k19 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 62: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 63: conv_k20 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 64: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 65: conv_k21 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 66: add_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 67: conv_k19 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 68: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 69: conv_k20 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 70: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 71: conv_k21 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 72: add_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 73: conv_k19 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 74: clip_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 75: conv_k22 grid=[96, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 76: clip_k8 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 77: conv_k23 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 78: conv_k24 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 79: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 80: conv_k25 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 81: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 82: conv_k26 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 83: add_k4 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 84: conv_k24 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 85: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 86: conv_k25 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 87: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 88: conv_k26 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 89: add_k4 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 90: conv_k24 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 91: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 92: conv_k25 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 93: clip_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 94: conv_k27 grid=[28, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 95: conv_k28 grid=[320, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 96: clip_k10 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 97: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 2: conv_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 3: conv_k3 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float out:float]
+// launch 4: conv_k4 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 5: conv_k5 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 6: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 7: conv_k7 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 8: conv_k8 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 9: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 10: conv_k9 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 11: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 12: conv_k11 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 13: conv_k12 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 14: conv_k13 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 15: conv_k11 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 16: conv_k12 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 17: conv_k13 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 18: conv_k11 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 19: conv_k14 grid=[192, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 20: conv_k15 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 21: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 22: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 23: conv_k18 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 24: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 25: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 26: conv_k18 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 27: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 28: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 29: conv_k18 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 30: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 31: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 32: conv_k19 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 33: conv_k20 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 34: conv_k21 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 35: conv_k22 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 36: conv_k20 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 37: conv_k21 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 38: conv_k22 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
+// launch 39: conv_k20 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 40: conv_k23 grid=[96, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 41: conv_k24 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 42: conv_k25 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 43: conv_k26 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 44: conv_k27 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 45: conv_k25 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 46: conv_k26 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 47: conv_k27 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 48: conv_k25 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 49: conv_k26 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 50: conv_k28 grid=[28, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 51: conv_k29 grid=[320, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 52: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -179,52 +134,12 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
 BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== clip_k0 =====
-BY_DEVICE void clip_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 4096; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 32; by_rem /= 32;
-        const int i2 = by_rem % 32; by_rem /= 32;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*16384 + (i1)*1024 + (i2)*32 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 16384; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 32; by_rem /= 32;
-      const int i2 = by_rem % 32; by_rem /= 32;
-      const int i1 = by_rem;
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max(in0[(i0)*16384 + (i1)*1024 + (i2)*32 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) clip_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k0_body(in0, out, by_this_block());
 }
 
 // ===== conv_k1 =====
@@ -255,7 +170,7 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restri
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
 BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
@@ -414,32 +329,12 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
 BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k3_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== clip_k1 =====
-BY_DEVICE void clip_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 256 + threadIdx.x; base < 49152; base += (int)by_block.grid.x * 256) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 256;
-      if (lin >= 49152) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 32; by_rem /= 32;
-      const int i2 = by_rem % 32; by_rem /= 32;
-      const int i1 = by_rem;
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max(in0[(i0)*49152 + (i1)*1024 + (i2)*32 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(256) clip_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k1_body(in0, out, by_this_block());
 }
 
 // ===== conv_k4 =====
@@ -470,108 +365,11 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k4_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== clip_k2 =====
-BY_DEVICE void clip_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3072; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 16; by_rem /= 16;
-        const int i2 = by_rem % 16; by_rem /= 16;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 3072) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 3072) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 3072) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12288 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 12288; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 16; by_rem /= 16;
-      const int i2 = by_rem % 16; by_rem /= 16;
-      const int i1 = by_rem;
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max(in0[(i0)*12288 + (i1)*256 + (i2)*16 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k2_body(in0, out, by_this_block());
 }
 
 // ===== conv_k5 =====
@@ -726,7 +524,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
@@ -762,120 +560,95 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k7_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
+// ===== conv_k8 =====
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 6; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
       {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 16; by_rem /= 16;
-        const int i2 = by_rem % 16; by_rem /= 16;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in1[(i1)*48 + (r0)];
       }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 16; by_rem /= 16;
-      const int i2 = by_rem % 16; by_rem /= 16;
-      const int i1 = by_rem;
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((in0[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)] + in1[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)]));
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = in0[(i0)*12288 + (r0)*256 + (i2)*16 + (i3)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((in3[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)] + (acc + in2[(i1)])));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k9 =====
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
   const int row = (int)by_block.idx.x * 16 + tid / 16;
@@ -902,112 +675,15 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k8_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k3 =====
-BY_DEVICE void clip_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 768) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 768) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 768) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 3072; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max(in0[(i0)*3072 + (i1)*64 + (i2)*8 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k3_body(in0, out, by_this_block());
-}
-
-// ===== conv_k9 =====
-BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k10 =====
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1082,12 +758,12 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k9_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k11 =====
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1158,75 +834,16 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k4 =====
-BY_DEVICE void clip_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 1024 + threadIdx.x; by_v0 < 1536; by_v0 += (int)by_block.grid.x * 1024) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*6144 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 1536) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*6144 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 6144; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max(in0[(i0)*6144 + (i1)*64 + (i2)*8 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k4(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k4_body(in0, out, by_this_block());
-}
-
-// ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k12 =====
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 8;
   const int row = (int)by_block.idx.x * 32 + tid / 8;
@@ -1253,15 +870,15 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k12 =====
-BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k13 =====
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1332,121 +949,16 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in3[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)] + (acc + in2[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k12_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in0[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)] + in1[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== conv_k13 =====
-BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k14 =====
+BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
   const int row = (int)by_block.idx.x * 8 + tid / 16;
@@ -1473,112 +985,15 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(128) conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k13_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k5 =====
-BY_DEVICE void clip_k5_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 384; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 384) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 384) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 384) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1536 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1536; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max(in0[(i0)*1536 + (i1)*16 + (i2)*4 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k5(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k5_body(in0, out, by_this_block());
-}
-
-// ===== conv_k14 =====
-BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k15 =====
+BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1653,12 +1068,12 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k14_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k15_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k15 =====
-BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k16 =====
+BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1729,113 +1144,16 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k15_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k16_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k6 =====
-BY_DEVICE void clip_k6_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 576; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 576) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 576) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 576) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2304 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2304; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max(in0[(i0)*2304 + (i1)*16 + (i2)*4 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k6(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k6_body(in0, out, by_this_block());
-}
-
-// ===== conv_k16 =====
-BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k17 =====
+BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
   const int row = (int)by_block.idx.x * 8 + tid / 16;
@@ -1862,15 +1180,15 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(128) conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k16_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k17_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k17 =====
-BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k18 =====
+BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1941,121 +1259,16 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in3[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in2[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k17_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k18_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== add_k2 =====
-BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 96; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 96) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 96) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 96) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*384 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 384; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + in1[(i0)*384 + (i1)*16 + (i2)*4 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== conv_k18 =====
-BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k19 =====
+BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -2130,12 +1343,12 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k18_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k19_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k19 =====
-BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k20 =====
+BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -2206,113 +1419,16 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k19_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k20_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k7 =====
-BY_DEVICE void clip_k7_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 768; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 768) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 768) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 768) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*3072 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 3072; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max(in0[(i0)*3072 + (i1)*16 + (i2)*4 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k7(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k7_body(in0, out, by_this_block());
-}
-
-// ===== conv_k20 =====
-BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k21 =====
+BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
   const int row = (int)by_block.idx.x * 16 + tid / 16;
@@ -2339,15 +1455,15 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k20_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k21_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k21 =====
-BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k22 =====
+BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -2418,121 +1534,16 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in3[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in2[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k21_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k22(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k22_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== add_k3 =====
-BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 128) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 128) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 128) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 512; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + in1[(i0)*512 + (i1)*16 + (i2)*4 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k3_body(in0, in1, out, by_this_block());
-}
-
-// ===== conv_k22 =====
-BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k23 =====
+BY_DEVICE void conv_k23_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
   const int row = (int)by_block.idx.x * 8 + tid / 16;
@@ -2559,112 +1570,15 @@ BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restr
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(128) conv_k22(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k22_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) conv_k23(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k23_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k8 =====
-BY_DEVICE void clip_k8_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 192; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 192) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 192) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 192) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*768 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 768; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max(in0[(i0)*768 + (i1)*4 + (i2)*2 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k8(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k8_body(in0, out, by_this_block());
-}
-
-// ===== conv_k23 =====
-BY_DEVICE void conv_k23_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k24 =====
+BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -2740,12 +1654,12 @@ BY_DEVICE void conv_k23_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k23(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k23_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k24(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k24_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k24 =====
-BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k25 =====
+BY_DEVICE void conv_k25_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -2817,113 +1731,16 @@ BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k24(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k24_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k25(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k25_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== clip_k9 =====
-BY_DEVICE void clip_k9_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 336; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 336) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 336) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 336) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1344 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1344; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max(in0[(i0)*1344 + (i1)*4 + (i2)*2 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k9(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k9_body(in0, out, by_this_block());
-}
-
-// ===== conv_k25 =====
-BY_DEVICE void conv_k25_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k26 =====
+BY_DEVICE void conv_k26_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 16;
   const int row = (int)by_block.idx.x * 8 + tid / 16;
@@ -2950,15 +1767,15 @@ BY_DEVICE void conv_k25_body(const float* __restrict__ in0, const float* __restr
   }
   if (active && lane == 0) {
     const float acc = by_racc;
-    out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(128) conv_k25(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k25_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) conv_k26(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k26_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k26 =====
-BY_DEVICE void conv_k26_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k27 =====
+BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -3030,121 +1847,16 @@ BY_DEVICE void conv_k26_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in3[(i0)*224 + (i1)*4 + (i2)*2 + (i3)] + (acc + in2[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k26(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k26_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k27(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k27_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== add_k4 =====
-BY_DEVICE void add_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 56; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 56) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 56) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 56) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*224 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 224; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in0[(i0)*224 + (i1)*4 + (i2)*2 + (i3)] + in1[(i0)*224 + (i1)*4 + (i2)*2 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k4_body(in0, in1, out, by_this_block());
-}
-
-// ===== conv_k27 =====
-BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k28 =====
+BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -3220,12 +1932,12 @@ BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k27(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k27_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k28(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k28_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k28 =====
-BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k29 =====
+BY_DEVICE void conv_k29_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -3297,71 +2009,12 @@ BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k28(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k28_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== clip_k10 =====
-BY_DEVICE void clip_k10_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 1024 + threadIdx.x; by_v0 < 1280; by_v0 += (int)by_block.grid.x * 1024) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5120 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 1280) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*5120 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_min(by_max(by_e0[by_j], 0.0f), 6.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 5120; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max(in0[(i0)*5120 + (i1)*4 + (i2)*2 + (i3)], 0.0f), 6.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) clip_k10(const float* __restrict__ in0, float* __restrict__ out) {
-  clip_k10_body(in0, out, by_this_block());
+BY_KERNEL void conv_k29(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k29_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== reducemean_k0 =====

@@ -1,41 +1,24 @@
 // golden: resnet.onnx h100 fp16
-// 36 launches, 35 distinct kernels
+// 19 launches, 19 distinct kernels
 // launch 0: conv_k0 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 1: relu_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 2: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 3: conv_k1 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
-// launch 4: relu_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 5: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 6: relu_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 7: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 8: add_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 9: relu_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 10: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 11: relu_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 12: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=2176 params=[float by_half float out:float]
-// launch 13: relu_k4 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 14: conv_k6 grid=[32, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float out:float]
-// launch 15: conv_k7 grid=[16, 1, 1] block=[256, 1, 1] shared=1280 params=[float by_half float out:float]
-// launch 16: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 17: relu_k5 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 18: conv_k8 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 19: relu_k6 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 20: conv_k9 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 21: relu_k7 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 22: conv_k10 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 23: conv_k11 grid=[16, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float out:float]
-// launch 24: add_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 25: relu_k8 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 26: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 27: relu_k9 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 28: conv_k13 grid=[64, 1, 1] block=[32, 1, 1] shared=1024 params=[float by_half float out:float]
-// launch 29: conv_splitk_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float float out:float]
-// launch 30: relu_k10 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 31: conv_k14 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
-// launch 32: conv_k15 grid=[32, 1, 1] block=[64, 1, 1] shared=512 params=[float by_half float out:float]
-// launch 33: add_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 34: relu_k11 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 35: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 1: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 2: conv_k1 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 3: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 6: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=2176 params=[float by_half float out:float]
+// launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=1280 params=[float by_half float out:float]
+// launch 8: conv_k7 grid=[128, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float float out:float]
+// launch 9: conv_k8 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
+// launch 10: conv_k9 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 11: conv_k10 grid=[16, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float out:float]
+// launch 12: conv_k11 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float float out:float]
+// launch 13: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 14: conv_k13 grid=[64, 1, 1] block=[32, 1, 1] shared=1024 params=[float by_half float out:float]
+// launch 15: conv_splitk_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float float out:float]
+// launch 16: conv_k14 grid=[32, 1, 1] block=[64, 1, 1] shared=512 params=[float by_half float out:float]
+// launch 17: conv_k15 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float float out:float]
+// launch 18: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -117,32 +100,12 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
 BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== relu_k0 =====
-BY_DEVICE void relu_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 32; by_rem /= 32;
-      const int i2 = by_rem % 32; by_rem /= 32;
-      const int i1 = by_rem;
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max(in0[(i0)*32768 + (i1)*1024 + (i2)*32 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) relu_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k0_body(in0, out, by_this_block());
 }
 
 // ===== maxpool_k0 =====
@@ -255,109 +218,12 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
 BY_KERNEL void conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k1_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== relu_k1 =====
-BY_DEVICE void relu_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 16; by_rem /= 16;
-        const int i2 = by_rem % 16; by_rem /= 16;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 16; by_rem /= 16;
-      const int i2 = by_rem % 16; by_rem /= 16;
-      const int i1 = by_rem;
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(in0[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k1_body(in0, out, by_this_block());
 }
 
 // ===== conv_k2 =====
@@ -440,7 +306,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
@@ -449,7 +315,7 @@ BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict_
 }
 
 // ===== conv_k3 =====
-BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -520,94 +386,12 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)]), 0.0f));
     }
   }
 }
-BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k3_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 16; by_rem /= 16;
-        const int i2 = by_rem % 16; by_rem /= 16;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8192 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 16; by_rem /= 16;
-      const int i2 = by_rem % 16; by_rem /= 16;
-      const int i1 = by_rem;
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((in0[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)] + in1[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== relu_k2 =====
-BY_DEVICE void relu_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 16; by_rem /= 16;
-        const int i2 = by_rem % 16; by_rem /= 16;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8192 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 16; by_rem /= 16;
-      const int i2 = by_rem % 16; by_rem /= 16;
-      const int i1 = by_rem;
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(in0[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) relu_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k2_body(in0, out, by_this_block());
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k3_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== conv_k4 =====
@@ -682,109 +466,12 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
 BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k4_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== relu_k3 =====
-BY_DEVICE void relu_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 16; by_rem /= 16;
-        const int i2 = by_rem % 16; by_rem /= 16;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 16; by_rem /= 16;
-          const int i2 = by_rem % 16; by_rem /= 16;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*256 + (i2)*16 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 4096; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 16; by_rem /= 16;
-      const int i2 = by_rem % 16; by_rem /= 16;
-      const int i1 = by_rem;
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(in0[(i0)*4096 + (i1)*256 + (i2)*16 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k3_body(in0, out, by_this_block());
 }
 
 // ===== conv_k5 =====
@@ -867,7 +554,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
@@ -875,185 +562,8 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict_
   conv_k5_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== relu_k4 =====
-BY_DEVICE void relu_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(in0[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k4(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k4_body(in0, out, by_this_block());
-}
-
 // ===== conv_k6 =====
 BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 128) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*16 + (r0)])));
-      }
-      by_as[(0) * 64 + kk * 8 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 8; by_rm /= 8;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)])))));
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 8; by_en /= 8;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
-    }
-  }
-}
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k6_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k7 =====
-BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -1128,210 +638,88 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     }
   }
 }
-BY_KERNEL void conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k7_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
+// ===== conv_k7 =====
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 2; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
       {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*16 + (r0)])));
       }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 4096; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in0[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)] + in1[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)]));
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)]), 0.0f));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== relu_k5 =====
-BY_DEVICE void relu_k5_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 1024; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 1024) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*4096 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 4096; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(in0[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k5(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k5_body(in0, out, by_this_block());
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== conv_k8 =====
@@ -1429,108 +817,11 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_en % 8; by_en /= 8;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+        out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
       }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k8_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== relu_k6 =====
-BY_DEVICE void relu_k6_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 8; by_rem /= 8;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 8; by_rem /= 8;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*64 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(in0[(i0)*2048 + (i1)*64 + (i2)*8 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k6(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k6_body(in0, out, by_this_block());
 }
 
 // ===== conv_k9 =====
@@ -1613,7 +904,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
@@ -1621,185 +912,8 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict_
   conv_k9_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== relu_k7 =====
-BY_DEVICE void relu_k7_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 128; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 128) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 128) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 128) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*512 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 512; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(in0[(i0)*512 + (i1)*16 + (i2)*4 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k7(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k7_body(in0, out, by_this_block());
-}
-
 // ===== conv_k10 =====
 BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*32 + (r0)])));
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)])))));
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
-    }
-  }
-}
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -1874,210 +988,88 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
     }
   }
 }
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k2 =====
-BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
+// ===== conv_k11 =====
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
       {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*32 + (r0)])));
       }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in0[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)] + in1[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)]));
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 4; by_rm /= 4;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)])))));
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
+      int by_en = gn;
+      const int i3 = by_en % 4; by_en /= 4;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)]), 0.0f));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== relu_k8 =====
-BY_DEVICE void relu_k8_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 512; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 512) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2048 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2048; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(in0[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k8(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k8_body(in0, out, by_this_block());
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== conv_k12 =====
@@ -2152,109 +1144,12 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
     }
   }
 }
 BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== relu_k9 =====
-BY_DEVICE void relu_k9_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 4; by_rem /= 4;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 4; by_rem /= 4;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*16 + (i2)*4 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(in0[(i0)*1024 + (i1)*16 + (i2)*4 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k9(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k9_body(in0, out, by_this_block());
 }
 
 // ===== conv_k13 =====
@@ -2379,193 +1274,15 @@ BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half*
     const int i2 = by_rem % 2; by_rem /= 2;
     const int i1 = by_rem;
     const float acc = s;
-    out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+    out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
   }
 }
 BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out) {
   conv_splitk_k0_body(in0, in1, in2, by_ws, out, by_this_block());
 }
 
-// ===== relu_k10 =====
-BY_DEVICE void relu_k10_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 64; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 64) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 64) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 64) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*256 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 256; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(in0[(i0)*256 + (i1)*4 + (i2)*2 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k10(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k10_body(in0, out, by_this_block());
-}
-
 // ===== conv_k14 =====
 BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 64) * 4; by_blk /= 64;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*64 + (r0)])));
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*256 + (r0)*4 + (i2)*2 + (i3)])))));
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
-    }
-  }
-}
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k14_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k15 =====
-BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -2641,210 +1358,89 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __res
     }
   }
 }
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k15_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k3 =====
-BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
+// ===== conv_k15 =====
+BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 64) * 4; by_blk /= 64;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 8; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
       {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
+        const int i1 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(i1)*64 + (r0)])));
       }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in0[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)] + in1[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)]));
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 4) {
+        int by_rm = gr;
+        const int i3 = by_rm % 2; by_rm /= 2;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i0)*256 + (r0)*4 + (i2)*2 + (i3)])))));
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 4) continue;
+      int by_en = gn;
+      const int i3 = by_en % 2; by_en /= 2;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)]), 0.0f));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k3_body(in0, in1, out, by_this_block());
-}
-
-// ===== relu_k11 =====
-BY_DEVICE void relu_k11_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 256; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 2; by_rem /= 2;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 256) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 2; by_rem /= 2;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*1024 + (i1)*4 + (i2)*2 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_max(by_e0[by_j], 0.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 1024; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 2; by_rem /= 2;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(in0[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)], 0.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) relu_k11(const float* __restrict__ in0, float* __restrict__ out) {
-  relu_k11_body(in0, out, by_this_block());
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  conv_k15_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== reducemean_k0 =====

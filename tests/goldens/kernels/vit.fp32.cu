@@ -1,78 +1,32 @@
 // golden: vit.onnx h100 fp32
-// 73 launches, 26 distinct kernels
+// 27 launches, 13 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
-// launch 1: transpose_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=16640 params=[float out:float]
-// launch 2: concat_k0 grid=[5, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 3: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 4: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 5: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 6: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 7: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 8: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 9: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 10: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 11: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 12: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 13: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 14: transpose_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=16640 params=[float out:float]
-// launch 15: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 16: mul_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 17: matmul_k1 grid=[8, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 18: add_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
+// launch 2: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 3: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 4: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 5: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 6: matmul_k3 grid=[8, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 7: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 8: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 9: matmul_k4 grid=[24, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
+// launch 10: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 11: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 12: matmul_k6 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 13: matmul_k7 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 14: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 15: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 16: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 17: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 18: matmul_k3 grid=[8, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 19: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 20: isnan_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
-// launch 21: where_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[bool float out:float]
-// launch 22: matmul_k2 grid=[24, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
-// launch 23: transpose_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 24: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 25: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 26: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 27: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 28: matmul_k3 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 29: add_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 30: div_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 31: erf_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 32: add_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 33: mul_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 34: mul_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 35: matmul_k4 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 36: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 37: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 38: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 39: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 40: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 41: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 42: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 43: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 44: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 45: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 46: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 47: transpose_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 48: transpose_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=16640 params=[float out:float]
-// launch 49: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 50: mul_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 51: matmul_k1 grid=[8, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 52: add_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 53: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 54: isnan_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
-// launch 55: where_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[bool float out:float]
-// launch 56: matmul_k2 grid=[24, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
-// launch 57: transpose_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 58: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 59: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 60: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 61: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 62: matmul_k3 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 63: add_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 64: div_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 65: erf_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 66: add_k4 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 67: mul_k2 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 68: mul_k3 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 69: matmul_k4 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 70: add_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 71: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 72: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 20: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 21: matmul_k4 grid=[24, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
+// launch 22: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 23: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 24: matmul_k6 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 25: matmul_k7 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 26: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -160,157 +114,38 @@ BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ 
   conv_k0_body(in0, in1, out, by_this_block());
 }
 
-// ===== transpose_k0 =====
-BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+// ===== add_k0 =====
+BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
   int by_blk = by_block.idx.x;
-  const int by_b0 = (by_blk % 2) * 64; by_blk /= 2;
-  const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_b0 = (by_blk % 4) * 32; by_blk /= 4;
+  const int by_a0 = (by_blk % 1) * 32; by_blk /= 1;
   const int i0 = 0;
   #pragma unroll
-  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
-    const int by_al = by_e % 64, by_bl = by_e / 64;
+  for (int by_e = threadIdx.x; by_e < 1024; by_e += 128) {
+    const int by_al = by_e % 32, by_bl = by_e / 32;
     const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
-    if (by_ga < 16) {
+    if (by_ga < 17) {
       const int i1 = by_ga;
       const int i2 = by_gb;
-      by_t0[by_al * 65 + by_bl] = in0[(i0)*2048 + (i2)*16 + (i1)];
+      by_t0[by_al * 33 + by_bl] = in0[(i0)*2048 + (i2)*16 + ((i1 - (1ll)))];
     }
   }
   __syncthreads();
   #pragma unroll
-  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
-    const int by_bl = by_e % 64, by_al = by_e / 64;
+  for (int by_e = threadIdx.x; by_e < 1024; by_e += 128) {
+    const int by_bl = by_e % 32, by_al = by_e / 32;
     const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
-    if (by_ga < 16) {
+    if (by_ga < 17) {
       const int i1 = by_ga;
       const int i2 = by_gb;
-      out[(i1)*128 + (i2)] = (float)(by_t0[by_al * 65 + by_bl]);
+      out[(i1)*128 + (i2)] = (float)((((i1 < (1ll)) ? in1[(i0)*128 + (i1)*128 + (i2)] : by_t0[by_al * 33 + by_bl]) + in2[(i0)*2176 + (i1)*128 + (i2)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k0_body(in0, out, by_this_block());
-}
-
-// ===== concat_k0 =====
-BY_DEVICE void concat_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2176; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 2176) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)(((i1 < (1ll)) ? in0[(i0)*128 + (i1)*128 + (i2)] : in1[(i0)*2048 + ((i1 - (1ll)))*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) concat_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  concat_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 128; by_rem /= 128;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 128; by_rem /= 128;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 128; by_rem /= 128;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)((in0[(i0)*2176 + (i1)*128 + (i2)] + in1[(i0)*2176 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  add_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== row_layernorm_k0 =====
@@ -349,7 +184,7 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -373,9 +208,9 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       if (gr < 17) {
-        const int i1 = gr;
+        const int i2 = gr;
         const int r0 = gk;
-        v = in0[(i0)*2176 + (i1)*128 + (r0)];
+        v = in0[(i2)*128 + (r0)];
       }
       by_as[(0) * 160 + kk * 20 + rr] = v;
     }
@@ -384,9 +219,11 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
-        const int i2 = gr;
+        int by_rm = gr;
+        const int i3 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
         const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -411,447 +248,186 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + i * 16;
     if (gm >= 17) continue;
-    const int i1 = gm;
+    const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
+      int by_en = gn;
+      const int i3 = by_en % 64; by_en /= 64;
+      const int i1 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(acc);
+      out[(i1)*1088 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 128; by_rem /= 128;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 128; by_rem /= 128;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 128; by_rem /= 128;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 128; by_rem /= 128;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*128 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)] = (float)((in0[(i0)*2176 + (i1)*128 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== transpose_k1 =====
-BY_DEVICE void transpose_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 17; by_rem /= 17;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*128 + (i1)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      out[(i1)*1088 + (i2)*64 + (i3)] = (float)(in0[(i0)*2176 + (i2)*128 + (i1)*64 + (i3)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) transpose_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k1_body(in0, out, by_this_block());
-}
-
-// ===== transpose_k2 =====
-BY_DEVICE void transpose_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_t0 = reinterpret_cast<float*>(by_smem + 0);
-  int by_blk = by_block.idx.x;
-  const int by_b0 = (by_blk % 1) * 64; by_blk /= 1;
-  const int by_a0 = (by_blk % 1) * 64; by_blk /= 1;
-  const int i0 = by_blk;
-  #pragma unroll
-  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
-    const int by_al = by_e % 64, by_bl = by_e / 64;
-    const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
-    if (by_gb < 17) {
-      const int i1 = by_ga;
-      const int i2 = by_gb;
-      by_t0[by_al * 65 + by_bl] = in0[(i0)*1088 + (i2)*64 + (i1)];
-    }
-  }
-  __syncthreads();
-  #pragma unroll
-  for (int by_e = threadIdx.x; by_e < 4096; by_e += 256) {
-    const int by_bl = by_e % 64, by_al = by_e / 64;
-    const int by_ga = by_a0 + by_al, by_gb = by_b0 + by_bl;
-    if (by_gb < 17) {
-      const int i1 = by_ga;
-      const int i2 = by_gb;
-      out[(i0)*1088 + (i1)*17 + (i2)] = (float)(by_t0[by_al * 65 + by_bl]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(256) transpose_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k2_body(in0, out, by_this_block());
-}
-
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 17; by_rem /= 17;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      out[(i1)*1088 + (i2)*64 + (i3)] = (float)((in0[(i0)*2176 + (i1)*1088 + (i2)*64 + (i3)] * 0.3535533845424652f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k0_body(in0, out, by_this_block());
-}
-
-// ===== mul_k1 =====
-BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 17; by_rem /= 17;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 64; by_rem /= 64;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 64; by_rem /= 64;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 64; by_rem /= 64;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i1)*1088 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*1088 + (i2)*17 + (i3)] = (float)((in0[(i0)*2176 + (i1)*1088 + (i2)*17 + (i3)] * 0.3535533845424652f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k1_body(in0, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 160;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int i0 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 17) {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i2)*128 + (r0)];
+      }
+      by_as[(0) * 160 + kk * 20 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    if (gm >= 17) continue;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 64; by_en /= 64;
+      const int i1 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*1088 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+    }
+  }
+}
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 128;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i2 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
+      }
+      by_as[(0) * 128 + kk * 16 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 17) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in0[(i3)*128 + (r0)];
+      }
+      by_bs[(0) * 160 + kk * 20 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 128;
+    const float* const bs = by_bs + cur * 160;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 20 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    int by_em = gm;
+    const int i2 = by_em % 64; by_em /= 64;
+    const int i1 = by_em;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 17) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*1088 + (i2)*17 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+    }
+  }
+}
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k3 =====
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -921,32 +497,12 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
       if (gn >= 17) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)(acc);
+      out[(i1)*289 + (i2)*17 + (i3)] = (float)((acc + in2[(i0)*289 + (i2)*17 + (i3)]));
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== add_k2 =====
-BY_DEVICE void add_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 578) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)] + in1[(i0)*289 + (i2)*17 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k2_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== row_softmax_k0 =====
@@ -986,48 +542,118 @@ BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x
   row_softmax_k0_body(x, y, by_this_block());
 }
 
-// ===== isnan_k0 =====
-BY_DEVICE void isnan_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 578) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      out[(i1)*289 + (i2)*17 + (i3)] = (bool)(by_isnan(in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  isnan_k0_body(in0, out, by_this_block());
-}
-
 // ===== where_k0 =====
-BY_DEVICE void where_k0_body(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 578; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 578) break;
-      const int i0 = 0;
-      int by_rem = lin;
+BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
+  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
+  const int by_step = (int)by_block.grid.x * 512;
+  const int i0 = 0;
+  if (by_aligned) {
+    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 144; by_v0 += (int)by_block.grid.x * 2048) {
+      {
+        const int by_q = by_v0 + 0;
+        const int by_lin = by_q * 4;
+        int by_rem = by_lin;
+        const int i3 = by_rem % 17; by_rem /= 17;
+        const int i2 = by_rem % 17; by_rem /= 17;
+        const int i1 = by_rem;
+        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
+        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+        uint4 by_o;
+        float* const by_oe = reinterpret_cast<float*>(&by_o);
+        #pragma unroll
+        for (int by_j = 0; by_j < 4; ++by_j) {
+          const float t0 = by_e0[by_j];
+          by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
+        }
+        by_st_global_b128(out + by_lin, by_o);
+      }
+      {
+        const int by_q = by_v0 + 512;
+        if (by_q < 144) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 17; by_rem /= 17;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1024;
+        if (by_q < 144) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 17; by_rem /= 17;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+      {
+        const int by_q = by_v0 + 1536;
+        if (by_q < 144) {
+          const int by_lin = by_q * 4;
+          int by_rem = by_lin;
+          const int i3 = by_rem % 17; by_rem /= 17;
+          const int i2 = by_rem % 17; by_rem /= 17;
+          const int i1 = by_rem;
+          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
+          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
+          uint4 by_o;
+          float* const by_oe = reinterpret_cast<float*>(&by_o);
+          #pragma unroll
+          for (int by_j = 0; by_j < 4; ++by_j) {
+            const float t0 = by_e0[by_j];
+            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
+          }
+          by_st_global_b128(out + by_lin, by_o);
+        }
+      }
+    }
+    for (int by_lin = 576 + by_tid; by_lin < 578; by_lin += by_step) {
+      int by_rem = by_lin;
       const int i3 = by_rem % 17; by_rem /= 17;
       const int i2 = by_rem % 17; by_rem /= 17;
       const int i1 = by_rem;
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)] ? 0.0f : in1[(i0)*578 + (i1)*289 + (i2)*17 + (i3)]));
+      const float t0 = in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)];
+      out[(i1)*289 + (i2)*17 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
+    }
+  } else {
+    for (int by_lin = by_tid; by_lin < 578; by_lin += by_step) {
+      int by_rem = by_lin;
+      const int i3 = by_rem % 17; by_rem /= 17;
+      const int i2 = by_rem % 17; by_rem /= 17;
+      const int i1 = by_rem;
+      const float t0 = in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)];
+      out[(i1)*289 + (i2)*17 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) where_k0(const bool* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  where_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(512) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  where_k0_body(in0, out, by_this_block());
 }
 
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k4 =====
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
@@ -1038,7 +664,7 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
   const int i0 = 0;
-  const int i1 = by_blk;
+  const int i2 = by_blk;
   float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
@@ -1052,9 +678,9 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       if (gr < 17 && gk < 17) {
-        const int i2 = gr;
+        const int i1 = gr;
         const int r0 = gk;
-        v = in0[(i0)*578 + (i1)*289 + (i2)*17 + (r0)];
+        v = in0[(i0)*578 + (i2)*289 + (i1)*17 + (r0)];
       }
       by_as[(0) * 96 + kk * 12 + rr] = v;
     }
@@ -1065,7 +691,7 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
       if (gk < 17) {
         const int i3 = gr;
         const int r0 = gk;
-        v = in1[(i0)*2176 + (i1)*1088 + (r0)*64 + (i3)];
+        v = in1[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)];
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -1090,119 +716,99 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + i * 8;
     if (gm >= 17) continue;
-    const int i2 = gm;
+    const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 16;
       const int i3 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*1088 + (i2)*64 + (i3)] = (float)(acc);
+      out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
     }
   }
 }
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, out, by_this_block());
 }
 
-// ===== transpose_k3 =====
-BY_DEVICE void transpose_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
+// ===== matmul_k5 =====
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 160;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 544; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 2; by_rem /= 2;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 16; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      if (gr < 17) {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*2176 + (i1)*128 + (r0)];
       }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 544) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 64; by_rem /= 64;
-          const int i2 = by_rem % 2; by_rem /= 2;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*2176 + (i2)*1088 + (i1)*64 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+      by_as[(0) * 160 + kk * 20 + rr] = v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 2176; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 2; by_rem /= 2;
-      const int i1 = by_rem;
-      out[(i1)*128 + (i2)*64 + (i3)] = (float)(in0[(i0)*2176 + (i2)*1088 + (i1)*64 + (i3)]);
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (i2)];
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    if (gm >= 17) continue;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) transpose_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k3_body(in0, out, by_this_block());
+BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k6 =====
+BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -1270,584 +876,17 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __rest
       const int gn = by_n0 + tx + j * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*512 + (i2)] = (float)(acc);
+      const float t0 = (acc + in2[(i2)]);
+      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
     }
   }
 }
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k6_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== add_k3 =====
-BY_DEVICE void add_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 512; by_rem /= 512;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] + in1[(i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k3_body(in0, in1, out, by_this_block());
-}
-
-// ===== div_k0 =====
-BY_DEVICE void div_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 512; by_rem /= 512;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] / 1.4142135381698608f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] / 1.4142135381698608f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) div_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  div_k0_body(in0, out, by_this_block());
-}
-
-// ===== erf_k0 =====
-BY_DEVICE void erf_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 512; by_rem /= 512;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_erf(by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)(by_erf(in0[(i0)*8704 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) erf_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  erf_k0_body(in0, out, by_this_block());
-}
-
-// ===== add_k4 =====
-BY_DEVICE void add_k4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 512; by_rem /= 512;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] + 1.0f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] + 1.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) add_k4(const float* __restrict__ in0, float* __restrict__ out) {
-  add_k4_body(in0, out, by_this_block());
-}
-
-// ===== mul_k2 =====
-BY_DEVICE void mul_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 512; by_rem /= 512;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((0.5f * by_e0[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((0.5f * in0[(i0)*8704 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k2_body(in0, out, by_this_block());
-}
-
-// ===== mul_k3 =====
-BY_DEVICE void mul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 2176; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 512; by_rem /= 512;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 2176) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 512; by_rem /= 512;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + ((i0)*8704 + (i1)*512 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8704; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)((in0[(i0)*8704 + (i1)*512 + (i2)] * in1[(i0)*8704 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k3(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k3_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k7 =====
+BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -1915,10 +954,10 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
       const int gn = by_n0 + tx + j * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(acc);
+      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
     }
   }
 }
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k7_body(in0, in1, in2, in3, out, by_this_block());
 }

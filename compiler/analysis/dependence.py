@@ -1,0 +1,227 @@
+"""Element-level dependence between a producer and a consumer, from the consumer's index maps
+alone (AStitch's one-to-one / one-to-many, Welder's tile propagation; DESIGN section 3).
+
+- `dependence(te, arg)`: how consumer `te` reads its input `arg`. ONE_TO_ONE: every load of it is
+  at the consumer's own output index (same shape), so each produced element feeds exactly the
+  consumer element at the same place; ONE_TO_MANY: the loads are affine (a broadcast, a
+  reduction, a window, a transpose): an element feeds a region or a region feeds an element;
+  ARBITRARY: an index depends on loaded data or is not affine (gathers, resize, reshapes with
+  division).
+- `input_region(te, arg, tile)`: the box of input `arg` the consumer reads to compute an output
+  tile (bounds per output variable), by interval arithmetic over the index expressions: the
+  region a fused group's producer must provide (Welder's propagation, stage by stage with
+  `propagate`).
+- `injective(index, shape, extents)`: whether distinct values of the variables read distinct
+  elements: a fused reduction read at such an index is computed once per element, never again.
+- `reshape_index(index, from_shape, to_shape, extents)`: the index into a buffer's other shape
+  (a reshape alias) that reads the same element, simplified to affine components when no digit
+  carries into the next."""
+from __future__ import annotations
+
+import math
+from enum import Enum
+
+from ..ir.dtypes import DType
+from ..ir.texpr import Binary, Const, Expr, Load, TensorExpr, Var, binary, const, walk
+from .views import affine
+
+INDEX = DType.int64
+
+
+class Dependence(str, Enum):
+    ONE_TO_ONE = "one-to-one"
+    ONE_TO_MANY = "one-to-many"
+    ARBITRARY = "arbitrary"
+
+
+def extents_of(te: TensorExpr) -> dict[str, int]:
+    """Every index variable of `te` and its extent: output axes i0.., reduction axes."""
+    ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
+    if te.reduce is not None:
+        ext.update(dict(te.reduce.axes))
+    return ext
+
+
+def loads_of(te: TensorExpr, arg: int) -> list[Load]:
+    """The distinct loads of input `arg` in the body and the epilogue."""
+    out: list[Load] = []
+    for root in (te.body, te.epilogue):
+        if root is None:
+            continue
+        for x in walk(root):
+            if isinstance(x, Load) and x.arg == arg and x not in out:
+                out.append(x)
+    return out
+
+
+def is_identity(index: tuple[Expr, ...], shape: tuple[int, ...], out_shape: tuple[int, ...]) -> bool:
+    """Whether `index` is the output index itself (i0, i1, ...) over an input of the output's shape."""
+    return tuple(shape) == tuple(out_shape) and all(
+        isinstance(x, Var) and x.name == f"i{d}" for d, x in enumerate(index))
+
+
+def dependence(te: TensorExpr, arg: int) -> Dependence:
+    """How `te` reads input `arg` (see the module docstring)."""
+    loads = loads_of(te, arg)
+    shape = te.inputs[arg].shape
+    if loads and all(is_identity(ld.index, shape, te.output.shape) for ld in loads):
+        return Dependence.ONE_TO_ONE
+    for ld in loads:
+        for x in ld.index:
+            if any(isinstance(y, Load) for y in walk(x)) or affine(x) is None:
+                return Dependence.ARBITRARY
+    return Dependence.ONE_TO_MANY
+
+
+def offset_form(index: tuple[Expr, ...], shape: tuple[int, ...]) -> tuple[dict[str, int], int] | None:
+    """The row-major element offset of `index` into `shape`, as an affine form (None if not affine)."""
+    coeffs: dict[str, int] = {}
+    c0, stride = 0, 1
+    for x, n in zip(reversed(index), reversed(shape)):
+        a = affine(x)
+        if a is None:
+            return None
+        for v, c in a[0].items():
+            coeffs[v] = coeffs.get(v, 0) + c * stride
+        c0 += a[1] * stride
+        stride *= n
+    return {v: c for v, c in coeffs.items() if c}, c0
+
+
+def injective(index: tuple[Expr, ...], shape: tuple[int, ...], extents: dict[str, int]) -> bool:
+    """Whether distinct values of the variables in `extents` always read distinct elements."""
+    form = offset_form(index, shape)
+    if form is None:
+        return False
+    coeffs, _ = form
+    moving = {v: n for v, n in extents.items() if n > 1}
+    if not set(moving) <= set(coeffs):
+        return False          # a variable the index ignores: its values read the same element
+    span = 0
+    for c, n in sorted((abs(coeffs[v]), n) for v, n in moving.items()):
+        if c <= span:
+            return False
+        span += c * (n - 1)
+    return True
+
+
+def reshape_index(index: tuple[Expr, ...], from_shape: tuple[int, ...], to_shape: tuple[int, ...],
+                  extents: dict[str, int]) -> tuple[Expr, ...]:
+    """The index into `to_shape` of the element `index` reads in `from_shape` (same bytes, another
+    shape): affine per axis when the offset's terms fall within single axes without carries,
+    else the offset's division and remainder by each axis's stride."""
+    if math.prod(from_shape) != math.prod(to_shape):
+        raise ValueError(f"reshape of {from_shape} to {to_shape}: sizes differ")
+    strides = [math.prod(to_shape[d + 1:]) for d in range(len(to_shape))]
+    form = offset_form(index, from_shape)
+    if form is not None:
+        simple = _digits(form, strides, to_shape, extents)
+        if simple is not None:
+            return simple
+    offset = const(0, INDEX)
+    stride = 1
+    for x, n in zip(reversed(index), reversed(from_shape)):
+        offset = binary("add", offset, binary("mul", x, const(stride, INDEX)))
+        stride *= n
+    return tuple(binary("imod", binary("idiv", offset, const(s, INDEX)), const(n, INDEX)) if d else
+                 binary("idiv", offset, const(s, INDEX)) for d, (s, n) in enumerate(zip(strides, to_shape)))
+
+
+def _digits(form, strides, shape, extents) -> tuple[Expr, ...] | None:
+    coeffs, c0 = form
+    if c0 < 0 or any(c < 0 for c in coeffs.values()):
+        return None
+    terms: list[list[tuple[str, int]]] = [[] for _ in shape]
+    consts = []
+    rest = c0
+    for s in strides:
+        consts.append(rest // s)
+        rest %= s
+    for v, c in coeffs.items():
+        if extents.get(v, 2) <= 1:
+            continue          # an axis of extent 1: the variable is always 0
+        d = next((d for d, s in enumerate(strides) if c % s == 0 and c // s < shape[d]), None)
+        if d is None:
+            return None
+        terms[d].append((v, c // strides[d]))
+    out = []
+    for d, n in enumerate(shape):
+        top = consts[d] + sum(c * (extents.get(v, 1) - 1) for v, c in terms[d])
+        if top >= n:
+            return None       # this axis would carry into the next: not a per-axis map
+        e: Expr = const(consts[d], INDEX)
+        for v, c in sorted(terms[d]):
+            e = binary("add", e, binary("mul", Var(v), const(c, INDEX)))
+        out.append(e)
+    return tuple(out)
+
+
+# ---- tile propagation ---------------------------------------------------------------------------
+
+Box = tuple[tuple[int, int], ...]      # inclusive bounds per axis
+
+
+def _interval(e: Expr, env: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    if isinstance(e, Var):
+        return env.get(e.name)
+    if isinstance(e, Const):
+        return None if isinstance(e.value, float) else (int(e.value), int(e.value))
+    if not isinstance(e, Binary):
+        return None
+    a, b = _interval(e.a, env), _interval(e.b, env)
+    if a is None or b is None:
+        return None
+    if e.fn == "add":
+        return a[0] + b[0], a[1] + b[1]
+    if e.fn == "sub":
+        return a[0] - b[1], a[1] - b[0]
+    if e.fn == "mul":
+        p = [x * y for x in a for y in b]
+        return min(p), max(p)
+    if e.fn in ("min", "max"):
+        f = min if e.fn == "min" else max
+        return f(a[0], b[0]), f(a[1], b[1])
+    if e.fn in ("idiv", "imod") and b[0] == b[1] and b[0] > 0 and a[0] >= 0:
+        if e.fn == "idiv":
+            return a[0] // b[0], a[1] // b[0]
+        return (a[0] % b[0], a[1] % b[0]) if a[1] // b[0] == a[0] // b[0] else (0, b[0] - 1)
+    return None
+
+
+def input_region(te: TensorExpr, arg: int, tile: dict[str, tuple[int, int]]) -> Box:
+    """The box of input `arg` that `te` reads for the output tile `tile` (inclusive bounds per
+    output variable; missing ones span their axis); reduction variables span their axes. An
+    index the intervals cannot bound (data-dependent) spans its whole axis."""
+    env = {v: (0, n - 1) for v, n in extents_of(te).items()}
+    env.update(tile)
+    shape = te.inputs[arg].shape
+    box = [None] * len(shape)
+    for ld in loads_of(te, arg):
+        for d, x in enumerate(ld.index):
+            iv = _interval(x, env) or (0, shape[d] - 1)
+            iv = (max(0, iv[0]), min(shape[d] - 1, iv[1]))
+            box[d] = iv if box[d] is None else (min(box[d][0], iv[0]), max(box[d][1], iv[1]))
+    return tuple(b if b is not None else (0, n - 1) for b, n in zip(box, shape))
+
+
+def box_size(box: Box) -> int:
+    return math.prod(hi - lo + 1 for lo, hi in box)
+
+
+def propagate(stages, tile: dict[str, tuple[int, int]]) -> dict[str, Box]:
+    """Welder's backward propagation through a group (spec.Stage objects in order): for an output
+    tile of the last stage, the region of every value the group reads or carries (the union box
+    over the stages that read it)."""
+    regions: dict[str, Box] = {}
+    out_tiles = {stages[-1].output: tile}
+    for st in reversed(stages):
+        t = out_tiles.get(st.output)
+        if t is None:
+            continue
+        for arg, value in enumerate(st.inputs):
+            box = input_region(st.expr, arg, t)
+            if value in regions:
+                box = tuple((min(a[0], b[0]), max(a[1], b[1])) for a, b in zip(regions[value], box))
+            regions[value] = box
+            out_tiles[value] = {f"i{d}": b for d, b in enumerate(box)}
+    return regions

@@ -1,0 +1,164 @@
+"""The welder stage (register level): small ONNX graphs compiled with fusion on and with
+`--disable welder`, run on the host harness (default and shuffled thread order) against
+onnxruntime; the report's kernels, carried values, traffic and fusion decisions."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from compiler import compile
+from compiler.errors import CompilerError
+from compiler.pipeline import CompileOptions
+from compiler.runtime.executor import Executor, make_backend
+
+RNG = np.random.default_rng(7)
+
+
+def model(nodes, inputs, outputs, inits=()) -> bytes:
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    onnx.checker.check_model(m)
+    return m.SerializeToString()
+
+
+def weight(*shape):
+    return (RNG.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+
+
+def check(data: bytes, feeds: dict, *, disable=()):
+    """Compiles, runs on the host harness in both thread orders, compares with onnxruntime; the report."""
+    art = compile(data, "h100", CompileOptions(build=False, disable=disable))
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)
+        for name, w in zip(art.plan.outputs, want):
+            np.testing.assert_allclose(got[name], w, rtol=1e-4, atol=1e-4, err_msg=f"{name} ({mode})")
+    return art.report
+
+
+def both(data: bytes, feeds: dict):
+    return check(data, feeds), check(data, feeds, disable=("welder",))
+
+
+def gelu_mlp() -> bytes:
+    """MatMul + bias + GELU (erf form, as exporters write it)."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Add", ["mm", "b"], ["h"]),
+             helper.make_node("Div", ["h", "sqrt2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+             helper.make_node("Add", ["e", "one"], ["e1"]), helper.make_node("Mul", ["h", "e1"], ["p"]),
+             helper.make_node("Mul", ["p", "half"], ["y"])]
+    inits = [("w", weight(32, 48)), ("b", weight(48)), ("sqrt2", np.array(np.sqrt(2), np.float32)),
+             ("one", np.array(1, np.float32)), ("half", np.array(0.5, np.float32))]
+    return model(nodes, [("x", [2, 8, 32])], [("y", [2, 8, 48])], inits)
+
+
+def test_matmul_bias_gelu_is_one_kernel():
+    fused, unfused = both(gelu_mlp(), {"x": RNG.standard_normal((2, 8, 32)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 7 and fused["launches_per_inference"] == 1
+    (k,) = fused["kernels"]
+    assert len(k["ops"]) == 7
+    assert {c["level"] for c in k["carried"]} == {"register"} and len(k["carried"]) == 6
+    assert fused["traffic"]["dram_bytes"] < unfused["traffic"]["dram_bytes"]
+    assert fused["fusion"]["enabled"] and fused["fusion"]["kernels_before"] == 7
+    assert not unfused["fusion"]["enabled"] and unfused["kernels"][0]["carried"] == []
+
+
+def test_conv_bias_residual_relu_is_one_kernel():
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+    data = model(nodes, [("x", [1, 4, 6, 6])], [("y", [1, 4, 6, 6])], [("w", weight(4, 4, 3, 3)), ("b", weight(4))])
+    fused, unfused = both(data, {"x": RNG.standard_normal((1, 4, 6, 6)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 3 and fused["launches_per_inference"] == 1
+
+
+def test_head_split_transpose_and_scale_fold_into_the_projection():
+    """MatMul -> bias -> Reshape -> Transpose -> scale: the reshape alias and the transpose become
+    the projection's output index map (attention's Q path)."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Add", ["mm", "b"], ["q"]),
+             helper.make_node("Reshape", ["q", "shape"], ["heads"]),
+             helper.make_node("Transpose", ["heads"], ["t"], perm=[0, 2, 1, 3]),
+             helper.make_node("Mul", ["t", "scale"], ["y"])]
+    inits = [("w", weight(32, 32)), ("b", weight(32)), ("shape", np.array([1, 8, 4, 8], np.int64)),
+             ("scale", np.array(0.35, np.float32))]
+    data = model(nodes, [("x", [1, 8, 32])], [("y", [1, 4, 8, 8])], inits)
+    fused, unfused = both(data, {"x": RNG.standard_normal((1, 8, 32)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 4 and fused["launches_per_inference"] == 1
+
+
+def test_a_transposed_operand_folds_into_the_matmul():
+    """Transpose -> MatMul: the transpose moves data only, so the contraction reads through it."""
+    nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0]), helper.make_node("MatMul", ["xt", "w"], ["y"])]
+    data = model(nodes, [("x", [16, 8])], [("y", [8, 12])], [("w", weight(16, 12))])
+    fused, unfused = both(data, {"x": RNG.standard_normal((16, 8)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 2 and fused["launches_per_inference"] == 1
+
+
+def test_maps_fold_into_a_reduction_that_reads_them_once():
+    nodes = [helper.make_node("Exp", ["x"], ["e"]), helper.make_node("Mul", ["e", "x"], ["m"]),
+             helper.make_node("ReduceSum", ["m", "axes"], ["y"], keepdims=0)]
+    data = model(nodes, [("x", [4, 6, 10])], [("y", [4, 6])], [("axes", np.array([2], np.int64))])
+    fused, unfused = both(data, {"x": RNG.standard_normal((4, 6, 10)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 3 and fused["launches_per_inference"] == 1
+
+
+def test_a_computed_contraction_operand_is_not_recomputed():
+    """Exp -> MatMul: the matmul reads every exp element N times; computing it in the loads would
+    repeat it per tile, so the two stay two kernels, and the record says why."""
+    nodes = [helper.make_node("Exp", ["x"], ["e"]), helper.make_node("MatMul", ["e", "w"], ["y"])]
+    data = model(nodes, [("x", [16, 8])], [("y", [16, 12])], [("w", weight(8, 12))])
+    fused = check(data, {"x": RNG.standard_normal((16, 8)).astype(np.float32)})
+    assert fused["launches_per_inference"] == 2
+    assert fused["fusion"]["groups"] == []
+
+
+def test_a_broadcast_reduction_is_not_recomputed():
+    """ReduceMean then x - mean: the subtraction reads each mean many times (one-to-many), so the
+    reduction is not folded into it (it would be computed once per element)."""
+    nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["m"], keepdims=1), helper.make_node("Sub", ["x", "m"], ["y"])]
+    data = model(nodes, [("x", [4, 16])], [("y", [4, 16])], [("axes", np.array([1], np.int64))])
+    rep = check(data, {"x": RNG.standard_normal((4, 16)).astype(np.float32)})
+    assert rep["launches_per_inference"] == 2
+
+
+def test_a_value_read_outside_the_group_is_written():
+    """MatMul + bias feeds Relu and Sigmoid (two outputs): the sum is read outside any one group, so
+    the group stops before it takes a consumer, and both outputs stay right."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Add", ["mm", "b"], ["h"]),
+             helper.make_node("Relu", ["h"], ["y1"]), helper.make_node("Sigmoid", ["h"], ["y2"])]
+    data = model(nodes, [("x", [4, 8])], [("y1", [4, 8]), ("y2", [4, 8])], [("w", weight(8, 8)), ("b", weight(8))])
+    rep = check(data, {"x": RNG.standard_normal((4, 8)).astype(np.float32)})
+    assert rep["launches_per_inference"] == 3
+    (group,) = rep["fusion"]["groups"]
+    assert len(group["ops"]) == 2 and "read outside the group" in group["stopped"]
+
+
+def test_disable_names_are_checked():
+    with pytest.raises(CompilerError, match="welder, roller, tune"):
+        CompileOptions(disable=("welding",))
+    assert CompileOptions(disable=("welder", "roller", "welder")).disable == ("roller", "welder")
+    assert CompileOptions(disable="welder").disable == ("welder",)
+    assert CompileOptions(disable=("welder",)).key != CompileOptions().key
+
+
+def test_cli_disable_welder(tmp_path):
+    src = tmp_path / "m.onnx"
+    src.write_bytes(gelu_mlp())
+    counts = {}
+    for flags in ((), ("--disable", "welder")):
+        out = tmp_path / f"m{len(flags)}.tar"
+        r = subprocess.run([sys.executable, "-m", "compiler", "compile", str(src), "-o", str(out), "-q", *flags],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        counts[flags] = int(r.stdout.split(": ")[1].split()[0])
+    assert counts[()] == 1 and counts[("--disable", "welder")] == 7
+    r = subprocess.run([sys.executable, "-m", "compiler", "compile", str(src), "-o", str(tmp_path / "x"),
+                        "--disable", "rammer"], capture_output=True, text=True)
+    assert r.returncode == 2 and "cannot disable 'rammer'" in r.stderr
