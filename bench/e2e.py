@@ -298,7 +298,8 @@ def brickyard_row(row: dict, onnx_path: Path, inputs: dict, dtype: str, ref: lis
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import make_backend
     t0 = time.perf_counter()
-    art = by_compile(str(onnx_path), ctx.target, CompileOptions(precision=dtype, tune=not ctx.args.no_tune),
+    art = by_compile(str(onnx_path), ctx.target,
+                     CompileOptions(precision=dtype, tune=not ctx.args.no_tune, disable=tuple(ctx.args.disable)),
                      store=ctx.store)
     row["brickyard_compile_s"] = round(time.perf_counter() - t0, 3)
     rep = art.report
@@ -308,7 +309,8 @@ def brickyard_row(row: dict, onnx_path: Path, inputs: dict, dtype: str, ref: lis
                     "stages": {s["name"]: round(s["seconds"], 3) for s in rep["compile"]["stages"]}},
         "kernels": len(rep["kernels"]), "distinct_kernels": len({k["digest"] for k in rep["kernels"]}),
         "predicted_us": rep["latency"]["predicted_us"], "tune": {k: tune.get(k) for k in ("status", "reason") if k in tune},
-        "times": rep.get("times"), "precision": rep.get("precision"),
+        "times": rep.get("times"), "precision": rep.get("precision"), "disable": list(ctx.args.disable),
+        "dram_bytes_predicted": (rep.get("traffic") or {}).get("dram_bytes"),
         "memory": rep.get("memory")}
     row["kernels_in_plan"] = rep["launches_per_inference"]
     kw = {"cubins": art.cubins, "arch": ctx.target.arch} if device == "gpu" else {}
@@ -1002,6 +1004,7 @@ def common_settings(ctx: Ctx, clock: str) -> dict:
                           "other tensor fp32; inputs and outputs fp32",
         "brickyard_store": "given" if a.store else "fresh per run (cold compiles; rows of one run share it)",
         "brickyard_tune": not a.no_tune,
+        "brickyard_disable": list(a.disable),
         "cuda_graph": graph,
         "launches_per_inference": "counted at run time (loop iterations and the branch taken included); "
                                   "kernels_in_plan is the report's static count",
@@ -1174,6 +1177,9 @@ def parse_args(argv):
     ap.add_argument("--warmup-s", type=float, help="and at least this long (default 0.5 s; --dry-run 0)")
     ap.add_argument("--flush-l2", action="store_true", help="flush the L2 before each sample (GPU)")
     ap.add_argument("--no-tune", action="store_true", help="Brickyard without its tune stage (faster compiles)")
+    ap.add_argument("--disable", action="append", default=[], metavar="NAME",
+                    help="Brickyard with a technique switched off (repeatable): welder, roller, tune; "
+                         "compare with a run without it")
     ap.add_argument("--budget-s", type=float, help="stop starting work after this many seconds (default 520 with "
                                                     "--part, else 3 h; --dry-run 1 h)")
     ap.add_argument("--deadline", type=float, help="absolute end (epoch seconds) for the whole run")

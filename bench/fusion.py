@@ -1,0 +1,80 @@
+"""Fusion's predicted effect (CPU, no GPU): each shared model compiled with the welder stage on (the
+default) and with `--disable welder`; launches per inference and predicted DRAM bytes per inference
+from report.json, their ratios, and compile time (NVRTC builds included, fresh kernel cache each).
+
+    .venv/bin/python bench/fusion.py [--models bert,gpt2] [--target h100] [--precision fp32] [--out DIR]
+
+Writes bench/results/fusion-<UTC time>.json (suite `fusion`) and prints a table. The ratios are
+predictions from the plan (what the kernels read and write), not measurements; on a GPU the
+end-to-end benchmark measures fused against `--disable welder` (bench/e2e.py --disable welder)."""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def compile_one(path: Path, target: str, precision: str, disable: tuple[str, ...]) -> dict:
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from kernel_cache import KernelStore
+    with tempfile.TemporaryDirectory(prefix="brickyard-fusion-") as store:
+        t0 = time.perf_counter()
+        art = compile(str(path), target, CompileOptions(precision=precision, disable=disable),
+                      store=KernelStore(store))
+        seconds = time.perf_counter() - t0
+    rep = art.report
+    return {"launches": rep["launches_per_inference"], "dram_bytes": rep["traffic"]["dram_bytes"],
+            "compile_s": round(seconds, 3), "groups": len(rep["fusion"]["groups"]),
+            "kernels_built": rep["compile"]["cache"]["misses"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", help="comma-separated names in the shared models folder (default: all)")
+    ap.add_argument("--shared", default=os.environ.get("BRICKYARD_SHARED", str(ROOT.parent / "shared")))
+    ap.add_argument("--target", default="h100")
+    ap.add_argument("--precision", default="fp32")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    a = ap.parse_args()
+    models_dir = Path(a.shared) / "models"
+    names = a.models.split(",") if a.models else sorted(p.stem for p in models_dir.glob("*.onnx"))
+    rows = []
+    for name in names:
+        fused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ())
+        unfused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("welder",))
+        rows.append({"name": name, "fused": fused, "unfused": unfused,
+                     "launch_ratio": round(fused["launches"] / unfused["launches"], 4),
+                     "dram_ratio": round(fused["dram_bytes"] / unfused["dram_bytes"], 4),
+                     "compile_ratio": round(fused["compile_s"] / unfused["compile_s"], 4)})
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    created = dt.datetime.now(dt.timezone.utc)
+    doc = {"suite": "fusion", "device": "none (predicted from report.json)", "git_commit": commit,
+           "created": created.isoformat(timespec="seconds"),
+           "settings": {"target": a.target, "precision": a.precision,
+                        "compile": "fresh kernel cache per compile, NVRTC builds included"},
+           "rows": rows}
+    out = Path(a.out) / f"fusion-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{'model':<18} {'launches':>16} {'ratio':>6} {'DRAM bytes':>24} {'ratio':>6} {'compile s':>14}")
+    for r in rows:
+        f, u = r["fused"], r["unfused"]
+        print(f"{r['name']:<18} {f['launches']:>7} / {u['launches']:<6} {r['launch_ratio']:>6.2f} "
+              f"{f['dram_bytes']:>11} / {u['dram_bytes']:<10} {r['dram_ratio']:>6.2f} "
+              f"{f['compile_s']:>6.2f} / {u['compile_s']:<6.2f}")
+    print(f"-> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
