@@ -197,6 +197,7 @@ def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": ["a", 64]}}},
              "input_shapes"),
             ({"model_id": model_id, "target": "h100", "options": {"precision": "fp7"}}, "precision"),
+            ({"model_id": model_id, "target": "h100", "options": {"disable": ["rammer"]}}, "cannot disable 'rammer'"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"nope": [1]}}}, "not an input"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": [2, 64]}}},
              "static size"),
@@ -219,6 +220,21 @@ def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
         assert c.get("/v1/compilations", params={"limit": 0}).status_code == 422
         r = c.post(f"/v1/compilations/{bert_job['job']['id']}/cancel")
         assert r.status_code == 409 and "succeeded" in r.json()["detail"]
+
+
+def test_disable_welder_through_the_api(service, bert_job):
+    """options.disable reaches the worker's compiler: the unfused plan of the same model has the
+    lowered kernel count and more predicted DRAM traffic, and its report says fusion was off."""
+    fused = bert_job["report"]
+    with service.client() as c:
+        job = compile_job(c, bert_job["model"]["id"], "h100", disable=["welder"])
+        assert job["options"]["disable"] == ["welder"]
+        job = wait_job(c, job["id"])
+        assert job["state"] == "succeeded", job
+        unfused = c.get(f"/v1/compilations/{job['id']}/report").json()
+    assert fused["fusion"]["enabled"] and not unfused["fusion"]["enabled"]
+    assert unfused["launches_per_inference"] == fused["fusion"]["kernels_before"] > fused["launches_per_inference"]
+    assert unfused["traffic"]["dram_bytes"] > fused["traffic"]["dram_bytes"]
 
 
 def test_dynamic_model_needs_input_shapes_and_runs(service, tmp_path):
