@@ -299,7 +299,7 @@ def brickyard_row(row: dict, onnx_path: Path, inputs: dict, dtype: str, ref: lis
     from compiler.runtime.executor import make_backend
     t0 = time.perf_counter()
     art = by_compile(str(onnx_path), ctx.target,
-                     CompileOptions(precision=dtype, tune=not ctx.args.no_tune, disable=tuple(ctx.args.disable)),
+                     CompileOptions(precision=dtype, disable=tuple(ctx.args.disable)),
                      store=ctx.store)
     row["brickyard_compile_s"] = round(time.perf_counter() - t0, 3)
     rep = art.report
@@ -1003,7 +1003,7 @@ def common_settings(ctx: Ctx, clock: str) -> dict:
         "brickyard_fp16": "CompileOptions(precision='fp16'): contractions' operands fp16, accumulation and every "
                           "other tensor fp32; inputs and outputs fp32",
         "brickyard_store": "given" if a.store else "fresh per run (cold compiles; rows of one run share it)",
-        "brickyard_tune": not a.no_tune,
+        "brickyard_tune": "tune" not in a.disable,
         "brickyard_disable": list(a.disable),
         "cuda_graph": graph,
         "launches_per_inference": "counted at run time (loop iterations and the branch taken included); "
@@ -1176,8 +1176,9 @@ def parse_args(argv):
     ap.add_argument("--warmup-runs", type=int, help="at least this many warm-up runs (default 10; --dry-run 1)")
     ap.add_argument("--warmup-s", type=float, help="and at least this long (default 0.5 s; --dry-run 0)")
     ap.add_argument("--flush-l2", action="store_true", help="flush the L2 before each sample (GPU)")
-    ap.add_argument("--no-tune", action="store_true", help="Brickyard without its tune stage (faster compiles)")
-    ap.add_argument("--disable", action="append", default=[], metavar="NAME",
+    ap.add_argument("--no-tune", action="append_const", const="tune", dest="disable",
+                    help="Brickyard without its tune stage (faster compiles): --disable tune")
+    ap.add_argument("--disable", action="append", metavar="NAME",
                     help="Brickyard with a technique switched off (repeatable): welder, roller, tune; "
                          "compare with a run without it")
     ap.add_argument("--budget-s", type=float, help="stop starting work after this many seconds (default 520 with "
@@ -1198,6 +1199,7 @@ def parse_args(argv):
     ap.add_argument("--export-one", help=argparse.SUPPRESS)
     ap.add_argument("--batch", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    a.disable = sorted(set(a.disable or ()))
     dry = a.dry_run
     if a.cpu_peers:
         if not dry:

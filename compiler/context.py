@@ -38,9 +38,7 @@ class CompileOptions:
     precision: str = "fp32"   # fp32 | tf32 | fp16 | bf16: contractions' inputs (accumulation stays fp32)
     build: bool = True          # NVRTC cubins (off only for host-only test runs)
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
-    roller: bool = True         # re-tile kernels with Roller's construction and micro-model
-    tune: bool = True           # on a GPU of the target's arch: measure the top-K, keep the fastest
-    disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE), sorted
+    disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE: welder, roller, tune), sorted
 
     def __post_init__(self):
         check_precision(self.precision)
@@ -57,7 +55,7 @@ class CompileOptions:
         """Whether `technique` (one of SWITCHABLE) runs in this compilation."""
         if technique not in SWITCHABLE:
             raise ValueError(f"{technique} is not a switchable technique")
-        return technique not in self.disable and getattr(self, technique, True) is not False
+        return technique not in self.disable
 
     @property
     def key(self) -> str:

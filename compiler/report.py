@@ -70,16 +70,14 @@ def dram_bytes(plan: Plan) -> int:
     types = all_types(plan)
     total = 0
     for k in plan.kernels():
-        total += sum(types[p.value].nbytes for p in {p.value: p for p in k.params}.values() if p.value in types)
+        total += sum(types[v].nbytes for v in {p.value for p in k.params} if v in types)
     return total
 
 
 def _fusion(records) -> dict:
     """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
     stopped each) and the kernel counts before and after."""
-    info = next((r.info for r in records if r.name == "welder"), None)
-    if info is None:
-        return {"enabled": False, "groups": []}
+    info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],

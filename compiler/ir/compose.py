@@ -14,38 +14,7 @@ Every kind renders the composed expression as it renders any other: no fused ker
 from __future__ import annotations
 
 from .graph import TensorType
-from .texpr import ACC, Binary, Cast, Expr, Load, Select, TensorExpr, Unary, Var, cast, out_vars
-
-
-def substitute_vars(e: Expr, mapping: dict[str, Expr]) -> Expr:
-    """`e` with the named index variables replaced, all at once (a replacement is not revisited)."""
-    if not mapping:
-        return e
-    if isinstance(e, Var):
-        return mapping.get(e.name, e)
-    return _map_children(e, lambda c: substitute_vars(c, mapping))
-
-
-def replace_loads(e: Expr, fn) -> Expr:
-    """`e` with every Load replaced by fn(load) (its index already rewritten), innermost first."""
-    if isinstance(e, Load):
-        ld = Load(e.arg, tuple(replace_loads(i, fn) for i in e.index), e.dtype)
-        return fn(ld)
-    return _map_children(e, lambda c: replace_loads(c, fn))
-
-
-def _map_children(e: Expr, f) -> Expr:
-    if isinstance(e, Load):
-        return Load(e.arg, tuple(f(i) for i in e.index), e.dtype)
-    if isinstance(e, Unary):
-        return Unary(e.fn, f(e.x), e.dtype)
-    if isinstance(e, Binary):
-        return Binary(e.fn, f(e.a), f(e.b), e.dtype)
-    if isinstance(e, Select):
-        return Select(f(e.cond), f(e.a), f(e.b), e.dtype)
-    if isinstance(e, Cast):
-        return Cast(f(e.x), e.dtype)
-    return e
+from .texpr import ACC, Expr, Load, TensorExpr, Var, cast, out_vars, replace_loads, substitute_vars
 
 
 class NotComposable(ValueError):
@@ -68,21 +37,13 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
     anchor = reducing[0] if reducing else None
     last = len(stages) - 1
 
-    ext: list[str] = []
-    ext_types: dict[str, TensorType] = {}
-    anchor_index: list[tuple[Expr, ...]] = []
-
-    for st in stages:     # the composed inputs in first-use order, as KernelSpec.inputs lists them
+    ext_types: dict[str, TensorType] = {}   # the composed inputs, first use first (as KernelSpec.inputs)
+    for st in stages:
         for value, t in zip(st.inputs, st.expr.inputs):
-            if value not in registers and value not in ext_types:
-                ext.append(value)
-                ext_types[value] = t
-
-    def external(value: str, t: TensorType) -> int:
-        if value not in ext_types:
-            ext.append(value)
-            ext_types[value] = t
-        return ext.index(value)
+            if value not in registers:
+                ext_types.setdefault(value, t)
+    arg_of = {v: k for k, v in enumerate(ext_types)}
+    anchor_index: list[tuple[Expr, ...]] = []
 
     def loads_of(k: int, e: Expr) -> Expr:
         """Stage k's expression `e` with its loads resolved (index variables already substituted)."""
@@ -96,22 +57,22 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
                     anchor_index.append(ld.index)
                     return cast(anchor_value(ld.index), ld.dtype)
                 return cast(value_at(p, ld.index), ld.dtype)
-            return Load(external(value, st.expr.inputs[ld.arg]), ld.index, ld.dtype)
+            return Load(arg_of[value], ld.index, ld.dtype)
 
         return replace_loads(e, one)
 
-    def at(k: int, index: tuple[Expr, ...]) -> dict[str, Expr]:
+    def at(index: tuple[Expr, ...]) -> dict[str, Expr]:
         return {f"i{d}": x for d, x in enumerate(index)}
 
     def value_at(k: int, index: tuple[Expr, ...]) -> Expr:
         """Map stage k's element at `index`, over the external inputs."""
         te = stages[k].expr
-        return cast(loads_of(k, substitute_vars(te.body, at(k, index))), te.output.dtype)
+        return cast(loads_of(k, substitute_vars(te.body, at(index))), te.output.dtype)
 
     def anchor_value(index: tuple[Expr, ...]) -> Expr:
         te = stages[anchor].expr
         acc = Var(ACC, te.body.dtype)
-        value = acc if te.epilogue is None else loads_of(anchor, substitute_vars(te.epilogue, at(anchor, index)))
+        value = acc if te.epilogue is None else loads_of(anchor, substitute_vars(te.epilogue, at(index)))
         return cast(value, te.output.dtype)
 
     final = stages[last].expr
@@ -129,6 +90,6 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
             raise NotComposable(f"{stages[anchor].expr.name} is read at {len(index)} different indices")
         (e_index,) = index
         a = stages[anchor].expr
-        body = loads_of(anchor, substitute_vars(a.body, at(anchor, e_index)))
+        body = loads_of(anchor, substitute_vars(a.body, at(e_index)))
         te = TensorExpr(a.name, (), final.output, body, a.reduce, epilogue)
-    return te.replace(inputs=tuple(ext_types[v] for v in ext)), tuple(ext)
+    return te.replace(inputs=tuple(ext_types.values())), tuple(ext_types)

@@ -292,22 +292,40 @@ def reduce_identity(op: str, dtype: DType) -> Expr | None:
     return const(info.min if lowest else info.max, dtype)
 
 
+def map_children(e: Expr, f) -> Expr:
+    """`e` rebuilt with f applied to each direct child (a load's index expressions included)."""
+    if isinstance(e, Load):
+        return Load(e.arg, tuple(f(i) for i in e.index), e.dtype)
+    if isinstance(e, Unary):
+        return Unary(e.fn, f(e.x), e.dtype)
+    if isinstance(e, Binary):
+        return Binary(e.fn, f(e.a), f(e.b), e.dtype)
+    if isinstance(e, Select):
+        return Select(f(e.cond), f(e.a), f(e.b), e.dtype)
+    if isinstance(e, Cast):
+        return Cast(f(e.x), e.dtype)
+    return e
+
+
+def substitute_vars(e: Expr, mapping: dict[str, Expr]) -> Expr:
+    """`e` with the named index variables replaced, all at once (a replacement is not revisited)."""
+    if not mapping:
+        return e
+    if isinstance(e, Var):
+        return mapping.get(e.name, e)
+    return map_children(e, lambda c: substitute_vars(c, mapping))
+
+
 def substitute(e: Expr, name: str, value: Expr) -> Expr:
     """`e` with every Var called `name` replaced by `value` (the tree otherwise as it is)."""
-    if isinstance(e, Var):
-        return value if e.name == name else e
+    return substitute_vars(e, {name: value})
+
+
+def replace_loads(e: Expr, fn) -> Expr:
+    """`e` with every Load replaced by fn(load) (its index already rewritten), innermost first."""
     if isinstance(e, Load):
-        return Load(e.arg, tuple(substitute(i, name, value) for i in e.index), e.dtype)
-    if isinstance(e, Unary):
-        return Unary(e.fn, substitute(e.x, name, value), e.dtype)
-    if isinstance(e, Binary):
-        return Binary(e.fn, substitute(e.a, name, value), substitute(e.b, name, value), e.dtype)
-    if isinstance(e, Select):
-        return Select(substitute(e.cond, name, value), substitute(e.a, name, value), substitute(e.b, name, value),
-                      e.dtype)
-    if isinstance(e, Cast):
-        return Cast(substitute(e.x, name, value), e.dtype)
-    return e
+        return fn(Load(e.arg, tuple(replace_loads(i, fn) for i in e.index), e.dtype))
+    return map_children(e, lambda c: replace_loads(c, fn))
 
 
 def unguarded_loads(te: "TensorExpr") -> set[int]:

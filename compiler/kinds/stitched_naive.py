@@ -23,8 +23,7 @@ from ..codegen.naming import NAME_PLACEHOLDER, finish_source
 from ..ir.dtypes import DType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
-from ..ir.texpr import ACC, Load, TensorExpr, children
-from ..ir.texpr import Binary, Cast, Select, Unary
+from ..ir.texpr import ACC, Binary, Load, TensorExpr, children, replace_loads
 
 NAME = "stitched_naive"
 TIER = None          # not tiled: it renders what the spec says
@@ -224,25 +223,11 @@ def _reading_shared(te: TensorExpr, arg: int, axes: list[str], extents: tuple[in
         v = Var(name)
         lin = v if lin is None else Binary("add", Binary("mul", lin, _const(n), DType.int64), v, DType.int64)
 
-    def sub(e):
-        if isinstance(e, Load) and e.arg == arg:
-            return Load(arg, (lin,), e.dtype)
-        if isinstance(e, Load):
-            return Load(e.arg, tuple(sub(i) for i in e.index), e.dtype)
-        if isinstance(e, Unary):
-            return Unary(e.fn, sub(e.x), e.dtype)
-        if isinstance(e, Binary):
-            return Binary(e.fn, sub(e.a), sub(e.b), e.dtype)
-        if isinstance(e, Select):
-            return Select(sub(e.cond), sub(e.a), sub(e.b), e.dtype)
-        if isinstance(e, Cast):
-            return Cast(sub(e.x), e.dtype)
-        return e
-
     from ..ir.graph import TensorType
     inputs = list(te.inputs)
     inputs[arg] = TensorType(te.inputs[arg].dtype, (math.prod(extents),))
-    return te.replace(inputs=tuple(inputs), body=sub(te.body))
+    body = replace_loads(te.body, lambda ld: Load(arg, (lin,), ld.dtype) if ld.arg == arg else ld)
+    return te.replace(inputs=tuple(inputs), body=body)
 
 
 def _const(n: int):

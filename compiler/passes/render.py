@@ -2,8 +2,9 @@
 
 Every `ComputeStep` becomes the launch(es) its spec's kind renders (compiler/kinds/): a spec whose
 kind the roller stage chose, through that kind; one whose kind is unset, through the first
-untiled kind that applies (naive for one stage, stitched_naive for several, extern for a
-hand-written kernel). The launch record (`Kernel`) is made only here."""
+untiled kind that applies (naive for one tensor expression — one stage, or stages composed in
+registers —, stitched_naive for values carried in shared memory, extern for a hand-written
+kernel). The launch record (`Kernel`) is made only here."""
 from __future__ import annotations
 
 import dataclasses
@@ -24,7 +25,7 @@ def render_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
         if not isinstance(step, ComputeStep):
             return step
         kind = kind_for(step.spec)
-        kernels = _with_carried(step.spec, kind.render(step.spec, target))
+        kernels = render_spec(step.spec, target, kind)
         stats["launches"] += len(kernels)
         stats["kinds"][kind.NAME] = stats["kinds"].get(kind.NAME, 0) + len(kernels)
         return [LaunchStep(k) for k in kernels]
@@ -39,12 +40,10 @@ def render_step(step, target: Target | None = None) -> list:
     return [step]
 
 
-def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None) -> list[Kernel]:
-    """The launches of one spec, in order (`target` is needed only by a tiled spec's prediction)."""
-    return _with_carried(spec, kind_for(spec).render(spec, target))
-
-
-def _with_carried(spec, kernels: list[Kernel]) -> list[Kernel]:
-    """The launches with the values their spec's stages carry (a fused spec's), for the report."""
+def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None, kind=None) -> list[Kernel]:
+    """The launches of one spec, in order (`target` is needed only by a tiled spec's prediction),
+    each naming the values its spec's stages carry (a fused spec's, for the report)."""
+    kernels = (kind or kind_for(spec)).render(spec, target)
     carried = tuple((v, lvl.value) for v, lvl in getattr(spec, "carried", ()))
     return [dataclasses.replace(k, carried=carried) for k in kernels] if carried else kernels
+

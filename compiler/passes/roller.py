@@ -1,4 +1,5 @@
-"""The roller stage (Plan -> Plan): each untiled one-stage kernel spec gets its kind and tiles.
+"""The roller stage (Plan -> Plan): each untiled spec that is one tensor expression (one stage, or
+a fused group composed in registers) gets its kind and tiles.
 
 For every spec of one tensor expression, Roller constructs aligned rTile candidates and ranks them
 with the micro-model; the spec keeps the best as its configuration and the top K as its candidates

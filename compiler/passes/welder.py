@@ -29,16 +29,16 @@ import dataclasses
 
 from ..analysis.dependence import dependence, extents_of, injective, loads_of, reshape_index
 from ..analysis.views import gemm_view
-from ..ir.compose import NotComposable, compose, replace_loads
+from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
-from ..ir.texpr import Cast, Const, Expr, Load, Select, TensorExpr
+from ..ir.texpr import Cast, Const, Expr, Load, Select, TensorExpr, replace_loads
 
 
 def welder_plan(plan: Plan) -> tuple[Plan, dict]:
     """The plan with its fusion groups as multi-stage specs; the record lists the groups."""
-    record: dict = {"groups": [], "fused_ops": 0, "kernels_before": 0, "kernels_after": 0}
+    record: dict = {"groups": [], "kernels_before": 0, "kernels_after": 0}
     return _plan(plan, record), record
 
 
@@ -59,15 +59,14 @@ def _plan(plan: Plan, record: dict) -> Plan:
     for k, s in enumerate(steps):
         if k in taken or not _fusable(s):
             continue
-        group = _grow(k, steps, readers, alias_of, pinned, types, taken, record)
+        group = _grow(k, steps, readers, alias_of, pinned, types, taken)
         if len(group.members) == 1:
             continue
         taken.update(group.members)
-        dropped.update(m for m in group.members[:-1])
+        dropped.update(group.members[:-1])
         dropped.update(group.aliases)
-        placed[group.members[-1]] = ComputeStep(group.spec())
+        placed[group.members[-1]] = ComputeStep(group.spec())   # the group runs where its last member did
         record["groups"].append(group.summary())
-        record["fused_ops"] += len(group.members)
     out = [placed.get(k, s) for k, s in enumerate(steps) if k not in dropped]
     record["kernels_after"] += sum(1 for s in out if isinstance(s, ComputeStep))
     return dataclasses.replace(plan, steps=tuple(out))
@@ -119,7 +118,7 @@ class _Group:
                 "stopped": self.stop}
 
 
-def _grow(start: int, steps, readers, alias_of, pinned, types, taken, record) -> _Group:
+def _grow(start: int, steps, readers, alias_of, pinned, types, taken) -> _Group:
     first = steps[start].spec
     g = _Group([start], [first.stages[0]], [first.ops], first.precision, set(), {})
     while True:
@@ -186,15 +185,14 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, types) -> t
     if te.reduce is not None:
         if g.reduces:
             return None, "a second reduction (needs the shared-memory level)"
-        contraction = gemm_view(te) is not None
-        for a in group_args:
-            producer = next(s for s in g.stages if s.output == inputs[a])
-            if moves_data(producer.expr) and all(moves_data(s.expr) for s in g.stages):
-                continue
-            if contraction:
+        # a group that only moves data is folded into the consumer's loads at the cost of a load;
+        # one that computes must not be recomputed
+        if not all(moves_data(s.expr) for s in g.stages):
+            if gemm_view(te) is not None:
                 return None, "a contraction's operand that computes (recomputed per tile)"
-            if not all(injective(ld.index, te.inputs[a].shape, ext) for ld in loads_of(te, a)):
-                return None, f"reads {inputs[a]} more than once per element (recomputed)"
+            for a in group_args:
+                if not all(injective(ld.index, te.inputs[a].shape, ext) for ld in loads_of(te, a)):
+                    return None, f"reads {inputs[a]} more than once per element (recomputed)"
     elif g.reduces:
         out_ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
         for a in group_args:

@@ -242,8 +242,8 @@ def test_split_k_workspace_beyond_2_31_indexes_in_64_bits():
                   [vi("y", F16, [128, 128])])
     big = model([node("MatMul", ["a", "b"], ["y"])], [vi("a", F16, [32768, 4096]), vi("b", F16, [4096, 8192])],
                 [vi("y", F16, [32768, 8192])])
-    te_small = compiler.compile(small, "h100", CompileOptions(build=False, roller=False)).plan.kernels()[0].expr
-    te_big = compiler.compile(big, "h100", CompileOptions(build=False, roller=False)).plan.kernels()[0].expr
+    te_small = compiler.compile(small, "h100", CompileOptions(build=False, disable=("roller",))).plan.kernels()[0].expr
+    te_big = compiler.compile(big, "h100", CompileOptions(build=False, disable=("roller",))).plan.kernels()[0].expr
     split = [c for c in construct_rtiles(te_small, get_target("h100"), 64) if int(c.param("split_k", 1) or 1) == 16]
     assert split, "no split-K configuration to render"
     assert index_ctype(te_big) == "int"          # the outputs alone fit 32 bits
@@ -257,7 +257,7 @@ def test_split_k_workspace_beyond_2_31_indexes_in_64_bits():
 
 def test_the_check_catches_32_bit_indices_on_a_big_tensor():
     """The naive kernel of a 2^31 + 64 element map, its indices forced to `int`: flagged."""
-    art = compiler.compile(CASES["relu"](), "h100", CompileOptions(build=False, roller=False))
+    art = compiler.compile(CASES["relu"](), "h100", CompileOptions(build=False, disable=("roller",)))
     (k,) = art.plan.kernels()
     assert not check_kernel(k).problems()
     forced = dataclasses.replace(k, source=k.source.replace("long long", "int"))

@@ -26,7 +26,7 @@ FUZZ_MODELS = ("branchy", "rnn_loop", "resnet", "bert")
 FUZZ_MUTANTS = 400
 FUZZ_SECONDS = 30.0          # wall-clock cap of the mutant loop; the mutants run in a fixed order
 FUZZ_MIN_MUTANTS = 60        # so that a slow machine still tests something
-HOST_ONLY = CompileOptions(build=False, tune=False)
+HOST_ONLY = CompileOptions(build=False, disable=("tune",))
 
 # Invalid UTF-8: stray continuation bytes, bytes never valid, an overlong form, a UTF-16 surrogate.
 BAD_UTF8 = (b"\xff", b"\xc3", b"\xfe", b"\x80", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf8")

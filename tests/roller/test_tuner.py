@@ -182,7 +182,7 @@ def test_tune_is_skipped_without_a_gpu_and_says_why(matmul_artifact):
 def test_tune_gate_reasons_for_options():
     assert tune_gate(get_target("h100"), enabled=False)[1].startswith("tuning switched off")
     assert tune_gate(get_target("h100"), build=False)[1].startswith("no cubins")
-    off = compile(_matmul_model(8, 8, 8), "h100", CompileOptions(build=False, tune=False))
+    off = compile(_matmul_model(8, 8, 8), "h100", CompileOptions(build=False, disable=("tune",)))
     assert off.report["tune"]["status"] == "skipped" and "switched off" in off.report["tune"]["reason"]
 
 
