@@ -35,6 +35,7 @@ from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
 from .passes.render import render_plan
 from .passes.roller import roller_plan
+from .passes.resident import resident_plan
 from .passes.welder import welder_plan
 from .report import make_header, make_report
 from .targets import Target, get_target
@@ -70,6 +71,10 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
     plan, stats = welder_plan(plan)
+    plan, shared = resident_plan(plan, ctx.target)   # the shared-memory level: row chains
+    stats["groups"] += shared["groups"]
+    stats["declined"] = shared["declined"]
+    stats["kernels_after"] -= shared["removed"]
     return plan, dict(stats, enabled=True)
 
 

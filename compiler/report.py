@@ -76,12 +76,13 @@ def dram_bytes(plan: Plan) -> int:
 
 def _fusion(records) -> dict:
     """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
-    stopped each) and the kernel counts before and after."""
+    stopped each; a shared-memory group's predictions fused and apart), the row chains the cost
+    model declined, and the kernel counts before and after."""
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
-            "groups": info["groups"]}
+            "groups": info["groups"], "declined": info.get("declined", [])}
 
 
 def _fmt(v) -> str:

@@ -112,12 +112,15 @@ def lower_softmax(ctx: LowerCtx) -> None:
         return
     axes = softmax_axes(ctx.node, ctx.opset, x.rank)
     op = "softmax" if ctx.node.op == "Softmax" else "logsoftmax"
+    mdt = math_dtype(x.dtype)
+    if axes == (x.rank - 1,):
+        _softmax_rows(ctx, op, mdt)
+        return
     layout = _row_layout(x.shape, axes)
     if layout is not None:
         rows, n = layout
         ctx.emit_kernel(render_row_kernel(op, rows=rows, n=n, x=_row_operand(ctx, 0), y=_out_operand(ctx, 0)))
         return
-    mdt = math_dtype(x.dtype)
     kshape = kept_shape(x.shape, axes)
     kt = TensorType(mdt, kshape)
     kv = out_vars(len(kshape))
@@ -134,6 +137,29 @@ def lower_softmax(ctx: LowerCtx) -> None:
     m, s = load(1, kt, keepdims_index(x.rank, axes, iv)), load(2, kt, keepdims_index(x.rank, axes, iv))
     body = unary("exp", xv - m) / s if op == "softmax" else xv - m - unary("log", s)
     ctx.emit(TensorExpr(op, (x, kt, kt), y, body), [ctx.in_name(0), mx, sm], ctx.out_name(0))
+
+
+def _softmax_rows(ctx: LowerCtx, op: str, mdt: DType) -> None:
+    """Softmax over the last axis as tensor expressions in one kernel: the row max and the row sum
+    of exponentials kept in shared memory, then the elementwise part (kinds/resident_rows.py), so
+    that fusion can see every stage (a MatMul before it, masks and NaN guards around it)."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    rows, n = x.shape[:-1], x.shape[-1]
+    rt = TensorType(mdt, rows)
+    iv = out_vars(len(rows))
+    (r,) = reduce_vars(1)
+    xr = cast(load(0, x, iv + (r,)), mdt)
+    red = (("r0", n),)
+    mx, sm = ctx.temp(rt, "max"), ctx.temp(rt, "sum")
+    ov = out_vars(x.rank)
+    xv = cast(load(0, x, ov), mdt)
+    m, s = load(1, rt, ov[:-1]), load(2, rt, ov[:-1])
+    body = unary("exp", xv - m) / s if op == "softmax" else xv - m - unary("log", s)
+    ctx.emit_stages([(TensorExpr(f"{op}_max", (x,), rt, xr, Reduce("max", red)), [ctx.in_name(0)], mx),
+                     (TensorExpr(f"{op}_sum", (x, rt), rt, unary("exp", xr - load(1, rt, iv)), Reduce("sum", red)),
+                      [ctx.in_name(0), mx], sm),
+                     (TensorExpr(op, (x, rt, rt), y, body), [ctx.in_name(0), mx, sm], ctx.out_name(0))],
+                    shared=(mx, sm))
 
 
 register("Softmax", reference=_ref_softmax)(lower_softmax)

@@ -162,6 +162,16 @@ class LowerCtx:
                                            "empty axis is out of range)", tensor=(inputs[arg], te.inputs[arg]))
         self._emit(ComputeStep(KernelSpec(stages=(Stage(te, tuple(inputs), output),), ops=(self.node.name,))))
 
+    def emit_stages(self, stages, shared: tuple[str, ...]) -> None:
+        """Emits one kernel of several stages ((te, inputs, output), in order) whose values named in
+        `shared` are kept in shared memory and the others in registers (a row chain: softmax's
+        statistics, compiler/kinds/resident_rows.py); it writes the last stage's output."""
+        from ..ir.plan import ComputeStep
+        from ..ir.spec import KernelSpec, Level, Stage
+        st = tuple(Stage(te, tuple(ins), out) for te, ins, out in stages)
+        carried = tuple((s.output, Level.SHARED if s.output in shared else Level.REGISTER) for s in st[:-1])
+        self._emit(ComputeStep(KernelSpec(stages=st, carried=carried, ops=(self.node.name,))))
+
     def emit_kernel(self, kernel) -> None:
         """Emits a hand-written kernel (see compiler/ir/kernel.py) as an extern spec."""
         from ..ir.plan import ComputeStep

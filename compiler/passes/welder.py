@@ -33,7 +33,8 @@ from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
-from ..ir.texpr import Cast, Const, Expr, Load, Select, TensorExpr, replace_loads
+from ..ir.dtypes import DType
+from ..ir.texpr import Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, replace_loads, walk
 
 
 def welder_plan(plan: Plan) -> tuple[Plan, dict]:
@@ -91,6 +92,24 @@ def moves_data(te: TensorExpr) -> bool:
     return te.reduce is None and value(te.body)
 
 
+CHEAP_OPS = 4   # arithmetic operations per element a map may cost to be recomputed in a contraction's loads
+
+
+def cheap(te: TensorExpr) -> bool:
+    """Whether a map costs a few adds and multiplies per element (a scale, a bias, a cast): a
+    contraction recomputes it in each tile that loads the element, which costs less than the
+    DRAM round trip of its result."""
+    if te.reduce is not None:
+        return False
+    ops = [e for e in walk(te.body) if isinstance(e, (Unary, Binary))]
+    return (len(ops) <= CHEAP_OPS and all(isinstance(e, Binary) and e.fn in ("add", "sub", "mul") or
+                                          isinstance(e, Unary) and e.fn == "neg" for e in ops if not _is_index(e)))
+
+
+def _is_index(e: Expr) -> bool:
+    return e.dtype is DType.int64 and not any(isinstance(x, Load) for x in walk(e))
+
+
 @dataclasses.dataclass
 class _Group:
     members: list[int]                 # step indices, in plan order
@@ -137,7 +156,7 @@ def _grow(start: int, steps, readers, alias_of, pinned, types, taken) -> _Group:
         g.precision = g.precision or steps[c].spec.precision
         g.member_aliases[c] = {a for hops, _ in via.values() for a in hops}
         g.aliases |= g.member_aliases[c]
-    _close(g, readers, pinned)
+    _close(g, readers, pinned, alias_of)
     return g
 
 
@@ -151,10 +170,8 @@ def _next_reader(g: _Group, steps, readers, alias_of, values, taken):
         while frontier:
             value, hops = frontier.pop()
             for r in readers.get(value, ()):
-                if r in alias_of:
-                    dst = alias_of[r].dst
-                    if len(readers.get(dst, ())) == 1:
-                        frontier.append((dst, hops + (r,)))
+                if r in alias_of:   # its other readers must join too (_close checks)
+                    frontier.append((alias_of[r].dst, hops + (r,)))
                     continue
                 if r <= g.members[-1]:
                     continue     # a member, or an earlier reader (which _close finds)
@@ -189,10 +206,12 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, types) -> t
         # one that computes must not be recomputed
         if not all(moves_data(s.expr) for s in g.stages):
             if gemm_view(te) is not None:
-                return None, "a contraction's operand that computes (recomputed per tile)"
-            for a in group_args:
-                if not all(injective(ld.index, te.inputs[a].shape, ext) for ld in loads_of(te, a)):
-                    return None, f"reads {inputs[a]} more than once per element (recomputed)"
+                if not all(cheap(s.expr) for s in g.stages):
+                    return None, "a contraction's operand that computes more than a few operations (recomputed per tile)"
+            else:
+                for a in group_args:
+                    if not all(injective(ld.index, te.inputs[a].shape, ext) for ld in loads_of(te, a)):
+                        return None, f"reads {inputs[a]} more than once per element (recomputed)"
     elif g.reduces:
         out_ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
         for a in group_args:
@@ -222,12 +241,12 @@ def _read_reshaped(te: TensorExpr, arg: int, src_type) -> TensorExpr:
     return te.replace(inputs=tuple(ins), body=body, epilogue=epilogue)
 
 
-def _close(g: _Group, readers, pinned) -> None:
+def _close(g: _Group, readers, pinned, alias_of) -> None:
     """Drops members from the end until only the last member's value leaves the group."""
     while len(g.members) > 1:
         inside = set(g.members) | g.aliases
-        leaks = [st.output for st in g.stages[:-1]
-                 if st.output in pinned or not readers.get(st.output, set()) <= inside]
+        inner = [st.output for st in g.stages[:-1]] + [alias_of[a].dst for a in sorted(g.aliases)]
+        leaks = [v for v in inner if v in pinned or not readers.get(v, set()) <= inside]
         if not leaks:
             return
         c = g.members.pop()

@@ -19,6 +19,11 @@ def kernel_bytes(kernel: Kernel, types: dict) -> int:
 
 
 def kernel_flops(kernel: Kernel) -> int:
+    """A kernel's FLOPs: its config's count when its kind gave one (a fused chain), else its
+    tensor expression's (2 per output element and reduction step), else 0 (hand-written)."""
+    given = dict(kernel.config).get("flops")
+    if given is not None:
+        return int(given)
     te = kernel.expr
     if te is None:
         return 0

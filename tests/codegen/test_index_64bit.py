@@ -109,6 +109,9 @@ CASES = {
                                        [vi("y", F16, [BIG // 4096, 4096])]),
     "layernorm": lambda: model([node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
                                [vi("x", F16, [ROWS, 64]), vi("g", F16, [64]), vi("b", F16, [64])], [vi("y", F16, [ROWS, 64])]),
+    "layernorm_long_rows": lambda: model([node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
+                                         [vi("x", F16, [BIG // 4096, 4096]), vi("g", F16, [4096]), vi("b", F16, [4096])],
+                                         [vi("y", F16, [BIG // 4096, 4096])]),
 }
 
 
@@ -168,12 +171,12 @@ def test_the_cases_cover_every_kernel_kind():
     between equivalent kinds; these are the ones each family must still reach)."""
     seen = {}
     for case in ("relu", "reduce_rows", "reduce_columns", "argmax", "matmul_fp16", "matmul_fp32", "transpose",
-                 "softmax", "softmax_long_rows", "scatter_nd", "roi_align"):
+                 "softmax", "softmax_long_rows", "layernorm", "layernorm_long_rows", "scatter_nd", "roi_align"):
         art = compiler.compile(CASES[case](), "h100", CompileOptions(build=False))
         seen[case] = {dict(k.config).get("schedule") for k in art.plan.kernels()}
     kinds = set().union(*seen.values())
     for want in ("roller_elementwise_vec", "roller_reduce", "roller_reduce_split", "roller_split_combine",
-                 "simt_elementwise", "roller_tc_gemm", "roller_gemm", "roller_transpose", "row_warp", "row_block",
+                 "simt_elementwise", "roller_tc_gemm", "roller_gemm", "roller_transpose", "resident_rows", "row_warp", "row_block",
                  "ordered_updates", "roi_per_thread"):
         assert want in kinds, f"no case compiles to {want}: {seen}"
 

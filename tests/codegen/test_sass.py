@@ -76,6 +76,17 @@ def _matmul_models():
             ("linear_fp32_weight", helper.make_model(staged, opset_imports=opset), "fp16")]
 
 
+def _vector_models():
+    """A standalone map (fusion folds the shared models' maps into their neighbours' kernels): the
+    roller renders it with 16-byte accesses."""
+    from onnx import TensorProto, helper
+    v = helper.make_tensor_value_info
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Add", ["r", "x"], ["y"])],
+                          "relu_add_fp16", [v("x", TensorProto.FLOAT16, [1024, 1024])],
+                          [v("y", TensorProto.FLOAT16, [1024, 1024])])
+    return [("relu_add_fp16", helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))]
+
+
 VECTOR_LOADS = ("by_ld_global_b128(", "by_ld_global_v4(")     # the prelude's 16-byte global loads
 
 
@@ -98,6 +109,8 @@ def kernels(models_dir) -> list[Built]:
     jobs = [(name, str(models_dir / f"{name}.onnx"), target, precision)
             for target, precision in BUILDS for name in shared_models()]
     jobs += [(name, model.SerializeToString(), "h100", precision) for name, model, precision in _matmul_models()]
+    jobs += [(name, model.SerializeToString(), target, "fp32") for name, model in _vector_models()
+             for target in ("h100", "a100")]
     found: dict[tuple[str, str], dict] = {}
     t0 = time.perf_counter()
     # two compiles at a time: each waits on NVRTC and the kernel store's fsyncs about half its time

@@ -28,10 +28,10 @@ def test_bert_with_roller(models_dir):
     stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
     assert stages["roller"] < 10.0 and seconds < 120.0, stages
     schedules = [k["config"].get("schedule") for k in rep["kernels"]]
-    assert schedules.count("roller_gemm") >= 8          # every MatMul of the two layers is tiled
-    # every kernel but the hand-written row kernels (layer norm, softmax) is tiled
-    assert all(str(s).startswith(("roller_", "row_")) for s in schedules), schedules
-    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.7 * len(schedules)
+    assert schedules.count("roller_gemm") >= 8          # every projection MatMul of the two layers is tiled
+    # every kernel but the row kernels (layer norm; attention's softmax chain, resident_rows) is tiled
+    assert all(str(s).startswith(("roller_", "row_", "resident_rows")) for s in schedules), schedules
+    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.6 * len(schedules)
     for k in rep["kernels"]:
         assert k["registers"] > 0 and k["spills"] == 0 and k["predicted_us"] > 0
         if str(k["config"].get("schedule")).startswith("roller_"):

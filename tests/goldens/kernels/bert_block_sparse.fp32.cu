@@ -1,31 +1,25 @@
 // golden: bert_block_sparse.onnx h100 fp32
-// 26 launches, 12 distinct kernels
+// 20 launches, 9 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 // launch 2: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 3: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 4: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 5: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 6: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 7: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 8: matmul_k4 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
+// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 6: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 7: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 8: matmul_k4 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 9: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
 // launch 10: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 11: matmul_k6 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 12: matmul_k7 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 13: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 14: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 15: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 16: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 17: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 18: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 19: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 20: matmul_k4 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 21: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 22: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 23: matmul_k6 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 24: matmul_k7 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 25: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 11: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 12: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 13: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 14: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 15: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 16: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 17: matmul_k4 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 18: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 19: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -322,220 +316,95 @@ BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict_
   matmul_k2_body(in0, in1, in2, out, by_this_block());
 }
 
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 272);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    const long long i3 = by_lin % 64;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float v = (in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)] * in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 64; r0 += 32) {
+      const float v = by_res[(by_rl)*64 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 64; r0 += 32) {
+      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    long long by_crem = (by_lin % 64);
+    const long long i3 = by_crem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
+      const float v = ((by_isnan(t0) ? 0.0f : t0) * in3[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]);
+      acc = acc + v;
+    }
+    out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
+  }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
+
 // ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== row_softmax_k0 =====
-BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE float row_softmax_k0_max(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = by_max(v, o);
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 128ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 64ll;
-  float* yr = y + row * 64ll;
-  float m = (-by_inf_f());
-  for (long long j = tid; j < 64ll; j += nthreads) m = by_max(m, ((float)xr[j]));
-  m = row_softmax_k0_max(m, part);
-  float s = 0.0f;
-  for (long long j = tid; j < 64ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
-  s = row_softmax_k0_sum(s, part);
-  for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
-}
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  row_softmax_k0_body(x, y, by_this_block());
-}
-
-// ===== where_k0 =====
-BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  where_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  const int i2 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i2)*4096 + (i1)*64 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
-    }
-  }
-}
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -606,12 +475,12 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k6 =====
-BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k4 =====
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -683,12 +552,12 @@ BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k6_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k7 =====
-BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k5 =====
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -759,6 +628,6 @@ BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k7_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
 }

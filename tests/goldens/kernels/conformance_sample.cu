@@ -894,222 +894,94 @@ BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, fl
 }
 
 // golden: test_attention_23_boolmask_fullymasked_row_nan_robustness h100 fp32
-// 4 launches, 4 distinct kernels
-// launch 0: attention_scores_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=512 params=[float float bool out:float]
-// launch 1: attention_rowmax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 2: attention_rowsum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 3: attention_pv_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=96 params=[float float float float out:float]
+// 1 launches, 1 distinct kernels
+// launch 0: attention_pv_rows_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=48 params=[float float bool float out:float]
 
-// ===== attention_scores_k0 =====
-BY_DEVICE void attention_scores_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 2) {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = ((in0[(i0)*32 + (i1)*16 + (i2)*8 + (r0)] * 0.5946035385131836f) * 0.5946035385131836f);
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+// ===== attention_pv_rows_k0 =====
+BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 32);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
+    const long long by_rl = by_lin / 2;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 4) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    const long long i3 = by_lin % 2;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 8; r0 += 1) {
+      const float v = ((in0[(i0)*32 + (i1)*16 + (i2)*8 + (r0)] * 0.5946035385131836f) * (in1[(i0)*32 + (i1)*16 + (i3)*8 + (r0)] * 0.5946035385131836f));
+      acc = acc + v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 2) {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*32 + (i1)*16 + (i3)*8 + (r0)];
-      }
-      by_bs[(0) * 96 + kk * 12 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 96;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 12 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+    by_res[by_lin] = (float)((in2[(i2)*2 + (i3)] ? acc : (-by_inf_f())));
   }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    if (gm >= 2) continue;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 2) continue;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in2[(i2)*2 + (i3)] ? acc : (-by_inf_f())));
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 4) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 2; r0 += 32) {
+      const float v = by_res[(by_rl)*2 + (r0)];
+      acc = by_max(acc, v);
     }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)((by_isneginf(acc) ? 0.0f : acc));
   }
-}
-BY_KERNEL void attention_scores_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out) {
-  attention_scores_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== attention_rowmax_k0 =====
-BY_DEVICE void attention_rowmax_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 4;
-  float by_racc = 0;
-  int have = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 2; by_rr /= 2;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 2; k += 1) {
-    const int r0 = k;
-    const float v = in0[(i0)*8 + (i1)*4 + (i2)*2 + (r0)];
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 4) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 2; r0 += 32) {
+      const float v = by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i1)*2 + (i2)] = (float)((by_isneginf(acc) ? 0.0f : acc));
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
+    const long long by_rl = by_lin / 8;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 4) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    long long by_crem = (by_lin % 8);
+    const long long i3 = by_crem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 2; r0 += 1) {
+      const float v = (by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)])) * in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)]);
+      acc = acc + v;
+    }
+    const float t0 = by_st2[(by_rl)];
+    out[i0 * 32 + i1 * 16 + i2 * 8 + i3 * 1] = (float)(((t0 == 0.0f) ? 0.0f : (acc / t0)));
   }
 }
-BY_KERNEL void __launch_bounds__(256) attention_rowmax_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  attention_rowmax_k0_body(in0, out, by_this_block());
-}
-
-// ===== attention_rowsum_k0 =====
-BY_DEVICE void attention_rowsum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 4;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 2; by_rr /= 2;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 2; k += 1) {
-    const int r0 = k;
-    const float v = by_exp((in0[(i0)*8 + (i1)*4 + (i2)*2 + (r0)] - in1[(i0)*4 + (i1)*2 + (i2)]));
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*2 + (i2)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) attention_rowsum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  attention_rowsum_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== attention_pv_k0 =====
-BY_DEVICE void attention_pv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 8;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 8; e += 32) {
-      const int kk = e % 2; const int rr = e / 2;
-      const int gr = by_ar0 + rr; const int gk = kt * 2 + kk;
-      float v = 0;
-      if (gr < 2) {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = by_exp((in0[(i0)*8 + (i1)*4 + (i2)*2 + (r0)] - in1[(i0)*4 + (i1)*2 + (i2)]));
-      }
-      by_as[(0) * 8 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 16; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 2 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)];
-      }
-      by_bs[(0) * 16 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 8;
-    const float* const bs = by_bs + cur * 16;
-    #pragma unroll
-    for (int kk = 0; kk < 2; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    if (gm >= 2) continue;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      const float t0 = in2[(i0)*4 + (i1)*2 + (i2)];
-      out[(i1)*16 + (i2)*8 + (i3)] = (float)(((t0 == 0.0f) ? 0.0f : (acc / t0)));
-    }
-  }
-}
-BY_KERNEL void attention_pv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  attention_pv_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) attention_pv_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  attention_pv_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // golden: test_averagepool_1d_default h100 fp32
@@ -3650,12 +3522,9 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
 // refused: unsupported_op
 
 // golden: test_flexattention_causal_mask_expanded_ver26 h100 fp32
-// 5 launches, 5 distinct kernels
+// 2 launches, 2 distinct kernels
 // launch 0: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 1: transpose_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 2: matmul_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=384 params=[float float bool out:float]
-// launch 3: row_softmax_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 4: matmul_k1 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float out:float]
+// launch 1: matmul_rows_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=48 params=[float float bool float out:float]
 
 // ===== mul_k0 =====
 BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -3754,216 +3623,90 @@ BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, floa
   mul_k0_body(in0, out, by_this_block());
 }
 
-// ===== transpose_k0 =====
-BY_DEVICE void transpose_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 64; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 64) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 4; by_rem /= 4;
-      const int i2 = by_rem % 8; by_rem /= 8;
-      const int i1 = by_rem;
-      out[(i1)*32 + (i2)*4 + (i3)] = (float)((in0[(i1)*32 + (i3)*8 + (i2)] * 0.5946035385131836f));
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 32);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 4; by_lin += 256) {
+    const long long by_rl = by_lin / 4;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 8) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 4; by_rrem /= 4;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    const long long i3 = by_lin % 4;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 8; r0 += 1) {
+      const float v = (in1[(i0)*64 + (i1)*32 + (i2)*8 + (r0)] * (in0[(i1)*32 + (i3)*8 + (r0)] * 0.5946035385131836f));
+      acc = acc + v;
     }
+    by_res[by_lin] = (float)((in2[(i0)*16 + (i2)*4 + (i3)] ? acc : (-by_inf_f())));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 8) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 4; by_rrem /= 4;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 4; r0 += 32) {
+      const float v = by_res[(by_rl)*4 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 8) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 4; by_rrem /= 4;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 4; r0 += 32) {
+      const float v = by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
+    const long long by_rl = by_lin / 8;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 8) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 4; by_rrem /= 4;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    long long by_crem = (by_lin % 8);
+    const long long i3 = by_crem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 4; r0 += 1) {
+      const float v = ((by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]) * in3[(i1)*32 + (r0)*8 + (i3)]);
+      acc = acc + v;
+    }
+    out[i0 * 64 + i1 * 32 + i2 * 8 + i3 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(512) transpose_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  transpose_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*64 + (i1)*32 + (i2)*8 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*64 + (i1)*32 + (r0)*4 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in2[(i0)*16 + (i2)*4 + (i3)] ? acc : (-by_inf_f())));
-    }
-  }
-}
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== row_softmax_k0 =====
-BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE float row_softmax_k0_max(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = by_max(v, o);
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 8ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 4ll;
-  float* yr = y + row * 4ll;
-  float m = (-by_inf_f());
-  for (long long j = tid; j < 4ll; j += nthreads) m = by_max(m, ((float)xr[j]));
-  m = row_softmax_k0_max(m, part);
-  float s = 0.0f;
-  for (long long j = tid; j < 4ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
-  s = row_softmax_k0_sum(s, part);
-  for (long long j = tid; j < 4ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
-}
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  row_softmax_k0_body(x, y, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 16;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 16; e += 32) {
-      const int kk = e % 4; const int rr = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*32 + (i1)*16 + (i2)*4 + (r0)];
-      }
-      by_as[(0) * 16 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 4 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in0[(i1)*32 + (r0)*8 + (i3)];
-      }
-      by_bs[(0) * 32 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 16;
-    const float* const bs = by_bs + cur * 32;
-    #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*32 + (i2)*8 + (i3)] = (float)(acc);
-    }
-  }
-}
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // golden: test_floor h100 fp32

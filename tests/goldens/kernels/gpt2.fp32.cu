@@ -1,35 +1,23 @@
 // golden: gpt2.onnx h100 fp32
-// 30 launches, 14 distinct kernels
+// 18 launches, 8 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float out:float]
 // launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 // launch 2: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
-// launch 3: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 4: mul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 5: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 6: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 7: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 8: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 9: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 10: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 11: matmul_k4 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 12: add_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 13: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 14: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 16: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
-// launch 17: mul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 18: mul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 19: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 20: row_softmax_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 21: where_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 22: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float out:float]
-// launch 23: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 24: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 25: matmul_k4 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 26: add_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 27: mul_k2 grid=[256, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
-// launch 28: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 29: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 3: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 4: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
+// launch 5: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 6: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 7: matmul_k2 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
+// launch 8: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 9: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 10: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
+// launch 11: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 12: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
+// launch 13: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 14: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 15: matmul_k2 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
+// launch 16: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 17: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -163,46 +151,6 @@ BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict_
 
 // ===== mul_k0 =====
 BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 128 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 128;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 128 + threadIdx.x; by_v0 < 2048; by_v0 += (int)by_block.grid.x * 128) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 64; by_rem /= 64;
-        const int i2 = by_rem % 64; by_rem /= 64;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + (((0ll))*24576 + (i2)*384 + (((i1 * (64ll)) + i3))));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * 0.3535533845424652f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 8192; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i2)*384 + (((i1 * (64ll)) + i3))] * 0.3535533845424652f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k0_body(in0, out, by_this_block());
-}
-
-// ===== mul_k1 =====
-BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -217,224 +165,99 @@ BY_DEVICE void mul_k1_body(const float* __restrict__ in0, float* __restrict__ ou
     }
   }
 }
-BY_KERNEL void __launch_bounds__(128) mul_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k1_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  mul_k0_body(in0, out, by_this_block());
+}
+
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 272);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    const long long i3 = by_lin % 64;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float v = ((in0[(i2)*384 + (((i1 * (64ll)) + r0))] * 0.3535533845424652f) * in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 64; r0 += 32) {
+      const float v = by_res[(by_rl)*64 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 64; r0 += 32) {
+      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    long long by_crem = (by_lin % 64);
+    const long long i3 = by_crem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
+      const float v = ((by_isnan(t0) ? 0.0f : t0) * in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))]);
+      acc = acc + v;
+    }
+    out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
+  }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== matmul_k1 =====
 BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== row_softmax_k0 =====
-BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE float row_softmax_k0_max(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = by_max(v, o);
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 128ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 64ll;
-  float* yr = y + row * 64ll;
-  float m = (-by_inf_f());
-  for (long long j = tid; j < 64ll; j += nthreads) m = by_max(m, ((float)xr[j]));
-  m = row_softmax_k0_max(m, part);
-  float s = 0.0f;
-  for (long long j = tid; j < 64ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
-  s = row_softmax_k0_sum(s, part);
-  for (long long j = tid; j < 64ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
-}
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  row_softmax_k0_body(x, y, by_this_block());
-}
-
-// ===== where_k0 =====
-BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (i3)];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  where_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  const int i2 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*8192 + (i2)*4096 + (i1)*64 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
-    }
-  }
-}
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -505,12 +328,12 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -520,6 +343,7 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int i0 = 0;
   float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
@@ -533,9 +357,9 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
-        const int i0 = gr;
+        const int i1 = gr;
         const int r0 = gk;
-        v = in0[(i0)*128 + (r0)];
+        v = in0[(i1)*128 + (r0)];
       }
       by_as[(0) * 160 + kk * 20 + rr] = v;
     }
@@ -544,9 +368,9 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
-        const int i1 = gr;
+        const int i2 = gr;
         const int r0 = gk;
-        v = in1[(r0)*512 + (i1)];
+        v = in1[(r0)*512 + (i2)];
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -570,61 +394,22 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + i * 16;
-    const int i0 = gm;
+    const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + j * 8;
-      const int i1 = gn;
+      const int i2 = gn;
       const float acc = by_acc[i][j];
-      out[(i0)*512 + (i1)] = (float)(acc);
+      out[(i1)*512 + (i2)] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
     }
   }
 }
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, out, by_this_block());
 }
 
-// ===== add_k1 =====
-BY_DEVICE void add_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*32768 + (i1)*512 + (i2)];
-      out[(i1)*512 + (i2)] = (float)((by_tanh(((t0 + (by_pow(t0, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  add_k1_body(in0, out, by_this_block());
-}
-
-// ===== mul_k2 =====
-BY_DEVICE void mul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 32768; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 32768) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 512; by_rem /= 512;
-      const int i1 = by_rem;
-      out[(i1)*512 + (i2)] = (float)(((in0[(i0)*32768 + (i1)*512 + (i2)] * 0.5f) * in1[(i0)*32768 + (i1)*512 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k2_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k3 =====
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -695,6 +480,6 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, out, by_this_block());
 }

@@ -1,5 +1,5 @@
 // golden: vit.onnx h100 fp16
-// 28 launches, 14 distinct kernels
+// 22 launches, 11 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=4608 params=[float by_half out:float]
 // launch 1: conv_splitk_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float out:float]
 // launch 2: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
@@ -7,27 +7,21 @@
 // launch 4: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
 // launch 5: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
 // launch 6: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 7: matmul_k3 grid=[2, 1, 1] block=[128, 1, 1] shared=8192 params=[float float float out:float]
-// launch 8: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 9: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 10: matmul_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=6144 params=[float float out:float]
+// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 8: matmul_k3 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 9: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 10: matmul_k4 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
 // launch 11: matmul_k5 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
 // launch 12: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 13: matmul_k6 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 14: matmul_k7 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 15: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 16: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 17: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 18: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 19: matmul_k3 grid=[2, 1, 1] block=[128, 1, 1] shared=8192 params=[float float float out:float]
-// launch 20: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 21: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 22: matmul_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=6144 params=[float float out:float]
-// launch 23: matmul_k5 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 24: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 25: matmul_k6 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 26: matmul_k7 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 27: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 13: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
+// launch 14: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
+// launch 15: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
+// launch 16: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 17: matmul_k3 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 18: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 19: matmul_k4 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 20: matmul_k5 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 21: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -467,351 +461,95 @@ BY_KERNEL void matmul_k2(const float* __restrict__ in0, const by_half* __restric
   matmul_k2_body(in0, in1, in2, out, by_this_block());
 }
 
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 80);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 96);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 17; by_lin += 256) {
+    const long long by_rl = by_lin / 17;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    const long long i3 = by_lin % 17;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*2176 + (i1)*1088 + (i2)*64 + (r0)]))))) * ((float)(((float)(by_half)((float)(in1[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)]))))));
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((acc + in2[(i0)*289 + (i2)*17 + (i3)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 17; r0 += 32) {
+      const float v = by_res[(by_rl)*17 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 17; r0 += 32) {
+      const float v = by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    long long by_crem = (by_lin % 64);
+    const long long i3 = by_crem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 17; r0 += 1) {
+      const float t0 = (by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
+      const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)(by_half)((float)(in3[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]))))));
+      acc = acc + v;
+    }
+    out[i0 * 2176 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
+  }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
+
 // ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 4096;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 1;
-  auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
-    {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
-      #pragma unroll
-      for (int c = tid; c < 512; c += 128) {
-        const int o = c / 16, j = c % 16;
-        const int gr = by_m0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        if (gr < 17) v = by_ld_global_v4(src + (i0)*2176 + (i1)*1088 + (gr)*64 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
-      }
-    }
-    {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 4096;
-      for (int c = tid; c < 2048; c += 128) {
-        const int o = c / 32, ii = c % 32;
-        const int gk = k0 + o;
-        const int gr = by_n0 + ii;
-        float v = 0.0f;
-        if (gr < 17) {
-          const int i3 = gr;
-          const int r0 = gk;
-          v = in1[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)];
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
-      }
-    }
-  };
-  for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
-    __syncthreads();
-    {
-      const unsigned char* const as = by_sa + (0) * 4096;
-      const unsigned char* const bs = by_sb + (0) * 4096;
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        unsigned a[1][4], b[2][2];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
-        #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
-            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
-      }
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
-        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        if (!(gm < 17 && gn < 17)) continue;
-        const int i2 = gm;
-        const int i3 = gn;
-        const float acc = by_acc[mi][ni][q];
-        out[(i1)*289 + (i2)*17 + (i3)] = (float)((acc + in2[(i0)*289 + (i2)*17 + (i3)]));
-      }
-}
-BY_KERNEL void __launch_bounds__(128) matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== row_softmax_k0 =====
-BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE float row_softmax_k0_max(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = by_max(v, o);
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 34ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 17ll;
-  float* yr = y + row * 17ll;
-  float m = (-by_inf_f());
-  for (long long j = tid; j < 17ll; j += nthreads) m = by_max(m, ((float)xr[j]));
-  m = row_softmax_k0_max(m, part);
-  float s = 0.0f;
-  for (long long j = tid; j < 17ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
-  s = row_softmax_k0_sum(s, part);
-  for (long long j = tid; j < 17ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
-}
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  row_softmax_k0_body(x, y, by_this_block());
-}
-
-// ===== where_k0 =====
-BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 144; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 17; by_rem /= 17;
-        const int i2 = by_rem % 17; by_rem /= 17;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          const float t0 = by_e0[by_j];
-          by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 144) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 144) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 144) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-    for (int by_lin = 576 + by_tid; by_lin < 578; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)];
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 578; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)];
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  where_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 2048;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
-  const int i0 = 0;
-  const int i2 = by_blk;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 1;
-  auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
-    {  // operand A: generic, rows x k
-      unsigned char* const dst = by_sa + stage * 2048;
-      for (int c = tid; c < 1024; c += 256) {
-        const int o = c / 32, ii = c % 32;
-        const int gr = by_m0 + o;
-        const int gk = k0 + ii;
-        float v = 0.0f;
-        if (gr < 17 && gk < 17) {
-          const int i1 = gr;
-          const int r0 = gk;
-          v = in0[(i0)*578 + (i2)*289 + (i1)*17 + (r0)];
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
-      }
-    }
-    {  // operand B: vector, k x rows
-      unsigned char* const dst = by_sb + stage * 4096;
-      #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 16, j = c % 16;
-        const int gk = k0 + o;
-        const int gr = by_n0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in1;
-        if (gk < 17) v = by_ld_global_v4(src + (i0)*2176 + (i2)*1088 + (gk)*64 + (gr));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
-      }
-    }
-  };
-  for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
-    __syncthreads();
-    {
-      const unsigned char* const as = by_sa + (0) * 2048;
-      const unsigned char* const bs = by_sb + (0) * 4096;
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        unsigned a[1][4], b[2][2];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
-        #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
-            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
-      }
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
-        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        if (!(gm < 17)) continue;
-        const int i1 = gm;
-        const int i3 = gn;
-        const float acc = by_acc[mi][ni][q];
-        out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
-      }
-}
-BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -905,12 +643,12 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k6 =====
-BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k4 =====
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -1005,12 +743,12 @@ BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k6_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k7 =====
-BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k5 =====
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -1104,6 +842,6 @@ BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k7_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
 }

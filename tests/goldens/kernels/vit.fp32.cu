@@ -1,32 +1,26 @@
 // golden: vit.onnx h100 fp32
-// 27 launches, 13 distinct kernels
+// 21 launches, 10 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 // launch 3: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 4: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 5: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 6: matmul_k3 grid=[8, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 7: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 8: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 9: matmul_k4 grid=[24, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
+// launch 6: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 7: matmul_k3 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 8: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 9: matmul_k4 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 // launch 10: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
 // launch 11: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 12: matmul_k6 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 13: matmul_k7 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 14: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 15: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 16: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 17: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 18: matmul_k3 grid=[8, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 19: row_softmax_k0 grid=[9, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 20: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 21: matmul_k4 grid=[24, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
-// launch 22: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 23: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 24: matmul_k6 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 25: matmul_k7 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 26: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 12: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 13: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 14: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 15: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 16: matmul_k3 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 17: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 18: matmul_k4 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 19: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 20: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -426,312 +420,95 @@ BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict_
   matmul_k2_body(in0, in1, in2, out, by_this_block());
 }
 
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 80);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 96);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 17; by_lin += 256) {
+    const long long by_rl = by_lin / 17;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    const long long i3 = by_lin % 17;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float v = (in0[(i0)*2176 + (i1)*1088 + (i2)*64 + (r0)] * in1[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((acc + in2[(i0)*289 + (i2)*17 + (i3)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 17; r0 += 32) {
+      const float v = by_res[(by_rl)*17 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 17; r0 += 32) {
+      const float v = by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i2 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    long long by_crem = (by_lin % 64);
+    const long long i3 = by_crem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 17; r0 += 1) {
+      const float t0 = (by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
+      const float v = ((by_isnan(t0) ? 0.0f : t0) * in3[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]);
+      acc = acc + v;
+    }
+    out[i0 * 2176 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
+  }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
+}
+
 // ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int i0 = 0;
-  const int i1 = by_blk;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*2176 + (i1)*1088 + (i2)*64 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    if (gm >= 17) continue;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 17) continue;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((acc + in2[(i0)*289 + (i2)*17 + (i3)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== row_softmax_k0 =====
-BY_DEVICE float row_softmax_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE float row_softmax_k0_max(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = by_max(v, o);
-  }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_softmax_k0_body(const float* __restrict__ x, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 34ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 17ll;
-  float* yr = y + row * 17ll;
-  float m = (-by_inf_f());
-  for (long long j = tid; j < 17ll; j += nthreads) m = by_max(m, ((float)xr[j]));
-  m = row_softmax_k0_max(m, part);
-  float s = 0.0f;
-  for (long long j = tid; j < 17ll; j += nthreads) s += by_exp(((float)xr[j]) - m);
-  s = row_softmax_k0_sum(s, part);
-  for (long long j = tid; j < 17ll; j += nthreads) yr[j] = (float)(by_exp(((float)xr[j]) - m) / s);
-}
-BY_KERNEL void __launch_bounds__(128) row_softmax_k0(const float* __restrict__ x, float* __restrict__ y) {
-  row_softmax_k0_body(x, y, by_this_block());
-}
-
-// ===== where_k0 =====
-BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 144; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 17; by_rem /= 17;
-        const int i2 = by_rem % 17; by_rem /= 17;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          const float t0 = by_e0[by_j];
-          by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 144) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 144) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 144) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 17; by_rem /= 17;
-          const int i2 = by_rem % 17; by_rem /= 17;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*578 + (i1)*289 + (i2)*17 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)((by_isnan(t0) ? 0.0f : t0));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-    for (int by_lin = 576 + by_tid; by_lin < 578; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)];
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 578; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 17; by_rem /= 17;
-      const int i2 = by_rem % 17; by_rem /= 17;
-      const int i1 = by_rem;
-      const float t0 = in0[(i0)*578 + (i1)*289 + (i2)*17 + (i3)];
-      out[(i1)*289 + (i2)*17 + (i3)] = (float)((by_isnan(t0) ? 0.0f : t0));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) where_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  where_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 96;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
-  const int i0 = 0;
-  const int i2 = by_blk;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 17 && gk < 17) {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*578 + (i2)*289 + (i1)*17 + (r0)];
-      }
-      by_as[(0) * 96 + kk * 12 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gk < 17) {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = in1[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 96;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
-    if (gm >= 17) continue;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)*64 + (i3)] = (float)(acc);
-    }
-  }
-}
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, out, by_this_block());
-}
-
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -803,12 +580,12 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k6 =====
-BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k4 =====
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -881,12 +658,12 @@ BY_DEVICE void matmul_k6_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k6_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k7 =====
-BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k5 =====
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -958,6 +735,6 @@ BY_DEVICE void matmul_k7_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k7_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
 }

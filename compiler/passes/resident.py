@@ -1,0 +1,170 @@
+"""Welder's shared-memory level (part of the welder stage): row chains grown into one kernel whose
+blocks own whole rows (compiler/kinds/resident_rows.py renders them).
+
+After the register level has made its groups, a group grows in plan order from each kernel spec
+that can start a row chain: a contraction or reduction (its rows become *resident*: a block
+computes its tile of them into shared memory), or a row chain already (softmax). It takes each
+next consumer of its values while the whole is still a row chain:
+
+- a reduction over the row (a row max, a sum of exponentials) is kept in shared memory as a row
+  statistic;
+- a map over the rows (a mask, exp(s - max) / sum, a NaN guard) is carried in registers, computed
+  where it is read;
+- a contraction over the row axis (P.V) ends the chain: it is computed from the resident rows.
+
+So QK^T -> mask -> softmax -> NaN guard -> .V (exporters' attention, whatever ops wrote it) and
+the ONNX Attention op's scores/max/sum/PV stages become one kernel with no rows x keys matrix in
+DRAM, and MatMul -> Softmax one kernel with the product's rows in shared memory. Whether a spec
+is a row chain is the kind's `analyse`, read from the tensor expressions alone. Values other than
+the last must have no reader outside the group; members are dropped from the end until that
+holds and the rest is a chain. Each group saves its internal values' round trips through DRAM
+(written once, read once each) and launches, but a block of rows computes its contraction without
+Roller's tiles: a chain is kept only where the cost model (compulsory DRAM bytes over bandwidth,
+FLOPs at the share of the machine the grid fills, a launch each) predicts the fused kernel faster
+than its members apart (a classifier's MatMul over one row feeding a softmax stays a tiled GEMM).
+The record gives both predictions."""
+from __future__ import annotations
+
+import dataclasses
+
+import math
+
+from ..ir.dataflow import map_bodies, reads
+from ..ir.plan import ComputeStep, Plan
+from ..ir.spec import KernelSpec, Level
+from ..kinds import resident_rows
+from ..roller.cost_model import LAUNCH_US
+from ..targets import Target
+
+
+def resident_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
+    """The plan with its row chains as one spec each; the record lists the groups and counts the
+    kernels they removed."""
+    record: dict = {"groups": [], "declined": [], "removed": 0}
+    return _plan(plan, record, target), record
+
+
+def _plan(plan: Plan, record: dict, target: Target) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target))
+                                                 for s in plan.steps))
+    steps = list(plan.steps)
+    readers: dict[str, set[int]] = {}
+    for k, s in enumerate(steps):
+        for v in reads(s):
+            readers.setdefault(v, set()).add(k)
+    pinned = set(plan.outputs)
+    taken: set[int] = set()
+    placed: dict[int, ComputeStep] = {}
+    for k, s in enumerate(steps):
+        if k in taken or not _member(s):
+            continue
+        members, spec, stop = _grow(k, steps, readers, pinned, taken)
+        if spec is None:
+            continue
+        apart = sum(_predict_us(steps[m].spec, target) for m in members)
+        fused = _predict_us(spec, target)
+        if not pays(fused, apart):
+            record["declined"].append({"ops": list(spec.ops), "reason": "the cost model predicts no gain",
+                                       "predicted_us": {"fused": round(fused, 3), "apart": round(apart, 3)}})
+            continue
+        taken.update(members)
+        placed[members[-1]] = ComputeStep(spec)
+        record["removed"] += len(members) - 1
+        record["groups"].append({"ops": list(spec.ops), "carried": {v: lvl.value for v, lvl in spec.carried},
+                                 "level": "shared", "stopped": stop,
+                                 "predicted_us": {"fused": round(fused, 3), "apart": round(apart, 3)}})
+    out = [placed.get(k, s) for k, s in enumerate(steps) if k not in taken or k in placed]
+    return dataclasses.replace(plan, steps=tuple(out))
+
+
+def _member(step) -> bool:
+    return (isinstance(step, ComputeStep) and isinstance(step.spec, KernelSpec) and step.spec.kind is None
+            and not step.spec.workspace)
+
+
+def _stages_of(spec: KernelSpec):
+    """The spec's stages and carried levels as a group member: composed into one stage when its
+    values are all in registers, else as they are (a row chain's)."""
+    if spec.composable:
+        return (spec.stage,), ()
+    return spec.stages, spec.carried
+
+
+def _joined(members: list[KernelSpec]) -> KernelSpec:
+    """The members as one spec: each member's last value carried in shared memory when it reduces
+    (resident rows, statistics), in registers when it is a map."""
+    stages, carried, ops = [], [], []
+    for n, m in enumerate(members):
+        st, car = _stages_of(m)
+        stages += st
+        carried += car
+        ops += m.ops
+        if n < len(members) - 1:
+            last = st[-1]
+            carried.append((last.output, Level.SHARED if last.expr.reduce is not None else Level.REGISTER))
+    return KernelSpec(stages=tuple(stages), carried=tuple(carried), ops=tuple(ops),
+                      precision=next((m.precision for m in members if m.precision), None))
+
+
+def _grow(start: int, steps, readers, pinned, taken):
+    """(members, their spec, why growth stopped); spec None when no useful chain forms."""
+    members = [start]
+    stop = ""
+    while True:
+        values = {st.output for k in members for st in steps[k].spec.stages}
+        later = sorted({r for v in values for r in readers.get(v, ()) if r > members[-1]})
+        if not later:
+            break
+        c = later[0]
+        if c in taken or not _member(steps[c]):
+            stop = f"step {c} reads the group and is no kernel spec it can take"
+            break
+        why = resident_rows.applies(_joined([steps[k].spec for k in members + [c]]))
+        if why is not None:
+            stop = f"{steps[c].spec.name}: {why}"
+            break
+        members.append(c)
+    # drop members from the end until only the last value leaves the group and it is a useful chain
+    while len(members) > 1:
+        spec = _joined([steps[k].spec for k in members])
+        inside = set(members)
+        inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
+        leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
+        chain = resident_rows.analyse(spec)
+        if not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec):
+            return members, spec, stop
+        stop = (f"{', '.join(leaks)} is read outside the group" if leaks else
+                chain if isinstance(chain, str) else "no rows kept resident")
+        members.pop()
+    return members, None, stop
+
+
+def _useful(chain: resident_rows.RowChain, first: KernelSpec) -> bool:
+    """A chain is worth its kernel when it computes row statistics (a softmax, a normalisation)
+    over rows a block keeps (resident), or extends a row chain the lowering made (softmax and the
+    maps and P.V after it). A GEMM feeding a GEMM with no statistic between (a back-to-back MLP)
+    is left to the tiled kinds: this kind computes products without Roller's tiles."""
+    return bool(chain.stats) and (chain.resident is not None or not first.composable)
+
+
+def pays(fused_us: float, apart_us: float) -> bool:
+    """Whether a chain is kept: the fused kernel is predicted faster than its members apart."""
+    return fused_us < apart_us
+
+
+def _predict_us(spec: KernelSpec, target: Target) -> float:
+    """The cost model's time of one spec as one launch: compulsory bytes over DRAM bandwidth, or its
+    FLOPs at the SIMT share its threads fill, whichever is larger, plus the launch."""
+    types = {}
+    for st in spec.stages:
+        types.update(zip(st.inputs, st.expr.inputs))
+        types[st.output] = st.expr.output
+    nbytes = sum(types[v].nbytes for v in spec.inputs) + sum(types[v].nbytes for v in spec.written)
+    chain = resident_rows.analyse(spec) if len(spec.stages) > 1 else None
+    if isinstance(chain, resident_rows.RowChain):
+        threads = math.ceil(chain.row_count / chain.rows_per_block) * resident_rows.THREADS
+    else:
+        threads = types[spec.written[0]].size      # a tiled kind's threads cover its output, about
+    flops = sum(2 * st.expr.output.size * (st.expr.reduce.extent if st.expr.reduce else 1) for st in spec.stages)
+    share = min(1.0, threads / (target.sms * target.max_threads_per_sm))
+    return max(nbytes / (target.dram_gbps * 1e3), flops / (target.fp32_tflops * 1e6 * max(share, 1e-3))) + LAUNCH_US
