@@ -287,6 +287,21 @@ def index_ctype(te: TensorExpr) -> str:
     return "int" if worst * 2 < INT32_LIMIT else "long long"
 
 
+def decompose_index(indent: str, lin: str, shape, names, tmp: str, index_ctype: str = "long long") -> list[str]:
+    """C lines declaring index variables `names` of the row-major linear index `lin` over `shape`
+    (`tmp` names the remainder)."""
+    if not shape:
+        return []
+    out = [f"{indent}{index_ctype} {tmp} = {lin};"]
+    for k in reversed(range(len(shape))):
+        if k == 0:
+            out.append(f"{indent}const {index_ctype} {names[k]} = {tmp};")
+        else:
+            out.append(f"{indent}const {index_ctype} {names[k]} = {tmp} % {shape[k]}; {tmp} /= {shape[k]};")
+    out.append(f"{indent}(void){tmp};")
+    return out
+
+
 def contiguous_strides(shape) -> tuple[int, ...]:
     strides, s = [], 1
     for d in reversed(shape):

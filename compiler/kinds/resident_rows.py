@@ -33,14 +33,15 @@ import math
 from dataclasses import dataclass
 
 from ..codegen.block_function import BLOCK_X
-from ..codegen.cuda import ExprRenderer, c_const, contiguous_strides
+from ..codegen.cuda import ExprRenderer, contiguous_strides, decompose_index
 from ..codegen.block_function import finish_kernel
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
-from ..ir.texpr import ACC, Const, Expr, Load, TensorExpr, Var, replace_loads, walk
+from ..analysis.dependence import loads_of
+from ..ir.texpr import ACC, Const, Expr, Load, TensorExpr, Var, reduce_identity, replace_loads
 
 NAME = "resident_rows"
 TIER = None                 # not tiled by Roller: its block shape follows the rows
@@ -50,7 +51,6 @@ MAX_ROWS_PER_BLOCK = 16
 SHARED_LIMIT = 48 * 1024    # bytes of shared memory a block may take (no opt-in needed)
 BLOCKS_WANTED = 128         # about one block per SM of a large GPU before rows share a block
 INDEX = "long long"
-_IDENTITY = {"sum": 0.0, "prod": 1.0, "max": -math.inf, "min": math.inf}
 _COMBINE = {"sum": "{a} + {b}", "prod": "{a} * {b}", "max": "by_max({a}, {b})", "min": "by_min({a}, {b})"}
 _ROW = Var("by_rl")         # a block's local row, the index of shared buffers
 
@@ -123,7 +123,7 @@ def analyse(spec: KernelSpec) -> RowChain | str:
         te = stages[k].expr
         if te.reduce is None or len(te.reduce.axes) != 1:
             return f"{te.name} is carried in shared memory but is neither the resident rows nor a row statistic"
-        if te.reduce.op not in _IDENTITY or not te.body.dtype.is_float:
+        if te.reduce.op not in _COMBINE or not te.body.dtype.is_float:
             return f"{te.name}: reduction {te.reduce.op} over {te.body.dtype.name}"
     if resident is not None:
         shape = stages[0].expr.output.shape
@@ -184,8 +184,8 @@ def _read_along_reduction(r: Reader, value: str) -> bool:
     if r.expr.reduce is None or value not in r.values:
         return False
     red = {a for a, _ in r.expr.reduce.axes}
-    return any(r.values[e.arg] == value and e.index and isinstance(e.index[-1], Var) and e.index[-1].name in red
-               for e in _loads(r.expr))
+    return any(e.index and isinstance(e.index[-1], Var) and e.index[-1].name in red
+               for a, v in enumerate(r.values) if v == value for e in loads_of(r.expr, a))
 
 
 def _rows_of(r: Reader, res_value: str | None, stat_values: set[str], rows, length) -> Reader | str:
@@ -193,10 +193,8 @@ def _rows_of(r: Reader, res_value: str | None, stat_values: set[str], rows, leng
     te = r.expr
     out_names = [f"i{d}" for d in range(te.output.rank)]
     found: set[tuple[int, ...]] = set()
-    for e in _loads(te):
+    for e in (e for a, v in enumerate(r.values) if v in stat_values or v == res_value for e in loads_of(te, a)):
         value = r.values[e.arg]
-        if value not in stat_values and value != res_value:
-            continue
         row_index = e.index if value in stat_values else e.index[:-1]
         if not all(isinstance(i, Var) and i.name in out_names for i in row_index) or \
                 len({i.name for i in row_index}) != len(row_index):
@@ -230,14 +228,6 @@ def _along_row(j: Expr, te: TensorExpr, row_axes: tuple[int, ...], length: int) 
         return dict(te.reduce.axes)[j.name] == length
     axis = int(j.name[1:]) if j.name.startswith("i") and j.name[1:].isdigit() else -1
     return 0 <= axis < te.output.rank and axis not in row_axes and te.output.shape[axis] == length
-
-
-def _loads(te: TensorExpr):
-    for root in (te.body, te.epilogue):
-        if root is not None:
-            for e in walk(root):
-                if isinstance(e, Load):
-                    yield e
 
 
 def render(spec: KernelSpec, target=None) -> list[Kernel]:
@@ -275,7 +265,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
               f"    const {INDEX} by_rl = by_lin / {J};",
               f"    const {INDEX} by_row = by_row0 + by_rl;",
               f"    if (by_row >= {nrows}) break;"]
-        L += _decompose("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))])
+        L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
         L.append(f"    const {INDEX} i{len(chain.rows)} = by_lin % {J};")
         body, result = _value(rend, "    ", serial=True)
         L += body + [f"    by_res[by_lin] = {_rounded(result, stored[r.output], buf_type[r.output])};", "  }",
@@ -286,7 +276,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
         L += [f"  for ({INDEX} by_rl = by_warp; by_rl < {bm}; by_rl += {WARPS}) {{",
               f"    const {INDEX} by_row = by_row0 + by_rl;",
               f"    if (by_row >= {nrows}) break;"]
-        L += _decompose("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))])
+        L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
         body, result = _value(rend, "    ", serial=False)
         L += body + [f"    if (by_lane == 0) {names[s.output]}[by_rl] = "
                      f"{_rounded(result, stored[s.output], buf_type[s.output])};",
@@ -301,9 +291,9 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
           f"    const {INDEX} by_rl = by_lin / {ncols};",
           f"    const {INDEX} by_row = by_row0 + by_rl;",
           f"    if (by_row >= {nrows}) break;"]
-    L += _decompose("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes])
-    L += _decompose("    ", f"(by_lin % {ncols})", tuple(te.output.shape[a] for a in cols), [f"i{a}" for a in cols],
-                    tmp="by_crem")
+    L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes], "by_rrem", INDEX)
+    L += decompose_index("    ", f"(by_lin % {ncols})", tuple(te.output.shape[a] for a in cols),
+                         [f"i{a}" for a in cols], "by_crem", INDEX)
     body, result = _value(rend, "    ", serial=True)
     out_t = te.output
     strides = contiguous_strides(out_t.shape)
@@ -377,7 +367,8 @@ def _value(rend: "_Renderer", ind: str, *, serial: bool) -> tuple[list[str], str
     red = te.reduce
     vt = te.body.dtype
     vct = vt.compute_ctype
-    L = [f"{ind}{vct} acc = {c_const(_IDENTITY[red.op], vt) if vt.is_float else int(_IDENTITY[red.op])};"]
+    # lanes past the row's end hold the identity, so the shuffles may combine every lane
+    L = [f"{ind}{vct} acc = {rend.render(reduce_identity(red.op, vt), ind)};"]
     inner = ind
     for k, (name, extent) in enumerate(red.axes):
         start, step = ("by_lane", "32") if (not serial and k == 0) else ("0", "1")
@@ -406,16 +397,3 @@ def _rounded(value: str, stored: DType, buf: DType) -> str:
     if stored.ctype == buf.ctype:
         return f"({buf.ctype})({value})"
     return f"({buf.ctype})(({stored.ctype})({value}))"
-
-
-def _decompose(ind: str, lin: str, shape, names, tmp: str = "by_rrem") -> list[str]:
-    """Index variables `names` of linear index `lin` over `shape` (row-major)."""
-    if not shape:
-        return []
-    out = [f"{ind}{INDEX} {tmp} = {lin};"]
-    for k in reversed(range(len(shape))):
-        if k == 0:
-            out.append(f"{ind}const {INDEX} {names[k]} = {tmp};")
-        else:
-            out.append(f"{ind}const {INDEX} {names[k]} = {tmp} % {shape[k]}; {tmp} /= {shape[k]};")
-    return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from ..codegen.block_function import BLOCK_X, GRID_X, block_function
-from ..codegen.cuda import ExprRenderer, contiguous_strides
+from ..codegen.cuda import ExprRenderer, contiguous_strides, decompose_index
 from ..codegen.naming import NAME_PLACEHOLDER, finish_source
 from ..ir.dtypes import DType
 from ..ir.kernel import Kernel, KernelParam
@@ -163,17 +163,7 @@ def _register_view(k: int, st, spec: KernelSpec, producer: dict, in_args: dict, 
 def _decompose(indent: str, lin: str, shape, prefix: str | None, names=None) -> list[str]:
     """Index variables (prefix0.. or `names`) of linear index `lin` over `shape` (row-major)."""
     names = names or [f"{prefix}{k}" for k in range(len(shape))]
-    if not shape:
-        return []
-    rem = f"{lin}_rem"
-    out = [f"{indent}{INDEX} {rem} = {lin};"]
-    for k in reversed(range(len(shape))):
-        if k == 0:
-            out.append(f"{indent}const {INDEX} {names[k]} = {rem};")
-        else:
-            out.append(f"{indent}const {INDEX} {names[k]} = {rem} % {shape[k]}; {rem} /= {shape[k]};")
-    out.append(f"{indent}(void){rem};")
-    return out
+    return decompose_index(indent, lin, shape, names, f"{lin}_rem", INDEX)
 
 
 def _value(te: TensorExpr, rend: ExprRenderer, indent: str) -> tuple[list[str], str]:

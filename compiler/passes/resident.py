@@ -33,7 +33,7 @@ from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level
 from ..kinds import resident_rows
-from ..roller.cost_model import LAUNCH_US
+from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
 
 
@@ -166,5 +166,4 @@ def _predict_us(spec: KernelSpec, target: Target) -> float:
     else:
         threads = types[spec.written[0]].size      # a tiled kind's threads cover its output, about
     flops = sum(2 * st.expr.output.size * (st.expr.reduce.extent if st.expr.reduce else 1) for st in spec.stages)
-    share = min(1.0, threads / (target.sms * target.max_threads_per_sm))
-    return max(nbytes / (target.dram_gbps * 1e3), flops / (target.fp32_tflops * 1e6 * max(share, 1e-3))) + LAUNCH_US
+    return predict_us(nbytes, flops, threads, target) + LAUNCH_US

@@ -33,9 +33,12 @@ def kernel_flops(kernel: Kernel) -> int:
 
 def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     """Predicted microseconds on `target`, without launch overhead."""
-    mem_us = kernel_bytes(kernel, types) / (target.dram_gbps * 1e3)
     threads = kernel.grid[0] * kernel.grid[1] * kernel.grid[2] * kernel.block[0] * kernel.block[1] * kernel.block[2]
-    # A grid smaller than the machine only gets its share of the SIMT throughput.
+    return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target)
+
+
+def predict_us(nbytes: int, flops: int, threads: int, target: Target) -> float:
+    """The larger of `nbytes` over DRAM bandwidth and `flops` at the SIMT share `threads` fill
+    (a grid smaller than the machine only gets its share of the throughput)."""
     occupancy = min(1.0, threads / (target.sms * target.max_threads_per_sm))
-    cmp_us = kernel_flops(kernel) / (target.fp32_tflops * 1e6 * max(occupancy, 1e-3))
-    return max(mem_us, cmp_us)
+    return max(nbytes / (target.dram_gbps * 1e3), flops / (target.fp32_tflops * 1e6 * max(occupancy, 1e-3)))

@@ -914,6 +914,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     const long long i3 = by_lin % 2;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 8; r0 += 1) {
@@ -930,6 +931,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = (-by_inf_f());
     for (long long r0 = by_lane; r0 < 2; r0 += 32) {
       const float v = by_res[(by_rl)*2 + (r0)];
@@ -949,6 +951,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 2; r0 += 32) {
       const float v = by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)]));
@@ -969,8 +972,10 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     long long by_crem = (by_lin % 8);
     const long long i3 = by_crem;
+    (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 2; r0 += 1) {
       const float v = (by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)])) * in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)]);
@@ -3640,6 +3645,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 4; by_rrem /= 4;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     const long long i3 = by_lin % 4;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 8; r0 += 1) {
@@ -3656,6 +3662,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 4; by_rrem /= 4;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = (-by_inf_f());
     for (long long r0 = by_lane; r0 < 4; r0 += 32) {
       const float v = by_res[(by_rl)*4 + (r0)];
@@ -3675,6 +3682,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 4; by_rrem /= 4;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 4; r0 += 32) {
       const float v = by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)]));
@@ -3695,8 +3703,10 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 4; by_rrem /= 4;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     long long by_crem = (by_lin % 8);
     const long long i3 = by_crem;
+    (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 4; r0 += 1) {
       const float v = ((by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]) * in3[(i1)*32 + (r0)*8 + (i3)]);

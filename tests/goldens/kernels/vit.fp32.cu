@@ -437,6 +437,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 17; by_rrem /= 17;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     const long long i3 = by_lin % 17;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
@@ -453,6 +454,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 17; by_rrem /= 17;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = (-by_inf_f());
     for (long long r0 = by_lane; r0 < 17; r0 += 32) {
       const float v = by_res[(by_rl)*17 + (r0)];
@@ -472,6 +474,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i2 = by_rrem % 17; by_rrem /= 17;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 17; r0 += 32) {
       const float v = by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)]));
@@ -492,8 +495,10 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
+    (void)by_rrem;
     long long by_crem = (by_lin % 64);
     const long long i3 = by_crem;
+    (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 17; r0 += 1) {
       const float t0 = (by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
