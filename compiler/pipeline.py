@@ -70,7 +70,7 @@ def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
-    plan, stats = welder_plan(plan)
+    plan, stats = welder_plan(plan, ctx.target)
     plan, shared = resident_plan(plan, ctx.target)   # the shared-memory level: row chains
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]

@@ -22,7 +22,7 @@ import math
 from enum import Enum
 
 from ..ir.dtypes import DType
-from ..ir.texpr import Binary, Const, Expr, Load, TensorExpr, Var, binary, const, walk
+from ..ir.texpr import Binary, Const, Expr, Load, TensorExpr, Var, binary, const, fold_axes, walk
 from .views import affine
 
 INDEX = DType.int64
@@ -35,10 +35,12 @@ class Dependence(str, Enum):
 
 
 def extents_of(te: TensorExpr) -> dict[str, int]:
-    """Every index variable of `te` and its extent: output axes i0.., reduction axes."""
+    """Every index variable of `te` and its extent: output axes i0.., reduction axes, the axes of
+    folds inside it."""
     ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
     if te.reduce is not None:
         ext.update(dict(te.reduce.axes))
+    ext.update(fold_axes(te.body, te.epilogue))
     return ext
 
 

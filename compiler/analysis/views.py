@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..ir.texpr import Binary, Const, Expr, Load, Select, TensorExpr, Unary, Var, Cast, walk
+from ..ir.texpr import Binary, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, Cast, walk
 
 # Compute types the tiled kernels stage and shuffle (bool and 8/16-bit integers stay naive).
 TILED_CTYPES = ("float", "double", "int", "long long")
@@ -397,6 +397,8 @@ def vars_outside_loads(e: Expr) -> set[str]:
         return {e.name}
     if isinstance(e, Load):
         return set()
+    if isinstance(e, Fold):     # its own axes are bound inside it
+        return vars_outside_loads(e.body) - {name for name, _ in e.axes}
     out: set[str] = set()
     for c in _children(e):
         out |= vars_outside_loads(c)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 
 from ..ir.dtypes import DType
-from ..ir.texpr import (ACC, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, Var,
-                        children)
+from ..ir.texpr import (ACC, Binary, Cast, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var,
+                        children, fold_axes, reduce_identity)
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 
@@ -49,10 +49,11 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "idiv": "/", "imod": "%", "eq": "=
 class ExprRenderer:
     """Renders an expression tree to C, hoisting shared unguarded sub-expressions into locals."""
 
-    def __init__(self, arg_names: list[str], strides: list[tuple[int, ...]], index_ctype: str):
+    def __init__(self, arg_names: list[str], strides: list[tuple[int, ...]], index_ctype: str, prefix: str = "t"):
         self.arg_names = arg_names
         self.strides = strides
         self.index_ctype = index_ctype
+        self.prefix = prefix      # of hoisted locals: a fold's own renderer gets a distinct one
         self.lines: list[str] = []
         self.memo: dict[Expr, str] = {}
         self.counter = 0
@@ -70,6 +71,8 @@ class ExprRenderer:
                 return
             if isinstance(e, Select):
                 visit(e.cond, guarded); visit(e.a, True); visit(e.b, True)
+            elif isinstance(e, Fold):
+                pass   # its body varies with the fold's axes: hoisted inside the fold only
             else:
                 for c in children(e):
                     visit(c, guarded)
@@ -88,7 +91,7 @@ class ExprRenderer:
             return self.memo[e]
         s = self._r(e)
         if e in self.hoist:
-            name = f"t{self.counter}"
+            name = f"{self.prefix}{self.counter}"
             self.counter += 1
             ct = self.index_ctype if e.dtype is DType.int64 and _is_index(e) else e.dtype.compute_ctype
             self.lines.append(f"{self.indent}const {ct} {name} = {s};")
@@ -136,6 +139,8 @@ class ExprRenderer:
             raise ValueError(f"no C rendering for binary {e.fn}")
         if isinstance(e, Select):
             return f"({self.r(e.cond)} ? {self.r(e.a)} : {self.r(e.b)})"
+        if isinstance(e, Fold):
+            return self._fold(e)
         if isinstance(e, Cast):
             x = self.r(e.x)
             if e.dtype is DType.bool:
@@ -144,6 +149,22 @@ class ExprRenderer:
                 return f"((float)({e.dtype.ctype})((float)({x})))"
             return f"(({e.dtype.compute_ctype})({x}))"
         raise TypeError(f"cannot render {type(e).__name__}")
+
+
+    def _fold(self, e: Fold) -> str:
+        """A fold as an immediately invoked lambda: its loop is a statement, and the lambda keeps it
+        an expression, evaluated only where the expression is (never in a Select's other branch)."""
+        name = f"{self.prefix}f{self.counter}"
+        self.counter += 1
+        inner = ExprRenderer(self.arg_names, self.strides, self.index_ctype, prefix=f"{name}_")
+        value = inner.render(e.body, "")
+        ct = e.dtype.compute_ctype
+        acc = f"{name}_acc"
+        combine = {"sum": f"{acc} + {value}", "prod": f"{acc} * {value}"}.get(e.op, f"by_{e.op}({acc}, {value})")
+        loops = "".join(f"for ({self.index_ctype} {v} = 0; {v} < {n}; ++{v}) " for v, n in e.axes)
+        body = " ".join([line.strip() for line in inner.lines] + [f"{acc} = {combine};"])
+        init = self.r(reduce_identity(e.op, e.dtype))
+        return f"([&]() {{ {ct} {acc} = {init}; {loops}{{ {body} }} return {acc}; }}())"
 
 
 def _is_index(e: Expr) -> bool:
@@ -168,6 +189,7 @@ def index_bound(te: TensorExpr) -> float:
     ranges = {f"i{k}": (0, n - 1) for k, n in enumerate(te.output.shape)}
     if te.reduce is not None:
         ranges.update((name, (0, n - 1)) for name, n in te.reduce.axes)
+    ranges.update((name, (0, n - 1)) for name, n in fold_axes(te.body, te.epilogue).items())
     memo: dict[Expr, tuple] = {}
     worst = [0.0]
 

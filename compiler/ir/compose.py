@@ -3,18 +3,20 @@ register level, DESIGN section 4).
 
 A value carried in registers is never stored: where a later stage loads element `idx` of it, the
 producing stage's expression is evaluated at `idx` instead (rounded to the value's element type,
-as a store and a load would). At most one stage may reduce (the *anchor*: a contraction,
-convolution or reduction); the stages before it are maps substituted into its body, and the
-stages after it are maps over its result, which become the composed expression's epilogue. They
-must read the anchor at one index expression (its own output index, or a permutation or reshape
-of it that the fusion pass checked is one-to-one): the composed expression then computes the
-anchor once per output element, in the last stage's index space.
+as a store and a load would). The last reducing stage is the *anchor* (a contraction,
+convolution or reduction); the stages before it are substituted into its body, and the stages
+after it are maps over its result, which become the composed expression's epilogue. They must
+read the anchor at one index expression (its own output index, or a permutation or reshape of
+it that the fusion pass checked is one-to-one): the composed expression then computes the anchor
+once per output element, in the last stage's index space. An earlier reducing stage is *folded*:
+where it is read, its reduction becomes a Fold expression over fresh axis names, evaluated there
+(the fusion pass decides whether that recomputation pays; compose only makes it exact).
 
 Every kind renders the composed expression as it renders any other: no fused kernel code."""
 from __future__ import annotations
 
 from .graph import TensorType
-from .texpr import ACC, Expr, Load, TensorExpr, Var, cast, out_vars, replace_loads, substitute_vars
+from .texpr import ACC, Expr, Fold, Load, TensorExpr, Var, cast, out_vars, replace_loads, substitute_vars
 
 
 class NotComposable(ValueError):
@@ -31,10 +33,14 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
         if v not in producer:
             raise NotComposable(f"{v} is carried but no stage defines it")
     reducing = [k for k, st in enumerate(stages) if st.expr.reduce is not None]
-    if len(reducing) > 1:
-        names = ", ".join(stages[k].expr.name for k in reducing)
-        raise NotComposable(f"two reductions in one expression ({names})")
-    anchor = reducing[0] if reducing else None
+    anchor = reducing[-1] if reducing else None
+    folded = set(reducing[:-1])
+    for k in folded:
+        if stages[k].output not in registers:
+            raise NotComposable(f"{stages[k].expr.name} reduces before the anchor but is not carried in registers")
+        if stages[k].expr.reduce.op not in ("sum", "prod", "max", "min"):
+            raise NotComposable(f"{stages[k].expr.name}: a {stages[k].expr.reduce.op} cannot be folded")
+    folds: dict[tuple[int, tuple[Expr, ...]], Expr] = {}
     last = len(stages) - 1
 
     ext_types: dict[str, TensorType] = {}   # the composed inputs, first use first (as KernelSpec.inputs)
@@ -65,9 +71,26 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
         return {f"i{d}": x for d, x in enumerate(index)}
 
     def value_at(k: int, index: tuple[Expr, ...]) -> Expr:
-        """Map stage k's element at `index`, over the external inputs."""
+        """Stage k's element at `index` (a map, or a folded reduction), over the external inputs."""
         te = stages[k].expr
+        if k in folded:
+            return fold_at(k, index)
         return cast(loads_of(k, substitute_vars(te.body, at(index))), te.output.dtype)
+
+    def fold_at(k: int, index: tuple[Expr, ...]) -> Expr:
+        """Folded stage k's element at `index`: its reduction over fresh axes (q<n>_<axis>), its
+        epilogue applied; one Fold per distinct index, so a reader that loads an element twice
+        evaluates it once (the renderers hoist the repeated subtree)."""
+        if (k, index) not in folds:
+            te = stages[k].expr
+            n = len(folds)
+            names = {name: f"q{n}_{j}" for j, (name, _) in enumerate(te.reduce.axes)}
+            env = dict(at(index), **{name: Var(fresh) for name, fresh in names.items()})
+            body = loads_of(k, substitute_vars(te.body, env))
+            fold = Fold(te.reduce.op, tuple((names[name], m) for name, m in te.reduce.axes), body, te.body.dtype)
+            value = fold if te.epilogue is None else loads_of(k, substitute_vars(te.epilogue, {**at(index), ACC: fold}))
+            folds[(k, index)] = cast(value, te.output.dtype)
+        return folds[(k, index)]
 
     def anchor_value(index: tuple[Expr, ...]) -> Expr:
         te = stages[anchor].expr

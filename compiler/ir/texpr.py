@@ -106,6 +106,31 @@ class Cast(Expr):
 
 
 
+FOLD_OPS = ("sum", "prod", "max", "min")
+
+
+@dataclass(frozen=True, eq=True)
+class Fold(Expr):
+    """A reduction inside an expression: `op` of `body` over its own axes (name, extent), evaluated
+    where it is read. The register level carries a small reduction into its reader this way (a
+    depthwise conv recomputed in the loads of the pointwise conv after it, a 1x1 shortcut conv in
+    the epilogue of the conv it is added to). Axis names are unique within the whole expression."""
+
+    op: str
+    axes: tuple[tuple[str, int], ...]
+    body: Expr
+    dtype: DType
+
+    def __post_init__(self):
+        if self.op not in FOLD_OPS:
+            raise ValueError(f"no fold for reduction {self.op}")
+
+    @property
+    def extent(self) -> int:
+        return math.prod(n for _, n in self.axes)
+
+
+
 # Unary functions: name -> whether the result is bool (else the operand's type).
 UNARY = {
     "neg": False, "abs": False, "sign": False, "exp": False, "log": False, "sqrt": False,
@@ -304,6 +329,8 @@ def map_children(e: Expr, f) -> Expr:
         return Select(f(e.cond), f(e.a), f(e.b), e.dtype)
     if isinstance(e, Cast):
         return Cast(f(e.x), e.dtype)
+    if isinstance(e, Fold):
+        return Fold(e.op, e.axes, f(e.body), e.dtype)
     return e
 
 
@@ -346,6 +373,22 @@ def unguarded_loads(te: "TensorExpr") -> set[int]:
     if te.epilogue is not None:
         visit(te.epilogue)
     return found
+
+
+def fold_axes(*roots: Expr | None) -> dict[str, int]:
+    """The axes (name -> extent) of every Fold in the given expressions."""
+    return {name: n for root in roots if root is not None
+            for e in walk(root) if isinstance(e, Fold) for name, n in e.axes}
+
+
+def fold_flops(e: Expr | None) -> int:
+    """Arithmetic operations one evaluation of `e` spends inside its folds (2 per fold step: the
+    body's product and the combine, as a contraction is counted), nested folds multiplied."""
+    if e is None:
+        return 0
+    if isinstance(e, Fold):
+        return e.extent * (2 + fold_flops(e.body))
+    return sum(fold_flops(c) for c in children(e))
 
 
 def without_empty_reduction(te: "TensorExpr") -> "TensorExpr | None":
@@ -410,4 +453,6 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.cond, e.a, e.b)
     if isinstance(e, Cast):
         return (e.x,)
+    if isinstance(e, Fold):
+        return (e.body,)
     return ()

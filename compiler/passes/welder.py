@@ -17,12 +17,19 @@ tensor expressions (analysis/dependence.py), never from op names:
 - a consumer reading the group through reshape aliases reads the group's value through the
   reshaped index instead (the alias steps go);
 - a group's values other than its last are read by nobody else (the group writes one value);
-- one reduction per group (two need the shared-memory level: later).
+- one reduction per group is its anchor; a second, small one (at most FOLD_EXTENT steps) may be
+  *folded*: recomputed where it is read, as a Fold inside the anchor's expression. Two ways: a
+  reducing consumer takes a group that reduces into its loads (a depthwise conv into the
+  pointwise conv after it: recomputed once per block along the other GEMM side), and a group
+  takes a reduction its epilogue reads one-to-one (a shortcut conv added to a conv: no
+  recomputation at all; the smaller of the two is folded). A fold adds FLOPs, so it is kept only
+  where the cost model predicts the fused kernel faster than the two apart (`fold_pays`).
 
 Register-level fusion never adds DRAM traffic: the fused kernel reads a subset of its members'
 external inputs once and writes one value, and the one-to-one rules exclude recomputing a
-reduction. So every admissible fusion is kept; the record lists each group and the edge that
-stopped it, and the report's `traffic` compares the plans."""
+reduction outside a priced fold. So every admissible fusion without a fold is kept; the record
+lists each group, its folds with both predictions, and the edge that stopped it, and the report's
+`traffic` compares the plans."""
 from __future__ import annotations
 
 import dataclasses
@@ -34,17 +41,24 @@ from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.dtypes import DType
-from ..ir.texpr import Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, replace_loads, walk
+from ..ir.texpr import FOLD_OPS, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, replace_loads, walk
+from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
+from ..targets import Target
+
+# The most reduction steps a fold may run per evaluation: a fold is a serial loop in one thread;
+# a longer reduction is a contraction that belongs in a tiled kernel of its own.
+FOLD_EXTENT = 64
 
 
-def welder_plan(plan: Plan) -> tuple[Plan, dict]:
-    """The plan with its fusion groups as multi-stage specs; the record lists the groups."""
+def welder_plan(plan: Plan, target: Target | None = None) -> tuple[Plan, dict]:
+    """The plan with its fusion groups as multi-stage specs; the record lists the groups. Folds
+    are priced on `target`: without one, none is made."""
     record: dict = {"groups": [], "kernels_before": 0, "kernels_after": 0}
-    return _plan(plan, record), record
+    return _plan(plan, record, target), record
 
 
-def _plan(plan: Plan, record: dict) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record)) for s in plan.steps))
+def _plan(plan: Plan, record: dict, target: Target | None) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target)) for s in plan.steps))
     steps = list(plan.steps)
     types = dict(plan.types)
     readers: dict[str, set[int]] = {}
@@ -53,6 +67,7 @@ def _plan(plan: Plan, record: dict) -> Plan:
             readers.setdefault(v, set()).add(k)
     alias_of = {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}
     pinned = set(plan.outputs)
+    constants = {name for name, _ in plan.constants}
     taken: set[int] = set()
     placed: dict[int, ComputeStep] = {}
     dropped: set[int] = set()
@@ -60,7 +75,7 @@ def _plan(plan: Plan, record: dict) -> Plan:
     for k, s in enumerate(steps):
         if k in taken or not _fusable(s):
             continue
-        group = _grow(k, steps, readers, alias_of, pinned, types, taken)
+        group = _grow(k, steps, readers, alias_of, pinned, types, taken, (target, constants))
         if len(group.members) == 1:
             continue
         taken.update(group.members)
@@ -119,10 +134,15 @@ class _Group:
     aliases: set[int]                  # alias steps its members read through (removed with the group)
     member_aliases: dict[int, set[int]]
     stop: str = ""
+    folds: list[dict] = dataclasses.field(default_factory=list)   # each fold's value and predictions
 
     @property
     def reduces(self) -> bool:
         return any(st.expr.reduce is not None for st in self.stages)
+
+    @property
+    def reductions(self) -> int:
+        return sum(st.expr.reduce is not None for st in self.stages)
 
     def spec(self) -> KernelSpec:
         carried = tuple((st.output, Level.REGISTER) for st in self.stages[:-1])
@@ -133,11 +153,16 @@ class _Group:
         return tuple(op for ops in self.ops for op in ops)
 
     def summary(self) -> dict:
-        return {"ops": list(self.all_ops), "carried": {st.output: Level.REGISTER.value for st in self.stages[:-1]},
-                "stopped": self.stop}
+        out = {"ops": list(self.all_ops), "carried": {st.output: Level.REGISTER.value for st in self.stages[:-1]},
+               "stopped": self.stop}
+        if self.folds:
+            out["folded"] = self.folds
+        return out
 
 
-def _grow(start: int, steps, readers, alias_of, pinned, types, taken) -> _Group:
+def _grow(start: int, steps, readers, alias_of, pinned, types, taken, pricing) -> _Group:
+    """The group grown from step `start` through its consumers; `pricing` is (target, constant
+    values), what folds are judged by."""
     first = steps[start].spec
     g = _Group([start], [first.stages[0]], [first.ops], first.precision, set(), {})
     while True:
@@ -146,7 +171,7 @@ def _grow(start: int, steps, readers, alias_of, pinned, types, taken) -> _Group:
         if nxt is None:
             break
         c, via = nxt
-        stage, why = _admit(g, steps[c].spec, values, via, types)
+        stage, why = _admit(g, steps[c].spec, values, via, types, pricing)
         if stage is None:
             g.stop = f"{steps[c].spec.name}: {why}"
             break
@@ -157,6 +182,8 @@ def _grow(start: int, steps, readers, alias_of, pinned, types, taken) -> _Group:
         g.member_aliases[c] = {a for hops, _ in via.values() for a in hops}
         g.aliases |= g.member_aliases[c]
     _close(g, readers, pinned, alias_of)
+    if pricing[0] is not None and len(g.members) > 1:
+        _absorb(g, steps, readers, pinned, taken, pricing)
     return g
 
 
@@ -187,7 +214,7 @@ def _next_reader(g: _Group, steps, readers, alias_of, values, taken):
     return r, via
 
 
-def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, types) -> tuple[Stage | None, str]:
+def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, types, pricing) -> tuple[Stage | None, str]:
     """Consumer `spec`'s stage as the group's next (reading group values directly), or why not."""
     st = spec.stages[0]
     te, inputs = st.expr, list(st.inputs)
@@ -201,7 +228,8 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, types) -> t
     group_args = [a for a, v in enumerate(inputs) if v in values]
     if te.reduce is not None:
         if g.reduces:
-            return None, "a second reduction (needs the shared-memory level)"
+            why = _fold_consumer(g, stage, pricing)
+            return (stage, "") if why is None else (None, why)
         # a group that only moves data is folded into the consumer's loads at the cost of a load;
         # one that computes must not be recomputed
         if not all(moves_data(s.expr) for s in g.stages):
@@ -254,3 +282,108 @@ def _close(g: _Group, readers, pinned, alias_of) -> None:
         g.ops.pop()
         g.aliases -= g.member_aliases.pop(c, set())
         g.stop = f"{', '.join(leaks)} is read outside the group"
+
+
+# ---- folds: a second, small reduction recomputed where it is read --------------------------------
+
+def _foldable(stage: Stage, constants: set[str]) -> str | None:
+    """Why reduction `stage` cannot be folded, or None. A fold re-reads its inputs at every
+    evaluation, so it reads one activation at most, the rest weights (a conv); a reduction over
+    two activations (attention's P.V) is left to the shared-memory level, which keeps one of them
+    resident."""
+    te = stage.expr
+    if te.reduce.op not in FOLD_OPS:
+        return f"a {te.reduce.op} cannot be folded"
+    if te.reduce.extent > FOLD_EXTENT:
+        return f"a reduction over {te.reduce.extent} steps (a fold runs at most {FOLD_EXTENT})"
+    if len(set(stage.inputs) - constants) > 1:
+        return "a reduction over two activations (the shared-memory level's)"
+    return None
+
+
+def _fold_consumer(g: _Group, stage: Stage, pricing) -> str | None:
+    """A reducing consumer takes the group, whose one reduction is folded into its loads: None
+    when admitted (the fold recorded), else why not."""
+    target, constants = pricing
+    if g.reductions > 1:
+        return "a third reduction"
+    if target is None:
+        return "a second reduction (no target to price a fold)"
+    folded = next(st for st in g.stages if st.expr.reduce is not None)
+    why = _foldable(folded, constants)
+    if why is not None:
+        return f"a second reduction: {why}"
+    try:
+        fused, _ = compose(tuple(g.stages) + (stage,), {s.output for s in g.stages})
+        group_te, _ = compose(tuple(g.stages), {s.output for s in g.stages[:-1]})
+    except NotComposable as e:
+        return str(e)
+    decision = fold_pays(fused, (group_te, stage.expr), target)
+    if not decision["kept"]:
+        return (f"folding {folded.output} does not pay ({decision['fused_us']} us fused, {decision['apart_us']} us "
+                f"apart; {decision['fold_flops']} FLOPs recomputed for {decision['anchor_flops']})")
+    g.folds.append(dict(decision, value=folded.output))
+    return None
+
+
+def _absorb(g: _Group, steps, readers, pinned, taken, pricing) -> None:
+    """Folds into the group a reduction its epilogue reads one-to-one and nobody else reads (a
+    shortcut conv added to the conv the group grew from): the smaller of the two reductions is
+    folded, evaluated once per output element, and the larger is the anchor."""
+    target, constants = pricing
+    if g.reductions != 1:
+        return
+    anchor = next(k for k, st in enumerate(g.stages) if st.expr.reduce is not None)
+    inside = set(g.members)
+    values = {st.output for st in g.stages}
+    producer = {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)}
+    for j in range(anchor + 1, len(g.stages)):
+        st = g.stages[j]
+        out_ext = {f"i{d}": n for d, n in enumerate(st.expr.output.shape)}
+        for arg, v in enumerate(st.inputs):
+            p = producer.get(v)
+            if p is None or p in taken or p in inside or v in pinned or not readers.get(v, set()) <= inside:
+                continue
+            cand = steps[p].spec.stages[0]
+            if cand.expr.reduce is None or set(cand.inputs) & values:
+                continue
+            if not all(injective(ld.index, st.expr.inputs[arg].shape, out_ext) for ld in loads_of(st.expr, arg)):
+                continue
+            small_first = cand.expr.reduce.extent <= g.stages[anchor].expr.reduce.extent
+            folded = cand if small_first else g.stages[anchor]
+            if _foldable(folded, constants) is not None:
+                continue
+            at = 0 if small_first else anchor + 1    # the last reducing stage is the anchor
+            stages = g.stages[:at] + [cand] + g.stages[at:]
+            try:
+                fused, _ = compose(tuple(stages), {s.output for s in stages[:-1]})
+                group_te, _ = compose(tuple(g.stages), {s.output for s in g.stages[:-1]})
+            except NotComposable:
+                continue
+            decision = fold_pays(fused, (group_te, cand.expr), target)
+            if not decision["kept"]:
+                continue
+            g.stages.insert(at, cand)
+            g.members.insert(at, p)
+            g.ops.insert(at, steps[p].spec.ops)
+            g.precision = g.precision or steps[p].spec.precision
+            g.folds.append(dict(decision, value=folded.output))
+            return
+
+
+def fold_pays(fused: TensorExpr, apart: tuple[TensorExpr, ...], target: Target) -> dict:
+    """The cost model's verdict on a fold. The fused expression as one launch must be predicted
+    faster than the parts as one launch each, each the larger of its compulsory bytes over DRAM
+    bandwidth and its FLOPs (folds counted where they run: roller.cost_model.expr_flops) at the
+    SIMT share its output's threads fill, plus the launch. And the recomputation must not exceed
+    the anchor's own work: at batch 1 nearly everything is memory-bound and the first rule alone
+    would fold a 1x1 conv into the 3x3 window of a depthwise conv after it (9 evaluations of each
+    element), which is the wrong one of two folds and grows with the model's width."""
+    def us(te: TensorExpr) -> float:
+        nbytes = sum(t.nbytes for t in te.inputs) + te.output.nbytes
+        return predict_us(nbytes, expr_flops(te), te.output.size, target) + LAUNCH_US
+    fused_us, apart_us = us(fused), sum(us(te) for te in apart)
+    anchor_flops = 2 * fused.output.size * (fused.reduce.extent if fused.reduce is not None else 1)
+    recompute = expr_flops(fused) - anchor_flops
+    return {"kept": fused_us < apart_us and recompute <= anchor_flops, "fused_us": round(fused_us, 3),
+            "apart_us": round(apart_us, 3), "fold_flops": recompute, "anchor_flops": anchor_flops}

@@ -7,7 +7,11 @@ for the others (naive and hand-written kernels), and adds LAUNCH_US per launch f
 every kernel has a prediction to check against measurements."""
 from __future__ import annotations
 
+import math
+
+from ..analysis.views import gemm_view
 from ..ir.kernel import Kernel
+from ..ir.texpr import TensorExpr, fold_flops
 from ..targets import Target
 
 LAUNCH_US = 2.0  # host launch overhead per kernel, typical for a plain launch
@@ -27,8 +31,28 @@ def kernel_flops(kernel: Kernel) -> int:
     te = kernel.expr
     if te is None:
         return 0
-    per = te.reduce.extent if te.reduce is not None else 1
-    return 2 * te.output.size * per
+    return expr_flops(te)
+
+
+# A tiled contraction's block extent along M and N, for counting how often an operand computed in
+# its loads is recomputed before Roller has chosen the tiles (the tiles it picks are 16 to 128).
+TILE_ESTIMATE = 64
+
+
+def expr_flops(te: TensorExpr) -> int:
+    """FLOPs of a tensor expression as the kinds evaluate it: 2 per output element and reduction
+    step, plus the work of its folds (reductions inside the expression) where they run: in the
+    epilogue once per output element; in a contraction's operand once per operand element and
+    block along the other side (operands are staged in shared memory per block); elsewhere in
+    the body once per output element and reduction step."""
+    steps = te.reduce.extent if te.reduce is not None else 1
+    flops = 2 * te.output.size * steps + te.output.size * fold_flops(te.epilogue)
+    view = gemm_view(te)
+    if view is None:
+        return flops + te.output.size * steps * fold_flops(te.body)
+    a_blocks, b_blocks = math.ceil(view.N / TILE_ESTIMATE), math.ceil(view.M / TILE_ESTIMATE)
+    return (flops + view.B * view.K * (view.M * a_blocks * fold_flops(view.a)
+                                       + view.N * b_blocks * fold_flops(view.b)))
 
 
 def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:

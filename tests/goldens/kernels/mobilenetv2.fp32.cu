@@ -1,58 +1,42 @@
 // golden: mobilenetv2.onnx h100 fp32
-// 53 launches, 31 distinct kernels
+// 37 launches, 23 distinct kernels
 // launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1408 params=[float float float out:float]
 // launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: conv_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 3: conv_k3 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float out:float]
-// launch 4: conv_k4 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 5: conv_k5 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 6: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 7: conv_k7 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 8: conv_k8 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 9: conv_k6 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 10: conv_k9 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 11: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 12: conv_k11 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 13: conv_k12 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 14: conv_k13 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 15: conv_k11 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 16: conv_k12 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 17: conv_k13 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 18: conv_k11 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 19: conv_k14 grid=[192, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 20: conv_k15 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 21: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 22: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 23: conv_k18 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 24: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 25: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 26: conv_k18 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 27: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 28: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 29: conv_k18 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 30: conv_k16 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 31: conv_k17 grid=[288, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 32: conv_k19 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 33: conv_k20 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 34: conv_k21 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 35: conv_k22 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 36: conv_k20 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 37: conv_k21 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 38: conv_k22 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 39: conv_k20 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 40: conv_k23 grid=[96, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 41: conv_k24 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 42: conv_k25 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 43: conv_k26 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 44: conv_k27 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 45: conv_k25 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 46: conv_k26 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 47: conv_k27 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 48: conv_k25 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 49: conv_k26 grid=[168, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 50: conv_k28 grid=[28, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 51: conv_k29 grid=[320, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 52: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 2: conv_k2 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float float float out:float]
+// launch 3: conv_k3 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 4: conv_k4 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 5: conv_k5 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 6: conv_k6 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 7: conv_k7 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
+// launch 8: conv_k8 grid=[32, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float out:float]
+// launch 9: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 10: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
+// launch 11: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 12: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
+// launch 13: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 14: conv_k11 grid=[4, 1, 1] block=[128, 1, 1] shared=768 params=[float float float float float out:float]
+// launch 15: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 16: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float float float float out:float]
+// launch 17: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 18: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float float float float out:float]
+// launch 19: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 20: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float float float float out:float]
+// launch 21: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 22: conv_k14 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float out:float]
+// launch 23: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 24: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
+// launch 25: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 26: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
+// launch 27: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 28: conv_k17 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float out:float]
+// launch 29: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 30: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float float out:float]
+// launch 31: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 32: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float float out:float]
+// launch 33: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 34: conv_k20 grid=[28, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float out:float]
+// launch 35: conv_k21 grid=[320, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 36: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -178,87 +162,7 @@ BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, con
 }
 
 // ===== conv_k2 =====
-BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
-  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i1)*16 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 32; by_rm /= 32;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = in0[(i0)*16384 + (r0)*1024 + (i2)*32 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 32; by_en /= 32;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)((acc + in2[(i1)]));
-    }
-  }
-}
-BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k2_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k3 =====
-BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -284,7 +188,7 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*8 + (r0)];
+        v = in3[(i1)*8 + (r0)];
       }
       by_as[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -297,7 +201,7 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
         const int i3 = by_rm % 32; by_rm /= 32;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*8192 + (r0)*1024 + (i2)*32 + (i3)];
+        v = (([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*16384 + (q0_0)*1024 + (i2)*32 + (i3)] * in1[(r0)*16 + (q0_0)]); } return tf0_acc; }()) + in2[(r0)]);
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -329,16 +233,16 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in4[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k3_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k2_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
-// ===== conv_k4 =====
-BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k3 =====
+BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
   const int row = (int)by_block.idx.x * 64 + tid / 4;
@@ -368,12 +272,12 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k4_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k3_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k5 =====
-BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k4 =====
+BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -448,12 +352,12 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k5_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k4_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k6 =====
-BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k5 =====
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -528,12 +432,12 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k6_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k5_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k7 =====
-BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k6 =====
+BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 4;
   const int row = (int)by_block.idx.x * 64 + tid / 4;
@@ -563,127 +467,12 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k7_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
-  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 6; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i1)*48 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 16; by_rm /= 16;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = in0[(i0)*12288 + (r0)*256 + (i2)*16 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 16; by_en /= 16;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((in3[(i0)*2048 + (i1)*256 + (i2)*16 + (i3)] + (acc + in2[(i1)])));
-    }
-  }
-}
-BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k8_body(in0, in1, in2, in3, out, by_this_block());
-}
-
-// ===== conv_k9 =====
-BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 16;
-  const int row = (int)by_block.idx.x * 16 + tid / 16;
-  const bool active = row < 3072;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 8; by_rr /= 8;
-  const int i2 = by_rr % 8; by_rr /= 8;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 16) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 * (2ll)) + r0);
-    const int t1 = ((i3 * (2ll)) + r1);
-    const float v = ((((t0 < (16ll)) && (t1 < (16ll))) ? in0[(i0)*12288 + (i1)*256 + (t0)*16 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 8; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k9_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k7 =====
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -691,8 +480,8 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
   const int tx = tid % 16;
   const int ty = tid / 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -700,7 +489,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 6; ++kt) {
+  for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
     for (int e = tid; e < 32; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
@@ -709,7 +498,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*48 + (r0)];
+        v = in4[(i1)*8 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -719,10 +508,10 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       float v = 0;
       {
         int by_rm = gr;
-        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i3 = by_rm % 16; by_rm /= 16;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*3072 + (r0)*64 + (i2)*8 + (i3)];
+        v = (in3[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)] + (([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 48; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*12288 + (q0_0)*256 + (i2)*16 + (i3)] * in1[(r0)*48 + (q0_0)]); } return tf0_acc; }()) + in2[(r0)]));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -751,19 +540,99 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 16;
       int by_en = gn;
-      const int i3 = by_en % 8; by_en /= 8;
+      const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in5[(i1)]), 0.0f), 6.0f));
     }
   }
 }
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k8 =====
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 6; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in3[(i1)*48 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 8; by_rm /= 8;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (16ll)) && (tf0_1 < (16ll))) ? in0[(i0)*12288 + (r0)*256 + (tf0_0)*16 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 8; by_en /= 8;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in4[(i1)]));
+    }
+  }
+}
+BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, in3, in4, out, by_this_block());
+}
+
+// ===== conv_k9 =====
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -838,47 +707,12 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k12 =====
-BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 8;
-  const int row = (int)by_block.idx.x * 32 + tid / 8;
-  const bool active = row < 6144;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 8; by_rr /= 8;
-  const int i2 = by_rr % 8; by_rr /= 8;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 8) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 + r0) - (1ll));
-    const int t1 = ((i3 + r1) - (1ll));
-    const float v = ((((((t0 >= (0ll)) && (t0 < (8ll))) && (t1 >= (0ll))) && (t1 < (8ll))) ? in0[(i0)*6144 + (i1)*64 + (t0)*8 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 4; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k12_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k13 =====
-BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k10 =====
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -904,7 +738,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*96 + (r0)];
+        v = in3[(i1)*96 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -917,7 +751,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 8; by_rm /= 8;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*6144 + (r0)*64 + (i2)*8 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (8ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -949,60 +783,25 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in3[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)] + (acc + in2[(i1)])));
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)((in5[(i0)*1024 + (i1)*64 + (i2)*8 + (i3)] + (acc + in4[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k13_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== conv_k14 =====
-BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 16;
-  const int row = (int)by_block.idx.x * 8 + tid / 16;
-  const bool active = row < 1536;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 4; by_rr /= 4;
-  const int i2 = by_rr % 4; by_rr /= 4;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 16) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 * (2ll)) + r0);
-    const int t1 = ((i3 * (2ll)) + r1);
-    const float v = ((((t0 < (8ll)) && (t1 < (8ll))) ? in0[(i0)*6144 + (i1)*64 + (t0)*8 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 8; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(128) conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k14_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k15 =====
-BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k11 =====
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
+  float* const by_bs = by_as + 128;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
+  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -1012,19 +811,19 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 12; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
+    for (int e = tid; e < 128; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
-      {
+      if (gr < 24) {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*96 + (r0)];
+        v = in3[(i1)*96 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[(0) * 128 + kk * 16 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
+    for (int e = tid; e < 64; e += 128) {
+      const int rr = e % 8; const int kk = e / 8;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
@@ -1032,20 +831,20 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*1536 + (r0)*16 + (i2)*4 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 128;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1055,25 +854,26 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 16;
+    if (gm >= 24) continue;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + j * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in4[(i1)]));
     }
   }
 }
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k15_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
-// ===== conv_k16 =====
-BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k12 =====
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1148,56 +948,21 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k16_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k17 =====
-BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 16;
-  const int row = (int)by_block.idx.x * 8 + tid / 16;
-  const bool active = row < 2304;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 4; by_rr /= 4;
-  const int i2 = by_rr % 4; by_rr /= 4;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 16) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 + r0) - (1ll));
-    const int t1 = ((i3 + r1) - (1ll));
-    const float v = ((((((t0 >= (0ll)) && (t0 < (4ll))) && (t1 >= (0ll))) && (t1 < (4ll))) ? in0[(i0)*2304 + (i1)*16 + (t0)*4 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 8; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(128) conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k17_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k18 =====
-BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k13 =====
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
+  float* const by_bs = by_as + 128;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -1207,18 +972,18 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 18; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
+    for (int e = tid; e < 128; e += 256) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
-      {
+      if (gr < 24) {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*144 + (r0)];
+        v = in3[(i1)*144 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[(0) * 128 + kk * 16 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 128; e += 256) {
       const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -1227,18 +992,18 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*2304 + (r0)*16 + (i2)*4 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 32;
+    const float* const as = by_as + cur * 128;
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
       #pragma unroll
       for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
@@ -1250,7 +1015,8 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 16;
+    if (gm >= 24) continue;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
@@ -1259,16 +1025,16 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in3[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in2[(i1)])));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k18_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== conv_k19 =====
-BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k14 =====
+BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1294,7 +1060,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*144 + (r0)];
+        v = in3[(i1)*144 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -1307,7 +1073,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*2304 + (r0)*16 + (i2)*4 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -1339,16 +1105,16 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in4[(i1)]));
     }
   }
 }
-BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k19_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
-// ===== conv_k20 =====
-BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k15 =====
+BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1423,47 +1189,12 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k20_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k15_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k21 =====
-BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 16;
-  const int row = (int)by_block.idx.x * 16 + tid / 16;
-  const bool active = row < 3072;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 4; by_rr /= 4;
-  const int i2 = by_rr % 4; by_rr /= 4;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 16) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 + r0) - (1ll));
-    const int t1 = ((i3 + r1) - (1ll));
-    const float v = ((((((t0 >= (0ll)) && (t0 < (4ll))) && (t1 >= (0ll))) && (t1 < (4ll))) ? in0[(i0)*3072 + (i1)*16 + (t0)*4 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 8; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k21_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k22 =====
-BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k16 =====
+BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1489,7 +1220,7 @@ BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*192 + (r0)];
+        v = in3[(i1)*192 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -1502,7 +1233,7 @@ BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*3072 + (r0)*16 + (i2)*4 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -1534,51 +1265,16 @@ BY_DEVICE void conv_k22_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in3[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in2[(i1)])));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k22(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k22_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k16_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== conv_k23 =====
-BY_DEVICE void conv_k23_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 16;
-  const int row = (int)by_block.idx.x * 8 + tid / 16;
-  const bool active = row < 768;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 2; by_rr /= 2;
-  const int i2 = by_rr % 2; by_rr /= 2;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 16) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 * (2ll)) + r0);
-    const int t1 = ((i3 * (2ll)) + r1);
-    const float v = ((((t0 < (4ll)) && (t1 < (4ll))) ? in0[(i0)*3072 + (i1)*16 + (t0)*4 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 8; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(128) conv_k23(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k23_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k24 =====
-BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k17 =====
+BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1604,7 +1300,7 @@ BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*192 + (r0)];
+        v = in3[(i1)*192 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -1617,7 +1313,7 @@ BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*768 + (r0)*4 + (i2)*2 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (4ll)) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1650,16 +1346,16 @@ BY_DEVICE void conv_k24_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
     }
   }
 }
-BY_KERNEL void conv_k24(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k24_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k17_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
-// ===== conv_k25 =====
-BY_DEVICE void conv_k25_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k18 =====
+BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1735,47 +1431,12 @@ BY_DEVICE void conv_k25_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k25(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k25_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k18_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k26 =====
-BY_DEVICE void conv_k26_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 16;
-  const int row = (int)by_block.idx.x * 8 + tid / 16;
-  const bool active = row < 1344;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i3 = by_rr % 2; by_rr /= 2;
-  const int i2 = by_rr % 2; by_rr /= 2;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 16) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 + r0) - (1ll));
-    const int t1 = ((i3 + r1) - (1ll));
-    const float v = ((((((t0 >= (0ll)) && (t0 < (2ll))) && (t1 >= (0ll))) && (t1 < (2ll))) ? in0[(i0)*1344 + (i1)*4 + (t0)*2 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
-  }
-  for (int o = 8; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    by_racc = by_racc + other;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(128) conv_k26(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k26_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k27 =====
-BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k19 =====
+BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1801,7 +1462,7 @@ BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*336 + (r0)];
+        v = in3[(i1)*336 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -1814,7 +1475,7 @@ BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*1344 + (r0)*4 + (i2)*2 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1847,16 +1508,16 @@ BY_DEVICE void conv_k27_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in3[(i0)*224 + (i1)*4 + (i2)*2 + (i3)] + (acc + in2[(i1)])));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((in5[(i0)*224 + (i1)*4 + (i2)*2 + (i3)] + (acc + in4[(i1)])));
     }
   }
 }
-BY_KERNEL void conv_k27(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k27_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k19_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== conv_k28 =====
-BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k20 =====
+BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1882,7 +1543,7 @@ BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*336 + (r0)];
+        v = in3[(i1)*336 + (r0)];
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
@@ -1895,7 +1556,7 @@ BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*1344 + (r0)*4 + (i2)*2 + (i3)];
+        v = by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1928,16 +1589,16 @@ BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
     }
   }
 }
-BY_KERNEL void conv_k28(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k28_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k20_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
-// ===== conv_k29 =====
-BY_DEVICE void conv_k29_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k21 =====
+BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -2013,8 +1674,8 @@ BY_DEVICE void conv_k29_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k29(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k29_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k21_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== reducemean_k0 =====

@@ -1,5 +1,5 @@
 // golden: resnet.onnx h100 fp32
-// 18 launches, 18 distinct kernels
+// 15 launches, 15 distinct kernels
 // launch 0: conv_k0 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
 // launch 1: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 // launch 2: conv_k1 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
@@ -7,17 +7,14 @@
 // launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
 // launch 6: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=2176 params=[float float float out:float]
-// launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=1280 params=[float float float out:float]
-// launch 8: conv_k7 grid=[128, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 9: conv_k8 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 10: conv_k9 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 11: conv_k10 grid=[16, 1, 1] block=[128, 1, 1] shared=768 params=[float float float out:float]
-// launch 12: conv_k11 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float out:float]
-// launch 13: conv_k12 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 14: conv_k13 grid=[16, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 15: conv_k14 grid=[32, 1, 1] block=[64, 1, 1] shared=512 params=[float float float out:float]
-// launch 16: conv_k15 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 17: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=1280 params=[float float float float float float out:float]
+// launch 8: conv_k7 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 10: conv_k9 grid=[16, 1, 1] block=[128, 1, 1] shared=768 params=[float float float float float float out:float]
+// launch 11: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 12: conv_k11 grid=[16, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 13: conv_k12 grid=[32, 1, 1] block=[64, 1, 1] shared=512 params=[float float float float float float out:float]
+// launch 14: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -562,7 +559,7 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ 
 }
 
 // ===== conv_k6 =====
-BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -588,7 +585,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*32 + (r0)];
+        v = in4[(i1)*32 + (r0)];
       }
       by_as[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -601,7 +598,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
         const int i3 = by_rm % 8; by_rm /= 8;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))];
+        v = in3[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))];
       }
       by_bs[(0) * 256 + kk * 32 + rr] = v;
     }
@@ -633,96 +630,16 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*1024 + (q0_0)*64 + (i2)*8 + (i3)] * in1[(i1)*16 + (q0_0)]); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
     }
   }
 }
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k6_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== conv_k7 =====
-BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i1)*16 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 8; by_rm /= 8;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 8; by_en /= 8;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*4096 + (i1)*64 + (i2)*8 + (i3)]), 0.0f));
-    }
-  }
-}
-BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k7_body(in0, in1, in2, in3, out, by_this_block());
-}
-
-// ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -797,12 +714,12 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k8_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k9 =====
-BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k8 =====
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
@@ -885,12 +802,12 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k9_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k9 =====
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -916,7 +833,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*64 + (r0)];
+        v = in4[(i1)*64 + (r0)];
       }
       by_as[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -929,7 +846,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))];
+        v = in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))];
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -961,96 +878,16 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)] * in1[(i1)*32 + (q0_0)]); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
     }
   }
 }
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i1)*32 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*2048 + (i1)*16 + (i2)*4 + (i3)]), 0.0f));
-    }
-  }
-}
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, in3, out, by_this_block());
-}
-
-// ===== conv_k12 =====
-BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k10 =====
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1125,12 +962,12 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k12_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k13 =====
-BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k11 =====
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1214,12 +1051,12 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k13_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== conv_k14 =====
-BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== conv_k12 =====
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -1245,7 +1082,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
       {
         const int i1 = gr;
         const int r0 = gk;
-        v = in1[(i1)*128 + (r0)];
+        v = in4[(i1)*128 + (r0)];
       }
       by_as[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1258,7 +1095,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = in0[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))];
+        v = in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))];
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1291,93 +1128,12 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in2[(i1)]));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)] * in1[(i1)*64 + (q0_0)]); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
     }
   }
 }
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k14_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k15 =====
-BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 64) * 4; by_blk /= 64;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 8; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i1)*64 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = in0[(i0)*256 + (r0)*4 + (i2)*2 + (i3)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*1024 + (i1)*4 + (i2)*2 + (i3)]), 0.0f));
-    }
-  }
-}
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  conv_k15_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== reducemean_k0 =====
