@@ -1,6 +1,8 @@
 """Fusion's predicted effect (CPU, no GPU): each shared model compiled with the welder stage on (the
 default) and with `--disable welder`; launches per inference and predicted DRAM bytes per inference
 from report.json, their ratios, and compile time (NVRTC builds included, fresh kernel cache each).
+Both sides run with `--disable rammer`, so the launch counts are the welder stage's alone (the
+rammer stage's co-launches are measured by bench/schedule.py).
 
     .venv/bin/python bench/fusion.py [--models bert,gpt2] [--target h100] [--precision fp32] [--out DIR]
 
@@ -50,8 +52,8 @@ def main() -> int:
     names = a.models.split(",") if a.models else sorted(p.stem for p in models_dir.glob("*.onnx"))
     rows = []
     for name in names:
-        fused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ())
-        unfused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("welder",))
+        fused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("rammer",))
+        unfused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("rammer", "welder"))
         rows.append({"name": name, "fused": fused, "unfused": unfused,
                      "launch_ratio": round(fused["launches"] / unfused["launches"], 4),
                      "dram_ratio": round(fused["dram_bytes"] / unfused["dram_bytes"], 4),
@@ -61,7 +63,8 @@ def main() -> int:
     doc = {"suite": "fusion", "device": "none (predicted from report.json)", "git_commit": commit,
            "created": created.isoformat(timespec="seconds"),
            "settings": {"target": a.target, "precision": a.precision,
-                        "compile": "fresh kernel cache per compile, NVRTC builds included"},
+                        "compile": "fresh kernel cache per compile, NVRTC builds included",
+                        "both_sides": "--disable rammer"},
            "rows": rows}
     out = Path(a.out) / f"fusion-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,7 @@ from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
 from .passes.render import render_plan
 from .passes.roller import roller_plan
+from .passes.rammer import rammer_plan
 from .passes.resident import resident_plan
 from .passes.welder import welder_plan
 from .report import make_header, make_report
@@ -89,6 +90,13 @@ def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return render_plan(plan, ctx.target)
 
 
+def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    if not ctx.options.enabled("rammer"):
+        return plan, {"enabled": False}
+    plan, stats = rammer_plan(plan, ctx.target)
+    return plan, dict(stats, enabled=True)
+
+
 def _memory_plan(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return plan_memory(plan), {}
 
@@ -119,6 +127,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("roller", _roller),            # kind, tile configuration and top K of each spec
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)
+    ("rammer", _rammer),            # wavefront order; independent small kernels of a wave in one launch
     ("build", build),               # NVRTC cubins through the kernel cache -> ctx.builds
     ("memory_plan", _memory_plan),  # one arena for the intermediates
     ("fit", _fit),                  # footprint and launch limits against the target -> ctx.memory

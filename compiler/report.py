@@ -56,6 +56,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "traffic": {"dram_bytes": dram_bytes(plan),
                     "basis": "each launch reads its input buffers and writes its outputs once; region bodies once"},
         "fusion": _fusion(records),
+        "schedule": _schedule(records),
         "verification": verification,
         "ops": imported.graph.op_histogram(),
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
@@ -85,6 +86,20 @@ def _fusion(records) -> dict:
             "groups": info["groups"], "declined": info.get("declined", [])}
 
 
+def _schedule(records) -> dict:
+    """The rammer stage's decisions: kernels before scheduling, launches after, and each co-launch
+    (its members with their blocks and predicted times, the wave, both predictions)."""
+    info = next((r.info for r in records if r.name == "rammer"), {})
+    if not info.get("enabled"):
+        return {"enabled": False, "co_launches": []}
+    return {"enabled": True, "kernels": info["kernels"], "launches": info["launches"],
+            "co_launches": info["co_launches"]}
+
+
+def _members(co_launch: dict) -> str:
+    return ", ".join(f"{m['entry']} ({m['blocks']})" for m in co_launch["members"])
+
+
 def _fmt(v) -> str:
     return "" if v is None else f"{v:.2f}"
 
@@ -111,6 +126,16 @@ def report_html(report: dict) -> str:
                    f"before, {fusion.get('kernels_after')} after)</h2><table><tr><th>ops</th><th>carried (level)</th>"
                    f"<th>stopped by</th></tr>{groups}</table>") if fusion.get("enabled") else \
         "<h2>Fusion</h2><p>off (--disable welder)</p>"
+    sched = report.get("schedule", {})
+    co_rows = "".join(
+        f"<tr><td>{e(c['entry'])}</td><td>{c['wave']}</td>"
+        f"<td>{e(_members(c))}</td>"
+        f"<td>{c['predicted_us']['co_launch']:.2f}</td><td>{c['predicted_us']['apart']:.2f}</td></tr>"
+        for c in sched.get("co_launches", []))
+    sched_html = (f"<h2>Schedule ({sched.get('kernels')} kernels in {sched.get('launches')} launches)</h2>"
+                  f"<table><tr><th>co-launch</th><th>wave</th><th>members (blocks)</th><th>pred µs</th>"
+                  f"<th>pred µs apart</th></tr>{co_rows}</table>") if sched.get("enabled") else \
+        "<h2>Schedule</h2><p>off (--disable rammer)</p>"
     traffic = report.get("traffic", {}).get("dram_bytes")
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Brickyard report: {e(report['model']['name'])}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse}}
@@ -127,4 +152,5 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th
 <h2>Kernels ({len(report.get('kernels', []))})</h2>
 <table><tr><th>kernel</th><th>ops</th><th>grid</th><th>block</th><th>smem</th><th>regs</th><th>spills</th><th>pred µs</th><th>meas µs</th></tr>{rows}</table>
 {fusion_html}
+{sched_html}
 </body></html>"""

@@ -93,3 +93,15 @@ def finish_kernel(prefix: str, params: str | Sequence[str], body: str | Sequence
                   launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = ()) -> tuple[str, str]:
     """(entry, source) of a block-function kernel named after its content (naming.finish_source)."""
     return finish_source(prefix, block_function(params, body, launch_bounds=launch_bounds, helpers=helpers))
+
+
+_WRAPPER = re.compile(r"^BY_KERNEL void (?:__launch_bounds__\([^)]*\) )?(?P<name>\w+)\((?P<params>[^)]*)\) \{$", re.M)
+
+
+def split_wrapper(source: str, entry: str) -> tuple[str, list[str]]:
+    """A finished kernel's source without its `__global__` wrapper (its helpers and body, which
+    another wrapper may call), and the wrapper's parameter declarations as written."""
+    m = next((m for m in _WRAPPER.finditer(source) if m["name"] == entry), None)
+    if m is None:
+        raise ValueError(f"{entry}: no wrapper in the source")
+    return source[:m.start()], [d.strip() for d in m["params"].split(",") if d.strip()]

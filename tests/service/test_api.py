@@ -197,7 +197,7 @@ def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": ["a", 64]}}},
              "input_shapes"),
             ({"model_id": model_id, "target": "h100", "options": {"precision": "fp7"}}, "precision"),
-            ({"model_id": model_id, "target": "h100", "options": {"disable": ["rammer"]}}, "cannot disable 'rammer'"),
+            ({"model_id": model_id, "target": "h100", "options": {"disable": ["warp_drive"]}}, "cannot disable 'warp_drive'"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"nope": [1]}}}, "not an input"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": [2, 64]}}},
              "static size"),
@@ -233,7 +233,7 @@ def test_disable_welder_through_the_api(service, bert_job):
         assert job["state"] == "succeeded", job
         unfused = c.get(f"/v1/compilations/{job['id']}/report").json()
     assert fused["fusion"]["enabled"] and not unfused["fusion"]["enabled"]
-    assert unfused["launches_per_inference"] == fused["fusion"]["kernels_before"] > fused["launches_per_inference"]
+    assert unfused["schedule"]["kernels"] == fused["fusion"]["kernels_before"] > fused["schedule"]["kernels"]
     assert unfused["traffic"]["dram_bytes"] > fused["traffic"]["dram_bytes"]
 
 

@@ -1,25 +1,21 @@
 // golden: bert.onnx h100 fp16
-// 20 launches, 9 distinct kernels
+// 16 launches, 7 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 3: matmul_k1 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 4: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 6: matmul_k3 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 7: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 8: matmul_k4 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 9: matmul_k5 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 10: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 11: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 12: matmul_k1 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 13: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 14: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 15: matmul_k3 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 16: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 17: matmul_k4 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 18: matmul_k5 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 19: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 2: colaunch_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float float by_half float out:float]
+// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 4: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 5: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 6: matmul_k1 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 7: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 8: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 9: colaunch_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float float by_half float out:float]
+// launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 11: matmul_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 12: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 13: matmul_k1 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 14: matmul_k2 grid=[4, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -76,8 +72,8 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
   row_layernorm_k0_body(x, scale, bias, y, by_this_block());
 }
 
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void matmul_37e5cb7fe76b74af_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -172,12 +168,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_1c201abd5769912b_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -272,12 +263,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_5beaa6161f26cadd_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 4096;
@@ -372,8 +358,14 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const by_half* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 4u) matmul_37e5cb7fe76b74af_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1)));
+  else if (by_b < 8u) matmul_1c201abd5769912b_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1)));
+  else if (by_b < 12u) matmul_5beaa6161f26cadd_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 8u, dim3(4, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(256) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const by_half* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
@@ -468,8 +460,8 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k0 =====
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -562,12 +554,12 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -661,12 +653,12 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -759,6 +751,6 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, in3, out, by_this_block());
 }

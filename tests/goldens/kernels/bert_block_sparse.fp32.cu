@@ -1,25 +1,21 @@
 // golden: bert_block_sparse.onnx h100 fp32
-// 20 launches, 9 distinct kernels
+// 16 launches, 7 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 3: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 4: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 6: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 7: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 8: matmul_k4 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 9: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 10: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 11: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 12: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 13: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 14: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 15: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 16: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 17: matmul_k4 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 18: matmul_k5 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 19: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 2: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
+// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 4: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 5: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 6: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 7: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 8: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 9: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
+// launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 11: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 12: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 13: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 14: matmul_k2 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -76,8 +72,8 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
   row_layernorm_k0_body(x, scale, bias, y, by_this_block());
 }
 
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void matmul_6f04d5b863cfeb60_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -152,12 +148,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_f6d7fb982b47f7f7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -232,12 +223,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_91987cbdfccdc886_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 128;
@@ -312,8 +298,14 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 32u) matmul_6f04d5b863cfeb60_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(32, 1, 1)));
+  else if (by_b < 64u) matmul_f6d7fb982b47f7f7_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 32u, dim3(32, 1, 1)));
+  else if (by_b < 96u) matmul_91987cbdfccdc886_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 64u, dim3(32, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
@@ -408,8 +400,8 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k0 =====
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -480,12 +472,12 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -557,12 +549,12 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -633,6 +625,6 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, in3, out, by_this_block());
 }

@@ -2799,15 +2799,12 @@ BY_KERNEL void __launch_bounds__(512) dropout_k0(const float* __restrict__ in0, 
 }
 
 // golden: test_dynamicquantizelinear h100 fp32
-// 5 launches, 5 distinct kernels
-// launch 0: dynamic_quantize_min_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: dynamic_quantize_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 2: dynamic_quantize_y_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:unsigned char]
-// launch 3: dynamic_quantize_scale_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 4: dynamic_quantize_zero_point_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:unsigned char]
+// 2 launches, 2 distinct kernels
+// launch 0: colaunch_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float float out:float]
+// launch 1: colaunch_k1 grid=[3, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:unsigned char float float out:float float float out:unsigned char]
 
-// ===== dynamic_quantize_min_k0 =====
-BY_DEVICE void dynamic_quantize_min_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void dynamic_quantize_min_2a8cc6a5f7a3fda2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
   const int row = (int)by_block.idx.x * 256 + tid / 1;
@@ -2826,12 +2823,7 @@ BY_DEVICE void dynamic_quantize_min_k0_body(const float* __restrict__ in0, float
     out[0] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) dynamic_quantize_min_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  dynamic_quantize_min_k0_body(in0, out, by_this_block());
-}
-
-// ===== dynamic_quantize_max_k0 =====
-BY_DEVICE void dynamic_quantize_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void dynamic_quantize_max_6cede2cc126407c8_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
   const int row = (int)by_block.idx.x * 256 + tid / 1;
@@ -2850,12 +2842,17 @@ BY_DEVICE void dynamic_quantize_max_k0_body(const float* __restrict__ in0, float
     out[0] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) dynamic_quantize_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  dynamic_quantize_max_k0_body(in0, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, float* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) dynamic_quantize_min_2a8cc6a5f7a3fda2_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) dynamic_quantize_max_6cede2cc126407c8_body(m1_in0, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(256) colaunch_k0(const float* __restrict__ m0_in0, float* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_out, m1_in0, m1_out, by_this_block());
 }
 
-// ===== dynamic_quantize_y_k0 =====
-BY_DEVICE void dynamic_quantize_y_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k1 =====
+BY_DEVICE void dynamic_quantize_y_f19699a9059c944e_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 6; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -2869,12 +2866,7 @@ BY_DEVICE void dynamic_quantize_y_k0_body(const float* __restrict__ in0, const f
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) dynamic_quantize_y_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, unsigned char* __restrict__ out) {
-  dynamic_quantize_y_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== dynamic_quantize_scale_k0 =====
-BY_DEVICE void dynamic_quantize_scale_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void dynamic_quantize_scale_c3ad1a8bad392a3d_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -2886,12 +2878,7 @@ BY_DEVICE void dynamic_quantize_scale_k0_body(const float* __restrict__ in0, con
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) dynamic_quantize_scale_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  dynamic_quantize_scale_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== dynamic_quantize_zero_point_k0 =====
-BY_DEVICE void dynamic_quantize_zero_point_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void dynamic_quantize_zero_point_1d1e64bc8b8994d0_body(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -2903,8 +2890,14 @@ BY_DEVICE void dynamic_quantize_zero_point_k0_body(const float* __restrict__ in0
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) dynamic_quantize_zero_point_k0(const float* __restrict__ in0, const float* __restrict__ in1, unsigned char* __restrict__ out) {
-  dynamic_quantize_zero_point_k0_body(in0, in1, out, by_this_block());
+BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, unsigned char* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, unsigned char* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) dynamic_quantize_y_f19699a9059c944e_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) dynamic_quantize_scale_c3ad1a8bad392a3d_body(m1_in0, m1_in1, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+  else if (by_b < 3u) dynamic_quantize_zero_point_1d1e64bc8b8994d0_body(m2_in0, m2_in1, m2_out, by_block_at(by_b - 2u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k1(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, unsigned char* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, unsigned char* __restrict__ m2_out) {
+  colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_out, m2_in0, m2_in1, m2_out, by_this_block());
 }
 
 // golden: test_einsum_batch_diagonal h100 fp32
@@ -3035,14 +3028,13 @@ BY_KERNEL void __launch_bounds__(512) elu_k0(const float* __restrict__ in0, floa
 }
 
 // golden: test_elu_default_expanded_ver18 h100 fp32
-// 4 launches, 4 distinct kernels
-// launch 0: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool]
-// launch 1: exp_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 2: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 3: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float bool float out:float]
+// 3 launches, 3 distinct kernels
+// launch 0: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float out:bool float out:float]
+// launch 1: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 2: where_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float bool float out:float]
 
-// ===== less_k0 =====
-BY_DEVICE void less_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void less_a83ef862fb7fe6e2_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 60; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -3056,12 +3048,7 @@ BY_DEVICE void less_k0_body(const float* __restrict__ in0, bool* __restrict__ ou
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) less_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  less_k0_body(in0, out, by_this_block());
-}
-
-// ===== exp_k0 =====
-BY_DEVICE void exp_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void exp_9ad8d17e6c8dfd20_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
   const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
   const int by_step = (int)by_block.grid.x * 512;
@@ -3152,8 +3139,13 @@ BY_DEVICE void exp_k0_body(const float* __restrict__ in0, float* __restrict__ ou
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) exp_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  exp_k0_body(in0, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, bool* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) less_a83ef862fb7fe6e2_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) exp_9ad8d17e6c8dfd20_body(m1_in0, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, bool* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_out, m1_in0, m1_out, by_this_block());
 }
 
 // ===== sub_k0 =====
@@ -4480,14 +4472,12 @@ BY_KERNEL void __launch_bounds__(512) hardsigmoid_k0(const float* __restrict__ i
 }
 
 // golden: test_hardsigmoid_default_expanded_ver18 h100 fp32
-// 4 launches, 4 distinct kernels
-// launch 0: castlike_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 1: castlike_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 2: castlike_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[out:float]
-// launch 3: max_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float out:float]
+// 2 launches, 2 distinct kernels
+// launch 0: colaunch_k0 grid=[3, 1, 1] block=[512, 1, 1] shared=0 params=[out:float out:float out:float]
+// launch 1: max_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float out:float]
 
-// ===== castlike_k0 =====
-BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void castlike_6210f450fa073642_body(float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -4497,12 +4487,7 @@ BY_DEVICE void castlike_k0_body(float* __restrict__ out, const by_block_index by
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) castlike_k0(float* __restrict__ out) {
-  castlike_k0_body(out, by_this_block());
-}
-
-// ===== castlike_k1 =====
-BY_DEVICE void castlike_k1_body(float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void castlike_d6c6ca72c6dfe643_body(float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -4512,12 +4497,7 @@ BY_DEVICE void castlike_k1_body(float* __restrict__ out, const by_block_index by
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) castlike_k1(float* __restrict__ out) {
-  castlike_k1_body(out, by_this_block());
-}
-
-// ===== castlike_k2 =====
-BY_DEVICE void castlike_k2_body(float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void castlike_74b0d2e0b059a539_body(float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -4527,8 +4507,14 @@ BY_DEVICE void castlike_k2_body(float* __restrict__ out, const by_block_index by
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) castlike_k2(float* __restrict__ out) {
-  castlike_k2_body(out, by_this_block());
+BY_DEVICE void colaunch_k0_body(float* __restrict__ m0_out, float* __restrict__ m1_out, float* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) castlike_6210f450fa073642_body(m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) castlike_d6c6ca72c6dfe643_body(m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+  else if (by_b < 3u) castlike_74b0d2e0b059a539_body(m2_out, by_block_at(by_b - 2u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(float* __restrict__ m0_out, float* __restrict__ m1_out, float* __restrict__ m2_out) {
+  colaunch_k0_body(m0_out, m1_out, m2_out, by_this_block());
 }
 
 // ===== max_k0 =====
@@ -4918,13 +4904,12 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // golden: test_layer_normalization_2d_axis0_expanded_ver18 h100 fp32
-// 6 launches, 6 distinct kernels
+// 5 launches, 5 distinct kernels
 // launch 0: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
 // launch 1: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
 // launch 2: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
 // launch 3: reducemean_k1 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 4: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float]
-// launch 5: reciprocal_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// launch 4: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float float out:float]
 
 // ===== cast_k0 =====
 BY_DEVICE void cast_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -5074,8 +5059,8 @@ BY_KERNEL void __launch_bounds__(256) reducemean_k1(const float* __restrict__ in
   reducemean_k1_body(in0, in1, out, by_this_block());
 }
 
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void add_88c88bfcbd33e488_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in3) | (unsigned long long)(in4)) & 15ull) == 0ull;
   const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
   const int by_step = (int)by_block.grid.x * 512;
@@ -5176,12 +5161,7 @@ BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restric
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  add_k0_body(in0, in1, in2, in3, in4, out, by_this_block());
-}
-
-// ===== reciprocal_k0 =====
-BY_DEVICE void reciprocal_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void reciprocal_009e2212e221d80e_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -5193,8 +5173,13 @@ BY_DEVICE void reciprocal_k0_body(const float* __restrict__ in0, float* __restri
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) reciprocal_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  reciprocal_k0_body(in0, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, const float* __restrict__ m0_in3, const float* __restrict__ m0_in4, float* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) add_88c88bfcbd33e488_body(m0_in0, m0_in1, m0_in2, m0_in3, m0_in4, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) reciprocal_009e2212e221d80e_body(m1_in0, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, const float* __restrict__ m0_in3, const float* __restrict__ m0_in4, float* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_in3, m0_in4, m0_out, m1_in0, m1_out, by_this_block());
 }
 
 // golden: test_leakyrelu h100 fp32
@@ -7613,12 +7598,11 @@ BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, fl
 }
 
 // golden: test_scan9_multi_state h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 1: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// 1 launches, 1 distinct kernels
+// launch 0: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float float float out:float]
 
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void add_d4ea9ca25a96491f_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -7629,12 +7613,7 @@ BY_DEVICE void add_k0_body(const float* __restrict__ in0, const float* __restric
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  add_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void mul_d7c9fbbad4fcd899_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -7645,8 +7624,13 @@ BY_DEVICE void mul_k0_body(const float* __restrict__ in0, const float* __restric
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  mul_k0_body(in0, in1, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) add_d4ea9ca25a96491f_body(m0_in0, m0_in1, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) mul_d7c9fbbad4fcd899_body(m1_in0, m1_in1, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_out, m1_in0, m1_in1, m1_out, by_this_block());
 }
 
 // golden: test_scatter_elements_with_axis h100 fp32
@@ -9100,14 +9084,11 @@ BY_KERNEL void __launch_bounds__(512) space_to_depth_k0(const float* __restrict_
 }
 
 // golden: test_split_1d_uneven_split_opset18 h100 fp32
-// 4 launches, 4 distinct kernels
-// launch 0: split_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 1: split_k1 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 2: split_k2 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 3: split_k3 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
+// 1 launches, 1 distinct kernels
+// launch 0: colaunch_k0 grid=[4, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float float out:float float out:float float out:float]
 
-// ===== split_k0 =====
-BY_DEVICE void split_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void split_210682358a59ac0e_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -9118,12 +9099,7 @@ BY_DEVICE void split_k0_body(const float* __restrict__ in0, float* __restrict__ 
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) split_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k0_body(in0, out, by_this_block());
-}
-
-// ===== split_k1 =====
-BY_DEVICE void split_k1_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void split_b6ba104c203fac3f_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -9134,12 +9110,7 @@ BY_DEVICE void split_k1_body(const float* __restrict__ in0, float* __restrict__ 
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) split_k1(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k1_body(in0, out, by_this_block());
-}
-
-// ===== split_k2 =====
-BY_DEVICE void split_k2_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void split_8fdf57675cdeb4d9_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -9150,12 +9121,7 @@ BY_DEVICE void split_k2_body(const float* __restrict__ in0, float* __restrict__ 
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) split_k2(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k2_body(in0, out, by_this_block());
-}
-
-// ===== split_k3 =====
-BY_DEVICE void split_k3_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void split_e618043d0cd8ccd4_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -9166,8 +9132,15 @@ BY_DEVICE void split_k3_body(const float* __restrict__ in0, float* __restrict__ 
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) split_k3(const float* __restrict__ in0, float* __restrict__ out) {
-  split_k3_body(in0, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, float* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out, const float* __restrict__ m2_in0, float* __restrict__ m2_out, const float* __restrict__ m3_in0, float* __restrict__ m3_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) split_210682358a59ac0e_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 2u) split_b6ba104c203fac3f_body(m1_in0, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+  else if (by_b < 3u) split_8fdf57675cdeb4d9_body(m2_in0, m2_out, by_block_at(by_b - 2u, dim3(1, 1, 1)));
+  else if (by_b < 4u) split_e618043d0cd8ccd4_body(m3_in0, m3_out, by_block_at(by_b - 3u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, float* __restrict__ m0_out, const float* __restrict__ m1_in0, float* __restrict__ m1_out, const float* __restrict__ m2_in0, float* __restrict__ m2_out, const float* __restrict__ m3_in0, float* __restrict__ m3_out) {
+  colaunch_k0_body(m0_in0, m0_out, m1_in0, m1_out, m2_in0, m2_out, m3_in0, m3_out, by_this_block());
 }
 
 // golden: test_split_to_sequence_1 h100 fp32

@@ -1,27 +1,23 @@
 // golden: vit.onnx h100 fp16
-// 22 launches, 11 distinct kernels
+// 18 launches, 9 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=4608 params=[float by_half out:float]
 // launch 1: conv_splitk_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float out:float]
 // launch 2: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 3: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 4: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 5: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 6: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
-// launch 8: matmul_k3 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 9: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 10: matmul_k4 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 11: matmul_k5 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 12: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 13: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 14: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 15: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float]
-// launch 16: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
-// launch 17: matmul_k3 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 18: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 19: matmul_k4 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 20: matmul_k5 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
-// launch 21: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 4: colaunch_k0 grid=[48, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float float by_half float out:float float by_half float out:float]
+// launch 5: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 6: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 7: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 8: matmul_k1 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 9: matmul_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 10: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 11: colaunch_k0 grid=[48, 1, 1] block=[128, 1, 1] shared=1152 params=[float by_half float out:float float by_half float out:float float by_half float out:float]
+// launch 12: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 13: matmul_k0 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 14: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 15: matmul_k1 grid=[8, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 16: matmul_k2 grid=[2, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float float out:float]
+// launch 17: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -218,8 +214,8 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
   row_layernorm_k0_body(x, scale, bias, y, by_this_block());
 }
 
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void matmul_41ca04fbe714a6e8_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -295,12 +291,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_f1a7d09e987f5193_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -376,12 +367,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __re
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_652503dbcb51dfca_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 128;
@@ -457,8 +443,14 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __re
     }
   }
 }
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const by_half* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 16u) matmul_41ca04fbe714a6e8_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_f1a7d09e987f5193_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
+  else if (by_b < 48u) matmul_652503dbcb51dfca_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 32u, dim3(16, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const by_half* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
@@ -553,8 +545,8 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k0 =====
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -648,12 +640,12 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k3(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -748,12 +740,12 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -847,6 +839,6 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const by_half* __re
         out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
       }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, in3, out, by_this_block());
 }

@@ -1,26 +1,22 @@
 // golden: vit.onnx h100 fp32
-// 21 launches, 10 distinct kernels
+// 17 launches, 8 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 3: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 4: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 5: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 6: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
-// launch 7: matmul_k3 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 8: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 9: matmul_k4 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 10: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 11: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 12: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 13: matmul_k1 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 14: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 15: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
-// launch 16: matmul_k3 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 17: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 18: matmul_k4 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 19: matmul_k5 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 20: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 3: colaunch_k0 grid=[48, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
+// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 5: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 6: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 7: matmul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 8: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 9: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 10: colaunch_k0 grid=[48, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
+// launch 11: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
+// launch 12: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 13: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 14: matmul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 15: matmul_k2 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 16: row_layernorm_k0 grid=[5, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -177,8 +173,8 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
   row_layernorm_k0_body(x, scale, bias, y, by_this_block());
 }
 
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void matmul_bd42f84d13cbfeee_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -254,12 +250,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_a075c77a7bccbccc_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -335,12 +326,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_50e73851e5dce0f4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 128;
@@ -416,8 +402,14 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 16u) matmul_bd42f84d13cbfeee_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_a075c77a7bccbccc_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
+  else if (by_b < 48u) matmul_50e73851e5dce0f4_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 32u, dim3(16, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
@@ -512,8 +504,8 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k0 =====
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -585,12 +577,12 @@ BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k4 =====
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -663,12 +655,12 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k5 =====
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k2 =====
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -740,6 +732,6 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, in3, out, by_this_block());
 }

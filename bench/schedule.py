@@ -1,0 +1,64 @@
+"""The rammer stage's predicted effect (CPU, no GPU): each shared model compiled with the stage on
+(the default) and with `--disable rammer`; kernels, launches per inference and the predicted
+latency (report.json: kernel predictions plus a launch each) on both sides, and the co-launches.
+
+    .venv/bin/python bench/schedule.py [--models bert,vit] [--target h100] [--out DIR]
+
+Writes bench/results/schedule-<UTC time>.json (suite `schedule`) and prints a table. Predictions,
+not measurements: on a GPU, bench/e2e.py --disable rammer measures the same comparison."""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def compile_one(path: Path, target: str, disable: tuple[str, ...]) -> dict:
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    rep = compile(str(path), target, CompileOptions(build=False, disable=disable)).report
+    sched = rep["schedule"]
+    return {"launches": rep["launches_per_inference"], "kernels": sched.get("kernels", rep["launches_per_inference"]),
+            "predicted_us": rep["latency"]["predicted_us"],
+            "co_launches": [[m["entry"] for m in c["members"]] for c in sched["co_launches"]]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", help="comma-separated names in the shared models folder (default: all)")
+    ap.add_argument("--shared", default=os.environ.get("BRICKYARD_SHARED", str(ROOT.parent / "shared")))
+    ap.add_argument("--target", default="h100")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    a = ap.parse_args()
+    models_dir = Path(a.shared) / "models"
+    names = a.models.split(",") if a.models else sorted(p.stem for p in models_dir.glob("*.onnx"))
+    rows = []
+    for name in names:
+        on = compile_one(models_dir / f"{name}.onnx", a.target, ())
+        off = compile_one(models_dir / f"{name}.onnx", a.target, ("rammer",))
+        rows.append({"name": name, "rammer": on, "plain": off})
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    created = dt.datetime.now(dt.timezone.utc)
+    doc = {"suite": "schedule", "device": "none (predicted from report.json)", "git_commit": commit,
+           "created": created.isoformat(timespec="seconds"), "settings": {"target": a.target}, "rows": rows}
+    out = Path(a.out) / f"schedule-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{'model':<18} {'kernels':>7} {'launches':>8} {'co-launches':>11} {'pred us':>18}")
+    for r in rows:
+        on, off = r["rammer"], r["plain"]
+        print(f"{r['name']:<18} {on['kernels']:>7} {on['launches']:>8} {len(on['co_launches']):>11} "
+              f"{on['predicted_us']:>8.1f} / {off['predicted_us']:<8.1f}")
+    print(f"-> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

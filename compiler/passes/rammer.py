@@ -1,0 +1,132 @@
+"""The rammer stage (Plan -> Plan): independent kernels of a wave run by one launch (Rammer,
+OSDI'20; issue 14 item 2; ../shared/reference/compilers.md section 1).
+
+At batch 1 many kernels have fewer blocks than the GPU has SMs, and each launch costs
+microseconds. Every rendered kernel is an rOperator whose blocks are its rTasks; the SMs are the
+vEUs. The plan's steps are put in wavefront order (analysis/waves.py: every wave after the waves
+it reads from, plan order within a wave), and in each wave the kernels that leave the GPU partly
+empty are packed, per block shape, into co-launches (codegen/co_launch.py) while their blocks stay
+resident together: at most `sms x blocks per SM` of the most demanding member (threads, shared
+memory), so no member waits for another's blocks. A pack is kept only where the cost model
+predicts it faster than its members launched one after another:
+
+    apart     = sum(member time + launch)
+    co-launch = max(slowest member, all members' bytes over DRAM bandwidth) + one launch
+
+(members running side by side share the DRAM bandwidth). Member times are the micro-model's
+(config predicted_us) or the fallback estimate (roller/cost_model.py). A kernel that fills the GPU
+alone, a cooperative kernel and a kernel with tensor maps stay alone. The stage runs after render
+and before build and the memory plan, so co-launches are built like any kernel and the arena is
+laid out for the new order. Control-flow bodies are scheduled the same way, inside."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from ..analysis.waves import waves
+from ..codegen.co_launch import can_co_launch, co_launch
+from ..ir.dataflow import map_bodies
+from ..ir.kernel import Kernel
+from ..ir.plan import LaunchStep, Plan
+from ..roller.cost_model import LAUNCH_US, kernel_bytes, predict_kernel_us
+from ..targets import Target
+
+
+def rammer_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
+    """The plan in wavefront order with co-launches; the record lists them with both predictions."""
+    record: dict = {"kernels": 0, "launches": 0, "co_launches": []}
+    return _plan(plan, target, record), record
+
+
+def _plan(plan: Plan, target: Target, record: dict) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, target, record)) for s in plan.steps))
+    steps = plan.steps
+    types = dict(plan.types)
+    level = waves(plan)
+    order = sorted(range(len(steps)), key=lambda k: (level[k], k))
+    out = []
+    for wave, members in itertools.groupby(order, key=lambda k: level[k]):
+        members = list(members)
+        packs = _packs([k for k in members if _candidate(steps[k], target)], steps, types, target)
+        first = {pack[0]: pack for pack in packs}
+        inside = {k for pack in packs for k in pack}
+        for k in members:
+            if k in first:
+                kernels = [steps[j].kernel for j in first[k]]
+                out.append(LaunchStep(_co_kernel(kernels, types, target, wave, record)))
+            elif k not in inside:
+                out.append(steps[k])
+    record["kernels"] += sum(isinstance(s, LaunchStep) for s in steps)
+    record["launches"] += sum(isinstance(s, LaunchStep) for s in out)
+    return dataclasses.replace(plan, steps=tuple(out))
+
+
+def resident_per_sm(k: Kernel, target: Target) -> int:
+    """Blocks of k one SM holds at once, by threads and shared memory (registers are only known
+    after the build: the bound assumes they are not the limit)."""
+    threads = k.block[0] * k.block[1] * k.block[2]
+    by_threads = target.max_threads_per_sm // max(threads, 1)
+    by_shared = target.shared_per_sm // k.shared_bytes if k.shared_bytes else target.max_blocks_per_sm
+    return max(1, min(by_threads, by_shared, target.max_blocks_per_sm))
+
+
+def _blocks(k: Kernel) -> int:
+    return k.grid[0] * k.grid[1] * k.grid[2]
+
+
+def _candidate(step, target: Target) -> bool:
+    """A launch that may share a launch: co-launchable and leaving SMs empty on its own."""
+    if not isinstance(step, LaunchStep) or can_co_launch(step.kernel) is not None:
+        return False
+    return _blocks(step.kernel) < target.sms * resident_per_sm(step.kernel, target)
+
+
+def _member_us(k: Kernel, types, target: Target) -> float:
+    cfg = dict(k.config)
+    return float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
+
+
+def predictions(kernels: list[Kernel], types, target: Target) -> tuple[float, float]:
+    """(co-launch, apart) predicted microseconds of `kernels`, launches included."""
+    times = [_member_us(k, types, target) for k in kernels]
+    nbytes = sum(kernel_bytes(k, types) for k in kernels)
+    co = max(max(times), nbytes / (target.dram_gbps * 1e3)) + LAUNCH_US
+    return co, sum(times) + LAUNCH_US * len(kernels)
+
+
+def _packs(cands: list[int], steps, types, target: Target) -> list[list[int]]:
+    """Greedy packing in plan order, per block shape, while all blocks stay resident together;
+    packs the cost model does not favour are dropped."""
+    packs: list[list[int]] = []
+    by_shape: dict[tuple, list[list[int]]] = {}
+    for k in cands:
+        kern = steps[k].kernel
+        open_ = by_shape.setdefault(kern.block, [])
+        cur = open_[-1] if open_ else None
+        if cur is not None:
+            ks = [steps[j].kernel for j in cur] + [kern]
+            capacity = target.sms * min(resident_per_sm(x, target) for x in ks)
+            if sum(_blocks(x) for x in ks) <= capacity:
+                cur.append(k)
+                continue
+        open_.append([k])
+    for shape_packs in by_shape.values():
+        for pack in shape_packs:
+            if len(pack) < 2:
+                continue
+            co, apart = predictions([steps[j].kernel for j in pack], types, target)
+            if co < apart:
+                packs.append(pack)
+    return sorted(packs)
+
+
+def _co_kernel(kernels: list[Kernel], types, target: Target, wave: int, record: dict) -> Kernel:
+    co, apart = predictions(kernels, types, target)
+    k = co_launch(kernels)
+    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": _blocks(m),
+                "predicted_us": round(_member_us(m, types, target), 3)} for m in kernels]
+    record["co_launches"].append({"entry": k.entry, "wave": wave, "block": list(k.block), "members": members,
+                                  "predicted_us": {"co_launch": round(co, 3), "apart": round(apart, 3)}})
+    config = (("schedule", "rammer_co_launch"), ("members", tuple(m.entry for m in kernels)),
+              ("predicted_us", round(co - LAUNCH_US, 3)))
+    return dataclasses.replace(k, config=config)
