@@ -115,3 +115,22 @@ def test_co_launches_build_with_nvrtc(models_dir):
     co = [k for k in art.report["kernels"] if k["config"].get("schedule") == "rammer_co_launch"]
     assert co and all(k["registers"] > 0 and k["spills"] == 0 for k in co)
     assert get_target("h100").sms > co[0]["grid"][0]        # every member's blocks resident at once
+
+
+@pytest.mark.parametrize("name", ["inception_v1", "inception_v2"])
+def test_light_inception_launches_fewer_times_than_it_has_kernels(name):
+    """ONNX's light Inception graphs (parallel branches in every block): fewer launches than
+    kernels, and right on the host harness in both thread orders."""
+    from compiler.conformance import load_light_cases
+    cases = load_light_cases(f"^test_{name}$")
+    if not cases:
+        pytest.skip("onnx ships without its light models here")
+    (case,) = cases
+    art = compile(case.model.SerializeToString(), "h100", CompileOptions(build=False))
+    sched = art.report["schedule"]
+    assert art.report["launches_per_inference"] == sched["launches"] < sched["kernels"]
+    (inputs, (want,)), = case.data_sets
+    feeds = dict(zip(art.plan.inputs, inputs))
+    for mode in ("default", "shuffle"):
+        (got,) = Executor(art.plan, make_backend("host", mode=mode, seed=2)).run(feeds).values()
+        np.testing.assert_allclose(got, want, rtol=case.rtol, atol=1e-6, err_msg=mode)
