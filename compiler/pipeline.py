@@ -11,7 +11,7 @@ Two stages are not passes and are the loop's prologue and epilogue: `import` (mo
 is no plan yet, and its result builds the context) and `package` (plan and context -> Artifact).
 `STAGES` names all of them, in order.
 
-Where the stages live: lower, precision, welder, roller, render, memory_plan and fit in compiler/passes/
+Where the stages live: lower, precision, welder, roller, render, rammer, memory_plan and fit in compiler/passes/
 (adapted to the pass shape below); tune (on specs, before render) in compiler/tuning.py (over
 compiler/passes/tune.py); build in compiler/build.py; verify in compiler/verify.py; report.json
 and the header in compiler/report.py."""

@@ -71,9 +71,7 @@ class ExprRenderer:
                 return
             if isinstance(e, Select):
                 visit(e.cond, guarded); visit(e.a, True); visit(e.b, True)
-            elif isinstance(e, Fold):
-                pass   # its body varies with the fold's axes: hoisted inside the fold only
-            else:
+            elif not isinstance(e, Fold):   # a fold's body varies with its axes: hoisted inside it only
                 for c in children(e):
                     visit(c, guarded)
 
@@ -150,7 +148,6 @@ class ExprRenderer:
             return f"(({e.dtype.compute_ctype})({x}))"
         raise TypeError(f"cannot render {type(e).__name__}")
 
-
     def _fold(self, e: Fold) -> str:
         """A fold as an immediately invoked lambda: its loop is a statement, and the lambda keeps it
         an expression, evaluated only where the expression is (never in a Select's other branch)."""
@@ -160,11 +157,19 @@ class ExprRenderer:
         value = inner.render(e.body, "")
         ct = e.dtype.compute_ctype
         acc = f"{name}_acc"
-        combine = {"sum": f"{acc} + {value}", "prod": f"{acc} * {value}"}.get(e.op, f"by_{e.op}({acc}, {value})")
         loops = "".join(f"for ({self.index_ctype} {v} = 0; {v} < {n}; ++{v}) " for v, n in e.axes)
-        body = " ".join([line.strip() for line in inner.lines] + [f"{acc} = {combine};"])
+        body = " ".join([line.strip() for line in inner.lines] + [f"{acc} = {combine(e.op, acc, value)};"])
         init = self.r(reduce_identity(e.op, e.dtype))
         return f"([&]() {{ {ct} {acc} = {init}; {loops}{{ {body} }} return {acc}; }}())"
+
+
+def combine(op: str, a: str, b: str) -> str:
+    """C for reduction `op` (sum, prod, max, min) combining accumulator `a` with value `b`."""
+    if op == "sum":
+        return f"{a} + {b}"
+    if op == "prod":
+        return f"{a} * {b}"
+    return f"by_{op}({a}, {b})"
 
 
 def _is_index(e: Expr) -> bool:

@@ -20,10 +20,10 @@ import math
 from ..ir.texpr import Expr, Load, TensorExpr
 from ..analysis.views import ReduceView, TransposeView, VectorView
 from ..ir.tiles import KernelConfig
-from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
+from .cuda import INT32_LIMIT, ExprRenderer, combine, contiguous_strides
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel
-from .tiled import (_INIT, _combine, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
+from .tiled import (_INIT, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
                     index_ctype)
 
 COMBINE_WARPS = 4           # rows per block of the split reduction's second pass
@@ -250,9 +250,9 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
     val = _render_with(te, te.body, {}, L, "    ", it)
     L.append(f"    const {vt} v = {val};")
     if flag:
-        L.append(f"    by_racc = have ? {_combine(op, 'by_racc', 'v')} : v; have = 1;")
+        L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
     else:
-        L.append(f"    by_racc = {_combine(op, 'by_racc', 'v')};")
+        L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
     L.append("  }")
     combine_partials(L, op, vt, flag, T, T)
     if flag:
@@ -282,9 +282,9 @@ def render_split_combine(te: TensorExpr, view: ReduceView, splits: int, prefix: 
     L.append(f"  for (int s = lane; s < {splits}; s += 32) {{")
     L.append(f"    const float v = by_ws[row * {splits} + s];")
     if flag:
-        L.append(f"    by_racc = have ? {_combine(op, 'by_racc', 'v')} : v; have = 1;")
+        L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
     else:
-        L.append(f"    by_racc = {_combine(op, 'by_racc', 'v')};")
+        L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
     L.append("  }")
     combine_partials(L, op, "float", flag, 32, 32)
     L.append("  if (lane == 0) {")

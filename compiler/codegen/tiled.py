@@ -12,7 +12,7 @@ from ..ir.dtypes import DType
 from ..ir.texpr import ACC, Expr, TensorExpr
 from ..analysis.views import ElementwiseView, GemmView, ReduceView
 from ..ir.tiles import KernelConfig
-from .cuda import ExprRenderer, contiguous_strides, index_ctype
+from .cuda import ExprRenderer, combine, contiguous_strides, index_ctype
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 
@@ -226,14 +226,6 @@ def ctype_size(ctype: str) -> int:
 _INIT = {"sum": "0", "prod": "1", "max": "0", "min": "0"}
 
 
-def _combine(op: str, a: str, b: str) -> str:
-    if op == "sum":
-        return f"{a} + {b}"
-    if op == "prod":
-        return f"{a} * {b}"
-    return f"by_{op}({a}, {b})"
-
-
 def _shuffle_lines(L: list[str], op: str, vt: str, flag: bool, width: int, ind: str) -> None:
     """An xor-shuffle tree over `width` lanes (a fixed order: the result is deterministic)."""
     o = width // 2
@@ -241,9 +233,9 @@ def _shuffle_lines(L: list[str], op: str, vt: str, flag: bool, width: int, ind: 
     L.append(f"{ind}  const {vt} other = __shfl_xor_sync({FULL_MASK}, by_racc, o);")
     if flag:
         L.append(f"{ind}  const int other_have = __shfl_xor_sync({FULL_MASK}, have, o);")
-        L.append(f"{ind}  if (other_have) {{ by_racc = have ? {_combine(op, 'by_racc', 'other')} : other; have = 1; }}")
+        L.append(f"{ind}  if (other_have) {{ by_racc = have ? {combine(op, 'by_racc', 'other')} : other; have = 1; }}")
     else:
-        L.append(f"{ind}  by_racc = {_combine(op, 'by_racc', 'other')};")
+        L.append(f"{ind}  by_racc = {combine(op, 'by_racc', 'other')};")
     L.append(f"{ind}}}")
 
 
@@ -297,9 +289,9 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
     val = _render(te, te.body, L, "    ", it)
     L.append(f"    const {vt} v = {val};")
     if flag:
-        L.append(f"    by_racc = have ? {_combine(op, 'by_racc', 'v')} : v; have = 1;")
+        L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
     else:
-        L.append(f"    by_racc = {_combine(op, 'by_racc', 'v')};")
+        L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
     L.append("  }")
 
     combine_partials(L, op, vt, flag, T, tpr)

@@ -16,7 +16,7 @@ Every kind renders the composed expression as it renders any other: no fused ker
 from __future__ import annotations
 
 from .graph import TensorType
-from .texpr import ACC, Expr, Fold, Load, TensorExpr, Var, cast, out_vars, replace_loads, substitute_vars
+from .texpr import ACC, FOLD_OPS, Expr, Fold, Load, TensorExpr, Var, cast, out_vars, replace_loads, substitute_vars
 
 
 class NotComposable(ValueError):
@@ -38,7 +38,7 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
     for k in folded:
         if stages[k].output not in registers:
             raise NotComposable(f"{stages[k].expr.name} reduces before the anchor but is not carried in registers")
-        if stages[k].expr.reduce.op not in ("sum", "prod", "max", "min"):
+        if stages[k].expr.reduce.op not in FOLD_OPS:
             raise NotComposable(f"{stages[k].expr.name}: a {stages[k].expr.reduce.op} cannot be folded")
     folds: dict[tuple[int, tuple[Expr, ...]], Expr] = {}
     last = len(stages) - 1

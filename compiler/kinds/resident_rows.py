@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 
 from ..codegen.block_function import BLOCK_X
-from ..codegen.cuda import ExprRenderer, contiguous_strides, decompose_index
+from ..codegen.cuda import ExprRenderer, combine, contiguous_strides, decompose_index
 from ..codegen.block_function import finish_kernel
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
@@ -41,7 +41,7 @@ from ..ir.graph import TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
 from ..analysis.dependence import loads_of
-from ..ir.texpr import ACC, Const, Expr, Load, TensorExpr, Var, reduce_identity, replace_loads
+from ..ir.texpr import ACC, FOLD_OPS, Const, Expr, Load, TensorExpr, Var, reduce_identity, replace_loads
 
 NAME = "resident_rows"
 TIER = None                 # not tiled by Roller: its block shape follows the rows
@@ -51,7 +51,6 @@ MAX_ROWS_PER_BLOCK = 16
 SHARED_LIMIT = 48 * 1024    # bytes of shared memory a block may take (no opt-in needed)
 BLOCKS_WANTED = 128         # about one block per SM of a large GPU before rows share a block
 INDEX = "long long"
-_COMBINE = {"sum": "{a} + {b}", "prod": "{a} * {b}", "max": "by_max({a}, {b})", "min": "by_min({a}, {b})"}
 _ROW = Var("by_rl")         # a block's local row, the index of shared buffers
 
 
@@ -123,7 +122,7 @@ def analyse(spec: KernelSpec) -> RowChain | str:
         te = stages[k].expr
         if te.reduce is None or len(te.reduce.axes) != 1:
             return f"{te.name} is carried in shared memory but is neither the resident rows nor a row statistic"
-        if te.reduce.op not in _COMBINE or not te.body.dtype.is_float:
+        if te.reduce.op not in FOLD_OPS or not te.body.dtype.is_float:
             return f"{te.name}: reduction {te.reduce.op} over {te.body.dtype.name}"
     if resident is not None:
         shape = stages[0].expr.output.shape
@@ -376,14 +375,14 @@ def _value(rend: "_Renderer", ind: str, *, serial: bool) -> tuple[list[str], str
         inner += "  "
     rend.memo, rend.lines = {}, []
     v = rend.render(te.body, inner)
-    L += rend.lines + [f"{inner}const {vct} v = {v};", f"{inner}acc = {_COMBINE[red.op].format(a='acc', b='v')};"]
+    L += rend.lines + [f"{inner}const {vct} v = {v};", f"{inner}acc = {combine(red.op, 'acc', 'v')};"]
     for _ in red.axes:
         inner = inner[:-2]
         L.append(f"{inner}}}")
     if not serial:
         L += [f"{ind}for (int by_d = 16; by_d > 0; by_d >>= 1) {{",
               f"{ind}  const {vct} o = __shfl_xor_sync(0xffffffffu, acc, by_d);",
-              f"{ind}  acc = {_COMBINE[red.op].format(a='acc', b='o')};",
+              f"{ind}  acc = {combine(red.op, 'acc', 'o')};",
               f"{ind}}}"]
     if te.epilogue is None:
         return L, ACC

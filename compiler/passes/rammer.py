@@ -6,8 +6,9 @@ microseconds. Every rendered kernel is an rOperator whose blocks are its rTasks;
 vEUs. The plan's steps are put in wavefront order (analysis/waves.py: every wave after the waves
 it reads from, plan order within a wave), and in each wave the kernels that leave the GPU partly
 empty are packed, per block shape, into co-launches (codegen/co_launch.py) while their blocks stay
-resident together: at most `sms x blocks per SM` of the most demanding member (threads, shared
-memory), so no member waits for another's blocks. A pack is kept only where the cost model
+resident together: at most `sms x blocks per SM` of the most demanding member (the micro-model's
+occupancy: Roller's register estimate where Roller tiled the kernel), so no member waits for
+another's blocks. A pack is kept only where the cost model
 predicts it faster than its members launched one after another:
 
     apart     = sum(member time + launch)
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 
 from ..analysis.waves import waves
 from ..codegen.co_launch import can_co_launch, co_launch
@@ -29,6 +31,7 @@ from ..ir.dataflow import map_bodies
 from ..ir.kernel import Kernel
 from ..ir.plan import LaunchStep, Plan
 from ..roller.cost_model import LAUNCH_US, kernel_bytes, predict_kernel_us
+from ..roller.micro_model import resident_blocks
 from ..targets import Target
 
 
@@ -48,12 +51,12 @@ def _plan(plan: Plan, target: Target, record: dict) -> Plan:
     for wave, members in itertools.groupby(order, key=lambda k: level[k]):
         members = list(members)
         packs = _packs([k for k in members if _candidate(steps[k], target)], steps, types, target)
-        first = {pack[0]: pack for pack in packs}
-        inside = {k for pack in packs for k in pack}
+        first = {pack[0]: (pack, times) for pack, times in packs}
+        inside = {k for pack, _ in packs for k in pack}
         for k in members:
             if k in first:
-                kernels = [steps[j].kernel for j in first[k]]
-                out.append(LaunchStep(_co_kernel(kernels, types, target, wave, record)))
+                pack, times = first[k]
+                out.append(LaunchStep(_co_kernel([steps[j].kernel for j in pack], times, types, target, wave, record)))
             elif k not in inside:
                 out.append(steps[k])
     record["kernels"] += sum(isinstance(s, LaunchStep) for s in steps)
@@ -62,12 +65,13 @@ def _plan(plan: Plan, target: Target, record: dict) -> Plan:
 
 
 def resident_per_sm(k: Kernel, target: Target) -> int:
-    """Blocks of k one SM holds at once, by threads and shared memory (registers are only known
-    after the build: the bound assumes they are not the limit)."""
-    threads = k.block[0] * k.block[1] * k.block[2]
-    by_threads = target.max_threads_per_sm // max(threads, 1)
-    by_shared = target.shared_per_sm // k.shared_bytes if k.shared_bytes else target.max_blocks_per_sm
-    return max(1, min(by_threads, by_shared, target.max_blocks_per_sm))
+    """Blocks of k one SM holds at once: the micro-model's count where Roller tiled k (its register
+    estimate included), else by threads and shared memory alone (registers are only known after
+    the build)."""
+    model = dict(k.config).get("model")
+    if model:
+        return max(1, int(json.loads(model)["blocks_per_sm"]))
+    return max(1, resident_blocks(k.block[0] * k.block[1] * k.block[2], k.shared_bytes, 0, target))
 
 
 def _blocks(k: Kernel) -> int:
@@ -94,10 +98,11 @@ def predictions(kernels: list[Kernel], types, target: Target) -> tuple[float, fl
     return co, sum(times) + LAUNCH_US * len(kernels)
 
 
-def _packs(cands: list[int], steps, types, target: Target) -> list[list[int]]:
+def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[int], tuple[float, float]]]:
     """Greedy packing in plan order, per block shape, while all blocks stay resident together;
-    packs the cost model does not favour are dropped."""
-    packs: list[list[int]] = []
+    each pack with its predictions (co-launch, apart); packs the cost model does not favour are
+    dropped."""
+    packs: list[tuple[list[int], tuple[float, float]]] = []
     by_shape: dict[tuple, list[list[int]]] = {}
     for k in cands:
         kern = steps[k].kernel
@@ -114,14 +119,15 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[list[int]]:
         for pack in shape_packs:
             if len(pack) < 2:
                 continue
-            co, apart = predictions([steps[j].kernel for j in pack], types, target)
-            if co < apart:
-                packs.append(pack)
+            times = predictions([steps[j].kernel for j in pack], types, target)
+            if times[0] < times[1]:
+                packs.append((pack, times))
     return sorted(packs)
 
 
-def _co_kernel(kernels: list[Kernel], types, target: Target, wave: int, record: dict) -> Kernel:
-    co, apart = predictions(kernels, types, target)
+def _co_kernel(kernels: list[Kernel], times: tuple[float, float], types, target: Target, wave: int,
+               record: dict) -> Kernel:
+    co, apart = times
     k = co_launch(kernels)
     members = [{"entry": m.entry, "ops": list(m.ops), "blocks": _blocks(m),
                 "predicted_us": round(_member_us(m, types, target), 3)} for m in kernels]

@@ -57,28 +57,47 @@ def welder_plan(plan: Plan, target: Target | None = None) -> tuple[Plan, dict]:
     return _plan(plan, record, target), record
 
 
+@dataclasses.dataclass
+class _Scope:
+    """One plan's steps as the group search sees them (built once per plan)."""
+
+    steps: list
+    types: dict
+    readers: dict[str, set[int]]       # value -> the steps that read it
+    producer: dict[str, int]           # value -> the fusable step that writes it
+    alias_of: dict[int, AliasStep]
+    pinned: set[str]                   # the plan's outputs: always written
+    constants: set[str]                # weights: a fold may re-read them freely
+    target: Target | None              # what folds are priced on (none: no fold)
+    taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
+
+    @classmethod
+    def of(cls, plan: Plan, target: Target | None) -> "_Scope":
+        steps = list(plan.steps)
+        readers: dict[str, set[int]] = {}
+        for k, s in enumerate(steps):
+            for v in reads(s):
+                readers.setdefault(v, set()).add(k)
+        return cls(steps, dict(plan.types), readers,
+                   {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)},
+                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.outputs),
+                   {name for name, _ in plan.constants}, target)
+
+
 def _plan(plan: Plan, record: dict, target: Target | None) -> Plan:
     plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target)) for s in plan.steps))
-    steps = list(plan.steps)
-    types = dict(plan.types)
-    readers: dict[str, set[int]] = {}
-    for k, s in enumerate(steps):
-        for v in reads(s):
-            readers.setdefault(v, set()).add(k)
-    alias_of = {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}
-    pinned = set(plan.outputs)
-    constants = {name for name, _ in plan.constants}
-    taken: set[int] = set()
+    scope = _Scope.of(plan, target)
+    steps = scope.steps
     placed: dict[int, ComputeStep] = {}
     dropped: set[int] = set()
     record["kernels_before"] += sum(1 for s in steps if isinstance(s, ComputeStep))
     for k, s in enumerate(steps):
-        if k in taken or not _fusable(s):
+        if k in scope.taken or not _fusable(s):
             continue
-        group = _grow(k, steps, readers, alias_of, pinned, types, taken, (target, constants))
+        group = _grow(k, scope)
         if len(group.members) == 1:
             continue
-        taken.update(group.members)
+        scope.taken.update(group.members)
         dropped.update(group.members[:-1])
         dropped.update(group.aliases)
         placed[group.members[-1]] = ComputeStep(group.spec())   # the group runs where its last member did
@@ -160,18 +179,18 @@ class _Group:
         return out
 
 
-def _grow(start: int, steps, readers, alias_of, pinned, types, taken, pricing) -> _Group:
-    """The group grown from step `start` through its consumers; `pricing` is (target, constant
-    values), what folds are judged by."""
+def _grow(start: int, scope: _Scope) -> _Group:
+    """The group grown from step `start` through its consumers."""
+    steps = scope.steps
     first = steps[start].spec
     g = _Group([start], [first.stages[0]], [first.ops], first.precision, set(), {})
     while True:
         values = {st.output for st in g.stages}
-        nxt = _next_reader(g, steps, readers, alias_of, values, taken)
+        nxt = _next_reader(g, scope, values)
         if nxt is None:
             break
         c, via = nxt
-        stage, why = _admit(g, steps[c].spec, values, via, types, pricing)
+        stage, why = _admit(g, steps[c].spec, values, via, scope)
         if stage is None:
             g.stop = f"{steps[c].spec.name}: {why}"
             break
@@ -181,13 +200,13 @@ def _grow(start: int, steps, readers, alias_of, pinned, types, taken, pricing) -
         g.precision = g.precision or steps[c].spec.precision
         g.member_aliases[c] = {a for hops, _ in via.values() for a in hops}
         g.aliases |= g.member_aliases[c]
-    _close(g, readers, pinned, alias_of)
-    if pricing[0] is not None and len(g.members) > 1:
-        _absorb(g, steps, readers, pinned, taken, pricing)
+    _close(g, scope)
+    if scope.target is not None and len(g.members) > 1:
+        _absorb(g, scope)
     return g
 
 
-def _next_reader(g: _Group, steps, readers, alias_of, values, taken):
+def _next_reader(g: _Group, scope: _Scope, values):
     """The first later step that reads a group value (directly, or through reshape aliases each
     read by the next alone), with how it reads them: {value it reads: (alias steps, group value)};
     None when there is none, or it is not a kernel spec the group could take."""
@@ -196,9 +215,9 @@ def _next_reader(g: _Group, steps, readers, alias_of, values, taken):
         frontier = [(v, ())]
         while frontier:
             value, hops = frontier.pop()
-            for r in readers.get(value, ()):
-                if r in alias_of:   # its other readers must join too (_close checks)
-                    frontier.append((alias_of[r].dst, hops + (r,)))
+            for r in scope.readers.get(value, ()):
+                if r in scope.alias_of:   # its other readers must join too (_close checks)
+                    frontier.append((scope.alias_of[r].dst, hops + (r,)))
                     continue
                 if r <= g.members[-1]:
                     continue     # a member, or an earlier reader (which _close finds)
@@ -209,26 +228,26 @@ def _next_reader(g: _Group, steps, readers, alias_of, values, taken):
     if best is None:
         return None
     r, via = best
-    if r in taken or not _fusable(steps[r]):
+    if r in scope.taken or not _fusable(scope.steps[r]):
         return None
     return r, via
 
 
-def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, types, pricing) -> tuple[Stage | None, str]:
+def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Scope) -> tuple[Stage | None, str]:
     """Consumer `spec`'s stage as the group's next (reading group values directly), or why not."""
     st = spec.stages[0]
     te, inputs = st.expr, list(st.inputs)
     for arg, v in enumerate(st.inputs):
         if v in via:   # read through aliases: read the group's value at the reshaped index
             src = via[v][1]
-            te = _read_reshaped(te, arg, types[src])
+            te = _read_reshaped(te, arg, scope.types[src])
             inputs[arg] = src
     stage = Stage(te, tuple(inputs), st.output)
     ext = extents_of(te)
     group_args = [a for a, v in enumerate(inputs) if v in values]
     if te.reduce is not None:
         if g.reduces:
-            why = _fold_consumer(g, stage, pricing)
+            why = _fold_consumer(g, stage, scope)
             return (stage, "") if why is None else (None, why)
         # a group that only moves data is folded into the consumer's loads at the cost of a load;
         # one that computes must not be recomputed
@@ -269,12 +288,12 @@ def _read_reshaped(te: TensorExpr, arg: int, src_type) -> TensorExpr:
     return te.replace(inputs=tuple(ins), body=body, epilogue=epilogue)
 
 
-def _close(g: _Group, readers, pinned, alias_of) -> None:
+def _close(g: _Group, scope: _Scope) -> None:
     """Drops members from the end until only the last member's value leaves the group."""
     while len(g.members) > 1:
         inside = set(g.members) | g.aliases
-        inner = [st.output for st in g.stages[:-1]] + [alias_of[a].dst for a in sorted(g.aliases)]
-        leaks = [v for v in inner if v in pinned or not readers.get(v, set()) <= inside]
+        inner = [st.output for st in g.stages[:-1]] + [scope.alias_of[a].dst for a in sorted(g.aliases)]
+        leaks = [v for v in inner if v in scope.pinned or not scope.readers.get(v, set()) <= inside]
         if not leaks:
             return
         c = g.members.pop()
@@ -301,16 +320,15 @@ def _foldable(stage: Stage, constants: set[str]) -> str | None:
     return None
 
 
-def _fold_consumer(g: _Group, stage: Stage, pricing) -> str | None:
+def _fold_consumer(g: _Group, stage: Stage, scope: _Scope) -> str | None:
     """A reducing consumer takes the group, whose one reduction is folded into its loads: None
     when admitted (the fold recorded), else why not."""
-    target, constants = pricing
     if g.reductions > 1:
         return "a third reduction"
-    if target is None:
+    if scope.target is None:
         return "a second reduction (no target to price a fold)"
     folded = next(st for st in g.stages if st.expr.reduce is not None)
-    why = _foldable(folded, constants)
+    why = _foldable(folded, scope.constants)
     if why is not None:
         return f"a second reduction: {why}"
     try:
@@ -318,7 +336,7 @@ def _fold_consumer(g: _Group, stage: Stage, pricing) -> str | None:
         group_te, _ = compose(tuple(g.stages), {s.output for s in g.stages[:-1]})
     except NotComposable as e:
         return str(e)
-    decision = fold_pays(fused, (group_te, stage.expr), target)
+    decision = fold_pays(fused, (group_te, stage.expr), scope.target)
     if not decision["kept"]:
         return (f"folding {folded.output} does not pay ({decision['fused_us']} us fused, {decision['apart_us']} us "
                 f"apart; {decision['fold_flops']} FLOPs recomputed for {decision['anchor_flops']})")
@@ -326,23 +344,23 @@ def _fold_consumer(g: _Group, stage: Stage, pricing) -> str | None:
     return None
 
 
-def _absorb(g: _Group, steps, readers, pinned, taken, pricing) -> None:
+def _absorb(g: _Group, scope: _Scope) -> None:
     """Folds into the group a reduction its epilogue reads one-to-one and nobody else reads (a
     shortcut conv added to the conv the group grew from): the smaller of the two reductions is
     folded, evaluated once per output element, and the larger is the anchor."""
-    target, constants = pricing
     if g.reductions != 1:
         return
+    steps = scope.steps
     anchor = next(k for k, st in enumerate(g.stages) if st.expr.reduce is not None)
     inside = set(g.members)
     values = {st.output for st in g.stages}
-    producer = {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)}
     for j in range(anchor + 1, len(g.stages)):
         st = g.stages[j]
         out_ext = {f"i{d}": n for d, n in enumerate(st.expr.output.shape)}
         for arg, v in enumerate(st.inputs):
-            p = producer.get(v)
-            if p is None or p in taken or p in inside or v in pinned or not readers.get(v, set()) <= inside:
+            p = scope.producer.get(v)
+            if (p is None or p in scope.taken or p in inside or v in scope.pinned
+                    or not scope.readers.get(v, set()) <= inside):
                 continue
             cand = steps[p].spec.stages[0]
             if cand.expr.reduce is None or set(cand.inputs) & values:
@@ -351,7 +369,7 @@ def _absorb(g: _Group, steps, readers, pinned, taken, pricing) -> None:
                 continue
             small_first = cand.expr.reduce.extent <= g.stages[anchor].expr.reduce.extent
             folded = cand if small_first else g.stages[anchor]
-            if _foldable(folded, constants) is not None:
+            if _foldable(folded, scope.constants) is not None:
                 continue
             at = 0 if small_first else anchor + 1    # the last reducing stage is the anchor
             stages = g.stages[:at] + [cand] + g.stages[at:]
@@ -360,7 +378,7 @@ def _absorb(g: _Group, steps, readers, pinned, taken, pricing) -> None:
                 group_te, _ = compose(tuple(g.stages), {s.output for s in g.stages[:-1]})
             except NotComposable:
                 continue
-            decision = fold_pays(fused, (group_te, cand.expr), target)
+            decision = fold_pays(fused, (group_te, cand.expr), scope.target)
             if not decision["kept"]:
                 continue
             g.stages.insert(at, cand)

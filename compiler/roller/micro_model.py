@@ -56,18 +56,24 @@ class Prediction:
 
 def blocks_per_sm(w: Workload, target: Target) -> int:
     """Resident blocks per SM (0 when one block does not fit)."""
-    warps = math.ceil(w.threads / target.warp_size)
-    if w.threads > target.max_threads_per_block or w.shared_bytes > target.shared_per_block:
+    return resident_blocks(w.threads, w.shared_bytes, w.registers, target)
+
+
+def resident_blocks(threads: int, shared_bytes: int, registers: int, target: Target) -> int:
+    """Blocks of `threads` threads, `shared_bytes` of shared memory and `registers` per thread
+    one SM holds at once (0 when one block does not fit)."""
+    warps = math.ceil(threads / target.warp_size)
+    if threads > target.max_threads_per_block or shared_bytes > target.shared_per_block:
         return 0
     by_threads = target.max_threads_per_sm // max(1, warps * target.warp_size)
-    regs_per_warp = math.ceil(max(1, w.registers) * target.warp_size / target.register_alloc_unit) \
+    regs_per_warp = math.ceil(max(1, registers) * target.warp_size / target.register_alloc_unit) \
         * target.register_alloc_unit
-    if w.registers > target.max_registers_per_thread or regs_per_warp * warps > target.registers_per_block:
+    if registers > target.max_registers_per_thread or regs_per_warp * warps > target.registers_per_block:
         return 0
     by_regs = target.registers_per_sm // (regs_per_warp * warps)
-    if w.shared_bytes:
+    if shared_bytes:
         unit = target.shared_alloc_unit
-        by_smem = target.shared_per_sm // (math.ceil(w.shared_bytes / unit) * unit)
+        by_smem = target.shared_per_sm // (math.ceil(shared_bytes / unit) * unit)
     else:
         by_smem = target.max_blocks_per_sm
     return max(0, min(target.max_blocks_per_sm, by_threads, by_regs, by_smem))
