@@ -40,7 +40,8 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
-from ..analysis.dependence import loads_of
+from ..analysis.dependence import extents_of, loads_of
+from ..analysis.views import vars_of
 from ..ir.texpr import ACC, FOLD_OPS, Const, Expr, Load, TensorExpr, Var, reduce_identity, replace_loads
 
 NAME = "resident_rows"
@@ -320,6 +321,34 @@ def chain_flops(chain: RowChain) -> int:
     total = of(chain.resident, n * chain.length) if chain.resident else 0
     total += sum(of(s, n) for s in chain.stats)
     return total + of(chain.final, chain.final.expr.output.size)
+
+
+def block_reads(chain: RowChain) -> int:
+    """Bytes one block reads of the values outside the kernel: the part of a row-indexed input its
+    rows own, and all of what every row reads (a weight, a head's K and V). The grid reads blocks
+    times this through L2: the price of computing a product without Roller's tiles, which is what
+    makes a wide GEMM -> GEMM chain decline."""
+    readers = [(chain.resident, tuple(range(len(chain.rows))))] if chain.resident else []
+    readers += [(s, s.row_axes) for s in chain.stats] + [(chain.final, chain.final.row_axes)]
+    shared = set(chain.shared_values())
+    footprint: dict[str, int] = {}
+    for r, row_axes in readers:
+        te = r.expr
+        ext = extents_of(te)
+        row_var = {f"i{a}": p for p, a in enumerate(row_axes)}
+        for a, v in enumerate(r.values):
+            if v in shared:
+                continue
+            t = te.inputs[a]
+            for ld in loads_of(te, a):
+                used = set().union(*(vars_of(i) for i in ld.index)) if ld.index else set()
+                rows = sorted(row_var[u] for u in used if u in row_var)
+                elems = math.prod(ext[u] for u in used if u not in row_var)
+                if rows:     # distinct row positions a block's consecutive rows span, on the axes read
+                    inner = math.prod(chain.rows[rows[-1] + 1:])
+                    elems *= min(math.prod(chain.rows[p] for p in rows), -(-chain.rows_per_block // inner))
+                footprint[v] = max(footprint.get(v, 0), min(t.nbytes, elems * t.dtype.itemsize))
+    return sum(footprint.values())
 
 
 def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, J: int, bm: int) -> "_Renderer":

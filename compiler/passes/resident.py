@@ -55,26 +55,33 @@ def _plan(plan: Plan, record: dict, target: Target) -> Plan:
     pinned = set(plan.outputs)
     taken: set[int] = set()
     placed: dict[int, ComputeStep] = {}
-    for k, s in enumerate(steps):
-        if k in taken or not _member(s):
-            continue
-        members, spec, stop = _grow(k, steps, readers, pinned, taken)
-        if spec is None:
-            continue
-        apart = sum(_predict_us(steps[m].spec, target) for m in members)
-        fused = _predict_us(spec, target)
-        if not pays(fused, apart):
-            record["declined"].append({"ops": list(spec.ops), "reason": "the cost model predicts no gain",
-                                       "predicted_us": {"fused": round(fused, 3), "apart": round(apart, 3)}})
-            continue
-        taken.update(members)
-        placed[members[-1]] = ComputeStep(spec)
-        record["removed"] += len(members) - 1
-        record["groups"].append({"ops": list(spec.ops), "carried": {v: lvl.value for v, lvl in spec.carried},
-                                 "level": "shared", "stopped": stop,
-                                 "predicted_us": {"fused": round(fused, 3), "apart": round(apart, 3)}})
+    # chains with row statistics first (attention, softmax, norms: they remove the largest
+    # intermediates), then back-to-back contractions among what is left (an MLP's hidden rows)
+    for statistics in (True, False):
+        for k, s in enumerate(steps):
+            if k not in taken and _member(s):
+                _take(k, steps, readers, pinned, taken, placed, record, target, statistics)
     out = [placed.get(k, s) for k, s in enumerate(steps) if k not in taken or k in placed]
     return dataclasses.replace(plan, steps=tuple(out))
+
+
+def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: bool) -> None:
+    """Grow a chain from step k; place it when the cost model predicts a gain."""
+    members, spec, stop = _grow(k, steps, readers, pinned, taken, statistics)
+    if spec is None:
+        return
+    apart = sum(_predict_us(steps[m].spec, target) for m in members)
+    fused = _predict_us(spec, target)
+    predicted = {"fused": round(fused, 3), "apart": round(apart, 3)}
+    if not pays(fused, apart):
+        record["declined"].append({"ops": list(spec.ops), "reason": "the cost model predicts no gain",
+                                   "predicted_us": predicted})
+        return
+    taken.update(members)
+    placed[members[-1]] = ComputeStep(spec)
+    record["removed"] += len(members) - 1
+    record["groups"].append({"ops": list(spec.ops), "carried": {v: lvl.value for v, lvl in spec.carried},
+                             "level": "shared", "stopped": stop, "predicted_us": predicted})
 
 
 def _member(step) -> bool:
@@ -106,7 +113,7 @@ def _joined(members: list[KernelSpec]) -> KernelSpec:
                       precision=next((m.precision for m in members if m.precision), None))
 
 
-def _grow(start: int, steps, readers, pinned, taken):
+def _grow(start: int, steps, readers, pinned, taken, statistics: bool):
     """(members, their spec, why growth stopped); spec None when no useful chain forms."""
     members = [start]
     stop = ""
@@ -131,7 +138,7 @@ def _grow(start: int, steps, readers, pinned, taken):
         inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
         leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
         chain = resident_rows.analyse(spec)
-        if not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec):
+        if not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec, statistics):
             return members, spec, stop
         stop = (f"{', '.join(leaks)} is read outside the group" if leaks else
                 chain if isinstance(chain, str) else "no rows kept resident")
@@ -139,11 +146,15 @@ def _grow(start: int, steps, readers, pinned, taken):
     return members, None, stop
 
 
-def _useful(chain: resident_rows.RowChain, first: KernelSpec) -> bool:
+def _useful(chain: resident_rows.RowChain, first: KernelSpec, statistics: bool) -> bool:
     """A chain is worth its kernel when it computes row statistics (a softmax, a normalisation)
     over rows a block keeps (resident), or extends a row chain the lowering made (softmax and the
-    maps and P.V after it). A GEMM feeding a GEMM with no statistic between (a back-to-back MLP)
-    is left to the tiled kinds: this kind computes products without Roller's tiles."""
+    maps and P.V after it); in the second round (statistics False), when a contraction's rows feed
+    a contraction over them with no statistic between (a back-to-back MLP: the hidden rows stay in
+    shared memory). The cost model then weighs that against Roller's tiles, whose absence makes
+    every block read the whole of both weights (`resident_rows.block_reads`)."""
+    if not statistics:
+        return not chain.stats and chain.resident is not None and chain.final.expr.reduce is not None
     return bool(chain.stats) and (chain.resident is not None or not first.composable)
 
 
@@ -153,8 +164,9 @@ def pays(fused_us: float, apart_us: float) -> bool:
 
 
 def _predict_us(spec: KernelSpec, target: Target) -> float:
-    """The cost model's time of one spec as one launch: compulsory bytes over DRAM bandwidth, or its
-    FLOPs at the SIMT share its threads fill, whichever is larger, plus the launch."""
+    """The cost model's time of one spec as one launch: compulsory bytes over DRAM bandwidth, its
+    FLOPs at the SIMT share its threads fill, or (a row chain) what its blocks read through L2 at
+    the share of L2 bandwidth its grid draws, whichever is largest, plus the launch."""
     types = {}
     for st in spec.stages:
         types.update(zip(st.inputs, st.expr.inputs))
@@ -166,4 +178,20 @@ def _predict_us(spec: KernelSpec, target: Target) -> float:
     else:
         threads = types[spec.written[0]].size      # a tiled kind's threads cover its output, about
     flops = sum(2 * st.expr.output.size * (st.expr.reduce.extent if st.expr.reduce else 1) for st in spec.stages)
-    return predict_us(nbytes, flops, threads, target) + LAUNCH_US
+    l2_us = 0.0
+    if isinstance(chain, resident_rows.RowChain):   # every block reads what its rows need through L2
+        blocks = math.ceil(chain.row_count / chain.rows_per_block)
+        l2_us = blocks * resident_rows.block_reads(chain) / (target.l2_gbps * 1e3 * min(1.0, blocks / target.sms))
+    return max(predict_us(nbytes, flops, threads, target, _tensor_core_tflops(spec, chain, target)), l2_us) + LAUNCH_US
+
+
+# the precision stage's marks and the input type whose tensor-core peak a tiled GEMM of that mark gets
+_TC_INPUT = {"fp16": "float16", "bf16": "bfloat16", "tf32": "float32"}
+
+
+def _tensor_core_tflops(spec: KernelSpec, chain, target: Target) -> float | None:
+    """The tensor-core peak a member apart gets (Roller tiles a marked contraction with mma), so
+    that a chain computed on SIMT lanes is weighed against it fairly; None for SIMT."""
+    if isinstance(chain, resident_rows.RowChain) or spec.precision not in _TC_INPUT:
+        return None
+    return target.tensor_core_tflops(_TC_INPUT[spec.precision]) or None

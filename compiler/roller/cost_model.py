@@ -61,8 +61,10 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target)
 
 
-def predict_us(nbytes: int, flops: int, threads: int, target: Target) -> float:
-    """The larger of `nbytes` over DRAM bandwidth and `flops` at the SIMT share `threads` fill
-    (a grid smaller than the machine only gets its share of the throughput)."""
+def predict_us(nbytes: int, flops: int, threads: int, target: Target, tflops: float | None = None) -> float:
+    """The larger of `nbytes` over DRAM bandwidth and `flops` at the share `threads` fill of the
+    peak (fp32 SIMT unless `tflops` says another: a tensor-core GEMM's); a grid smaller than the
+    machine only gets its share of the throughput."""
     occupancy = min(1.0, threads / (target.sms * target.max_threads_per_sm))
-    return max(nbytes / (target.dram_gbps * 1e3), flops / (target.fp32_tflops * 1e6 * max(occupancy, 1e-3)))
+    peak = tflops or target.fp32_tflops
+    return max(nbytes / (target.dram_gbps * 1e3), flops / (peak * 1e6 * max(occupancy, 1e-3)))

@@ -254,3 +254,88 @@ def test_onnx_attention_op_is_one_kernel(s, d, causal, dtype):
     np.testing.assert_allclose(got[0].astype(np.float32), want.astype(np.float32), rtol=tol, atol=tol)
     assert art.report["launches_per_inference"] == 1
     assert fused_kernels(art.report)[0]["config"]["resident"]
+
+
+# --- back-to-back contractions: an MLP's hidden rows in shared memory ------------------------------
+
+def mlp_model(m: int, d: int, hidden: int, rng) -> tuple[bytes, dict]:
+    """x -> MatMul W1 + b1 -> GELU (erf, as exporters write it) -> MatMul W2 + b2 -> + x."""
+    w1 = (rng.standard_normal((d, hidden)) / np.sqrt(d)).astype(np.float32)
+    b1 = rng.standard_normal(hidden).astype(np.float32)
+    w2 = (rng.standard_normal((hidden, d)) / np.sqrt(hidden)).astype(np.float32)
+    b2 = rng.standard_normal(d).astype(np.float32)
+    consts = {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "sqrt2": np.float32(np.sqrt(2)),
+              "one": np.float32(1), "half": np.float32(0.5)}
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h0"]), helper.make_node("Add", ["h0", "b1"], ["h"]),
+             helper.make_node("Div", ["h", "sqrt2"], ["hs"]), helper.make_node("Erf", ["hs"], ["he"]),
+             helper.make_node("Add", ["he", "one"], ["h1"]), helper.make_node("Mul", ["h", "h1"], ["h2"]),
+             helper.make_node("Mul", ["h2", "half"], ["g"]),
+             helper.make_node("MatMul", ["g", "w2"], ["o0"]), helper.make_node("Add", ["o0", "b2"], ["o"]),
+             helper.make_node("Add", ["o", "x"], ["y"])]
+    data = make_model(nodes, [("x", TensorProto.FLOAT, [1, m, d])], [("y", TensorProto.FLOAT, [1, m, d])],
+                      [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items()])
+    return data, consts
+
+
+def mlp_np(x, c) -> np.ndarray:
+    from math import erf
+    h = x @ c["w1"] + c["b1"]
+    g = 0.5 * h * (1 + np.vectorize(erf)(h / np.sqrt(2)))
+    return (g @ c["w2"] + c["b2"] + x).astype(np.float32)
+
+
+def test_a_small_mlp_is_one_kernel_with_its_hidden_rows_in_shared_memory():
+    """ViT's MLP at batch 1 (17 tokens, 128 -> 512 -> 128): no row statistic, but the hidden rows
+    (bias and GELU composed into the second product's loads) never reach DRAM: one launch."""
+    rng = np.random.default_rng(11)
+    data, c = mlp_model(17, 128, 512, rng)
+    x = rng.standard_normal((1, 17, 128)).astype(np.float32)
+    art, got = run(data, {"x": x})
+    want = mlp_np(x, c)
+    for g in got:
+        np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
+    rep = art.report
+    assert rep["launches_per_inference"] == 1
+    (k,) = fused_kernels(rep)
+    assert k["config"]["resident"] and k["config"]["statistics"] == 0 and k["config"]["row_length"] == 512
+    assert [c["level"] for c in k["carried"]].count("shared") == 1, k["carried"]
+    (g,) = [g for g in rep["fusion"]["groups"] if g.get("level") == "shared"]
+    assert g["predicted_us"]["fused"] < g["predicted_us"]["apart"]
+    apart, (got2,) = run(data, {"x": x}, disable=("welder",), modes=("default",))
+    np.testing.assert_allclose(got2, want, rtol=1e-4, atol=1e-4)
+    # the 17 x 512 hidden activation is written and read once less
+    assert rep["traffic"]["dram_bytes"] <= apart.report["traffic"]["dram_bytes"] - 2 * 17 * 512 * 4
+
+
+def test_a_wide_mlp_declines_because_every_block_would_read_both_weights():
+    """BERT-base's MLP over 128 tokens (768 -> 3072 -> 768): blocks of rows without Roller's tiles
+    would each read 19 MB of weights through L2, predicted slower than two tiled GEMMs: declined,
+    with both predictions, and the L2 term is what decides it."""
+    rng = np.random.default_rng(12)
+    data, _ = mlp_model(128, 768, 3072, rng)
+    art = compile(data, "h100", CompileOptions(build=False))
+    fusion = art.report["fusion"]
+    assert not [g for g in fusion["groups"] if g.get("level") == "shared"]
+    (d,) = fusion["declined"]
+    assert d["predicted_us"]["fused"] >= d["predicted_us"]["apart"]
+    assert art.report["launches_per_inference"] == 2
+    # what decides it: 128 blocks each reading both weights (19 MB) through L2
+    from compiler.ir.plan import ComputeStep
+    from compiler.pipeline import plan_before
+    plan = plan_before("roller", data, "h100", CompileOptions(build=False))
+    specs = [s.spec for s in plan.steps if isinstance(s, ComputeStep)]
+    chain = resident_rows.analyse(resident._joined(specs))
+    assert resident_rows.block_reads(chain) >= 2 * 768 * 3072 * 4
+    assert chain.row_count // chain.rows_per_block >= 64
+
+
+def test_a_small_mlp_at_fp16_stays_two_tensor_core_gemms():
+    """The same small MLP at fp16: apart, Roller tiles both GEMMs on tensor cores, which the cost
+    model weighs against the fused kernel's SIMT lanes: declined."""
+    rng = np.random.default_rng(13)
+    data, c = mlp_model(17, 128, 512, rng)
+    art = compile(data, "h100", CompileOptions(build=False, precision="fp16"))
+    fusion = art.report["fusion"]
+    assert not [g for g in fusion["groups"] if g.get("level") == "shared"]
+    (d,) = fusion["declined"]
+    assert d["predicted_us"]["fused"] >= d["predicted_us"]["apart"]

@@ -31,7 +31,8 @@ def test_bert_with_roller(models_dir):
     assert schedules.count("roller_gemm") >= 8          # every projection MatMul of the two layers is tiled
     # every kernel but the row kernels (layer norm; attention's softmax chain, resident_rows) is tiled
     assert all(str(s).startswith(("roller_", "row_", "resident_rows")) for s in schedules), schedules
-    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.6 * len(schedules)
+    # half at least: the MLPs (hidden rows in shared memory) and attention are resident_rows now
+    assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.5 * len(schedules)
     for k in rep["kernels"]:
         assert k["registers"] > 0 and k["spills"] == 0 and k["predicted_us"] > 0
         if str(k["config"].get("schedule")).startswith("roller_"):
