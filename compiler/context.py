@@ -39,6 +39,9 @@ class CompileOptions:
     build: bool = True          # NVRTC cubins (off only for host-only test runs)
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
     disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE: welder, roller, tune, rammer), sorted
+    # rammer's barrier variant: consecutive launches joined by step counters in one cooperative
+    # launch; off by default until a GPU run has measured it (docs/rammer.md)
+    barriers: bool = False
 
     def __post_init__(self):
         check_precision(self.precision)

@@ -93,7 +93,7 @@ def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("rammer"):
         return plan, {"enabled": False}
-    plan, stats = rammer_plan(plan, ctx.target)
+    plan, stats = rammer_plan(plan, ctx.target, barriers=ctx.options.barriers)
     return plan, dict(stats, enabled=True)
 
 

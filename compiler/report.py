@@ -93,7 +93,12 @@ def _schedule(records) -> dict:
     if not info.get("enabled"):
         return {"enabled": False, "co_launches": []}
     return {"enabled": True, "kernels": info["kernels"], "launches": info["launches"],
-            "co_launches": info["co_launches"]}
+            "co_launches": info["co_launches"], "barriers": info.get("barriers", False),
+            "barrier_launches": info.get("barrier_launches", [])}
+
+
+def _waiting_members(joined: dict) -> str:
+    return ", ".join(f"{m['entry']} ({m['blocks']}, waits for {m['waits_for']})" for m in joined["members"])
 
 
 def _members(co_launch: dict) -> str:
@@ -132,9 +137,17 @@ def report_html(report: dict) -> str:
         f"<td>{e(_members(c))}</td>"
         f"<td>{c['predicted_us']['co_launch']:.2f}</td><td>{c['predicted_us']['apart']:.2f}</td></tr>"
         for c in sched.get("co_launches", []))
+    bar_rows = "".join(
+        f"<tr><td>{e(b['entry'])}</td><td>{b['launches_joined']}</td>"
+        f"<td>{e(_waiting_members(b))}</td>"
+        f"<td>{b['predicted_us']['joined']:.2f}</td><td>{b['predicted_us']['apart']:.2f}</td></tr>"
+        for b in sched.get("barrier_launches", []))
+    bar_html = (f"<h3>Launches joined by step counters (--barriers)</h3><table><tr><th>launch</th>"
+                f"<th>launches joined</th><th>members (blocks, waits for)</th><th>pred µs</th>"
+                f"<th>pred µs apart</th></tr>{bar_rows}</table>") if bar_rows else ""
     sched_html = (f"<h2>Schedule ({sched.get('kernels')} kernels in {sched.get('launches')} launches)</h2>"
                   f"<table><tr><th>co-launch</th><th>wave</th><th>members (blocks)</th><th>pred µs</th>"
-                  f"<th>pred µs apart</th></tr>{co_rows}</table>") if sched.get("enabled") else \
+                  f"<th>pred µs apart</th></tr>{co_rows}</table>{bar_html}") if sched.get("enabled") else \
         "<h2>Schedule</h2><p>off (--disable rammer)</p>"
     traffic = report.get("traffic", {}).get("dram_bytes")
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Brickyard report: {e(report['model']['name'])}</title>

@@ -5,10 +5,20 @@ grid (codegen/block_function.py: bodies read their position only through by_bloc
 co-launch is itself one body and one wrapper, which a persistent kernel could call in turn.
 Members share a block shape (threadIdx and blockDim stay the hardware's); shared memory is the
 largest member's; identical member sources are included once (their names are content hashes,
-so distinct sources never clash)."""
+so distinct sources never clash).
+
+The barrier variant (`co_launch(parts, waits=...)`) also runs members that depend on each other:
+a block of a member first waits on the step counters (prelude: by_step_wait) of the members it
+reads from, and every block signals its member's counter when done. That is only safe when every
+block of the launch is resident at once, so the kernel is cooperative (the launch fails rather
+than hang where they are not) and its launch bounds ask for the blocks per SM it needs. Member
+bodies lose `__restrict__` there: a value written by one member is read by another in the same
+launch, which the read-only data path must not cache."""
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Sequence
 
 from ..ir.kernel import Kernel, KernelParam
 from .block_function import BLOCK_X, finish_kernel, split_wrapper
@@ -27,36 +37,65 @@ def can_co_launch(k: Kernel) -> str | None:
     return None
 
 
-def co_launch(parts: list[Kernel]) -> Kernel:
+def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = None,
+              blocks_per_sm: int = 1) -> Kernel:
     """One kernel running `parts` (at least two, one block shape, each co-launchable), each on its
-    own range of hardware blocks; its params are the parts' params in order."""
+    own range of hardware blocks; its params are the parts' params in order. With `waits` (for
+    each part, the earlier parts whose blocks must all be done before any of its blocks start),
+    the barrier variant: cooperative, with launch bounds of `blocks_per_sm` blocks per SM."""
     if len(parts) < 2 or len({k.block for k in parts}) != 1:
         raise ValueError("a co-launch runs two or more kernels of one block shape")
     for k in parts:
         why = can_co_launch(k)
         if why is not None:
             raise ValueError(f"{k.entry} cannot be co-launched: {why}")
+    if waits is not None and (len(waits) != len(parts) or any(w >= j or w < 0 for j, ws in enumerate(waits) for w in ws)):
+        raise ValueError("waits: one list per part, of earlier parts only")
     decls: list[str] = []
     helpers: dict[str, None] = {}
     lines = [f"  const unsigned int by_b = {BLOCK_X};"]
+    steps = None
+    if waits is not None:   # one counter per part and one of finished blocks; named after the launch
+        steps = "by_steps_" + hashlib.sha256(repr([(k.entry, k.grid) for k in parts] + [list(w) for w in waits])
+                                             .encode()).hexdigest()[:16]
     start = 0
     for j, k in enumerate(parts):
         body_source, params = split_wrapper(k.source, k.entry)
+        if steps is not None:
+            body_source = body_source.replace("__restrict__", "")
         helpers[body_source] = None
         ours = []
         for d in params:
             name = _PARAM_NAME.search(d).group(1)
-            decls.append(_PARAM_NAME.sub(f"m{j}_{name}", d))
+            decl = " ".join(d.replace("__restrict__", "").split()) if steps is not None else d
+            decls.append(_PARAM_NAME.sub(f"m{j}_{name}", decl))
             ours.append(f"m{j}_{name}")
         n = k.grid[0] * k.grid[1] * k.grid[2]
         gx, gy, gz = k.grid
-        lines.append(f"  {'if' if j == 0 else 'else if'} (by_b < {start + n}u) "
-                     f"{k.body}({', '.join(ours + [f'by_block_at(by_b - {start}u, dim3({gx}, {gy}, {gz}))'])});")
+        call = f"{k.body}({', '.join(ours + [f'by_block_at(by_b - {start}u, dim3({gx}, {gy}, {gz}))'])});"
+        test = f"{'if' if j == 0 else 'else if'} (by_b < {start + n}u)"
+        if steps is None:
+            lines.append(f"  {test} {call}")
+        else:
+            lines.append(f"  {test} {{")
+            for w in waits[j]:
+                lines.append(f"    by_step_wait(&{steps}[{w}], {_blocks(parts[w])}u);")
+            lines += [f"    {call}", f"    by_step_signal(&{steps}[{j}]);", "  }"]
         start += n
     threads = parts[0].block[0] * parts[0].block[1] * parts[0].block[2]
-    entry, source = finish_kernel("colaunch", decls, lines, launch_bounds=(threads,),
-                                  helpers="".join(helpers).rstrip("\n"))
+    bounds: tuple[int, ...] = (threads,)
+    helper_text = "".join(helpers).rstrip("\n")
+    if steps is not None:
+        lines.append(f"  by_steps_reset({steps}, {len(parts)}, {start}u);")
+        bounds = (threads, max(1, blocks_per_sm))
+        helper_text = f"__device__ unsigned int {steps}[{len(parts) + 1}];\n" + helper_text
+    entry, source = finish_kernel("colaunch" if steps is None else "barrier", decls, lines, launch_bounds=bounds,
+                                  helpers=helper_text)
     params: tuple[KernelParam, ...] = tuple(p for k in parts for p in k.params)
     return Kernel(entry=entry, source=source, params=params, grid=(start, 1, 1), block=parts[0].block,
                   shared_bytes=max(k.shared_bytes for k in parts), ops=tuple(op for k in parts for op in k.ops),
-                  carried=tuple(c for k in parts for c in k.carried))
+                  carried=tuple(c for k in parts for c in k.carried), cooperative=steps is not None)
+
+
+def _blocks(k: Kernel) -> int:
+    return k.grid[0] * k.grid[1] * k.grid[2]

@@ -29,6 +29,31 @@ BY_DEVICE void by_grid_sync() {
   __syncthreads();
 }
 
+// ---- step counters: dependent kernels in one launch (rammer's barrier variant) ------------------
+// Each member of the launch has a counter its blocks bump when done; a block of a member that
+// reads another's output first waits until that member's counter reaches its block count. Only
+// safe when every block is resident at once (a cooperative launch checks it). The last block of
+// the launch to finish resets every counter (all waits are over by then), so the next launch,
+// or a CUDA graph's replay, starts from zero.
+BY_DEVICE void by_step_wait(const unsigned int* counter, unsigned int blocks) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    while (*reinterpret_cast<const volatile unsigned int*>(counter) < blocks) __nanosleep(32);
+    __threadfence();
+  }
+  __syncthreads();
+}
+BY_DEVICE void by_step_signal(unsigned int* counter) {
+  __threadfence();   // this thread's writes are visible device-wide before the block signals
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) atomicAdd(counter, 1u);
+}
+BY_DEVICE void by_steps_reset(unsigned int* counters, int n, unsigned int blocks) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0 && atomicAdd(&counters[n], 1u) == blocks - 1u) {
+    for (int i = 0; i <= n; ++i) atomicExch(&counters[i], 0u);
+    __threadfence();
+  }
+}
+
 // ---- vector memory (docs/prelude.md) ------------------------------------------------------------
 // 16-byte (8-byte for v2) accesses; the address must be aligned to the access size.
 BY_DEVICE float4 by_ld_global_v4(const float* p) { return *reinterpret_cast<const float4*>(p); }

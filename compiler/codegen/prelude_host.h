@@ -86,7 +86,7 @@ struct dim3 {
 // ---- the scheduler's state ------------------------------------------------------------------
 namespace by_host {
 
-enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, AT_MBARRIER, EXITED };
+enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, AT_MBARRIER, AT_STEP, EXITED };
 enum LaunchFlags { USE_FIBERS = 1, COOPERATIVE = 2, SHUFFLE = 4 };
 
 struct Fiber;
@@ -134,6 +134,8 @@ struct Fiber {
   int state;
   const unsigned char* mbar;  // AT_MBARRIER: the mbarrier and the phase parity it waits for
   unsigned mbar_parity;
+  const unsigned int* step;  // AT_STEP: the step counter and the count it waits for
+  unsigned int step_target;
   void* wgmma;  // the thread's wgmma state (allocated on first use, freed by cleanup)
   unsigned proxy_fences;  // by_fence_proxy_async calls so far in this block
   unsigned proxy_synced;  // of them, those made before the thread's latest __syncthreads
@@ -597,25 +599,26 @@ static const char* state_name(int s) {
     case AT_WARP_BARRIER: return "a warp operation";
     case AT_GRID_BARRIER: return "by_grid_sync";
     case AT_MBARRIER: return "by_mbar_wait";
+    case AT_STEP: return "by_step_wait";
     default: return "?";
   }
 }
 
 [[noreturn]] static void deadlock(Fiber* fibers, long long n) {
-  long long at[6] = {0, 0, 0, 0, 0, 0};
+  long long at[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   Fiber* first = nullptr;
   for (long long i = 0; i < n; ++i) {
     int s = fibers[i].state;
-    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER || s == AT_MBARRIER) {
+    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER || s == AT_MBARRIER || s == AT_STEP) {
       at[s]++;
       if (!first) first = &fibers[i];
     }
   }
   snprintf(error_text, sizeof error_text,
            "kernel %s: deadlock, no thread can go on: %lld wait at __syncthreads, %lld at warp operations, "
-           "%lld at by_grid_sync, %lld at by_mbar_wait (a phase that never completes: fewer arrivals or transaction bytes than expected); e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
+           "%lld at by_grid_sync, %lld at by_mbar_wait (a phase that never completes: fewer arrivals or transaction bytes than expected), %lld at by_step_wait (a step whose blocks never all signal); e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
            "code, or threads waiting for each other at different barriers.",
-           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], at[AT_MBARRIER], first->block->idx.x,
+           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], at[AT_MBARRIER], at[AT_STEP], first->block->idx.x,
            first->block->idx.y, first->block->idx.z, first->tid.x, first->tid.y, first->tid.z,
            state_name(first->state));
   raise_fault();
@@ -630,6 +633,7 @@ static void schedule(Fiber* fibers, int n) {
     for (int k = 0; k < n; ++k) {
       Fiber* f = &fibers[L.fiber_order[k]];
       if (f->state == AT_MBARRIER && mbar_phase_done(f->mbar, f->mbar_parity)) f->state = RUNNABLE;
+      if (f->state == AT_STEP && *f->step >= f->step_target) f->state = RUNNABLE;
       if (f->state == RUNNABLE) {
         enter(f);
         ran++;
@@ -1698,6 +1702,30 @@ inline void by_mbar_wait(void* bar, unsigned int parity) {
   f->mbar = (const unsigned char*)bar;
   f->mbar_parity = parity;
   by_host::suspend(f);  // the scheduler resumes it once the phase has completed
+}
+// ---- step counters (rammer's barrier variant; prelude_device.cuh says the protocol) ------------
+// A waiting thread yields until the counter reaches its target; in a cooperative launch every
+// block's threads are alive, so the producers run meanwhile. Waits no producer can end are the
+// scheduler's deadlock, reported with the kernel and a waiting thread.
+inline void by_step_wait(const unsigned int* counter, unsigned int blocks) {
+  by_host::Fiber* f = by_host::need_fiber("by_step_wait");
+  if (!(by_host::L.flags & by_host::COOPERATIVE))
+    by_host::fault("by_step_wait in a kernel not launched cooperatively (Kernel.cooperative)");
+  if (*counter < blocks) {
+    f->state = by_host::AT_STEP;
+    f->step = counter;
+    f->step_target = blocks;
+    by_host::suspend(f);
+  }
+  __syncthreads();
+}
+inline void by_step_signal(unsigned int* counter) {
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) *counter += 1u;
+}
+inline void by_steps_reset(unsigned int* counters, int n, unsigned int blocks) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0 && ++counters[n] == blocks)
+    for (int i = 0; i <= n; ++i) counters[i] = 0u;
 }
 // Every access is immediate on the host; the fence is counted for the async-proxy check.
 inline void by_fence_proxy_async() {

@@ -18,7 +18,11 @@ def bodies(step: Step) -> tuple[Plan, ...]:
 def reads(step: Step) -> set[str]:
     """Names a step reads from its plan's scope (a region's bodies' outer reads included)."""
     if isinstance(step, LaunchStep):
-        return {p.value for p in step.kernel.params if not p.output}
+        # a value one member of a joined launch writes and a later member reads (rammer's barrier
+        # variant) is the launch's own, not read from the scope; values are assigned once, so no
+        # kernel reads what it writes otherwise
+        k = step.kernel
+        return {p.value for p in k.params if not p.output} - {p.value for p in k.params if p.output}
     if isinstance(step, ComputeStep):
         return set(step.spec.inputs)
     if isinstance(step, AliasStep):

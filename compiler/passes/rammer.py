@@ -35,9 +35,15 @@ from ..roller.micro_model import resident_blocks
 from ..targets import Target
 
 
-def rammer_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
-    """The plan in wavefront order with co-launches; the record lists them with both predictions."""
-    record: dict = {"kernels": 0, "launches": 0, "co_launches": []}
+# what a block's wait on a step counter costs where it joins two launches: a device-wide atomic
+# and the poll that sees it (an estimate until measured on a GPU; a launch is LAUNCH_US)
+BARRIER_US = 1.0
+
+
+def rammer_plan(plan: Plan, target: Target, *, barriers: bool = False) -> tuple[Plan, dict]:
+    """The plan in wavefront order with co-launches (and, with `barriers`, consecutive launches
+    joined by step counters); the record lists them with both predictions."""
+    record: dict = {"kernels": 0, "launches": 0, "co_launches": [], "barriers": barriers, "barrier_launches": []}
     return _plan(plan, target, record), record
 
 
@@ -56,9 +62,13 @@ def _plan(plan: Plan, target: Target, record: dict) -> Plan:
         for k in members:
             if k in first:
                 pack, times = first[k]
-                out.append(LaunchStep(_co_kernel([steps[j].kernel for j in pack], times, types, target, wave, record)))
+                parts = [steps[j].kernel for j in pack]
+                out.append((LaunchStep(_co_kernel(parts, times, types, target, wave, record)), parts, times[0]))
             elif k not in inside:
-                out.append(steps[k])
+                out.append((steps[k], None, None))
+    if record["barriers"]:
+        out = _join(out, types, target, record)
+    out = [s for s, _, _ in out]
     record["kernels"] += sum(isinstance(s, LaunchStep) for s in steps)
     record["launches"] += sum(isinstance(s, LaunchStep) for s in out)
     return dataclasses.replace(plan, steps=tuple(out))
@@ -135,4 +145,90 @@ def _co_kernel(kernels: list[Kernel], times: tuple[float, float], types, target:
                                   "predicted_us": {"co_launch": round(co, 3), "apart": round(apart, 3)}})
     config = (("schedule", "rammer_co_launch"), ("members", tuple(m.entry for m in kernels)),
               ("predicted_us", round(co - LAUNCH_US, 3)))
+    return dataclasses.replace(k, config=config)
+
+
+# ---- the barrier variant: consecutive launches joined by step counters ---------------------------
+
+def _join(out: list, types, target: Target, record: dict) -> list:
+    """Runs of consecutive launches of one block shape whose blocks are all resident at once become
+    one cooperative launch in which each member waits for the members it reads (step counters).
+    Each joined launch saves LAUNCH_US and costs BARRIER_US, so the cost model favours a run
+    whenever it fits; `out` items are (step, co-launch parts or None, co-launch time or None)."""
+    joined: list = []
+    run: list = []
+
+    def close():
+        if len(run) >= 2 and _pays(run, types, target):
+            joined.append((LaunchStep(_barrier_kernel(run, types, target, record)), None, None))
+        else:
+            joined.extend(run)
+        run.clear()
+
+    for item in out:
+        if _joinable(item[0], target) and _fits(run + [item], target):
+            run.append(item)
+            continue
+        close()
+        if _joinable(item[0], target):
+            run.append(item)
+        else:
+            joined.append(item)
+    close()
+    return joined
+
+
+def _joinable(step, target: Target) -> bool:
+    return isinstance(step, LaunchStep) and (step.kernel.config and dict(step.kernel.config).get("schedule") ==
+                                             "rammer_co_launch" or _candidate(step, target))
+
+
+def _parts(item) -> list[Kernel]:
+    step, parts, _ = item
+    return parts if parts is not None else [step.kernel]
+
+
+def _fits(items: list, target: Target) -> bool:
+    kernels = [k for item in items for k in _parts(item)]
+    if len({k.block for k in kernels}) != 1:
+        return False
+    return sum(_blocks(k) for k in kernels) <= target.sms * min(resident_per_sm(k, target) for k in kernels)
+
+
+def _unit_us(item, types, target: Target) -> float:
+    step, parts, co = item
+    return co - LAUNCH_US if parts is not None else _member_us(step.kernel, types, target)
+
+
+def _join_times(run: list, types, target: Target) -> tuple[float, float]:
+    """(joined, apart) predicted microseconds: the launches' own times run one after another
+    either way; joined pays BARRIER_US per join instead of LAUNCH_US per launch."""
+    units = [_unit_us(item, types, target) for item in run]
+    return sum(units) + BARRIER_US * (len(run) - 1) + LAUNCH_US, sum(units) + LAUNCH_US * len(run)
+
+
+def _pays(run: list, types, target: Target) -> bool:
+    joined, apart = _join_times(run, types, target)
+    return joined < apart
+
+
+def _barrier_kernel(run: list, types, target: Target, record: dict) -> Kernel:
+    kernels = [k for item in run for k in _parts(item)]
+    written: dict[str, int] = {}
+    waits: list[list[int]] = []
+    for j, k in enumerate(kernels):
+        waits.append(sorted({written[p.value] for p in k.params if not p.output and p.value in written}))
+        for p in k.params:
+            if p.output:
+                written[p.value] = j
+    joined_us, apart_us = _join_times(run, types, target)
+    per_sm = -(-sum(_blocks(k) for k in kernels) // target.sms)
+    k = co_launch(kernels, waits=waits, blocks_per_sm=per_sm)
+    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": _blocks(m), "waits_for": w,
+                "predicted_us": round(_member_us(m, types, target), 3)} for m, w in zip(kernels, waits)]
+    record["barrier_launches"].append({"entry": k.entry, "block": list(k.block), "launches_joined": len(run),
+                                       "members": members, "predicted_us": {"joined": round(joined_us, 3),
+                                                                            "apart": round(apart_us, 3)}})
+    config = (("schedule", "rammer_barrier"), ("members", tuple(m.entry for m in kernels)),
+              ("predicted_us", round(joined_us - LAUNCH_US, 3)))
     return dataclasses.replace(k, config=config)
