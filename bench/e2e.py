@@ -238,7 +238,8 @@ def norm_rel(got: list, ref: list) -> float | None:
 def runtime_graph_status():
     """The GPU runtime's CUDA-graph capture, if it has one: (callable or None, words). The contract
     this bench uses: GpuBackend.capture(fn) -> replay, where replay() re-issues fn's launches as one
-    CUDA graph on the current stream. compiler/runtime/gpu.py has none today."""
+    CUDA graph on the current stream (compiler/runtime/gpu.py has it; Executor(graph=True) uses
+    the same stream capture for `brickyard run --device gpu`)."""
     from compiler.runtime.gpu import GpuBackend
     cap = getattr(GpuBackend, "capture", None)
     if callable(cap):

@@ -85,12 +85,13 @@ def cmd_run(a) -> int:
     kw = {"cubins": art.cubins, "arch": art.header["target"]["arch"]} if a.device == "gpu" else {}
     if a.device == "host" and a.mode:
         kw = {"mode": a.mode}
-    ex = Executor(art.plan, make_backend(a.device, **kw))
+    graph = (a.launches or ("graph" if a.device == "gpu" else "plain")) == "graph"
+    ex = Executor(art.plan, make_backend(a.device, **kw), graph=graph)
     t0 = time.perf_counter()
     out = ex.run(inputs)
     dt = time.perf_counter() - t0
     np.savez(a.outputs, **out)
-    print(f"ran {art.header['model']['name']} on {a.device} in {dt:.3f} s -> {a.outputs} "
+    print(f"ran {art.header['model']['name']} on {a.device} in {dt:.3f} s ({ex.graph_status}) -> {a.outputs} "
           f"({', '.join(f'{k}{list(v.shape)}' for k, v in out.items())})")
     return 0
 
@@ -181,6 +182,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="host: the generated CUDA on the CPU (verification); gpu: the cubins through CuPy")
     r.add_argument("--mode", choices=["default", "shuffle", "asan"], default=None,
                    help="host harness mode (shuffle thread order; AddressSanitizer)")
+    r.add_argument("--launches", choices=["graph", "plain"], default=None,
+                   help="graph: capture the plan once and replay it per inference (the default on the gpu); "
+                        "plain: one launch call per kernel (the default on the host)")
     r.set_defaults(fn=cmd_run)
     t = sub.add_parser("targets", help="list the target presets")
     t.add_argument("--json", action="store_true")

@@ -56,7 +56,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "traffic": {"dram_bytes": dram_bytes(plan),
                     "basis": "each launch reads its input buffers and writes its outputs once; region bodies once"},
         "fusion": _fusion(records),
-        "schedule": _schedule(records),
+        "schedule": dict(_schedule(records), cuda_graph=_cuda_graph(plan)),
         "verification": verification,
         "ops": imported.graph.op_histogram(),
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
@@ -84,6 +84,15 @@ def _fusion(records) -> dict:
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "declined": info.get("declined", [])}
+
+
+def _cuda_graph(plan: Plan) -> dict:
+    """Whether the GPU runtime replays this plan as one CUDA graph (its default), or why not."""
+    from .runtime.executor import graph_obstacle
+    why = graph_obstacle(plan)
+    return {"replayed": why is None, "why_not": why or "",
+            "basis": "brickyard run --device gpu and Executor(graph=True) capture once, replay per inference; "
+                     "--launches plain opts out"}
 
 
 def _schedule(records) -> dict:
@@ -145,6 +154,9 @@ def report_html(report: dict) -> str:
     bar_html = (f"<h3>Launches joined by step counters (--barriers)</h3><table><tr><th>launch</th>"
                 f"<th>launches joined</th><th>members (blocks, waits for)</th><th>pred µs</th>"
                 f"<th>pred µs apart</th></tr>{bar_rows}</table>") if bar_rows else ""
+    graph = sched.get("cuda_graph", {})
+    bar_html += ("<p>CUDA graph: the GPU runtime replays the whole plan as one graph</p>" if graph.get("replayed")
+                 else f"<p>CUDA graph: plain launches ({e(graph.get('why_not', ''))})</p>")
     sched_html = (f"<h2>Schedule ({sched.get('kernels')} kernels in {sched.get('launches')} launches)</h2>"
                   f"<table><tr><th>co-launch</th><th>wave</th><th>members (blocks)</th><th>pred µs</th>"
                   f"<th>pred µs apart</th></tr>{co_rows}</table>{bar_html}") if sched.get("enabled") else \

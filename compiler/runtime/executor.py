@@ -41,16 +41,43 @@ class Scope:
             return False
 
 
-class Executor:
-    """Executes a plan on a backend (HostBackend or GpuBackend); arenas are allocated once per plan."""
+def graph_obstacle(plan: Plan) -> str | None:
+    """Why the plan cannot be replayed as one graph (None when it can): a control-flow region's
+    condition and trip count are read on the host between launches (until Grinder moves them
+    onto the device)."""
+    regions = sorted({type(s).__name__ for s in plan.steps if isinstance(s, (IfStep, LoopStep, ScanStep))})
+    if regions:
+        return f"control-flow regions run on the host ({', '.join(regions)})"
+    if not any(isinstance(s, LaunchStep) for s in plan.steps):
+        return "no launches"
+    return None
 
-    def __init__(self, plan: Plan, backend):
+
+class Executor:
+    """Executes a plan on a backend (HostBackend or GpuBackend); arenas are allocated once per plan.
+
+    With graph=True (the GPU default) the first run captures the whole plan into one graph over
+    fixed buffers (the arena, the constants, one buffer per input) and every run copies its inputs
+    into those buffers and replays it: one launch call per inference however many kernels. A plan
+    the graph cannot hold (graph_obstacle), a backend without graphs, or a capture the driver
+    refuses runs with plain launches instead; `graph_status` says which and why."""
+
+    def __init__(self, plan: Plan, backend, *, graph: bool = False):
         self.plan = plan
         self.backend = backend
         self._arenas: dict[int, object] = {}
         self._constants: dict[str, object] = {}
         backend.prepare(plan.kernels())
         self._load_constants(plan)
+        self._graph = None
+        self._graph_inputs: dict[str, object] = {}
+        self._graph_scope: Scope | None = None
+        self.graph_status = "plain launches"
+        if graph:
+            why = graph_obstacle(plan)
+            if why is None and not hasattr(backend, "begin_capture"):
+                why = f"the {backend.name} backend has no graphs"
+            self.graph_status = "graph" if why is None else f"plain launches: {why}"
 
     def _load_constants(self, plan: Plan) -> None:
         for name, c in plan.constants:
@@ -64,8 +91,50 @@ class Executor:
 
     def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Runs the plan on NumPy inputs (checked against the signature); returns NumPy outputs."""
-        types = dict(self.plan.types)
+        checked = self._checked(inputs)
+        if self.graph_status == "graph":
+            return self._run_graph(checked)
         scope = Scope()
+        for name, a in checked.items():
+            scope[name] = self.backend.to_device(a)
+        self._run_plan(self.plan, scope)
+        self.backend.synchronize()
+        return {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
+
+    def _run_graph(self, checked: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self._graph is None:
+            self._capture(checked)
+            if self._graph is None:      # the capture was refused: plain launches from now on
+                return self.run(checked)
+        else:
+            for name, a in checked.items():
+                self.backend.upload(self._graph_inputs[name], a)
+        self.backend.replay(self._graph)
+        self.backend.synchronize()
+        return {n: self.backend.to_host(self._graph_scope[n]).copy() for n in self.plan.outputs}
+
+    def _capture(self, checked: dict[str, np.ndarray]) -> None:
+        """The plan's launches recorded (not run) over fixed buffers; allocation happens before."""
+        self._graph_inputs = {name: self.backend.to_device(a) for name, a in checked.items()}
+        scope = Scope()
+        for name, buf in self._graph_inputs.items():
+            scope[name] = buf
+        self._arena(self.plan)
+        self.backend.synchronize()
+        self.backend.begin_capture()
+        try:
+            self._run_plan(self.plan, scope)
+        except Exception as e:   # noqa: BLE001 - the driver may refuse a launch kind in a capture
+            self.backend.end_capture()
+            self.graph_status = f"plain launches: capture failed: {e}"
+            return
+        self._graph = self.backend.end_capture()
+        self._graph_scope = scope
+
+    def _checked(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The inputs as C-contiguous arrays of the plan's types, by input name."""
+        types = dict(self.plan.types)
+        checked = {}
         for name in self.plan.inputs:
             if name not in inputs:
                 raise RuntimeFault(f"missing input '{name}'", hint=f"the model's inputs are {list(self.plan.inputs)}")
@@ -78,13 +147,11 @@ class Executor:
                     a = a.astype(t.dtype.np)
                 else:
                     raise RuntimeFault(f"input '{name}' has dtype {a.dtype}, the model expects {t.dtype.name}")
-            scope[name] = self.backend.to_device(_contiguous(a))
+            checked[name] = _contiguous(a)
         extra = set(inputs) - set(self.plan.inputs)
         if extra:
             raise RuntimeFault(f"unknown inputs {sorted(extra)}", hint=f"the model's inputs are {list(self.plan.inputs)}")
-        self._run_plan(self.plan, scope)
-        self.backend.synchronize()
-        return {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
+        return checked
 
     def _arena(self, plan: Plan):
         a = self._arenas.get(id(plan))
@@ -248,10 +315,38 @@ class HostBackend:
         return np.stack(parts, axis=0)
 
     def launch(self, kernel, args) -> None:
-        self.module.launch(kernel, args)
+        if self._recording is not None:
+            self._recording.append((kernel, list(args)))
+        else:
+            self.module.launch(kernel, args)
 
     def synchronize(self) -> None:
         pass
+
+    # graphs on the host: the launches recorded with their buffers and replayed in order, as a
+    # CUDA graph replays its kernel nodes (what the executor's graph path relies on is the same)
+    _recording: list | None = None
+
+    def begin_capture(self) -> None:
+        self._recording = []
+
+    def end_capture(self) -> "HostGraph":
+        recorded, self._recording = self._recording or [], None
+        return HostGraph(tuple(recorded))
+
+    def replay(self, graph: "HostGraph") -> None:
+        for kernel, args in graph.launches:
+            self.module.launch(kernel, args)
+
+    def upload(self, dst, a: np.ndarray) -> None:
+        np.copyto(dst, a)
+
+
+class HostGraph:
+    """A captured host plan: its launches and the buffers each was bound to."""
+
+    def __init__(self, launches: tuple):
+        self.launches = launches
 
 
 def make_backend(device: str, **kw):

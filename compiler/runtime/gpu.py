@@ -122,6 +122,39 @@ class GpuBackend:
     def synchronize(self) -> None:
         self.cp.cuda.get_current_stream().synchronize()
 
+    # CUDA graphs: the executor captures the whole plan once on a stream of ours and replays it
+    _stream = None
+
+    def _graph_stream(self):
+        if self._stream is None:
+            self._stream = self.cp.cuda.Stream(non_blocking=True)
+        self._stream.use()        # launches, copies and synchronize go to it from now on
+        return self._stream
+
+    def begin_capture(self) -> None:
+        self._graph_stream().begin_capture()
+
+    def end_capture(self):
+        return self._graph_stream().end_capture()
+
+    def replay(self, graph) -> None:
+        graph.launch(self._graph_stream())
+
+    def capture(self, fn):
+        """fn's launches (issued on the current stream, buffers allocated before) captured once as
+        a CUDA graph; returns a callable that replays it (bench/e2e.py times it so)."""
+        self.synchronize()
+        stream = self._graph_stream()
+        stream.begin_capture()
+        try:
+            fn()
+        finally:
+            graph = stream.end_capture()
+        return lambda: graph.launch(stream)
+
+    def upload(self, dst, a: np.ndarray) -> None:
+        dst.set(np.require(a, requirements="C"), stream=self._graph_stream())
+
 
 _TMA_TYPES = {"float16": "CU_TENSOR_MAP_DATA_TYPE_FLOAT16", "bfloat16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"}
 _map_cache: dict = {}
