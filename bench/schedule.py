@@ -1,6 +1,7 @@
 """The rammer stage's predicted effect (CPU, no GPU): each shared model compiled with the stage on
-(the default) and with `--disable rammer`; kernels, launches per inference and the predicted
-latency (report.json: kernel predictions plus a launch each) on both sides, and the co-launches.
+(the default) and with `--disable rammer`, and with the barrier variant (`--barriers`); kernels,
+launches per inference and the predicted latency (report.json: kernel predictions plus a launch
+each) on every side, and the co-launches.
 
     .venv/bin/python bench/schedule.py [--models bert,vit] [--target h100] [--out DIR]
 
@@ -20,10 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def compile_one(path: Path, target: str, disable: tuple[str, ...]) -> dict:
+def compile_one(path: Path, target: str, disable: tuple[str, ...], barriers: bool = False) -> dict:
     from compiler import compile
     from compiler.pipeline import CompileOptions
-    rep = compile(str(path), target, CompileOptions(build=False, disable=disable)).report
+    rep = compile(str(path), target, CompileOptions(build=False, disable=disable, barriers=barriers)).report
     sched = rep["schedule"]
     return {"launches": rep["launches_per_inference"], "kernels": sched.get("kernels", rep["launches_per_inference"]),
             "predicted_us": rep["latency"]["predicted_us"],
@@ -43,7 +44,8 @@ def main() -> int:
     for name in names:
         on = compile_one(models_dir / f"{name}.onnx", a.target, ())
         off = compile_one(models_dir / f"{name}.onnx", a.target, ("rammer",))
-        rows.append({"name": name, "rammer": on, "plain": off})
+        joined = compile_one(models_dir / f"{name}.onnx", a.target, (), barriers=True)
+        rows.append({"name": name, "rammer": on, "plain": off, "barriers": joined})
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     created = dt.datetime.now(dt.timezone.utc)
     doc = {"suite": "schedule", "device": "none (predicted from report.json)", "git_commit": commit,
@@ -51,11 +53,12 @@ def main() -> int:
     out = Path(a.out) / f"schedule-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"{'model':<18} {'kernels':>7} {'launches':>8} {'co-launches':>11} {'pred us':>18}")
+    print(f"{'model':<18} {'kernels':>7} {'launches':>8} {'co-launches':>11} {'pred us':>18} "
+          f"{'--barriers launches':>20} {'pred us':>8}")
     for r in rows:
-        on, off = r["rammer"], r["plain"]
+        on, off, j = r["rammer"], r["plain"], r["barriers"]
         print(f"{r['name']:<18} {on['kernels']:>7} {on['launches']:>8} {len(on['co_launches']):>11} "
-              f"{on['predicted_us']:>8.1f} / {off['predicted_us']:<8.1f}")
+              f"{on['predicted_us']:>8.1f} / {off['predicted_us']:<8.1f} {j['launches']:>20} {j['predicted_us']:>8.1f}")
     print(f"-> {out}")
     return 0
 

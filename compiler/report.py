@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from .ir.dataflow import all_types
+from .ir.dataflow import all_types, graph_obstacle
 from .ir.plan import Plan
 from .roller.cost_model import LAUNCH_US, predict_kernel_us
 from .targets import Target
@@ -88,7 +88,6 @@ def _fusion(records) -> dict:
 
 def _cuda_graph(plan: Plan) -> dict:
     """Whether the GPU runtime replays this plan as one CUDA graph (its default), or why not."""
-    from .runtime.executor import graph_obstacle
     why = graph_obstacle(plan)
     return {"replayed": why is None, "why_not": why or "",
             "basis": "brickyard run --device gpu and Executor(graph=True) capture once, replay per inference; "

@@ -70,7 +70,7 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
             decl = " ".join(d.replace("__restrict__", "").split()) if steps is not None else d
             decls.append(_PARAM_NAME.sub(f"m{j}_{name}", decl))
             ours.append(f"m{j}_{name}")
-        n = k.grid[0] * k.grid[1] * k.grid[2]
+        n = k.blocks
         gx, gy, gz = k.grid
         call = f"{k.body}({', '.join(ours + [f'by_block_at(by_b - {start}u, dim3({gx}, {gy}, {gz}))'])});"
         test = f"{'if' if j == 0 else 'else if'} (by_b < {start + n}u)"
@@ -79,7 +79,7 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
         else:
             lines.append(f"  {test} {{")
             for w in waits[j]:
-                lines.append(f"    by_step_wait(&{steps}[{w}], {_blocks(parts[w])}u);")
+                lines.append(f"    by_step_wait(&{steps}[{w}], {parts[w].blocks}u);")
             lines += [f"    {call}", f"    by_step_signal(&{steps}[{j}]);", "  }"]
         start += n
     threads = parts[0].block[0] * parts[0].block[1] * parts[0].block[2]
@@ -95,7 +95,3 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
     return Kernel(entry=entry, source=source, params=params, grid=(start, 1, 1), block=parts[0].block,
                   shared_bytes=max(k.shared_bytes for k in parts), ops=tuple(op for k in parts for op in k.ops),
                   carried=tuple(c for k in parts for c in k.carried), cooperative=steps is not None)
-
-
-def _blocks(k: Kernel) -> int:
-    return k.grid[0] * k.grid[1] * k.grid[2]

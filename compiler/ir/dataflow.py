@@ -91,3 +91,15 @@ def map_bodies(step: Step, fn: Callable[[Plan], Plan]) -> Step:
     """A region step with fn applied to each body; any other step as it is."""
     subs = bodies(step)
     return step.with_bodies(*(fn(b) for b in subs)) if subs else step
+
+
+def graph_obstacle(plan: Plan) -> str | None:
+    """Why the plan cannot be replayed as one graph (None when it can): a control-flow region's
+    condition and trip count are read on the host between launches (until Grinder moves them
+    onto the device)."""
+    regions = sorted({type(s).__name__ for s in plan.steps if isinstance(s, (IfStep, LoopStep, ScanStep))})
+    if regions:
+        return f"control-flow regions run on the host ({', '.join(regions)})"
+    if not any(isinstance(s, LaunchStep) for s in plan.steps):
+        return "no launches"
+    return None

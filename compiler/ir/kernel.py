@@ -90,6 +90,11 @@ class Kernel:
         return name if re.search(rf"\bBY_DEVICE void {name}\(", self.source) else None
 
     @property
+    def blocks(self) -> int:
+        """Blocks the launch runs (the grid's extent)."""
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
     def uses_block_sync(self) -> bool:
         return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync|by_wgmma|by_mbar|by_tma|by_step_",
                               self.source))

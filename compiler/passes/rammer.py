@@ -84,15 +84,11 @@ def resident_per_sm(k: Kernel, target: Target) -> int:
     return max(1, resident_blocks(k.block[0] * k.block[1] * k.block[2], k.shared_bytes, 0, target))
 
 
-def _blocks(k: Kernel) -> int:
-    return k.grid[0] * k.grid[1] * k.grid[2]
-
-
 def _candidate(step, target: Target) -> bool:
     """A launch that may share a launch: co-launchable and leaving SMs empty on its own."""
     if not isinstance(step, LaunchStep) or can_co_launch(step.kernel) is not None:
         return False
-    return _blocks(step.kernel) < target.sms * resident_per_sm(step.kernel, target)
+    return step.kernel.blocks < target.sms * resident_per_sm(step.kernel, target)
 
 
 def _member_us(k: Kernel, types, target: Target) -> float:
@@ -121,7 +117,7 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
         if cur is not None:
             ks = [steps[j].kernel for j in cur] + [kern]
             capacity = target.sms * min(resident_per_sm(x, target) for x in ks)
-            if sum(_blocks(x) for x in ks) <= capacity:
+            if sum(x.blocks for x in ks) <= capacity:
                 cur.append(k)
                 continue
         open_.append([k])
@@ -139,7 +135,7 @@ def _co_kernel(kernels: list[Kernel], times: tuple[float, float], types, target:
                record: dict) -> Kernel:
     co, apart = times
     k = co_launch(kernels)
-    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": _blocks(m),
+    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks,
                 "predicted_us": round(_member_us(m, types, target), 3)} for m in kernels]
     record["co_launches"].append({"entry": k.entry, "wave": wave, "block": list(k.block), "members": members,
                                   "predicted_us": {"co_launch": round(co, 3), "apart": round(apart, 3)}})
@@ -166,11 +162,11 @@ def _join(out: list, types, target: Target, record: dict) -> list:
         run.clear()
 
     for item in out:
-        if _joinable(item[0], target) and _fits(run + [item], target):
+        if _joinable(item, target) and _fits(run + [item], target):
             run.append(item)
             continue
         close()
-        if _joinable(item[0], target):
+        if _joinable(item, target):
             run.append(item)
         else:
             joined.append(item)
@@ -178,9 +174,10 @@ def _join(out: list, types, target: Target, record: dict) -> list:
     return joined
 
 
-def _joinable(step, target: Target) -> bool:
-    return isinstance(step, LaunchStep) and (step.kernel.config and dict(step.kernel.config).get("schedule") ==
-                                             "rammer_co_launch" or _candidate(step, target))
+def _joinable(item, target: Target) -> bool:
+    """A co-launch of this stage, or a launch that could have been one's member."""
+    step, parts, _ = item
+    return parts is not None or _candidate(step, target)
 
 
 def _parts(item) -> list[Kernel]:
@@ -192,7 +189,7 @@ def _fits(items: list, target: Target) -> bool:
     kernels = [k for item in items for k in _parts(item)]
     if len({k.block for k in kernels}) != 1:
         return False
-    return sum(_blocks(k) for k in kernels) <= target.sms * min(resident_per_sm(k, target) for k in kernels)
+    return sum(k.blocks for k in kernels) <= target.sms * min(resident_per_sm(k, target) for k in kernels)
 
 
 def _unit_us(item, types, target: Target) -> float:
@@ -222,9 +219,13 @@ def _barrier_kernel(run: list, types, target: Target, record: dict) -> Kernel:
             if p.output:
                 written[p.value] = j
     joined_us, apart_us = _join_times(run, types, target)
-    per_sm = -(-sum(_blocks(k) for k in kernels) // target.sms)
+    per_sm = -(-sum(k.blocks for k in kernels) // target.sms)
     k = co_launch(kernels, waits=waits, blocks_per_sm=per_sm)
-    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": _blocks(m), "waits_for": w,
+    absorbed = {step.kernel.entry for step, parts, _ in run if parts is not None}
+    for c in record["co_launches"]:      # the co-launches it takes in are no launches of their own now
+        if c["entry"] in absorbed:
+            c["joined_into"] = k.entry
+    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks, "waits_for": w,
                 "predicted_us": round(_member_us(m, types, target), 3)} for m, w in zip(kernels, waits)]
     record["barrier_launches"].append({"entry": k.entry, "block": list(k.block), "launches_joined": len(run),
                                        "members": members, "predicted_us": {"joined": round(joined_us, 3),

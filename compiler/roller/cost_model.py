@@ -57,7 +57,7 @@ def expr_flops(te: TensorExpr) -> int:
 
 def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     """Predicted microseconds on `target`, without launch overhead."""
-    threads = kernel.grid[0] * kernel.grid[1] * kernel.grid[2] * kernel.block[0] * kernel.block[1] * kernel.block[2]
+    threads = kernel.blocks * kernel.block[0] * kernel.block[1] * kernel.block[2]
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target)
 
 

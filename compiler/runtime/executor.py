@@ -6,7 +6,7 @@ import numpy as np
 from ..errors import RuntimeFault
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..ir.dataflow import all_plans
+from ..ir.dataflow import all_plans, graph_obstacle
 from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
 
@@ -39,18 +39,6 @@ class Scope:
             return True
         except KeyError:
             return False
-
-
-def graph_obstacle(plan: Plan) -> str | None:
-    """Why the plan cannot be replayed as one graph (None when it can): a control-flow region's
-    condition and trip count are read on the host between launches (until Grinder moves them
-    onto the device)."""
-    regions = sorted({type(s).__name__ for s in plan.steps if isinstance(s, (IfStep, LoopStep, ScanStep))})
-    if regions:
-        return f"control-flow regions run on the host ({', '.join(regions)})"
-    if not any(isinstance(s, LaunchStep) for s in plan.steps):
-        return "no launches"
-    return None
 
 
 class Executor:
@@ -125,7 +113,10 @@ class Executor:
         try:
             self._run_plan(self.plan, scope)
         except Exception as e:   # noqa: BLE001 - the driver may refuse a launch kind in a capture
-            self.backend.end_capture()
+            try:
+                self.backend.end_capture()     # leaves the stream usable for plain launches
+            except Exception:   # noqa: BLE001 - an invalidated capture may refuse to end cleanly
+                pass
             self.graph_status = f"plain launches: capture failed: {e}"
             return
         self._graph = self.backend.end_capture()

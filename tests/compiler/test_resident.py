@@ -333,7 +333,7 @@ def test_a_small_mlp_at_fp16_stays_two_tensor_core_gemms():
     """The same small MLP at fp16: apart, Roller tiles both GEMMs on tensor cores, which the cost
     model weighs against the fused kernel's SIMT lanes: declined."""
     rng = np.random.default_rng(13)
-    data, c = mlp_model(17, 128, 512, rng)
+    data, _ = mlp_model(17, 128, 512, rng)
     art = compile(data, "h100", CompileOptions(build=False, precision="fp16"))
     fusion = art.report["fusion"]
     assert not [g for g in fusion["groups"] if g.get("level") == "shared"]
