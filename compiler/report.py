@@ -67,11 +67,12 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
 def dram_bytes(plan: Plan) -> int:
     """The plan's compulsory DRAM traffic per inference: every launch reads each buffer it takes and
     writes each it produces once (what fusion removes: an intermediate kept inside a kernel is
-    neither written nor read back). Region bodies count once."""
+    neither written nor read back). A buffer several members of a co-launch read counts once; one
+    a joined launch writes and reads (the barrier variant) counts both ways. Region bodies once."""
     types = all_types(plan)
     total = 0
     for k in plan.kernels():
-        total += sum(types[v].nbytes for v in {p.value for p in k.params} if v in types)
+        total += sum(types[v].nbytes for v, _ in {(p.value, p.output) for p in k.params} if v in types)
     return total
 
 
