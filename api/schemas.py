@@ -83,7 +83,7 @@ class CompileOptionsIn(BaseModel):
                                                description="sizes for the model's dynamic inputs")
     precision: str = "fp32"
     disable: list[str] = Field(default_factory=list,
-                               description="techniques to switch off, to measure their effect: welder, roller, tune")
+                               description="techniques to switch off, to measure their effect: welder, roller, tune, rammer, grinder")
 
 
 class CompilationCreate(BaseModel):

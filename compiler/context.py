@@ -27,7 +27,7 @@ from .targets import Target
 
 # Techniques a compilation may switch off (`--disable NAME`), so each one's effect is measured by
 # comparison; the stage of each runs as if absent (it leaves the plan as it is).
-SWITCHABLE = ("welder", "roller", "tune", "rammer")
+SWITCHABLE = ("welder", "roller", "tune", "rammer", "grinder")
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class CompileOptions:
     precision: str = "fp32"   # fp32 | tf32 | fp16 | bf16: contractions' inputs (accumulation stays fp32)
     build: bool = True          # NVRTC cubins (off only for host-only test runs)
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
-    disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE: welder, roller, tune, rammer), sorted
+    disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE: welder, roller, tune, rammer, grinder), sorted
     # rammer's barrier variant: consecutive launches joined by step counters in one cooperative
     # launch; off by default until a GPU run has measured it (docs/rammer.md)
     barriers: bool = False

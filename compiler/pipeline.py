@@ -11,7 +11,7 @@ Two stages are not passes and are the loop's prologue and epilogue: `import` (mo
 is no plan yet, and its result builds the context) and `package` (plan and context -> Artifact).
 `STAGES` names all of them, in order.
 
-Where the stages live: lower, precision, welder, roller, render, rammer, memory_plan and fit in compiler/passes/
+Where the stages live: lower, precision, welder, roller, render, rammer, grinder, memory_plan and fit in compiler/passes/
 (adapted to the pass shape below); tune (on specs, before render) in compiler/tuning.py (over
 compiler/passes/tune.py); build in compiler/build.py; verify in compiler/verify.py; report.json
 and the header in compiler/report.py."""
@@ -30,6 +30,7 @@ from .frontend.onnx_import import ImportedModel, ImportLimits, import_model
 from .ir.plan import Plan
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
+from .passes.grinder import grinder_plan, host_regions
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
@@ -97,6 +98,13 @@ def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return plan, dict(stats, enabled=True)
 
 
+def _grinder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    if not ctx.options.enabled("grinder"):
+        return plan, dict(host_regions(plan, "--disable grinder"), enabled=False)
+    plan, stats = grinder_plan(plan, ctx.target)
+    return plan, dict(stats, enabled=True)
+
+
 def _memory_plan(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return plan_memory(plan), {}
 
@@ -128,6 +136,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)
     ("rammer", _rammer),            # wavefront order; independent small kernels of a wave in one launch
+    ("grinder", _grinder),          # If/Loop/Scan regions as persistent cooperative kernels (no host round trips)
     ("build", build),               # NVRTC cubins through the kernel cache -> ctx.builds
     ("memory_plan", _memory_plan),  # one arena for the intermediates
     ("fit", _fit),                  # footprint and launch limits against the target -> ctx.memory

@@ -57,6 +57,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
                     "basis": "each launch reads its input buffers and writes its outputs once; region bodies once"},
         "fusion": _fusion(records),
         "schedule": dict(_schedule(records), cuda_graph=_cuda_graph(plan)),
+        "control_flow": _control_flow(records),
         "verification": verification,
         "ops": imported.graph.op_histogram(),
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
@@ -85,6 +86,15 @@ def _fusion(records) -> dict:
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "declined": info.get("declined", [])}
+
+
+def _control_flow(records) -> dict:
+    """The grinder stage's decisions: per If/Loop/Scan region whether it runs on the device (one
+    persistent kernel) or on the host, and why; the device-to-host reads left per inference (None
+    where the data decides)."""
+    info = next((r.info for r in records if r.name == "grinder"), {})
+    return {"enabled": bool(info.get("enabled")), "regions": info.get("regions", []),
+            "host_round_trips_per_inference": info.get("host_round_trips_per_inference", 0)}
 
 
 def _cuda_graph(plan: Plan) -> dict:
@@ -162,6 +172,14 @@ def report_html(report: dict) -> str:
                   f"<th>pred µs apart</th></tr>{co_rows}</table>{bar_html}") if sched.get("enabled") else \
         "<h2>Schedule</h2><p>off (--disable rammer)</p>"
     traffic = report.get("traffic", {}).get("dram_bytes")
+    cf = report.get("control_flow", {})
+    cf_rows = "".join(
+        f"<tr><td>{e(r['node'])}</td><td>{e(r['op'])}</td><td>{e(r['runs'])}</td>"
+        f"<td>{e(r.get('kernel', '') or r.get('why', ''))}</td></tr>" for r in cf.get("regions", []))
+    trips = cf.get("host_round_trips_per_inference")
+    cf_html = (f"<h2>Control flow ({'on' if cf.get('enabled') else 'off: --disable grinder'}; host round trips per "
+               f"inference: {'depends on the data' if trips is None else trips})</h2><table><tr><th>region</th>"
+               f"<th>op</th><th>runs on</th><th>kernel or why not</th></tr>{cf_rows}</table>") if cf_rows else ""
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Brickyard report: {e(report['model']['name'])}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}</style></head><body>
@@ -178,4 +196,5 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th
 <table><tr><th>kernel</th><th>ops</th><th>grid</th><th>block</th><th>smem</th><th>regs</th><th>spills</th><th>pred µs</th><th>meas µs</th></tr>{rows}</table>
 {fusion_html}
 {sched_html}
+{cf_html}
 </body></html>"""

@@ -86,7 +86,8 @@ struct dim3 {
 // ---- the scheduler's state ------------------------------------------------------------------
 namespace by_host {
 
-enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, AT_MBARRIER, AT_STEP, EXITED };
+enum FiberState { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, AT_GRID_BARRIER, AT_MBARRIER, AT_STEP, AT_PART_BARRIER,
+                  EXITED };
 enum LaunchFlags { USE_FIBERS = 1, COOPERATIVE = 2, SHUFFLE = 4 };
 
 struct Fiber;
@@ -111,6 +112,7 @@ struct Block {
   unsigned gen;
   int took_part[2];
   long long tally[2];  // __syncthreads_count/and/or
+  int part_arrived;    // at by_part_sync (the first n threads' barrier)
   Fiber* fibers;       // nthreads of them, in linear thread order
   int nthreads;
   Warp* warps;
@@ -537,6 +539,25 @@ static inline unsigned warp_ballot(unsigned g, unsigned mask) {
   return r;
 }
 
+// by_part_sync(n): a barrier of the block's first n threads (bar.sync 1, n on the device), which
+// a persistent kernel gives a body written for n threads while its other threads wait elsewhere.
+static inline void part_barrier(unsigned n) {
+  Fiber* f = need_fiber("by_part_sync");
+  Block* b = f->block;
+  unsigned linear = (unsigned)(f - b->fibers);
+  if (n == 0 || n % 32 != 0 || (int)n > b->nthreads)
+    fault("by_part_sync(%u): a multiple of 32 threads, at most the block's %d", n, b->nthreads);
+  if (linear >= n) fault("by_part_sync(%u) reached by thread %u, which is not among the first %u", n, linear, n);
+  b->part_arrived++;
+  f->state = AT_PART_BARRIER;
+  if (b->part_arrived == (int)n) {
+    for (unsigned t = 0; t < n; ++t)
+      if (b->fibers[t].state == AT_PART_BARRIER) b->fibers[t].state = RUNNABLE;
+    b->part_arrived = 0;
+  }
+  suspend(f);
+}
+
 static inline void grid_barrier() {
   Fiber* f = need_fiber("by_grid_sync");
   if (!(L.flags & COOPERATIVE)) fault("by_grid_sync in a kernel not launched cooperatively (Kernel.cooperative)");
@@ -600,6 +621,7 @@ static const char* state_name(int s) {
     case AT_GRID_BARRIER: return "by_grid_sync";
     case AT_MBARRIER: return "by_mbar_wait";
     case AT_STEP: return "by_step_wait";
+    case AT_PART_BARRIER: return "by_part_sync";
     default: return "?";
   }
 }
@@ -609,16 +631,18 @@ static const char* state_name(int s) {
   Fiber* first = nullptr;
   for (long long i = 0; i < n; ++i) {
     int s = fibers[i].state;
-    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER || s == AT_MBARRIER || s == AT_STEP) {
+    if (s == AT_BLOCK_BARRIER || s == AT_WARP_BARRIER || s == AT_GRID_BARRIER || s == AT_MBARRIER || s == AT_STEP ||
+        s == AT_PART_BARRIER) {
       at[s]++;
       if (!first) first = &fibers[i];
     }
   }
   snprintf(error_text, sizeof error_text,
            "kernel %s: deadlock, no thread can go on: %lld wait at __syncthreads, %lld at warp operations, "
-           "%lld at by_grid_sync, %lld at by_mbar_wait (a phase that never completes: fewer arrivals or transaction bytes than expected), %lld at by_step_wait (a step whose blocks never all signal); e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
+           "%lld at by_grid_sync, %lld at by_mbar_wait (a phase that never completes: fewer arrivals or transaction bytes than expected), %lld at by_step_wait (a step whose blocks never all signal), %lld at by_part_sync; e.g. block (%u,%u,%u) thread (%u,%u,%u) waits at %s. A barrier in divergent "
            "code, or threads waiting for each other at different barriers.",
-           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], at[AT_MBARRIER], at[AT_STEP], first->block->idx.x,
+           L.kernel, at[AT_BLOCK_BARRIER], at[AT_WARP_BARRIER], at[AT_GRID_BARRIER], at[AT_MBARRIER], at[AT_STEP], at[AT_PART_BARRIER],
+           first->block->idx.x,
            first->block->idx.y, first->block->idx.z, first->tid.x, first->tid.y, first->tid.z,
            state_name(first->state));
   raise_fault();
@@ -678,6 +702,7 @@ static void init_block(Block* b, unsigned long long linear, Fiber* fibers, Warp*
   b->idx = unflatten(linear, cur.grid_dim);
   b->live = L.nthreads;
   b->arrived = 0;
+  b->part_arrived = 0;
   b->gen = 0;
   b->took_part[0] = b->took_part[1] = 0;
   b->tally[0] = b->tally[1] = 0;
@@ -942,6 +967,7 @@ inline int __syncthreads_or(int pred) {
 }
 inline void __syncwarp(unsigned mask = 0xFFFFFFFFu) { by_host::warp_arrive(mask, 0, "__syncwarp"); }
 inline void by_grid_sync() { by_host::grid_barrier(); }
+inline void by_part_sync(unsigned n) { by_host::part_barrier(n); }
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}

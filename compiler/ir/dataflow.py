@@ -94,9 +94,9 @@ def map_bodies(step: Step, fn: Callable[[Plan], Plan]) -> Step:
 
 
 def graph_obstacle(plan: Plan) -> str | None:
-    """Why the plan cannot be replayed as one graph (None when it can): a control-flow region's
-    condition and trip count are read on the host between launches (until Grinder moves them
-    onto the device)."""
+    """Why the plan cannot be replayed as one graph (None when it can): a control-flow region left
+    on the host (--disable grinder, or a region the grinder stage could not put in a persistent
+    kernel) has its condition and trip count read on the host between launches."""
     regions = sorted({type(s).__name__ for s in plan.steps if isinstance(s, (IfStep, LoopStep, ScanStep))})
     if regions:
         return f"control-flow regions run on the host ({', '.join(regions)})"

@@ -96,5 +96,5 @@ class Kernel:
 
     @property
     def uses_block_sync(self) -> bool:
-        return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync|by_wgmma|by_mbar|by_tma|by_step_",
+        return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync|by_part_sync|by_wgmma|by_mbar|by_tma|by_step_",
                               self.source))

@@ -48,7 +48,12 @@ class Executor:
     fixed buffers (the arena, the constants, one buffer per input) and every run copies its inputs
     into those buffers and replays it: one launch call per inference however many kernels. A plan
     the graph cannot hold (graph_obstacle), a backend without graphs, or a capture the driver
-    refuses runs with plain launches instead; `graph_status` says which and why."""
+    refuses runs with plain launches instead; `graph_status` says which and why.
+
+    `host_round_trips` counts the device-to-host reads the last run made for regions left on the
+    host (predicates, trip counts, conditions, scan slices); the grinder stage predicts the same
+    count (report.json control_flow.host_round_trips_per_inference), 0 when every region runs on
+    the device."""
 
     def __init__(self, plan: Plan, backend, *, graph: bool = False):
         self.plan = plan
@@ -61,6 +66,7 @@ class Executor:
         self._graph_inputs: dict[str, object] = {}
         self._graph_scope: Scope | None = None
         self.graph_status = "plain launches"
+        self.host_round_trips = 0
         if graph:
             why = graph_obstacle(plan)
             if why is None and not hasattr(backend, "begin_capture"):
@@ -80,6 +86,7 @@ class Executor:
     def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Runs the plan on NumPy inputs (checked against the signature); returns NumPy outputs."""
         checked = self._checked(inputs)
+        self.host_round_trips = 0
         if self.graph_status == "graph":
             return self._run_graph(checked)
         scope = Scope()
@@ -188,8 +195,13 @@ class Executor:
             else:
                 scope[name] = self.backend.clone(val)
 
+    def _read_back(self, a) -> np.ndarray:
+        """A device value read by the host to decide what runs next: one round trip."""
+        self.host_round_trips += 1
+        return self.backend.to_host(a)
+
     def _run_if(self, step: IfStep, scope: Scope, types) -> None:
-        cond = bool(self.backend.to_host(scope[step.cond]).reshape(-1)[0])
+        cond = bool(self._read_back(scope[step.cond]).reshape(-1)[0])
         body = step.then_plan if cond else step.else_plan
         inner = Scope(scope)
         self._run_plan(body, inner)
@@ -197,8 +209,8 @@ class Executor:
 
     def _run_loop(self, step: LoopStep, scope: Scope, types) -> None:
         body = step.body
-        trip = int(self.backend.to_host(scope[step.trip_count]).reshape(-1)[0]) if step.trip_count else None
-        cond = bool(self.backend.to_host(scope[step.cond]).reshape(-1)[0]) if step.cond else True
+        trip = int(self._read_back(scope[step.trip_count]).reshape(-1)[0]) if step.trip_count else None
+        cond = bool(self._read_back(scope[step.cond]).reshape(-1)[0]) if step.cond else True
         carried = [self.backend.clone(scope[n]) for n in step.carried_in]
         scans: list[list] = [[] for _ in range(step.n_scan)]
         body_types = dict(body.types)
@@ -211,7 +223,7 @@ class Executor:
                 inner[name] = v
             self._run_plan(body, inner)
             outs = [inner[n] for n in body.outputs]
-            cond = bool(self.backend.to_host(outs[0]).reshape(-1)[0])
+            cond = bool(self._read_back(outs[0]).reshape(-1)[0])
             n_car = len(carried)
             carried = [self.backend.clone(v) for v in outs[1:1 + n_car]]
             for k, v in enumerate(outs[1 + n_car:]):
@@ -230,7 +242,7 @@ class Executor:
     def _run_scan(self, step: ScanStep, scope: Scope, types) -> None:
         body = step.body
         state = [self.backend.clone(scope[n]) for n in step.state_in]
-        scan_arrays = [self.backend.to_host(scope[n]) for n in step.scan_in]
+        scan_arrays = [self._read_back(scope[n]) for n in step.scan_in]
         if not scan_arrays:
             raise RuntimeFault(f"Scan {step.node} has no scan inputs")
         length = scan_arrays[0].shape[step.scan_input_axes[0]]
@@ -247,7 +259,7 @@ class Executor:
             self._run_plan(body, inner)
             state = [self.backend.clone(inner[n]) for n in body.outputs[:step.n_state]]
             for k, n in enumerate(body.outputs[step.n_state:]):
-                outs_per_iter[k].append(self.backend.to_host(inner[n]).copy())
+                outs_per_iter[k].append(self._read_back(inner[n]).copy())
         results = list(state)
         for k, parts in enumerate(outs_per_iter):
             if step.scan_output_reverse[k]:

@@ -61,8 +61,8 @@ def test_a_replayed_plan_gives_the_plain_results_for_every_new_input(models_dir,
     assert backend.launched == 3 * launches
 
 
-def test_a_plan_with_a_loop_region_runs_with_plain_launches_and_says_why(models_dir):
-    art = compile(str(models_dir / "rnn_loop.onnx"), "h100", CompileOptions(build=False))
+def test_a_plan_with_a_host_loop_region_runs_with_plain_launches_and_says_why(models_dir):
+    art = compile(str(models_dir / "rnn_loop.onnx"), "h100", CompileOptions(build=False, disable=("grinder",)))
     graph = art.report["schedule"]["cuda_graph"]
     assert not graph["replayed"] and "LoopStep" in graph["why_not"]
     ref, inputs = _inputs(models_dir, "rnn_loop")
@@ -72,6 +72,21 @@ def test_a_plan_with_a_loop_region_runs_with_plain_launches_and_says_why(models_
     for k in ref.files:
         if k.startswith("out:"):
             np.testing.assert_allclose(out[k[4:]], ref[k], rtol=1e-4, atol=1e-5)
+
+
+def test_a_loop_on_the_device_is_replayed_as_one_graph(models_dir):
+    """With grinder (the default) the Loop is one persistent kernel, so the plan is one graph."""
+    art = compile(str(models_dir / "rnn_loop.onnx"), "h100", CompileOptions(build=False))
+    assert art.report["schedule"]["cuda_graph"]["replayed"] is True
+    ref, inputs = _inputs(models_dir, "rnn_loop")
+    ex = Executor(art.plan, make_backend("host"), graph=True)
+    assert ex.graph_status == "graph"
+    for _ in range(2):   # the capture, then a replay
+        out = ex.run(inputs)
+        assert ex.host_round_trips == 0
+        for k in ref.files:
+            if k.startswith("out:"):
+                np.testing.assert_allclose(out[k[4:]], ref[k], rtol=1e-4, atol=1e-5)
 
 
 def test_the_report_says_the_plan_is_replayed(models_dir):

@@ -1,8 +1,7 @@
 // golden: branchy.onnx h100 fp32
-// 3 launches, 3 distinct kernels
+// 2 launches, 2 distinct kernels
 // launch 0: reducemean_k0 grid=[1, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:bool]
-// launch 1: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 2: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 1: device_if_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 cooperative params=[bool float float float out:float out:float float float out:float]
 
 // ===== reducemean_k0 =====
 BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
@@ -48,8 +47,8 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
   reducemean_k0_body(in0, out, by_this_block());
 }
 
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== device_if_k0 =====
+BY_DEVICE void matmul_2c6abed8f6a50019_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -120,12 +119,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_f3ad5a16ca6b8752_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -196,6 +190,25 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, const float* p6, const float* p7, float* p8, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  const unsigned int by_g = by_block.grid.x;
+  const unsigned int by_t = threadIdx.x;
+  const unsigned long long by_tid = (unsigned long long)by_b * blockDim.x + threadIdx.x;
+  const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
+  (void)by_t; (void)by_tid; (void)by_nthreads;
+  if (p0[0]) {  // If node_cond__0: then
+    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_2c6abed8f6a50019_body(p1, p2, p3, p4, by_block_at(by_v, dim3(32, 1, 1)));
+    by_grid_sync();
+    for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p4[by_i];
+    by_grid_sync();
+  } else {
+    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_f3ad5a16ca6b8752_body(p1, p6, p7, p8, by_block_at(by_v, dim3(32, 1, 1)));
+    by_grid_sync();
+    for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p8[by_i];
+    by_grid_sync();
+  }
+}
+BY_KERNEL void __launch_bounds__(128, 1) device_if_k0(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, const float* p6, const float* p7, float* p8) {
+  device_if_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, by_this_block());
 }

@@ -4731,7 +4731,28 @@ BY_KERNEL void __launch_bounds__(512) hardswish_k0(const float* __restrict__ in0
 }
 
 // golden: test_if h100 fp32
-// 0 launches, 0 distinct kernels
+// 1 launches, 1 distinct kernels
+// launch 0: device_if_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=0 cooperative params=[bool out:float float float]
+
+// ===== device_if_k0 =====
+BY_DEVICE void device_if_k0_body(const bool* p0, float* p1, const float* p2, const float* p3, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  const unsigned int by_g = by_block.grid.x;
+  const unsigned int by_t = threadIdx.x;
+  const unsigned long long by_tid = (unsigned long long)by_b * blockDim.x + threadIdx.x;
+  const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
+  (void)by_t; (void)by_tid; (void)by_nthreads;
+  if (p0[0]) {  // If If_0: then
+    for (unsigned long long by_i = by_tid; by_i < 5ull; by_i += by_nthreads) p1[by_i] = p2[by_i];
+    by_grid_sync();
+  } else {
+    for (unsigned long long by_i = by_tid; by_i < 5ull; by_i += by_nthreads) p1[by_i] = p3[by_i];
+    by_grid_sync();
+  }
+}
+BY_KERNEL void __launch_bounds__(32, 1) device_if_k0(const bool* p0, float* p1, const float* p2, const float* p3) {
+  device_if_k0_body(p0, p1, p2, p3, by_this_block());
+}
 
 // golden: test_image_decoder_decode_bmp_rgb h100 fp32
 // refused: unsupported_op
@@ -7599,10 +7620,10 @@ BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, fl
 
 // golden: test_scan9_multi_state h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float float float out:float]
+// launch 0: device_scan_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 cooperative params=[out:float float out:float float out:float float out:float out:float out:float out:float out:float]
 
-// ===== colaunch_k0 =====
-BY_DEVICE void add_d4ea9ca25a96491f_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== device_scan_k0 =====
+BY_DEVICE void add_d4ea9ca25a96491f_body(const float*  in0, const float*  in1, float*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -7613,7 +7634,7 @@ BY_DEVICE void add_d4ea9ca25a96491f_body(const float* __restrict__ in0, const fl
     }
   }
 }
-BY_DEVICE void mul_d7c9fbbad4fcd899_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void mul_d7c9fbbad4fcd899_body(const float*  in0, const float*  in1, float*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -7624,13 +7645,39 @@ BY_DEVICE void mul_d7c9fbbad4fcd899_body(const float* __restrict__ in0, const fl
     }
   }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out, const by_block_index by_block) {
+BY_DEVICE void colaunch_e28eba2055df1728_body(const float*  m0_in0, const float*  m0_in1, float*  m0_out, const float*  m1_in0, const float*  m1_in1, float*  m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   if (by_b < 1u) add_d4ea9ca25a96491f_body(m0_in0, m0_in1, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
   else if (by_b < 2u) mul_d7c9fbbad4fcd899_body(m1_in0, m1_in1, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_out, m1_in0, m1_in1, m1_out, by_this_block());
+BY_DEVICE void device_scan_k0_body(float* p0, const float* p1, float* p2, const float* p3, float* p4, const float* p5, float* p6, float* p7, float* p8, float* p9, float* p10, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  const unsigned int by_g = by_block.grid.x;
+  const unsigned int by_t = threadIdx.x;
+  const unsigned long long by_tid = (unsigned long long)by_b * blockDim.x + threadIdx.x;
+  const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
+  (void)by_t; (void)by_tid; (void)by_nthreads;
+  {  // Scan Scan_0
+    for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p0[by_i] = p1[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p2[by_i] = p3[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p4[by_i] = p5[(by_i / 2ull) * 6ull + (0) * 2ll + by_i % 2ull];
+    by_grid_sync();
+    for (long long by_it1 = 0; by_it1 < 3ll; ++by_it1) {
+      for (unsigned int by_v = by_b; by_v < 2u; by_v += by_g) colaunch_e28eba2055df1728_body(p0, p4, p6, p2, p4, p7, by_block_at(by_v, dim3(2, 1, 1)));
+      by_grid_sync();
+      for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p0[by_i] = p6[by_i];
+      for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p2[by_i] = p7[by_i];
+      for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p8[(by_i / 2ull) * 6ull + by_it1 * 2ll + by_i % 2ull] = p6[by_i];
+      for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p4[by_i] = p5[by_it1 + 1 < 3ll ? (by_i / 2ull) * 6ull + (by_it1 + 1) * 2ll + by_i % 2ull : 0];
+      by_grid_sync();
+    }
+    for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p9[by_i] = p0[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 2ull; by_i += by_nthreads) p10[by_i] = p2[by_i];
+    by_grid_sync();
+  }
+}
+BY_KERNEL void __launch_bounds__(512, 1) device_scan_k0(float* p0, const float* p1, float* p2, const float* p3, float* p4, const float* p5, float* p6, float* p7, float* p8, float* p9, float* p10) {
+  device_scan_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, by_this_block());
 }
 
 // golden: test_scatter_elements_with_axis h100 fp32

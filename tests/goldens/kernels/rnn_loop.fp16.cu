@@ -1,12 +1,9 @@
 // golden: rnn_loop.onnx h100 fp16
-// 4 launches, 4 distinct kernels
-// launch 0: add_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[long long out:long long]
-// launch 1: matmul_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=32 params=[float float float out:float]
-// launch 2: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=32 params=[float long long float float float out:float]
-// launch 3: less_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[long long out:bool]
+// 1 launches, 1 distinct kernels
+// launch 0: device_loop_k0 grid=[128, 1, 1] block=[512, 1, 1] shared=32 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
 
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const long long* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+// ===== device_loop_k0 =====
+BY_DEVICE void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -16,12 +13,7 @@ BY_DEVICE void add_k0_body(const long long* __restrict__ in0, long long* __restr
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) add_k0(const long long* __restrict__ in0, long long* __restrict__ out) {
-  add_k0_body(in0, out, by_this_block());
-}
-
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 128;
@@ -46,7 +38,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  __syncthreads();
+  by_part_sync(128u);
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -59,12 +51,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     out[(i1)] = (float)((acc + in2[(i1)]));
   }
 }
-BY_KERNEL void __launch_bounds__(128) matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 128;
@@ -90,7 +77,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const long long* __
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  __syncthreads();
+  by_part_sync(128u);
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -103,12 +90,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const long long* __
     out[(i1)] = (float)(by_tanh((in4[(i0)*128 + (i1)] + (acc + in3[(i1)]))));
   }
 }
-BY_KERNEL void __launch_bounds__(128) matmul_k1(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
-}
-
-// ===== less_k0 =====
-BY_DEVICE void less_k0_body(const long long* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -118,6 +100,40 @@ BY_DEVICE void less_k0_body(const long long* __restrict__ in0, bool* __restrict_
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) less_k0(const long long* __restrict__ in0, bool* __restrict__ out) {
-  less_k0_body(in0, out, by_this_block());
+BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  const unsigned int by_g = by_block.grid.x;
+  const unsigned int by_t = threadIdx.x;
+  const unsigned long long by_tid = (unsigned long long)by_b * blockDim.x + threadIdx.x;
+  const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
+  (void)by_t; (void)by_tid; (void)by_nthreads;
+  {  // Loop node_while_loop__1
+    const long long by_trip1 = 9223372036854775807ll;
+    bool by_go1 = (p0[0] != 0);
+    for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p1[by_i] = p2[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 128ull; by_i += by_nthreads) p3[by_i] = p4[by_i];
+    if (by_b == 0u && by_t == 0u) { p5[0] = 0; p6[0] = by_go1; }
+    by_grid_sync();
+    for (long long by_it1 = 0; by_it1 < by_trip1 && by_go1; ++by_it1) {
+      for (unsigned int by_v = by_b; by_v < 1u; by_v += by_g) add_9e2ad08a72e3517a_body(p1, p7, by_block_at(by_v, dim3(1, 1, 1)));
+      by_grid_sync();
+      if (by_t < 128u) { for (unsigned int by_v = by_b; by_v < 128u; by_v += by_g) matmul_dda0b63bb95b8209_body(p3, p8, p9, p10, by_block_at(by_v, dim3(128, 1, 1))); }
+      by_grid_sync();
+      if (by_t < 128u) { for (unsigned int by_v = by_b; by_v < 128u; by_v += by_g) matmul_8fdd9357ac438ef2_body(p11, p1, p12, p13, p10, p14, by_block_at(by_v, dim3(128, 1, 1))); }
+      by_grid_sync();
+      for (unsigned int by_v = by_b; by_v < 1u; by_v += by_g) less_3ccf35201d13cb87_body(p7, p15, by_block_at(by_v, dim3(1, 1, 1)));
+      by_grid_sync();
+      by_go1 = (p15[0] != 0);
+      for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p1[by_i] = p7[by_i];
+      for (unsigned long long by_i = by_tid; by_i < 128ull; by_i += by_nthreads) p3[by_i] = p14[by_i];
+      if (by_b == 0u && by_t == 0u) { p5[0] = by_it1 + 1; p6[0] = by_go1; }
+      by_grid_sync();
+    }
+    for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p16[by_i] = p1[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 128ull; by_i += by_nthreads) p17[by_i] = p3[by_i];
+    by_grid_sync();
+  }
+}
+BY_KERNEL void __launch_bounds__(512, 1) device_loop_k0(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17) {
+  device_loop_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, by_this_block());
 }

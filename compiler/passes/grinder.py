@@ -1,0 +1,202 @@
+"""The grinder stage (Plan -> Plan): If, Loop and Scan regions run on the device (Cocktailer,
+OSDI'23, "Grinder" in the brief; issue 15; ../shared/reference/compilers.md section 4).
+
+On the host a region costs a device-to-host read per decision (the branch predicate, the trip
+count, every iteration's condition) and a launch per body kernel per iteration. A region whose
+bodies can run inside one cooperative kernel (codegen/device_region.py) becomes one launch with no
+host round trip: Cocktailer's cf_level 1. Per region the stage decides between that and the host
+(cf_level 2) with the micro-model, per iteration:
+
+    host   = sum over body kernels (time + launch) + one round trip (the condition read back)
+    device = sum over body kernels (time x waves on the persistent grid / waves alone)
+             + grid barriers x GRID_SYNC_US
+
+A region that cannot run on the device stays on the host with the reason (a body kernel without
+a block function, one with a grid barrier or tensor maps of its own, a narrower body that reads
+the block's size); its bodies are then tried region by region. The persistent grid is what stays
+resident: SMs x the blocks per SM the most demanding body allows (at most one block per body
+block, and at most MAX_PERSISTENT_THREADS threads). Bodies too large for one kernel would run as a
+CUDA graph with a conditional node (CUDA 12.4+): not built yet, so they stay on the host.
+
+The stage runs after rammer (bodies are rendered and their independent kernels co-launched, so
+an iteration has fewer grid barriers) and before build and the memory plan (the persistent kernel
+is built like any other and the bodies' values get arena offsets). `--disable grinder` keeps every
+region on the host."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+from ..codegen.device_region import NARROW_OBSTACLES, body_kernels, render_region
+from ..ir.dataflow import all_types, map_bodies
+from ..ir.kernel import Kernel
+from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..roller.cost_model import LAUNCH_US, predict_kernel_us
+from ..roller.micro_model import resident_blocks
+from ..targets import Target
+
+# what a device-to-host read of a scalar costs the host loop: the copy and the stream
+# synchronisation before it (an estimate until a GPU run measures it)
+HOST_ROUND_TRIP_US = 10.0
+# one grid-wide barrier of a persistent kernel: every block's arrival through an atomic and the
+# poll that sees the last (an estimate until a GPU run measures it)
+GRID_SYNC_US = 1.5
+# a persistent grid larger than this gains nothing at the batch sizes loops see, and the host
+# harness keeps at most this many threads of one cooperative launch alive
+MAX_PERSISTENT_THREADS = 1 << 18
+
+REGIONS = (IfStep, LoopStep, ScanStep)
+
+
+def grinder_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
+    """The plan with every region the model favours as one persistent kernel; the record lists
+    each region, how it runs and why, and the host round trips left per inference."""
+    record: dict = {"regions": []}
+    taken = set(all_types(plan)) | {n for p in _plans(plan) for n, _ in p.constants}
+    plan = _plan(plan, target, record, taken, "")
+    record["host_round_trips_per_inference"] = host_round_trips(plan)
+    return plan, record
+
+
+def host_regions(plan: Plan, why: str) -> dict:
+    """The record of a plan whose regions all stay on the host (the stage switched off)."""
+    regions = [{"node": s.node, "op": type(s).__name__[:-4], "runs": "host", "why": why}
+               for s in plan.steps_within() if isinstance(s, REGIONS)]
+    return {"regions": regions, "host_round_trips_per_inference": host_round_trips(plan)}
+
+
+def _plans(plan: Plan):
+    yield plan
+    for s in plan.steps:
+        for b in getattr(s, "bodies", ()):
+            yield from _plans(b)
+
+
+def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str) -> Plan:
+    steps, types, constants = [], dict(plan.types), dict(plan.constants)
+    for s in plan.steps:
+        if not isinstance(s, REGIONS):
+            steps.append(s)
+            continue
+        entry = {"node": s.node, "op": type(s).__name__[:-4], "inside": inside}
+        why, shape = obstacle(s, target)
+        if why is None:
+            device, host = predict_us(s, shape, all_types(plan), target)
+            entry["predicted_us_per_iteration"] = {"device": round(device, 3), "host": round(host, 3)}
+            if device >= host:
+                why = "the model predicts the host faster"
+        if why is None:
+            rk = render_region(s, types, grid=shape["grid"], blocks_per_sm=shape["blocks_per_sm"], taken=taken)
+            types.update(rk.types)
+            constants.update(rk.constants)
+            steps.append(LaunchStep(rk.kernel))
+            entry.update(runs="device", how="persistent kernel", kernel=rk.kernel.entry, grid=shape["grid"],
+                         block=shape["threads"], grid_barriers_per_iteration=_barriers(s))
+            record["regions"].append(entry)
+            continue
+        entry.update(runs="host", why=why)
+        record["regions"].append(entry)
+        steps.append(map_bodies(s, lambda b: _plan(b, target, record, taken, s.node or entry["op"])))
+    return dataclasses.replace(plan, steps=tuple(steps), types=tuple(types.items()),
+                               constants=tuple(constants.items()))
+
+
+def obstacle(region, target: Target) -> tuple[str | None, dict]:
+    """Why `region` cannot be one persistent kernel (None when it can), and the kernel's shape:
+    threads per block (the widest body's), blocks per SM and grid."""
+    kernels = body_kernels(region)
+    for k in kernels:
+        why = _kernel_obstacle(k)
+        if why:
+            return f"body kernel {k.entry}: {why}", {}
+    threads = max([_threads(k) for k in kernels] + [32])
+    for k in kernels:
+        t = _threads(k)
+        if t < threads and (t % 32 or NARROW_OBSTACLES.search(k.source)):
+            return (f"body kernel {k.entry} runs {t} threads and reads the block's size or reduces over its "
+                    f"barrier; the widest body runs {threads}"), {}
+    shared = max([k.shared_bytes for k in kernels] + [0])
+    per_sm = resident_blocks(threads, shared, 0, target)
+    for k in kernels:
+        model = dict(k.config).get("model")
+        if model and _threads(k) == threads:   # Roller's estimate includes registers
+            per_sm = min(per_sm, max(1, int(json.loads(model)["blocks_per_sm"])))
+    if per_sm < 1:
+        return f"a block of {threads} threads and {shared} bytes of shared memory does not fit an SM", {}
+    most = max([k.blocks for k in kernels] + [1])
+    grid = max(1, min(most, target.sms * per_sm, MAX_PERSISTENT_THREADS // threads))
+    # launch bounds ask for the residency the grid needs, no more (more would cap registers)
+    return None, {"threads": threads, "blocks_per_sm": math.ceil(grid / target.sms), "grid": grid}
+
+
+def _threads(k: Kernel) -> int:
+    return k.block[0] * k.block[1] * k.block[2]
+
+
+def _kernel_obstacle(k: Kernel) -> str | None:
+    if k.body is None:
+        return "no block function (a hand-written kernel)"
+    if k.cooperative:
+        return "a grid-wide barrier of its own"
+    if k.tensor_maps or k.arch_specific:
+        return "tensor maps / arch-specific (wgmma) code"
+    if k.block[1] != 1 or k.block[2] != 1:
+        return f"a {k.block} block (persistent kernels run 1-D blocks)"
+    return None
+
+
+def _barriers(region) -> int:
+    """Grid barriers one iteration (or the branch taken) passes: one per body step, one between
+    iterations."""
+    return max(sum(isinstance(s, LaunchStep) for s in b.steps_within()) for b in region.bodies) + 1
+
+
+def predict_us(region, shape: dict, types: dict, target: Target) -> tuple[float, float]:
+    """(device, host) predicted microseconds of one iteration (one branch for an If)."""
+    grid = shape["grid"]
+    device = host = 0.0
+    for body in region.bodies:
+        dev = hst = 0.0
+        for k in (s.kernel for s in body.steps_within() if isinstance(s, LaunchStep)):
+            cfg = dict(k.config)
+            t = float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
+            alone = target.sms * max(1, resident_blocks(_threads(k), k.shared_bytes, 0, target))
+            dev += t * math.ceil(k.blocks / grid) / math.ceil(k.blocks / alone)
+            hst += t + LAUNCH_US
+        device, host = max(device, dev), max(host, hst)
+    return device + _barriers(region) * GRID_SYNC_US, host + HOST_ROUND_TRIP_US
+
+
+def host_round_trips(plan: Plan) -> int | None:
+    """Device-to-host reads the runtime makes per inference for the regions left on the host
+    (what Executor.host_round_trips counts); None where it depends on the data (a loop whose
+    iteration count, or a branch whose choice, decides how many more)."""
+    total = 0
+    for s in plan.steps:
+        if isinstance(s, IfStep):
+            inner = {host_round_trips(b) for b in s.bodies}
+            if len(inner) != 1 or None in inner:
+                return None
+            total += 1 + inner.pop()
+        elif isinstance(s, LoopStep):
+            inner = host_round_trips(s.body)
+            trips = _static_trips(s, plan)
+            if inner is None or trips is None:
+                return None
+            total += bool(s.trip_count) + bool(s.cond) + trips * (1 + inner)
+        elif isinstance(s, ScanStep):
+            inner = host_round_trips(s.body)
+            if inner is None:
+                return None
+            t = dict(plan.types)[s.scan_in[0]]
+            length = t.shape[s.scan_input_axes[0] % t.rank]
+            total += len(s.scan_in) + length * (len(s.body.outputs) - s.n_state + inner)
+    return total
+
+
+def _static_trips(s: LoopStep, plan: Plan) -> int | None:
+    """Iterations of a Loop known at compile time: a Loop with scan outputs runs its constant trip
+    count (the importer refuses it otherwise)."""
+    named = [o for o in s.outputs[len(s.carried_in):] if o]
+    return dict(plan.types)[named[0]].shape[0] if named else None

@@ -1,0 +1,231 @@
+"""Grinder (issue 15): If, Loop and Scan regions as persistent kernels on the host harness, in both
+thread orders, against onnxruntime and against the same model with `--disable grinder`; the
+runtime's count of host round trips against the report's."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import compiler
+from compiler.context import CompileOptions
+from compiler.ir.kernel import Kernel
+from compiler.ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from compiler.passes.grinder import obstacle
+from compiler.runtime.executor import Executor, HostBackend
+from compiler.targets import get_target
+
+SHARED = os.environ.get("BRICKYARD_SHARED", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
+MODELS = os.path.join(SHARED, "models")
+F = TensorProto.FLOAT
+
+
+def _compile(model, *disable):
+    return compiler.compile(model, "h100", CompileOptions(build=False, disable=disable))
+
+
+def _reference(model, inputs):
+    import onnxruntime as ort
+    data = model.SerializeToString() if isinstance(model, onnx.ModelProto) else model
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, inputs)))
+
+
+def _check(model, inputs, *, regions_on_device: int):
+    """Right in both thread orders with grinder on and off; on: every region on the device, no
+    round trip; off: the runtime makes the round trips the report predicts."""
+    ref = _reference(model, inputs)
+    on, off = _compile(model), _compile(model, "grinder")
+    cf = on.report["control_flow"]
+    assert [r["runs"] for r in cf["regions"] if not r.get("inside")] == ["device"] * regions_on_device, cf
+    assert cf["host_round_trips_per_inference"] == 0
+    assert not any(isinstance(s, (IfStep, LoopStep, ScanStep)) for s in on.plan.steps_within())
+    for mode in ("default", "shuffle"):
+        ex = Executor(on.plan, HostBackend(mode=mode, seed=3))
+        got = ex.run(inputs)
+        assert ex.host_round_trips == 0
+        for name, want in ref.items():
+            np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5, err_msg=f"{name} ({mode})")
+    ex = Executor(off.plan, HostBackend())
+    got = ex.run(inputs)
+    assert ex.host_round_trips > 0
+    predicted = off.report["control_flow"]["host_round_trips_per_inference"]
+    if predicted is not None:
+        assert ex.host_round_trips == predicted
+    for name, want in ref.items():
+        np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5, err_msg=f"{name} (host)")
+    return on, off
+
+
+def _model(nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def _vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def _c(name, value, dtype=np.float32):
+    return numpy_helper.from_array(np.asarray(value, dtype=dtype), name)
+
+
+def _if_halve_or_shift(x: str, out: str, name: str, n: int):
+    """If sum(x) > 0 then x * 0.5 else x + 1 (the predicate computed on the device)."""
+    then_g = helper.make_graph([helper.make_node("Mul", [x, f"{name}_half"], [f"{name}_t"])], f"{name}_then", [],
+                               [_vi(f"{name}_t", [n])], initializer=[_c(f"{name}_half", 0.5)])
+    else_g = helper.make_graph([helper.make_node("Add", [x, f"{name}_one"], [f"{name}_e"])], f"{name}_else", [],
+                               [_vi(f"{name}_e", [n])], initializer=[_c(f"{name}_one", 1.0)])
+    return [helper.make_node("ReduceSum", [x], [f"{name}_s"], keepdims=0),
+            helper.make_node("Greater", [f"{name}_s", f"{name}_zero"], [f"{name}_p"]),
+            helper.make_node("If", [f"{name}_p"], [out], then_branch=then_g, else_branch=else_g)], \
+        [_c(f"{name}_zero", 0.0)]
+
+
+def test_shared_control_flow_models_run_on_the_device():
+    for name in ("rnn_loop", "branchy"):
+        path = os.path.join(MODELS, f"{name}.onnx")
+        assert os.path.exists(path), path
+        data = np.load(os.path.join(MODELS, f"{name}.npz"))
+        inputs = {k[3:]: data[k] for k in data.files if k.startswith("in:")}
+        _check(path, inputs, regions_on_device=1)
+        if name == "branchy":   # both branches: the predicate's other sign
+            _check(path, {k: -v for k, v in inputs.items()}, regions_on_device=1)
+
+
+def test_lstm_has_no_round_trips():
+    path = os.path.join(MODELS, "lstm.onnx")
+    assert os.path.exists(path), path
+    art = _compile(path)
+    assert art.report["control_flow"] == {"enabled": True, "regions": [], "host_round_trips_per_inference": 0}
+
+
+def test_if_inside_a_loop_body():
+    n = 64
+    nodes, inits = _if_halve_or_shift("x_in", "x_out", "b", n)
+    body = helper.make_graph(
+        nodes + [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                 helper.make_node("Mul", ["x_out", "x_out"], ["sq"])],
+        "body", [_vi("i", [], TensorProto.INT64), _vi("cond_in", [], TensorProto.BOOL), _vi("x_in", [n])],
+        [_vi("cond_out", [], TensorProto.BOOL), _vi("x_out", [n]), _vi("sq", [n])], initializer=inits)
+    m = _model([helper.make_node("Loop", ["trips", "go", "x"], ["x_final", "squares"], body=body)],
+               [_vi("x", [n])], [_vi("x_final", [n]), _vi("squares", [6, n])],
+               [_c("trips", 6, np.int64), _c("go", True, np.bool_)])
+    rng = np.random.default_rng(0)
+    for sign in (1, -1):
+        _check(m, {"x": (sign * rng.uniform(0.1, 2.0, n)).astype(np.float32)}, regions_on_device=1)
+
+
+def test_loop_inside_an_if_branch():
+    n = 48
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c2"]), helper.make_node("Add", ["y", "y"], ["y2"])],
+        "double", [_vi("j", [], TensorProto.INT64), _vi("c", [], TensorProto.BOOL), _vi("y", [n])],
+        [_vi("c2", [], TensorProto.BOOL), _vi("y2", [n])])
+    then_g = helper.make_graph([helper.make_node("Loop", ["three", "", "x"], ["t_out"], body=body)], "then", [],
+                               [_vi("t_out", [n])], initializer=[_c("three", 3, np.int64)])
+    else_g = helper.make_graph([helper.make_node("Sub", ["x", "one"], ["e_out"])], "else", [], [_vi("e_out", [n])],
+                               initializer=[_c("one", 1.0)])
+    m = _model([helper.make_node("ReduceMax", ["x"], ["mx"], keepdims=0),
+                helper.make_node("Greater", ["mx", "zero"], ["p"]),
+                helper.make_node("If", ["p"], ["y"], then_branch=then_g, else_branch=else_g)],
+               [_vi("x", [n])], [_vi("y", [n])], [_c("zero", 0.0)])
+    rng = np.random.default_rng(1)
+    _check(m, {"x": rng.uniform(0.5, 1.0, n).astype(np.float32)}, regions_on_device=1)
+    _check(m, {"x": -rng.uniform(0.5, 1.0, n).astype(np.float32)}, regions_on_device=1)
+
+
+def test_loop_swapping_carried_values_and_a_data_dependent_stop():
+    """Carried values passed to each other's slots (staged copies), the condition computed by the
+    body (a while loop: no trip count), and a loop that runs no iteration."""
+    n = 32
+    body = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["ab"]),
+         helper.make_node("ReduceSum", ["ab"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["go_on"])],
+        "body", [_vi("i", [], TensorProto.INT64), _vi("c", [], TensorProto.BOOL), _vi("a", [n]), _vi("b", [n])],
+        [_vi("go_on", [], TensorProto.BOOL), _vi("b", [n]), _vi("ab", [n])], initializer=[_c("limit", 500.0)])
+    m = _model([helper.make_node("Loop", ["", "start", "a0", "b0"], ["a_end", "b_end"], body=body)],
+               [_vi("a0", [n]), _vi("b0", [n]), _vi("start", [], TensorProto.BOOL)],
+               [_vi("a_end", [n]), _vi("b_end", [n])])
+    rng = np.random.default_rng(2)
+    a0, b0 = rng.uniform(0.0, 1.0, n).astype(np.float32), rng.uniform(0.0, 1.0, n).astype(np.float32)
+    on, _ = _check(m, {"a0": a0, "b0": b0, "start": np.array(True)}, regions_on_device=1)
+    _check(m, {"a0": a0, "b0": b0, "start": np.array(False)}, regions_on_device=1)   # no iteration
+    (loop,) = [k for k in on.plan.kernels() if k.entry.startswith("device_loop_")]
+    assert any("::stage" in p.value for p in loop.params)   # the swap went through staging buffers
+
+
+def test_scan_reverse_and_axes():
+    n, length = 16, 5
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc", "row"], ["acc2"]), helper.make_node("Mul", ["acc2", "row"], ["prod"])],
+        "body", [_vi("acc", [n]), _vi("row", [n])], [_vi("acc2", [n]), _vi("prod", [n])])
+    m = _model([helper.make_node("Scan", ["init", "seq"], ["final", "ys"], body=body, num_scan_inputs=1,
+                                 scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1],
+                                 scan_output_directions=[1])],
+               [_vi("init", [n]), _vi("seq", [n, length])], [_vi("final", [n]), _vi("ys", [n, length])])
+    rng = np.random.default_rng(3)
+    _check(m, {"init": rng.normal(size=n).astype(np.float32), "seq": rng.normal(size=(n, length)).astype(np.float32)},
+           regions_on_device=1)
+
+
+def test_conformance_control_flow_cases_run_on_the_device():
+    """ONNX's Loop, If and Scan node cases the importer takes: right, each region on the device."""
+    from compiler import conformance
+    from compiler.conformance import run_case
+    ran = 0
+    for case in conformance.load_cases(ops={"Loop", "If", "Scan"}):
+        status, detail = run_case(case)
+        if status in ("unsupported", "excluded"):
+            continue
+        assert status == "pass", (case.name, detail)
+        art = _compile(case.model)
+        cf = art.report["control_flow"]
+        assert cf["host_round_trips_per_inference"] == 0, (case.name, cf)
+        assert all(r["runs"] == "device" for r in cf["regions"]), (case.name, cf)
+        ran += 1
+    assert ran >= 15, ran
+
+
+def test_a_body_kernel_with_its_own_grid_barrier_keeps_the_region_on_the_host():
+    t = get_target("h100")
+    k = Kernel(entry="coop", source="BY_DEVICE void coop_body(float* a, const by_block_index by_block) {}\n",
+               params=(), grid=(4, 1, 1), block=(128, 1, 1), cooperative=True)
+    body = Plan(inputs=(), outputs=(), steps=(LaunchStep(k),), types=(), constants=())
+    why, _ = obstacle(IfStep(cond="p", then_plan=body, else_plan=body, outputs=()), t)
+    assert why is not None and "grid-wide barrier" in why
+    plain = Kernel(entry="plain", source=k.source.replace("coop", "plain"), params=(), grid=(4, 1, 1),
+                   block=(128, 1, 1))
+    narrow = Kernel(entry="narrow", source="BY_DEVICE void narrow_body(float* a, const by_block_index by_block) "
+                    "{ int n = blockDim.x; }\n", params=(), grid=(4, 1, 1), block=(64, 1, 1))
+    both = Plan(inputs=(), outputs=(), steps=(LaunchStep(plain), LaunchStep(narrow)), types=(), constants=())
+    why, _ = obstacle(IfStep(cond="p", then_plan=both, else_plan=both, outputs=()), t)
+    assert why is not None and "block's size" in why
+    ok = Plan(inputs=(), outputs=(), steps=(LaunchStep(plain),), types=(), constants=())
+    why, shape = obstacle(IfStep(cond="p", then_plan=ok, else_plan=ok, outputs=()), t)
+    assert why is None and shape["threads"] == 128 and shape["grid"] == 4
+
+
+@pytest.mark.parametrize("disable", [(), ("grinder",)])
+def test_report_lists_every_region(disable):
+    path = os.path.join(MODELS, "rnn_loop.onnx")
+    art = _compile(path, *disable)
+    cf = art.report["control_flow"]
+    assert cf["enabled"] == (not disable)
+    assert len(cf["regions"]) == 1 and cf["regions"][0]["op"] == "Loop"
+    if disable:
+        assert cf["regions"][0] == {"node": cf["regions"][0]["node"], "op": "Loop", "runs": "host",
+                                    "why": "--disable grinder"}
+        assert cf["host_round_trips_per_inference"] is None   # a while loop: the data decides
+    else:
+        r = cf["regions"][0]
+        assert r["runs"] == "device" and r["kernel"].startswith("device_loop_")
+        assert r["predicted_us_per_iteration"]["device"] < r["predicted_us_per_iteration"]["host"]
+        assert art.report["schedule"]["cuda_graph"]["replayed"] is True
