@@ -24,7 +24,7 @@ Every value of the region's bodies becomes a value of the enclosing plan (its na
 the arena holds it) and a parameter of the kernel; constants of the bodies are lifted with them.
 Bodies keep their block shapes: the kernel's block is the widest body's, and a narrower body runs
 on the block's first threads, its __syncthreads() made a barrier of those threads alone
-(by_part_sync, hardware barrier 1)."""
+(by_part_sync, hardware barrier 1) and its blockDim its own size."""
 from __future__ import annotations
 
 import math
@@ -39,9 +39,10 @@ from .block_function import BLOCK_X, GRID_X, finish_kernel, split_wrapper
 
 _PLACEHOLDER = re.compile(r"@(\d+):([^@]+)@")
 _SYNCTHREADS = re.compile(r"\b__syncthreads\(\)")
-# what a body run on fewer threads than the block cannot use: block-wide reductions over barrier 0
-# and the block's own size
-NARROW_OBSTACLES = re.compile(r"\b(__syncthreads_(count|and|or)|blockDim)\b")
+_BLOCK_DIM = re.compile(r"\bblockDim\.([xyz])\b")
+# what a body run on fewer threads than the block cannot use: block-wide reductions over barrier 0,
+# and the block's size other than by component (blockDim.x, .y, .z become the body's own)
+NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,9 @@ class _Emitter:
         source, _ = split_wrapper(k.source, k.entry)
         source = source.replace("__restrict__", "")   # one body's output is the next one's input
         threads = k.block[0] * k.block[1] * k.block[2]
-        if threads < self.threads:
+        if threads < self.threads:   # the body sees the block it was written for: its own size
             source = _SYNCTHREADS.sub(f"by_part_sync({threads}u)", source)
+            source = _BLOCK_DIM.sub(lambda m: f"{threads}u" if m[1] == "x" else "1u", source)
         for chunk in _definitions(source):
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]

@@ -149,6 +149,9 @@ def analyse(spec: KernelSpec) -> RowChain | str:
     if res is not None and set(res.values) & stat_values:
         return "the resident stage reads a row statistic"
     final = checked[len(stages) - 1]
+    last = stages[-1].expr
+    if last.reduce is not None and last.reduce.op not in FOLD_OPS:   # arg max/min keep an index too
+        return f"{last.name}: final reduction {last.reduce.op}"
     if not set(final.values) & (stat_values | ({res_value} if res_value else set())):
         return "the final stage reads no row value"
     acc = 8 if any(stages[k].expr.output.dtype is DType.float64 for k in shared) else 4

@@ -11,6 +11,9 @@ host round trip: Cocktailer's cf_level 1. Per region the stage decides between t
     device = sum over body kernels (time x waves on the persistent grid / waves alone)
              + grid barriers x GRID_SYNC_US
 
+Loop-invariant steps of Loop and Scan bodies are hoisted in front of the region first
+(`hoist_invariants`), wherever the region then runs.
+
 A region that cannot run on the device stays on the host with the reason (a body kernel without
 a block function, one with a grid barrier or tensor maps of its own, a narrower body that reads
 the block's size); its bodies are then tried region by region. The persistent grid is what stays
@@ -29,7 +32,8 @@ import json
 import math
 
 from ..codegen.device_region import NARROW_OBSTACLES, body_kernels, render_region
-from ..ir.dataflow import all_types, map_bodies
+from ..ir.dataflow import all_types, map_bodies, reads, writes
+from ..ir.graph import TensorType
 from ..ir.kernel import Kernel
 from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..roller.cost_model import LAUNCH_US, predict_kernel_us
@@ -80,6 +84,13 @@ def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str
             steps.append(s)
             continue
         entry = {"node": s.node, "op": type(s).__name__[:-4], "inside": inside}
+        if isinstance(s, (LoopStep, ScanStep)):
+            hoisted, s, moved_types, moved_constants = hoist_invariants(s, types, constants)
+            if hoisted:
+                steps += hoisted
+                types.update(moved_types)
+                constants.update(moved_constants)
+                entry["hoisted"] = [h.kernel.entry for h in hoisted if isinstance(h, LaunchStep)]
         why, shape = obstacle(s, target)
         if why is None:
             device, host = predict_us(s, shape, all_types(plan), target)
@@ -102,6 +113,37 @@ def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str
                                constants=tuple(constants.items()))
 
 
+def hoist_invariants(region: LoopStep | ScanStep, types: dict, constants: dict):
+    """Loop-invariant work out of a Loop or Scan body: a body step is invariant when it reads only
+    values from outside the body, the body's constants and what invariant steps wrote; those
+    steps run once, before the region, in the enclosing plan (their values become the body's outer
+    reads). A nested region stays in the body; a name the enclosing plan already uses blocks the
+    move. Returns (hoisted steps, the region, the values and constants they bring out)."""
+    body = region.body
+    btypes, bconsts = dict(body.types), dict(body.constants)
+    local = (set(btypes) | set(body.inputs) | set(bconsts)) - set(body.outer)
+    invariant: set[str] = set()
+    hoisted, kept = [], []
+    moved_types, moved_constants = {}, {}
+    for s in body.steps:
+        r, w = reads(s), writes(s)
+        inside = (r & local) - set(bconsts) - invariant
+        clash = {n for n in w | (r & set(bconsts)) if n in types and bconsts.get(n) != constants.get(n)}
+        if isinstance(s, REGIONS) or inside or clash or not w:
+            kept.append(s)
+            continue
+        hoisted.append(s)
+        invariant |= w
+        moved_types.update({n: btypes[n] for n in w})
+        for n in r & set(bconsts):
+            moved_constants[n] = bconsts[n]
+            moved_types.setdefault(n, btypes.get(n) or TensorType(bconsts[n].dtype, bconsts[n].shape))
+    if not hoisted:
+        return [], region, {}, {}
+    body = dataclasses.replace(body, steps=tuple(kept), outer=tuple(body.outer) + tuple(sorted(invariant)))
+    return hoisted, region.with_bodies(body), moved_types, moved_constants
+
+
 def obstacle(region, target: Target) -> tuple[str | None, dict]:
     """Why `region` cannot be one persistent kernel (None when it can), and the kernel's shape:
     threads per block (the widest body's), blocks per SM and grid."""
@@ -114,8 +156,8 @@ def obstacle(region, target: Target) -> tuple[str | None, dict]:
     for k in kernels:
         t = _threads(k)
         if t < threads and (t % 32 or NARROW_OBSTACLES.search(k.source)):
-            return (f"body kernel {k.entry} runs {t} threads and reads the block's size or reduces over its "
-                    f"barrier; the widest body runs {threads}"), {}
+            return (f"body kernel {k.entry} runs {t} threads (not a multiple of 32, or reducing over the "
+                    f"block's barrier); the widest body runs {threads}"), {}
     shared = max([k.shared_bytes for k in kernels] + [0])
     per_sm = resident_blocks(threads, shared, 0, target)
     for k in kernels:

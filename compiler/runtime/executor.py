@@ -67,6 +67,8 @@ class Executor:
         self._graph_scope: Scope | None = None
         self.graph_status = "plain launches"
         self.host_round_trips = 0
+        self.launches = 0          # kernel launches the last run made (a replayed graph: those it holds)
+        self._graph_launches = 0
         if graph:
             why = graph_obstacle(plan)
             if why is None and not hasattr(backend, "begin_capture"):
@@ -87,6 +89,7 @@ class Executor:
         """Runs the plan on NumPy inputs (checked against the signature); returns NumPy outputs."""
         checked = self._checked(inputs)
         self.host_round_trips = 0
+        self.launches = 0
         if self.graph_status == "graph":
             return self._run_graph(checked)
         scope = Scope()
@@ -101,7 +104,9 @@ class Executor:
             self._capture(checked)
             if self._graph is None:      # the capture was refused: plain launches from now on
                 return self.run(checked)
+            self._graph_launches = self.launches
         else:
+            self.launches = self._graph_launches
             for name, a in checked.items():
                 self.backend.upload(self._graph_inputs[name], a)
         self.backend.replay(self._graph)
@@ -173,6 +178,7 @@ class Executor:
                 except KeyError as e:
                     raise RuntimeFault(f"kernel {k.entry} reads '{e.args[0]}', which has no buffer") from None
                 self.backend.launch(k, args)
+                self.launches += 1
             elif isinstance(step, AliasStep):
                 t = types[step.dst]
                 scope[step.dst] = self.backend.reshape(scope[step.src], t)
