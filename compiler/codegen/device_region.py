@@ -23,8 +23,9 @@ output that is a body input) the copy goes through staging buffers with a barrie
 Every value of the region's bodies becomes a value of the enclosing plan (its name prefixed, so
 the arena holds it) and a parameter of the kernel; constants of the bodies are lifted with them.
 Bodies keep their block shapes: the kernel's block is the widest body's, and a narrower body runs
-on the block's first threads, its __syncthreads() made a barrier of those threads alone
-(by_part_sync, hardware barrier 1) and its blockDim its own size."""
+as sub-blocks side by side (sub_blocks: a 64-thread body runs 8 of its blocks in a 512-thread
+block), each sub-block with its own thread index and blockDim, its __syncthreads() a barrier of
+its own threads (by_part_sync on hardware barrier 1 + j) and its own slice of shared memory."""
 from __future__ import annotations
 
 import math
@@ -40,6 +41,20 @@ from .block_function import BLOCK_X, GRID_X, finish_kernel, split_wrapper
 _PLACEHOLDER = re.compile(r"@(\d+):([^@]+)@")
 _SYNCTHREADS = re.compile(r"\b__syncthreads\(\)")
 _BLOCK_DIM = re.compile(r"\bblockDim\.([xyz])\b")
+_THREAD_X = re.compile(r"\bthreadIdx\.x\b")
+_SHARED_DECL = re.compile(r"\bBY_SHARED_BUFFER\((\w+)\);")
+MAX_SUB_BLOCKS = 15          # hardware barriers 1..15, one per sub-block (0 is __syncthreads')
+SHARED_ALIGN = 128
+
+
+def sub_blocks(k: Kernel, threads: int, shared_limit: int) -> int:
+    """How many of k's blocks one persistent block of `threads` threads runs side by side: as many
+    as its threads hold, one per hardware barrier, within `shared_limit` bytes of shared memory."""
+    n = k.block[0] * k.block[1] * k.block[2]
+    if n >= threads:
+        return 1
+    per = -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN
+    return max(1, min(threads // n, MAX_SUB_BLOCKS, shared_limit // per if per else MAX_SUB_BLOCKS))
 # what a body run on fewer threads than the block cannot use: block-wide reductions over barrier 0,
 # and the block's size other than by component (blockDim.x, .y, .z become the body's own)
 NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
@@ -60,14 +75,16 @@ def body_kernels(region) -> list[Kernel]:
 
 
 def render_region(region: IfStep | LoopStep | ScanStep, types: dict[str, TensorType], *, grid: int,
-                  blocks_per_sm: int, taken: set[str]) -> RegionKernel:
+                  blocks_per_sm: int, shared_limit: int, taken: set[str]) -> RegionKernel:
     """The persistent kernel of `region` (a step of a plan whose value types are `types`), on
-    `grid` blocks of the widest body's threads; new value names avoid `taken` (and join it)."""
-    return _Emitter(types, taken).kernel(region, grid, blocks_per_sm)
+    `grid` blocks of the widest body's threads, narrower bodies packed within `shared_limit` bytes
+    (sub_blocks); new value names avoid `taken` (and join it)."""
+    return _Emitter(types, taken, shared_limit).kernel(region, grid, blocks_per_sm)
 
 
 class _Emitter:
-    def __init__(self, types: dict[str, TensorType], taken: set[str]):
+    def __init__(self, types: dict[str, TensorType], taken: set[str], shared_limit: int):
+        self.shared_limit = shared_limit
         self.outer_types = types
         self.types: dict[str, TensorType] = {}       # the new values
         self.constants: dict[str, Constant] = {}
@@ -79,6 +96,7 @@ class _Emitter:
         self.lines: list[str] = []
         self.regions = 0
         self.threads = 0
+        self.shared = 0
 
     # --- names and buffers -------------------------------------------------------------------
     def fresh(self, name: str) -> str:
@@ -156,17 +174,32 @@ class _Emitter:
     def launch(self, k: Kernel, scope: ChainMap, depth: int) -> None:
         source, _ = split_wrapper(k.source, k.entry)
         source = source.replace("__restrict__", "")   # one body's output is the next one's input
-        threads = k.block[0] * k.block[1] * k.block[2]
-        if threads < self.threads:   # the body sees the block it was written for: its own size
-            source = _SYNCTHREADS.sub(f"by_part_sync({threads}u)", source)
-            source = _BLOCK_DIM.sub(lambda m: f"{threads}u" if m[1] == "x" else "1u", source)
+        n = k.block[0] * k.block[1] * k.block[2]
+        subs = sub_blocks(k, self.threads, self.shared_limit)
+        if n < self.threads:
+            # sub-block j of the block (threads j*n ...) runs the body as a block of its own: its
+            # thread index, its size, its barrier (1 + j) and its slice of shared memory
+            per = -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN
+            source = _THREAD_X.sub(f"(threadIdx.x % {n}u)", source)
+            source = _BLOCK_DIM.sub(lambda m: f"{n}u" if m[1] == "x" else "1u", source)
+            source = _SYNCTHREADS.sub(f"by_part_sync(1u + threadIdx.x / {n}u, {n}u)", source)
+            source = _SHARED_DECL.sub(lambda m: f"BY_SHARED_BUFFER({m[1]}_all); unsigned char* const {m[1]} = "
+                                      f"{m[1]}_all + (threadIdx.x / {n}u) * {per}u;", source)
+            self.shared = max(self.shared, subs * per)
+        else:
+            self.shared = max(self.shared, k.shared_bytes)
+        # called, not inlined: a body a loop calls at several steps (every layer of a stacked
+        # recurrence) is compiled once, and NVRTC's time stays that of the bodies apart
+        source = source.replace(f"BY_DEVICE void {k.body}(", f"__device__ __noinline__ void {k.body}(")
         for chunk in _definitions(source):
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]
         gx, gy, gz = k.grid
-        call = (f"for (unsigned int by_v = by_b; by_v < {k.blocks}u; by_v += by_g) "
+        first = "by_b" if subs == 1 else f"by_b * {subs}u + by_t / {n}u"
+        step = "by_g" if subs == 1 else f"by_g * {subs}u"
+        call = (f"for (unsigned int by_v = {first}; by_v < {k.blocks}u; by_v += {step}) "
                 f"{k.body}({', '.join(args)}, by_block_at(by_v, dim3({gx}, {gy}, {gz})));")
-        self.emit(call if threads == self.threads else f"if (by_t < {threads}u) {{ {call} }}", depth)
+        self.emit(call if n == self.threads else f"if (by_t < {subs * n}u) {{ {call} }}", depth)
         self.emit("by_grid_sync();", depth)
 
     def if_region(self, s: IfStep, scope: ChainMap, depth: int) -> None:
@@ -327,7 +360,7 @@ class _Emitter:
                                       helpers="".join(self.helpers).rstrip("\n"))
         params = tuple(KernelParam(self.type_of(v).dtype.ctype, v, v in self.written) for v in order)
         k = Kernel(entry=entry, source=source, params=params, grid=(grid, 1, 1), block=(self.threads, 1, 1),
-                   shared_bytes=max([k.shared_bytes for k in kernels] + [0]), cooperative=True,
+                   shared_bytes=self.shared, cooperative=True,
                    ops=tuple(op for k in kernels for op in k.ops), carried=tuple(c for k in kernels for c in k.carried),
                    config=(("region", region.node or prefix),))
         return RegionKernel(k, tuple(self.types.items()), tuple(self.constants.items()))

@@ -29,10 +29,10 @@ BY_DEVICE void by_grid_sync() {
   __syncthreads();
 }
 
-// A barrier of the block's first n threads (n a multiple of 32), on hardware barrier 1 so that
-// it never meets __syncthreads' barrier 0: a persistent kernel runs a body written for n threads
-// on the first n of its own and has every __syncthreads of that body call this instead.
-BY_DEVICE void by_part_sync(unsigned n) { asm volatile("bar.sync 1, %0;" :: "r"(n) : "memory"); }
+// Hardware barrier `id` (1..15) of n threads (a multiple of 32). It never meets __syncthreads'
+// barrier 0: a persistent kernel runs several sub-blocks of a narrower body side by side in one
+// block, each on its own barrier, and has every __syncthreads of that body call this instead.
+BY_DEVICE void by_part_sync(unsigned id, unsigned n) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(n) : "memory"); }
 
 // ---- step counters: dependent kernels in one launch (rammer's barrier variant) ------------------
 // Each member of the launch has a counter its blocks bump when done; a block of a member that

@@ -112,7 +112,7 @@ struct Block {
   unsigned gen;
   int took_part[2];
   long long tally[2];  // __syncthreads_count/and/or
-  int part_arrived;    // at by_part_sync (the first n threads' barrier)
+  int part_arrived[16];  // at by_part_sync, per hardware barrier id
   Fiber* fibers;       // nthreads of them, in linear thread order
   int nthreads;
   Warp* warps;
@@ -138,6 +138,7 @@ struct Fiber {
   unsigned mbar_parity;
   const unsigned int* step;  // AT_STEP: the step counter and the count it waits for
   unsigned int step_target;
+  unsigned part_id;  // AT_PART_BARRIER: the barrier it waits at
   void* wgmma;  // the thread's wgmma state (allocated on first use, freed by cleanup)
   unsigned proxy_fences;  // by_fence_proxy_async calls so far in this block
   unsigned proxy_synced;  // of them, those made before the thread's latest __syncthreads
@@ -539,21 +540,22 @@ static inline unsigned warp_ballot(unsigned g, unsigned mask) {
   return r;
 }
 
-// by_part_sync(n): a barrier of the block's first n threads (bar.sync 1, n on the device), which
-// a persistent kernel gives a body written for n threads while its other threads wait elsewhere.
-static inline void part_barrier(unsigned n) {
+// by_part_sync(id, n): hardware barrier `id` (1..15) of n threads (bar.sync id, n on the device).
+// A persistent kernel runs each sub-block of n threads of a narrower body on its own barrier,
+// while the block's other threads wait elsewhere.
+static inline void part_barrier(unsigned id, unsigned n) {
   Fiber* f = need_fiber("by_part_sync");
   Block* b = f->block;
-  unsigned linear = (unsigned)(f - b->fibers);
-  if (n == 0 || n % 32 != 0 || (int)n > b->nthreads)
-    fault("by_part_sync(%u): a multiple of 32 threads, at most the block's %d", n, b->nthreads);
-  if (linear >= n) fault("by_part_sync(%u) reached by thread %u, which is not among the first %u", n, linear, n);
-  b->part_arrived++;
+  if (id < 1 || id > 15 || n == 0 || n % 32 != 0 || (int)n > b->nthreads)
+    fault("by_part_sync(%u, %u): barrier 1..15 of a multiple of 32 threads, at most the block's %d", id, n,
+          b->nthreads);
+  b->part_arrived[id]++;
+  f->part_id = id;
   f->state = AT_PART_BARRIER;
-  if (b->part_arrived == (int)n) {
-    for (unsigned t = 0; t < n; ++t)
-      if (b->fibers[t].state == AT_PART_BARRIER) b->fibers[t].state = RUNNABLE;
-    b->part_arrived = 0;
+  if (b->part_arrived[id] == (int)n) {
+    for (int t = 0; t < b->nthreads; ++t)
+      if (b->fibers[t].state == AT_PART_BARRIER && b->fibers[t].part_id == id) b->fibers[t].state = RUNNABLE;
+    b->part_arrived[id] = 0;
   }
   suspend(f);
 }
@@ -702,7 +704,7 @@ static void init_block(Block* b, unsigned long long linear, Fiber* fibers, Warp*
   b->idx = unflatten(linear, cur.grid_dim);
   b->live = L.nthreads;
   b->arrived = 0;
-  b->part_arrived = 0;
+  for (int i = 0; i < 16; ++i) b->part_arrived[i] = 0;
   b->gen = 0;
   b->took_part[0] = b->took_part[1] = 0;
   b->tally[0] = b->tally[1] = 0;
@@ -967,7 +969,7 @@ inline int __syncthreads_or(int pred) {
 }
 inline void __syncwarp(unsigned mask = 0xFFFFFFFFu) { by_host::warp_arrive(mask, 0, "__syncwarp"); }
 inline void by_grid_sync() { by_host::grid_barrier(); }
-inline void by_part_sync(unsigned n) { by_host::part_barrier(n); }
+inline void by_part_sync(unsigned id, unsigned n) { by_host::part_barrier(id, n); }
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}

@@ -17,8 +17,9 @@ Loop-invariant steps of Loop and Scan bodies are hoisted in front of the region 
 A region that cannot run on the device stays on the host with the reason (a body kernel without
 a block function, one with a grid barrier or tensor maps of its own, a narrower body that reads
 the block's size); its bodies are then tried region by region. The persistent grid is what stays
-resident: SMs x the blocks per SM the most demanding body allows (at most one block per body
-block, and at most MAX_PERSISTENT_THREADS threads). Bodies too large for one kernel would run as a
+resident: SMs x the blocks per SM the most demanding body allows (at most what the largest body
+needs, and at most MAX_PERSISTENT_THREADS threads). A narrower body runs several of its blocks
+side by side in each persistent block (codegen/device_region.py sub_blocks). Bodies too large for one kernel would run as a
 CUDA graph with a conditional node (CUDA 12.4+): not built yet, so they stay on the host.
 
 The stage runs after rammer (bodies are rendered and their independent kernels co-launched, so
@@ -31,7 +32,7 @@ import dataclasses
 import json
 import math
 
-from ..codegen.device_region import NARROW_OBSTACLES, body_kernels, render_region
+from ..codegen.device_region import NARROW_OBSTACLES, SHARED_ALIGN, body_kernels, render_region, sub_blocks
 from ..ir.dataflow import all_types, map_bodies, reads, writes
 from ..ir.graph import TensorType
 from ..ir.kernel import Kernel
@@ -98,7 +99,8 @@ def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str
             if device >= host:
                 why = "the model predicts the host faster"
         if why is None:
-            rk = render_region(s, types, grid=shape["grid"], blocks_per_sm=shape["blocks_per_sm"], taken=taken)
+            rk = render_region(s, types, grid=shape["grid"], blocks_per_sm=shape["blocks_per_sm"],
+                               shared_limit=shape["shared_limit"], taken=taken)
             types.update(rk.types)
             constants.update(rk.constants)
             steps.append(LaunchStep(rk.kernel))
@@ -158,7 +160,12 @@ def obstacle(region, target: Target) -> tuple[str | None, dict]:
         if t < threads and (t % 32 or NARROW_OBSTACLES.search(k.source)):
             return (f"body kernel {k.entry} runs {t} threads (not a multiple of 32, or reducing over the "
                     f"block's barrier); the widest body runs {threads}"), {}
-    shared = max([k.shared_bytes for k in kernels] + [0])
+    # packing narrower bodies never asks for more shared memory than a launch gets without the
+    # opt-in, or than the largest body asks for alone
+    limit = max([target.shared_per_block_default] + [k.shared_bytes for k in kernels])
+    subs = {k.entry: sub_blocks(k, threads, limit) for k in kernels}
+    shared = max([k.shared_bytes if _threads(k) == threads else
+                  subs[k.entry] * -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN for k in kernels] + [0])
     per_sm = resident_blocks(threads, shared, 0, target)
     for k in kernels:
         model = dict(k.config).get("model")
@@ -166,10 +173,11 @@ def obstacle(region, target: Target) -> tuple[str | None, dict]:
             per_sm = min(per_sm, max(1, int(json.loads(model)["blocks_per_sm"])))
     if per_sm < 1:
         return f"a block of {threads} threads and {shared} bytes of shared memory does not fit an SM", {}
-    most = max([k.blocks for k in kernels] + [1])
+    most = max([math.ceil(k.blocks / subs[k.entry]) for k in kernels] + [1])
     grid = max(1, min(most, target.sms * per_sm, MAX_PERSISTENT_THREADS // threads))
     # launch bounds ask for the residency the grid needs, no more (more would cap registers)
-    return None, {"threads": threads, "blocks_per_sm": math.ceil(grid / target.sms), "grid": grid}
+    return None, {"threads": threads, "blocks_per_sm": math.ceil(grid / target.sms), "grid": grid,
+                  "shared_limit": limit, "sub_blocks": subs}
 
 
 def _threads(k: Kernel) -> int:
@@ -204,7 +212,7 @@ def predict_us(region, shape: dict, types: dict, target: Target) -> tuple[float,
             cfg = dict(k.config)
             t = float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
             alone = target.sms * max(1, resident_blocks(_threads(k), k.shared_bytes, 0, target))
-            dev += t * math.ceil(k.blocks / grid) / math.ceil(k.blocks / alone)
+            dev += t * math.ceil(k.blocks / (grid * shape["sub_blocks"][k.entry])) / math.ceil(k.blocks / alone)
             hst += t + LAUNCH_US
         device, host = max(device, dev), max(host, hst)
     return device + _barriers(region) * GRID_SYNC_US, host + HOST_ROUND_TRIP_US

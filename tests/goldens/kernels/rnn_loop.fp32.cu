@@ -1,9 +1,9 @@
 // golden: rnn_loop.onnx h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: device_loop_k0 grid=[128, 1, 1] block=[512, 1, 1] shared=32 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
+// launch 0: device_loop_k0 grid=[32, 1, 1] block=[512, 1, 1] shared=512 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
 
 // ===== device_loop_k0 =====
-BY_DEVICE void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
+__device__ __noinline__ void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -13,9 +13,9 @@ BY_DEVICE void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out,
     }
   }
 }
-BY_DEVICE void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  const int tid = threadIdx.x;
+__device__ __noinline__ void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_all); unsigned char* const by_smem = by_smem_all + (threadIdx.x / 128u) * 128u;
+  const int tid = (threadIdx.x % 128u);
   const int lane = tid % 128;
   const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
@@ -38,7 +38,7 @@ BY_DEVICE void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  by_part_sync(128u);
+  by_part_sync(1u + threadIdx.x / 128u, 128u);
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -51,9 +51,9 @@ BY_DEVICE void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1
     out[(i1)] = (float)((acc + in2[(i1)]));
   }
 }
-BY_DEVICE void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  const int tid = threadIdx.x;
+__device__ __noinline__ void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_all); unsigned char* const by_smem = by_smem_all + (threadIdx.x / 128u) * 128u;
+  const int tid = (threadIdx.x % 128u);
   const int lane = tid % 128;
   const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
@@ -77,7 +77,7 @@ BY_DEVICE void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long* 
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  by_part_sync(128u);
+  by_part_sync(1u + threadIdx.x / 128u, 128u);
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -90,7 +90,7 @@ BY_DEVICE void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long* 
     out[(i1)] = (float)(by_tanh((in4[(i0)*128 + (i1)] + (acc + in3[(i1)]))));
   }
 }
-BY_DEVICE void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
+__device__ __noinline__ void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -117,9 +117,9 @@ BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long lon
     for (long long by_it1 = 0; by_it1 < by_trip1 && by_go1; ++by_it1) {
       for (unsigned int by_v = by_b; by_v < 1u; by_v += by_g) add_9e2ad08a72e3517a_body(p1, p7, by_block_at(by_v, dim3(1, 1, 1)));
       by_grid_sync();
-      if (by_t < 128u) { for (unsigned int by_v = by_b; by_v < 128u; by_v += by_g) matmul_dda0b63bb95b8209_body(p3, p8, p9, p10, by_block_at(by_v, dim3(128, 1, 1))); }
+      if (by_t < 512u) { for (unsigned int by_v = by_b * 4u + by_t / 128u; by_v < 128u; by_v += by_g * 4u) matmul_dda0b63bb95b8209_body(p3, p8, p9, p10, by_block_at(by_v, dim3(128, 1, 1))); }
       by_grid_sync();
-      if (by_t < 128u) { for (unsigned int by_v = by_b; by_v < 128u; by_v += by_g) matmul_8fdd9357ac438ef2_body(p11, p1, p12, p13, p10, p14, by_block_at(by_v, dim3(128, 1, 1))); }
+      if (by_t < 512u) { for (unsigned int by_v = by_b * 4u + by_t / 128u; by_v < 128u; by_v += by_g * 4u) matmul_8fdd9357ac438ef2_body(p11, p1, p12, p13, p10, p14, by_block_at(by_v, dim3(128, 1, 1))); }
       by_grid_sync();
       for (unsigned int by_v = by_b; by_v < 1u; by_v += by_g) less_3ccf35201d13cb87_body(p7, p15, by_block_at(by_v, dim3(1, 1, 1)));
       by_grid_sync();
