@@ -81,3 +81,40 @@ def test_graph_replay_and_barrier_launches_on_gpu(name, barriers, models_dir):
             err = np.max(np.abs(got[k].astype(np.float64) - want[k])) / max(np.max(np.abs(want[k])), 1e-30)
             assert err < 1e-5, (name, barriers, run, k, err)
     assert graph.graph_status == "graph"
+
+
+@pytest.mark.parametrize("name", ["lstm_loop", "nasrnn", "seq2seq", "attn_decode", "blockdrop"])
+@pytest.mark.parametrize("size", ["small", "full"])
+def test_control_flow_on_the_device_on_gpu(name, size):
+    """Issue 15 on a GPU: Cocktailer's set (bench/control_flow_models.py) with every region a
+    persistent cooperative kernel, plain and replayed as one CUDA graph (a cooperative launch
+    inside a capture), against the same model with --disable grinder (host loops) and onnxruntime."""
+    import sys
+    from pathlib import Path
+    import onnxruntime as ort
+    from compiler import compile
+    from compiler.context import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from compiler.runtime.gpu import device_arch
+    from compiler.targets import get_target
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import control_flow_models as cfm
+    model = cfm.MODELS[name](cfm.SIZES[size])
+    inputs = cfm.sample_inputs(model)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, inputs)))
+    target = dataclasses.replace(get_target("h100"), arch=device_arch())
+    for disable in ((), ("grinder",)):
+        art = compile(model, target, CompileOptions(disable=disable))
+        for graph in (False, True):
+            ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch), graph=graph)
+            for _ in range(2):   # a graph's capture, then its replay
+                out = ex.run(inputs)
+            print(f"{name}/{size} disable={disable} {ex.graph_status}: {ex.launches} launches, "
+                  f"{ex.host_round_trips} round trips, regions {[r['runs'] for r in art.report['control_flow']['regions']]}")
+            if not disable:
+                assert ex.host_round_trips == 0
+                assert not graph or ex.graph_status == "graph"
+            for k, want in ref.items():
+                err = np.max(np.abs(out[k].astype(np.float64) - want)) / max(np.max(np.abs(want)), 1e-30)
+                assert err < 1e-3, (name, size, disable, graph, k, err)
