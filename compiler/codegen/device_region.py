@@ -190,7 +190,7 @@ class _Emitter:
             self.shared = max(self.shared, k.shared_bytes)
         # called, not inlined: a body a loop calls at several steps (every layer of a stacked
         # recurrence) is compiled once, and NVRTC's time stays that of the bodies apart
-        source = source.replace(f"BY_DEVICE void {k.body}(", f"__device__ __noinline__ void {k.body}(")
+        source = source.replace(f"BY_DEVICE void {k.body}(", f"BY_DEVICE_CALLED void {k.body}(")
         for chunk in _definitions(source):
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]

@@ -2,6 +2,7 @@
 // here (prelude_host.h); generated kernels use only what these two files define.
 #define BY_HD __device__ __forceinline__
 #define BY_DEVICE __device__ __forceinline__
+#define BY_DEVICE_CALLED __device__ __noinline__   // a body a persistent kernel calls (Grinder)
 #define BY_KERNEL extern "C" __global__
 // All shared memory of a block is carved from one dynamic buffer.
 #define BY_SHARED_BUFFER(name) extern __shared__ __align__(16) unsigned char name[]

@@ -39,6 +39,7 @@
 // Not `static`: BY_HD also marks constructors and conversion operators in prelude_common.h.
 #define BY_HD inline
 #define BY_DEVICE inline
+#define BY_DEVICE_CALLED __attribute__((noinline))
 #define BY_KERNEL extern "C"
 #define BY_HOST_EXPORT extern "C" __attribute__((visibility("default")))
 #define __global__

@@ -48,7 +48,7 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-__device__ __noinline__ void matmul_8484b75b76bc8abc_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_8484b75b76bc8abc_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -141,7 +141,7 @@ __device__ __noinline__ void matmul_8484b75b76bc8abc_body(const float*  in0, con
         out[(i1)*128 + (i2)] = (float)(by_max((acc + in2[(i2)]), 0.0f));
       }
 }
-__device__ __noinline__ void matmul_dc16cf4a9162e2c3_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_dc16cf4a9162e2c3_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;

@@ -48,7 +48,7 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-__device__ __noinline__ void matmul_2c6abed8f6a50019_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_2c6abed8f6a50019_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -119,7 +119,7 @@ __device__ __noinline__ void matmul_2c6abed8f6a50019_body(const float*  in0, con
     }
   }
 }
-__device__ __noinline__ void matmul_f3ad5a16ca6b8752_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_f3ad5a16ca6b8752_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;

@@ -7645,7 +7645,7 @@ BY_DEVICE void mul_d7c9fbbad4fcd899_body(const float*  in0, const float*  in1, f
     }
   }
 }
-__device__ __noinline__ void colaunch_e28eba2055df1728_body(const float*  m0_in0, const float*  m0_in1, float*  m0_out, const float*  m1_in0, const float*  m1_in1, float*  m1_out, const by_block_index by_block) {
+BY_DEVICE_CALLED void colaunch_e28eba2055df1728_body(const float*  m0_in0, const float*  m0_in1, float*  m0_out, const float*  m1_in0, const float*  m1_in1, float*  m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   if (by_b < 1u) add_d4ea9ca25a96491f_body(m0_in0, m0_in1, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
   else if (by_b < 2u) mul_d7c9fbbad4fcd899_body(m1_in0, m1_in1, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));

@@ -3,7 +3,7 @@
 // launch 0: device_loop_k0 grid=[32, 1, 1] block=[512, 1, 1] shared=512 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
 
 // ===== device_loop_k0 =====
-__device__ __noinline__ void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -13,7 +13,7 @@ __device__ __noinline__ void add_9e2ad08a72e3517a_body(const long long*  in0, lo
     }
   }
 }
-__device__ __noinline__ void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_all); unsigned char* const by_smem = by_smem_all + (threadIdx.x / 128u) * 128u;
   const int tid = (threadIdx.x % 128u);
   const int lane = tid % 128;
@@ -51,7 +51,7 @@ __device__ __noinline__ void matmul_dda0b63bb95b8209_body(const float*  in0, con
     out[(i1)] = (float)((acc + in2[(i1)]));
   }
 }
-__device__ __noinline__ void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_all); unsigned char* const by_smem = by_smem_all + (threadIdx.x / 128u) * 128u;
   const int tid = (threadIdx.x % 128u);
   const int lane = tid % 128;
@@ -90,7 +90,7 @@ __device__ __noinline__ void matmul_8fdd9357ac438ef2_body(const float*  in0, con
     out[(i1)] = (float)(by_tanh((in4[(i0)*128 + (i1)] + (acc + in3[(i1)]))));
   }
 }
-__device__ __noinline__ void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
