@@ -14,8 +14,6 @@ GPU, bench/e2e.py with and without --disable grinder measures them)."""
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import os
 import sys
 import tempfile
@@ -90,12 +88,11 @@ def main() -> None:
               f"{str(on.get('round_trips', '-')) + '/' + str(off.get('round_trips', '-')):>19} "
               f"{str(off['predicted_round_trips']):>11} {on['compile_s']:>8.2f}/{off['compile_s']:<8.2f} "
               f"{dev}/{len(on['regions'])}")
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    os.makedirs(a.out, exist_ok=True)
-    path = Path(a.out) / f"control_flow-{stamp}.json"
-    path.write_text(json.dumps({"suite": "control_flow", "utc": stamp, "target": a.target, "device": "host harness",
-                                "basis": "launches and round trips counted by the runtime on the host harness; "
-                                         "times are predictions", "rows": rows}, indent=1))
+    from bench.kernels import write_results
+    path = write_results("control_flow", "host harness (no GPU)",
+                         {"target": a.target, "size": a.size, "run": not a.no_run,
+                          "basis": "launches and round trips counted by the runtime on the host harness; "
+                                   "times are the cost model's predictions"}, rows, a.out)
     print(path)
 
 

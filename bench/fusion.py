@@ -14,10 +14,7 @@ end-to-end benchmark measures fused against `--disable welder` (bench/e2e.py --d
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,17 +63,11 @@ def main() -> int:
                      "default": default, "no_welder": no_welder,
                      "default_launch_ratio": round(default["launches"] / no_welder["launches"], 4),
                      "default_dram_ratio": round(default["dram_bytes"] / no_welder["dram_bytes"], 4)})
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    created = dt.datetime.now(dt.timezone.utc)
-    doc = {"suite": "fusion", "device": "none (predicted from report.json)", "git_commit": commit,
-           "created": created.isoformat(timespec="seconds"),
-           "settings": {"target": a.target, "precision": a.precision,
-                        "compile": "fresh kernel cache per compile, NVRTC builds included",
-                        "both_sides": "--disable rammer (fused, unfused); rammer on (default, no_welder)"},
-           "rows": rows}
-    out = Path(a.out) / f"fusion-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    from bench.kernels import write_results
+    out = write_results("fusion", "none (predicted from report.json)",
+                        {"target": a.target, "precision": a.precision,
+                         "compile": "fresh kernel cache per compile, NVRTC builds included",
+                         "both_sides": "--disable rammer (fused, unfused); rammer on (default, no_welder)"}, rows, a.out)
     print("welder alone (--disable rammer on both sides):")
     print(f"{'model':<18} {'launches':>16} {'ratio':>6} {'DRAM bytes':>24} {'ratio':>6} {'compile s':>14}")
     for r in rows:

@@ -532,6 +532,18 @@ def git_commit() -> str:
     return os.environ.get("BRICKYARD_GIT_COMMIT", "unknown")
 
 
+def write_results(suite: str, device: str, settings: dict, rows: list, out_dir) -> Path:
+    """bench/results/<suite>-<UTC time>.json with the suites' common head (suite, device,
+    git_commit, created, settings) and the rows; returns its path."""
+    created = _dt.datetime.now(_dt.timezone.utc)
+    doc = {"suite": suite, "device": device, "git_commit": git_commit(),
+           "created": created.isoformat(timespec="seconds"), "settings": settings, "rows": rows}
+    path = Path(out_dir) / f"{suite}-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
 def _fmt(x, nd=1):
     if x is None:
         return "-"

@@ -10,10 +10,7 @@ not measurements: on a GPU, bench/e2e.py --disable rammer measures the same comp
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -46,13 +43,8 @@ def main() -> int:
         off = compile_one(models_dir / f"{name}.onnx", a.target, ("rammer",))
         joined = compile_one(models_dir / f"{name}.onnx", a.target, (), barriers=True)
         rows.append({"name": name, "rammer": on, "plain": off, "barriers": joined})
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    created = dt.datetime.now(dt.timezone.utc)
-    doc = {"suite": "schedule", "device": "none (predicted from report.json)", "git_commit": commit,
-           "created": created.isoformat(timespec="seconds"), "settings": {"target": a.target}, "rows": rows}
-    out = Path(a.out) / f"schedule-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    from bench.kernels import write_results
+    out = write_results("schedule", "none (predicted from report.json)", {"target": a.target}, rows, a.out)
     print(f"{'model':<18} {'kernels':>7} {'launches':>8} {'co-launches':>11} {'pred us':>18} "
           f"{'--barriers launches':>20} {'pred us':>8}")
     for r in rows:

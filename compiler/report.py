@@ -6,7 +6,7 @@ import html
 
 from .ir.dataflow import all_types, graph_obstacle
 from .ir.plan import Plan
-from .roller.cost_model import LAUNCH_US, predict_kernel_us
+from .roller.cost_model import LAUNCH_US, kernel_us
 from .targets import Target
 from .version import compiler_key, package_version
 
@@ -34,8 +34,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
     total_pred = 0.0
     for k in plan.kernels():
         b = builds.get(k.digest, {})
-        cfg = dict(k.config)
-        pred = float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
+        pred = kernel_us(k, types, target)
         total_pred += pred + LAUNCH_US
         kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": dict(k.config),
                         "grid": list(k.grid), "block": list(k.block),

@@ -82,7 +82,7 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
                 lines.append(f"    by_step_wait(&{steps}[{w}], {parts[w].blocks}u);")
             lines += [f"    {call}", f"    by_step_signal(&{steps}[{j}]);", "  }"]
         start += n
-    threads = parts[0].block[0] * parts[0].block[1] * parts[0].block[2]
+    threads = parts[0].threads
     bounds: tuple[int, ...] = (threads,)
     helper_text = "".join(helpers).rstrip("\n")
     if steps is not None:

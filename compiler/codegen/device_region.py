@@ -47,17 +47,35 @@ MAX_SUB_BLOCKS = 15          # hardware barriers 1..15, one per sub-block (0 is 
 SHARED_ALIGN = 128
 
 
-def sub_blocks(k: Kernel, threads: int, shared_limit: int) -> int:
-    """How many of k's blocks one persistent block of `threads` threads runs side by side: as many
-    as its threads hold, one per hardware barrier, within `shared_limit` bytes of shared memory."""
-    n = k.block[0] * k.block[1] * k.block[2]
-    if n >= threads:
-        return 1
-    per = -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN
-    return max(1, min(threads // n, MAX_SUB_BLOCKS, shared_limit // per if per else MAX_SUB_BLOCKS))
 # what a body run on fewer threads than the block cannot use: block-wide reductions over barrier 0,
 # and the block's size other than by component (blockDim.x, .y, .z become the body's own)
 NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
+
+
+def _slice_bytes(k: Kernel) -> int:
+    """A sub-block's slice of shared memory: k's own, aligned."""
+    return -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN
+
+
+def sub_blocks(k: Kernel, threads: int, shared_limit: int) -> int:
+    """How many of k's blocks one persistent block of `threads` threads runs side by side: as many
+    as its threads hold, one per hardware barrier, within `shared_limit` bytes of shared memory."""
+    if k.threads >= threads:
+        return 1
+    per = _slice_bytes(k)
+    return max(1, min(threads // k.threads, MAX_SUB_BLOCKS, shared_limit // per if per else MAX_SUB_BLOCKS))
+
+
+def region_threads(kernels: list[Kernel]) -> int:
+    """The persistent block: the widest body's threads."""
+    return max([k.threads for k in kernels] + [32])
+
+
+def region_shared(kernels: list[Kernel], threads: int, shared_limit: int) -> int:
+    """The persistent block's shared memory: the most any body takes, a narrower one's slices
+    for all its sub-blocks."""
+    return max([k.shared_bytes if k.threads >= threads else sub_blocks(k, threads, shared_limit) * _slice_bytes(k)
+                for k in kernels] + [0])
 
 
 @dataclass(frozen=True)
@@ -71,7 +89,7 @@ class RegionKernel:
 
 def body_kernels(region) -> list[Kernel]:
     """Every kernel a region's bodies launch, nested regions included."""
-    return [s.kernel for body in region.bodies for s in body.steps_within() if isinstance(s, LaunchStep)]
+    return [k for body in region.bodies for k in body.kernels()]
 
 
 def render_region(region: IfStep | LoopStep | ScanStep, types: dict[str, TensorType], *, grid: int,
@@ -96,7 +114,6 @@ class _Emitter:
         self.lines: list[str] = []
         self.regions = 0
         self.threads = 0
-        self.shared = 0
 
     # --- names and buffers -------------------------------------------------------------------
     def fresh(self, name: str) -> str:
@@ -174,20 +191,17 @@ class _Emitter:
     def launch(self, k: Kernel, scope: ChainMap, depth: int) -> None:
         source, _ = split_wrapper(k.source, k.entry)
         source = source.replace("__restrict__", "")   # one body's output is the next one's input
-        n = k.block[0] * k.block[1] * k.block[2]
+        n = k.threads
         subs = sub_blocks(k, self.threads, self.shared_limit)
         if n < self.threads:
             # sub-block j of the block (threads j*n ...) runs the body as a block of its own: its
             # thread index, its size, its barrier (1 + j) and its slice of shared memory
-            per = -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN
+            per = _slice_bytes(k)
             source = _THREAD_X.sub(f"(threadIdx.x % {n}u)", source)
             source = _BLOCK_DIM.sub(lambda m: f"{n}u" if m[1] == "x" else "1u", source)
             source = _SYNCTHREADS.sub(f"by_part_sync(1u + threadIdx.x / {n}u, {n}u)", source)
             source = _SHARED_DECL.sub(lambda m: f"BY_SHARED_BUFFER({m[1]}_all); unsigned char* const {m[1]} = "
                                       f"{m[1]}_all + (threadIdx.x / {n}u) * {per}u;", source)
-            self.shared = max(self.shared, subs * per)
-        else:
-            self.shared = max(self.shared, k.shared_bytes)
         # called, not inlined: a body a loop calls at several steps (every layer of a stacked
         # recurrence) is compiled once, and NVRTC's time stays that of the bodies apart
         source = source.replace(f"BY_DEVICE void {k.body}(", f"BY_DEVICE_CALLED void {k.body}(")
@@ -344,7 +358,7 @@ class _Emitter:
     # --- the kernel ----------------------------------------------------------------------------
     def kernel(self, region, grid: int, blocks_per_sm: int) -> RegionKernel:
         kernels = body_kernels(region)
-        self.threads = max([k.block[0] * k.block[1] * k.block[2] for k in kernels] + [32])
+        self.threads = region_threads(kernels)
         self.lines = []
         self.steps(Plan(inputs=(), outputs=(), steps=(region,), types=(), constants=()), ChainMap({}), 1)
         head = [f"  const unsigned int by_b = {BLOCK_X};", f"  const unsigned int by_g = {GRID_X};",
@@ -360,7 +374,7 @@ class _Emitter:
                                       helpers="".join(self.helpers).rstrip("\n"))
         params = tuple(KernelParam(self.type_of(v).dtype.ctype, v, v in self.written) for v in order)
         k = Kernel(entry=entry, source=source, params=params, grid=(grid, 1, 1), block=(self.threads, 1, 1),
-                   shared_bytes=self.shared, cooperative=True,
+                   shared_bytes=region_shared(kernels, self.threads, self.shared_limit), cooperative=True,
                    ops=tuple(op for k in kernels for op in k.ops), carried=tuple(c for k in kernels for c in k.carried),
                    config=(("region", region.node or prefix),))
         return RegionKernel(k, tuple(self.types.items()), tuple(self.constants.items()))

@@ -95,6 +95,11 @@ class Kernel:
         return self.grid[0] * self.grid[1] * self.grid[2]
 
     @property
+    def threads(self) -> int:
+        """Threads per block (the block's extent)."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
     def uses_block_sync(self) -> bool:
         return bool(re.search(r"__syncthreads|__syncwarp|__shfl|__ballot|__any_sync|__all_sync|__activemask|__reduce_\w+_sync|by_ldmatrix|by_mma|by_grid_sync|by_part_sync|by_wgmma|by_mbar|by_tma|by_step_",
                               self.source))

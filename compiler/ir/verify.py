@@ -59,7 +59,7 @@ def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
                     raise VerifyError(f"kernel {s.kernel.entry}: buffer {p.value} has no type")
                 if t.dtype.ctype != p.ctype:
                     raise VerifyError(f"kernel {s.kernel.entry}: {p.value} is {t.dtype.name}, param is {p.ctype}")
-            threads = s.kernel.block[0] * s.kernel.block[1] * s.kernel.block[2]
+            threads = s.kernel.threads
             if not 0 < threads <= 1024:
                 raise VerifyError(f"kernel {s.kernel.entry}: block of {threads} threads")
         if isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec):

@@ -77,7 +77,7 @@ def check_plan(plan: Plan, target: Target) -> dict:
                 raise TooLarge(f"{what} launches {n} blocks along grid axis {'xyz'[axis]}, outside the "
                                f"launch limit 1..{limit} of target {target.name}",
                                hint="compile with smaller input shapes")
-        threads = k.block[0] * k.block[1] * k.block[2]
+        threads = k.threads
         if not 1 <= threads <= target.max_threads_per_block:
             raise TooLarge(f"{what} has {threads} threads per block, outside 1..{target.max_threads_per_block}")
     return fp

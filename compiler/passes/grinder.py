@@ -14,13 +14,14 @@ host round trip: Cocktailer's cf_level 1. Per region the stage decides between t
 Loop-invariant steps of Loop and Scan bodies are hoisted in front of the region first
 (`hoist_invariants`), wherever the region then runs.
 
-A region that cannot run on the device stays on the host with the reason (a body kernel without
-a block function, one with a grid barrier or tensor maps of its own, a narrower body that reads
-the block's size); its bodies are then tried region by region. The persistent grid is what stays
-resident: SMs x the blocks per SM the most demanding body allows (at most what the largest body
-needs, and at most MAX_PERSISTENT_THREADS threads). A narrower body runs several of its blocks
-side by side in each persistent block (codegen/device_region.py sub_blocks). Bodies too large for one kernel would run as a
-CUDA graph with a conditional node (CUDA 12.4+): not built yet, so they stay on the host.
+A region that cannot run on the device stays on the host with the reason (a body kernel that
+could not be co-launched either: no block function, a grid barrier or tensor maps of its own; a
+2-D block; a narrower body reducing over the block's barrier); its bodies are then tried region
+by region. The persistent grid is what stays resident: SMs x the blocks per SM the most demanding
+body allows (at most what the largest body needs, and at most MAX_PERSISTENT_THREADS threads). A
+narrower body runs several of its blocks side by side in each persistent block
+(codegen/device_region.py sub_blocks). Bodies too large for one kernel would run as a CUDA graph
+with a conditional node (CUDA 12.4+): not built yet, so they stay on the host.
 
 The stage runs after rammer (bodies are rendered and their independent kernels co-launched, so
 an iteration has fewer grid barriers) and before build and the memory plan (the persistent kernel
@@ -29,15 +30,15 @@ region on the host."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 
-from ..codegen.device_region import NARROW_OBSTACLES, SHARED_ALIGN, body_kernels, render_region, sub_blocks
-from ..ir.dataflow import all_types, map_bodies, reads, writes
+from ..codegen.co_launch import can_co_launch
+from ..codegen.device_region import (NARROW_OBSTACLES, body_kernels, region_shared, region_threads, render_region,
+                                     sub_blocks)
+from ..ir.dataflow import all_plans, all_types, map_bodies, reads, writes
 from ..ir.graph import TensorType
-from ..ir.kernel import Kernel
 from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
-from ..roller.cost_model import LAUNCH_US, predict_kernel_us
+from ..roller.cost_model import LAUNCH_US, kernel_us, resident_per_sm
 from ..roller.micro_model import resident_blocks
 from ..targets import Target
 
@@ -58,7 +59,7 @@ def grinder_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
     """The plan with every region the model favours as one persistent kernel; the record lists
     each region, how it runs and why, and the host round trips left per inference."""
     record: dict = {"regions": []}
-    taken = set(all_types(plan)) | {n for p in _plans(plan) for n, _ in p.constants}
+    taken = set(all_types(plan)) | {n for p in all_plans(plan) for n, _ in p.constants}
     plan = _plan(plan, target, record, taken, "")
     record["host_round_trips_per_inference"] = host_round_trips(plan)
     return plan, record
@@ -66,16 +67,13 @@ def grinder_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
 
 def host_regions(plan: Plan, why: str) -> dict:
     """The record of a plan whose regions all stay on the host (the stage switched off)."""
-    regions = [{"node": s.node, "op": type(s).__name__[:-4], "runs": "host", "why": why}
+    regions = [{"node": s.node, "op": _op(s), "runs": "host", "why": why}
                for s in plan.steps_within() if isinstance(s, REGIONS)]
     return {"regions": regions, "host_round_trips_per_inference": host_round_trips(plan)}
 
 
-def _plans(plan: Plan):
-    yield plan
-    for s in plan.steps:
-        for b in getattr(s, "bodies", ()):
-            yield from _plans(b)
+def _op(region) -> str:
+    return type(region).__name__[:-len("Step")]
 
 
 def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str) -> Plan:
@@ -84,7 +82,7 @@ def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str
         if not isinstance(s, REGIONS):
             steps.append(s)
             continue
-        entry = {"node": s.node, "op": type(s).__name__[:-4], "inside": inside}
+        entry = {"node": s.node, "op": _op(s), "inside": inside}
         if isinstance(s, (LoopStep, ScanStep)):
             hoisted, s, moved_types, moved_constants = hoist_invariants(s, types, constants)
             if hoisted:
@@ -151,26 +149,24 @@ def obstacle(region, target: Target) -> tuple[str | None, dict]:
     threads per block (the widest body's), blocks per SM and grid."""
     kernels = body_kernels(region)
     for k in kernels:
-        why = _kernel_obstacle(k)
+        why = can_co_launch(k) or (f"a {k.block} block (persistent kernels run 1-D blocks)"
+                                   if k.block[1] != 1 or k.block[2] != 1 else None)
         if why:
             return f"body kernel {k.entry}: {why}", {}
-    threads = max([_threads(k) for k in kernels] + [32])
+    threads = region_threads(kernels)
     for k in kernels:
-        t = _threads(k)
-        if t < threads and (t % 32 or NARROW_OBSTACLES.search(k.source)):
-            return (f"body kernel {k.entry} runs {t} threads (not a multiple of 32, or reducing over the "
-                    f"block's barrier); the widest body runs {threads}"), {}
+        if k.threads < threads and (k.threads % 32 or NARROW_OBSTACLES.search(k.source)):
+            return (f"body kernel {k.entry} runs {k.threads} threads (not a multiple of 32, or reducing over "
+                    f"the block's barrier); the widest body runs {threads}"), {}
     # packing narrower bodies never asks for more shared memory than a launch gets without the
     # opt-in, or than the largest body asks for alone
     limit = max([target.shared_per_block_default] + [k.shared_bytes for k in kernels])
     subs = {k.entry: sub_blocks(k, threads, limit) for k in kernels}
-    shared = max([k.shared_bytes if _threads(k) == threads else
-                  subs[k.entry] * -(-k.shared_bytes // SHARED_ALIGN) * SHARED_ALIGN for k in kernels] + [0])
+    shared = region_shared(kernels, threads, limit)
     per_sm = resident_blocks(threads, shared, 0, target)
     for k in kernels:
-        model = dict(k.config).get("model")
-        if model and _threads(k) == threads:   # Roller's estimate includes registers
-            per_sm = min(per_sm, max(1, int(json.loads(model)["blocks_per_sm"])))
+        if k.threads == threads:   # where Roller tiled the widest bodies, its estimate includes registers
+            per_sm = min(per_sm, resident_per_sm(k, target))
     if per_sm < 1:
         return f"a block of {threads} threads and {shared} bytes of shared memory does not fit an SM", {}
     most = max([math.ceil(k.blocks / subs[k.entry]) for k in kernels] + [1])
@@ -178,22 +174,6 @@ def obstacle(region, target: Target) -> tuple[str | None, dict]:
     # launch bounds ask for the residency the grid needs, no more (more would cap registers)
     return None, {"threads": threads, "blocks_per_sm": math.ceil(grid / target.sms), "grid": grid,
                   "shared_limit": limit, "sub_blocks": subs}
-
-
-def _threads(k: Kernel) -> int:
-    return k.block[0] * k.block[1] * k.block[2]
-
-
-def _kernel_obstacle(k: Kernel) -> str | None:
-    if k.body is None:
-        return "no block function (a hand-written kernel)"
-    if k.cooperative:
-        return "a grid-wide barrier of its own"
-    if k.tensor_maps or k.arch_specific:
-        return "tensor maps / arch-specific (wgmma) code"
-    if k.block[1] != 1 or k.block[2] != 1:
-        return f"a {k.block} block (persistent kernels run 1-D blocks)"
-    return None
 
 
 def _barriers(region) -> int:
@@ -209,9 +189,8 @@ def predict_us(region, shape: dict, types: dict, target: Target) -> tuple[float,
     for body in region.bodies:
         dev = hst = 0.0
         for k in (s.kernel for s in body.steps_within() if isinstance(s, LaunchStep)):
-            cfg = dict(k.config)
-            t = float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
-            alone = target.sms * max(1, resident_blocks(_threads(k), k.shared_bytes, 0, target))
+            t = kernel_us(k, types, target)
+            alone = target.sms * resident_per_sm(k, target)
             dev += t * math.ceil(k.blocks / (grid * shape["sub_blocks"][k.entry])) / math.ceil(k.blocks / alone)
             hst += t + LAUNCH_US
         device, host = max(device, dev), max(host, hst)

@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 
 from ..analysis.waves import waves
 from ..codegen.co_launch import can_co_launch, co_launch
 from ..ir.dataflow import map_bodies
 from ..ir.kernel import Kernel
 from ..ir.plan import LaunchStep, Plan
-from ..roller.cost_model import LAUNCH_US, kernel_bytes, predict_kernel_us
-from ..roller.micro_model import resident_blocks
+from ..roller.cost_model import LAUNCH_US, kernel_bytes, kernel_us, resident_per_sm
 from ..targets import Target
 
 
@@ -74,16 +72,6 @@ def _plan(plan: Plan, target: Target, record: dict) -> Plan:
     return dataclasses.replace(plan, steps=tuple(out))
 
 
-def resident_per_sm(k: Kernel, target: Target) -> int:
-    """Blocks of k one SM holds at once: the micro-model's count where Roller tiled k (its register
-    estimate included), else by threads and shared memory alone (registers are only known after
-    the build)."""
-    model = dict(k.config).get("model")
-    if model:
-        return max(1, int(json.loads(model)["blocks_per_sm"]))
-    return max(1, resident_blocks(k.block[0] * k.block[1] * k.block[2], k.shared_bytes, 0, target))
-
-
 def _candidate(step, target: Target) -> bool:
     """A launch that may share a launch: co-launchable and leaving SMs empty on its own."""
     if not isinstance(step, LaunchStep) or can_co_launch(step.kernel) is not None:
@@ -91,14 +79,9 @@ def _candidate(step, target: Target) -> bool:
     return step.kernel.blocks < target.sms * resident_per_sm(step.kernel, target)
 
 
-def _member_us(k: Kernel, types, target: Target) -> float:
-    cfg = dict(k.config)
-    return float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(k, types, target)
-
-
 def predictions(kernels: list[Kernel], types, target: Target) -> tuple[float, float]:
     """(co-launch, apart) predicted microseconds of `kernels`, launches included."""
-    times = [_member_us(k, types, target) for k in kernels]
+    times = [kernel_us(k, types, target) for k in kernels]
     nbytes = sum(kernel_bytes(k, types) for k in kernels)
     co = max(max(times), nbytes / (target.dram_gbps * 1e3)) + LAUNCH_US
     return co, sum(times) + LAUNCH_US * len(kernels)
@@ -136,7 +119,7 @@ def _co_kernel(kernels: list[Kernel], times: tuple[float, float], types, target:
     co, apart = times
     k = co_launch(kernels)
     members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks,
-                "predicted_us": round(_member_us(m, types, target), 3)} for m in kernels]
+                "predicted_us": round(kernel_us(m, types, target), 3)} for m in kernels]
     record["co_launches"].append({"entry": k.entry, "wave": wave, "block": list(k.block), "members": members,
                                   "predicted_us": {"co_launch": round(co, 3), "apart": round(apart, 3)}})
     config = (("schedule", "rammer_co_launch"), ("members", tuple(m.entry for m in kernels)),
@@ -194,7 +177,7 @@ def _fits(items: list, target: Target) -> bool:
 
 def _unit_us(item, types, target: Target) -> float:
     step, parts, co = item
-    return co - LAUNCH_US if parts is not None else _member_us(step.kernel, types, target)
+    return co - LAUNCH_US if parts is not None else kernel_us(step.kernel, types, target)
 
 
 def _join_times(run: list, types, target: Target) -> tuple[float, float]:
@@ -226,7 +209,7 @@ def _barrier_kernel(run: list, types, target: Target, record: dict) -> Kernel:
         if c["entry"] in absorbed:
             c["joined_into"] = k.entry
     members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks, "waits_for": w,
-                "predicted_us": round(_member_us(m, types, target), 3)} for m, w in zip(kernels, waits)]
+                "predicted_us": round(kernel_us(m, types, target), 3)} for m, w in zip(kernels, waits)]
     record["barrier_launches"].append({"entry": k.entry, "block": list(k.block), "launches_joined": len(run),
                                        "members": members, "predicted_us": {"joined": round(joined_us, 3),
                                                                             "apart": round(apart_us, 3)}})

@@ -7,12 +7,14 @@ for the others (naive and hand-written kernels), and adds LAUNCH_US per launch f
 every kernel has a prediction to check against measurements."""
 from __future__ import annotations
 
+import json
 import math
 
 from ..analysis.views import gemm_view
 from ..ir.kernel import Kernel
 from ..ir.texpr import TensorExpr, fold_flops
 from ..targets import Target
+from .micro_model import resident_blocks
 
 LAUNCH_US = 2.0  # host launch overhead per kernel, typical for a plain launch
 
@@ -57,8 +59,25 @@ def expr_flops(te: TensorExpr) -> int:
 
 def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     """Predicted microseconds on `target`, without launch overhead."""
-    threads = kernel.blocks * kernel.block[0] * kernel.block[1] * kernel.block[2]
+    threads = kernel.blocks * kernel.threads
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target)
+
+
+def kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
+    """A kernel's predicted microseconds without launch overhead: the micro-model's where Roller
+    tiled it (config predicted_us), else the fallback estimate above."""
+    cfg = dict(kernel.config)
+    return float(cfg["predicted_us"]) if "predicted_us" in cfg else predict_kernel_us(kernel, types, target)
+
+
+def resident_per_sm(kernel: Kernel, target: Target) -> int:
+    """Blocks of a kernel one SM holds at once: the micro-model's count where Roller tiled it (its
+    register estimate included), else by threads and shared memory alone (registers are only
+    known after the build)."""
+    model = dict(kernel.config).get("model")
+    if model:
+        return max(1, int(json.loads(model)["blocks_per_sm"]))
+    return max(1, resident_blocks(kernel.threads, kernel.shared_bytes, 0, target))
 
 
 def predict_us(nbytes: int, flops: int, threads: int, target: Target, tflops: float | None = None) -> float:

@@ -125,11 +125,12 @@ class Executor:
         try:
             self._run_plan(self.plan, scope)
         except Exception as e:   # noqa: BLE001 - the driver may refuse a launch kind in a capture
+            why = f"plain launches: capture failed: {e}"
             try:
                 self.backend.end_capture()     # leaves the stream usable for plain launches
-            except Exception:   # noqa: BLE001 - an invalidated capture may refuse to end cleanly
-                pass
-            self.graph_status = f"plain launches: capture failed: {e}"
+            except Exception as end:   # noqa: BLE001 - an invalidated capture may refuse to end cleanly
+                why += f" (ending the capture failed too: {end})"
+            self.graph_status = why
             return
         self._graph = self.backend.end_capture()
         self._graph_scope = scope
