@@ -84,6 +84,10 @@ class CompileOptionsIn(BaseModel):
     precision: str = "fp32"
     disable: list[str] = Field(default_factory=list,
                                description="techniques to switch off, to measure their effect: welder, roller, tune, rammer, grinder")
+    max_trip_count: int | None = Field(
+        default=None, ge=1, le=1 << 20,
+        description="the most iterations of a Loop whose iteration count is only known at run time and that has "
+                    "scan outputs (sized to it, returned trimmed)")
 
 
 class CompilationCreate(BaseModel):

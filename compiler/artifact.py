@@ -122,7 +122,8 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         elif isinstance(s, LoopStep):
             steps.append({"loop": s.node, "trip_count": s.trip_count, "cond": s.cond,
                           "carried_in": list(s.carried_in), "body": plan_to_json(s.body),
-                          "outputs": list(s.outputs), "n_scan": s.n_scan})
+                          "outputs": list(s.outputs), "n_scan": s.n_scan, "max_trips": s.max_trips,
+                          "iterations": s.iterations})
         elif isinstance(s, ScanStep):
             steps.append({"scan": s.node, "state_in": list(s.state_in), "scan_in": list(s.scan_in),
                           "body": plan_to_json(s.body), "outputs": list(s.outputs), "n_state": s.n_state,
@@ -133,7 +134,8 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
     return {"inputs": list(plan.inputs), "outputs": list(plan.outputs), "outer": list(plan.outer),
             "types": {n: _type_json(t) for n, t in plan.types},
             "constants": [n for n, _ in plan.constants], "arena": [[n, o] for n, o in plan.arena],
-            "arena_bytes": plan.arena_bytes, "steps": steps}
+            "arena_bytes": plan.arena_bytes, "steps": steps,
+            "output_lengths": [[n, v] for n, v in plan.output_lengths]}
 
 
 def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Constant]) -> Plan:
@@ -159,7 +161,7 @@ def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Consta
         elif "loop" in s:
             steps.append(LoopStep(s["trip_count"], s["cond"], tuple(s["carried_in"]),
                                   plan_from_json(s["body"], sources, constants), tuple(s["outputs"]),
-                                  s["n_scan"], s["loop"]))
+                                  s["n_scan"], s["loop"], s.get("max_trips", 0), s.get("iterations", "")))
         elif "scan" in s:
             steps.append(ScanStep(tuple(s["state_in"]), tuple(s["scan_in"]),
                                   plan_from_json(s["body"], sources, constants), tuple(s["outputs"]),
@@ -169,4 +171,5 @@ def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Consta
                 types=tuple((n, TensorType(DType[t[0]], tuple(t[1]))) for n, t in d["types"].items()),
                 constants=tuple((n, constants[n]) for n in d["constants"]),
                 arena=tuple((n, o) for n, o in d["arena"]), arena_bytes=d["arena_bytes"],
-                outer=tuple(d.get("outer", [])))
+                outer=tuple(d.get("outer", [])),
+                output_lengths=tuple((n, v) for n, v in d.get("output_lengths", [])))

@@ -52,7 +52,7 @@ def cmd_compile(a) -> int:
     from . import compile
     from .pipeline import CompileOptions
     opts = CompileOptions(input_shapes=parse_shapes(a.input_shape), verify=a.verify, precision=a.precision,
-                          disable=parse_disable(a.disable), barriers=a.barriers)
+                          disable=parse_disable(a.disable), barriers=a.barriers, max_trip_count=a.max_trip_count)
     t0 = time.perf_counter()
     def progress(stage, frac):
         if not a.quiet:
@@ -172,6 +172,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--barriers", action="store_true",
                    help="rammer's barrier variant: join consecutive small launches in one cooperative launch "
                         "with step counters (off by default until measured on a GPU)")
+    c.add_argument("--max-trip-count", type=int, default=None, metavar="N",
+                   help="size the scan outputs of Loops whose iteration count is only known at run time for at "
+                        "most N iterations (returned trimmed to the real count)")
     c.add_argument("-q", "--quiet", action="store_true")
     c.set_defaults(fn=cmd_compile)
     r = sub.add_parser("run", help="run an artifact on inputs from an .npz")

@@ -30,6 +30,9 @@ from .targets import Target
 SWITCHABLE = ("welder", "roller", "tune", "rammer", "grinder")
 
 
+MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     """What the user may choose; part of the cache key of a compilation."""
@@ -42,9 +45,17 @@ class CompileOptions:
     # rammer's barrier variant: consecutive launches joined by step counters in one cooperative
     # launch; off by default until a GPU run has measured it (docs/rammer.md)
     barriers: bool = False
+    # the most iterations of a Loop whose iteration count is only known at run time and that has
+    # scan outputs: they are sized to it and trimmed on return (None: such a Loop is refused)
+    max_trip_count: int | None = None
 
     def __post_init__(self):
         check_precision(self.precision)
+        if self.max_trip_count is not None and (isinstance(self.max_trip_count, bool) or
+                                                not isinstance(self.max_trip_count, int) or
+                                                not 1 <= self.max_trip_count <= MAX_TRIP_COUNT_LIMIT):
+            raise CompilerError(f"max_trip_count must be an integer from 1 to {MAX_TRIP_COUNT_LIMIT}, "
+                                f"not {self.max_trip_count!r}")
         names = (self.disable,) if isinstance(self.disable, str) else tuple(self.disable)
         unknown = [n for n in names if n not in SWITCHABLE]
         if unknown:

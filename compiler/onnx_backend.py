@@ -15,8 +15,10 @@ class BrickyardRep(BackendRep):
     cannot be compiled ahead of time; such a rep compiles on first run with those inputs bound as
     constants, once per distinct value."""
 
-    def __init__(self, model, device: str, target, artifact=None, bind: tuple[str, ...] = ()):
+    def __init__(self, model, device: str, target, artifact=None, bind: tuple[str, ...] = (),
+                 max_trip_count: int | None = None):
         self.model = model
+        self.max_trip_count = max_trip_count
         self.device = device
         self.target = target
         self.bind = bind
@@ -41,7 +43,7 @@ class BrickyardRep(BackendRep):
         key = tuple((n, v.dtype.str, v.shape, v.tobytes()) for n, v in values.items())
         if key not in self._executors:
             bound = bind_inputs(self.model, values)
-            self._executors[key] = self._executor(_compile(bound, self.device, self.target))
+            self._executors[key] = self._executor(_compile(bound, self.device, self.target, self.max_trip_count))
         executor, plan = self._executors[key]
         out = executor.run({n: v for n, v in feed.items() if n in plan.inputs})
         return [out[n] for n in plan.outputs]
@@ -62,9 +64,9 @@ def bind_inputs(model, values: dict[str, np.ndarray]):
     return m
 
 
-def _compile(model, device: str, target):
+def _compile(model, device: str, target, max_trip_count: int | None = None):
     # Host runs need no cubins; the GPU path builds them for the local GPU's arch.
-    opts = CompileOptions(build=device == "gpu")
+    opts = CompileOptions(build=device == "gpu", max_trip_count=max_trip_count)
     if device == "gpu":
         import dataclasses
         from .runtime.gpu import device_arch
@@ -112,14 +114,18 @@ class BrickyardBackend(Backend):
     """device 'CPU' runs the kernels on the host harness, 'CUDA' on the GPU through CuPy."""
 
     @classmethod
-    def prepare(cls, model, device: str = "CPU", target: str = "h100", **kwargs):
+    def prepare(cls, model, device: str = "CPU", target: str = "h100", max_trip_count: int | None = None,
+                **kwargs):
+        """`max_trip_count`: the bound for Loops with scan outputs whose iteration count is dynamic
+        (CompileOptions.max_trip_count)."""
         import onnx
         from .errors import NeedsConstant, ShapeError, UnsupportedOp
         dev = "gpu" if device.upper().startswith("CUDA") else "host"
         if not isinstance(model, onnx.ModelProto):
             model = onnx.load_model_from_string(model) if isinstance(model, bytes) else onnx.load(model)
         try:
-            return BrickyardRep(model, dev, target, artifact=_compile(model, dev, target))
+            return BrickyardRep(model, dev, target, artifact=_compile(model, dev, target, max_trip_count),
+                                max_trip_count=max_trip_count)
         except (ShapeError, UnsupportedOp) as e:
             if isinstance(e, UnsupportedOp) and not isinstance(e, NeedsConstant):
                 raise
@@ -128,7 +134,7 @@ class BrickyardBackend(Backend):
                 bind = _shape_inputs(model, any_dtype=True)
             if not bind:
                 raise e
-            return BrickyardRep(model, dev, target, bind=bind)
+            return BrickyardRep(model, dev, target, bind=bind, max_trip_count=max_trip_count)
 
     @classmethod
     def run_model(cls, model, inputs, device: str = "CPU", **kwargs):

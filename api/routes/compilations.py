@@ -94,7 +94,8 @@ def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: Se
     check_input_shapes(model, body.options.input_shapes)
     try:
         opts = CompileOptions(input_shapes=tuple(sorted((n, tuple(d)) for n, d in body.options.input_shapes.items())),
-                              precision=body.options.precision, disable=tuple(body.options.disable))
+                              precision=body.options.precision, disable=tuple(body.options.disable),
+                              max_trip_count=body.options.max_trip_count)
     except CompilerError as e:
         raise ApiError(422, e.one_line(), category=e.category) from None
     job, needs_message = new_job(session=session, owner_id=owner.id, model=model, target=target, opts=opts)

@@ -251,7 +251,11 @@ class _Emitter:
         self.emit(f"if (by_b == 0u && by_t == 0u) {{ {self.ptr(ins[0], write=True)}[0] = 0; "
                   f"{self.ptr(ins[1], write=True)}[0] = {go}; }}", d)
         self.emit("by_grid_sync();", d)
-        self.emit(f"for (long long {it} = 0; {it} < by_trip{r} && {go}; ++{it}) {{", d)
+        # a bounded Loop (scan outputs sized to max_trips) stops there; the count it ran, or -1 when
+        # it would have run on, goes to its iterations value and trims the outputs on return
+        bound = f" && {it} < {s.max_trips}ll" if s.max_trips else ""
+        self.emit(f"long long {it} = 0;", d)
+        self.emit(f"for (; {it} < by_trip{r} && {go}{bound}; ++{it}) {{", d)
         self.steps(body, inner, d + 1)
         self.emit(f"{go} = ({self.ptr(outs[0])}[0] != 0);", d + 1)
         carried = [(ins[2 + k], outs[1 + k]) for k in range(n_car) if self.root(ins[2 + k]) != self.root(outs[1 + k])]
@@ -267,6 +271,9 @@ class _Emitter:
                             depth=d + 1, scalars=f"if (by_b == 0u && by_t == 0u) {{ {self.ptr(ins[0])}[0] = {it} + 1; "
                             + (f"{self.ptr(ins[1])}[0] = {go}; " if writes_cond else "") + "}")
         self.emit("}", d)
+        if s.iterations:
+            count = self.ptr(scope.get(s.iterations, s.iterations), write=True)
+            self.emit(f"if (by_b == 0u && by_t == 0u) {count}[0] = ({go} && {it} < by_trip{r}) ? -1ll : {it};", d)
         finals = [(scope.get(o, o), ins[2 + k]) for k, o in enumerate(s.outputs[:n_car]) if o]
         for dst, src in finals:
             self.copy(dst, src, d)

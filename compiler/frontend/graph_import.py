@@ -28,8 +28,9 @@ class ImportContext:
     """Model-wide state of one import: opsets, limits, warnings, names taken so far."""
 
     def __init__(self, opsets: dict[str, int], opset_imports, ir_version: int, max_fold_elements: int,
-                 read_names: set[str] | None = None):
+                 read_names: set[str] | None = None, max_trip_count: int | None = None):
         self.opsets = opsets
+        self.max_trip_count = max_trip_count  # the user's bound on loops whose iteration count is dynamic
         self.read_names = read_names  # every value some node or graph output reads; None: assume all
         self.opset_imports = list(opset_imports)
         self.ir_version = ir_version
@@ -95,6 +96,10 @@ class Scope:
             self.outer[name] = None
         return True
 
+    def visible(self, name: str) -> bool:
+        """Whether `name` is defined here or in an enclosing scope (without borrowing it)."""
+        return name in self.types or (self.parent is not None and self.parent.visible(name))
+
 
 def import_graph(g: onnx.GraphProto, ctx: ImportContext, scope: Scope,
                  inputs: list[tuple[str, TensorType]], name: str) -> Graph:
@@ -111,11 +116,7 @@ def import_graph(g: onnx.GraphProto, ctx: ImportContext, scope: Scope,
     if len(g.sparse_initializer):
         raise UnsupportedOp("SparseInitializer", node=g.sparse_initializer[0].values.name,
                             detail="sparse initializers are not supported; store the weight densely")
-    nodes: list[Node] = []
-    for i, pn in enumerate(g.node):
-        node = _import_node(pn, i, ctx, scope)
-        if node is not None:
-            nodes.append(node)
+    nodes = _import_nodes(g.node, ctx, scope)
     outputs = tuple(o.name for o in g.output)
     for o in outputs:
         if not scope.resolve(o):
@@ -144,6 +145,58 @@ def finish_graph(name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], n
         constants=tuple(sorted((k, Constant.from_array(v)) for k, v in consts.items())),
         outer=outer,
     )
+
+
+def _import_nodes(protos, ctx: ImportContext, scope: Scope) -> list[Node]:
+    nodes: list[Node] = []
+    for i, pn in enumerate(protos):
+        inlined = _inline_constant_if(pn, i, ctx, scope)
+        if inlined is not None:
+            nodes += inlined
+            continue
+        node = _import_node(pn, i, ctx, scope)
+        if node is not None:
+            nodes.append(node)
+    return nodes
+
+
+def _inline_constant_if(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scope) -> list[Node] | None:
+    """An If whose predicate is known at import is its chosen branch, spliced into the enclosing
+    graph; the other branch is never imported (exporters guard shape arithmetic this way, and the
+    branch not taken may not even type-check for this model's shapes). None: not such an If."""
+    if pn.op_type != "If" or pn.domain not in ("", "ai.onnx") or not pn.input or not scope.resolve(pn.input[0]):
+        return None
+    if pn.input[0] not in scope.consts:
+        return None
+    cond = np.asarray(scope.consts[pn.input[0]])
+    if cond.size != 1:
+        return None
+    name = ctx.unique_node_name(pn.name, "If", index)
+    branch = next((a.g for a in pn.attribute
+                   if a.name == ("then_branch" if bool(cond.reshape(-1)[0]) else "else_branch")), None)
+    if branch is None:
+        raise ModelError("If has no then_branch or else_branch", node=name, hint="the model is malformed; re-export it")
+    if len(branch.output) != len(pn.output):
+        raise ModelError(f"If branch '{branch.name}' has {len(branch.output)} outputs for {len(pn.output)}", node=name)
+    defined = {init.name for init in branch.initializer} | {o for n in branch.node for o in n.output if o}
+    if any(scope.visible(v) for v in defined):
+        return None   # a branch name shadows an enclosing one: keep the branch a scope of its own
+    for init in branch.initializer:
+        a = tensor_to_array(init, op="Initializer", node=init.name)
+        scope.consts[init.name] = a
+        scope.types[init.name] = array_type(a)
+    nodes = _import_nodes(branch.node, ctx, scope)
+    for k, (src, dst) in enumerate(zip((o.name for o in branch.output), pn.output)):
+        if not dst:
+            continue
+        if not scope.resolve(src):
+            raise ModelError(f"If branch '{branch.name}' has output '{src}', which nothing defines", node=name)
+        if src in scope.consts:
+            _set_const(scope, dst, scope.consts[src], name, "If")
+        else:
+            nodes.append(Node("Identity", f"{name}/out{k}", (src,), (dst,)))
+            scope.types[dst] = scope.types[src]
+    return nodes
 
 
 def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scope) -> Node | None:
@@ -177,9 +230,12 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
             raise UnsupportedOp(op, node=name, domain=domain,
                                 detail="only If, Loop and Scan may carry subgraphs")
         bodies, out_types = _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
-        node = Node(op, name, tuple(pn.input), tuple(pn.output),
+        outputs = tuple(pn.output)
+        if len(out_types) > len(outputs):      # a bounded Loop's iteration count (see _trip_bound)
+            outputs += (_fresh_value(f"{name}#iterations", scope),)
+        node = Node(op, name, tuple(pn.input), outputs,
                     tuple(sorted(attrs + list(bodies.items()), key=_by_name)), domain)
-        _set_types(scope, pn.output, out_types)
+        _set_types(scope, outputs, out_types)
         return node
 
     node = Node(op, name, tuple(pn.input), tuple(pn.output), tuple(sorted(attrs, key=_by_name)), domain)
@@ -212,6 +268,13 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
 
 def _by_name(kv):
     return kv[0]
+
+
+def _fresh_value(base: str, scope: Scope) -> str:
+    out, k = base, 1
+    while scope.visible(out):
+        out, k = f"{base}~{k}", k + 1
+    return out
 
 
 def _set_const(scope: Scope, name: str, a: np.ndarray, node: str, op: str) -> None:
@@ -361,16 +424,20 @@ def _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
                 raise ShapeError(f"loop-carried value {k} enters the Loop as {t} but the body gives {tb}",
                                  node=name, hint="Brickyard needs loop-carried values of a fixed shape")
             out_types.append(t)
+        extra: dict = {}
         if n_scan:
             trips = _static_trip_count(pn, body, scope)
             if trips is None:
-                raise UnsupportedOp("Loop", node=name, detail=(
-                    "scan outputs need a constant trip count and a condition that stays true; this "
-                    "Loop's iteration count is only known at run time, so its scan outputs have no static shape"))
+                trips = _trip_bound(pn, name, scope, ctx)
+                # the Loop's last output counts the iterations that ran: the scan outputs are
+                # sized to the bound and trimmed to that count on return
+                extra = {"max_trip_count": trips}
             for k in range(n_scan):
                 tb = body.type_of(body.outputs[1 + n_carried + k])
                 out_types.append(TensorType(tb.dtype, (trips,) + tb.shape))
-        return {"body": body}, out_types
+            if extra:
+                out_types.append(TensorType(DType.int64, ()))
+        return {"body": body, **extra}, out_types
 
     # Scan (opset 9+): states, then scan inputs sliced along their scan axis
     if ctx.opset < 9:
@@ -436,6 +503,24 @@ def _static_trip_count(pn: onnx.NodeProto, body: Graph, scope: Scope) -> int | N
     if cond_out != body.inputs[1] and not (c is not None and _is_true(c.array())):
         return None
     return max(int(np.asarray(scope.consts[m_name]).reshape(-1)[0]), 0)
+
+
+def _trip_bound(pn: onnx.NodeProto, name: str, scope: Scope, ctx: ImportContext) -> int:
+    """The most iterations a Loop with scan outputs and a run-time iteration count may run: its
+    constant trip count when only the condition is dynamic, else the user's --max-trip-count."""
+    if scope.parent is not None:
+        raise UnsupportedOp("Loop", node=name, detail=(
+            "a Loop whose scan outputs have a run-time length (a dynamic condition or trip count) inside another "
+            "region's body is not supported: only the outermost graph can return a trimmed output"))
+    m_name = pn.input[0] if len(pn.input) > 0 else ""
+    if m_name and m_name in scope.consts:
+        return max(int(np.asarray(scope.consts[m_name]).reshape(-1)[0]), 0)
+    if ctx.max_trip_count is None:
+        raise UnsupportedOp("Loop", node=name, detail=(
+            "this Loop has scan outputs and an iteration count only known at run time, so its scan outputs "
+            "have no static shape; compile with --max-trip-count N (max_trip_count in the API's options) to size "
+            "them for at most N iterations, trimmed to the real count on return"))
+    return ctx.max_trip_count
 
 
 def _is_true(a) -> bool:

@@ -12,7 +12,7 @@ import onnx
 import onnx.inliner
 from google.protobuf.message import DecodeError
 
-from ..errors import ModelError, UnsupportedOp
+from ..errors import ModelError, ShapeError, UnsupportedOp
 from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
 from .canonicalize import canonicalize
@@ -52,24 +52,53 @@ class ImportedModel:
 
 def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
-                 limits: ImportLimits = ImportLimits()) -> ImportedModel:
-    """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph."""
-    return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits)
+                 limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None) -> ImportedModel:
+    """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph.
+
+    `max_trip_count` bounds the Loops whose iteration count is only known at run time and that have
+    scan outputs (see graph_import._trip_bound)."""
+    return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits,
+                          max_trip_count=max_trip_count)
+
+
+def trimmed_outputs(graph: Graph) -> tuple[tuple[str, str], ...]:
+    """(output, iteration count) for each scan output of a bounded Loop (one whose iteration count
+    is known only at run time; its last output counts the iterations): such a value has a real
+    length below its static one, so it may be returned (trimmed) but not computed with."""
+    readers = {i: n.name for n in graph.nodes for i in n.inputs if i}
+    readers.update({i: n.name for n in graph.nodes for sg in n.subgraphs() for i in sg.outer})
+    pairs = []
+    for n in graph.nodes:
+        if n.op != "Loop" or n.attr("max_trip_count") is None:
+            continue
+        iterations = n.outputs[-1]
+        n_scan = len(n.attr("body").outputs) - 1 - (len(n.inputs) - 2)
+        for v in n.outputs[-1 - n_scan:-1]:
+            if v and v in readers:
+                raise ShapeError(
+                    f"'{v}', a scan output of Loop {n.name}, has a length only known at run time (at most "
+                    f"{n.attr('max_trip_count')}) and node {readers[v]} reads it", node=n.name,
+                    hint="Brickyard returns such an output trimmed to the iterations that ran, but cannot compute "
+                    "with it; give the Loop a constant trip count and a condition that stays true")
+            if v and v in graph.outputs:
+                pairs.append((v, iterations))
+    return tuple(pairs)
 
 
 def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
-                   limits: ImportLimits = ImportLimits()) -> ImportedModel:
+                   limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None) -> ImportedModel:
     """Imports a model read_checked has already read and checked (the service describes and imports
     one upload from a single parse)."""
     proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
     warnings: list[str] = []
     inputs = _input_types(proto.graph, input_shapes or {})
     ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
-                        read_names=_read_names(proto.graph))
+                        read_names=_read_names(proto.graph), max_trip_count=max_trip_count)
     graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
     warnings += ctx.warnings
     warnings += _declared_output_mismatches(proto.graph, graph)
     graph = canonicalize(graph)
+    graph = graph.replace(output_lengths=trimmed_outputs(graph))
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
         graph=graph, opset=opsets[""], model_sha256=model_sha256,

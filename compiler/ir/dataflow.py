@@ -45,6 +45,8 @@ def writes(step: Step) -> set[str]:
         return written | ({step.spec.workspace} if getattr(step.spec, "workspace", "") else set())
     if isinstance(step, AliasStep):
         return {step.dst}
+    if isinstance(step, LoopStep) and step.iterations:
+        return {n for n in step.outputs if n} | {step.iterations}
     return {n for n in step.outputs if n}
 
 

@@ -162,7 +162,10 @@ class Node:
 class Graph:
     """A graph: its inputs/outputs by name, nodes in topological order, every value's type.
 
-    `outer` lists values a subgraph reads from the enclosing graph's scope (ONNX allows it)."""
+    `outer` lists values a subgraph reads from the enclosing graph's scope (ONNX allows it).
+    `output_lengths` pairs an output whose first axis is only an upper bound (the scan outputs of a
+    Loop with a run-time iteration count) with the int64 scalar value holding its real length: the
+    runtime trims the output to it on return."""
 
     name: str
     inputs: tuple[str, ...]
@@ -171,6 +174,7 @@ class Graph:
     types: tuple[tuple[str, TensorType], ...]
     constants: tuple[tuple[str, Constant], ...] = ()
     outer: tuple[str, ...] = ()
+    output_lengths: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def type_map(self) -> dict[str, TensorType]:

@@ -58,7 +58,10 @@ class IfStep:
 class LoopStep:
     """ONNX Loop: body(iter, cond, carried...) -> (cond, carried..., scan...), repeated on the host.
 
-    Scan outputs are stacked along a new first axis; their count is only known at run time."""
+    Scan outputs are stacked along a new first axis. A bounded Loop (max_trips > 0: its iteration
+    count is only known at run time) has scan outputs of max_trips rows, writes the count of
+    iterations that ran to `iterations` (int64 scalar; -1 when it would have run more than
+    max_trips) and the plan's output_lengths trims them on return."""
 
     trip_count: str       # "" when absent
     cond: str             # "" when absent
@@ -67,6 +70,8 @@ class LoopStep:
     outputs: tuple[str, ...]   # carried finals, then scan outputs
     n_scan: int
     node: str = ""
+    max_trips: int = 0
+    iterations: str = ""
 
     @property
     def bodies(self) -> tuple["Plan", ...]:
@@ -117,6 +122,7 @@ class Plan:
     arena: tuple[tuple[str, int], ...] = ()   # value -> byte offset in the intermediates arena
     arena_bytes: int = 0
     outer: tuple[str, ...] = ()
+    output_lengths: tuple[tuple[str, str], ...] = ()   # output -> its real length's value (Graph's)
 
     def steps_within(self):
         """Every step in execution order, a region step before its bodies' steps (the walk

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import RuntimeFault
 from ..ir.graph import Graph
 from .registry import LowerCtx, lookup, register
 
@@ -39,8 +40,12 @@ def _loop(node, inputs, opset, env=None):
     cond = bool(np.asarray(inputs[1]).reshape(-1)[0]) if len(inputs) > 1 and inputs[1] is not None else True
     carried = list(inputs[2:])
     scans: list[list[np.ndarray]] = []
+    bound = node.attr("max_trip_count")     # a bounded Loop (graph_import._trip_bound)
     it = 0
     while (trip is None or it < trip) and cond:
+        if bound is not None and it == bound:
+            raise RuntimeFault(f"Loop {node.name} runs more than {bound} iterations, its max_trip_count",
+                               hint="compile with a larger --max-trip-count")
         feed = dict(zip(body.inputs, [np.array(it, dtype=np.int64), np.array(cond)] + carried))
         outs = evaluate_graph(body, feed, opset, env)
         cond = bool(np.asarray(outs[0]).reshape(-1)[0])
@@ -58,6 +63,9 @@ def _loop(node, inputs, opset, env=None):
         else:
             t = body.type_of(body.outputs[1 + len(carried) + k])
             stacked.append(np.zeros((0,) + t.shape, dtype=t.dtype.np))
+    if bound is not None:   # sized to the bound, the iteration count last (trimmed on return)
+        stacked = [np.concatenate([s, np.zeros((bound - it,) + s.shape[1:], s.dtype)]) for s in stacked]
+        return carried + stacked + [np.array(it, dtype=np.int64)]
     return carried + stacked
 
 

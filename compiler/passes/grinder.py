@@ -67,7 +67,7 @@ def grinder_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
 
 def host_regions(plan: Plan, why: str) -> dict:
     """The record of a plan whose regions all stay on the host (the stage switched off)."""
-    regions = [{"node": s.node, "op": _op(s), "runs": "host", "why": why}
+    regions = [{"node": s.node, "op": _op(s), "runs": "host", "why": why, **_bound(s)}
                for s in plan.steps_within() if isinstance(s, REGIONS)]
     return {"regions": regions, "host_round_trips_per_inference": host_round_trips(plan)}
 
@@ -76,13 +76,18 @@ def _op(region) -> str:
     return type(region).__name__[:-len("Step")]
 
 
+def _bound(region) -> dict:
+    """A bounded Loop's bound (its scan outputs are sized to it and trimmed on return)."""
+    return {"max_trip_count": region.max_trips} if isinstance(region, LoopStep) and region.max_trips else {}
+
+
 def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str) -> Plan:
     steps, types, constants = [], dict(plan.types), dict(plan.constants)
     for s in plan.steps:
         if not isinstance(s, REGIONS):
             steps.append(s)
             continue
-        entry = {"node": s.node, "op": _op(s), "inside": inside}
+        entry = {"node": s.node, "op": _op(s), "inside": inside, **_bound(s)}
         if isinstance(s, (LoopStep, ScanStep)):
             hoisted, s, moved_types, moved_constants = hoist_invariants(s, types, constants)
             if hoisted:
@@ -226,6 +231,8 @@ def host_round_trips(plan: Plan) -> int | None:
 
 def _static_trips(s: LoopStep, plan: Plan) -> int | None:
     """Iterations of a Loop known at compile time: a Loop with scan outputs runs its constant trip
-    count (the importer refuses it otherwise)."""
+    count, unless it is bounded (its count is known only at run time)."""
+    if s.max_trips:
+        return None
     named = [o for o in s.outputs[len(s.carried_in):] if o]
     return dict(plan.types)[named[0]].shape[0] if named else None

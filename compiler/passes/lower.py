@@ -65,7 +65,8 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
     used = _values_used(steps) | set(graph.outputs)
     constants = tuple((n, c) for n, c in graph.constants if n in used)
     return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
-                types=tuple(types.items()), constants=constants, outer=graph.outer)
+                types=tuple(types.items()), constants=constants, outer=graph.outer,
+                output_lengths=graph.output_lengths)
 
 
 def _writes_nothing(step: ComputeStep, types: dict) -> bool:
@@ -83,10 +84,13 @@ def lower_control_flow(node, graph: Graph, opset: int):
     if node.op == "Loop":
         body = lower_graph(node.attr("body"), opset)
         n_carried = len(node.inputs) - 2
+        bound = node.attr("max_trip_count")    # bounded: the last output counts the iterations
         return LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
                         cond=node.inputs[1] if len(node.inputs) > 1 else "",
-                        carried_in=tuple(node.inputs[2:]), body=body, outputs=node.outputs,
-                        n_scan=len(body.outputs) - 1 - n_carried, node=node.name)
+                        carried_in=tuple(node.inputs[2:]), body=body,
+                        outputs=node.outputs[:-1] if bound is not None else node.outputs,
+                        n_scan=len(body.outputs) - 1 - n_carried, node=node.name,
+                        max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else "")
     body = lower_graph(node.attr("body"), opset)
     n_scan_in = node.attr("num_scan_inputs")
     n_state = len(node.inputs) - n_scan_in

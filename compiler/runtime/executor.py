@@ -97,7 +97,19 @@ class Executor:
             scope[name] = self.backend.to_device(a)
         self._run_plan(self.plan, scope)
         self.backend.synchronize()
-        return {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
+        return self._outputs(scope)
+
+    def _outputs(self, scope: Scope) -> dict[str, np.ndarray]:
+        """The plan's outputs on the host, each bounded one trimmed to its real length."""
+        out = {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
+        for name, length in self.plan.output_lengths:
+            n = int(self.backend.to_host(scope[length]).reshape(-1)[0])
+            if n < 0:
+                raise RuntimeFault(f"output '{name}' needs more rows than the {out[name].shape[0]} its loop was "
+                                   "compiled for (a Loop ran past its max_trip_count)",
+                                   hint="compile with a larger --max-trip-count")
+            out[name] = out[name][:n].copy()
+        return out
 
     def _run_graph(self, checked: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         if self._graph is None:
@@ -111,7 +123,7 @@ class Executor:
                 self.backend.upload(self._graph_inputs[name], a)
         self.backend.replay(self._graph)
         self.backend.synchronize()
-        return {n: self.backend.to_host(self._graph_scope[n]).copy() for n in self.plan.outputs}
+        return self._outputs(self._graph_scope)
 
     def _capture(self, checked: dict[str, np.ndarray]) -> None:
         """The plan's launches recorded (not run) over fixed buffers; allocation happens before."""
@@ -223,6 +235,9 @@ class Executor:
         body_types = dict(body.types)
         it = 0
         while (trip is None or it < trip) and cond:
+            if step.max_trips and it == step.max_trips:
+                raise RuntimeFault(f"Loop {step.node} runs more than {step.max_trips} iterations, its max_trip_count",
+                                   hint="compile with a larger --max-trip-count")
             inner = Scope(scope)
             inner[body.inputs[0]] = self.backend.to_device(np.array(it, dtype=body_types[body.inputs[0]].dtype.np))
             inner[body.inputs[1]] = self.backend.to_device(np.array(cond, dtype=np.bool_))
@@ -239,12 +254,20 @@ class Executor:
         results = list(carried)
         n_car = len(carried)
         for k, parts in enumerate(scans):
+            t = body_types[body.outputs[1 + n_car + k]]
+            pad = step.max_trips - it if step.max_trips else 0   # a bounded Loop's rows past the count
+            if pad:
+                parts = parts + [self.backend.to_device(np.zeros(t.shape, dtype=t.dtype.np))] * pad
             if parts:
                 results.append(self.backend.stack(parts))
             else:
-                t = body_types[body.outputs[1 + n_car + k]]
                 results.append(self.backend.to_device(np.zeros((0,) + t.shape, dtype=t.dtype.np)))
-        self._bind_outputs(step.outputs, results, scope, types)
+        if step.iterations:
+            results_names = list(step.outputs) + [step.iterations]
+            results.append(self.backend.to_device(np.array(it, dtype=np.int64)))
+        else:
+            results_names = list(step.outputs)
+        self._bind_outputs(results_names, results, scope, types)
 
     def _run_scan(self, step: ScanStep, scope: Scope, types) -> None:
         body = step.body

@@ -541,10 +541,28 @@ def test_loop_with_constant_trip_count_has_static_scan_outputs(test_op):
     assert body.outer == ("x",)
 
 
-def test_loop_with_runtime_condition_and_scan_outputs_is_unsupported(test_op):
+def test_loop_with_runtime_condition_and_scan_outputs_is_bounded_by_its_trip_count(test_op):
     test_op("Loop", foldable=False)
-    with pytest.raises(UnsupportedOp, match="scan outputs"):
-        import_model(_loop_model(cond_from_body=True))
+    g = import_model(_loop_model(cond_from_body=True)).graph
+    check_graph(g)
+    (loop,) = g.nodes
+    assert loop.attr("max_trip_count") == 3
+    assert g.type_of("scans") == TensorType(DType.float32, (3, 2, 3))
+    iterations = loop.outputs[-1]
+    assert g.type_of(iterations) == TensorType(DType.int64, ())
+    assert g.output_lengths == (("scans", iterations),)
+
+
+def test_loop_with_runtime_trip_count_and_scan_outputs_needs_a_bound(test_op):
+    test_op("Loop", foldable=False)
+    m = _loop_model(cond_from_body=False)
+    m.graph.initializer.remove(next(t for t in m.graph.initializer if t.name == "trips"))
+    m.graph.input.append(vi("trips", I64, []))
+    with pytest.raises(UnsupportedOp, match="--max-trip-count"):
+        import_model(m)
+    g = import_model(m, max_trip_count=7).graph
+    assert g.type_of("scans") == TensorType(DType.float32, (7, 2, 3))
+    assert g.output_lengths == (("scans", g.nodes[0].outputs[-1]),)
 
 
 def test_loop_carried_value_that_changes_shape(test_op):

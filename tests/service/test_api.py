@@ -197,6 +197,7 @@ def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": ["a", 64]}}},
              "input_shapes"),
             ({"model_id": model_id, "target": "h100", "options": {"precision": "fp7"}}, "precision"),
+            ({"model_id": model_id, "target": "h100", "options": {"max_trip_count": 0}}, "max_trip_count"),
             ({"model_id": model_id, "target": "h100", "options": {"disable": ["warp_drive"]}}, "cannot disable 'warp_drive'"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"nope": [1]}}}, "not an input"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": [2, 64]}}},
