@@ -1,0 +1,490 @@
+"""SparTA's analysis half: TeSA attributes of the weights (`annotate`) and their propagation through
+every node's tensor expressions (`propagate`), DESIGN sections 2 (stage 4) and 4; docs/sparta.md.
+
+Propagation keeps an exact boolean zero mask per value (True: the element is zero in every run)
+and summarises it as a TeSA at the end. A node's masks come from its lowering, never its name:
+each stage's expression is evaluated over the masks with NumPy, its index maps moving the mask
+(transposes, slices, gathers with constant indices) and its scalar expression deciding whether an
+element is provably zero (x*0 = 0, relu(0) = 0, 0+0 = 0, a sum of zeros is 0: a contraction's
+output element is zero when every term of its reduction has a zero factor, TeSA's Boolean
+semiring). A node that lowers to a hand-written kernel falls back to tensor scrambling. Masks only
+grow (an element once proved zero stays zero), so the worklist reaches a fixpoint."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections import deque
+
+import numpy as np
+
+from ..ir.dtypes import DType
+from ..ir.graph import Graph, Node, TensorType
+from ..ir.plan import AliasStep, ComputeStep
+from ..ir.spec import KernelSpec
+from ..ir.tesa import TeSA, default_bits, detect, from_zero_mask
+from ..ir.texpr import Binary, Cast, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, ACC, fold_axes
+from ..ops.registry import LowerCtx, lookup
+
+GRID_LIMIT = 1 << 24        # elements of one evaluation chunk (output index x reduction axes)
+SCRAMBLE_LIMIT = 1 << 20    # elements over a node's inputs and outputs, above which it is not scrambled
+SCRAMBLE_RUNS = 8           # all positive, all negative, then mixed signs
+
+
+# ---- annotate -------------------------------------------------------------------------------------
+
+def annotate(graph: Graph, opset: int = 21) -> dict[str, TeSA]:
+    """The TeSA of every constant that is not dense (absent: dense), and of every DequantizeLinear
+    output whose integer input is a constant (its bit width is the integer's). `opset` only picks
+    DequantizeLinear's reference semantics: an attribute a model's older opset lacks is absent, so
+    the default reads it the same."""
+    out: dict[str, TeSA] = {}
+    for name, c in graph.constants:
+        t = detect(c.array(), matrix=_weight_view(c.shape), reduction_axis=_weight_axis(c.shape))
+        if not t.is_dense:
+            out[name] = t
+    out.update(_dequantized(graph, opset))
+    return out
+
+
+def _is_conv_weight(shape: tuple[int, ...]) -> bool:
+    # a rank-4 constant with several leading rows is read as a Conv weight (O, I, kh, kw); one with a
+    # single leading row is a broadcast operand (an attention mask [1, 1, S, S])
+    return len(shape) == 4 and shape[0] > 1
+
+
+def _weight_view(shape: tuple[int, ...]) -> tuple[int, int] | None:
+    # a Conv weight's GEMM matrix is O x (I*kh*kw), reduced along its columns
+    return (shape[0], math.prod(shape[1:])) if _is_conv_weight(shape) else None
+
+
+def _weight_axis(shape: tuple[int, ...]) -> int | None:
+    return 1 if _is_conv_weight(shape) else None
+
+
+def _dequantized(graph: Graph, opset: int) -> dict[str, TeSA]:
+    """A weight stored as integers and dequantized by the graph keeps the integers' bit width."""
+    out: dict[str, TeSA] = {}
+    for node in graph.nodes:
+        if node.op != "DequantizeLinear" or node.domain not in ("", "ai.onnx") or not node.has_output(0):
+            continue
+        consts = [graph.constant(n) if n else None for n in node.inputs]
+        if any(n and c is None for n, c in zip(node.inputs, consts)) or not consts[0].dtype.is_int:
+            continue
+        try:
+            args = [c.array() if c is not None else None for c in consts]
+            value = lookup(node.op, node.domain).reference(node, args, opset)[0]
+        except Exception:       # a DequantizeLinear its reference refuses has no attribute to give
+            continue
+        bits = default_bits(consts[0].dtype)
+        out[node.outputs[0]] = detect(value, bits=bits,
+                                      origin=f"weight {node.inputs[0]} (int{bits}, dequantized by {node.name})")
+    return out
+
+
+# ---- propagate ------------------------------------------------------------------------------------
+
+def propagate(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, TeSA]:
+    """`attrs` (the caller's facts: annotate's, or declared sparsity of inputs) and the TeSA of
+    every other value found not dense, by propagation to a fixpoint. Constants are read from their
+    data; graph inputs are dense unless `attrs` says otherwise."""
+    return _fixpoint(graph, attrs, opset).summaries(attrs)
+
+
+def zero_masks(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, np.ndarray]:
+    """The exact masks behind `propagate`'s summaries: for every constant and every value found to
+    hold a zero, a bool array of its shape, True where the element is zero in every run (the
+    positions an UNSTRUCTURED summary does not keep)."""
+    return dict(_fixpoint(graph, attrs, opset).zero)
+
+
+def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int) -> "_State":
+    state = _State(graph, attrs)
+    consumers: dict[str, list[int]] = {}
+    for i, node in enumerate(graph.nodes):
+        for v in node.inputs:
+            consumers.setdefault(v, []).append(i)
+    work, queued = deque(range(len(graph.nodes))), set(range(len(graph.nodes)))
+    lowered: dict[int, tuple | None] = {}
+    while work:
+        i = work.popleft()
+        queued.discard(i)
+        node = graph.nodes[i]
+        if i not in lowered:
+            lowered[i] = _lower(node, graph, opset)
+        for value in state.update(node, _node_zeros(node, lowered[i], state, opset)):
+            for j in consumers.get(value, ()):
+                if j not in queued:
+                    work.append(j)
+                    queued.add(j)
+    return state
+
+
+class _State:
+    """Every value's zero mask (True: zero), the constants' data, and where each fact came from."""
+
+    def __init__(self, graph: Graph, attrs: dict[str, TeSA]):
+        self.graph = graph
+        self.values = {n: c.array() for n, c in graph.constants}
+        self.zero = {n: a == 0 for n, a in self.values.items()}
+        self.seeded: dict[str, np.ndarray] = {}
+        for n, t in attrs.items():
+            ty = graph.type_map.get(n)
+            if n not in self.values and ty is not None and tuple(t.shape) == tuple(ty.shape):
+                self.seeded[n] = ~t.may_be_nonzero()
+                self.zero[n] = self.seeded[n].copy()
+        self.origin: dict[str, str] = {}
+
+    def mask(self, name: str, ty: TensorType) -> np.ndarray:
+        m = self.zero.get(name)
+        return m if m is not None else np.zeros(ty.shape, dtype=bool)
+
+    def update(self, node: Node, found: tuple[dict[str, np.ndarray], str]) -> list[str]:
+        """Grows the masks of the node's outputs; the names that changed."""
+        masks, how = found
+        changed = []
+        for name, z in masks.items():
+            ty = self.graph.type_map.get(name)
+            if ty is None or tuple(z.shape) != tuple(ty.shape) or name in self.values:
+                continue
+            old = self.mask(name, ty)
+            new = old | z
+            if (new != old).any():
+                self.zero[name] = new
+                self.origin[name] = how if how == "scrambling" else self._propagated(node)
+                changed.append(name)
+        return changed
+
+    def _propagated(self, node: Node) -> str:
+        src = next((v for v in node.inputs if v and v in self.zero and self.zero[v].any()), None)
+        return f"propagated from {src} through {node.name}" if src else f"computed by {node.name}"
+
+    def summaries(self, attrs: dict[str, TeSA]) -> dict[str, TeSA]:
+        out = dict(attrs)
+        for name, origin in self.origin.items():
+            ty = self.graph.type_of(name)
+            seed = self.seeded.get(name)
+            if seed is not None and (seed == self.zero[name]).all():
+                continue          # nothing learnt beyond the caller's own attribute
+            given = attrs.get(name)
+            bits = given.bits if given is not None else default_bits(ty.dtype)
+            t = from_zero_mask(self.zero[name], ty.dtype, bits=bits, origin=origin)
+            if given is not None and dataclasses.replace(t, origin=given.origin) == given:
+                continue          # the same summary the caller gave: its origin stands
+            if not t.is_dense:
+                out[name] = t
+        return out
+
+
+# ---- one node -------------------------------------------------------------------------------------
+
+def _lower(node: Node, graph: Graph, opset: int) -> tuple[list, dict[str, TensorType]] | None:
+    """The node's steps as lower_graph would make them and the types of its outputs and
+    temporaries; no steps for a node that does not lower; None for one with subgraphs (control flow)."""
+    if node.subgraphs():
+        return None
+    used = set(graph.type_map)
+
+    def new_name(hint: str) -> str:
+        base, k = re.sub(r"[^A-Za-z0-9_/.:-]", "_", hint), 0
+        name = base
+        while name in used:
+            k += 1
+            name = f"{base}.{k}"
+        used.add(name)
+        return name
+
+    steps: list = []
+    in_types = [graph.type_of(n) if n else None for n in node.inputs]
+    out_types = [graph.type_of(n) if n else None for n in node.outputs]
+    consts = [graph.constant(n).array() if n and graph.constant(n) is not None else None for n in node.inputs]
+    ctx = LowerCtx(node, in_types, out_types, consts, opset, steps.append, new_name)
+    try:
+        lookup(node.op, node.domain, node=node.name).lower(ctx)
+    except Exception:         # no lowering (or a shape it refuses): scrambling may still say something
+        return [], {}
+    types = {n: t for n, t in zip(node.outputs, out_types) if n}
+    types.update(ctx.temps)
+    return steps, types
+
+
+def _node_zeros(node: Node, lowered, state: _State, opset: int) -> tuple[dict[str, np.ndarray], str]:
+    """The zero masks of a node's outputs: exact from its tensor expressions when it lowers to
+    nothing else, else by scrambling; none (dense) for control flow."""
+    if lowered is None:
+        return {}, "exact"
+    steps, types = lowered
+    exact = bool(steps) and all(isinstance(s, AliasStep) or
+                                (isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec)) for s in steps)
+    if not exact:
+        return _scramble(node, state, opset), "scrambling"
+    local: dict[str, np.ndarray] = {}
+
+    def mask_of(name: str, ty: TensorType) -> np.ndarray:
+        m = local[name] if name in local else state.mask(name, ty)
+        # a lowering may read a value under another shape of the same bytes (row-major)
+        return m if m.shape == tuple(ty.shape) else m.reshape(ty.shape)
+
+    for step in steps:
+        if isinstance(step, AliasStep):
+            src_ty = types.get(step.src) or state.graph.type_of(step.src)
+            local[step.dst] = mask_of(step.src, src_ty).reshape(types[step.dst].shape)
+            continue
+        for st in step.spec.stages:
+            masks = [mask_of(v, t) for v, t in zip(st.inputs, st.expr.inputs)]
+            values = [state.values.get(v) for v in st.inputs]
+            local[st.output] = zero_mask(st.expr, masks, values)
+    return {n: local[n] for n in node.outputs if n and n in local}, "exact"
+
+
+# ---- tensor expressions over zero masks -----------------------------------------------------------
+
+def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray | None]) -> np.ndarray:
+    """Which output elements of `te` are provably zero, given its inputs' zero masks (and the
+    data of the constant ones, for indices and conditions). Evaluated in chunks of the output's
+    largest axis; an expression too large for GRID_LIMIT even one slice at a time is dense."""
+    out = np.zeros(te.output.shape, dtype=bool)
+    if te.output.size == 0:
+        return out
+    axes = [(f"i{d}", n) for d, n in enumerate(te.output.shape)]
+    axes += list(te.reduce.axes) if te.reduce is not None else []
+    axes += list(fold_axes(te.body, te.epilogue).items())
+    total = math.prod(n for _, n in axes)
+    split = max(range(te.output.rank), key=lambda d: te.output.shape[d], default=None)
+    if split is None or total <= GRID_LIMIT:
+        return _MaskEval(te, axes, masks, values, None).output()
+    per_row = total // te.output.shape[split]
+    if per_row > GRID_LIMIT:
+        return out
+    step = max(1, GRID_LIMIT // per_row)
+    for lo in range(0, te.output.shape[split], step):
+        hi = min(lo + step, te.output.shape[split])
+        sl = [slice(None)] * te.output.rank
+        sl[split] = slice(lo, hi)
+        out[tuple(sl)] = _MaskEval(te, axes, masks, values, (split, lo, hi)).output()
+    return out
+
+
+# unary functions with f(0) == 0 (or False: isnan(0), isinf(0))
+ZERO_PRESERVING = {"neg", "abs", "sign", "sqrt", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh",
+                   "atanh", "erf", "floor", "ceil", "round", "expm1", "log1p", "isnan", "isinf",
+                   "isposinf", "isneginf"}
+ZERO_IF_EITHER = {"mul", "and", "bitand"}
+ZERO_IF_BOTH = {"add", "sub", "min", "max", "or", "xor", "bitor", "bitxor", "ne", "lt", "gt"}
+ZERO_IF_FIRST = {"shl", "shr"}
+ZERO_IF_FIRST_BY_NONZERO = {"div", "idiv", "imod", "fmod", "pymod"}   # 0/0 is NaN: the divisor must be known
+FOLD_ZERO = {"sum": "all", "max": "all", "min": "all", "prod": "any"}
+
+
+class _MaskEval:
+    """One evaluation of a tensor expression over a grid of its index variables: each variable an
+    arange along its own axis, everything else broadcast. `value` is the concrete value of what
+    depends only on indices and constant inputs (None otherwise); `zero` whether it is provably 0."""
+
+    def __init__(self, te: TensorExpr, axes, masks, values, chunk):
+        self.te, self.masks, self.values = te, masks, values
+        self.pos = {name: k for k, (name, _) in enumerate(axes)}
+        self.ndim = len(axes)
+        self.vars = {}
+        for k, (name, n) in enumerate(axes):
+            lo, hi = (chunk[1], chunk[2]) if chunk is not None and k == chunk[0] else (0, n)
+            shape = [1] * self.ndim
+            shape[k] = hi - lo
+            self.vars[name] = np.arange(lo, hi, dtype=np.int64).reshape(shape)
+        self.acc_zero: np.ndarray | None = None
+        self._values: dict[int, np.ndarray | None] = {}
+        self._zeros: dict[int, np.ndarray] = {}
+
+    def output(self) -> np.ndarray:
+        te = self.te
+        z = self.zero(te.body)
+        if te.reduce is not None:
+            z = self._reduce(z, te.reduce.axes, FOLD_ZERO.get(te.reduce.op))
+            if te.epilogue is not None:
+                self.acc_zero = z
+                z = self.zero(te.epilogue)
+        # the reductions left size-1 axes behind: broadcast over the output axes, drop the rest
+        rank = te.output.rank
+        target = tuple(self.vars[f"i{d}"].shape[d] for d in range(rank)) + (1,) * (self.ndim - rank)
+        return np.broadcast_to(z, target).reshape(target[:rank])
+
+    def _reduce(self, z: np.ndarray, axes, how: str | None) -> np.ndarray:
+        if how is None:         # argmax and kin: an index, zero or not whatever the inputs
+            return np.False_
+        dims = tuple(self.pos[name] for name, _ in axes if self.pos[name] < np.ndim(z))
+        z = np.asarray(z)
+        if z.ndim == 0 or not dims:
+            return z
+        return z.all(axis=dims, keepdims=True) if how == "all" else z.any(axis=dims, keepdims=True)
+
+    # -- concrete values ----------------------------------------------------------------------------
+    def value(self, e: Expr) -> np.ndarray | None:
+        k = id(e)
+        if k not in self._values:
+            with np.errstate(all="ignore"):
+                self._values[k] = self._value(e)
+        return self._values[k]
+
+    def _value(self, e: Expr) -> np.ndarray | None:
+        if isinstance(e, Var):
+            return self.vars.get(e.name)
+        if isinstance(e, Const):
+            return np.asarray(e.value, dtype=e.dtype.np)
+        if isinstance(e, Load):
+            return self._load_value(e)
+        if isinstance(e, Cast):
+            v = self.value(e.x)
+            return None if v is None else v.astype(e.dtype.np)
+        if isinstance(e, Select):
+            c, a, b = self.value(e.cond), self.value(e.a), self.value(e.b)
+            return None if c is None or a is None or b is None else np.where(c, a, b)
+        if isinstance(e, Unary) and e.fn in _UNARY_NP:
+            v = self.value(e.x)
+            return None if v is None else np.asarray(_UNARY_NP[e.fn](v)).astype(e.dtype.np)
+        if isinstance(e, Binary) and e.fn in _BINARY_NP:
+            a, b = self.value(e.a), self.value(e.b)
+            if a is None or b is None:
+                return None
+            return np.asarray(_BINARY_NP[e.fn](a, b, e.a.dtype)).astype(e.dtype.np)
+        return None
+
+    def _load_value(self, e: Load) -> np.ndarray | None:
+        data = self.values[e.arg]
+        if data is None or data.size == 0:
+            return None
+        idx = [self.value(x) for x in e.index]
+        if any(v is None for v in idx):
+            return None
+        return data[tuple(np.clip(v.astype(np.int64), 0, n - 1) for v, n in zip(idx, data.shape))]
+
+    # -- provably zero ------------------------------------------------------------------------------
+    def zero(self, e: Expr) -> np.ndarray:
+        k = id(e)
+        if k not in self._zeros:
+            v = self.value(e)
+            self._zeros[k] = (v == 0) if v is not None else self._zero(e)
+        return self._zeros[k]
+
+    def _zero(self, e: Expr) -> np.ndarray:
+        if isinstance(e, Var):
+            return self.acc_zero if e.name == ACC and self.acc_zero is not None else np.False_
+        if isinstance(e, Load):
+            return self._load_zero(e)
+        if isinstance(e, Cast):
+            return self.zero(e.x)           # a cast keeps 0 (and can only make more zeros)
+        if isinstance(e, Unary):
+            return self.zero(e.x) if e.fn in ZERO_PRESERVING else np.False_
+        if isinstance(e, Binary):
+            return self._binary_zero(e)
+        if isinstance(e, Select):
+            c = self.value(e.cond)
+            if c is not None:
+                return np.where(c, self.zero(e.a), self.zero(e.b))
+            both = self.zero(e.a) & self.zero(e.b)
+            return np.where(self.zero(e.cond), self.zero(e.b), both)   # a false condition picks b
+        if isinstance(e, Fold):
+            return self._reduce(self.zero(e.body), e.axes, FOLD_ZERO[e.op])
+        return np.False_
+
+    def _binary_zero(self, e: Binary) -> np.ndarray:
+        za = self.zero(e.a)
+        if e.fn in ZERO_IF_FIRST:
+            return za
+        if e.fn in ZERO_IF_FIRST_BY_NONZERO or e.fn == "pow":
+            b = self.value(e.b)
+            if b is None:
+                return np.False_
+            return za & ((b > 0) if e.fn == "pow" else (b != 0))
+        zb = self.zero(e.b)
+        if e.fn in ZERO_IF_EITHER:
+            return za | zb
+        if e.fn in ZERO_IF_BOTH:
+            return za & zb
+        return np.False_
+
+    def _load_zero(self, e: Load) -> np.ndarray:
+        """The loaded element's zero mask moved by the index map; an axis indexed by data that is
+        not constant may read any element along it, so the mask is all-reduced over it."""
+        mask = self.masks[e.arg]
+        if mask.size == 0:
+            return np.True_       # never read at run time (a guarded branch)
+        idx = [self.value(x) for x in e.index]
+        free = tuple(d for d, v in enumerate(idx) if v is None)
+        if free:
+            mask = mask.all(axis=free, keepdims=True)
+        return mask[tuple(np.zeros((), np.int64) if v is None else np.clip(v.astype(np.int64), 0, n - 1)
+                          for v, n in zip(idx, mask.shape))]
+
+
+def _trunc_div(a, b, dtype: DType):
+    if dtype.is_float:
+        return a / b
+    b = np.where(b == 0, 1, b)
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+def _c_mod(a, b, dtype: DType):
+    return np.fmod(a, np.where(b == 0, 1, b)) if not dtype.is_float else np.fmod(a, b)
+
+
+_UNARY_NP = {"neg": np.negative, "abs": np.abs, "sign": np.sign, "floor": np.floor, "ceil": np.ceil,
+             "not": np.logical_not, "bitnot": np.invert, "isnan": np.isnan, "isinf": np.isinf,
+             "isposinf": np.isposinf, "isneginf": np.isneginf}
+_BINARY_NP = {
+    "add": lambda a, b, t: a + b, "sub": lambda a, b, t: a - b, "mul": lambda a, b, t: a * b,
+    "div": _trunc_div, "idiv": _trunc_div, "imod": _c_mod,
+    "min": lambda a, b, t: np.minimum(a, b), "max": lambda a, b, t: np.maximum(a, b),
+    "eq": lambda a, b, t: a == b, "ne": lambda a, b, t: a != b, "lt": lambda a, b, t: a < b,
+    "le": lambda a, b, t: a <= b, "gt": lambda a, b, t: a > b, "ge": lambda a, b, t: a >= b,
+    "and": lambda a, b, t: np.logical_and(a, b), "or": lambda a, b, t: np.logical_or(a, b),
+    "xor": lambda a, b, t: np.logical_xor(a, b), "bitand": lambda a, b, t: a & b,
+    "bitor": lambda a, b, t: a | b, "bitxor": lambda a, b, t: a ^ b,
+}
+
+
+# ---- tensor scrambling ----------------------------------------------------------------------------
+
+def _scramble(node: Node, state: _State, opset: int) -> dict[str, np.ndarray]:
+    """SparTA's tensor scrambling for a node without an exact rule: its NumPy reference run
+    SCRAMBLE_RUNS times with random non-zero values (all positive, all negative, mixed signs) where
+    an input may be non-zero and zeros where it is zero; an output element zero in every run counts
+    as zero. Constants keep their data; a node with a non-constant integer input (indices, shapes:
+    random values would be invalid) or more than SCRAMBLE_LIMIT elements is left dense."""
+    g = state.graph
+    ins = [(n, g.type_of(n)) if n else (n, None) for n in node.inputs]
+    outs = [g.type_of(n) for n in node.outputs if n]
+    if sum(t.size for _, t in ins if t is not None) + sum(t.size for t in outs) > SCRAMBLE_LIMIT:
+        return {}
+    if any(t is not None and n not in state.values and not (t.dtype.is_float or t.dtype is DType.bool)
+           for n, t in ins):
+        return {}
+    rng = np.random.default_rng(0)
+    try:
+        reference = lookup(node.op, node.domain, node=node.name).reference
+    except Exception:
+        return {}
+    always: list[np.ndarray] | None = None
+    for run in range(SCRAMBLE_RUNS):
+        args = [None if t is None else _scrambled(n, t, state, rng, run) for n, t in ins]
+        try:
+            with np.errstate(all="ignore"):
+                results = reference(node, args, opset)
+        except Exception:
+            return {}
+        zeros = [np.asarray(r) == 0 for r in results]
+        always = zeros if always is None else [a & z if a.shape == z.shape else np.zeros_like(a)
+                                               for a, z in zip(always, zeros)]
+    return {n: z for n, z in zip(node.outputs, always or []) if n}
+
+
+def _scrambled(name: str, ty: TensorType, state: _State, rng, run: int) -> np.ndarray:
+    if name in state.values:
+        return state.values[name]
+    zero = state.mask(name, ty)
+    if ty.dtype is DType.bool:
+        v = np.ones(ty.shape, dtype=bool) if run == 0 else rng.random(ty.shape) < 0.5
+        return v & ~zero
+    sign = 1.0 if run == 0 else -1.0 if run == 1 else rng.choice([-1.0, 1.0], size=ty.shape)
+    v = sign * rng.uniform(0.5, 2.0, size=ty.shape)
+    return np.where(zero, 0.0, v).astype(ty.dtype.np)
