@@ -27,7 +27,9 @@ from .artifact import Artifact
 from .build import build, build_key, toolchain_key
 from .context import CompileContext, CompileOptions
 from .frontend.onnx_import import ImportedModel, ImportLimits, import_model
+from .ir.dataflow import all_plans
 from .ir.plan import Plan
+from .ir.tesa import summary as tesa_summary
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
 from .passes.grinder import grinder_plan, host_regions
@@ -35,7 +37,9 @@ from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
 from .passes.render import render_plan
+from .passes import sparta
 from .passes.roller import roller_plan
+from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.resident import resident_plan
 from .passes.welder import welder_plan
@@ -73,7 +77,12 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
     plan, stats = welder_plan(plan, ctx.target)
-    plan, shared = resident_plan(plan, ctx.target)   # the shared-memory level: row chains
+    speedup = None
+    if ctx.options.enabled("sparta"):    # a contraction sparta will make block-sparse is priced so
+        constants = {n: c for p in all_plans(plan) for n, c in p.constants}
+        memo: dict = {}
+        speedup = lambda spec: sparse_speedup(spec, constants, ctx.target, memo)   # noqa: E731
+    plan, shared = resident_plan(plan, ctx.target, speedup)   # the shared-memory level: row chains
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
     stats["kernels_after"] -= shared["removed"]
@@ -85,6 +94,21 @@ def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, {"enabled": False}
     plan, stats = roller_plan(plan, ctx.target)
     return plan, dict(stats, enabled=True)
+
+
+def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    """SparTA: the weights' sparsity attributes (TeSA), propagated through the graph for the
+    report, and the contractions over zero-tiled constants specialised to block-sparse kernels."""
+    if not ctx.options.enabled("sparta"):
+        return plan, {"enabled": False}
+    graph, opset = ctx.imported.graph, ctx.imported.opset
+    attrs = sparta.annotate(graph, opset)
+    weights = len(attrs)
+    if attrs:     # a dense model pays for the scan of its weights only
+        attrs = sparta.propagate(graph, attrs, opset)
+    plan, record = sparta_specialize(plan, ctx.target)
+    return plan, dict(record, enabled=True, sparse_weights=weights, tensors={
+        name: tesa_summary(t) for name, t in sorted(attrs.items())})
 
 
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -133,6 +157,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("precision", _precision),      # contractions' operand precision
     ("welder", _welder),            # fusion groups: register-level composition of producers and consumers
     ("roller", _roller),            # kind, tile configuration and top K of each spec
+    ("sparta", _sparta),            # TeSA of the weights, propagated; zero-tiled contractions -> block-sparse kinds
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)
     ("rammer", _rammer),            # wavefront order; independent small kernels of a wave in one launch

@@ -6,7 +6,7 @@ import html
 
 from .ir.dataflow import all_types, graph_obstacle
 from .ir.plan import Plan
-from .roller.cost_model import LAUNCH_US, kernel_us
+from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_us
 from .targets import Target
 from .version import compiler_key, package_version
 
@@ -32,11 +32,18 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
     measured = tuning["measured"]
     kernels = []
     total_pred = 0.0
+    flops = {"dense": 0, "executed": 0}
     for k in plan.kernels():
         b = builds.get(k.digest, {})
         pred = kernel_us(k, types, target)
         total_pred += pred + LAUNCH_US
-        kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": dict(k.config),
+        cfg = dict(k.config)
+        executed, dense = kernel_flops(k), kernel_flops_dense(k)
+        flops["dense"] += dense
+        flops["executed"] += executed
+        sparse = {"format": cfg["format"], "density": cfg["density"]} if "format" in cfg else {}
+        kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": cfg,
+                        "flops": {"dense": dense, "executed": executed, **sparse},
                         "grid": list(k.grid), "block": list(k.block),
                         "shared_bytes": k.shared_bytes + int(b.get("static_shared", 0)),
                         "registers": int(b.get("registers", 0)), "spills": int(b.get("spills", 0)),
@@ -55,6 +62,8 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "traffic": {"dram_bytes": dram_bytes(plan),
                     "basis": "each launch reads its input buffers and writes its outputs once; region bodies once"},
         "fusion": _fusion(records),
+        "flops": flops,
+        "sparsity": _sparsity(records),
         "schedule": dict(_schedule(records), cuda_graph=_cuda_graph(plan)),
         "control_flow": _control_flow(records),
         "verification": verification,
@@ -85,6 +94,15 @@ def _fusion(records) -> dict:
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "declined": info.get("declined", [])}
+
+
+def _sparsity(records) -> dict:
+    """The sparta stage's findings: each sparse tensor's attribute (weights and what propagation
+    derived) and, per contraction over a constant operand with zeros, the dense and block-sparse
+    predictions and the choice."""
+    info = next((r.info for r in records if r.name == "sparta"), {})
+    return {"enabled": bool(info.get("enabled")), "tensors": info.get("tensors", {}),
+            "kernels": info.get("kernels", []), "sparse_kernels": info.get("sparse_kernels", 0)}
 
 
 def _control_flow(records) -> dict:

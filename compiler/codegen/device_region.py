@@ -253,9 +253,11 @@ class _Emitter:
         self.emit("by_grid_sync();", d)
         # a bounded Loop (scan outputs sized to max_trips) stops there; the count it ran, or -1 when
         # it would have run on, goes to its iterations value and trims the outputs on return
-        bound = f" && {it} < {s.max_trips}ll" if s.max_trips else ""
-        self.emit(f"long long {it} = 0;", d)
-        self.emit(f"for (; {it} < by_trip{r} && {go}{bound}; ++{it}) {{", d)
+        if s.max_trips:   # the count outlives the loop
+            self.emit(f"long long {it} = 0;", d)
+            self.emit(f"for (; {it} < by_trip{r} && {go} && {it} < {s.max_trips}ll; ++{it}) {{", d)
+        else:
+            self.emit(f"for (long long {it} = 0; {it} < by_trip{r} && {go}; ++{it}) {{", d)
         self.steps(body, inner, d + 1)
         self.emit(f"{go} = ({self.ptr(outs[0])}[0] != 0);", d + 1)
         carried = [(ins[2 + k], outs[1 + k]) for k in range(n_car) if self.root(ins[2 + k]) != self.root(outs[1 + k])]

@@ -7,8 +7,10 @@ so the same source runs on NVRTC and on the host harness."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..ir.dtypes import DType
+from ..ir.graph import sha256_of
 from ..ir.texpr import ACC, Expr, TensorExpr
 from ..analysis.views import ElementwiseView, GemmView, ReduceView
 from ..ir.tiles import KernelConfig
@@ -97,9 +99,26 @@ def _epilogue(te: TensorExpr, lines: list[str], ind: str, it: str, acc_expr: str
 
 # ---- contractions ----------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class TileList:
+    """The k tiles a block visits (SparTA's BCSR at the block tile's granularity): the block row
+    of `operand` ("a": M tiles, "b": N tiles) r visits k tiles ktiles[offsets[r]:offsets[r + 1]]."""
+
+    operand: str
+    offsets: tuple[int, ...]
+    ktiles: tuple[int, ...]
+
+    def table(self, name: str) -> str:
+        """The two tables as device constants, baked into the kernel's source."""
+        def arr(suffix, vals):
+            return f"BY_DEVICE_CONST int {name}_{suffix}[{max(len(vals), 1)}] = {{{', '.join(map(str, vals or (0,)))}}};"
+        return arr("off", self.offsets) + "\n" + arr("kt", self.ktiles)
+
+
 def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
-                in_values) -> Kernel:
-    """batch x (M x K).(K x N) with block tiles in shared memory and thread tiles in registers."""
+                in_values, tiles: TileList | None = None) -> Kernel:
+    """batch x (M x K).(K x N) with block tiles in shared memory and thread tiles in registers;
+    with `tiles`, each block's k loop visits only its listed k tiles (the others hold zeros)."""
     blk, thr = cfg.tile("block"), cfg.tile("thread")
     BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
     TM, TN = thr.size("m"), thr.size("n")
@@ -167,19 +186,34 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         return out
 
     L.append(f"  const {it} by_ar0 = by_m0, by_br0 = by_n0;")
-    ktiles = math.ceil(K / BK)
-    if stages == 2:
-        L.extend(loader("0", "0", "  "))
+    helpers: list[str] = []
+    if tiles is None:
+        ktiles = str(math.ceil(K / BK))
+        k_at = {"0": "0", "kt": f"kt * {BK}", "kt + 1": f"(kt + 1) * {BK}"}.get   # the k offset of step t
+    else:
+        table = f"by_bcsr_{sha256_of((tiles.offsets, tiles.ktiles))[:12]}"
+        helpers.append(tiles.table(table))
+        row = f"(int)(by_{'n0' if tiles.operand == 'b' else 'm0'} / {BN if tiles.operand == 'b' else BM})"
+        L.append(f"  const int by_kt0 = {table}_off[{row}], by_nkt = {table}_off[{row} + 1] - by_kt0;")
+        ktiles = "by_nkt"
+        k_at = lambda t: f"({it}){table}_kt[by_kt0 + ({t})] * {BK}"   # noqa: E731
+    if stages == 2 and tiles is None:
+        L.extend(loader("0", k_at("0"), "  "))
+        L.append("  __syncthreads();")
+    elif stages == 2:      # a block row may have no non-zero k tile at all
+        L.append(f"  if ({ktiles} > 0) {{")
+        L.extend(loader("0", k_at("0"), "    "))
+        L.append("  }")
         L.append("  __syncthreads();")
     L.append(f"  for ({it} kt = 0; kt < {ktiles}; ++kt) {{")
     if stages == 2:
         L.append("    const int cur = (int)(kt & 1);")
         L.append(f"    if (kt + 1 < {ktiles}) {{")
-        L.extend(loader("cur ^ 1", f"(kt + 1) * {BK}", "      "))
+        L.extend(loader("cur ^ 1", k_at("kt + 1"), "      "))
         L.append("    }")
     else:
         L.append("    const int cur = 0;")
-        L.extend(loader("0", f"kt * {BK}", "    "))
+        L.extend(loader("0", k_at("kt"), "    "))
         L.append("    __syncthreads();")
     L += [f"    const {vt}* const as = by_as + cur * {BK * LDA};",
           f"    const {vt}* const bs = by_bs + cur * {BK * LDB};",
@@ -210,7 +244,7 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
     _decompose(L, "      ", it, "gn", view.n, "by_en")
     _epilogue(te, L, "      ", it, "by_acc[i][j]", te.body.dtype)
     L += ["    }", "  }"]
-    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=bounds)
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=bounds, helpers=helpers)
     shared = gemm_shared_bytes(BM, BN, BK, PA, PB, stages, ctype_size(vt))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), shared_bytes=shared, config=(), expr=te)

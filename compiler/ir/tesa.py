@@ -202,3 +202,14 @@ def _is_2_4(zero2d: np.ndarray, axis: int) -> bool:
         return False
     nonzero_per_group = (~z).reshape(z.shape[0], -1, 4).sum(axis=2)
     return bool((nonzero_per_group <= 2).all())
+
+
+def summary(t: TeSA) -> dict:
+    """The attribute as the report shows it (the list of non-zero blocks counted, not listed)."""
+    out = {"pattern": t.pattern.value, "shape": list(t.shape), "density": round(t.density, 4), "bits": t.bits,
+           "origin": t.origin}
+    if t.pattern is Pattern.BLOCK:
+        out.update(block=list(t.block), nonzero_blocks=len(t.nonzero_blocks), block_density=round(t.block_density, 4))
+    if t.pattern is Pattern.NM_2_4:
+        out["axis"] = t.axis
+    return out

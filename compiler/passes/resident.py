@@ -26,8 +26,8 @@ The record gives both predictions."""
 from __future__ import annotations
 
 import dataclasses
-
 import math
+from typing import Callable
 
 from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import ComputeStep, Plan
@@ -37,15 +37,18 @@ from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
 
 
-def resident_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
+def resident_plan(plan: Plan, target: Target,
+                  speedup: Callable[[KernelSpec], float | None] | None = None) -> tuple[Plan, dict]:
     """The plan with its row chains as one spec each; the record lists the groups and counts the
-    kernels they removed."""
+    kernels they removed. `speedup(spec)`: how much faster a member would run alone as another
+    stage will make it (SparTA's block-sparse contraction), None for not at all; a chain must beat
+    its members at that speed."""
     record: dict = {"groups": [], "declined": [], "removed": 0}
-    return _plan(plan, record, target), record
+    return _plan(plan, record, target, speedup), record
 
 
-def _plan(plan: Plan, record: dict, target: Target) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target))
+def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, speedup))
                                                  for s in plan.steps))
     steps = list(plan.steps)
     readers: dict[str, set[int]] = {}
@@ -60,19 +63,22 @@ def _plan(plan: Plan, record: dict, target: Target) -> Plan:
     for statistics in (True, False):
         for k, s in enumerate(steps):
             if k not in taken and _member(s):
-                _take(k, steps, readers, pinned, taken, placed, record, target, statistics)
+                _take(k, steps, readers, pinned, taken, placed, record, target, statistics, speedup)
     out = [placed.get(k, s) for k, s in enumerate(steps) if k not in taken or k in placed]
     return dataclasses.replace(plan, steps=tuple(out))
 
 
-def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: bool) -> None:
+def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: bool, speedup=None) -> None:
     """Grow a chain from step k; place it when the cost model predicts a gain."""
     members, spec, stop = _grow(k, steps, readers, pinned, taken, statistics)
     if spec is None:
         return
-    apart = sum(_predict_us(steps[m].spec, target) for m in members)
+    faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
+    apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
     fused = _predict_us(spec, target)
     predicted = {"fused": round(fused, 3), "apart": round(apart, 3)}
+    if any(f > 1.0 for f in faster):
+        predicted["apart_with_sparse_members"] = sum(f > 1.0 for f in faster)
     if not pays(fused, apart):
         record["declined"].append({"ops": list(spec.ops), "reason": "the cost model predicts no gain",
                                    "predicted_us": predicted})

@@ -36,6 +36,19 @@ def kernel_flops(kernel: Kernel) -> int:
     return expr_flops(te)
 
 
+def kernel_flops_dense(kernel: Kernel) -> int:
+    """The FLOPs the kernel would execute dense: a block-sparse kernel's dense count (SparTA)."""
+    given = dict(kernel.config).get("flops_dense")
+    return int(given) if given is not None else kernel_flops(kernel)
+
+
+def members_flops(kernels) -> tuple[tuple[str, int], ...]:
+    """The config entries of a launch holding several kernels (a co-launch): their FLOPs, executed
+    and dense, summed."""
+    return (("flops", sum(kernel_flops(k) for k in kernels)),
+            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels)))
+
+
 # A tiled contraction's block extent along M and N, for counting how often an operand computed in
 # its loads is recomputed before Roller has chosen the tiles (the tiles it picks are 16 to 128).
 TILE_ESTIMATE = 64

@@ -1,19 +1,21 @@
 // golden: bert_block_sparse.onnx h100 fp32
-// 14 launches, 6 distinct kernels
+// 16 launches, 11 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
+// launch 2: colaunch_k0 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 4: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
+// launch 4: matmul_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 5: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 6: matmul_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=2048 params=[float float float float float out:float]
-// launch 7: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 8: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
-// launch 9: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 10: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 11: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 12: matmul_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=2048 params=[float float float float float out:float]
-// launch 13: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 6: matmul_k1 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 7: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 8: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 9: colaunch_k1 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
+// launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 11: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 12: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 13: matmul_k4 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 14: matmul_k5 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -71,39 +73,42 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_6f04d5b863cfeb60_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE_CONST int by_bcsr_4ad0dc4442b2_off[17] = {0, 0, 0, 0, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48};
+BY_DEVICE_CONST int by_bcsr_4ad0dc4442b2_kt[48] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11};
+BY_DEVICE void matmul_09ff549a1f632e66_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  const int by_kt0 = by_bcsr_4ad0dc4442b2_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_4ad0dc4442b2_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
+    for (int e = tid; e < 32; e += 32) {
       const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_4ad0dc4442b2_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         const int i2 = gr;
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_4ad0dc4442b2_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -112,31 +117,31 @@ BY_DEVICE void matmul_6f04d5b863cfeb60_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + i * 4;
     const int i2 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
@@ -146,39 +151,42 @@ BY_DEVICE void matmul_6f04d5b863cfeb60_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_f6d7fb982b47f7f7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE_CONST int by_bcsr_f95c92ff7bd8_off[17] = {0, 0, 0, 0, 0, 8, 16, 24, 32, 32, 32, 32, 32, 36, 40, 44, 48};
+BY_DEVICE_CONST int by_bcsr_f95c92ff7bd8_kt[48] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11};
+BY_DEVICE void matmul_951f5cca9bc71162_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  const int by_kt0 = by_bcsr_f95c92ff7bd8_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_f95c92ff7bd8_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
+    for (int e = tid; e < 32; e += 32) {
       const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_f95c92ff7bd8_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         const int i2 = gr;
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_f95c92ff7bd8_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -187,31 +195,31 @@ BY_DEVICE void matmul_f6d7fb982b47f7f7_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + i * 4;
     const int i2 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
@@ -221,28 +229,31 @@ BY_DEVICE void matmul_f6d7fb982b47f7f7_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_91987cbdfccdc886_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE_CONST int by_bcsr_56bee3ee7fe6_off[33] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 32, 32, 32, 32, 32, 32, 32, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84, 88, 92, 96};
+BY_DEVICE_CONST int by_bcsr_56bee3ee7fe6_kt[96] = {12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+BY_DEVICE void matmul_e3f5c188e5971915_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  const int by_kt0 = by_bcsr_56bee3ee7fe6_off[(int)(by_m0 / 4)], by_nkt = by_bcsr_56bee3ee7fe6_off[(int)(by_m0 / 4) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_56bee3ee7fe6_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -251,44 +262,44 @@ BY_DEVICE void matmul_91987cbdfccdc886_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
       }
-      by_as[(0) * 128 + kk * 16 + rr] = v;
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
+    for (int e = tid; e < 64; e += 32) {
       const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_56bee3ee7fe6_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         const int i3 = gr;
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[(0) * 160 + kk * 20 + rr] = v;
+      by_bs[(0) * 96 + kk * 12 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 160;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 96;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 20 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 12 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + i * 4;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -298,11 +309,11 @@ BY_DEVICE void matmul_91987cbdfccdc886_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 32u) matmul_6f04d5b863cfeb60_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(32, 1, 1)));
-  else if (by_b < 64u) matmul_f6d7fb982b47f7f7_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 32u, dim3(32, 1, 1)));
-  else if (by_b < 96u) matmul_91987cbdfccdc886_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 64u, dim3(32, 1, 1)));
+  if (by_b < 256u) matmul_09ff549a1f632e66_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
+  else if (by_b < 512u) matmul_951f5cca9bc71162_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
+  else if (by_b < 768u) matmul_e3f5c188e5971915_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 512u, dim3(256, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
+BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
 }
 
@@ -399,70 +410,73 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
 }
 
 // ===== matmul_k0 =====
+BY_DEVICE_CONST int by_bcsr_979105c37b3d_off[17] = {0, 8, 16, 24, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48};
+BY_DEVICE_CONST int by_bcsr_979105c37b3d_kt[48] = {0, 1, 2, 3, 12, 13, 14, 15, 0, 1, 2, 3, 12, 13, 14, 15, 0, 1, 2, 3, 12, 13, 14, 15, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11};
 BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  const int by_kt0 = by_bcsr_979105c37b3d_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_979105c37b3d_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
+    for (int e = tid; e < 32; e += 32) {
       const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_979105c37b3d_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_979105c37b3d_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
       {
         const int i2 = gr;
         const int r0 = gk;
         v = in1[(r0)*128 + (i2)];
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
@@ -474,50 +488,644 @@ BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict_
   matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_rows_k1 =====
-BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
-    const long long by_rl = by_lin / 512;
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    const long long i2 = by_lin % 512;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i0)*8192 + (i1)*128 + (r0)] * in1[(r0)*512 + (i2)]);
-      acc = acc + v;
+// ===== matmul_k1 =====
+BY_DEVICE_CONST int by_bcsr_b33f2d733de0_off[65] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48, 56, 64, 72, 80, 80, 80, 80, 80, 84, 88, 92, 96, 96, 96, 96, 96, 100, 104, 108, 112, 112, 112, 112, 112, 112, 112, 112, 112, 116, 120, 124, 128};
+BY_DEVICE_CONST int by_bcsr_b33f2d733de0_kt[128] = {8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7};
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 96;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
+  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_b33f2d733de0_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_b33f2d733de0_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_b33f2d733de0_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      }
+      by_as[(0) * 96 + kk * 12 + rr] = v;
     }
-    const float t0 = (acc + in2[(i2)]);
-    by_res[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+    for (int e = tid; e < 64; e += 64) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_b33f2d733de0_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*512 + (i2)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
   }
-  __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
-    (void)by_crem;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res[(by_rl)*512 + (r0)] * in3[(r0)*128 + (i2)]);
-      acc = acc + v;
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      const float t0 = (acc + in2[(i2)]);
+      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
     }
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((acc + in4[(i2)]) + in0[(i0)*8192 + (i1)*128 + (i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  matmul_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k2 =====
+BY_DEVICE_CONST int by_bcsr_c7ae7a7bbd18_off[17] = {0, 12, 24, 36, 48, 56, 64, 72, 80, 80, 80, 80, 80, 92, 104, 116, 128};
+BY_DEVICE_CONST int by_bcsr_c7ae7a7bbd18_kt[128] = {8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55};
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_c7ae7a7bbd18_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_c7ae7a7bbd18_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_c7ae7a7bbd18_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*32768 + (i1)*512 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_c7ae7a7bbd18_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (i2)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    }
+  }
+}
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, in3, out, by_this_block());
+}
+
+// ===== colaunch_k1 =====
+BY_DEVICE_CONST int by_bcsr_9e5aa1ed1c9d_off[17] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 48, 48, 48, 48};
+BY_DEVICE_CONST int by_bcsr_9e5aa1ed1c9d_kt[48] = {8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15};
+BY_DEVICE void matmul_ecb18f06094d3238_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_9e5aa1ed1c9d_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_9e5aa1ed1c9d_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_9e5aa1ed1c9d_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i2)*128 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_9e5aa1ed1c9d_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 64; by_en /= 64;
+      const int i1 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
+    }
+  }
+}
+BY_DEVICE_CONST int by_bcsr_12a04b6c2931_off[17] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 24, 36, 48, 48, 48, 48, 48};
+BY_DEVICE_CONST int by_bcsr_12a04b6c2931_kt[48] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+BY_DEVICE void matmul_e02c6fbff97e19e4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_12a04b6c2931_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_12a04b6c2931_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_12a04b6c2931_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in0[(i2)*128 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_12a04b6c2931_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 64; by_en /= 64;
+      const int i1 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+    }
+  }
+}
+BY_DEVICE_CONST int by_bcsr_79c56b64d992_off[33] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 16, 24, 32, 40, 48, 56, 64, 68, 72, 76, 80, 84, 88, 92, 96, 96, 96, 96, 96, 96, 96, 96, 96};
+BY_DEVICE_CONST int by_bcsr_79c56b64d992_kt[96] = {8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+BY_DEVICE void matmul_c987ddaeae31fd43_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_79c56b64d992_off[(int)(by_m0 / 4)], by_nkt = by_bcsr_79c56b64d992_off[(int)(by_m0 / 4) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_79c56b64d992_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i2 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_79c56b64d992_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in0[(i3)*128 + (r0)];
+      }
+      by_bs[(0) * 96 + kk * 12 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 96;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 12 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    int by_em = gm;
+    const int i2 = by_em % 64; by_em /= 64;
+    const int i1 = by_em;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+    }
+  }
+}
+BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 256u) matmul_ecb18f06094d3238_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
+  else if (by_b < 512u) matmul_e02c6fbff97e19e4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
+  else if (by_b < 768u) matmul_c987ddaeae31fd43_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 512u, dim3(256, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(32) colaunch_k1(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
+  colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
+}
+
+// ===== matmul_k3 =====
+BY_DEVICE_CONST int by_bcsr_ae50a0fa2b57_off[17] = {0, 8, 16, 24, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48};
+BY_DEVICE_CONST int by_bcsr_ae50a0fa2b57_kt[48] = {4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15};
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_ae50a0fa2b57_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_ae50a0fa2b57_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_ae50a0fa2b57_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_ae50a0fa2b57_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (i2)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    }
+  }
+}
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
+}
+
+// ===== matmul_k4 =====
+BY_DEVICE_CONST int by_bcsr_157f279d94bf_off[65] = {0, 4, 8, 12, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 20, 24, 28, 32, 32, 32, 32, 32, 36, 40, 44, 48, 52, 56, 60, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 72, 80, 88, 96, 104, 112, 120, 128, 128, 128, 128, 128, 128, 128, 128, 128};
+BY_DEVICE_CONST int by_bcsr_157f279d94bf_kt[128] = {12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11};
+BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 96;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
+  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_157f279d94bf_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_157f279d94bf_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_157f279d94bf_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      }
+      by_as[(0) * 96 + kk * 12 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 64) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_157f279d94bf_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*512 + (i2)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 8;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      const float t0 = (acc + in2[(i2)]);
+      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+    }
+  }
+}
+BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k4_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== matmul_k5 =====
+BY_DEVICE_CONST int by_bcsr_d37bb4981d52_off[17] = {0, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96, 112, 116, 120, 124, 128};
+BY_DEVICE_CONST int by_bcsr_d37bb4981d52_kt[128] = {32, 33, 34, 35, 32, 33, 34, 35, 32, 33, 34, 35, 32, 33, 34, 35, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51};
+BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  const int by_kt0 = by_bcsr_d37bb4981d52_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_d37bb4981d52_off[(int)(by_n0 / 8) + 1] - by_kt0;
+  for (int kt = 0; kt < by_nkt; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_d37bb4981d52_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in0[(i0)*32768 + (i1)*512 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_d37bb4981d52_kt[by_kt0 + (kt)] * 8 + kk;
+      float v = 0;
+      {
+        const int i2 = gr;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (i2)];
+      }
+      by_bs[(0) * 64 + kk * 8 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      const int i2 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    }
+  }
+}
+BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
 }

@@ -1,0 +1,182 @@
+"""sparta.specialize (SparTA, OSDI'22): contractions over a constant operand with zero tiles get
+the `block_sparse_gemm` kind, their k loops walking only the non-zero tiles (kinds/block_sparse_gemm.py).
+
+For each spec Roller gave the SIMT `gemm` kind, the constant operand (a weight, through whatever
+index map the texpr reads it with: a transpose, a reshape) is evaluated at every (row, k); each of
+the kind's tile configurations is re-priced with the share of its (row tile, k tile) blocks that
+hold a non-zero (FLOPs, loads and shared-memory traffic scale with it), and the best of them
+replaces the dense choice only where the micro-model predicts it faster. So a dense model, or a
+weight whose zeros do not line up with any tile, keeps its kernels exactly (--disable sparta
+gives the same plan). The choice of block size is the choice of tile: BCSR at the rTile's
+granularity, as SparTA transforms a weight to the block size its kernel template wants."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..analysis.evaluate import evaluate, grid_env
+from ..analysis.views import GemmView, gemm_view, vars_of
+from ..ir.dataflow import all_plans, rewrite
+from ..ir.plan import ComputeStep, Plan
+from ..ir.spec import KernelSpec
+from ..ir.texpr import Load, TensorExpr, walk
+from ..ir.tiles import KernelConfig
+from ..kinds import block_sparse_gemm
+from ..kinds.gemm import gemm_candidates
+from ..roller.construct import dram_bytes, io_sizes
+from ..roller.cost_model import expr_flops
+from ..roller.micro_model import predict
+from ..targets import Target
+
+MIN_ZERO_SHARE = 0.05        # an operand with fewer zeros than this is not worth pricing
+MAX_OPERAND_ELEMENTS = 1 << 26   # the operand is evaluated whole; beyond this it stays dense
+
+
+def sparta_specialize(plan: Plan, target: Target) -> tuple[Plan, dict]:
+    """The plan with each contraction that pays as block-sparse re-kinded; the record lists every
+    contraction over a constant operand with zeros: its pattern, and the dense and sparse prices."""
+    constants = {n: c for p in all_plans(plan) for n, c in p.constants}
+    record: dict = {"kernels": []}
+    memo: dict = {}
+
+    def one(step, types):
+        if not (isinstance(step, ComputeStep) and isinstance(step.spec, KernelSpec)):
+            return step
+        spec, entry = specialize(step.spec, constants, target, memo)
+        if entry is not None:
+            record["kernels"].append(entry)
+        return ComputeStep(spec)
+
+    plan = rewrite(plan, one)
+    record["sparse_kernels"] = sum(e["chosen"] == "block_sparse" for e in record["kernels"])
+    return plan, record
+
+
+def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict | None = None):
+    """(spec, record entry or None): the spec re-kinded when the sparse kernel is predicted faster."""
+    if spec.kind != "gemm" or spec.config is None or spec.workspace or not spec.composable:
+        return spec, None
+    te, ins = spec.stage.expr, spec.stage.inputs
+    view = gemm_view(te)
+    if view is None:
+        return spec, None
+    data = [constants[v].array() if v in constants else None for v in ins]
+    found = _constant_operand(te, view, data)
+    if found is None:
+        return spec, None
+    operand, nonzero = found
+    memo = {} if memo is None else memo
+    key = (te, operand, nonzero.tobytes())
+    if key not in memo:
+        memo[key] = _best_sparse(te, view, operand, nonzero, target)
+    best = memo[key]
+    dense_us = predict(spec.config, target).us
+    entry = {"kernel": te.name, "ops": list(spec.ops), "operand": operand,
+             "input": ins[_operand_input(te, view, operand)],
+             "zero_share": round(1.0 - float(nonzero.mean()), 4),
+             "predicted_us": {"dense": round(dense_us, 3)}, "chosen": "dense"}
+    if best is None:
+        entry["why"] = "no tile configuration has a zero block"
+        return spec, entry
+    cfg, sparse_us, density = best
+    entry["predicted_us"]["block_sparse"] = round(sparse_us, 3)
+    entry.update(format="bcsr", block=[cfg.tile("block").size("n" if operand == "b" else "m"),
+                                       cfg.tile("block").size("k")], density=round(density, 4),
+                 flops_dense=int(cfg.param("flops_dense")), flops_executed=int(cfg.param("flops")))
+    if sparse_us >= dense_us:
+        entry["why"] = "the micro-model predicts the dense kernel at least as fast"
+        return spec, entry
+    entry["chosen"] = "block_sparse"
+    return dataclasses.replace(spec, kind=block_sparse_gemm.NAME, config=cfg, candidates=(cfg,)), entry
+
+
+def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict) -> float | None:
+    """How many times faster the micro-model predicts `spec` (a contraction not yet tiled) as a
+    block-sparse kernel than as its dense best; None where it would stay dense. Welder's
+    shared-memory level asks before fusing a contraction into a row chain, which would keep it dense."""
+    from .roller import tile_spec
+    if not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
+        return None
+    tiled = tile_spec(spec, target, memo=memo.setdefault("roller", {}))
+    sparse, entry = specialize(tiled, constants, target, memo)
+    if entry is None or entry["chosen"] != "block_sparse":
+        return None
+    return entry["predicted_us"]["dense"] / entry["predicted_us"]["block_sparse"]
+
+
+def _operand_input(te: TensorExpr, view: GemmView, operand: str) -> int:
+    expr = view.b if operand == "b" else view.a
+    return next(x.arg for x in walk(expr) if isinstance(x, Load))
+
+
+def _constant_operand(te: TensorExpr, view: GemmView, data) -> tuple[str, np.ndarray] | None:
+    """("a" or "b", its non-zero mask [rows, K] over every batch) for an operand whose loads all
+    read constant data and that has zeros; else None."""
+    for operand, expr, rows in (("b", view.b, view.n), ("a", view.a, view.m)):
+        loads = [x for x in walk(expr) if isinstance(x, Load)]
+        if not loads or any(data[x.arg] is None for x in loads):
+            continue
+        batch = view.batch if vars_of(expr) & {v for v, _ in view.batch} else ()
+        size = math.prod(e for _, e in batch) * math.prod(e for _, e in rows) * view.K
+        if size > MAX_OPERAND_ELEMENTS:
+            return None
+        values = evaluate(expr, grid_env([batch, rows, view.k]), data)
+        if values is None:
+            return None
+        values = np.broadcast_to(values, (math.prod(e for _, e in batch) if batch else 1,
+                                          math.prod(e for _, e in rows), view.K))
+        nonzero = (values != 0).any(axis=0)
+        if 1.0 - nonzero.mean() < MIN_ZERO_SHARE:
+            return None
+        return operand, nonzero
+    return None
+
+
+def bcsr(nonzero: np.ndarray, row_tile: int, k_tile: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(offsets, k tiles) of the [rows, K] mask at (row_tile, k_tile) blocks: block row r holds a
+    non-zero in k tiles ktiles[offsets[r]:offsets[r + 1]]."""
+    rows, k = nonzero.shape
+    rt, kt = math.ceil(rows / row_tile), math.ceil(k / k_tile)
+    padded = np.zeros((rt * row_tile, kt * k_tile), dtype=bool)
+    padded[:rows, :k] = nonzero
+    blocks = padded.reshape(rt, row_tile, kt, k_tile).any(axis=(1, 3))
+    offsets = np.concatenate([[0], np.cumsum(blocks.sum(axis=1))])
+    return tuple(int(x) for x in offsets), tuple(int(x) for x in np.nonzero(blocks)[1])
+
+
+def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarray, target: Target):
+    """(config, predicted us, block density) of the fastest block-sparse configuration, or None
+    when no configuration's tiling has a zero block."""
+    sizes = io_sizes(te)
+    dense_flops = expr_flops(te)
+    contraction = 2 * view.B * view.M * view.N * view.K
+    sparse_bytes = te.inputs[_operand_input(te, view, operand)].nbytes
+    best = None
+    tables: dict = {}
+    for cfg in gemm_candidates(te, view, target):
+        blk = cfg.tile("block")
+        row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
+        if (row_tile, k_tile) not in tables:
+            tables[row_tile, k_tile] = bcsr(nonzero, row_tile, k_tile)
+        offsets, ktiles = tables[row_tile, k_tile]
+        total = (len(offsets) - 1) * math.ceil(view.K / k_tile)
+        density = len(ktiles) / total
+        if density >= 1.0:
+            continue
+        w = cfg.workload
+        loads = max(0.0, w.l2_bytes - sizes[1])
+        ins = sizes[0] - sparse_bytes * (1.0 - density)
+        w = dataclasses.replace(w, flops=w.flops * density, l2_bytes=loads * density + sizes[1],
+                                dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
+                                shared_bytes_moved=w.shared_bytes_moved * density)
+        flops = dense_flops - contraction + round(contraction * density)
+        sparse = KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
+            ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
+            ("flops", flops), ("flops_dense", dense_flops),
+            ("bcsr_offsets", offsets), ("bcsr_ktiles", ktiles)), w)
+        us = predict(sparse, target).us
+        if best is None or us < best[1]:
+            best = (sparse, us, density)
+    return best
