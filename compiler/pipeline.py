@@ -80,8 +80,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     speedup = None
     if ctx.options.enabled("sparta"):    # a contraction sparta will make block-sparse is priced so
         constants = {n: c for p in all_plans(plan) for n, c in p.constants}
-        memo: dict = {}
-        speedup = lambda spec: sparse_speedup(spec, constants, ctx.target, memo)   # noqa: E731
+        speedup = lambda spec: sparse_speedup(spec, constants, ctx.target, ctx.sparta_memo)   # noqa: E731
     plan, shared = resident_plan(plan, ctx.target, speedup)   # the shared-memory level: row chains
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
@@ -106,7 +105,7 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     weights = len(attrs)
     if attrs:     # a dense model pays for the scan of its weights only
         attrs = sparta.propagate(graph, attrs, opset)
-    plan, record = sparta_specialize(plan, ctx.target)
+    plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
     return plan, dict(record, enabled=True, sparse_weights=weights, tensors={
         name: tesa_summary(t) for name, t in sorted(attrs.items())})
 

@@ -1,67 +1,26 @@
-"""A tensor expression evaluated with NumPy over whole grids of index values at once: what an
-operand of a contraction holds at every (row, k), for passes that specialise a kernel to constant
-data (SparTA's zero tiles). Only what such operands use is evaluated; anything else gives None,
-and the caller keeps the dense kernel."""
+"""A tensor expression's value evaluated with NumPy over whole grids of index values at once, for
+the passes that reason about constant data: SparTA's propagation (indices and conditions that
+depend only on index variables and constant inputs) and its specialisation (what a contraction's
+constant operand holds at every (row, k)). Integer division and remainder truncate toward zero,
+as C does. What depends on data that is not known, and ops not listed, give None."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
 
+from ..ir.dtypes import DType
 from ..ir.texpr import Binary, Cast, Const, Expr, Load, Select, Unary, Var
 
-_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-           "min": np.minimum, "max": np.maximum, "eq": np.equal, "ne": np.not_equal,
-           "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
-           "and": np.logical_and, "or": np.logical_or}
-_UNARY = {"neg": np.negative, "abs": np.abs}
 
-
-def evaluate(e: Expr, env: dict[str, np.ndarray], inputs: Sequence[np.ndarray | None]) -> np.ndarray | None:
-    """The value of `e` at the index values `env` (arrays that broadcast together); `inputs[k]`
-    is input k's data, None where it is not known at compile time. None: not evaluable."""
+def evaluate(e: Expr, env: dict[str, np.ndarray], inputs: Sequence[np.ndarray | None],
+             memo: dict[int, np.ndarray | None] | None = None) -> np.ndarray | None:
+    """The value of `e` at the index values `env` (arrays that broadcast together); `inputs[k]` is
+    input k's data, None where it is not known at compile time. `memo` (by node identity, for
+    one expression that stays alive) lets a caller evaluate many sub-expressions of it."""
+    memo = {} if memo is None else memo
     with np.errstate(all="ignore"):
-        return _eval(e, env, inputs)
-
-
-def _eval(e: Expr, env, inputs):
-    if isinstance(e, Var):
-        return env.get(e.name)
-    if isinstance(e, Const):
-        return np.asarray(e.value)
-    if isinstance(e, Load):
-        data = inputs[e.arg] if e.arg < len(inputs) else None
-        if data is None or len(e.index) != data.ndim:
-            return None
-        idx = []
-        for d, ix in enumerate(e.index):
-            v = _eval(ix, env, inputs)
-            if v is None:
-                return None
-            # a guarded load (under a Select) may be asked out of bounds: the Select discards it
-            idx.append(np.clip(np.asarray(v, dtype=np.int64), 0, max(data.shape[d] - 1, 0)))
-        return data[tuple(np.broadcast_arrays(*idx))] if idx else data[()]
-    if isinstance(e, Binary):
-        a, b = _eval(e.a, env, inputs), _eval(e.b, env, inputs)
-        if a is None or b is None:
-            return None
-        if e.fn == "idiv":
-            return np.where(b != 0, np.trunc(a / np.where(b != 0, b, 1)), 0).astype(np.int64)
-        if e.fn == "imod":
-            return np.fmod(a, np.where(b != 0, b, 1)).astype(np.int64)
-        f = _BINARY.get(e.fn)
-        return None if f is None else f(a, b)
-    if isinstance(e, Unary):
-        x = _eval(e.x, env, inputs)
-        f = _UNARY.get(e.fn)
-        return None if x is None or f is None else f(x)
-    if isinstance(e, Select):
-        c, a, b = (_eval(x, env, inputs) for x in (e.cond, e.a, e.b))
-        return None if c is None or a is None or b is None else np.where(c, a, b)
-    if isinstance(e, Cast):
-        x = _eval(e.x, env, inputs)
-        return None if x is None else np.asarray(x).astype(e.dtype.np if e.dtype.np is not None else np.float64)
-    return None   # a Fold or an op not listed: not evaluated
+        return _value(e, env, inputs, memo)
 
 
 def grid_env(groups: Sequence[Sequence[tuple[str, int]]]) -> dict[str, np.ndarray]:
@@ -78,3 +37,72 @@ def grid_env(groups: Sequence[Sequence[tuple[str, int]]]) -> dict[str, np.ndarra
             env[v] = (lin % ext).reshape(shape)
             lin = lin // ext
     return env
+
+
+def _value(e: Expr, env, inputs, memo) -> np.ndarray | None:
+    k = id(e)
+    if k not in memo:
+        memo[k] = _compute(e, env, inputs, memo)
+    return memo[k]
+
+
+def _compute(e: Expr, env, inputs, memo) -> np.ndarray | None:
+    if isinstance(e, Var):
+        return env.get(e.name)
+    if isinstance(e, Const):
+        return np.asarray(e.value, dtype=e.dtype.np)
+    if isinstance(e, Load):
+        return _load(e, env, inputs, memo)
+    if isinstance(e, Cast):
+        v = _value(e.x, env, inputs, memo)
+        return None if v is None else np.asarray(v).astype(e.dtype.np)
+    if isinstance(e, Select):
+        c, a, b = (_value(x, env, inputs, memo) for x in (e.cond, e.a, e.b))
+        return None if c is None or a is None or b is None else np.where(c, a, b)
+    if isinstance(e, Unary) and e.fn in UNARY:
+        v = _value(e.x, env, inputs, memo)
+        return None if v is None else np.asarray(UNARY[e.fn](v)).astype(e.dtype.np)
+    if isinstance(e, Binary) and e.fn in BINARY:
+        a, b = _value(e.a, env, inputs, memo), _value(e.b, env, inputs, memo)
+        if a is None or b is None:
+            return None
+        return np.asarray(BINARY[e.fn](a, b, e.a.dtype)).astype(e.dtype.np)
+    return None   # a Fold, or an op not listed
+
+
+def _load(e: Load, env, inputs, memo) -> np.ndarray | None:
+    data = inputs[e.arg] if e.arg < len(inputs) else None
+    if data is None or data.size == 0 or len(e.index) != data.ndim:
+        return None
+    idx = [_value(x, env, inputs, memo) for x in e.index]
+    if any(v is None for v in idx):
+        return None
+    # a guarded load (under a Select) may be asked out of bounds: the Select discards it
+    return data[tuple(np.clip(np.asarray(v).astype(np.int64), 0, n - 1) for v, n in zip(idx, data.shape))]
+
+
+def _trunc_div(a, b, dtype: DType):
+    if dtype.is_float:
+        return a / b
+    b = np.where(b == 0, 1, b)
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+def _c_mod(a, b, dtype: DType):
+    return np.fmod(a, np.where(b == 0, 1, b)) if not dtype.is_float else np.fmod(a, b)
+
+
+UNARY = {"neg": np.negative, "abs": np.abs, "sign": np.sign, "floor": np.floor, "ceil": np.ceil,
+         "not": np.logical_not, "bitnot": np.invert, "isnan": np.isnan, "isinf": np.isinf,
+         "isposinf": np.isposinf, "isneginf": np.isneginf}
+BINARY = {
+    "add": lambda a, b, t: a + b, "sub": lambda a, b, t: a - b, "mul": lambda a, b, t: a * b,
+    "div": _trunc_div, "idiv": _trunc_div, "imod": _c_mod,
+    "min": lambda a, b, t: np.minimum(a, b), "max": lambda a, b, t: np.maximum(a, b),
+    "eq": lambda a, b, t: a == b, "ne": lambda a, b, t: a != b, "lt": lambda a, b, t: a < b,
+    "le": lambda a, b, t: a <= b, "gt": lambda a, b, t: a > b, "ge": lambda a, b, t: a >= b,
+    "and": lambda a, b, t: np.logical_and(a, b), "or": lambda a, b, t: np.logical_or(a, b),
+    "xor": lambda a, b, t: np.logical_xor(a, b), "bitand": lambda a, b, t: a & b,
+    "bitor": lambda a, b, t: a | b, "bitxor": lambda a, b, t: a ^ b,
+}

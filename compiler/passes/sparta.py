@@ -18,12 +18,13 @@ from collections import deque
 
 import numpy as np
 
+from ..analysis.evaluate import evaluate
 from ..ir.dtypes import DType
 from ..ir.graph import Graph, Node, TensorType
 from ..ir.plan import AliasStep, ComputeStep
 from ..ir.spec import KernelSpec
 from ..ir.tesa import TeSA, default_bits, detect, from_zero_mask
-from ..ir.texpr import Binary, Cast, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, ACC, fold_axes
+from ..ir.texpr import Binary, Cast, Expr, Fold, Load, Select, TensorExpr, Unary, Var, ACC, fold_axes
 from ..ops.registry import LowerCtx, lookup
 
 GRID_LIMIT = 1 << 24        # elements of one evaluation chunk (output index x reduction axes)
@@ -317,45 +318,9 @@ class _MaskEval:
             return z
         return z.all(axis=dims, keepdims=True) if how == "all" else z.any(axis=dims, keepdims=True)
 
-    # -- concrete values ----------------------------------------------------------------------------
+    # -- concrete values (what depends only on indices and constant inputs) ------------------------
     def value(self, e: Expr) -> np.ndarray | None:
-        k = id(e)
-        if k not in self._values:
-            with np.errstate(all="ignore"):
-                self._values[k] = self._value(e)
-        return self._values[k]
-
-    def _value(self, e: Expr) -> np.ndarray | None:
-        if isinstance(e, Var):
-            return self.vars.get(e.name)
-        if isinstance(e, Const):
-            return np.asarray(e.value, dtype=e.dtype.np)
-        if isinstance(e, Load):
-            return self._load_value(e)
-        if isinstance(e, Cast):
-            v = self.value(e.x)
-            return None if v is None else v.astype(e.dtype.np)
-        if isinstance(e, Select):
-            c, a, b = self.value(e.cond), self.value(e.a), self.value(e.b)
-            return None if c is None or a is None or b is None else np.where(c, a, b)
-        if isinstance(e, Unary) and e.fn in _UNARY_NP:
-            v = self.value(e.x)
-            return None if v is None else np.asarray(_UNARY_NP[e.fn](v)).astype(e.dtype.np)
-        if isinstance(e, Binary) and e.fn in _BINARY_NP:
-            a, b = self.value(e.a), self.value(e.b)
-            if a is None or b is None:
-                return None
-            return np.asarray(_BINARY_NP[e.fn](a, b, e.a.dtype)).astype(e.dtype.np)
-        return None
-
-    def _load_value(self, e: Load) -> np.ndarray | None:
-        data = self.values[e.arg]
-        if data is None or data.size == 0:
-            return None
-        idx = [self.value(x) for x in e.index]
-        if any(v is None for v in idx):
-            return None
-        return data[tuple(np.clip(v.astype(np.int64), 0, n - 1) for v, n in zip(idx, data.shape))]
+        return evaluate(e, self.vars, self.values, self._values)
 
     # -- provably zero ------------------------------------------------------------------------------
     def zero(self, e: Expr) -> np.ndarray:
@@ -414,33 +379,6 @@ class _MaskEval:
             mask = mask.all(axis=free, keepdims=True)
         return mask[tuple(np.zeros((), np.int64) if v is None else np.clip(v.astype(np.int64), 0, n - 1)
                           for v, n in zip(idx, mask.shape))]
-
-
-def _trunc_div(a, b, dtype: DType):
-    if dtype.is_float:
-        return a / b
-    b = np.where(b == 0, 1, b)
-    q = np.abs(a) // np.abs(b)
-    return np.where((a < 0) != (b < 0), -q, q)
-
-
-def _c_mod(a, b, dtype: DType):
-    return np.fmod(a, np.where(b == 0, 1, b)) if not dtype.is_float else np.fmod(a, b)
-
-
-_UNARY_NP = {"neg": np.negative, "abs": np.abs, "sign": np.sign, "floor": np.floor, "ceil": np.ceil,
-             "not": np.logical_not, "bitnot": np.invert, "isnan": np.isnan, "isinf": np.isinf,
-             "isposinf": np.isposinf, "isneginf": np.isneginf}
-_BINARY_NP = {
-    "add": lambda a, b, t: a + b, "sub": lambda a, b, t: a - b, "mul": lambda a, b, t: a * b,
-    "div": _trunc_div, "idiv": _trunc_div, "imod": _c_mod,
-    "min": lambda a, b, t: np.minimum(a, b), "max": lambda a, b, t: np.maximum(a, b),
-    "eq": lambda a, b, t: a == b, "ne": lambda a, b, t: a != b, "lt": lambda a, b, t: a < b,
-    "le": lambda a, b, t: a <= b, "gt": lambda a, b, t: a > b, "ge": lambda a, b, t: a >= b,
-    "and": lambda a, b, t: np.logical_and(a, b), "or": lambda a, b, t: np.logical_or(a, b),
-    "xor": lambda a, b, t: np.logical_xor(a, b), "bitand": lambda a, b, t: a & b,
-    "bitor": lambda a, b, t: a | b, "bitxor": lambda a, b, t: a ^ b,
-}
 
 
 # ---- tensor scrambling ----------------------------------------------------------------------------

@@ -23,23 +23,25 @@ from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Load, TensorExpr, walk
 from ..ir.tiles import KernelConfig
-from ..kinds import block_sparse_gemm
+from ..kinds import block_sparse_gemm, gemm
 from ..kinds.gemm import gemm_candidates
 from ..roller.construct import dram_bytes, io_sizes
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
+from .roller import tile_spec
 
 MIN_ZERO_SHARE = 0.05        # an operand with fewer zeros than this is not worth pricing
 MAX_OPERAND_ELEMENTS = 1 << 26   # the operand is evaluated whole; beyond this it stays dense
 
 
-def sparta_specialize(plan: Plan, target: Target) -> tuple[Plan, dict]:
+def sparta_specialize(plan: Plan, target: Target, memo: dict | None = None) -> tuple[Plan, dict]:
     """The plan with each contraction that pays as block-sparse re-kinded; the record lists every
-    contraction over a constant operand with zeros: its pattern, and the dense and sparse prices."""
+    contraction over a constant operand with zeros: its pattern, and the dense and sparse prices.
+    `memo`: the choices already made for the same expressions (welder's pricing asks first)."""
     constants = {n: c for p in all_plans(plan) for n, c in p.constants}
     record: dict = {"kernels": []}
-    memo: dict = {}
+    memo = {} if memo is None else memo
 
     def one(step, types):
         if not (isinstance(step, ComputeStep) and isinstance(step.spec, KernelSpec)):
@@ -54,35 +56,26 @@ def sparta_specialize(plan: Plan, target: Target) -> tuple[Plan, dict]:
     return plan, record
 
 
-def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict | None = None):
+def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     """(spec, record entry or None): the spec re-kinded when the sparse kernel is predicted faster."""
-    if spec.kind != "gemm" or spec.config is None or spec.workspace or not spec.composable:
+    if spec.kind != gemm.NAME or spec.config is None or spec.workspace or not spec.composable:
         return spec, None
     te, ins = spec.stage.expr, spec.stage.inputs
-    view = gemm_view(te)
-    if view is None:
+    choices = memo.setdefault("choices", {})
+    if (te, ins) not in choices:
+        choices[te, ins] = _sparse_choice(te, ins, constants, target)
+    choice = choices[te, ins]
+    if choice is None:
         return spec, None
-    data = [constants[v].array() if v in constants else None for v in ins]
-    found = _constant_operand(te, view, data)
-    if found is None:
-        return spec, None
-    operand, nonzero = found
-    memo = {} if memo is None else memo
-    key = (te, operand, nonzero.tobytes())
-    if key not in memo:
-        memo[key] = _best_sparse(te, view, operand, nonzero, target)
-    best = memo[key]
     dense_us = predict(spec.config, target).us
-    entry = {"kernel": te.name, "ops": list(spec.ops), "operand": operand,
-             "input": ins[_operand_input(te, view, operand)],
-             "zero_share": round(1.0 - float(nonzero.mean()), 4),
-             "predicted_us": {"dense": round(dense_us, 3)}, "chosen": "dense"}
-    if best is None:
+    entry = {"kernel": te.name, "ops": list(spec.ops), "operand": choice["operand"], "input": choice["input"],
+             "zero_share": choice["zero_share"], "predicted_us": {"dense": round(dense_us, 3)}, "chosen": "dense"}
+    if choice["best"] is None:
         entry["why"] = "no tile configuration has a zero block"
         return spec, entry
-    cfg, sparse_us, density = best
+    cfg, sparse_us, density = choice["best"]
     entry["predicted_us"]["block_sparse"] = round(sparse_us, 3)
-    entry.update(format="bcsr", block=[cfg.tile("block").size("n" if operand == "b" else "m"),
+    entry.update(format="bcsr", block=[cfg.tile("block").size("n" if choice["operand"] == "b" else "m"),
                                        cfg.tile("block").size("k")], density=round(density, 4),
                  flops_dense=int(cfg.param("flops_dense")), flops_executed=int(cfg.param("flops")))
     if sparse_us >= dense_us:
@@ -95,18 +88,35 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict | N
 def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict) -> float | None:
     """How many times faster the micro-model predicts `spec` (a contraction not yet tiled) as a
     block-sparse kernel than as its dense best; None where it would stay dense. Welder's
-    shared-memory level asks before fusing a contraction into a row chain, which would keep it dense."""
-    from .roller import tile_spec
+    shared-memory level asks before fusing a contraction into a row chain, which would keep it
+    dense; `memo` is then the one the sparta stage reuses."""
     if not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
     tiled = tile_spec(spec, target, memo=memo.setdefault("roller", {}))
-    sparse, entry = specialize(tiled, constants, target, memo)
+    _, entry = specialize(tiled, constants, target, memo)
     if entry is None or entry["chosen"] != "block_sparse":
         return None
     return entry["predicted_us"]["dense"] / entry["predicted_us"]["block_sparse"]
 
 
-def _operand_input(te: TensorExpr, view: GemmView, operand: str) -> int:
+def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target: Target) -> dict | None:
+    """For an expression with a constant operand holding zeros: that operand, its input, its share
+    of zeros, and the fastest block-sparse configuration (config, predicted us, block density;
+    None when no tiling has a zero block). None: no such operand."""
+    view = gemm_view(te)
+    if view is None:
+        return None
+    found = _constant_operand(te, view, [constants[v].array() if v in constants else None for v in ins])
+    if found is None:
+        return None
+    operand, nonzero = found
+    return {"operand": operand, "input": ins[_operand_input(view, operand)],
+            "zero_share": round(1.0 - float(nonzero.mean()), 4),
+            "best": _best_sparse(te, view, operand, nonzero, target)}
+
+
+def _operand_input(view: GemmView, operand: str) -> int:
+    """The input the operand loads (its first load: a weight, perhaps scaled by another constant)."""
     expr = view.b if operand == "b" else view.a
     return next(x.arg for x in walk(expr) if isinstance(x, Load))
 
@@ -152,7 +162,7 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
     sizes = io_sizes(te)
     dense_flops = expr_flops(te)
     contraction = 2 * view.B * view.M * view.N * view.K
-    sparse_bytes = te.inputs[_operand_input(te, view, operand)].nbytes
+    sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
     best = None
     tables: dict = {}
     for cfg in gemm_candidates(te, view, target):

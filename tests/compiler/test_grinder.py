@@ -300,7 +300,7 @@ def _running_sum_until(n: int, trip_count_input: bool):
 
 def test_a_dynamic_stop_under_a_constant_trip_count_is_bounded_by_it():
     """Trip count 12, condition from the data: the rows are sized to 12 and trimmed to the count,
-    with no option; 0, some and all 12 iterations."""
+    with no option; one (the body runs before the condition is read), four and all 12 iterations."""
     n = 8
     m = _running_sum_until(n, trip_count_input=False)
     x = np.linspace(0.5, 1.5, n).astype(np.float32)

@@ -92,7 +92,10 @@ def test_every_tile_shape_and_both_pipelines_of_the_kind_are_right():
     assert {s for s, _, _ in picked} == {1, 2}
     ins = tuple(p.value for p in kernel.params if not p.output)
     out = next(p.value for p in kernel.params if p.output)
-    for (stages, bn, bk), cfg in sorted(picked.items())[:12]:
+    # up to six tilings of each pipeline depth
+    chosen = [kv for s in (1, 2) for kv in sorted(kv for kv in picked.items() if kv[0][0] == s)[:6]]
+    assert {s for (s, _, _), _ in chosen} == {1, 2}
+    for (stages, bn, bk), cfg in chosen:
         offsets, ktiles = bcsr(nonzero, bn, bk)
         sparse = dataclasses.replace(cfg, kind=block_sparse_gemm.NAME, params=cfg.params + (
             ("operand", "b"), ("bcsr_offsets", offsets), ("bcsr_ktiles", ktiles)))
