@@ -109,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         supervisor = WorkerSupervisor([sys.executable, "-m", "worker", "--loglevel", a.log_level.upper()], env,
                                       settings.home / "run" / "worker.pid", settings.worker_shutdown_grace)
         supervisor.start()
+    from .lingering import protocol_class  # a 413 before the body ended still reaches the client
     config = uvicorn.Config("api.main:create_app", factory=True, host=host, port=port, log_level=a.log_level,
-                            lifespan="on", timeout_graceful_shutdown=5)
+                            lifespan="on", timeout_graceful_shutdown=5, http=protocol_class())
     server = uvicorn.Server(config)
     print(f"brickyard: serving on http://{host}:{port} (API docs at /docs); home {settings.home}",
           file=sys.stderr, flush=True)

@@ -1,6 +1,7 @@
 """/v1/models: streamed upload with a size limit and sha256 dedup, list, get, delete."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from fastapi import APIRouter, Query, Request, Response
@@ -17,6 +18,7 @@ from ..errors import ApiError
 from ..schemas import MAX_OFFSET, ErrorOut, ModelList, ModelOut
 from ..uploads import UploadRejected, discard, receive_upload
 
+log = logging.getLogger("brickyard.api")
 router = APIRouter(prefix="/models", tags=["models"])
 ERRORS = {401: {"model": ErrorOut}, 404: {"model": ErrorOut}}
 
@@ -37,16 +39,22 @@ def _save(owner_id: str, sha256: str, size: int, name: str, info: dict, tmp: Pat
 
 @router.post("", status_code=201, response_model=ModelOut,
              responses={**ERRORS, 200: {"model": ModelOut, "description": "the same bytes were uploaded before"},
-                        413: {"model": ErrorOut}, 415: {"model": ErrorOut}, 422: {"model": ErrorOut}},
+                        400: {"model": ErrorOut}, 413: {"model": ErrorOut}, 415: {"model": ErrorOut}, 422: {"model": ErrorOut}},
              openapi_extra={"requestBody": {"content": {"multipart/form-data": {"schema": {
                  "type": "object", "required": ["file"],
                  "properties": {"file": {"type": "string", "format": "binary"}, "name": {"type": "string"}}}}},
                  "required": True}})
 async def upload_model(request: Request, response: Response, owner: CurrentOwner, settings: SettingsDep):
-    """Uploads an ONNX model (multipart field `file`, optional `name`); the import stage checks it."""
+    """Uploads an ONNX model (multipart field `file`, optional `name`); the import stage checks it.
+
+    A form without a `file` part (the model sent under another name) is 422, naming `file`; a model over
+    the upload limit, or a `name` over 65536 bytes, is 413 naming the limit."""
     try:
         up = await receive_upload(request, tmp_dir=settings.tmp_dir, max_bytes=settings.max_upload_bytes)
     except UploadRejected as e:
+        if e.status == 400:
+            log.info("upload from %s: %s", request.client.host if request.client else "?", e.message)
+        # a 413 may come before the body ended: the connection cannot carry another request
         raise ApiError(e.status, e.message, headers={"Connection": "close"} if e.status == 413 else None) from None
     try:
         found = await run_in_threadpool(_existing, owner.id, up.sha256)
