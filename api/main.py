@@ -7,6 +7,7 @@ import logging
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 
 from compiler import __version__
 from service.settings import get_settings
@@ -79,10 +80,13 @@ async def lifespan(app: FastAPI):
 
 def create_app(*, reconcile: bool = True) -> FastAPI:
     """The Brickyard API; `reconcile` runs the job reconciler in this process (one per deployment suffices)."""
-    app = FastAPI(title="Brickyard", version=__version__, lifespan=lifespan,
-                  description="Compile ONNX models to CUDA kernels: upload a model, compile it for a GPU target, "
-                              "download the artifact and its report. Authenticate with `Authorization: Bearer "
-                              "<token>`.")
+    # /docs (Swagger UI) and /redoc from the JS and CSS that fastapi-offline ships, never a CDN: users run
+    # Brickyard without internet. No validator badge either (Swagger UI would call validator.swagger.io).
+    app = FastAPIOffline(title="Brickyard", version=__version__, lifespan=lifespan, static_url="/docs/static",
+                         swagger_ui_parameters={"validatorUrl": None},
+                         description="Compile ONNX models to CUDA kernels: upload a model, compile it for a GPU "
+                                     "target, download the artifact and its report. Authenticate with "
+                                     "`Authorization: Bearer <token>`.")
     app.state.reconcile = reconcile
     install_error_handlers(app)
 
