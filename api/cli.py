@@ -1,6 +1,7 @@
 """The service's commands of the `brickyard` CLI: token (API tokens, through api/tokens.py, on the
 service's own database) and, as clients of a running service (api/client.py), submit, jobs and ci (server
-from --server or BRICKYARD_SERVER, token from --token, BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token).
+from --server, BRICKYARD_SERVER, or BRICKYARD_HOST/BRICKYARD_PORT as the service reads them; token from
+--token, BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token).
 
 `add_commands` adds them to a parser's subcommands; the `brickyard` console script (brickyard/cli.py) puts
 them beside the compiler's (compiler/cli.py: compile, run, targets, inspect), whose `run` handles errors and
@@ -68,24 +69,38 @@ def cmd_submit(a) -> int:
         return fail(str(e))
 
 
+def format_shapes(shapes: dict | None) -> str:
+    """{"x": [1, 128]} as `x=1,128` (the --input-shape spelling); none given: the model's own."""
+    if not shapes:
+        return "as in model"
+    return " ".join(f"{name}={','.join(str(d) for d in dims)}" for name, dims in sorted(shapes.items()))
+
+
 def cmd_jobs(a) -> int:
     """The caller's compilations as a table, newest first."""
     from api.client import Client, ClientError
     try:
         with Client(a.server, a.token) as c:
-            page = c.list_compilations(state=a.state, limit=a.limit)
+            page = c.list_compilations(state=a.state, model_id=a.model, limit=a.limit)
+            names = c.model_names({j["model_id"] for j in page["items"] if j.get("model_id")})
     except ClientError as e:
         return fail(str(e))
     if a.json:
         print(json.dumps(page, indent=2))
         return 0
-    rows = [("ID", "STATE", "TARGET", "ARCH", "PROGRESS", "CACHE H/M", "SECONDS", "CREATED", "ERROR")]
+    # model, target, shapes and precision first: two compilations of one model differ there
+    rows = [("ID", "MODEL", "TARGET", "SHAPES", "PRECISION", "STATE", "PROGRESS", "CACHE H/M", "SECONDS",
+             "CREATED", "ERROR")]
     for j in page["items"]:
         err = j.get("error") or {}
         secs = j.get("compile_seconds")
-        rows.append((j["id"], j["state"] + (" (stored)" if j.get("deduplicated_from") else ""), j["target"],
-                     j["arch"], f"{j['progress'] * 100:.0f}%" + (f" {j['stage']}" if j.get("stage") and
-                                                                 j["state"] == "running" else ""),
+        opts = j.get("options") or {}
+        model = names.get(j.get("model_id") or "") or f"(deleted) {j['model_sha256'][:12]}"
+        rows.append((j["id"], model, f"{j['target']} ({j['arch']})", format_shapes(opts.get("input_shapes")),
+                     opts.get("precision") or "fp32",
+                     j["state"] + (" (stored)" if j.get("deduplicated_from") else ""),
+                     f"{j['progress'] * 100:.0f}%" + (f" {j['stage']}" if j.get("stage") and
+                                                     j["state"] == "running" else ""),
                      f"{j['cache']['hits']}/{j['cache']['misses']}", "" if secs is None else f"{secs:.2f}",
                      j["created_at"][:19].replace("T", " "), err.get("category", "")))
     print_table(rows)
@@ -136,7 +151,8 @@ def cmd_ci(a) -> int:
 
 
 def _client_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--server", help="the service's URL (default $BRICKYARD_SERVER or http://127.0.0.1:8000)")
+    p.add_argument("--server", help="the service's URL (default $BRICKYARD_SERVER, else "
+                                    "http://$BRICKYARD_HOST:$BRICKYARD_PORT, else http://127.0.0.1:8000)")
     p.add_argument("--token", help="API token (default $BRICKYARD_TOKEN or $BRICKYARD_HOME/admin-token)")
 
 
@@ -163,6 +179,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     jb = sub.add_parser("jobs", help="list your compilations on a Brickyard service")
     _client_args(jb)
     jb.add_argument("--state", choices=["queued", "running", "succeeded", "failed", "cancelled"])
+    jb.add_argument("--model", metavar="MODEL_ID", help="only this model's compilations")
     jb.add_argument("--limit", type=int, default=20)
     jb.add_argument("--json", action="store_true")
     jb.set_defaults(fn=cmd_jobs)

@@ -8,7 +8,8 @@
             print(event["state"], event["stage"], event["progress"])
         c.download_artifact(job["id"], "bert.tar.gz")
 
-Server: BRICKYARD_SERVER (default http://127.0.0.1:8000). Token: BRICKYARD_TOKEN, else the file
+Server: BRICKYARD_SERVER (a URL), else http://$BRICKYARD_HOST:$BRICKYARD_PORT as the service itself reads them
+(a wildcard host is reached on 127.0.0.1), else http://127.0.0.1:8000. Token: BRICKYARD_TOKEN, else the file
 $BRICKYARD_HOME/admin-token (BRICKYARD_HOME defaults to ./var, as for the service). Every failure is a
 ClientError with a one-line message."""
 from __future__ import annotations
@@ -29,7 +30,21 @@ class ClientError(Exception):
 
 
 def default_server() -> str:
-    return os.environ.get("BRICKYARD_SERVER") or DEFAULT_SERVER
+    """BRICKYARD_SERVER, else the host and port the service listens on (BRICKYARD_HOST, BRICKYARD_PORT)."""
+    server = os.environ.get("BRICKYARD_SERVER", "").strip()
+    if server:
+        return server
+    port = os.environ.get("BRICKYARD_PORT", "").strip()
+    host = os.environ.get("BRICKYARD_HOST", "").strip()
+    if not port and not host:
+        return DEFAULT_SERVER
+    if port and not (port.isdigit() and 0 < int(port) < 65536):
+        raise ClientError(f"BRICKYARD_PORT '{port}' is not a port number")
+    if host in ("", "0.0.0.0", "::", "[::]"):  # the service listens everywhere: loopback reaches it
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port or 8000}"
 
 
 def default_token() -> str | None:
@@ -126,6 +141,20 @@ class Client:
 
     def get_model(self, model_id: str) -> dict[str, Any]:
         return self._request("GET", f"/v1/models/{model_id}").json()
+
+    def model_names(self, model_ids: set[str]) -> dict[str, str]:
+        """id -> name for these models (one listing, then one request per id it missed); a deleted model
+        is left out."""
+        names: dict[str, str] = {}
+        if not model_ids:
+            return names
+        listing = self._request("GET", "/v1/models", params={"limit": 500}).json()
+        names.update({m["id"]: m["name"] for m in listing["items"] if m["id"] in model_ids})
+        for mid in model_ids - names.keys():
+            r = self._request("GET", f"/v1/models/{mid}", ok=(200, 404))
+            if r.status_code == 200:
+                names[mid] = r.json()["name"]
+        return names
 
     def events(self, job_id: str, *, timeout: float = 3600.0) -> Iterator[dict[str, Any]]:
         """The job's server-sent events until a terminal one; a dropped stream resumes with Last-Event-ID,

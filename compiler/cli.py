@@ -53,16 +53,23 @@ def cmd_compile(a) -> int:
     from .pipeline import CompileOptions
     opts = CompileOptions(input_shapes=parse_shapes(a.input_shape), verify=a.verify, precision=a.precision,
                           disable=parse_disable(a.disable), barriers=a.barriers, max_trip_count=a.max_trip_count)
+    from kernel_cache import KernelStore, default_store
+    from .targets import get_target
+    target = get_target(a.target)
+    store = KernelStore(a.cache) if a.cache else default_store()
     t0 = time.perf_counter()
     def progress(stage, frac):
         if not a.quiet:
+            if stage == "import":  # with the first stage, so that a model refused on import stays one line
+                print(f"target {target.name} ({target.arch}, {target.sms} SMs); kernel cache {store.root}",
+                      file=sys.stderr)
             print(f"  [{frac * 100:5.1f}%] {stage} done ({time.perf_counter() - t0:.2f} s)", file=sys.stderr)
-    art = compile(a.model, a.target, opts, progress=progress)
+    art = compile(a.model, target, opts, progress=progress, store=store)
     art.save(a.output)
     r = art.report
     print(f"compiled {r['model']['name']} for {r['target']['name']} ({r['target']['arch']}) in "
           f"{r['compile']['seconds']:.2f} s: {len(r['kernels'])} kernels "
-          f"(cache {r['compile']['cache']['hits']} hits, {r['compile']['cache']['misses']} misses), "
+          f"(cache {r['compile']['cache']['hits']} hits, {r['compile']['cache']['misses']} misses, {store.root}), "
           f"predicted {r['latency']['predicted_us']:.1f} us -> {a.output}")
     return 0
 
@@ -158,8 +165,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     from .context import SWITCHABLE
     c = sub.add_parser("compile", help="compile MODEL.onnx to an artifact")
     c.add_argument("model")
-    c.add_argument("--target", default="h100")
+    c.add_argument("--target", default="h100", help="a preset name (brickyard targets; default h100)")
     c.add_argument("-o", "--output", required=True)
+    c.add_argument("--cache", metavar="DIR", help="the kernel cache (default $BRICKYARD_STORE, else "
+                   "$BRICKYARD_HOME/store, else ~/.cache/brickyard/store); a service's store shares its kernels")
     c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..",
                    help="fix an input's dynamic dimensions (its whole shape; `brickyard inspect` lists them)")
     c.add_argument("--verify", choices=["host", "gpu"], default=None,
