@@ -109,7 +109,7 @@ def test_cli_submit_waits_and_downloads(live, tmp_path):
     r = brickyard("jobs", "--server", live.url, "--token", live.admin_token)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split()[:3] == ["ID", "STATE", "TARGET"]
+    assert lines[0].split()[:3] == ["ID", "MODEL", "TARGET"]
     row = next(line for line in lines if line.startswith(job_id))
     assert "succeeded" in row and "a100" in row and "sm_80" in row
     r = brickyard("jobs", "--server", live.url, "--token", live.admin_token, "--state", "failed")
