@@ -32,7 +32,7 @@ from .ir.plan import Plan
 from .ir.tesa import summary as tesa_summary
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
-from .passes.grinder import grinder_plan, host_regions
+from .passes.grinder import grinder_plan, host_regions, host_round_trips
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
@@ -43,7 +43,7 @@ from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.resident import resident_plan
 from .passes.welder import welder_plan
-from .report import make_header, make_report
+from .report import make_header, make_report, plan_traffic, workspace_bytes
 from .targets import Target, get_target
 from .tuning import tune
 
@@ -76,6 +76,7 @@ def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
+    traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     plan, stats = welder_plan(plan, ctx.target)
     speedup = None
     if ctx.options.enabled("sparta"):    # a contraction sparta will make block-sparse is priced so
@@ -85,7 +86,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
     stats["kernels_after"] -= shared["removed"]
-    return plan, dict(stats, enabled=True)
+    return plan, dict(stats, enabled=True, dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 
 
 def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -111,7 +112,9 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
-    return render_plan(plan, ctx.target)
+    workspace = workspace_bytes(plan)      # the report's memory: specs name their workspaces until rendered
+    plan, record = render_plan(plan, ctx.target)
+    return plan, dict(record, workspace_bytes=workspace)
 
 
 def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -124,8 +127,9 @@ def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _grinder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("grinder"):
         return plan, dict(host_regions(plan, "--disable grinder"), enabled=False)
+    before = host_round_trips(plan)        # the report's effect: device-to-host reads left on the host
     plan, stats = grinder_plan(plan, ctx.target)
-    return plan, dict(stats, enabled=True)
+    return plan, dict(stats, enabled=True, host_round_trips_before=before)
 
 
 def _memory_plan(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -226,8 +230,7 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     # epilogue: package (plan and context -> Artifact; its own time lands in the report after the fact)
     seconds = time.perf_counter() - t_start
     report = make_report(imported, target, plan, ctx.builds, records, seconds, ctx.verification, options,
-                         ctx.tuning)
-    report["memory"] = ctx.memory
+                         ctx.tuning, ctx.memory)
     t0 = time.perf_counter()
     artifact = Artifact(plan=plan, cubins={d: b["cubin"] for d, b in ctx.builds.items() if b.get("cubin")},
                         report=report, header=make_header(imported, target, plan, options))

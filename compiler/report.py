@@ -1,14 +1,35 @@
-"""report.json (DESIGN section 7) and its readable HTML page, and the artifact's header: what
+"""report.json (DESIGN section 7; every field in docs/report.md, checked by report.schema.json beside
+this file) and its readable page (report_html.py), and the artifact's header: what
 compiler/pipeline.py's epilogue (package) writes from the plan and the passes' results."""
 from __future__ import annotations
 
-import html
+import json
+import math
+import os
+from pathlib import Path
 
-from .ir.dataflow import all_types, graph_obstacle
-from .ir.plan import Plan
+from .ir.dataflow import all_types, graph_obstacle, reads, writes
+from .ir.plan import ComputeStep, LaunchStep, Plan
+from .report_html import report_html
 from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_us
 from .targets import Target
 from .version import compiler_key, package_version
+
+__all__ = ["FORMAT", "SCHEMA_PATH", "dram_bytes", "make_header", "make_report", "plan_traffic", "report_html",
+           "validate_report", "workspace_bytes"]
+
+# report.json's format: 2 added per kernel the roofline fields and op types; time_split, by_op_type,
+# roofline, input_shapes, techniques, memory's workspace and verification's outcome (docs/report.md).
+FORMAT = 2
+SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+# A kernel whose time reaches under this fraction of both its compute and its memory ceiling is
+# latency-bound: Nsight Compute's SOLBottleneck rule ("below 60.0% of peak typically indicate latency issues").
+LATENCY_SOL = 0.6
+# The largest max relative error against onnxruntime a verification passes with, per precision: the
+# shared models' acceptance measure in fp32 (tests/models), the tensor-core tests' in reduced precision.
+TOLERANCE = {"fp32": 1e-3, "tf32": 1e-2, "fp16": 1e-2, "bf16": 1e-2}
+# the kinds whose arithmetic runs on tensor cores: their compute ceiling is the tensor-core peak
+_TENSOR_CORE_SCHEDULES = ("roller_tc_gemm", "roller_wgmma_gemm")
 
 
 def make_header(imported, target: Target, plan: Plan, options) -> dict:
@@ -24,12 +45,14 @@ def make_header(imported, target: Target, plan: Plan, options) -> dict:
 
 
 def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options,
-                tuning: dict | None = None) -> dict:
-    """report.json: the compilation (stage records, cache hits), one entry per kernel, latency,
+                tuning: dict | None = None, memory: dict | None = None) -> dict:
+    """report.json: the compilation (stage records, cache hits), one entry per kernel with its place
+    on the target's roofline, latency and where it goes, the techniques' measured effects,
     verification, the op histogram and the tuning record."""
-    types = dict(plan.types)
+    types = all_types(plan)
     tuning = tuning or {"info": {"status": "skipped", "reason": "not run", "times": "predicted"}, "measured": {}}
     measured = tuning["measured"]
+    op_types = _op_types(imported.graph)
     kernels = []
     total_pred = 0.0
     flops = {"dense": 0, "executed": 0}
@@ -42,47 +65,262 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         flops["dense"] += dense
         flops["executed"] += executed
         sparse = {"format": cfg["format"], "density": cfg["density"]} if "format" in cfg else {}
-        kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops), "config": cfg,
+        meas = measured.get(k.digest)
+        kernels.append({"digest": k.digest, "name": k.entry, "ops": list(k.ops),
+                        "op_types": _unique(op_types.get(o, "?") for o in k.ops), "config": cfg,
                         "flops": {"dense": dense, "executed": executed, **sparse},
                         "grid": list(k.grid), "block": list(k.block),
                         "shared_bytes": k.shared_bytes + int(b.get("static_shared", 0)),
                         "registers": int(b.get("registers", 0)), "spills": int(b.get("spills", 0)),
-                        "predicted_us": round(pred, 3), "measured_us": measured.get(k.digest),
-                        "carried": [{"value": v, "level": lvl} for v, lvl in k.carried]})
+                        "predicted_us": round(pred, 3), "measured_us": meas,
+                        # the micro-model's (Roller tiled it), or cost_model's fallback (roofline at the grid's share)
+                        "prediction": "micro-model" if "predicted_us" in cfg else "fallback estimate",
+                        "carried": [{"value": v, "level": lvl} for v, lvl in k.carried],
+                        **roofline_point(k, executed, kernel_dram_bytes(k, types),
+                                         pred if meas is None else meas, target,
+                                         "predicted" if meas is None else "measured")})
     build_info = next((r.info for r in records if r.name == "build"), {})
-    return {
-        "format": 1, "compiler_version": package_version(), "compiler_key": compiler_key(),
+    report = {
+        "format": FORMAT, "compiler_version": package_version(), "compiler_key": compiler_key(),
         "model": {"sha256": imported.model_sha256, "name": imported.name},
         "target": {"name": target.name, "arch": target.arch}, "precision": options.precision,
+        "input_shapes": {n: list(types[n].shape) for n in plan.inputs},
         "compile": {"seconds": seconds, "stages": [{"name": r.name, "seconds": r.seconds} for r in records],
                     "cache": {"hits": build_info.get("hits", 0), "misses": build_info.get("misses", 0)}},
         "kernels": kernels,
         "latency": {"predicted_us": round(total_pred, 3), "measured_us": None, "device": None},
         "launches_per_inference": len(kernels),
+        "time_split": _time_split(kernels),
+        "by_op_type": _by_op_type(kernels),
+        "roofline": _roofline(target),
         "traffic": {"dram_bytes": dram_bytes(plan),
                     "basis": "each launch reads its input buffers and writes its outputs once; region bodies once"},
+        "memory": _memory(memory, records),
         "fusion": _fusion(records),
         "flops": flops,
         "sparsity": _sparsity(records),
         "schedule": dict(_schedule(records), cuda_graph=_cuda_graph(plan)),
         "control_flow": _control_flow(records),
-        "verification": verification,
+        "verification": _verification(verification, options.precision),
         "ops": imported.graph.op_histogram(),
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
         "tune": tuning["info"],
     }
+    report["techniques"] = _techniques(report, records)
+    if os.environ.get("BRICKYARD_CHECK_REPORT") == "1":   # the tests set it (tests/conftest.py)
+        validate_report(report)
+    return report
+
+
+def validate_report(report: dict) -> None:
+    """Raise jsonschema.ValidationError where `report` breaks report.schema.json (jsonschema is a
+    test dependency, imported only here)."""
+    import jsonschema
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(report, schema, cls=jsonschema.Draft202012Validator)
+
+
+def kernel_dram_bytes(kernel, types: dict) -> int:
+    """A launch's compulsory DRAM traffic: each buffer it reads and each it writes once (a buffer
+    several members of a co-launch read counts once; one a joined launch writes and reads counts
+    both ways)."""
+    return sum(types[v].nbytes for v, _ in {(p.value, p.output) for p in kernel.params} if v in types)
+
+
+def roofline_point(kernel, flops: int, nbytes: int, time_us: float, target: Target, basis: str) -> dict:
+    """A kernel's place on the target's roofline: its arithmetic intensity, the time its FLOPs take
+    at the compute ceiling its instructions can reach and its bytes at DRAM bandwidth, the fraction
+    of the roofline (the larger of the two over its time) its time reaches, and what bounds it."""
+    ceiling, peak = compute_ceiling(kernel, target)
+    compute_us = flops / (peak * 1e6) if peak > 0 else 0.0
+    memory_us = nbytes / (target.dram_gbps * 1e3)
+    fraction = max(compute_us, memory_us) / time_us if time_us > 0 else 0.0
+    if fraction < LATENCY_SOL:
+        bound = "latency"
+    else:
+        bound = "compute" if compute_us >= memory_us else "memory"
+    threads = kernel.blocks * kernel.threads
+    return {"dram_bytes": nbytes, "arithmetic_intensity": round(flops / nbytes, 4) if nbytes else None,
+            "time_us": round(time_us, 3), "time_basis": basis, "bound": bound,
+            "roofline_fraction": round(fraction, 4),
+            "roofline": {"ceiling": ceiling, "peak_tflops": peak, "compute_us": round(compute_us, 4),
+                         "memory_us": round(memory_us, 4),
+                         "thread_fill": round(min(1.0, threads / (target.sms * target.max_threads_per_sm)), 4)}}
+
+
+def compute_ceiling(kernel, target: Target) -> tuple[str, float]:
+    """The compute ceiling a kernel's instructions can reach, named, and its peak TFLOP/s (the
+    target's figures): the tensor-core peak of its input type for the mma and wgmma kinds, fp32
+    SIMT for every other kernel (their arithmetic runs in fp32)."""
+    cfg = dict(kernel.config)
+    if cfg.get("schedule") in _TENSOR_CORE_SCHEDULES:
+        elem = cfg.get("elem") or _tiles_param(cfg.get("tiles", ""), "elem") or "float16"
+        peak = target.tensor_core_tflops(elem)
+        if peak > 0:
+            return f"tensor core {elem}", float(peak)
+    return "fp32 SIMT", float(target.fp32_tflops)
+
+
+def _tiles_param(tiles: str, name: str) -> str | None:
+    """A bracketed parameter of a configuration's text, e.g. elem in "tc_gemm:...[elem=float16,...]"."""
+    inner = tiles[tiles.find("[") + 1:tiles.rfind("]")] if "[" in tiles else ""
+    for part in inner.split(","):
+        key, _, value = part.partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def _op_types(graph) -> dict[str, str]:
+    """ONNX node name -> op type, subgraphs' nodes included."""
+    out: dict[str, str] = {}
+    for n in graph.nodes:
+        out[n.name] = n.op
+        for g in n.subgraphs():
+            out.update(_op_types(g))
+    return out
+
+
+def _unique(items) -> list:
+    return list(dict.fromkeys(items))
+
+
+def _time_split(kernels: list[dict]) -> dict:
+    """The inference's time: in kernels (measured where the tuner measured them, else predicted)
+    and in launch overhead (the cost model's per-launch figure), which the kernel rows alone omit."""
+    kernel_us = sum(k["time_us"] for k in kernels)
+    overhead = LAUNCH_US * len(kernels)
+    total = kernel_us + overhead
+    bases = {k["time_basis"] for k in kernels}
+    return {"total_us": round(total, 3), "kernels_us": round(kernel_us, 3), "launch_overhead_us": round(overhead, 3),
+            "launches": len(kernels), "launch_us_each": LAUNCH_US,
+            "kernel_share": round(kernel_us / total, 4) if total else 0.0,
+            "kernel_time_basis": bases.pop() if len(bases) == 1 else ("mixed" if bases else "predicted"),
+            "by_bound": {b: round(sum(k["time_us"] for k in kernels if k["bound"] == b), 3)
+                         for b in ("compute", "memory", "latency")}}
+
+
+def _by_op_type(kernels: list[dict]) -> list[dict]:
+    """Kernel time, FLOPs and traffic per op type as the kernels fused them (a Conv fused with its
+    Relu counts under "Conv + Relu": a fused kernel's time is not split among its ops), largest first."""
+    rows: dict[str, dict] = {}
+    for k in kernels:
+        key = " + ".join(k["op_types"]) or "(none)"
+        row = rows.setdefault(key, {"op_types": key, "kernels": 0, "nodes": 0, "time_us": 0.0, "flops": 0,
+                                    "dram_bytes": 0})
+        row["kernels"] += 1
+        row["nodes"] += len(k["ops"])
+        row["time_us"] += k["time_us"]
+        row["flops"] += k["flops"]["executed"]
+        row["dram_bytes"] += k["dram_bytes"]
+    total = sum(r["time_us"] for r in rows.values())
+    for r in rows.values():
+        r["time_us"] = round(r["time_us"], 3)
+        r["share"] = round(r["time_us"] / total, 4) if total else 0.0
+    return sorted(rows.values(), key=lambda r: (-r["time_us"], r["op_types"]))
+
+
+def _roofline(target: Target) -> dict:
+    """The ceilings the kernels' roofline fractions are taken against (the target's own figures)."""
+    ceilings = [{"name": "fp32 SIMT", "peak_tflops": float(target.fp32_tflops)}]
+    for elem in ("float16", "bfloat16", "float32"):
+        peak = target.tensor_core_tflops(elem)
+        if peak > 0:
+            ceilings.append({"name": f"tensor core {elem}", "peak_tflops": float(peak)})
+    return {"dram_gbps": float(target.dram_gbps), "ceilings": ceilings, "latency_threshold": LATENCY_SOL,
+            "basis": "a kernel's FLOPs at its ceiling and its compulsory DRAM bytes at the target's bandwidth; "
+                     "the fraction is the larger over its time; under the threshold it is latency-bound"}
+
+
+def _memory(footprint: dict | None, records) -> dict:
+    """Device memory: the fit stage's footprint (weights, inputs, the arena with intermediates and
+    outputs) and the split configurations' workspaces within the arena (the render stage's record)."""
+    fp = footprint or next((r.info for r in records if r.name == "fit"), None) or {}
+    render = next((r.info for r in records if r.name == "render"), {})
+    return {"weights_bytes": int(fp.get("weights_bytes", 0)), "inputs_bytes": int(fp.get("inputs_bytes", 0)),
+            "arena_bytes": int(fp.get("arena_bytes", 0)),
+            "workspace_bytes": int(render.get("workspace_bytes", 0)),
+            "total_bytes": int(fp.get("total_bytes", 0))}
+
+
+def _verification(verification: dict | None, precision: str) -> dict:
+    """The verify stage's result with its outcome against the precision's tolerance; a NaN or
+    infinite error (not JSON) is null with `non_finite` saying which."""
+    v = verification or {}
+    device, err = v.get("device"), v.get("max_rel_error")
+    tol = TOLERANCE.get(precision, TOLERANCE["fp32"])
+    out = {"device": device, "max_rel_error": err, "tolerance": tol, "non_finite": None}
+    if device is None:
+        return dict(out, outcome="not run")
+    if err is None or not math.isfinite(err):
+        kind = None if err is None else ("nan" if math.isnan(err) else "inf")
+        return dict(out, max_rel_error=None, non_finite=kind, outcome="failed")
+    return dict(out, outcome="passed" if err <= tol else "failed")
+
+
+def _techniques(report: dict, records) -> list[dict]:
+    """Each technique the pipeline applies, whether it ran, and its effect where a stage measured it."""
+    info = {r.name: r.info for r in records}
+    fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
+    welder, grinder, tune = info.get("welder", {}), info.get("grinder", {}), report["tune"]
+    dense, executed = report["flops"]["dense"], report["flops"]["executed"]
+    regions = cf["regions"]
+    graph = sched["cuda_graph"]
+    return [
+        {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
+            k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")
+            if k in welder}},
+        {"name": "scheduling", "stage": "rammer", "enabled": sched["enabled"], "effect": {
+            "launches_before": sched["kernels"], "launches_after": sched["launches"],
+            "co_launches": len(sched["co_launches"]),
+            "barrier_launches": len(sched.get("barrier_launches", []))} if sched["enabled"] else {}},
+        {"name": "sparsity", "stage": "sparta", "enabled": sp["enabled"], "effect": {
+            "sparse_kernels": sp["sparse_kernels"], "flops_dense": dense, "flops_executed": executed,
+            "flops_skipped": dense - executed} if sp["enabled"] else {}},
+        {"name": "control flow on the device", "stage": "grinder", "enabled": cf["enabled"], "effect": {
+            "regions": len(regions), "on_device": sum(1 for r in regions if r.get("runs") == "device"),
+            "host_round_trips_before": grinder.get("host_round_trips_before",
+                                                   cf["host_round_trips_per_inference"]),
+            "host_round_trips_after": cf["host_round_trips_per_inference"]}},
+        {"name": "precision", "stage": "precision", "enabled": report["precision"] != "fp32", "effect": {
+            "precision": report["precision"],
+            "tensor_core_kernels": sum(1 for k in report["kernels"]
+                                       if k["roofline"]["ceiling"].startswith("tensor core"))}},
+        {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
+         "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
+        {"name": "CUDA graph replay", "stage": "runtime", "enabled": graph["replayed"],
+         "effect": {} if graph["replayed"] else {"why_not": graph["why_not"]}},
+    ]
 
 
 def dram_bytes(plan: Plan) -> int:
     """The plan's compulsory DRAM traffic per inference: every launch reads each buffer it takes and
     writes each it produces once (what fusion removes: an intermediate kept inside a kernel is
-    neither written nor read back). A buffer several members of a co-launch read counts once; one
-    a joined launch writes and reads (the barrier variant) counts both ways. Region bodies once."""
+    neither written nor read back). Region bodies once."""
+    types = all_types(plan)
+    return sum(kernel_dram_bytes(k, types) for k in plan.kernels())
+
+
+def plan_traffic(plan: Plan) -> int:
+    """dram_bytes of a plan whose kernels may not be rendered yet (what the welder stage measures
+    before and after fusing): each spec reads its inputs and writes its outputs once."""
     types = all_types(plan)
     total = 0
-    for k in plan.kernels():
-        total += sum(types[v].nbytes for v, _ in {(p.value, p.output) for p in k.params} if v in types)
+    for s in plan.steps_within():
+        if isinstance(s, LaunchStep):
+            total += kernel_dram_bytes(s.kernel, types)
+        elif isinstance(s, ComputeStep):
+            total += sum(types[v].nbytes for v in reads(s) | writes(s) if v in types)
     return total
+
+
+def workspace_bytes(plan: Plan) -> int:
+    """The bytes of the split configurations' workspaces (fp32 partial sums in the arena) among a
+    plan's unrendered specs."""
+    types = all_types(plan)
+    names = {s.spec.workspace for s in plan.steps_within()
+             if isinstance(s, ComputeStep) and getattr(s.spec, "workspace", "")}
+    return sum(types[n].nbytes for n in names if n in types)
 
 
 def _fusion(records) -> dict:
@@ -131,87 +369,3 @@ def _schedule(records) -> dict:
     return {"enabled": True, "kernels": info["kernels"], "launches": info["launches"],
             "co_launches": info["co_launches"], "barriers": info.get("barriers", False),
             "barrier_launches": info.get("barrier_launches", [])}
-
-
-def _waiting_members(joined: dict) -> str:
-    return ", ".join(f"{m['entry']} ({m['blocks']}, waits for {m['waits_for']})" for m in joined["members"])
-
-
-def _members(co_launch: dict) -> str:
-    return ", ".join(f"{m['entry']} ({m['blocks']})" for m in co_launch["members"])
-
-
-def _fmt(v) -> str:
-    return "" if v is None else f"{v:.2f}"
-
-
-def report_html(report: dict) -> str:
-    """A self-contained page: summary, stage times, and one row per kernel."""
-    e = html.escape
-    comp = report.get("compile", {})
-    lat = report.get("latency", {})
-    ver = report.get("verification", {})
-    rows = "".join(
-        f"<tr><td><code>{e(k['name'])}</code></td><td>{e(', '.join(k['ops'][:3]))}{'…' if len(k['ops']) > 3 else ''}</td>"
-        f"<td>{k['grid']}</td><td>{k['block']}</td><td>{k['shared_bytes']}</td><td>{k['registers']}</td>"
-        f"<td>{k['spills']}</td><td>{k['predicted_us']:.2f}</td>"
-        f"<td>{_fmt(k.get('measured_us'))}</td></tr>"
-        for k in report.get("kernels", []))
-    stages = "".join(f"<tr><td>{e(s['name'])}</td><td>{s['seconds']:.3f}</td></tr>" for s in comp.get("stages", []))
-    measured = lat.get("measured_us")
-    fusion = report.get("fusion", {})
-    groups = "".join(
-        f"<tr><td>{e(', '.join(g['ops']))}</td><td>{e(', '.join(f'{v} ({lvl})' for v, lvl in g['carried'].items()))}</td>"
-        f"<td>{e(g.get('stopped', ''))}</td></tr>" for g in fusion.get("groups", []))
-    fusion_html = (f"<h2>Fusion groups ({len(fusion.get('groups', []))}: {fusion.get('kernels_before')} kernels "
-                   f"before, {fusion.get('kernels_after')} after)</h2><table><tr><th>ops</th><th>carried (level)</th>"
-                   f"<th>stopped by</th></tr>{groups}</table>") if fusion.get("enabled") else \
-        "<h2>Fusion</h2><p>off (--disable welder)</p>"
-    sched = report.get("schedule", {})
-    co_rows = "".join(
-        f"<tr><td>{e(c['entry'])}</td><td>{c['wave']}</td>"
-        f"<td>{e(_members(c))}</td>"
-        f"<td>{c['predicted_us']['co_launch']:.2f}</td><td>{c['predicted_us']['apart']:.2f}</td></tr>"
-        for c in sched.get("co_launches", []))
-    bar_rows = "".join(
-        f"<tr><td>{e(b['entry'])}</td><td>{b['launches_joined']}</td>"
-        f"<td>{e(_waiting_members(b))}</td>"
-        f"<td>{b['predicted_us']['joined']:.2f}</td><td>{b['predicted_us']['apart']:.2f}</td></tr>"
-        for b in sched.get("barrier_launches", []))
-    bar_html = (f"<h3>Launches joined by step counters (--barriers)</h3><table><tr><th>launch</th>"
-                f"<th>launches joined</th><th>members (blocks, waits for)</th><th>pred µs</th>"
-                f"<th>pred µs apart</th></tr>{bar_rows}</table>") if bar_rows else ""
-    graph = sched.get("cuda_graph", {})
-    bar_html += ("<p>CUDA graph: the GPU runtime replays the whole plan as one graph</p>" if graph.get("replayed")
-                 else f"<p>CUDA graph: plain launches ({e(graph.get('why_not', ''))})</p>")
-    sched_html = (f"<h2>Schedule ({sched.get('kernels')} kernels in {sched.get('launches')} launches)</h2>"
-                  f"<table><tr><th>co-launch</th><th>wave</th><th>members (blocks)</th><th>pred µs</th>"
-                  f"<th>pred µs apart</th></tr>{co_rows}</table>{bar_html}") if sched.get("enabled") else \
-        "<h2>Schedule</h2><p>off (--disable rammer)</p>"
-    traffic = report.get("traffic", {}).get("dram_bytes")
-    cf = report.get("control_flow", {})
-    cf_rows = "".join(
-        f"<tr><td>{e(r['node'])}</td><td>{e(r['op'])}</td><td>{e(r['runs'])}</td>"
-        f"<td>{e(r.get('kernel', '') or r.get('why', ''))}</td></tr>" for r in cf.get("regions", []))
-    trips = cf.get("host_round_trips_per_inference")
-    cf_html = (f"<h2>Control flow ({'on' if cf.get('enabled') else 'off: --disable grinder'}; host round trips per "
-               f"inference: {'depends on the data' if trips is None else trips})</h2><table><tr><th>region</th>"
-               f"<th>op</th><th>runs on</th><th>kernel or why not</th></tr>{cf_rows}</table>") if cf_rows else ""
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Brickyard report: {e(report['model']['name'])}</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}</style></head><body>
-<h1>{e(report['model']['name'])} for {e(report['target']['name'])} ({e(report['target']['arch'])})</h1>
-<p>Compiler {e(report['compiler_version'])}; precision {e(report['precision'])}; model sha256 <code>{e(report['model']['sha256'][:16])}…</code></p>
-<p>Compiled in <b>{comp.get('seconds', 0):.2f} s</b>; kernel cache: {comp.get('cache', {}).get('hits', 0)} hits,
-{comp.get('cache', {}).get('misses', 0)} misses. {report.get('launches_per_inference', 0)} launches per inference.</p>
-<p>Latency: predicted {lat.get('predicted_us', 0):.1f} µs{'' if measured is None else f', measured {measured:.1f} µs on ' + e(str(lat.get('device')))}
-{'(times are predicted: no GPU of this kind measured them)' if measured is None else ''}.</p>
-<p>Verification: {e(str(ver.get('device')))} max relative error {ver.get('max_rel_error')}</p>
-<p>Predicted DRAM traffic per inference: {'' if traffic is None else f'{traffic:,} bytes'}</p>
-<h2>Stages</h2><table><tr><th>stage</th><th>seconds</th></tr>{stages}</table>
-<h2>Kernels ({len(report.get('kernels', []))})</h2>
-<table><tr><th>kernel</th><th>ops</th><th>grid</th><th>block</th><th>smem</th><th>regs</th><th>spills</th><th>pred µs</th><th>meas µs</th></tr>{rows}</table>
-{fusion_html}
-{sched_html}
-{cf_html}
-</body></html>"""

@@ -15,6 +15,10 @@ COMPILE_LINES: list[str] = []
 # Every compile in the tests (in this process and the CLI/service processes it starts) runs the IR
 # verifiers after each stage.
 os.environ.setdefault("BRICKYARD_CHECK_IR", "1")
+# ... and every report.json it makes is validated against compiler/report.schema.json (make_report
+# raises on a violation, so the compile, and the test, fails).
+os.environ.setdefault("BRICKYARD_CHECK_REPORT", "1")
+REPORTS_VALIDATED = [0]
 
 
 def shared_models() -> list[str]:
@@ -36,7 +40,26 @@ def _isolated_cache(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _validated_reports():
+    """Counts the reports make_report validates in this process (the summary prints the count)."""
+    if os.environ.get("BRICKYARD_CHECK_REPORT") != "1":
+        yield
+        return
+    from compiler import report
+    validate = report.validate_report
+
+    def counted(r: dict) -> None:
+        validate(r)
+        REPORTS_VALIDATED[0] += 1
+    report.validate_report = counted
+    yield
+    report.validate_report = validate
+
+
 def pytest_terminal_summary(terminalreporter):
+    if REPORTS_VALIDATED[0]:
+        terminalreporter.write_line(f"report.json schema: {REPORTS_VALIDATED[0]} reports validated in this process")
     if COMPILE_LINES:
         terminalreporter.section("compile times")
         for line in COMPILE_LINES:

@@ -1,0 +1,176 @@
+"""report.json format 2 (docs/report.md) on real compilations of the shared models: the roofline
+fields per kernel against the target's own figures, the time split against the headline latency,
+the totals per op type, memory, input shapes, the techniques' measured effects, verification's
+outcome, and the JSON Schema (compiler/report.schema.json) rejecting what breaks it."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+
+import jsonschema
+import pytest
+
+from compiler import report as report_mod
+from compiler.context import CompileOptions
+from compiler.pipeline import compile
+from compiler.report import FORMAT, LATENCY_SOL, report_html, validate_report
+from compiler.report_html import verification_sentence
+from compiler.roller.cost_model import LAUNCH_US
+from compiler.targets import get_target
+
+
+def _compile(models_dir, name, **options):
+    return compile(models_dir / f"{name}.onnx", "h100", CompileOptions(**options)).report
+
+
+@pytest.fixture(scope="module")
+def resnet(models_dir):
+    return _compile(models_dir, "resnet", verify="host")
+
+
+@pytest.fixture(scope="module")
+def resnet_unfused(models_dir):
+    return _compile(models_dir, "resnet", disable=("welder", "rammer"))
+
+
+def test_report_validates_and_is_format_2(resnet):
+    assert resnet["format"] == FORMAT == 2
+    validate_report(resnet)
+    assert re.fullmatch(r"[0-9a-f]{64}", resnet["compiler_key"])
+    assert resnet["input_shapes"] == {"input_0": [1, 3, 64, 64]}
+
+
+def test_kernel_roofline_fields_follow_the_targets_figures(resnet):
+    h100 = get_target("h100")
+    assert resnet["roofline"]["dram_gbps"] == h100.dram_gbps
+    assert {"name": "fp32 SIMT", "peak_tflops": h100.fp32_tflops} in resnet["roofline"]["ceilings"]
+    assert resnet["kernels"]
+    for k in resnet["kernels"]:
+        r = k["roofline"]
+        assert r["ceiling"] == "fp32 SIMT" and r["peak_tflops"] == h100.fp32_tflops
+        assert k["time_basis"] == "predicted" and k["time_us"] == k["predicted_us"]
+        assert r["compute_us"] == pytest.approx(k["flops"]["executed"] / (h100.fp32_tflops * 1e6), abs=1e-4)
+        assert r["memory_us"] == pytest.approx(k["dram_bytes"] / (h100.dram_gbps * 1e3), abs=1e-4)
+        assert k["arithmetic_intensity"] == pytest.approx(k["flops"]["executed"] / k["dram_bytes"], rel=1e-3)
+        frac = max(r["compute_us"], r["memory_us"]) / k["time_us"]
+        assert k["roofline_fraction"] == pytest.approx(frac, rel=1e-2, abs=1e-3)
+        want = "latency" if frac < LATENCY_SOL else ("compute" if r["compute_us"] >= r["memory_us"] else "memory")
+        assert k["bound"] == want
+        assert k["op_types"] and set(k["op_types"]) <= set(resnet["ops"])
+    # the kernels' own traffic adds up to the plan's
+    assert sum(k["dram_bytes"] for k in resnet["kernels"]) == resnet["traffic"]["dram_bytes"]
+
+
+def test_time_split_accounts_for_the_headline(resnet):
+    split, kernels = resnet["time_split"], resnet["kernels"]
+    assert split["launches"] == len(kernels) == resnet["launches_per_inference"]
+    assert split["launch_overhead_us"] == pytest.approx(LAUNCH_US * len(kernels))
+    assert split["kernels_us"] == pytest.approx(sum(k["time_us"] for k in kernels), abs=1e-2)
+    # kernel rows and launch overhead together are the headline, which the rows alone fall far short of
+    assert split["total_us"] == pytest.approx(resnet["latency"]["predicted_us"], abs=0.01)
+    assert split["kernels_us"] < 0.9 * resnet["latency"]["predicted_us"]
+    assert sum(split["by_bound"].values()) == pytest.approx(split["kernels_us"], abs=1e-2)
+
+
+def test_totals_per_op_type_cover_every_kernel(resnet):
+    rows = resnet["by_op_type"]
+    assert sum(r["kernels"] for r in rows) == len(resnet["kernels"])
+    assert sum(r["time_us"] for r in rows) == pytest.approx(resnet["time_split"]["kernels_us"], abs=1e-2)
+    assert sum(r["share"] for r in rows) == pytest.approx(1.0, abs=1e-3)
+    assert [r["time_us"] for r in rows] == sorted((r["time_us"] for r in rows), reverse=True)
+    conv = next(r for r in rows if r["op_types"] == "Conv + Relu")   # welder fused resnet's Conv and Relu
+    assert conv["nodes"] == 2 * conv["kernels"]
+
+
+def test_memory_is_the_fit_stages_footprint(resnet):
+    mem = resnet["memory"]
+    assert mem["weights_bytes"] > 0 and mem["arena_bytes"] > 0
+    assert mem["total_bytes"] == mem["weights_bytes"] + mem["inputs_bytes"] + mem["arena_bytes"]
+    assert 0 <= mem["workspace_bytes"] <= mem["arena_bytes"]
+
+
+def test_fusion_effect_is_measured_against_the_unfused_compile(resnet, resnet_unfused):
+    fusion = next(t for t in resnet["techniques"] if t["name"] == "fusion")
+    fx = fusion["effect"]
+    assert fusion["enabled"] and fx["kernels_before"] > fx["kernels_after"] == resnet["fusion"]["kernels_after"]
+    assert fx["dram_bytes_after"] < fx["dram_bytes_before"]
+    # the traffic before fusion is what the model moves compiled without fusion or scheduling
+    assert fx["dram_bytes_before"] == resnet_unfused["traffic"]["dram_bytes"]
+    assert fx["kernels_before"] == len(resnet_unfused["kernels"])
+    off = next(t for t in resnet_unfused["techniques"] if t["name"] == "fusion")
+    assert not off["enabled"] and off["effect"] == {}
+
+
+def test_tensor_core_kernels_take_the_tensor_core_ceiling(models_dir):
+    rep = _compile(models_dir, "bert", precision="fp16")
+    h100 = get_target("h100")
+    tc = [k for k in rep["kernels"] if k["config"].get("schedule") in ("roller_tc_gemm", "roller_wgmma_gemm")]
+    assert tc, "bert in fp16 has tensor-core GEMMs"
+    for k in tc:
+        assert k["roofline"] == dict(k["roofline"], ceiling="tensor core float16", peak_tflops=h100.fp16_tc_tflops)
+    precision = next(t for t in rep["techniques"] if t["name"] == "precision")
+    assert precision["enabled"] and precision["effect"]["tensor_core_kernels"] == len(tc)
+    assert rep["verification"]["tolerance"] == 1e-2
+
+
+def test_sparsity_reports_the_flops_it_skips(models_dir):
+    rep = _compile(models_dir, "bert_block_sparse")
+    fx = next(t for t in rep["techniques"] if t["name"] == "sparsity")["effect"]
+    assert fx["sparse_kernels"] > 0
+    assert fx["flops_skipped"] == fx["flops_dense"] - fx["flops_executed"] > 0
+    assert fx["flops_executed"] == sum(k["flops"]["executed"] for k in rep["kernels"])
+
+
+def test_grinder_reports_the_host_round_trips_it_removes(models_dir):
+    rep = _compile(models_dir, "branchy")
+    fx = next(t for t in rep["techniques"] if t["name"] == "control flow on the device")["effect"]
+    assert fx["regions"] == fx["on_device"] >= 1
+    assert fx["host_round_trips_before"] >= 1 and fx["host_round_trips_after"] == 0
+
+
+def test_verification_outcome_and_sentence(resnet, models_dir):
+    v = resnet["verification"]
+    assert v["device"] == "host" and v["outcome"] == "passed" and v["max_rel_error"] <= v["tolerance"] == 1e-3
+    assert verification_sentence(v).startswith("Verification passed on the host")
+    unverified = _compile(models_dir, "branchy")["verification"]
+    assert unverified == {"device": None, "max_rel_error": None, "tolerance": 1e-3, "non_finite": None,
+                          "outcome": "not run"}
+    assert verification_sentence(unverified).startswith("Verification was not run")
+    # a failed or non-finite comparison (not JSON as a float) still makes a valid report
+    for err, outcome, non_finite in ((0.5, "failed", None), (math.nan, "failed", "nan"), (math.inf, "failed", "inf")):
+        failed = report_mod._verification({"device": "gpu", "max_rel_error": err}, "fp32")
+        assert (failed["outcome"], failed["non_finite"]) == (outcome, non_finite)
+        validate_report(dict(resnet, verification=failed))
+        assert verification_sentence(failed).startswith("Verification failed on the gpu")
+        json.dumps(failed, allow_nan=False)
+
+
+def test_schema_rejects_broken_reports(resnet):
+    for breaks in (lambda r: r["kernels"][0].update(bound="fast"),
+                   lambda r: r.pop("time_split"),
+                   lambda r: r["kernels"][0].pop("dram_bytes"),
+                   lambda r: r["memory"].update(arena_bytes=-1),
+                   lambda r: r["verification"].update(outcome="passed", device=None),
+                   lambda r: r.update(format=1)):
+        broken = copy.deepcopy(resnet)
+        breaks(broken)
+        with pytest.raises(jsonschema.ValidationError):
+            validate_report(broken)
+
+
+def test_make_report_validates_under_the_test_flag(models_dir, monkeypatch):
+    """tests/conftest.py sets BRICKYARD_CHECK_REPORT=1: a report that breaks the schema fails the compile."""
+    monkeypatch.setattr(report_mod, "FORMAT", 99)
+    with pytest.raises(jsonschema.ValidationError, match="99"):
+        _compile(models_dir, "branchy")
+
+
+def test_html_is_self_contained(resnet):
+    page = report_html(resnet)
+    refs = re.findall(r"""(?:src|href|action)\s*=\s*["']([^"']*)["']""", page)
+    assert refs and all(r.startswith("#") for r in refs), refs
+    assert "http://" not in page and "https://" not in page and "@import" not in page
+    assert page.count("class='kpoint") == len(resnet["kernels"])
+    assert "Verification passed" in page and "None" not in page
