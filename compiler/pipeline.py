@@ -39,6 +39,7 @@ from .passes.precision import precision_plan
 from .passes.render import render_plan
 from .passes import sparta
 from .passes.roller import roller_plan
+from .passes.sparse24 import sparse24_plan
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.resident import resident_plan
@@ -98,7 +99,8 @@ def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     """SparTA: the weights' sparsity attributes (TeSA), propagated through the graph for the
-    report, and the contractions over zero-tiled constants specialised to block-sparse kernels."""
+    report, and the contractions over zero-tiled constants specialised to block-sparse kernels,
+    those over 2:4 constants (tensor cores at fp16/bf16, sm_80+) compressed for mma.sp."""
     if not ctx.options.enabled("sparta"):
         return plan, {"enabled": False}
     graph, opset = ctx.imported.graph, ctx.imported.opset
@@ -107,6 +109,9 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if attrs:     # a dense model pays for the scan of its weights only
         attrs = sparta.propagate(graph, attrs, opset)
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
+    plan, two_four = sparse24_plan(plan, ctx.target)
+    record["kernels"] += two_four["kernels"]
+    record["sparse_kernels"] += two_four["sparse24_kernels"]
     return plan, dict(record, enabled=True, sparse_weights=weights, tensors={
         name: tesa_summary(t) for name, t in sorted(attrs.items())})
 
@@ -160,7 +165,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("precision", _precision),      # contractions' operand precision
     ("welder", _welder),            # fusion groups: register-level composition of producers and consumers
     ("roller", _roller),            # kind, tile configuration and top K of each spec
-    ("sparta", _sparta),            # TeSA of the weights, propagated; zero-tiled contractions -> block-sparse kinds
+    ("sparta", _sparta),            # TeSA of the weights, propagated; zero tiles -> block-sparse, 2:4 -> mma.sp
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)
     ("rammer", _rammer),            # wavefront order; independent small kernels of a wave in one launch

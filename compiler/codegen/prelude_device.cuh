@@ -215,6 +215,29 @@ BY_DEVICE void by_mma_m16n8k8_tf32_f32(float* d, const unsigned int* a, const un
 #endif
 }
 
+// ---- sparse tensor-core mma.sp (sm_80+): D (16x8) = A (16x32, 2:4 along k) * B (32x8) + C -------
+// a: the 16x16 compressed A (two kept values of every 4-wide chunk) as a dense m16n8k16 A
+// fragment; b: four registers, register i holding k = 2t + 8i and 2t + 8i + 1 of column groupID;
+// e: metadata, sparsity selector 0: lane 4g gives k 0-15 and lane 4g + 1 k 16-31 of rows g (low
+// 16 bits) and g + 8 (high 16 bits), one nibble per chunk holding the kept positions as two
+// increasing 2-bit fields (ordered metadata). sparse24_gemm is never chosen below sm_80.
+#define BY_MMA_SP_M16N8K32(NAME, TYPE)                                                                  \
+  BY_DEVICE void NAME(float* d, const unsigned int* a, const unsigned int* b, const float* c, unsigned int e) { \
+    asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32." TYPE "." TYPE ".f32 "      \
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0;\n" \
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                       \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), \
+                   "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]), "r"(e));                                  \
+  }
+#if __CUDA_ARCH__ >= 800
+BY_MMA_SP_M16N8K32(by_mma_sp_m16n8k32_f16_f32, "f16")
+BY_MMA_SP_M16N8K32(by_mma_sp_m16n8k32_bf16_f32, "bf16")
+#else
+BY_DEVICE void by_mma_sp_m16n8k32_f16_f32(float*, const unsigned int*, const unsigned int*, const float*, unsigned int) { __trap(); }
+BY_DEVICE void by_mma_sp_m16n8k32_bf16_f32(float*, const unsigned int*, const unsigned int*, const float*, unsigned int) { __trap(); }
+#endif
+#undef BY_MMA_SP_M16N8K32
+
 // ---- Hopper (sm_90): mbarriers, the bulk tensor copy engine (TMA), warpgroup mma --------------
 // docs/prelude.md, "Hopper". A tensor map is the driver's 128-byte CUtensorMap, passed by value as a
 // `const __grid_constant__ by_tensor_map` kernel parameter (its address is then a global address

@@ -1303,6 +1303,58 @@ static inline void mma(float* d, const unsigned* a, const unsigned* b, const flo
   for (int i = 0; i < 4; ++i) d[i] = (float)acc[i];
 }
 
+// mma.sp m16n8k32 (f16/bf16), sparsity selector 0, ordered metadata: D = A * B + C for one warp,
+// A 16x32 with two kept values in every 4-wide chunk along k. The compressed 16x16 A comes as a
+// dense m16n8k16 A fragment; B as four registers (k = 2t + 8i, +1; column groupID); lane 4g's
+// metadata covers k 0-15 and lane 4g + 1's k 16-31, of row g in the low and row g + 8 in the
+// high 16 bits, a nibble per chunk: kept positions p0 < p1 in bits 0-1 and 2-3. Unordered or
+// repeated positions fault (undefined on the device). Exact products, one rounding, as mma.
+static inline void mma_sp(float* d, const unsigned* a, const unsigned* b, const float* c, unsigned e, int kind,
+                          const char* what) {
+  const float c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+  unsigned long long wa0[32], wa1[32], wb0[32], wb1[32], we[32];
+  warp_gather(pack64(a[0], a[1]), wa0, what);
+  warp_gather(pack64(a[2], a[3]), wa1, what);
+  warp_gather(pack64(b[0], b[1]), wb0, what);
+  warp_gather(pack64(b[2], b[3]), wb1, what);
+  warp_gather((unsigned long long)e, we, what);
+  const int lane = cur.fiber->lane, g = lane >> 2, t = lane & 3;
+  double arow[2][32], bcol[2][32];  // rows g, g+8 of the expanded A; columns 2t, 2t+1 of B
+  for (int hi = 0; hi < 2; ++hi) {
+    for (int k = 0; k < 32; ++k) arow[hi][k] = 0.0;
+    for (int chunk = 0; chunk < 8; ++chunk) {
+      const unsigned meta = (unsigned)we[4 * g + chunk / 4] >> (16 * hi);
+      const unsigned nib = (meta >> (4 * (chunk % 4))) & 0xFu, p0 = nib & 3u, p1 = nib >> 2;
+      if (p0 >= p1)
+        fault("%s: metadata of row %d, k chunk %d is 0x%x: its kept positions must increase (ordered metadata)", what,
+              g + 8 * hi, chunk, nib);
+      for (int j = 0; j < 2; ++j) {
+        // compressed column cc = 2 * chunk + j sits in lane 4g + (cc % 8) / 2, register hi + 2 * (cc >= 8)
+        const int cc = 2 * chunk + j;
+        const unsigned long long w = (cc >= 8 ? wa1 : wa0)[4 * g + (cc % 8) / 2];
+        const unsigned reg = hi ? hi32(w) : lo32(w);
+        arow[hi][4 * chunk + (j ? p1 : p0)] = mma_half(reg, cc & 1, kind);
+      }
+    }
+  }
+  for (int n = 0; n < 2; ++n)
+    for (int tt = 0; tt < 4; ++tt) {
+      const int src = 4 * (2 * t + n) + tt;  // the lane whose groupID is the column
+      for (int i = 0; i < 4; ++i) {
+        const unsigned reg = i == 0 ? lo32(wb0[src]) : i == 1 ? hi32(wb0[src]) : i == 2 ? lo32(wb1[src]) : hi32(wb1[src]);
+        for (int h = 0; h < 2; ++h) bcol[n][2 * tt + 8 * i + h] = mma_half(reg, h, kind);
+      }
+    }
+  double acc[4] = {c0, c1, c2, c3};
+  for (int k = 0; k < 32; ++k) {
+    acc[0] += arow[0][k] * bcol[0][k];
+    acc[1] += arow[0][k] * bcol[1][k];
+    acc[2] += arow[1][k] * bcol[0][k];
+    acc[3] += arow[1][k] * bcol[1][k];
+  }
+  for (int i = 0; i < 4; ++i) d[i] = (float)acc[i];
+}
+
 }  // namespace by_host
 
 inline float4 by_ld_global_v4(const float* p) { by_host::check_align("by_ld_global_v4", p, 16); float4 v; memcpy(&v, p, 16); return v; }
@@ -1361,6 +1413,14 @@ inline void by_mma_m16n8k16_bf16_f32(float* d, const unsigned int* a, const unsi
 }
 inline void by_mma_m16n8k8_tf32_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
   by_host::mma(d, a, b, c, by_host::MMA_TF32, "by_mma_m16n8k8_tf32_f32");
+}
+inline void by_mma_sp_m16n8k32_f16_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c,
+                                       unsigned int e) {
+  by_host::mma_sp(d, a, b, c, e, by_host::MMA_F16, "by_mma_sp_m16n8k32_f16_f32");
+}
+inline void by_mma_sp_m16n8k32_bf16_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c,
+                                        unsigned int e) {
+  by_host::mma_sp(d, a, b, c, e, by_host::MMA_BF16, "by_mma_sp_m16n8k32_bf16_f32");
 }
 
 // ---- Hopper: tensor maps, mbarriers, bulk tensor copies, warpgroup mma (docs/prelude.md) --------
