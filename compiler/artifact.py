@@ -1,11 +1,19 @@
-"""The artifact (DESIGN section 7): manifest, kernel sources and cubins, constants, reports."""
+"""The artifact (DESIGN section 7; docs/artifact.md): one uncompressed tar holding the manifest, kernel
+sources and cubins, the reports and, last, the constants (the transformed weights) in one member.
+
+Float weights barely compress (gzip saved 8% of BERT-base's weights in 17 s; bench/packaging.py), so
+they are stored, and the archive is written in one streaming pass: each constant goes from memory to
+the file, never through an in-memory archive. Putting the weights last makes an artifact three parts
+— the head (every small member and the weights' tar header), the weights, a tail of zeros — so the
+service keeps a model's weights once in its store and assembles the download from the parts."""
 from __future__ import annotations
 
-import io
 import json
+import os
 import tarfile
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from .ir.kernel import Kernel, KernelParam, TensorMapDecl
 from .errors import ModelError
@@ -14,7 +22,42 @@ from .ir.graph import Constant, TensorType
 from .ir.dataflow import all_plans
 from .ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 
-FORMAT = 1
+FORMAT = 2
+# format 1 (gzipped tar, constants.bin anywhere) has the same manifest and members, so it still loads
+READABLE_FORMATS = (1, 2)
+WEIGHTS_MEMBER = "constants.bin"
+CONSTANT_ALIGN = 64  # each constant's offset in the weights, so a mapped file gives aligned arrays
+
+
+@dataclass(frozen=True)
+class ArtifactParts:
+    """Sizes of what Artifact.write_parts wrote: the head, the weights, and the tail (zeros) to append."""
+
+    head_bytes: int
+    weights_bytes: int
+    tail: bytes
+
+    @property
+    def total_bytes(self) -> int:
+        return self.head_bytes + self.weights_bytes + len(self.tail)
+
+
+def archive_tail(offset: int) -> bytes:
+    """The zeros that close a tar whose last member's data ends at `offset`: padding to a block, the two
+    end-of-archive blocks, padding to a whole record (what tarfile writes)."""
+    n = -offset % tarfile.BLOCKSIZE + 2 * tarfile.BLOCKSIZE
+    n += -(offset + n) % tarfile.RECORDSIZE
+    return b"\0" * n
+
+
+def _tar_header(name: str, size: int) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.size, info.mtime, info.mode = size, 0, 0o644
+    return info.tobuf(tarfile.PAX_FORMAT, "utf-8", "surrogateescape")
+
+
+def _pad(n: int) -> bytes:
+    return b"\0" * (-n % tarfile.BLOCKSIZE)
 
 
 @dataclass
@@ -28,63 +71,94 @@ class Artifact:
     sources: dict[str, str] = field(default_factory=dict)
 
     def save(self, path) -> None:
-        """Writes the .tar.gz artifact (deterministic member order)."""
-        constants = _collect_constants(self.plan)
-        blob = io.BytesIO()
-        const_index = []
-        for name, c in constants.items():
-            off = blob.tell()
-            blob.write(c.data)
-            blob.write(b"\0" * (-blob.tell() % 64))
+        """Writes the artifact to `path` in one pass (a temp file beside it, renamed when complete)."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.part")  # open() gives it the umask's mode
+        try:
+            with open(tmp, "wb") as f:
+                parts = self.write_parts(f, f)
+                f.write(parts.tail)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def write_parts(self, head: BinaryIO, weights: BinaryIO) -> ArtifactParts:
+        """Writes the archive's head to `head` and the weights' bytes to `weights` (the same file for a
+        whole archive); the caller appends the returned tail. Deterministic: members sorted, the
+        constants sorted by name, so one model's weights are the same bytes whatever else changed."""
+        constants = sorted(_collect_constants(self.plan).items())
+        const_index, off = [], 0
+        for name, c in constants:
             const_index.append({"name": name, "dtype": c.dtype.name, "shape": list(c.shape), "offset": off,
                                 "nbytes": len(c.data)})
+            off += len(c.data) + -len(c.data) % CONSTANT_ALIGN
+        weights_bytes = off
         manifest = dict(self.header, format=FORMAT, plan=plan_to_json(self.plan), constants=const_index,
                         kernels=sorted({k.digest for k in self.plan.kernels()}),
-                        cubins=sorted(self.cubins))
+                        cubins=sorted(self.cubins), weights={"member": WEIGHTS_MEMBER, "bytes": weights_bytes})
         from .report import report_html
         files = {
             "manifest.json": json.dumps(manifest, indent=1, sort_keys=True).encode(),
             "report.json": json.dumps(self.report, indent=1, sort_keys=True).encode(),
             "report.html": report_html(self.report).encode(),
-            "constants.bin": blob.getvalue(),
         }
         for k in self.plan.kernels():
             files[f"kernels/{k.digest}.cu"] = k.source.encode()
         arch = self.header.get("target", {}).get("arch", "")
         for digest, cubin in self.cubins.items():
             files[f"kernels/{digest}.{arch}.cubin"] = cubin
-        with tarfile.open(path, "w:gz") as tar:
-            for name in sorted(files):
-                info = tarfile.TarInfo(name)
-                info.size = len(files[name])
-                info.mtime = 0
-                tar.addfile(info, io.BytesIO(files[name]))
+        head_bytes = 0
+        for name in sorted(files):
+            for chunk in (_tar_header(name, len(files[name])), files[name], _pad(len(files[name]))):
+                head.write(chunk)
+                head_bytes += len(chunk)
+        hdr = _tar_header(WEIGHTS_MEMBER, weights_bytes)
+        head.write(hdr)
+        head_bytes += len(hdr)
+        for _name, c in constants:
+            weights.write(c.data)  # straight from the plan's bytes: no copy, no archive in memory
+            weights.write(b"\0" * (-len(c.data) % CONSTANT_ALIGN))
+        return ArtifactParts(head_bytes, weights_bytes, archive_tail(head_bytes + weights_bytes))
 
 
 def load_artifact(path) -> Artifact:
-    """Reads an artifact written by Artifact.save; a damaged file raises ModelError."""
+    """Reads an artifact written by Artifact.save (format 2, or a format-1 .tar.gz); a damaged file or an
+    unknown format raises ModelError."""
     try:
-        with tarfile.open(path, "r:gz") as tar:
-            files = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
-    except (tarfile.TarError, OSError, EOFError) as e:
-        raise ModelError(f"{path} is not a Brickyard artifact: {e}") from None
-    if "manifest.json" not in files:
-        raise ModelError(f"{path} has no manifest.json: not a Brickyard artifact")
-    manifest = json.loads(files["manifest.json"])
-    if manifest.get("format") != FORMAT:
-        raise ModelError(f"artifact format {manifest.get('format')} is not supported (expected {FORMAT})")
-    blob = files.get("constants.bin", b"")
-    constants = {}
-    for c in manifest["constants"]:
-        constants[c["name"]] = Constant(DType[c["dtype"]], tuple(c["shape"]),
-                                        blob[c["offset"]:c["offset"] + c["nbytes"]])
+        # "r:*" also opens format 1's gzip; the weights are read constant by constant, not as one blob
+        with tarfile.open(path, "r:*") as tar:
+            members = {m.name: m for m in tar.getmembers() if m.isfile()}
+            if "manifest.json" not in members:
+                raise ModelError(f"{path} has no manifest.json: not a Brickyard artifact")
+            manifest = json.loads(tar.extractfile(members["manifest.json"]).read())
+            fmt = manifest.get("format")
+            if fmt not in READABLE_FORMATS:
+                raise ModelError(f"artifact format {fmt} is not supported: this runtime reads formats "
+                                 f"{', '.join(map(str, READABLE_FORMATS))} (compile the model again with this "
+                                 f"Brickyard, or run it with the Brickyard that made it)")
+            files = {n: tar.extractfile(m).read() for n, m in members.items()
+                     if n != WEIGHTS_MEMBER and n != "manifest.json"}
+            constants = {}
+            if manifest["constants"]:
+                # the member's data is contiguous in the (decompressed) archive: one read per constant
+                # straight into its own bytes, in file order
+                start = members[WEIGHTS_MEMBER].offset_data
+                for c in sorted(manifest["constants"], key=lambda c: c["offset"]):
+                    tar.fileobj.seek(start + c["offset"])
+                    data = tar.fileobj.read(c["nbytes"])
+                    if len(data) != c["nbytes"]:
+                        raise ModelError(f"{path} is truncated: constant {c['name']} is cut short")
+                    constants[c["name"]] = Constant(DType[c["dtype"]], tuple(c["shape"]), data)
+    except (tarfile.TarError, OSError, EOFError, KeyError, json.JSONDecodeError) as e:
+        raise ModelError(f"{path} is not a Brickyard artifact: {type(e).__name__}: {e}") from None
     sources = {n.split("/")[1].split(".")[0]: v.decode() for n, v in files.items()
                if n.startswith("kernels/") and n.endswith(".cu")}
     cubins = {n.split("/")[1].split(".")[0]: v for n, v in files.items()
               if n.startswith("kernels/") and n.endswith(".cubin")}
     plan = plan_from_json(manifest["plan"], sources, constants)
     report = json.loads(files.get("report.json", b"{}"))
-    header = {k: v for k, v in manifest.items() if k not in ("plan", "constants", "kernels", "cubins")}
+    header = {k: v for k, v in manifest.items() if k not in ("plan", "constants", "kernels", "cubins", "weights")}
     return Artifact(plan=plan, cubins=cubins, report=report, header=header, sources=sources)
 
 

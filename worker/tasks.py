@@ -6,13 +6,11 @@ redelivery or a second worker after a lost one cannot corrupt a job or produce t
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.exc import OperationalError
@@ -20,7 +18,7 @@ from sqlalchemy.exc import OperationalError
 from compiler.errors import CompilerError
 from compiler.pipeline import STAGES
 from service import crud
-from service.blobs import adopt_file, blob_path, file_sha256, put_bytes
+from service.blobs import BlobWriter, blob_path, put_bytes, put_composite
 from service.celery_app import COMPILE_TASK, app
 from service.db import session_scope
 from service.models import utcnow
@@ -208,18 +206,20 @@ def _model_name(job) -> str | None:
 
 
 def _store_artifact(artifact, s) -> dict:
-    """Saves the artifact into the store (a blob named by its sha256) with report.json and report.html."""
+    """Saves the artifact into the store with report.json and report.html. The artifact is written once,
+    streaming, as three blobs — head, weights, tail — and a composite record naming them under the
+    sha256 of the whole file (what the download serves): the weights blob is named by its own digest,
+    so every artifact of one model shares it."""
     from compiler.report import report_html
-    s.tmp_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=s.tmp_dir, prefix="artifact-", suffix=".tar.gz")
-    os.close(fd)
-    tmp = Path(tmp)
-    try:
-        artifact.save(tmp)
-        digest, size = file_sha256(tmp)
-        adopt_file(s.store_root, tmp, digest)
-    finally:
-        tmp.unlink(missing_ok=True)
+    whole = hashlib.sha256()
+    # write_parts finishes the head before the first weights byte, so `whole` sees the file's order
+    with BlobWriter(s.store_root, s.tmp_dir, also=(whole,)) as head, \
+            BlobWriter(s.store_root, s.tmp_dir, also=(whole,)) as weights:
+        parts = artifact.write_parts(head, weights)
+        whole.update(parts.tail)
+        head_sha, weights_sha = head.finish(), weights.finish()
+    digest, size = whole.hexdigest(), parts.total_bytes
+    put_composite(s.store_root, digest, [head_sha, weights_sha, put_bytes(s.store_root, parts.tail)], size)
     report = artifact.report
     report_sha = put_bytes(s.store_root, json.dumps(report, indent=1, sort_keys=True).encode())
     html_sha = put_bytes(s.store_root, report_html(report).encode())

@@ -16,7 +16,7 @@ from compiler.frontend.dims import UnsetDimensions, normalised, resolve_shapes
 from compiler.pipeline import CompileOptions
 from compiler.targets import get_target
 from service import crud
-from service.blobs import verified_path
+from service.blobs import read_parts, stored_file, verified_path
 from service.db import session_scope
 from service.jobs import new_job
 from service.models import TERMINAL_STATES, Model
@@ -189,11 +189,17 @@ async def compilation_events(compilation_id: str, request: Request, owner: Curre
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+def _not_modified(etag: str, if_none_match: str | None) -> Response | None:
+    if if_none_match and (if_none_match.strip() == "*" or etag in [t.strip() for t in if_none_match.split(",")]):
+        return Response(status_code=304, headers={"ETag": etag})
+    return None
+
+
 def _blob_response(settings, digest: str | None, what: str, media_type: str, filename: str | None,
                    if_none_match: str | None):
     etag = f'"{digest}"'
-    if if_none_match and (if_none_match.strip() == "*" or etag in [t.strip() for t in if_none_match.split(",")]):
-        return Response(status_code=304, headers={"ETag": etag})
+    if (unchanged := _not_modified(etag, if_none_match)) is not None:
+        return unchanged
     path = verified_path(settings.store_root, digest)
     if path is None:
         raise ApiError(410, f"the {what} is no longer in the store (removed or damaged): compile again")
@@ -210,13 +216,28 @@ def _finished(session, owner, compilation_id: str):
 
 @router.get("/{compilation_id}/artifact", responses={**ERRORS, 304: {"description": "If-None-Match matched"},
                                                      409: {"model": ErrorOut}, 410: {"model": ErrorOut},
-                                                     200: {"content": {"application/gzip": {}}}})
+                                                     200: {"content": {"application/x-tar": {}}}})
 def download_artifact(compilation_id: str, owner: CurrentOwner, session: SessionDep, settings: SettingsDep,
                       if_none_match: str | None = Header(None)):
-    """The artifact (.tar.gz); its ETag is its sha256."""
+    """The artifact (an uncompressed tar; docs/artifact.md), complete: `brickyard run` needs nothing else.
+    Its ETag is its sha256. The store keeps a model's weights once for all its artifacts, so the file is
+    streamed from its parts (head, weights, tail), each checked against its digest first."""
     job = _finished(session, owner, compilation_id)
-    return _blob_response(settings, job.artifact_sha256, "artifact", "application/gzip",
-                          f"{job.target_name}-{job.id[:12]}.tar.gz", if_none_match)
+    digest = job.artifact_sha256
+    etag = f'"{digest}"'
+    if (unchanged := _not_modified(etag, if_none_match)) is not None:
+        return unchanged
+    found = stored_file(settings.store_root, digest)
+    if found is None:
+        raise ApiError(410, "the artifact is no longer in the store (removed or damaged): compile again")
+    paths, size = found
+    with open(paths[0], "rb") as f:
+        legacy = f.read(2) == b"\x1f\x8b"  # stored whole, gzipped, before artifact format 2
+    name = f"{job.target_name}-{job.id[:12]}" + (".tar.gz" if legacy else ".tar")
+    headers = {"ETag": etag, "Cache-Control": "private, max-age=31536000, immutable", "Content-Length": str(size),
+               "Content-Disposition": f'attachment; filename="{name}"'}
+    return StreamingResponse(read_parts(paths), media_type="application/gzip" if legacy else "application/x-tar",
+                             headers=headers)
 
 
 @router.get("/{compilation_id}/report", responses={**ERRORS, 409: {"model": ErrorOut}, 410: {"model": ErrorOut}})
