@@ -31,7 +31,8 @@ CONSTANT_ALIGN = 64  # each constant's offset in the weights, so a mapped file g
 
 @dataclass(frozen=True)
 class ArtifactParts:
-    """Sizes of what Artifact.write_parts wrote: the head, the weights, and the tail (zeros) to append."""
+    """What Artifact.write_head wrote (head_bytes), what write_weights writes, and the tail (zeros) that
+    closes the file."""
 
     head_bytes: int
     weights_bytes: int
@@ -76,20 +77,23 @@ class Artifact:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.part")  # open() gives it the umask's mode
         try:
             with open(tmp, "wb") as f:
-                parts = self.write_parts(f, f)
+                parts = self.write_head(f)
+                self.write_weights(f)
                 f.write(parts.tail)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
 
-    def write_parts(self, head: BinaryIO, weights: BinaryIO) -> ArtifactParts:
-        """Writes the archive's head to `head` and the weights' bytes to `weights` (the same file for a
-        whole archive); the caller appends the returned tail. Deterministic: members sorted, the
-        constants sorted by name, so one model's weights are the same bytes whatever else changed."""
-        constants = sorted(_collect_constants(self.plan).items())
+    def _constants(self) -> list[tuple[str, Constant]]:
+        # sorted by name, so one model's weights are the same bytes whatever else the options changed
+        return sorted(_collect_constants(self.plan).items())
+
+    def write_head(self, out: BinaryIO) -> ArtifactParts:
+        """Writes the archive up to the weights' data: every other member, sorted, then the weights
+        member's header. The whole file is this, write_weights', and the returned tail."""
         const_index, off = [], 0
-        for name, c in constants:
+        for name, c in self._constants():
             const_index.append({"name": name, "dtype": c.dtype.name, "shape": list(c.shape), "offset": off,
                                 "nbytes": len(c.data)})
             off += len(c.data) + -len(c.data) % CONSTANT_ALIGN
@@ -111,15 +115,19 @@ class Artifact:
         head_bytes = 0
         for name in sorted(files):
             for chunk in (_tar_header(name, len(files[name])), files[name], _pad(len(files[name]))):
-                head.write(chunk)
+                out.write(chunk)
                 head_bytes += len(chunk)
         hdr = _tar_header(WEIGHTS_MEMBER, weights_bytes)
-        head.write(hdr)
+        out.write(hdr)
         head_bytes += len(hdr)
-        for _name, c in constants:
-            weights.write(c.data)  # straight from the plan's bytes: no copy, no archive in memory
-            weights.write(b"\0" * (-len(c.data) % CONSTANT_ALIGN))
         return ArtifactParts(head_bytes, weights_bytes, archive_tail(head_bytes + weights_bytes))
+
+    def write_weights(self, out: BinaryIO) -> None:
+        """Writes the weights member's data: each constant at its 64-byte-aligned offset, straight from
+        the plan's bytes (no copy, no archive in memory)."""
+        for _name, c in self._constants():
+            out.write(c.data)
+            out.write(b"\0" * (-len(c.data) % CONSTANT_ALIGN))
 
 
 def load_artifact(path) -> Artifact:

@@ -98,6 +98,18 @@ class BlobWriter:
         self.tmp.unlink(missing_ok=True)  # adopted already, or abandoned on an error
 
 
+class HashSink:
+    """A write-only stream that only feeds hashers: to learn a blob's digest before deciding to store it."""
+
+    def __init__(self, *hashers):
+        self.hashers = hashers
+
+    def write(self, data) -> int:
+        for h in self.hashers:
+            h.update(data)
+        return len(data)
+
+
 def composite_path(root: Path, digest: str) -> Path:
     return Path(root) / "composites" / digest[:2] / digest[2:]
 

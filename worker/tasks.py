@@ -18,7 +18,7 @@ from sqlalchemy.exc import OperationalError
 from compiler.errors import CompilerError
 from compiler.pipeline import STAGES
 from service import crud
-from service.blobs import BlobWriter, blob_path, put_bytes, put_composite
+from service.blobs import BlobWriter, HashSink, blob_path, put_bytes, put_composite
 from service.celery_app import COMPILE_TASK, app
 from service.db import session_scope
 from service.models import utcnow
@@ -206,20 +206,26 @@ def _model_name(job) -> str | None:
 
 
 def _store_artifact(artifact, s) -> dict:
-    """Saves the artifact into the store with report.json and report.html. The artifact is written once,
-    streaming, as three blobs — head, weights, tail — and a composite record naming them under the
-    sha256 of the whole file (what the download serves): the weights blob is named by its own digest,
-    so every artifact of one model shares it."""
+    """Saves the artifact into the store with report.json and report.html. The artifact is kept as three
+    blobs — head, weights, tail — and a composite record naming them under the sha256 of the whole file
+    (what the download serves). The weights blob is named by its own digest, so every artifact of one
+    model shares it, and it is written only when the store lacks it (docs/artifact.md)."""
     from compiler.report import report_html
-    whole = hashlib.sha256()
-    # write_parts finishes the head before the first weights byte, so `whole` sees the file's order
-    with BlobWriter(s.store_root, s.tmp_dir, also=(whole,)) as head, \
-            BlobWriter(s.store_root, s.tmp_dir, also=(whole,)) as weights:
-        parts = artifact.write_parts(head, weights)
-        whole.update(parts.tail)
-        head_sha, weights_sha = head.finish(), weights.finish()
+    root = s.store_root
+    whole, weights = hashlib.sha256(), hashlib.sha256()  # `whole` is fed in the file's order
+    with BlobWriter(root, s.tmp_dir, also=(whole,)) as head:
+        parts = artifact.write_head(head)
+        head_sha = head.finish()
+    artifact.write_weights(HashSink(weights, whole))
+    whole.update(parts.tail)
+    weights_sha = weights.hexdigest()
+    if not blob_path(root, weights_sha).exists():
+        with BlobWriter(root, s.tmp_dir) as out:
+            artifact.write_weights(out)
+            if out.finish() != weights_sha:
+                raise RuntimeError("the artifact's weights changed while they were being stored")
     digest, size = whole.hexdigest(), parts.total_bytes
-    put_composite(s.store_root, digest, [head_sha, weights_sha, put_bytes(s.store_root, parts.tail)], size)
+    put_composite(root, digest, [head_sha, weights_sha, put_bytes(root, parts.tail)], size)
     report = artifact.report
     report_sha = put_bytes(s.store_root, json.dumps(report, indent=1, sort_keys=True).encode())
     html_sha = put_bytes(s.store_root, report_html(report).encode())

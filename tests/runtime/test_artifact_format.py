@@ -91,12 +91,13 @@ def test_weights_are_stored_last_uncompressed_and_aligned(mlp, tmp_path):
 
 
 def test_parts_concatenate_to_the_saved_file(mlp, tmp_path):
-    """write_parts' head + weights + tail is byte for byte what save writes (the service assembles
-    downloads this way), and the weights part is only the weights."""
+    """write_head's head + write_weights' weights + the tail is byte for byte what save writes (the
+    service assembles downloads this way), and the weights part is only the weights."""
     art, _, _ = mlp
     art.save(tmp_path / "whole.tar")
     head, weights = io.BytesIO(), io.BytesIO()
-    parts = art.write_parts(head, weights)
+    parts = art.write_head(head)
+    art.write_weights(weights)
     assert isinstance(parts, ArtifactParts)
     assert (parts.head_bytes, parts.weights_bytes) == (len(head.getvalue()), len(weights.getvalue()))
     whole = (tmp_path / "whole.tar").read_bytes()
