@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .ir.dataflow import all_types, graph_obstacle, reads, writes
 from .ir.plan import ComputeStep, LaunchStep, Plan
+from .kinds import KINDS
 from .report_html import report_html
 from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_us
 from .targets import Target
@@ -28,8 +29,6 @@ LATENCY_SOL = 0.6
 # The largest max relative error against onnxruntime a verification passes with, per precision: the
 # shared models' acceptance measure in fp32 (tests/models), the tensor-core tests' in reduced precision.
 TOLERANCE = {"fp32": 1e-3, "tf32": 1e-2, "fp16": 1e-2, "bf16": 1e-2}
-# the kinds whose arithmetic runs on tensor cores: their compute ceiling is the tensor-core peak
-_TENSOR_CORE_SCHEDULES = ("roller_tc_gemm", "roller_wgmma_gemm")
 
 
 def make_header(imported, target: Target, plan: Plan, options) -> dict:
@@ -150,25 +149,15 @@ def roofline_point(kernel, flops: int, nbytes: int, time_us: float, target: Targ
 
 def compute_ceiling(kernel, target: Target) -> tuple[str, float]:
     """The compute ceiling a kernel's instructions can reach, named, and its peak TFLOP/s (the
-    target's figures): the tensor-core peak of its input type for the mma and wgmma kinds, fp32
-    SIMT for every other kernel (their arithmetic runs in fp32)."""
+    target's figures): the tensor-core peak of its element type for a kind whose arithmetic runs on
+    tensor cores (the kind module says so: TENSOR_CORE), fp32 SIMT for every other kernel."""
     cfg = dict(kernel.config)
-    if cfg.get("schedule") in _TENSOR_CORE_SCHEDULES:
-        elem = cfg.get("elem") or _tiles_param(cfg.get("tiles", ""), "elem") or "float16"
-        peak = target.tensor_core_tflops(elem)
+    kind = KINDS.get(str(cfg.get("schedule", "")).removeprefix("roller_"))
+    if getattr(kind, "TENSOR_CORE", False) and cfg.get("elem"):
+        peak = target.tensor_core_tflops(cfg["elem"])
         if peak > 0:
-            return f"tensor core {elem}", float(peak)
+            return f"tensor core {cfg['elem']}", float(peak)
     return "fp32 SIMT", float(target.fp32_tflops)
-
-
-def _tiles_param(tiles: str, name: str) -> str | None:
-    """A bracketed parameter of a configuration's text, e.g. elem in "tc_gemm:...[elem=float16,...]"."""
-    inner = tiles[tiles.find("[") + 1:tiles.rfind("]")] if "[" in tiles else ""
-    for part in inner.split(","):
-        key, _, value = part.partition("=")
-        if key == name:
-            return value
-    return None
 
 
 def _op_types(graph) -> dict[str, str]:

@@ -95,6 +95,18 @@ def map_bodies(step: Step, fn: Callable[[Plan], Plan]) -> Step:
     return step.with_bodies(*(fn(b) for b in subs)) if subs else step
 
 
+def with_steps(plan: Plan, steps, constants: dict, types: dict) -> Plan:
+    """`plan` with new steps and the constants (and types) a pass added to, keeping only the constants
+    that a step or an output still reads: a weight a pass replaced (converted, compressed) leaves."""
+    used = set(plan.outputs)
+    for s in steps:
+        used |= reads(s)
+    kept = tuple((n, c) for n, c in constants.items() if n in used)
+    dropped = set(constants) - {n for n, _ in kept}
+    return dataclasses.replace(plan, steps=tuple(steps), constants=kept,
+                               types=tuple((n, t) for n, t in types.items() if n not in dropped))
+
+
 def graph_obstacle(plan: Plan) -> str | None:
     """Why the plan cannot be replayed as one graph (None when it can): a control-flow region left
     on the host (--disable grinder, or a region the grinder stage could not put in a persistent

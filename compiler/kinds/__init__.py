@@ -16,6 +16,8 @@ and a tiled kind (TIER set) also:
   launch's workload);
 - `render_config(te, cfg, prefix, out, ins) -> Kernel`: the kernel of one configuration (the
   tuner renders its candidates with it);
+- optionally `TENSOR_CORE = True` for a kind whose arithmetic runs on tensor cores (the report
+  takes its compute ceiling from the tensor-core peak of the configuration's `elem`);
 - optionally `declined(te, target, precision)`, why it offers nothing for an expression it would
   otherwise take, and `SECOND_PASS` / `render_second_pass` for a workspace's second launch.
 

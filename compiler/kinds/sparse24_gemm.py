@@ -24,6 +24,7 @@ from .tc_gemm import MMA_ISSUE_SLOTS, _tc_tile, tc_loader
 
 NAME = "sparse24_gemm"
 TIER = None          # chosen by passes/sparse24.py, never by Roller's construction
+TENSOR_CORE = True   # its arithmetic runs on tensor cores (the report's compute ceiling)
 
 SPARSE_ROWS = (16, 32, 64, 128)
 DENSE_ROWS = (16, 32, 64, 128)

@@ -21,6 +21,7 @@ from ._tiled import one_stage, render_tiled
 
 NAME = "tc_gemm"
 TIER = 0            # contractions
+TENSOR_CORE = True   # its arithmetic runs on tensor cores (the report's compute ceiling)
 SECOND_PASS = "roller_splitk_reduce"
 
 

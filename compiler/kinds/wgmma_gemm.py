@@ -19,6 +19,7 @@ from ._tiled import one_stage, render_tiled
 
 NAME = "wgmma_gemm"
 TIER = 0            # contractions
+TENSOR_CORE = True   # its arithmetic runs on tensor cores (the report's compute ceiling)
 
 
 # The wgmma kernels keep one wgmma group in flight but meet at a block barrier once per 64-wide

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..analysis.views import gemm_view
 from ..errors import CompilerError
-from ..ir.dataflow import map_bodies, reads
+from ..ir.dataflow import map_bodies, with_steps
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
 from ..ir.plan import ComputeStep, Plan
@@ -57,13 +57,7 @@ def _plan(plan: Plan, precision: str, stats: dict) -> Plan:
         else:   # a body keeps its own constants (its weights are read from there)
             s = map_bodies(s, lambda body: _plan(body, precision, stats))
         steps.append(s)
-    used = set(plan.outputs)
-    for s in steps:
-        used |= reads(s)
-    constants = tuple((n, c) for n, c in consts.items() if n in used)
-    keep = {n for n, _ in plan.constants} - {n for n, _ in constants}
-    types = {n: t for n, t in types.items() if n not in keep}
-    return dataclasses.replace(plan, steps=tuple(steps), constants=constants, types=tuple(types.items()))
+    return with_steps(plan, steps, consts, types)
 
 
 def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict, converted: dict,

@@ -19,15 +19,13 @@ model, a model at fp32/tf32, or a target below sm_80 is returned as it was."""
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
-from ..analysis.evaluate import evaluate, grid_env
-from ..analysis.views import gemm_view, vars_of
-from ..ir.dataflow import map_bodies, reads
+from ..analysis.views import gemm_view
+from ..ir.dataflow import map_bodies, with_steps
 from ..ir.dtypes import DType
-from ..ir.graph import Constant, TensorType
+from ..ir.graph import Constant
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, cast, const, eq, map_children, replace_loads, select, walk
@@ -35,8 +33,8 @@ from ..kinds import sparse24_gemm, tc_gemm, wgmma_gemm
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
+from .sparta_specialize import operand_values
 
-MAX_OPERAND_ELEMENTS = 1 << 26   # the operand is evaluated whole; beyond this it stays dense
 DENSE_KINDS = (tc_gemm.NAME, wgmma_gemm.NAME)
 
 
@@ -64,13 +62,7 @@ def _plan(plan: Plan, target: Target, record: dict, compressed: dict) -> Plan:
         steps.append(s)
     if all(a is b for a, b in zip(steps, plan.steps)):
         return plan
-    used = set(plan.outputs)
-    for s in steps:
-        used |= reads(s)
-    constants = tuple((n, c) for n, c in consts.items() if n in used)
-    dropped = set(consts) - {n for n, _ in constants}
-    types = {n: t for n, t in types.items() if n not in dropped}
-    return dataclasses.replace(plan, steps=tuple(steps), constants=constants, types=tuple(types.items()))
+    return with_steps(plan, steps, consts, types)
 
 
 def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, target: Target,
@@ -113,9 +105,10 @@ def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, ta
     new_te, new_ins = _compressed_expr(te, ins, operand, group, view.k, (vname, types[vname]),
                                        (mname, types[mname]))
     new_view = gemm_view(new_te)
+    dense_us = predict(spec.config, target).us
     entry = {"kernel": te.name, "ops": list(spec.ops), "operand": side, "input": key[0][0], "format": "2:4",
              "density": round(float((values != 0).mean()), 4),
-             "predicted_us": {"dense": round(predict(spec.config, target).us, 3)}, "chosen": "dense"}
+             "predicted_us": {"dense": round(dense_us, 3)}, "chosen": "dense"}
     record["kernels"].append(entry)
     if new_view is None or (new_view.m, new_view.n, new_view.k) != (view.m, view.n, view.k):
         entry["why"] = "the rewritten expression is not seen as the same contraction"
@@ -125,10 +118,9 @@ def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, ta
     if not cands:
         entry["why"] = "no mma.sp configuration fits"
         return None
-    best = min(cands, key=lambda c: predict(c, target).us)
-    sparse_us = predict(best, target).us
+    sparse_us, best = min(((predict(c, target).us, c) for c in cands), key=lambda p: p[0])
     entry["predicted_us"]["sparse24"] = round(sparse_us, 3)
-    if sparse_us >= predict(spec.config, target).us:
+    if sparse_us >= dense_us:
         entry["why"] = "the micro-model predicts the dense kernel at least as fast"
         return None
     dense_flops = expr_flops(te)
@@ -144,20 +136,12 @@ def _two_four_operand(te: TensorExpr, view, ins, consts: dict, half: DType):
     """(side, operand expression, its values [R, K] as float32) for an operand that reads only
     constants, no batch axis, is exact in `half`, and keeps at most two of every four k; else None."""
     data = [consts[v].array() if v in consts else None for v in ins]
-    k_vars = {v for v, _ in view.k}
     for side, expr, group in (("b", view.b, view.n), ("a", view.a, view.m)):
-        loads = [x for x in walk(expr) if isinstance(x, Load)]
-        if not loads or any(data[x.arg] is None for x in loads):
+        values = operand_values(expr, view, group, data)
+        if values is None or values.shape[0] != 1:     # not all constant, too large, or per batch
             continue
-        if not vars_of(expr) <= {v for v, _ in group} | k_vars:
-            continue
-        R = math.prod(e for _, e in group)
-        if R * view.K > MAX_OPERAND_ELEMENTS:
-            continue
-        values = evaluate(expr, grid_env([group, view.k]), data)
-        if values is None:
-            continue
-        values = np.broadcast_to(np.asarray(values, np.float32), (R, view.K))
+        values = np.asarray(values[0], np.float32)
+        R = values.shape[0]
         if not np.array_equal(values.astype(half.np).astype(np.float32), values, equal_nan=True):
             continue
         if ((values != 0).reshape(R, -1, 4).sum(axis=2) > 2).any():

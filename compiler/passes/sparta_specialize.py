@@ -121,6 +121,22 @@ def _operand_input(view: GemmView, operand: str) -> int:
     return next(x.arg for x in walk(expr) if isinstance(x, Load))
 
 
+def operand_values(expr, view: GemmView, rows, data) -> np.ndarray | None:
+    """The values [batch, rows, K] of a contraction operand whose loads all read constant data
+    (`data`: each input's array, None where it is not a constant), through whatever index map the
+    expression reads them with; batch is 1 when the operand has no batch axis. None where an input
+    is not constant, the operand is larger than MAX_OPERAND_ELEMENTS, or it cannot be evaluated."""
+    loads = [x for x in walk(expr) if isinstance(x, Load)]
+    if not loads or any(data[x.arg] is None for x in loads):
+        return None
+    batch = view.batch if vars_of(expr) & {v for v, _ in view.batch} else ()
+    B, R = math.prod(e for _, e in batch), math.prod(e for _, e in rows)
+    if B * R * view.K > MAX_OPERAND_ELEMENTS:
+        return None
+    values = evaluate(expr, grid_env([batch, rows, view.k]), data)
+    return None if values is None else np.broadcast_to(values, (B, R, view.K))
+
+
 def _constant_operand(te: TensorExpr, view: GemmView, data) -> tuple[str, np.ndarray] | None:
     """("a" or "b", its non-zero mask [rows, K] over every batch) for an operand whose loads all
     read constant data and that has zeros; else None."""
@@ -128,15 +144,9 @@ def _constant_operand(te: TensorExpr, view: GemmView, data) -> tuple[str, np.nda
         loads = [x for x in walk(expr) if isinstance(x, Load)]
         if not loads or any(data[x.arg] is None for x in loads):
             continue
-        batch = view.batch if vars_of(expr) & {v for v, _ in view.batch} else ()
-        size = math.prod(e for _, e in batch) * math.prod(e for _, e in rows) * view.K
-        if size > MAX_OPERAND_ELEMENTS:
-            return None
-        values = evaluate(expr, grid_env([batch, rows, view.k]), data)
+        values = operand_values(expr, view, rows, data)
         if values is None:
             return None
-        values = np.broadcast_to(values, (math.prod(e for _, e in batch) if batch else 1,
-                                          math.prod(e for _, e in rows), view.K))
         nonzero = (values != 0).any(axis=0)
         if 1.0 - nonzero.mean() < MIN_ZERO_SHARE:
             return None

@@ -109,6 +109,7 @@ def test_a_two_four_contraction_runs_on_sparse_tensor_cores_and_is_right(m, k, n
     assert entry["predicted_us"]["sparse24"] < entry["predicted_us"]["dense"]
     (kern,) = [k_ for k_ in art.report["kernels"] if k_["config"].get("format") == "2:4"]
     assert kern["flops"]["executed"] * 2 == kern["flops"]["dense"]
+    assert kern["roofline"]["ceiling"] == f"tensor core {'bfloat16' if precision == 'bf16' else 'float16'}"
     # the dense weight left the plan: only its compressed form (values + metadata) is kept
     consts = dict(art.plan.constants)
     assert not any(n_.startswith("W") and not (".sp24v" in n_ or ".sp24m" in n_) for n_ in consts), sorted(consts)

@@ -10,19 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from .chromium import launch, playwright_sync_api, require_chromium
 from .conftest import Service, upload
 from .test_projects import TARGETS, mlp
 
 pytestmark = pytest.mark.service
-CHROMIUM = os.environ.get("BRICKYARD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
+sync_api = playwright_sync_api()
 
 
 @pytest.fixture(scope="module")
 def busy_service(tmp_path_factory):
     """A service with a project whose commit compiled two models for two targets."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    require_chromium()
     svc = Service(tmp_path_factory.mktemp("dash")).start()
     try:
         with svc.client() as c:
@@ -50,8 +49,7 @@ def test_dashboard_draws_real_jobs(busy_service, tmp_path):
     assert n_points == 4 and len(data["compile_times"]) == 4, data["compile_times"]
     assert data["stages"] and data["workers"], data
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1100})
             errors: list[str] = []

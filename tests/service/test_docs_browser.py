@@ -3,22 +3,19 @@ and /redoc load their scripts from the service itself (the fastapi-offline packa
 to anywhere but the service blocked, and show the routes."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from .chromium import launch, playwright_sync_api, require_chromium
 from .conftest import Service
-from .test_dashboard_browser import CHROMIUM
 
 pytestmark = pytest.mark.service
 REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
+sync_api = playwright_sync_api()
 
 
 @pytest.fixture(scope="module")
 def docs_service(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    require_chromium()
     svc = Service(tmp_path_factory.mktemp("docs"), worker=False).start()
     yield svc
     svc.stop()
@@ -29,8 +26,7 @@ def offline_page(docs_service):
     """A page whose requests off the service are aborted (and listed, so the test can say which)."""
     svc = docs_service
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             blocked: list[str] = []

@@ -5,8 +5,6 @@ table whose headers sort it, and attempt no request beyond the file itself."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -14,20 +12,20 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = os.environ.get("BRICKYARD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
+from .chromium import launch, playwright_sync_api, require_chromium
+
+sync_api = playwright_sync_api()
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def pages(models_dir, tmp_path_factory):
     """{model: (report.json, path of report.html)} from the CLI's artifacts."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    require_chromium()
     out = {}
     for name in ("bert", "resnet"):
         d = tmp_path_factory.mktemp(name)
-        art = d / f"{name}.tar.gz"
+        art = d / f"{name}.tar"
         subprocess.run([sys.executable, "-m", "compiler", "compile", str(models_dir / f"{name}.onnx"),
                         "--target", "h100", "-o", str(art), "-q"], cwd=REPO, check=True, timeout=300)
         with tarfile.open(art) as tar:
@@ -40,8 +38,7 @@ def pages(models_dir, tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                               args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        b = launch(pw)
         try:
             yield b
         finally:
