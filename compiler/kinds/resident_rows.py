@@ -19,7 +19,7 @@ Every stage reads a resident value at (row..., j) and a statistic at (row...), w
 plain index variables of the reader (which of its output axes are the row's is read off those
 loads) and `j` its reduction variable or one of its own output variables: what a block owns is
 then exactly what it reads. Anything else declines, with the reason. Rows longer than shared
-memory holds decline too (an online softmax over key tiles would take them: not built).
+memory holds decline too (kinds/flash_attention.py takes attention of any row length).
 
 The kernel: a block of THREADS threads owns up to MAX_ROWS_PER_BLOCK consecutive rows. Phase 1
 computes the resident tile (thread per element, the contraction's loop inline); phase 2 each row
@@ -93,8 +93,9 @@ def applies(spec) -> str | None:
     return chain if isinstance(chain, str) else None
 
 
-def analyse(spec: KernelSpec) -> RowChain | str:
-    """The spec's row chain, or why it is not one."""
+def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
+    """The spec's row chain, or why it is not one. `fit` False: a chain whose rows do not fit in
+    shared memory is still one (kinds/flash_attention.py walks its rows in tiles)."""
     if len(spec.stages) < 2:
         return "one stage"
     if set(spec.written) != {spec.stages[-1].output}:
@@ -161,7 +162,9 @@ def analyse(spec: KernelSpec) -> RowChain | str:
     want = 1 << max(0, (math.prod(rows) // BLOCKS_WANTED).bit_length() - 1)
     bm = min(want, MAX_ROWS_PER_BLOCK, SHARED_LIMIT // per_row)
     if bm < 1:
-        return f"a row of {length} does not fit in shared memory (needs an online softmax over tiles)"
+        if fit:
+            return f"a row of {length} does not fit in shared memory (an online softmax over tiles takes attention)"
+        bm = 1
     return RowChain(rows, length, res, tuple(checked[k] for k in stat_ks), final, bm)
 
 

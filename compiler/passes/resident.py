@@ -32,7 +32,7 @@ from typing import Callable
 from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level
-from ..kinds import resident_rows
+from ..kinds import flash_attention, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
 
@@ -75,8 +75,16 @@ def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: 
         return
     faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
     apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
-    fused = _predict_us(spec, target)
-    predicted = {"fused": round(fused, 3), "apart": round(apart, 3)}
+    kinds = _fused_kinds(spec, target)
+    if not kinds:
+        record["declined"].append({"ops": list(spec.ops), "reason": "its rows do not fit in shared memory and it "
+                                   "is not attention the tensor cores take", "predicted_us": {"apart": round(apart, 3)}})
+        return
+    kind = min(kinds, key=kinds.get)
+    fused = kinds[kind]
+    predicted = {"fused": round(fused, 3), "apart": round(apart, 3), "kind": kind}
+    if len(kinds) > 1:
+        predicted["kinds"] = {k: round(v, 3) for k, v in kinds.items()}
     if any(f > 1.0 for f in faster):
         predicted["apart_with_sparse_members"] = sum(f > 1.0 for f in faster)
     if not pays(fused, apart):
@@ -84,6 +92,9 @@ def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: 
                                    "predicted_us": predicted})
         return
     taken.update(members)
+    if kind == flash_attention.NAME:    # the kind and its block shape, priced by the micro-model
+        att = flash_attention.analyse(spec)
+        spec = dataclasses.replace(spec, kind=kind, config=flash_attention.configuration(att, spec))
     placed[members[-1]] = ComputeStep(spec)
     record["removed"] += len(members) - 1
     record["groups"].append({"ops": list(spec.ops), "carried": {v: lvl.value for v, lvl in spec.carried},
@@ -132,8 +143,8 @@ def _grow(start: int, steps, readers, pinned, taken, statistics: bool):
         if c in taken or not _member(steps[c]):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
-        why = resident_rows.applies(_joined([steps[k].spec for k in members + [c]]))
-        if why is not None:
+        why = resident_rows.analyse(_joined([steps[k].spec for k in members + [c]]), fit=False)
+        if isinstance(why, str):
             stop = f"{steps[c].spec.name}: {why}"
             break
         members.append(c)
@@ -143,7 +154,7 @@ def _grow(start: int, steps, readers, pinned, taken, statistics: bool):
         inside = set(members)
         inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
         leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
-        chain = resident_rows.analyse(spec)
+        chain = resident_rows.analyse(spec, fit=False)
         if not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec, statistics):
             return members, spec, stop
         stop = (f"{', '.join(leaks)} is read outside the group" if leaks else
@@ -162,6 +173,19 @@ def _useful(chain: resident_rows.RowChain, first: KernelSpec, statistics: bool) 
     if not statistics:
         return not chain.stats and chain.resident is not None and chain.final.expr.reduce is not None
     return bool(chain.stats) and (chain.resident is not None or not first.composable)
+
+
+def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, float]:
+    """The kinds that can render the chain as one kernel, with their predicted times: blocks
+    owning whole rows when the rows fit in shared memory; the online softmax over key tiles on
+    tensor cores when the chain is attention in fp16/bf16 and the target has mma.sync."""
+    out = {}
+    if isinstance(resident_rows.analyse(spec), resident_rows.RowChain):
+        out[resident_rows.NAME] = _predict_us(spec, target)
+    att = flash_attention.analyse(spec)
+    if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
+        out[flash_attention.NAME] = flash_attention.predict_us(att, spec, target)
+    return out
 
 
 def pays(fused_us: float, apart_us: float) -> bool:

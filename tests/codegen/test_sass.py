@@ -5,11 +5,12 @@ Built: every shared model for h100 (sm_90; wgmma kernels sm_90a) and a100 (sm_80
 --precision fp16 (tensor-core contractions). No shared model is large enough for the roller to pick
 wgmma (their contractions have 64 rows; tests/roller/test_wgmma.py), so two single-MatMul models
 made here add the two wgmma variants on h100: fp16 operands through the copy engine (TMA) and an
-fp32 activation converted on load against an fp16 weight.
+fp32 activation converted on load against an fp16 weight; and an fp16 attention adds the
+flash_attention kernel on both targets.
 
 Checked, matching whole opcodes (base and modifiers), never substrings of the listing:
 - wgmma_gemm kernels contain HGMMA (`HGMMA.64x128x16.F32`) and are sm_90a cubins;
-- tc_gemm (mma.sync) kernels contain HMMA (`HMMA.16816.F32` on sm_80 and sm_90). `HFMA2.MMA`,
+- tc_gemm and flash_attention (mma.sync) kernels contain HMMA (`HMMA.16816.F32` on sm_80 and sm_90). `HFMA2.MMA`,
   a half2 FMA issued on the MMA pipe that ptxas uses to zero registers, is in most kernels and is
   no tensor-core instruction: a substring match for "MMA" would pass every kernel;
 - elementwise_vec kernels (16-byte accesses) contain a 128-bit global load, spelled
@@ -87,6 +88,13 @@ def _vector_models():
     return [("relu_add_fp16", helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))]
 
 
+def _attention_models():
+    """BERT-base's attention (12 heads x 128 tokens, fp16) as exporters write it: the welder stage
+    makes it one flash_attention kernel (mma.sync) on both targets."""
+    from tests.compiler.test_resident import exported_attention
+    return [("attention_fp16", exported_attention(1, 12, 128, 64, "float16", "padding"))]
+
+
 VECTOR_LOADS = ("by_ld_global_b128(", "by_ld_global_v4(")     # the prelude's 16-byte global loads
 
 
@@ -111,6 +119,7 @@ def kernels(models_dir) -> list[Built]:
     jobs += [(name, model.SerializeToString(), "h100", precision) for name, model, precision in _matmul_models()]
     jobs += [(name, model.SerializeToString(), target, "fp32") for name, model in _vector_models()
              for target in ("h100", "a100")]
+    jobs += [(name, model, target, "fp32") for name, model in _attention_models() for target in ("h100", "a100")]
     found: dict[tuple[str, str], dict] = {}
     t0 = time.perf_counter()
     # two compiles at a time: each waits on NVRTC and the kernel store's fsyncs about half its time
@@ -166,7 +175,8 @@ def test_categories_are_populated(kernels):
         f"{kind}@{target} {n}" for (kind, target), n in sorted(counts.items())))
     for need in [("wgmma_gemm", "h100"), ("tc_gemm", "h100"), ("tc_gemm", "a100"),
                  ("elementwise_vec", "h100"), ("elementwise_vec", "a100"),
-                 ("gemm", "h100"), ("gemm", "a100"), ("elementwise", "h100"), ("elementwise", "a100")]:
+                 ("gemm", "h100"), ("gemm", "a100"), ("elementwise", "h100"), ("elementwise", "a100"),
+                 ("flash_attention", "h100"), ("flash_attention", "a100")]:
         assert counts.get(need, 0) > 0, f"no {need[0]} kernel built for {need[1]}: {counts}"
     wgmma_variants = {k.model for k in of_kind(kernels, "wgmma_gemm")}
     assert wgmma_variants == {"matmul_fp16", "linear_fp32_weight"}, wgmma_variants
@@ -185,8 +195,8 @@ def test_wgmma_kernels_issue_hgmma(kernels):
 
 @pytest.mark.parametrize("target", ["a100", "h100"])
 def test_mma_sync_kernels_issue_hmma(kernels, target):
-    tc = of_kind(kernels, "tc_gemm", target)
-    assert tc
+    tc = of_kind(kernels, "tc_gemm", target) + of_kind(kernels, "flash_attention", target)
+    assert tc and of_kind(kernels, "flash_attention", target)
     for k in tc:
         assert hmma(k.sass), f"{k}: no HMMA in its SASS"
     # the check can fail: SIMT contractions (fp32 and fp16) and wgmma kernels have no HMMA, though

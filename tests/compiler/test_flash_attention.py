@@ -1,0 +1,207 @@
+"""Kind flash_attention (compiler/kinds/flash_attention.py, compiler/codegen/flash_attention.py):
+attention as one kernel with an online softmax over key tiles on tensor cores (mma.sync fp16 and
+bf16), recognised from the tensor expressions of the row chain Welder's shared-memory level makes.
+Run on the host harness, whose mma and ldmatrix are exact emulations, against NumPy over sequence
+lengths 1..512 (and one longer than shared memory holds), head sizes 32..256, with and without
+causal and padding masks, for exporters' pattern and the ONNX Attention op."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from compiler import compile
+from compiler.ir.dtypes import DType
+from compiler.ir.spec import KernelSpec
+from compiler.kinds import flash_attention, resident_rows
+from compiler.passes import resident
+from compiler.pipeline import CompileOptions, plan_before
+
+from .test_resident import (ONNX_TYPE, TOL, attention_feeds, attention_np, exported_attention, make_model, run,
+                            softmax_np)
+
+
+def flash_kernels(report) -> list[dict]:
+    return [k for k in report["kernels"] if k["config"].get("schedule") == flash_attention.NAME]
+
+
+def row_chains(data: bytes) -> list[KernelSpec]:
+    """The specs the welder stage made row chains of (fp16: the mark tensor cores take)."""
+    plan = plan_before("roller", data, "h100", CompileOptions(build=False, precision="fp16"))
+    return [s.spec for s in plan.steps if isinstance(getattr(s, "spec", None), KernelSpec)
+            and not s.spec.composable and isinstance(resident_rows.analyse(s.spec, fit=False), resident_rows.RowChain)]
+
+
+@pytest.fixture
+def flash_only(monkeypatch):
+    """The cost model's choice forced to this kind (where it applies), to check its kernel over
+    sizes where the rows kernel or the members apart are predicted faster."""
+    kinds = resident._fused_kinds
+    monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
+    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
+        k: v for k, v in kinds(spec, target).items() if k == flash_attention.NAME} or kinds(spec, target))
+
+
+CASES = [
+    # (batch, heads, seq, head size, dtype, mask)
+    (1, 2, 1, 32, "float16", "none"),
+    (2, 2, 7, 64, "float16", "padding"),
+    (1, 2, 64, 32, "bfloat16", "causal"),
+    (2, 2, 33, 64, "float16", "padding"),
+    (1, 2, 130, 96, "bfloat16", "causal"),
+    (1, 1, 200, 128, "float16", "padding"),
+    (1, 1, 300, 256, "float16", "none"),
+    (1, 1, 512, 64, "float16", "causal"),
+    (1, 1, 512, 128, "bfloat16", "none"),
+]
+
+
+@pytest.mark.parametrize("b,h,s,d,dtype,mask", CASES)
+def test_exported_attention_on_tensor_cores_is_right(b, h, s, d, dtype, mask, flash_only):
+    rng = np.random.default_rng(s * 7 + d)
+    feeds = attention_feeds(rng, b, h, s, d, dtype, mask)
+    art, got = run(exported_attention(b, h, s, d, dtype, mask), feeds,
+                   modes=("default",) if s > 64 else ("default", "shuffle"))
+    want = attention_np(feeds, d)
+    for g in got:
+        assert g.dtype == DType[dtype].np
+        np.testing.assert_allclose(g.astype(np.float32), want, rtol=TOL[dtype], atol=TOL[dtype])
+    rep = art.report
+    assert rep["launches_per_inference"] == 1
+    (k,) = flash_kernels(rep)
+    cfg = k["config"]
+    assert (cfg["row_length"], cfg["head_dim"], cfg["value_dim"], cfg["elem"]) == (s, d, d, dtype)
+    assert cfg["heads"] == b * h and cfg["rows"] == b * h * s
+    assert k["grid"][0] == b * h * -(-s // cfg["rows_per_block"])
+    assert k["shared_bytes"] <= flash_attention.SHARED_LIMIT
+    assert k["roofline"]["ceiling"].startswith("tensor core")
+    assert {c["level"] for c in k["carried"]} == {"shared", "register"}
+
+
+def test_a_fully_masked_row_gives_zeros_through_the_nan_guard(flash_only):
+    rng = np.random.default_rng(5)
+    b, h, s, d = 2, 2, 40, 32
+    feeds = attention_feeds(rng, b, h, s, d, "float16", "padding")
+    feeds["mask"][1] = -np.inf                      # batch 1: every key masked
+    art, got = run(exported_attention(b, h, s, d, "float16", "padding"), feeds)
+    assert flash_kernels(art.report)
+    for g in got:
+        assert np.all(g[1] == 0) and np.all(np.isfinite(g.astype(np.float32)))
+        np.testing.assert_allclose(g.astype(np.float32), attention_np(feeds, d), rtol=1e-2, atol=1e-2)
+
+
+def long_rows_model(sq: int, sk: int, d: int) -> bytes:
+    """softmax(q.k^T / sqrt(d)).v in fp16, sq queries over sk keys, one head."""
+    t = TensorProto.FLOAT16
+    scale = helper.make_tensor("scale", t, [], [1 / np.sqrt(d)])
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["qk"]), helper.make_node("Mul", ["qk", "scale"], ["sc"]),
+             helper.make_node("Softmax", ["sc"], ["p"], axis=-1), helper.make_node("MatMul", ["p", "v"], ["y"])]
+    return make_model(nodes, [("q", t, [1, 1, sq, d]), ("k", t, [1, 1, sk, d]), ("v", t, [1, 1, sk, d])],
+                      [("y", t, [1, 1, sq, d])], [scale])
+
+
+def test_rows_longer_than_shared_memory_holds_are_walked_in_tiles(flash_only):
+    """Two queries over 13000 keys: a row of 13000 fp32 scores is more than the rows kernel's
+    48 KiB, so the rows kernel cannot hold QK^T; the online softmax walks the keys in tiles (204
+    of 64) and no kernel writes a score. (Forced: with one block for the whole row the cost model
+    rightly prefers the tiled GEMM apart, see the next test; splitting the keys over blocks,
+    flash-decoding, is not built.)"""
+    rng = np.random.default_rng(9)
+    sq, sk, d = 2, 13000, 32
+    data = long_rows_model(sq, sk, d)
+    feeds = {"q": rng.standard_normal((1, 1, sq, d)).astype(np.float16),
+             "k": rng.standard_normal((1, 1, sk, d)).astype(np.float16),
+             "v": rng.standard_normal((1, 1, sk, d)).astype(np.float16)}
+    (spec,) = row_chains(data)
+    assert "does not fit" in resident_rows.analyse(spec)
+    assert spec.kind == flash_attention.NAME
+    art, (got,) = run(data, feeds, modes=("default",))
+    q, k, v = (feeds[n].astype(np.float32) for n in ("q", "k", "v"))
+    want = softmax_np((q @ k.transpose(0, 1, 3, 2)) / np.sqrt(d)) @ v
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=1e-2, atol=1e-2)
+    (kern,) = flash_kernels(art.report)
+    assert art.report["launches_per_inference"] == 1 and kern["config"]["row_length"] == sk
+
+
+@pytest.mark.parametrize("s,d,causal,dtype", [(40, 64, 1, "float16"), (130, 128, 0, "bfloat16"),
+                                              (1, 32, 1, "float16")])
+def test_onnx_attention_op_on_tensor_cores(s, d, causal, dtype, flash_only):
+    """The Attention op's lowering writes softmax another way (the max's -inf -> 0 guard, the
+    division by the sum in the product's epilogue): the same kind takes it."""
+    from compiler.ir.graph import Node
+    from compiler.ops.registry import lookup
+    rng = np.random.default_rng(s + d)
+    b, h = 2, 2
+    t = ONNX_TYPE[dtype]
+    feeds = {n: rng.standard_normal((b, h, s, d)).astype(np.float32).astype(DType[dtype].np) for n in ("q", "k", "v")}
+    feeds["mask"] = np.where(rng.random((s, s)) < 0.2, -np.inf, 0).astype(DType[dtype].np)
+    feeds["mask"][:, 0] = 0
+    node = helper.make_node("Attention", ["q", "k", "v", "mask"], ["y"], is_causal=causal)
+    data = make_model([node], [(n, t, [b, h, s, d]) for n in ("q", "k", "v")] + [("mask", t, [s, s])],
+                      [("y", t, [b, h, s, d])], opset=23)
+    art, got = run(data, feeds, modes=("default", "shuffle") if s <= 64 else ("default",))
+    ir_node = Node(op="Attention", name="a", inputs=("q", "k", "v", "mask"), outputs=("y",),
+                   attrs=(("is_causal", causal),))
+    (want,) = lookup("Attention").reference(ir_node, [feeds[n] for n in ("q", "k", "v", "mask")], 23)
+    for g in got:
+        np.testing.assert_allclose(g.astype(np.float32), want.astype(np.float32), rtol=TOL[dtype], atol=TOL[dtype])
+    assert art.report["launches_per_inference"] == 1
+    assert flash_kernels(art.report)
+
+
+def test_few_queries_over_many_keys_keep_the_product_apart():
+    """The same shape unforced: one block would walk all 13000 keys on one SM, so the micro-model
+    predicts the fused kernel slower than the tiled QK^T apart and the record says so."""
+    sq, sk, d = 2, 13000, 32
+    data = long_rows_model(sq, sk, d)
+    art = compile(data, "h100", CompileOptions(build=False))
+    (d,) = [d for d in art.report["fusion"]["declined"] if "MatMul_1" in d["ops"]]
+    assert d["predicted_us"]["kind"] == flash_attention.NAME
+    assert d["predicted_us"]["fused"] > d["predicted_us"]["apart"]
+    assert not flash_kernels(art.report)
+
+
+def test_the_cost_model_chooses_between_the_two_kernels_and_records_both():
+    """Twelve heads of 128 tokens at fp16 (BERT-base's attention): the tensor-core kernel is
+    predicted faster than the rows kernel and both predictions are in the record; at fp32 the
+    tensor-core kernel does not apply and the rows kernel is chosen."""
+    b, h, s, d = 1, 12, 128, 64
+    for dtype, want in (("float16", flash_attention.NAME), ("float32", resident_rows.NAME)):
+        art = compile(exported_attention(b, h, s, d, dtype, "padding"), "h100", CompileOptions(build=False))
+        (g,) = [g for g in art.report["fusion"]["groups"] if g.get("level") == "shared"]
+        assert g["predicted_us"]["kind"] == want
+        assert g["predicted_us"]["fused"] < g["predicted_us"]["apart"]
+        if dtype == "float16":
+            kinds = g["predicted_us"]["kinds"]
+            assert kinds[flash_attention.NAME] < kinds[resident_rows.NAME]
+            (k,) = flash_kernels(art.report)
+            assert k["prediction"] == "micro-model" and k["predicted_us"] > 0
+        else:
+            assert "kinds" not in g["predicted_us"]
+            assert not flash_kernels(art.report)
+
+
+def test_a_target_without_fp16_mma_keeps_the_rows_kernel():
+    """sm_75 (T4) has no m16n8k16 bf16 mma and this kind is written for sm_80+: bf16 attention
+    compiled for it stays on the rows kernel."""
+    art = compile(exported_attention(1, 4, 64, 64, "bfloat16", "none"), "t4", CompileOptions(build=False))
+    assert not flash_kernels(art.report)
+    assert [k for k in art.report["kernels"] if k["config"].get("schedule") == resident_rows.NAME]
+
+
+def test_a_row_chain_that_is_not_attention_is_refused_with_the_reason():
+    """MatMul -> Softmax (the Welder example) has no P.V; a softmax whose statistics are not a
+    max and a sum of exponentials of the same logits is not one either."""
+    from .test_resident import numpy_helper
+    rng = np.random.default_rng(3)
+    w = (rng.standard_normal((64, 128)) / 8).astype(np.float16)
+    data = make_model([helper.make_node("MatMul", ["x", "w"], ["s"]), helper.make_node("Softmax", ["s"], ["y"])],
+                      [("x", TensorProto.FLOAT16, [96, 64])], [("y", TensorProto.FLOAT16, [96, 128])],
+                      [numpy_helper.from_array(w, "w")])
+    (spec,) = row_chains(data)
+    why = flash_attention.analyse(spec)
+    assert isinstance(why, str) and "final" in why
+    assert spec.kind is None
+    art, (got,) = run(data, {"x": rng.standard_normal((96, 64)).astype(np.float16)}, modes=("default",))
+    assert not flash_kernels(art.report)
