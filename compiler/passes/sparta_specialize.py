@@ -12,6 +12,7 @@ granularity, as SparTA transforms a weight to the block size its kernel template
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import math
 
 import numpy as np
@@ -166,6 +167,35 @@ def bcsr(nonzero: np.ndarray, row_tile: int, k_tile: int) -> tuple[tuple[int, ..
     return tuple(int(x) for x in offsets), tuple(int(x) for x in np.nonzero(blocks)[1])
 
 
+def block_work(view: GemmView, blk, operand: str, offsets: tuple[int, ...]) -> list[int]:
+    """Non-zero k tiles each block walks, in launch order (the tiled kinds' block index runs over
+    n tiles fastest, then m tiles, then the batch)."""
+    mt, nt = math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n"))
+    per_row = [offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)]
+    one = [per_row[n] for m in range(mt) for n in range(nt)] if operand == "b" else \
+        [per_row[m] for m in range(mt) for n in range(nt)]
+    return one * view.B
+
+
+SIMULATED_BLOCKS = 1 << 14    # beyond this many blocks the list-scheduling bound replaces the simulation
+
+
+def busiest_share(work: list[int], sms: int, k_tiles: int) -> float:
+    """The busiest SM's k tiles over what it would walk dense: blocks go, in order, to the SM with
+    the least work so far (as the hardware hands a freed SM the next block), each block walking
+    its own tiles sparse or all `k_tiles` dense. Equal rows give about the density; one dense row
+    tile among empty ones gives more, down to one block's worth when the grid is one wave."""
+    if not work:
+        return 0.0
+    dense = math.ceil(len(work) / sms) * k_tiles
+    if len(work) > SIMULATED_BLOCKS:     # greedy list scheduling is within one block of this
+        return min(1.0, (sum(work) / sms + max(work)) / dense)
+    loads = [0] * min(sms, len(work))
+    for w in work:
+        heapq.heapreplace(loads, loads[0] + w)
+    return max(loads) / dense
+
+
 def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarray, target: Target):
     """(config, predicted us, block density) of the fastest block-sparse configuration, or None
     when no configuration's tiling has a zero block."""
@@ -188,9 +218,12 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
         w = cfg.workload
         loads = max(0.0, w.l2_bytes - sizes[1])
         ins = sizes[0] - sparse_bytes * (1.0 - density)
-        w = dataclasses.replace(w, flops=w.flops * density, l2_bytes=loads * density + sizes[1],
+        # the busiest SM's share of the dense work, not the average: row tiles differ in their
+        # non-zero tiles, and the kernel lasts as long as the SM with the most of them
+        busy = busiest_share(block_work(view, blk, operand, offsets), target.sms, math.ceil(view.K / k_tile))
+        w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
                                 dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
-                                shared_bytes_moved=w.shared_bytes_moved * density)
+                                shared_bytes_moved=w.shared_bytes_moved * busy)
         flops = dense_flops - contraction + round(contraction * density)
         sparse = KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
             ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
