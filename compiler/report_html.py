@@ -331,11 +331,16 @@ def technique_sentence(t: dict) -> str:
 
 
 def _waiting_members(joined: dict) -> str:
-    return ", ".join(f"{m['entry']} ({m['blocks']}, waits for {m['waits_for']})" for m in joined["members"])
+    return ", ".join(f"{m['entry']} ({m['blocks']}{_format(m)}, waits for {m['waits_for']})" for m in joined["members"])
 
 
 def _members(co_launch: dict) -> str:
-    return ", ".join(f"{m['entry']} ({m['blocks']})" for m in co_launch["members"])
+    return ", ".join(f"{m['entry']} ({m['blocks']}{_format(m)})" for m in co_launch["members"])
+
+
+def _format(member: dict) -> str:
+    """', bcsr 19%': a sparse member's format and density (report.json's rammer members)."""
+    return f", {member['format']} {member['density']:.0%}" if member.get("format") else ""
 
 
 def _details(report: dict) -> str:

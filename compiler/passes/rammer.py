@@ -114,11 +114,21 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
     return sorted(packs)
 
 
+def _member_kind(k: Kernel) -> dict:
+    """A member's kind, and its sparse format and density where SparTA gave it one (the launch's
+    own row in report.json sums the members' FLOPs; this says which member is sparse)."""
+    cfg = dict(k.config)
+    out = {"schedule": str(cfg.get("schedule", ""))}
+    if "format" in cfg:
+        out.update(format=cfg["format"], density=cfg.get("density"))
+    return out
+
+
 def _co_kernel(kernels: list[Kernel], times: tuple[float, float], types, target: Target, wave: int,
                record: dict) -> Kernel:
     co, apart = times
     k = co_launch(kernels)
-    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks,
+    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks, **_member_kind(m),
                 "predicted_us": round(kernel_us(m, types, target), 3)} for m in kernels]
     record["co_launches"].append({"entry": k.entry, "wave": wave, "block": list(k.block), "members": members,
                                   "predicted_us": {"co_launch": round(co, 3), "apart": round(apart, 3)}})
@@ -208,7 +218,7 @@ def _barrier_kernel(run: list, types, target: Target, record: dict) -> Kernel:
     for c in record["co_launches"]:      # the co-launches it takes in are no launches of their own now
         if c["entry"] in absorbed:
             c["joined_into"] = k.entry
-    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks, "waits_for": w,
+    members = [{"entry": m.entry, "ops": list(m.ops), "blocks": m.blocks, "waits_for": w, **_member_kind(m),
                 "predicted_us": round(kernel_us(m, types, target), 3)} for m, w in zip(kernels, waits)]
     record["barrier_launches"].append({"entry": k.entry, "block": list(k.block), "launches_joined": len(run),
                                        "members": members, "predicted_us": {"joined": round(joined_us, 3),

@@ -194,6 +194,18 @@ def test_bert_block_sparse_weights_are_found_and_their_gemms_specialised(bert_sp
     assert not off.report["sparsity"]["enabled"] and not off.report["sparsity"]["kernels"]
 
 
+def test_co_launched_members_say_which_are_sparse(bert_sparse):
+    """Rammer puts the Q, K and V projections in one launch; the launch's report row sums their
+    FLOPs, and the schedule's members say each one's kind, format and density (the HTML too)."""
+    from compiler.report_html import report_html
+    _, on, off = bert_sparse
+    members = [m for c in on.report["schedule"]["co_launches"] for m in c["members"]]
+    sparse = [m for m in members if m.get("format") == "bcsr"]
+    assert sparse and all(m["schedule"] == "roller_block_sparse_gemm" and 0 < m["density"] < 1 for m in sparse)
+    assert not any("format" in m for c in off.report["schedule"]["co_launches"] for m in c["members"])
+    assert f"bcsr {sparse[0]['density']:.0%}" in report_html(on.report)
+
+
 def test_bert_block_sparse_is_right_on_the_host_harness(bert_sparse):
     path, on, _ = bert_sparse
     data = np.load(os.path.join(MODELS, "bert_block_sparse.npz"))
