@@ -29,8 +29,10 @@ def _target():
     return dataclasses.replace(get_target("h100"), arch=device_arch())
 
 
-@pytest.mark.parametrize("b,h,s,d,dtype,mask", CASES + [(1, 12, 128, 64, "float16", "padding"),
-                                                      (8, 16, 512, 64, "bfloat16", "causal")])
+# every other host case (tests/gpu shares make gpu-check's 180 s with the shared models), and two
+# sizes the host harness would take minutes over
+@pytest.mark.parametrize("b,h,s,d,dtype,mask", CASES[::2] + [(1, 12, 128, 64, "float16", "padding"),
+                                                          (8, 16, 512, 64, "bfloat16", "causal")])
 def test_flash_attention_on_gpu(b, h, s, d, dtype, mask, flash_only):
     import compiler
     from compiler.context import CompileOptions
