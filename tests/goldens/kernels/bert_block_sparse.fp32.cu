@@ -6,14 +6,14 @@
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
 // launch 4: matmul_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 5: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 6: matmul_k1 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 6: matmul_k1 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
 // launch 7: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 8: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 // launch 9: colaunch_k1 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
 // launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
 // launch 11: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 12: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 13: matmul_k4 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
+// launch 13: matmul_k4 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
 // launch 14: matmul_k5 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 
@@ -494,13 +494,13 @@ BY_DEVICE_CONST int by_bcsr_b33f2d733de0_kt[128] = {8, 9, 10, 11, 8, 9, 10, 11, 
 BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 96;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
-  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -511,7 +511,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
   const int by_kt0 = by_bcsr_b33f2d733de0_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_b33f2d733de0_off[(int)(by_n0 / 8) + 1] - by_kt0;
   for (int kt = 0; kt < by_nkt; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 64; e += 64) {
+    for (int e = tid; e < 32; e += 32) {
       const int kk = e % 8; const int rr = e / 8;
       const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_b33f2d733de0_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
@@ -520,9 +520,9 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 96 + kk * 12 + rr] = v;
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
       const int gr = by_br0 + rr; const int gk = (int)by_bcsr_b33f2d733de0_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
@@ -534,13 +534,13 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 96;
+    const float* const as = by_as + cur * 32;
     const float* const bs = by_bs + cur * 64;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
       for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
@@ -552,7 +552,7 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
@@ -977,13 +977,13 @@ BY_DEVICE_CONST int by_bcsr_157f279d94bf_kt[128] = {12, 13, 14, 15, 12, 13, 14, 
 BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 96;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
-  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -994,7 +994,7 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
   const int by_kt0 = by_bcsr_157f279d94bf_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_157f279d94bf_off[(int)(by_n0 / 8) + 1] - by_kt0;
   for (int kt = 0; kt < by_nkt; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 64; e += 64) {
+    for (int e = tid; e < 32; e += 32) {
       const int kk = e % 8; const int rr = e / 8;
       const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_157f279d94bf_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
@@ -1003,9 +1003,9 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 96 + kk * 12 + rr] = v;
+      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
       const int gr = by_br0 + rr; const int gk = (int)by_bcsr_157f279d94bf_kt[by_kt0 + (kt)] * 8 + kk;
       float v = 0;
@@ -1017,13 +1017,13 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 96;
+    const float* const as = by_as + cur * 32;
     const float* const bs = by_bs + cur * 64;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
       for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
@@ -1035,7 +1035,7 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
