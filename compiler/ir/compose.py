@@ -16,7 +16,8 @@ Every kind renders the composed expression as it renders any other: no fused ker
 from __future__ import annotations
 
 from .graph import TensorType
-from .texpr import ACC, FOLD_OPS, Expr, Fold, Load, TensorExpr, Var, cast, out_vars, replace_loads, substitute_vars
+from .texpr import (ACC, FOLD_OPS, Binary, Const, Expr, Fold, Load, TensorExpr, Var, cast, const, in_range,
+                    logical_and, out_vars, replace_loads, select, substitute_vars, walk)
 
 
 class NotComposable(ValueError):
@@ -114,5 +115,59 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
         (e_index,) = index
         a = stages[anchor].expr
         body = loads_of(anchor, substitute_vars(a.body, at(e_index)))
+        body = _guarded(body, e_index, a.output.shape, final.output.shape)
         te = TensorExpr(a.name, (), final.output, body, a.reduce, epilogue)
     return te.replace(inputs=tuple(ext_types.values())), tuple(ext_types)
+
+
+def _guarded(body: Expr, index: tuple[Expr, ...], extents, out_shape) -> Expr:
+    """The anchor's body with its loads guarded where the epilogue's index into the anchor can leave
+    the anchor's shape: a Concat after a conv computes the conv over the concatenated extent and
+    reads it only inside its own part, so the conv's weight must not be loaded beyond its rows.
+    A guarded load is 0 (Select is lazy: the load never runs); the epilogue never reads those."""
+    bounds = {f"i{d}": (0, n - 1) for d, n in enumerate(out_shape)}
+    conds = [in_range(x, 0, n) for x, n in zip(index, extents) if not _within(x, bounds, n)]
+    if not conds:
+        return body
+    cond = conds[0]
+    for c in conds[1:]:
+        cond = logical_and(cond, c)
+    names = {v.name for c in conds for v in _vars(c)}
+
+    def guard(ld: Load) -> Expr:
+        if not names & {v.name for i in ld.index for v in _vars(i)}:
+            return ld
+        return select(cond, ld, const(0, ld.dtype))
+    return replace_loads(body, guard)
+
+
+def _vars(e: Expr):
+    return (v for v in walk(e) if isinstance(v, Var))
+
+
+def _within(x: Expr, bounds: dict, n: int) -> bool:
+    """Whether index `x` stays in [0, n) over the output's domain (interval arithmetic on affine
+    index expressions; False when it cannot tell)."""
+    r = _interval(x, bounds)
+    return r is not None and r[0] >= 0 and r[1] <= n - 1
+
+
+def _interval(x: Expr, bounds: dict) -> tuple[int, int] | None:
+    if isinstance(x, Var):
+        return bounds.get(x.name)
+    if isinstance(x, Const) and isinstance(x.value, int):
+        return (x.value, x.value)
+    if isinstance(x, Binary):
+        a, b = _interval(x.a, bounds), _interval(x.b, bounds)
+        if a is None or b is None:
+            return None
+        if x.fn == "add":
+            return (a[0] + b[0], a[1] + b[1])
+        if x.fn == "sub":
+            return (a[0] - b[1], a[1] - b[0])
+        if x.fn == "mul":
+            p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+            return (min(p), max(p))
+        if x.fn in ("idiv", "imod") and b[0] == b[1] and b[0] > 0 and a[0] >= 0:
+            return (a[0] // b[0], a[1] // b[0]) if x.fn == "idiv" else (0, min(a[1], b[0] - 1))
+    return None

@@ -163,3 +163,35 @@ def test_cli_disable_welder(tmp_path):
     r = subprocess.run([sys.executable, "-m", "compiler", "compile", str(src), "-o", str(tmp_path / "x"),
                         "--disable", "warp_drive"], capture_output=True, text=True)
     assert r.returncode == 2 and "cannot disable 'warp_drive'" in r.stderr
+
+
+def test_a_concat_after_a_conv_never_loads_past_the_weight():
+    """Concat(relu(conv1x1(x)), relu(conv3x3(x))) as SqueezeNet's fire modules write it: the 1x1
+    conv and the Concat become one kernel whose product runs over all 10 output channels and is
+    read only in its own 4, so loads of its weight past those rows are guarded (ir/compose.py
+    `_guarded`). AddressSanitizer on the host harness checks every load's bounds (without the
+    guard: a heap-buffer-overflow right of w1)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    rng = np.random.default_rng(21)
+    w1 = rng.standard_normal((4, 8, 1, 1)).astype(np.float32)
+    w3 = rng.standard_normal((6, 8, 3, 3)).astype(np.float32)
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w1"], ["a"]), helper.make_node("Relu", ["a"], ["ra"]),
+                           helper.make_node("Conv", ["x", "w3"], ["b"], pads=[1, 1, 1, 1]),
+                           helper.make_node("Relu", ["b"], ["rb"]),
+                           helper.make_node("Concat", ["ra", "rb"], ["z"], axis=1)], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 9, 9])],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 10, 9, 9])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w3, "w3")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    art = compile(model.SerializeToString(), "h100", CompileOptions(build=False))
+    assert any({"Conv_0", "Concat_4"} <= set(k["ops"]) for k in art.report["kernels"])
+    x = rng.standard_normal((1, 8, 9, 9)).astype(np.float32)
+    got = Executor(art.plan, make_backend("host", mode="asan")).run({"x": x})["z"]
+    import onnxruntime as ort
+    (want,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
