@@ -22,7 +22,7 @@ import math
 from enum import Enum
 
 from ..ir.dtypes import DType
-from ..ir.texpr import Binary, Const, Expr, Load, TensorExpr, Var, binary, const, fold_axes, walk
+from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, const, fold_axes, index_interval, walk
 from .views import affine
 
 INDEX = DType.int64
@@ -163,33 +163,6 @@ def _digits(form, strides, shape, extents) -> tuple[Expr, ...] | None:
 Box = tuple[tuple[int, int], ...]      # inclusive bounds per axis
 
 
-def _interval(e: Expr, env: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
-    if isinstance(e, Var):
-        return env.get(e.name)
-    if isinstance(e, Const):
-        return None if isinstance(e.value, float) else (int(e.value), int(e.value))
-    if not isinstance(e, Binary):
-        return None
-    a, b = _interval(e.a, env), _interval(e.b, env)
-    if a is None or b is None:
-        return None
-    if e.fn == "add":
-        return a[0] + b[0], a[1] + b[1]
-    if e.fn == "sub":
-        return a[0] - b[1], a[1] - b[0]
-    if e.fn == "mul":
-        p = [x * y for x in a for y in b]
-        return min(p), max(p)
-    if e.fn in ("min", "max"):
-        f = min if e.fn == "min" else max
-        return f(a[0], b[0]), f(a[1], b[1])
-    if e.fn in ("idiv", "imod") and b[0] == b[1] and b[0] > 0 and a[0] >= 0:
-        if e.fn == "idiv":
-            return a[0] // b[0], a[1] // b[0]
-        return (a[0] % b[0], a[1] % b[0]) if a[1] // b[0] == a[0] // b[0] else (0, b[0] - 1)
-    return None
-
-
 def input_region(te: TensorExpr, arg: int, tile: dict[str, tuple[int, int]]) -> Box:
     """The box of input `arg` that `te` reads for the output tile `tile` (inclusive bounds per
     output variable; missing ones span their axis); reduction variables span their axes. An
@@ -200,7 +173,7 @@ def input_region(te: TensorExpr, arg: int, tile: dict[str, tuple[int, int]]) -> 
     box = [None] * len(shape)
     for ld in loads_of(te, arg):
         for d, x in enumerate(ld.index):
-            iv = _interval(x, env) or (0, shape[d] - 1)
+            iv = index_interval(x, env) or (0, shape[d] - 1)
             iv = (max(0, iv[0]), min(shape[d] - 1, iv[1]))
             box[d] = iv if box[d] is None else (min(box[d][0], iv[0]), max(box[d][1], iv[1]))
     return tuple(b if b is not None else (0, n - 1) for b, n in zip(box, shape))

@@ -16,7 +16,7 @@ Every kind renders the composed expression as it renders any other: no fused ker
 from __future__ import annotations
 
 from .graph import TensorType
-from .texpr import (ACC, FOLD_OPS, Binary, Const, Expr, Fold, Load, TensorExpr, Var, cast, const, in_range,
+from .texpr import (ACC, FOLD_OPS, Expr, Fold, Load, TensorExpr, Var, cast, const, in_range, index_interval,
                     logical_and, out_vars, replace_loads, select, substitute_vars, walk)
 
 
@@ -135,7 +135,7 @@ def _guarded(body: Expr, index: tuple[Expr, ...], extents, out_shape) -> Expr:
     names = {v.name for c in conds for v in _vars(c)}
 
     def guard(ld: Load) -> Expr:
-        if not names & {v.name for i in ld.index for v in _vars(i)}:
+        if not names & {v.name for v in _vars(ld)}:
             return ld
         return select(cond, ld, const(0, ld.dtype))
     return replace_loads(body, guard)
@@ -146,28 +146,6 @@ def _vars(e: Expr):
 
 
 def _within(x: Expr, bounds: dict, n: int) -> bool:
-    """Whether index `x` stays in [0, n) over the output's domain (interval arithmetic on affine
-    index expressions; False when it cannot tell)."""
-    r = _interval(x, bounds)
+    """Whether index `x` stays in [0, n) over the output's domain (False when it cannot tell)."""
+    r = index_interval(x, bounds)
     return r is not None and r[0] >= 0 and r[1] <= n - 1
-
-
-def _interval(x: Expr, bounds: dict) -> tuple[int, int] | None:
-    if isinstance(x, Var):
-        return bounds.get(x.name)
-    if isinstance(x, Const) and isinstance(x.value, int):
-        return (x.value, x.value)
-    if isinstance(x, Binary):
-        a, b = _interval(x.a, bounds), _interval(x.b, bounds)
-        if a is None or b is None:
-            return None
-        if x.fn == "add":
-            return (a[0] + b[0], a[1] + b[1])
-        if x.fn == "sub":
-            return (a[0] - b[1], a[1] - b[0])
-        if x.fn == "mul":
-            p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
-            return (min(p), max(p))
-        if x.fn in ("idiv", "imod") and b[0] == b[1] and b[0] > 0 and a[0] >= 0:
-            return (a[0] // b[0], a[1] // b[0]) if x.fn == "idiv" else (0, min(a[1], b[0] - 1))
-    return None

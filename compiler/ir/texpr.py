@@ -264,6 +264,36 @@ def in_range(idx: Expr, lo: int, hi: int) -> Expr:
     return logical_and(binary("ge", idx, lo), binary("lt", idx, hi))
 
 
+def index_interval(e: Expr, env: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    """Inclusive bounds of an integer index expression whose variables lie in `env`'s bounds
+    (interval arithmetic over +, -, *, min, max and division and remainder by a positive
+    constant); None when it cannot tell (a loaded or float value, another operation)."""
+    if isinstance(e, Var):
+        return env.get(e.name)
+    if isinstance(e, Const):
+        return None if isinstance(e.value, float) else (int(e.value), int(e.value))
+    if not isinstance(e, Binary):
+        return None
+    a, b = index_interval(e.a, env), index_interval(e.b, env)
+    if a is None or b is None:
+        return None
+    if e.fn == "add":
+        return a[0] + b[0], a[1] + b[1]
+    if e.fn == "sub":
+        return a[0] - b[1], a[1] - b[0]
+    if e.fn == "mul":
+        p = [x * y for x in a for y in b]
+        return min(p), max(p)
+    if e.fn in ("min", "max"):
+        f = min if e.fn == "min" else max
+        return f(a[0], b[0]), f(a[1], b[1])
+    if e.fn in ("idiv", "imod") and b[0] == b[1] and b[0] > 0 and a[0] >= 0:
+        if e.fn == "idiv":
+            return a[0] // b[0], a[1] // b[0]
+        return (a[0] % b[0], a[1] % b[0]) if a[1] // b[0] == a[0] // b[0] else (0, b[0] - 1)
+    return None
+
+
 def out_vars(rank: int) -> tuple[Var, ...]:
     """The output index variables i0..i{rank-1}."""
     return tuple(Var(f"i{k}") for k in range(rank))

@@ -28,6 +28,7 @@ S = Q.K^T and O += P.V are m16n8k16 mma.sync with P taken from S's accumulators 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -165,14 +166,10 @@ def analyse(spec: KernelSpec) -> Attention | str:
     if rte.reduce is None or rte.reduce.op != "sum" or len(rte.reduce.axes) != 1:
         return "the resident stage is not a contraction over one axis"
     key = f"i{rte.output.rank - 1}"
-    factors = _factors(rte.body)
-    if factors is None:
-        return "the resident stage's body is not a product of two factors"
-    x, y = factors
-    if key in _names(x):
-        x, y = y, x
-    if key in _names(x):
-        return "both factors of the product read the key"
+    sides = _sides(rte.body, lambda f: key not in vars_of(f))
+    if sides is None:
+        return "the resident stage is not a product of a query side and a key side"
+    x, y = sides
     # the logit: the max's body, S read as a Var
     logit = _resident_as_var(mx, res.output)
     if logit is None or _reads_stats(mx, logit, chain):
@@ -189,15 +186,11 @@ def analyse(spec: KernelSpec) -> Attention | str:
     fte = fin.expr
     if fte.reduce is None or fte.reduce.op != "sum" or len(fte.reduce.axes) != 1:
         return "the final stage is not a contraction over the keys"
-    factors = _factors(fte.body)
-    if factors is None:
-        return "the final stage's body is not a product"
     stat_values = {res.output, mx.output, sm.output}
-    w, v = factors
-    if _reads_values(fin, v, stat_values):
-        w, v = v, w
-    if _reads_values(fin, v, stat_values):
-        return "both factors of the final product read the rows"
+    sides = _sides(fte.body, lambda f: _reads_values(fin, f, stat_values))
+    if sides is None:
+        return "the final stage is not a product of weights and values"
+    w, v = sides
     # the final's variables as the statistics': its rows, and its key (a constant 0 when there is
     # one key: the lowering indexes an extent-1 axis by 0)
     key_index = Const(0, DType.int64) if chain.length == 1 else Var(key_var)
@@ -211,15 +204,15 @@ def analyse(spec: KernelSpec) -> Attention | str:
     epilogue = None
     if fte.epilogue is not None and not (isinstance(fte.epilogue, Var) and fte.epilogue.name == "acc"):
         epilogue = _stats_as_vars(fin, fte.epilogue, mx.output, sm.output)
-        if epilogue is None or _reads_values(fin, epilogue, {res.output}):
+        if _reads_values(fin, epilogue, {res.output}):
             return "the final epilogue reads the rows other than through m and l"
     for st in (mx, sm):
         e = st.expr.epilogue
         if e is not None and any(isinstance(n, Load) for n in walk(e)):
             return f"{st.expr.name}: its epilogue loads"
     # heads: the leading row axes the key and value factors read (a block's rows share them)
-    k_rows = {int(n[1:]) for n in _names(y) if n.startswith("i") and n[1:].isdigit() and n != key}
-    v_rows = {fin.row_axes.index(int(n[1:])) for n in _names(v) if n.startswith("i") and n[1:].isdigit()
+    k_rows = {int(n[1:]) for n in vars_of(y) if n.startswith("i") and n[1:].isdigit() and n != key}
+    v_rows = {fin.row_axes.index(int(n[1:])) for n in vars_of(v) if n.startswith("i") and n[1:].isdigit()
               and int(n[1:]) in fin.row_axes}
     heads = 1 + max(k_rows | v_rows, default=-1)
     att = Attention(chain, elem, heads, rte.reduce.extent, x, y,
@@ -242,21 +235,31 @@ def _elem(spec: KernelSpec, te: TensorExpr) -> DType | None:
     return None
 
 
-def _factors(body: Expr) -> tuple[Expr, Expr] | None:
-    """The two factors of a product (under a widening cast)."""
+def _sides(body: Expr, first) -> tuple[Expr, Expr] | None:
+    """The factors of a product (under a float cast) split in two: the product of those for which
+    `first(factor)` holds, and of the rest; None when either side is empty."""
     if isinstance(body, Cast) and body.dtype.is_float:
         body = body.x
-    if isinstance(body, Binary) and body.fn == "mul":
-        return body.a, body.b
-    return None
-
-
-def _names(e: Expr) -> set[str]:
-    return vars_of(e)
+    factors = _product(body)
+    a = [f for f in factors if first(f)]
+    b = [f for f in factors if not first(f)]
+    if not a or not b:
+        return None
+    return functools.reduce(lambda p, q: Binary("mul", p, q, body.dtype), a), \
+        functools.reduce(lambda p, q: Binary("mul", p, q, body.dtype), b)
 
 
 def _is_acc(e: Expr | None) -> bool:
     return e is None or (isinstance(e, Var) and e.name == "acc")
+
+
+def _product(e: Expr) -> list[Expr]:
+    """The factors of a product tree. Unlike views.mul_factors (a tiled GEMM's operands, which must
+    share the product's type), any float types: the Attention op's weights are fp32 and its V fp16,
+    and this kernel computes every product in fp32."""
+    if isinstance(e, Binary) and e.fn == "mul":
+        return _product(e.a) + _product(e.b)
+    return [e]
 
 
 def _reads_values(r: Reader, e: Expr, values: set[str]) -> bool:
@@ -280,7 +283,8 @@ def _resident_as_var(r: Reader, value: str) -> Expr | None:
     return out if found else None
 
 
-def _stats_as_vars(r: Reader, e: Expr, m: str, l_: str) -> Expr | None:
+def _stats_as_vars(r: Reader, e: Expr, m: str, l_: str) -> Expr:
+    """`e` with its loads of the statistics m and l as Vars M_VALUE and L_VALUE."""
     def f(ld: Load) -> Expr:
         v = r.values[ld.arg]
         return Var(M_VALUE, ld.dtype) if v == m else Var(L_VALUE, ld.dtype) if v == l_ else ld
@@ -384,9 +388,9 @@ def tiling_of(config: KernelConfig) -> Tiling:
     return Tiling(blk.size("m"), blk.size("n"), blk.size("k"), blk.size("v"))
 
 
-def predict_us(att: Attention, spec: KernelSpec, target: Target) -> float:
-    """The micro-model's time of the kernel, plus a launch."""
-    return predict(configuration(att, spec), target).us + LAUNCH_US
+def predict_us(config: KernelConfig, target: Target) -> float:
+    """The micro-model's time of a configuration's kernel, plus a launch."""
+    return predict(config, target).us + LAUNCH_US
 
 
 def available(target: Target, att: Attention) -> bool:

@@ -69,22 +69,18 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
 
 
 def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: bool, speedup=None) -> None:
-    """Grow a chain from step k; place it when the cost model predicts a gain."""
-    members, spec, stop = _grow(k, steps, readers, pinned, taken, statistics)
-    if spec is None:
+    """Grow a chain from step k; place it, as the kind predicted fastest, when that beats its
+    members apart."""
+    members, kinds, stop = _grow(k, steps, readers, pinned, taken, statistics, target)
+    if not kinds:
         return
     faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
     apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
-    kinds = _fused_kinds(spec, target)
-    if not kinds:
-        record["declined"].append({"ops": list(spec.ops), "reason": "its rows do not fit in shared memory and it "
-                                   "is not attention the tensor cores take", "predicted_us": {"apart": round(apart, 3)}})
-        return
-    kind = min(kinds, key=kinds.get)
-    fused = kinds[kind]
+    kind = min(kinds, key=lambda n: kinds[n][0])
+    fused, spec = kinds[kind]
     predicted = {"fused": round(fused, 3), "apart": round(apart, 3), "kind": kind}
     if len(kinds) > 1:
-        predicted["kinds"] = {k: round(v, 3) for k, v in kinds.items()}
+        predicted["kinds"] = {n: round(us, 3) for n, (us, _) in kinds.items()}
     if any(f > 1.0 for f in faster):
         predicted["apart_with_sparse_members"] = sum(f > 1.0 for f in faster)
     if not pays(fused, apart):
@@ -92,9 +88,6 @@ def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: 
                                    "predicted_us": predicted})
         return
     taken.update(members)
-    if kind == flash_attention.NAME:    # the kind and its block shape, priced by the micro-model
-        att = flash_attention.analyse(spec)
-        spec = dataclasses.replace(spec, kind=kind, config=flash_attention.configuration(att, spec))
     placed[members[-1]] = ComputeStep(spec)
     record["removed"] += len(members) - 1
     record["groups"].append({"ops": list(spec.ops), "carried": {v: lvl.value for v, lvl in spec.carried},
@@ -130,8 +123,9 @@ def _joined(members: list[KernelSpec]) -> KernelSpec:
                       precision=next((m.precision for m in members if m.precision), None))
 
 
-def _grow(start: int, steps, readers, pinned, taken, statistics: bool):
-    """(members, their spec, why growth stopped); spec None when no useful chain forms."""
+def _grow(start: int, steps, readers, pinned, taken, statistics: bool, target: Target):
+    """(members, the kinds that render them as one kernel (`_fused_kinds`), why growth stopped);
+    no kinds when no useful chain forms. A chain longer than any kind renders is cut back."""
     members = [start]
     stop = ""
     while True:
@@ -148,19 +142,23 @@ def _grow(start: int, steps, readers, pinned, taken, statistics: bool):
             stop = f"{steps[c].spec.name}: {why}"
             break
         members.append(c)
-    # drop members from the end until only the last value leaves the group and it is a useful chain
+    # drop members from the end until only the last value leaves the group, it is a useful chain
+    # and some kind renders it (rows that fit in shared memory, or attention on tensor cores)
     while len(members) > 1:
         spec = _joined([steps[k].spec for k in members])
         inside = set(members)
         inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
         leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
         chain = resident_rows.analyse(spec, fit=False)
-        if not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec, statistics):
-            return members, spec, stop
+        useful = not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec, statistics)
+        kinds = _fused_kinds(spec, target) if useful else {}
+        if kinds:
+            return members, kinds, stop
         stop = (f"{', '.join(leaks)} is read outside the group" if leaks else
-                chain if isinstance(chain, str) else "no rows kept resident")
+                chain if isinstance(chain, str) else "no rows kept resident" if not useful else
+                "its rows do not fit in shared memory and it is not attention the tensor cores take")
         members.pop()
-    return members, None, stop
+    return members, {}, stop
 
 
 def _useful(chain: resident_rows.RowChain, first: KernelSpec, statistics: bool) -> bool:
@@ -175,16 +173,19 @@ def _useful(chain: resident_rows.RowChain, first: KernelSpec, statistics: bool) 
     return bool(chain.stats) and (chain.resident is not None or not first.composable)
 
 
-def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, float]:
-    """The kinds that can render the chain as one kernel, with their predicted times: blocks
-    owning whole rows when the rows fit in shared memory; the online softmax over key tiles on
-    tensor cores when the chain is attention in fp16/bf16 and the target has mma.sync."""
+def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, KernelSpec]]:
+    """The kinds that can render the chain as one kernel: each one's predicted time and the spec
+    as it would be placed. Blocks owning whole rows (the spec as it is) when the rows fit in
+    shared memory; the online softmax over key tiles on tensor cores (the spec with that kind and
+    its configuration) when the chain is attention in fp16/bf16 and the target has mma.sync."""
     out = {}
     if isinstance(resident_rows.analyse(spec), resident_rows.RowChain):
-        out[resident_rows.NAME] = _predict_us(spec, target)
+        out[resident_rows.NAME] = (_predict_us(spec, target), spec)
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
-        out[flash_attention.NAME] = flash_attention.predict_us(att, spec, target)
+        cfg = flash_attention.configuration(att, spec)
+        out[flash_attention.NAME] = (flash_attention.predict_us(cfg, target),
+                                     dataclasses.replace(spec, kind=flash_attention.NAME, config=cfg))
     return out
 
 

@@ -50,9 +50,9 @@ def test_the_busiest_sm_sets_the_share_of_the_dense_work():
 def test_weight_zeros_concentrated_in_few_row_tiles_are_priced_slower_than_spread():
     """The same density of non-zero 32x32 blocks (1/8 of them), either spread over every column
     tile or packed into the first eighth of the weight's columns, whose blocks walk every k tile
-    while the rest idle. Priced by the average both cost the same (2.546 us on h100 before the
-    busiest SM was modelled); now the packed weight costs more, and its best tiling is smaller
-    tiles that spread its dense columns over more SMs."""
+    while the rest idle. Priced by the average both would cost the same; priced by the busiest SM
+    the packed weight costs more, and its best tiling is smaller tiles that spread its dense
+    columns over more SMs."""
     from compiler.passes.sparta_specialize import _best_sparse
     from compiler.ir.texpr import TensorExpr, load, out_vars, reduce_vars, Reduce
     from compiler.ir.graph import TensorType
