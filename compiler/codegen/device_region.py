@@ -204,7 +204,9 @@ class _Emitter:
                                       f"{m[1]}_all + (threadIdx.x / {n}u) * {per}u;", source)
         # called, not inlined: a body a loop calls at several steps (every layer of a stacked
         # recurrence) is compiled once, and NVRTC's time stays that of the bodies apart
-        source = source.replace(f"BY_DEVICE void {k.body}(", f"BY_DEVICE_CALLED void {k.body}(")
+        # (a co-launch's member bodies too: the same body may be a co-launch member at one step
+        # and launched on its own at another, and must be defined once, the same way)
+        source = _BODY_DEF.sub(r"BY_DEVICE_CALLED void \1(", source)
         for chunk in _definitions(source):
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]
@@ -387,6 +389,9 @@ class _Emitter:
                    ops=tuple(op for k in kernels for op in k.ops), carried=tuple(c for k in kernels for c in k.carried),
                    config=(("region", region.node or prefix),))
         return RegionKernel(k, tuple(self.types.items()), tuple(self.constants.items()))
+
+
+_BODY_DEF = re.compile(r"BY_DEVICE void (\w+_body)\(")
 
 
 def _axis_extent(t: TensorType, axis: int) -> int:

@@ -241,6 +241,22 @@ def test_report_lists_every_region(disable):
         assert art.report["schedule"]["cuda_graph"]["replayed"] is True
 
 
+def test_a_body_co_launched_at_one_step_and_alone_at_another_is_defined_once(tmp_path):
+    # without the welder stage, rnn_loop's body has the same add kernel inside a rammer co-launch
+    # and launched alone: NVRTC refused the region kernel that defined it twice
+    from kernel_cache import KernelStore
+    path = os.path.join(MODELS, "rnn_loop.onnx")
+    art = compiler.compile(path, "h100", CompileOptions(disable=("welder",)), store=KernelStore(str(tmp_path)))
+    (region,) = [k for k in art.report["kernels"] if k["name"].startswith("device_loop_")]
+    assert art.report["control_flow"]["regions"][0]["runs"] == "device"
+    data = np.load(os.path.join(MODELS, "rnn_loop.npz"))
+    inputs = {k[3:]: data[k] for k in data.files if k.startswith("in:")}
+    got = Executor(art.plan, HostBackend(mode="default")).run(inputs)
+    for k in data.files:
+        if k.startswith("out:"):
+            np.testing.assert_allclose(got[k[4:]], data[k], rtol=1e-4, atol=1e-5)
+
+
 def test_loop_invariant_work_is_hoisted_out_of_the_body():
     """A body step that reads only values from outside the loop (and constants) runs once, before
     the loop; the loop's kernel no longer contains it. Right on the device and on the host."""
