@@ -3,9 +3,12 @@ launch. The hardware blocks are the members' virtual grids laid end to end; the 
 body is a dispatcher that calls one member's body per block, with that member's block index and
 grid (codegen/block_function.py: bodies read their position only through by_block). So a
 co-launch is itself one body and one wrapper, which a persistent kernel could call in turn.
-Members share a block shape (threadIdx and blockDim stay the hardware's); shared memory is the
-largest member's; identical member sources are included once (their names are content hashes,
-so distinct sources never clash).
+Members share a block shape (threadIdx and blockDim stay the hardware's), or are all
+one-dimensional: then the launch's block is the widest member's and a narrower member runs on
+its first threads, the others idle for its blocks; its body sees its own width (blockDim.x) and
+syncs its own threads on hardware barrier 1 instead of __syncthreads (`narrowed`). Shared memory
+is the largest member's; identical member sources are included once (their names are content
+hashes, so distinct sources never clash; a narrowed body is renamed for its width).
 
 The barrier variant (`co_launch(parts, waits=...)`) also runs members that depend on each other:
 a block of a member first waits on the step counters (prelude: by_step_wait) of the members it
@@ -37,14 +40,47 @@ def can_co_launch(k: Kernel) -> str | None:
     return None
 
 
+# what a body run on fewer threads than the launch's block cannot use: block-wide reductions over
+# barrier 0, and the block's size other than by component
+_NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
+_SYNCTHREADS = re.compile(r"\b__syncthreads\(\)")
+_BLOCK_DIM = re.compile(r"\bblockDim\.([xyz])\b")
+
+
+def launch_block(parts: Sequence[Kernel]) -> tuple[int, int, int] | None:
+    """The block a co-launch of `parts` runs: their common shape, or, when they are all
+    one-dimensional and each narrower one can run on the first threads of a wider block (a
+    multiple of 32 threads, no block-wide vote, blockDim only by component), the widest; else None."""
+    shapes = {k.block for k in parts}
+    if len(shapes) == 1:
+        return next(iter(shapes))
+    if any(k.block[1:] != (1, 1) or k.threads % 32 for k in parts):
+        return None
+    widest = max(k.threads for k in parts)
+    if any(k.threads < widest and _NARROW_OBSTACLES.search(k.source) for k in parts):
+        return None
+    return (widest, 1, 1)
+
+
+def narrowed(body_source: str, k: Kernel) -> str:
+    """k's body (and its helpers) as run by the first k.threads threads of a wider block: renamed
+    for its width, its blockDim its own, its barriers over its own threads (hardware barrier 1)."""
+    n = k.threads
+    source = re.sub(rf"\b{re.escape(k.entry)}", f"{k.entry}_w{n}", body_source)
+    source = _BLOCK_DIM.sub(lambda m: f"{n}u" if m[1] == "x" else "1u", source)
+    return _SYNCTHREADS.sub(f"by_part_sync(1u, {n}u)", source)
+
+
 def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = None,
               blocks_per_sm: int = 1) -> Kernel:
-    """One kernel running `parts` (at least two, one block shape, each co-launchable), each on its
-    own range of hardware blocks; its params are the parts' params in order. With `waits` (for
-    each part, the earlier parts whose blocks must all be done before any of its blocks start),
-    the barrier variant: cooperative, with launch bounds of `blocks_per_sm` blocks per SM."""
-    if len(parts) < 2 or len({k.block for k in parts}) != 1:
-        raise ValueError("a co-launch runs two or more kernels of one block shape")
+    """One kernel running `parts` (at least two, of one block shape or all one-dimensional: see
+    `launch_block`; each co-launchable), each on its own range of hardware blocks; its params are
+    the parts' params in order. With `waits` (for each part, the earlier parts whose blocks must
+    all be done before any of its blocks start), the barrier variant: cooperative, with launch
+    bounds of `blocks_per_sm` blocks per SM."""
+    block = launch_block(parts)
+    if len(parts) < 2 or block is None:
+        raise ValueError("a co-launch runs two or more kernels of one block shape, or one-dimensional ones")
     for k in parts:
         why = can_co_launch(k)
         if why is not None:
@@ -61,6 +97,10 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
     start = 0
     for j, k in enumerate(parts):
         body_source, params = split_wrapper(k.source, k.entry)
+        body = k.body
+        if k.threads < block[0]:
+            body_source = narrowed(body_source, k)
+            body = f"{k.entry}_w{k.threads}_body"
         if steps is not None:
             body_source = body_source.replace("__restrict__", "")
         helpers[body_source] = None
@@ -72,7 +112,9 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
             ours.append(f"m{j}_{name}")
         n = k.blocks
         gx, gy, gz = k.grid
-        call = f"{k.body}({', '.join(ours + [f'by_block_at(by_b - {start}u, dim3({gx}, {gy}, {gz}))'])});"
+        call = f"{body}({', '.join(ours + [f'by_block_at(by_b - {start}u, dim3({gx}, {gy}, {gz}))'])});"
+        if k.threads < block[0]:
+            call = f"{{ if (threadIdx.x < {k.threads}u) {call} }}"   # braced: the dispatch's else is not its
         test = f"{'if' if j == 0 else 'else if'} (by_b < {start + n}u)"
         if steps is None:
             lines.append(f"  {test} {call}")
@@ -82,7 +124,7 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
                 lines.append(f"    by_step_wait(&{steps}[{w}], {parts[w].blocks}u);")
             lines += [f"    {call}", f"    by_step_signal(&{steps}[{j}]);", "  }"]
         start += n
-    threads = parts[0].threads
+    threads = block[0] * block[1] * block[2]
     bounds: tuple[int, ...] = (threads,)
     helper_text = "".join(helpers).rstrip("\n")
     if steps is not None:
@@ -92,6 +134,6 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
     entry, source = finish_kernel("colaunch" if steps is None else "barrier", decls, lines, launch_bounds=bounds,
                                   helpers=helper_text)
     params: tuple[KernelParam, ...] = tuple(p for k in parts for p in k.params)
-    return Kernel(entry=entry, source=source, params=params, grid=(start, 1, 1), block=parts[0].block,
+    return Kernel(entry=entry, source=source, params=params, grid=(start, 1, 1), block=block,
                   shared_bytes=max(k.shared_bytes for k in parts), ops=tuple(op for k in parts for op in k.ops),
                   carried=tuple(c for k in parts for c in k.carried), cooperative=steps is not None)

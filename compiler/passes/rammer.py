@@ -5,7 +5,7 @@ At batch 1 many kernels have fewer blocks than the GPU has SMs, and each launch 
 microseconds. Every rendered kernel is an rOperator whose blocks are its rTasks; the SMs are the
 vEUs. The plan's steps are put in wavefront order (analysis/waves.py: every wave after the waves
 it reads from, plan order within a wave), and in each wave the kernels that leave the GPU partly
-empty are packed, per block shape, into co-launches (codegen/co_launch.py) while their blocks stay
+empty are packed, per block shape (one-dimensional blocks of any width together), into co-launches (codegen/co_launch.py) while their blocks stay
 resident together: at most `sms x blocks per SM` of the most demanding member (the micro-model's
 occupancy: Roller's register estimate where Roller tiled the kernel), so no member waits for
 another's blocks. A pack is kept only where the cost model
@@ -25,11 +25,11 @@ import dataclasses
 import itertools
 
 from ..analysis.waves import waves
-from ..codegen.co_launch import can_co_launch, co_launch
+from ..codegen.co_launch import can_co_launch, co_launch, launch_block
 from ..ir.dataflow import map_bodies
 from ..ir.kernel import Kernel
 from ..ir.plan import LaunchStep, Plan
-from ..roller.cost_model import LAUNCH_US, kernel_bytes, kernel_us, members_flops, resident_per_sm
+from ..roller.cost_model import LAUNCH_US, kernel_bytes, kernel_us, members_flops, resident_blocks, resident_per_sm
 from ..targets import Target
 
 
@@ -95,12 +95,13 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
     by_shape: dict[tuple, list[list[int]]] = {}
     for k in cands:
         kern = steps[k].kernel
-        open_ = by_shape.setdefault(kern.block, [])
+        # one-dimensional blocks of any width pack together (the narrower on the first threads)
+        shape = ("1-d",) if launch_block([kern, _WIDE]) else kern.block
+        open_ = by_shape.setdefault(shape, [])
         cur = open_[-1] if open_ else None
         if cur is not None:
             ks = [steps[j].kernel for j in cur] + [kern]
-            capacity = target.sms * min(resident_per_sm(x, target) for x in ks)
-            if sum(x.blocks for x in ks) <= capacity:
+            if launch_block(ks) is not None and sum(x.blocks for x in ks) <= target.sms * resident_together(ks, target):
                 cur.append(k)
                 continue
         open_.append([k])
@@ -112,6 +113,20 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
             if times[0] < times[1]:
                 packs.append((pack, times))
     return sorted(packs)
+
+
+# a one-dimensional block wider than any kernel's: `launch_block([k, _WIDE])` says whether k can run
+# on the first threads of a wider block
+_WIDE = Kernel(entry="by_wide", source="", params=(), grid=(1, 1, 1), block=(2048, 1, 1))
+
+
+def resident_together(kernels: list[Kernel], target: Target) -> int:
+    """Blocks per SM a launch of `kernels` holds: the fewest any member allows, each at the
+    launch's block width (a narrower member's blocks take the widest's threads) and shared memory."""
+    block = launch_block(kernels)
+    threads = block[0] * block[1] * block[2] if block else max(k.threads for k in kernels)
+    shared = max(k.shared_bytes for k in kernels)
+    return max(1, min([resident_per_sm(k, target) for k in kernels] + [resident_blocks(threads, shared, 0, target)]))
 
 
 def _member_kind(k: Kernel) -> dict:
@@ -180,9 +195,9 @@ def _parts(item) -> list[Kernel]:
 
 def _fits(items: list, target: Target) -> bool:
     kernels = [k for item in items for k in _parts(item)]
-    if len({k.block for k in kernels}) != 1:
+    if launch_block(kernels) is None:
         return False
-    return sum(k.blocks for k in kernels) <= target.sms * min(resident_per_sm(k, target) for k in kernels)
+    return sum(k.blocks for k in kernels) <= target.sms * resident_together(kernels, target)
 
 
 def _unit_us(item, types, target: Target) -> float:
@@ -207,7 +222,8 @@ def _barrier_kernel(run: list, types, target: Target, record: dict) -> Kernel:
     written: dict[str, int] = {}
     waits: list[list[int]] = []
     for j, k in enumerate(kernels):
-        waits.append(sorted({written[p.value] for p in k.params if not p.output and p.value in written}))
+        # what it reads, and what it writes again (a scatter's updates after its copy)
+        waits.append(sorted({written[p.value] for p in k.params if p.value in written}))
         for p in k.params:
             if p.output:
                 written[p.value] = j

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 import pytest
-from onnx import helper
+from onnx import TensorProto, helper, numpy_helper
 
 from compiler import compile
 from compiler.analysis.waves import step_dependencies, waves
 from compiler.codegen.co_launch import co_launch
+from compiler.ir.dataflow import writes
 from compiler.pipeline import CompileOptions, plan_before
 from compiler.runtime.executor import Executor, make_backend
 from compiler.targets import get_target
@@ -63,6 +64,37 @@ def test_parallel_branches_share_launches_and_stay_right():
         assert kernel["ops"] == [op for m in co["members"] for op in m["ops"]]
 
 
+@pytest.mark.parametrize("barriers", [False, True])
+def test_a_value_written_in_two_steps_orders_them(barriers):
+    """ScatterElements lowers to a copy of the data, then its updates in place: two kernels that
+    write one value, of different widths. They are in different waves (never one co-launch), and a
+    joined launch makes the updates wait for the copy."""
+    idx = np.array([[1, 0, 3], [0, 2, 1]], np.int64)
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("ScatterElements", ["r", "i", "u"], ["y"], axis=1)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4]),
+                                       helper.make_tensor_value_info("u", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+                          [numpy_helper.from_array(idx, "i")])
+    data = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    plan = plan_before("rammer", data)
+    writers = [k for k, s in enumerate(plan.steps) if "y" in writes(s)]
+    assert len(writers) == 2 and writers[0] in step_dependencies(plan)[writers[1]]
+    feeds = {"x": RNG.standard_normal((2, 4)).astype(np.float32), "u": RNG.standard_normal((2, 3)).astype(np.float32)}
+    art = compile(data, "h100", CompileOptions(build=False, barriers=barriers))
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    for mode, seed in (("default", 0), ("shuffle", 1), ("shuffle", 2)):
+        got = Executor(art.plan, make_backend("host", mode=mode, seed=seed)).run(feeds)["y"]
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=mode)
+    assert not any(len({m["entry"] for m in c["members"]}) > 1 and any("update" in m["entry"] for m in c["members"])
+                   for c in art.report["schedule"]["co_launches"])
+    for b in art.report["schedule"]["barrier_launches"]:
+        names = [m["entry"] for m in b["members"]]
+        for j, m in enumerate(b["members"]):
+            if "update" in m["entry"]:
+                assert any("copy" in names[w] for w in m["waits_for"]), b
+
+
 def test_waves_are_breadth_first_frontiers():
     plan = plan_before("rammer", inception())
     level = waves(plan)
@@ -98,14 +130,30 @@ def test_a_kernel_that_fills_the_gpu_stays_alone():
     assert rep["launches_per_inference"] == 2 and rep["schedule"]["co_launches"] == []
 
 
-def test_co_launch_refuses_mixed_block_shapes():
-    """The Inception block's kernels come in two block shapes (its plan has both): a co-launch of
-    one of each is refused, since bodies read the hardware's threadIdx and blockDim."""
+def test_co_launch_of_mixed_widths_runs_the_narrower_on_the_first_threads():
+    """The Inception block's kernels come in several one-dimensional widths: a co-launch takes the
+    widest block, and a narrower member's body, renamed for its width, sees its own blockDim and
+    syncs its own threads on barrier 1 (test_parallel_branches_share_launches_and_stay_right runs
+    such launches on the host harness in both thread orders)."""
+    import dataclasses
     kernels = plan_before("rammer", inception()).kernels()
-    a = kernels[0]
-    b = next(k for k in kernels if k.block != a.block)
+    a = max(kernels, key=lambda k: k.threads)
+    b = next(k for k in kernels if k.threads < a.threads)
+    co = co_launch([a, b])
+    assert co.block == a.block
+    assert f"{b.entry}_w{b.threads}_body(" in co.source and f"if (threadIdx.x < {b.threads}u)" in co.source
+    narrow = co.source[co.source.index(f"{b.entry}_w{b.threads}_body("):]
+    narrow = narrow[:narrow.index("\n}\n")]
+    assert "__syncthreads()" not in narrow and "blockDim.x" not in narrow
+    assert ("__syncthreads()" in b.source) == (f"by_part_sync(1u, {b.threads}u)" in narrow)
+    on = compile(inception(), "h100", CompileOptions(build=False)).report["schedule"]
+    widths = [{next(k.threads for k in kernels if k.entry == m["entry"]) for m in c["members"]} for c in on["co_launches"]]
+    assert any(len(w) > 1 for w in widths), widths
+    # what a narrower body cannot do on part of a block: a two-dimensional block, a block-wide vote
     with pytest.raises(ValueError, match="one block shape"):
-        co_launch([a, b])
+        co_launch([a, dataclasses.replace(b, block=(b.threads // 2, 2, 1))])
+    with pytest.raises(ValueError, match="one block shape"):
+        co_launch([a, dataclasses.replace(b, source=b.source.replace("{", "{ (void)__syncthreads_or(1);", 1))])
 
 
 def test_co_launches_build_with_nvrtc(models_dir):
