@@ -29,6 +29,7 @@ from .context import CompileContext, CompileOptions
 from .frontend.onnx_import import ImportedModel, ImportLimits, import_model
 from .ir.dataflow import all_plans
 from .ir.plan import Plan
+from .ir.spec import KernelSpec
 from .ir.tesa import summary as tesa_summary
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
@@ -39,7 +40,7 @@ from .passes.precision import precision_plan
 from .passes.render import render_plan
 from .passes import sparta
 from .passes.roller import roller_plan
-from .passes.sparse24 import sparse24_plan
+from .passes.sparse24 import sparse24_plan, sparse24_speedup
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.resident import resident_plan
@@ -79,15 +80,28 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     plan, stats = welder_plan(plan, ctx.target)
-    speedup = None
-    if ctx.options.enabled("sparta"):    # a contraction sparta will make block-sparse is priced so
-        constants = {n: c for p in all_plans(plan) for n, c in p.constants}
-        speedup = lambda spec: sparse_speedup(spec, constants, ctx.target, ctx.sparta_memo)   # noqa: E731
-    plan, shared = resident_plan(plan, ctx.target, speedup)   # the shared-memory level: row chains
+    plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx))   # the shared-memory level
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
     stats["kernels_after"] -= shared["removed"]
     return plan, dict(stats, enabled=True, dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
+
+
+def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], float | None] | None:
+    """How much faster the sparta stage will make a contraction (block-sparse or 2:4), for the
+    shared-memory level to price a member apart at that speed; None with sparta off."""
+    if not ctx.options.enabled("sparta"):
+        return None
+    constants = {n: c for p in all_plans(plan) for n, c in p.constants}
+    known: dict[str, float | None] = {}
+
+    def speedup(spec: KernelSpec) -> float | None:
+        if spec.key not in known:
+            found = [sparse_speedup(spec, constants, ctx.target, ctx.sparta_memo),
+                     sparse24_speedup(spec, constants, ctx.target, ctx.sparta_memo)]
+            known[spec.key] = max((f for f in found if f), default=None)
+        return known[spec.key]
+    return speedup
 
 
 def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:

@@ -273,20 +273,43 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
               f"    if (by_row >= {nrows}) break;"]
         L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
         L.append(f"    const {INDEX} i{len(chain.rows)} = by_lin % {J};")
-        body, result = _value(rend, "    ", serial=True)
+        body, result = _value(rend, "    ")
         L += body + [f"    by_res[by_lin] = {_rounded(result, stored[r.output], buf_type[r.output])};", "  }",
                      "  __syncthreads();"]
 
+    wpr = warps_per_row(chain)
+    row_vars = [f"i{a}" for a in range(len(chain.rows))]
     for s in chain.stats:
         rend = _renderer(s, names, in_args, buf_type, J, bm)
-        L += [f"  for ({INDEX} by_rl = by_warp; by_rl < {bm}; by_rl += {WARPS}) {{",
+        L += [f"  for ({INDEX} by_rl = by_warp / {wpr}; by_rl < {bm}; by_rl += {WARPS // wpr}) {{",
               f"    const {INDEX} by_row = by_row0 + by_rl;",
               f"    if (by_row >= {nrows}) break;"]
-        L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
-        body, result = _value(rend, "    ", serial=False)
-        L += body + [f"    if (by_lane == 0) {names[s.output]}[by_rl] = "
-                     f"{_rounded(result, stored[s.output], buf_type[s.output])};",
+        L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
+        if wpr == 1:
+            body, result = _value(rend, "    ", lanes=("by_lane", 32))
+            L += body + [f"    if (by_lane == 0) {names[s.output]}[by_rl] = "
+                         f"{_rounded(result, stored[s.output], buf_type[s.output])};",
+                         "  }", "  __syncthreads();"]
+            continue
+        # several warps share a row: each leaves its partial in shared memory, then one thread per
+        # row combines them in warp order (the same order every run) and applies the epilogue
+        vct = s.expr.body.dtype.compute_ctype
+        body, _ = _value(rend, "    ", lanes=(f"by_lane + 32 * (by_warp % {wpr})", 32 * wpr), epilogue=False)
+        L += [f"    {vct}* const by_part = reinterpret_cast<{vct}*>(by_smem_raw + {offset});"]
+        L += body + [f"    if (by_lane == 0) by_part[by_rl * {wpr} + by_warp % {wpr}] = acc;", "  }",
+                     "  __syncthreads();",
+                     f"  for ({INDEX} by_rl = threadIdx.x; by_rl < {bm}; by_rl += {THREADS}) {{",
+                     f"    const {INDEX} by_row = by_row0 + by_rl;",
+                     f"    if (by_row >= {nrows}) break;",
+                     f"    const {vct}* const by_part = reinterpret_cast<const {vct}*>(by_smem_raw + {offset});"]
+        L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
+        L += [f"    {vct} acc = by_part[by_rl * {wpr}];",
+              f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(s.expr.reduce.op, 'acc', f'by_part[by_rl * {wpr} + by_w]')};"]
+        body, result = _epilogue(rend, "    ")
+        L += body + [f"    {names[s.output]}[by_rl] = {_rounded(result, stored[s.output], buf_type[s.output])};",
                      "  }", "  __syncthreads();"]
+    if wpr > 1:   # the partials' scratch, after the buffers
+        offset += bm * wpr * 8
 
     f = chain.final
     te = f.expr
@@ -300,7 +323,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes], "by_rrem", INDEX)
     L += decompose_index("    ", f"(by_lin % {ncols})", tuple(te.output.shape[a] for a in cols),
                          [f"i{a}" for a in cols], "by_crem", INDEX)
-    body, result = _value(rend, "    ", serial=True)
+    body, result = _value(rend, "    ")
     out_t = te.output
     strides = contiguous_strides(out_t.shape)
     off = " + ".join(f"i{a} * {s}" for a, s in enumerate(strides)) or "0"
@@ -316,6 +339,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
                    shared_bytes=offset, ops=spec.ops,
                    config=(("schedule", NAME), ("rows_per_block", bm), ("row_length", J), ("rows", nrows),
                            ("resident", chain.resident is not None), ("statistics", len(chain.stats)),
+                           ("warps_per_row", wpr),
                            ("flops", chain_flops(chain))))]
 
 
@@ -390,9 +414,32 @@ class _Renderer(ExprRenderer):
         self.expr = expr
 
 
-def _value(rend: "_Renderer", ind: str, *, serial: bool) -> tuple[list[str], str]:
+def warps_per_row(chain: RowChain) -> int:
+    """Warps that reduce one row's statistics together: the block's warps left idle by its rows
+    (a power of two), as long as each lane still gets at least two elements (AStitch's adaptive
+    mapping: many short rows a warp each, few long rows a block's worth of warps each)."""
+    if not chain.stats:
+        return 1
+    spare = WARPS // chain.rows_per_block
+    useful = -(-chain.length // 64)
+    return 1 << (max(1, min(spare, useful)).bit_length() - 1)
+
+
+def _epilogue(rend: "_Renderer", ind: str) -> tuple[list[str], str]:
+    """Statements computing the renderer's reduction epilogue from `acc` in scope, and its C result."""
+    te = rend.expr
+    if te.epilogue is None:
+        return [], ACC
+    rend.memo, rend.lines = {}, []
+    v = rend.render(te.epilogue, ind)
+    return list(rend.lines), v
+
+
+def _value(rend: "_Renderer", ind: str, *, lanes: tuple[str, int] | None = None,
+           epilogue: bool = True) -> tuple[list[str], str]:
     """Statements computing the renderer's expression at the index in scope, and its C result.
-    A reduction loops serially, or (serial False) over the warp's lanes and combines by shuffles."""
+    A reduction loops serially, or (lanes: the first index and the stride of this lane) over
+    lanes and combines the warp's by shuffles; `epilogue` False leaves `acc` the warp's value."""
     te = rend.expr
     rend.memo, rend.lines = {}, []
     if te.reduce is None:
@@ -405,7 +452,7 @@ def _value(rend: "_Renderer", ind: str, *, serial: bool) -> tuple[list[str], str
     L = [f"{ind}{vct} acc = {rend.render(reduce_identity(red.op, vt), ind)};"]
     inner = ind
     for k, (name, extent) in enumerate(red.axes):
-        start, step = ("by_lane", "32") if (not serial and k == 0) else ("0", "1")
+        start, step = lanes if (lanes is not None and k == 0) else ("0", "1")
         L.append(f"{inner}for ({INDEX} {name} = {start}; {name} < {extent}; {name} += {step}) {{")
         inner += "  "
     rend.memo, rend.lines = {}, []
@@ -414,16 +461,15 @@ def _value(rend: "_Renderer", ind: str, *, serial: bool) -> tuple[list[str], str
     for _ in red.axes:
         inner = inner[:-2]
         L.append(f"{inner}}}")
-    if not serial:
+    if lanes is not None:
         L += [f"{ind}for (int by_d = 16; by_d > 0; by_d >>= 1) {{",
               f"{ind}  const {vct} o = __shfl_xor_sync(0xffffffffu, acc, by_d);",
               f"{ind}  acc = {combine(red.op, 'acc', 'o')};",
               f"{ind}}}"]
-    if te.epilogue is None:
+    if not epilogue:
         return L, ACC
-    rend.memo, rend.lines = {}, []
-    v = rend.render(te.epilogue, ind)
-    return L + rend.lines, v
+    more, v = _epilogue(rend, ind)
+    return L + more, v
 
 
 def _rounded(value: str, stored: DType, buf: DType) -> str:

@@ -2,9 +2,12 @@
 RMSNormalization, BatchNormalization (inference), InstanceNormalization, GroupNormalization,
 LpNormalization, MeanVarianceNormalization, LRN.
 
-Whatever normalises contiguous rows (softmax over the innermost axes, layer/RMS/instance/group
-norm) runs as one hand-written row kernel (compiler/kinds/row.py). Other axes are
-decomposed into TensorExprs over keepdims temporaries: statistics first, then the elementwise part."""
+Softmax over the last axis and layer/RMS/instance/group norm lower to *row chains*: tensor
+expressions for the row statistics (kept in shared memory) and the elementwise part, in one
+kernel (compiler/kinds/resident_rows.py), so that fusion sees every stage. Softmax over several
+contiguous trailing axes and LayerNormalization asked for its training outputs run as a
+hand-written row kernel (compiler/kinds/row.py). Other axes are decomposed into TensorExprs over
+keepdims temporaries: statistics first, then the elementwise part."""
 from __future__ import annotations
 
 import math
@@ -222,13 +225,20 @@ def _check_stash(ctx: LowerCtx) -> None:
                               f"{accumulator_dtype(ctx.input(0).dtype).name}")
 
 
-def _affine(ctx: LowerCtx, i: int, n: int) -> tuple[RowOperand | None, str]:
-    if not ctx.node.has_input(i):
-        return None, "j"
+def _check_param(ctx: LowerCtx, i: int) -> None:
+    """Scale or bias `i`, when given, broadcasts to x (NumPy rules)."""
+    if not ctx.has_input(i):
+        return
     x, p = ctx.input(0), ctx.input(i)
     if len(p.shape) > len(x.shape) or any(d not in (1, xd) for d, xd in zip(reversed(p.shape), reversed(x.shape))):
         raise ctx.unsupported(f"input {i} of shape {p.shape} does not broadcast to {x.shape}")
-    return _row_operand(ctx, i), affine_index_c(x.shape, p.shape, n)
+
+
+def _affine(ctx: LowerCtx, i: int, n: int) -> tuple[RowOperand | None, str]:
+    if not ctx.node.has_input(i):
+        return None, "j"
+    _check_param(ctx, i)
+    return _row_operand(ctx, i), affine_index_c(ctx.input(0).shape, ctx.input(i).shape, n)
 
 
 def _ref_rmsnorm(node: Node, inputs: list, opset: int) -> list:
@@ -241,11 +251,68 @@ def _ref_rmsnorm(node: Node, inputs: list, opset: int) -> list:
     return [y.astype(x.dtype)]
 
 
+def _normalise_rows(ctx: LowerCtx, *, view: tuple[int, ...], row_rank: int, x_index, affine,
+                    center: bool, out: str) -> None:
+    """A normalisation over rows as one row chain (kinds/resident_rows.py): x seen as `view`,
+    whose first `row_rank` axes are the rows and the rest one row of J elements; statistics
+    s1 = sum x and s2 = sum (x - s1/J)^2 (or sum x^2 without `center`), kept in shared memory;
+    then y = (x - s1/J) / sqrt(s2/J + eps), times the scale and plus the bias `affine(index)`
+    gives ((arg, value, index)...). As tensor expressions, fusion sees every stage: the GEMM
+    before a LayerNorm joins it when a block holds whole rows (Welder), and the maps around it
+    are composed in (AStitch). `x_index(view index)` is where x holds an element of the view;
+    the chain writes `out` (of the view's shape)."""
+    x = ctx.input(0)
+    mdt = math_dtype(x.dtype)
+    rows, tail = view[:row_rank], view[row_rank:]
+    length = math.prod(tail)
+    rt = TensorType(mdt, rows)
+    (r,) = reduce_vars(1)
+    iv = out_vars(row_rank)
+    j_index, rest = [], r           # the row element r as the view's trailing indices
+    for k, d in enumerate(tail):
+        inner = math.prod(tail[k + 1:])
+        q = rest // inner if inner > 1 else rest
+        j_index.append(q % d if k > 0 else q)
+    xr = cast(load(0, x, x_index(tuple(iv) + tuple(j_index))), mdt)
+    red = Reduce("sum", (("r0", length),))
+    n = const(float(length), mdt)
+    s1, s2 = ctx.temp(rt, "sum"), ctx.temp(rt, "sumsq")
+    stages = []
+    if center:
+        stages.append((TensorExpr("norm_sum", (x,), rt, xr, red), [ctx.in_name(0)], s1))
+        d = xr - load(1, rt, iv) / n
+        stages.append((TensorExpr("norm_sumsq", (x, rt), rt, d * d, red), [ctx.in_name(0), s1], s2))
+    else:
+        stages.append((TensorExpr("norm_sumsq", (x,), rt, xr * xr, red), [ctx.in_name(0)], s2))
+    ov = out_vars(len(view))
+    xv = cast(load(0, x, x_index(ov)), mdt)
+    ins, names = [x], [ctx.in_name(0)]
+    if center:
+        ins.append(rt)
+        names.append(s1)
+        xv = xv - load(1, rt, ov[:row_rank]) / n
+    ins.append(rt)
+    names.append(s2)
+    eps = const(float(ctx.attr("epsilon", 1e-5)), mdt)
+    v = xv * (const(1.0, mdt) / unary("sqrt", load(len(ins) - 1, rt, ov[:row_rank]) / n + eps))
+    for i, op, index in affine(ov):
+        t = ctx.input(i)
+        ins.append(t)
+        names.append(ctx.in_name(i))
+        p = cast(load(len(ins) - 1, t, index), mdt)
+        v = v * p if op == "mul" else v + p
+    y = TensorType(ctx.out_types[0].dtype, view)
+    stages.append((TensorExpr("layernorm" if center else "rmsnorm", tuple(ins), y, cast(v, y.dtype)), names, out))
+    ctx.emit_stages(stages, shared=tuple(st[2] for st in stages[:-1]))
+
+
 @register("LayerNormalization", reference=_ref_layernorm)
 @register("RMSNormalization", reference=_ref_rmsnorm)
 def lower_layer_rms_norm(ctx: LowerCtx) -> None:
-    """One row kernel: rows are the leading dims, a row the dims from `axis` on. RMSNormalization
-    is LayerNormalization without the mean (and without bias, mean and inv_std_dev)."""
+    """Rows are the leading dims, a row the dims from `axis` on: one row chain of tensor
+    expressions (`_normalise_rows`), or, when the training outputs mean and inv_std_dev are asked
+    for, the hand-written row kernel that writes them. RMSNormalization is LayerNormalization
+    without the mean (and without bias, mean and inv_std_dev)."""
     x = ctx.input(0)
     _check_stash(ctx)
     axis = normalize_axis(ctx.attr("axis", -1), x.rank)
@@ -253,6 +320,18 @@ def lower_layer_rms_norm(ctx: LowerCtx) -> None:
     if rows == 0 or n == 0:
         return
     layer = ctx.node.op == "LayerNormalization"
+    if not (layer and (ctx.node.has_output(1) or ctx.node.has_output(2))):
+        _check_param(ctx, 1)
+        if layer:
+            _check_param(ctx, 2)
+
+        def affine(ov):
+            return [(i, op, broadcast_index(x.shape, ctx.input(i).shape, ov))
+                    for i, op in ((1, "mul"), (2, "add")) if ctx.has_input(i)]
+        _normalise_rows(ctx, view=x.shape, row_rank=axis, x_index=lambda idx: idx, affine=affine,
+                        center=layer, out=ctx.out_name(0))
+        return
+    # the training outputs (mean, inverse standard deviation) are written by the row kernel
     scale, sidx = _affine(ctx, 1, n)
     bias, bidx = _affine(ctx, 2, n) if layer else (None, sidx)
     if bias is not None and bidx != sidx:
@@ -285,7 +364,7 @@ def _ref_instancenorm(node: Node, inputs: list, opset: int) -> list:
 
 @register("InstanceNormalization", reference=_ref_instancenorm)
 def lower_instancenorm(ctx: LowerCtx) -> None:
-    """A layernorm row kernel: one row per (n, c), scale and bias indexed by the channel."""
+    """A row chain (`_normalise_rows`): one row per (n, c), scale and bias indexed by the channel."""
     x = ctx.input(0)
     if x.rank < 2:
         raise ctx.unsupported("InstanceNormalization needs rank >= 2")
@@ -293,9 +372,9 @@ def lower_instancenorm(ctx: LowerCtx) -> None:
     rows, n = x.shape[0] * c, math.prod(x.shape[2:])
     if rows == 0 or n == 0:
         return
-    ctx.emit_kernel(render_row_kernel("layernorm", rows=rows, n=n, x=_row_operand(ctx, 0), y=_out_operand(ctx, 0),
-                                      scale=_row_operand(ctx, 1), bias=_row_operand(ctx, 2),
-                                      epsilon=float(ctx.attr("epsilon", 1e-5)), affine_index=f"(row % {c}ll)"))
+    _normalise_rows(ctx, view=x.shape, row_rank=2, x_index=lambda idx: idx,
+                    affine=lambda ov: [(1, "mul", (ov[1],)), (2, "add", (ov[1],))], center=True,
+                    out=ctx.out_name(0))
 
 
 def _ref_groupnorm(node: Node, inputs: list, opset: int) -> list:
@@ -319,7 +398,8 @@ def _ref_groupnorm(node: Node, inputs: list, opset: int) -> list:
 
 @register("GroupNormalization", reference=_ref_groupnorm)
 def lower_groupnorm(ctx: LowerCtx) -> None:
-    """A layernorm row kernel: one row per (n, group); scale/bias per group (opset 18) or channel (21)."""
+    """A row chain (`_normalise_rows`): one row per (n, group); scale/bias per group (opset 18) or
+    channel (21)."""
     x = ctx.input(0)
     if ctx.opset >= 21:
         _check_stash(ctx)
@@ -333,13 +413,18 @@ def lower_groupnorm(ctx: LowerCtx) -> None:
     rows, n = x.shape[0] * g, (c // g) * spatial
     if rows == 0 or n == 0:
         return
-    if ctx.opset < 21:
-        aff = f"(row % {g}ll)"
-    else:
-        aff = f"((row % {g}ll) * {c // g}ll + j / {spatial}ll)"
-    ctx.emit_kernel(render_row_kernel("layernorm", rows=rows, n=n, x=_row_operand(ctx, 0), y=_out_operand(ctx, 0),
-                                      scale=_row_operand(ctx, 1), bias=_row_operand(ctx, 2),
-                                      epsilon=float(ctx.attr("epsilon", 1e-5)), affine_index=aff))
+    per = c // g
+    # x seen as (N, G, C/G, spatial...): the rows (n, g) are plain indices of the chain's output,
+    # which is y's bytes under that shape
+    view = (x.shape[0], g, per) + x.shape[2:]
+
+    def affine(ov):
+        channel = (ov[1],) if ctx.opset < 21 else (ov[1] * per + ov[2],)
+        return [(1, "mul", channel), (2, "add", channel)]
+    grouped = ctx.temp(TensorType(ctx.out_types[0].dtype, view), "grouped")
+    _normalise_rows(ctx, view=view, row_rank=2, x_index=lambda idx: (idx[0], idx[1] * per + idx[2]) + tuple(idx[3:]),
+                    affine=affine, center=True, out=grouped)
+    ctx.alias(ctx.out_name(0), grouped)
 
 
 # --- BatchNormalization (inference) -------------------------------------------------------------------

@@ -31,7 +31,12 @@ from typing import Callable
 
 from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import ComputeStep, Plan
-from ..ir.spec import KernelSpec, Level
+from ..ir.dtypes import DType
+from ..ir.graph import TensorType
+from ..ir.spec import KernelSpec, Level, Stage
+from ..analysis.dependence import extents_of, injective, loads_of
+from ..analysis.views import vars_of
+from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_vars
 from ..kinds import flash_attention, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
@@ -56,42 +61,54 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
         for v in reads(s):
             readers.setdefault(v, set()).add(k)
     pinned = set(plan.outputs)
+    # every chain that pays, from every start: with row statistics (attention, softmax, norms) and
+    # back-to-back contractions (an MLP's hidden rows); where two share a member, the one predicted
+    # to save more time is kept (a GEMM -> LayerNorm against the MLP that GEMM ends)
+    chains = [c for statistics in (True, False) for k, s in enumerate(steps) if _member(s)
+              for c in [_candidate(k, steps, readers, pinned, record, target, statistics, speedup)] if c]
     taken: set[int] = set()
     placed: dict[int, ComputeStep] = {}
-    # chains with row statistics first (attention, softmax, norms: they remove the largest
-    # intermediates), then back-to-back contractions among what is left (an MLP's hidden rows)
-    for statistics in (True, False):
-        for k, s in enumerate(steps):
-            if k not in taken and _member(s):
-                _take(k, steps, readers, pinned, taken, placed, record, target, statistics, speedup)
+    for c in sorted(chains, key=lambda c: (-c["gain"], c["members"])):
+        if taken & set(c["members"]):
+            if not set(c["members"]) <= taken:
+                record["declined"].append({"ops": list(c["spec"].ops), "predicted_us": c["predicted"],
+                                           "reason": "shares a member with a chain predicted to save more"})
+            continue
+        taken.update(c["members"])
+        placed[c["members"][-1]] = ComputeStep(c["spec"])
+        record["removed"] += len(c["members"]) - 1
+        record["groups"].append({"ops": list(c["spec"].ops),
+                                 "carried": {v: lvl.value for v, lvl in c["spec"].carried},
+                                 "level": "shared", "stopped": c["stop"], "predicted_us": c["predicted"]})
     out = [placed.get(k, s) for k, s in enumerate(steps) if k not in taken or k in placed]
     return dataclasses.replace(plan, steps=tuple(out))
 
 
-def _take(k, steps, readers, pinned, taken, placed, record, target, statistics: bool, speedup=None) -> None:
-    """Grow a chain from step k; place it, as the kind predicted fastest, when that beats its
-    members apart."""
-    members, kinds, stop = _grow(k, steps, readers, pinned, taken, statistics, target)
-    if not kinds:
-        return
-    faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
-    apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
-    kind = min(kinds, key=lambda n: kinds[n][0])
-    fused, spec = kinds[kind]
-    predicted = {"fused": round(fused, 3), "apart": round(apart, 3), "kind": kind}
-    if len(kinds) > 1:
-        predicted["kinds"] = {n: round(us, 3) for n, (us, _) in kinds.items()}
-    if any(f > 1.0 for f in faster):
-        predicted["apart_with_sparse_members"] = sum(f > 1.0 for f in faster)
-    if not pays(fused, apart):
+def _candidate(k, steps, readers, pinned, record, target, statistics: bool, speedup=None) -> dict | None:
+    """The chain grown from step k, as the kind predicted fastest, when that beats its members
+    apart (else shorter ones, each declined recorded): its members, spec, predictions, why it
+    stopped and the time it saves."""
+    members, kinds, stop = _grow(k, steps, readers, pinned, set(), statistics, target)
+    while kinds:
+        faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
+        apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
+        kind = min(kinds, key=lambda n: kinds[n][0])
+        fused, spec = kinds[kind]
+        predicted = {"fused": round(fused, 3), "apart": round(apart, 3), "kind": kind}
+        if len(kinds) > 1:
+            predicted["kinds"] = {n: round(us, 3) for n, (us, _) in kinds.items()}
+        if any(f > 1.0 for f in faster):
+            predicted["apart_with_sparse_members"] = sum(f > 1.0 for f in faster)
+        if pays(fused, apart):
+            break
+        # a shorter chain may still pay (a LayerNorm stitched, without the GEMM after it)
         record["declined"].append({"ops": list(spec.ops), "reason": "the cost model predicts no gain",
                                    "predicted_us": predicted})
-        return
-    taken.update(members)
-    placed[members[-1]] = ComputeStep(spec)
-    record["removed"] += len(members) - 1
-    record["groups"].append({"ops": list(spec.ops), "carried": {v: lvl.value for v, lvl in spec.carried},
-                             "level": "shared", "stopped": stop, "predicted_us": predicted})
+        members, kinds, stop = _cut(members[:-1], steps, readers, pinned, statistics, target,
+                                    f"{steps[members[-1]].spec.name}: the chain with it predicted no gain")
+    if not kinds:
+        return None
+    return {"members": members, "spec": spec, "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart)}
 
 
 def _member(step) -> bool:
@@ -119,8 +136,59 @@ def _joined(members: list[KernelSpec]) -> KernelSpec:
         if n < len(members) - 1:
             last = st[-1]
             carried.append((last.output, Level.SHARED if last.expr.reduce is not None else Level.REGISTER))
+    stages = _without_kept_axes(stages, {v for v, lvl in carried if lvl is Level.SHARED})
     return KernelSpec(stages=tuple(stages), carried=tuple(carried), ops=tuple(ops),
                       precision=next((m.precision for m in members if m.precision), None))
+
+
+def _without_kept_axes(stages: list[Stage], shared: set[str]) -> list[Stage]:
+    """The stages with each shared reduction's size-1 output axes dropped (a ReduceMean with
+    keepdims, as exporters write LayerNorm by hand: mean of shape (rows, 1)), and its readers'
+    index at those axes with it (the only index a size-1 axis has is 0). The value is internal to
+    the chain, so its shape is the chain's to choose; rows are then plain indices of its readers."""
+    squeezed: dict[str, tuple[int, ...]] = {}     # value -> the axes dropped
+    out = []
+    for st in stages:
+        te, ins = st.expr, list(st.inputs)
+        inputs = list(te.inputs)
+        for a, v in enumerate(ins):
+            if v in squeezed:
+                drop = squeezed[v]
+                inputs[a] = TensorType(inputs[a].dtype, tuple(d for k, d in enumerate(inputs[a].shape) if k not in drop))
+
+        def one(ld: Load) -> Expr:
+            v = ins[ld.arg]
+            if v not in squeezed:
+                return ld
+            return Load(ld.arg, tuple(i for k, i in enumerate(ld.index) if k not in squeezed[v]), ld.dtype)
+        body = replace_loads(te.body, one)
+        epilogue = None if te.epilogue is None else replace_loads(te.epilogue, one)
+        output = te.output
+        drop = _constant_axes(st, stages) if st.output in shared and te.reduce is not None else ()
+        if drop:
+            keep = [k for k in range(output.rank) if k not in drop]
+            rename = {f"i{k}": const(0, DType.int64) for k in drop}
+            rename.update({f"i{k}": Var(f"i{n}") for n, k in enumerate(keep)})
+            body = substitute_vars(body, rename)
+            epilogue = None if epilogue is None else substitute_vars(epilogue, rename)
+            output = TensorType(output.dtype, tuple(output.shape[k] for k in keep))
+            squeezed[st.output] = drop
+        out.append(Stage(te.replace(inputs=tuple(inputs), body=body, epilogue=epilogue, output=output),
+                         st.inputs, st.output))
+    return out
+
+
+def _constant_axes(st: Stage, stages: list[Stage]) -> tuple[int, ...]:
+    """The size-1 axes of stage `st`'s value that every reader indexes with a constant."""
+    axes = [k for k, d in enumerate(st.expr.output.shape) if d == 1]
+    read = False
+    for r in stages:
+        for a, v in enumerate(r.inputs):
+            if v == st.output:
+                read = True
+                for ld in loads_of(r.expr, a):
+                    axes = [k for k in axes if isinstance(ld.index[k], Const)]
+    return tuple(axes) if read else ()
 
 
 def _grow(start: int, steps, readers, pinned, taken, statistics: bool, target: Target):
@@ -137,20 +205,41 @@ def _grow(start: int, steps, readers, pinned, taken, statistics: bool, target: T
         if c in taken or not _member(steps[c]):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
-        why = resident_rows.analyse(_joined([steps[k].spec for k in members + [c]]), fit=False)
-        if isinstance(why, str):
+        joined = _joined([steps[k].spec for k in members + [c]])
+        why = resident_rows.analyse(joined, fit=False)
+        # maps then a reduction is no chain yet, but becomes one when a later stage reads the
+        # reduction as a row statistic (a residual add before a LayerNorm written by hand)
+        pending = all(lvl is Level.REGISTER for _, lvl in joined.carried) and _reads_once(joined.stages[-1], values)
+        if isinstance(why, str) and not pending:
             stop = f"{steps[c].spec.name}: {why}"
             break
         members.append(c)
-    # drop members from the end until only the last value leaves the group, it is a useful chain
-    # and some kind renders it (rows that fit in shared memory, or attention on tensor cores)
+    return _cut(members, steps, readers, pinned, statistics, target, stop)
+
+
+def _reads_once(stage: Stage, values: set[str]) -> bool:
+    """Whether `stage` reduces and reads each element of the group's values once (a row sum, not
+    a contraction, which would recompute a map composed into its loads once per output column)."""
+    te = stage.expr
+    if te.reduce is None:
+        return False
+    ext = extents_of(te)
+    return all(injective(ld.index, te.inputs[a].shape, ext)
+               for a, v in enumerate(stage.inputs) if v in values for ld in loads_of(te, a))
+
+
+def _cut(members: list[int], steps, readers, pinned, statistics: bool, target: Target, stop: str = ""):
+    """`members` dropped from the end until only the last value leaves the group, it is a useful
+    chain and some kind renders it (rows that fit in shared memory, or attention on tensor
+    cores): (members, kinds, why the rest went); no kinds when nothing useful is left."""
+    members = list(members)
     while len(members) > 1:
         spec = _joined([steps[k].spec for k in members])
         inside = set(members)
         inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
         leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
         chain = resident_rows.analyse(spec, fit=False)
-        useful = not leaks and not isinstance(chain, str) and _useful(chain, steps[start].spec, statistics)
+        useful = not leaks and not isinstance(chain, str) and _useful(chain, statistics)
         kinds = _fused_kinds(spec, target) if useful else {}
         if kinds:
             return members, kinds, stop
@@ -161,16 +250,35 @@ def _grow(start: int, steps, readers, pinned, taken, statistics: bool, target: T
     return members, {}, stop
 
 
-def _useful(chain: resident_rows.RowChain, first: KernelSpec, statistics: bool) -> bool:
-    """A chain is worth its kernel when it computes row statistics (a softmax, a normalisation)
-    over rows a block keeps (resident), or extends a row chain the lowering made (softmax and the
-    maps and P.V after it); in the second round (statistics False), when a contraction's rows feed
-    a contraction over them with no statistic between (a back-to-back MLP: the hidden rows stay in
-    shared memory). The cost model then weighs that against Roller's tiles, whose absence makes
-    every block read the whole of both weights (`resident_rows.block_reads`)."""
+def _useful(chain: resident_rows.RowChain, statistics: bool) -> bool:
+    """A chain is worth its kernel when it computes row statistics (a softmax, a normalisation,
+    however written: the lowering's row chains, or ReduceMean/Sub/Pow/ReduceMean/Div by hand)
+    and keeps what they are computed from on chip: the rows of a contraction (resident), or the
+    maps before and after them (AStitch's stitching: a residual add, the normalisation's
+    elementwise part); in the second round (statistics False), when a contraction's rows feed a
+    contraction over them with no statistic between (a back-to-back MLP: the hidden rows stay in
+    shared memory). The cost model then weighs that against the members apart, Roller's tiles
+    among them, whose absence makes every block read the whole of both weights
+    (`resident_rows.block_reads`)."""
     if not statistics:
         return not chain.stats and chain.resident is not None and chain.final.expr.reduce is not None
-    return bool(chain.stats) and (chain.resident is not None or not first.composable)
+    return bool(chain.stats) and (chain.resident is not None or all(_memory_bound(s) for s in chain.stats))
+
+
+def _memory_bound(stat: resident_rows.Reader) -> bool:
+    """Whether a row statistic reads its operands along the row once each (a sum, a max, a mean
+    of what the row holds) rather than contracting them with an operand every row reads again (a
+    conv's or GEMM's weight): a block computes a contraction without Roller's tiles, which only
+    a resident stage's removed round trip is worth."""
+    te = stat.expr
+    ext = extents_of(te)
+    (j, _), = te.reduce.axes
+    for a, v in enumerate(stat.values):
+        for ld in loads_of(te, a):
+            along = any(j in vars_of(i) for i in ld.index)
+            if along and not injective(ld.index, te.inputs[a].shape, ext):
+                return False
+    return True
 
 
 def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, KernelSpec]]:
@@ -187,6 +295,11 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
         out[flash_attention.NAME] = (flash_attention.predict_us(cfg, target),
                                      dataclasses.replace(spec, kind=flash_attention.NAME, config=cfg))
     return out
+
+
+def saved_us(fused_us: float, apart_us: float) -> float:
+    """What a chain saves, by which chains that share a member are ranked."""
+    return apart_us - fused_us
 
 
 def pays(fused_us: float, apart_us: float) -> bool:

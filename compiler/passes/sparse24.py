@@ -33,6 +33,7 @@ from ..kinds import sparse24_gemm, tc_gemm, wgmma_gemm
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
+from .roller import tile_spec
 from .sparta_specialize import operand_values
 
 DENSE_KINDS = (tc_gemm.NAME, wgmma_gemm.NAME)
@@ -63,6 +64,21 @@ def _plan(plan: Plan, target: Target, record: dict, compressed: dict) -> Plan:
     if all(a is b for a, b in zip(steps, plan.steps)):
         return plan
     return with_steps(plan, steps, consts, types)
+
+
+def sparse24_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict) -> float | None:
+    """How many times faster the micro-model predicts `spec` (a contraction not yet tiled) on
+    sparse tensor cores than as its dense tensor-core best; None where it would stay dense.
+    Welder's shared-memory level asks before fusing a contraction into a row chain, which would
+    keep it dense (a GEMM -> LayerNorm whose weight is 2:4); `memo` is Roller's tiling memo."""
+    if target.sm_version < 80 or not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
+        return None
+    tiled = tile_spec(spec, target, memo=memo.setdefault("roller", {}))
+    record: dict = {"kernels": []}
+    if specialize(tiled, dict(constants), {n: c.type for n, c in constants.items()}, {}, target, record) is None:
+        return None
+    us = record["kernels"][-1]["predicted_us"]
+    return us["dense"] / us["sparse24"]
 
 
 def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, target: Target,

@@ -112,6 +112,14 @@ CASES = {
     "layernorm_long_rows": lambda: model([node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
                                          [vi("x", F16, [BIG // 4096, 4096]), vi("g", F16, [4096]), vi("b", F16, [4096])],
                                          [vi("y", F16, [BIG // 4096, 4096])]),
+    # LayerNormalization asked for its training outputs (mean, inv_std_dev): the hand-written row kernel
+    "layernorm_stats": lambda: model([node("LayerNormalization", ["x", "g", "b"], ["y", "m", "s"], axis=-1)],
+                                     [vi("x", F16, [ROWS, 64]), vi("g", F16, [64]), vi("b", F16, [64])],
+                                     [vi("y", F16, [ROWS, 64]), vi("m", F32, [ROWS, 1]), vi("s", F32, [ROWS, 1])]),
+    "layernorm_stats_long_rows": lambda: model(
+        [node("LayerNormalization", ["x", "g", "b"], ["y", "m", "s"], axis=-1)],
+        [vi("x", F16, [BIG // 4096, 4096]), vi("g", F16, [4096]), vi("b", F16, [4096])],
+        [vi("y", F16, [BIG // 4096, 4096]), vi("m", F32, [BIG // 4096, 1]), vi("s", F32, [BIG // 4096, 1])]),
 }
 
 
@@ -171,7 +179,8 @@ def test_the_cases_cover_every_kernel_kind():
     between equivalent kinds; these are the ones each family must still reach)."""
     seen = {}
     for case in ("relu", "reduce_rows", "reduce_columns", "argmax", "matmul_fp16", "matmul_fp32", "transpose",
-                 "softmax", "softmax_long_rows", "layernorm", "layernorm_long_rows", "scatter_nd", "roi_align"):
+                 "softmax", "softmax_long_rows", "layernorm", "layernorm_long_rows", "layernorm_stats",
+                 "layernorm_stats_long_rows", "scatter_nd", "roi_align"):
         art = compiler.compile(CASES[case](), "h100", CompileOptions(build=False))
         seen[case] = {dict(k.config).get("schedule") for k in art.plan.kernels()}
     kinds = set().union(*seen.values())

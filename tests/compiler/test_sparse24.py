@@ -200,7 +200,15 @@ def test_a_two_four_bert_uses_sparse_tensor_cores_for_every_pruned_weight(bert_2
     art = _compile(path, target)
     entries = art.report["sparsity"]["kernels"]
     chosen = [e for e in entries if e["chosen"] == "sparse24"]
-    assert {e["input"].split(".")[0] for e in chosen} == set(names), entries
+    # a pruned GEMM runs on sparse tensor cores, or it joined a row chain (its LayerNorm after it)
+    # the cost model predicts faster than the mma.sp GEMM and the rest apart
+    reader = {i: n.name for n in onnx.load(path).graph.node for i in n.input}
+    fused = {name for name in set(names) - {e["input"].split(".")[0] for e in chosen}
+             for g in art.report["fusion"]["groups"] if g.get("level") == "shared" and reader[name] in g["ops"]
+             and g["predicted_us"].get("apart_with_sparse_members")
+             and g["predicted_us"]["fused"] < g["predicted_us"]["apart"]}
+    assert {e["input"].split(".")[0] for e in chosen} | fused == set(names), entries
+    assert len(chosen) >= len(names) - 2, entries
     assert art.report["sparsity"]["sparse_kernels"] == len(chosen) > 0
     # every one is an mma.sp kernel in the launches (Rammer co-launches the three projections of a layer)
     calls = sum(k.source.count("by_mma_sp_m16n8k32_f16_f32(by_acc") for k in art.plan.kernels())

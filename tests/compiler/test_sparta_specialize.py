@@ -183,7 +183,15 @@ def test_bert_block_sparse_weights_are_found_and_their_gemms_specialised(bert_sp
         want = np.abs(consts[name]).reshape(consts[name].shape[0] // 32, 32, -1, 32).sum(axis=(1, 3)) > 0
         assert tensors[name]["nonzero_blocks"] == int(want.sum()), name
     chosen = [e for e in on.report["sparsity"]["kernels"] if e["chosen"] == "block_sparse"]
-    assert {e["input"] for e in chosen} == pruned
+    # a pruned GEMM is specialised, or it joined a row chain (its LayerNorm after it) that the
+    # cost model predicts faster than the block-sparse GEMM and the rest apart
+    reader = {i: n.name for n in model.graph.node for i in n.input}
+    fused = {name for name in pruned - {e["input"] for e in chosen}
+             for g in on.report["fusion"]["groups"] if g.get("level") == "shared" and reader[name] in g["ops"]
+             and g["predicted_us"].get("apart_with_sparse_members")
+             and g["predicted_us"]["fused"] < g["predicted_us"]["apart"]}
+    assert {e["input"] for e in chosen} | fused == pruned
+    assert len(chosen) >= 8, [e["input"] for e in chosen]
     executed = sum(e["flops_executed"] for e in chosen)
     dense = sum(e["flops_dense"] for e in chosen)
     assert executed <= 0.15 * dense, (executed, dense)

@@ -366,18 +366,25 @@ def test_evaluation_in_chunks_gives_the_same_masks(monkeypatch):
     assert not any(zero_masks(im.graph, attrs, im.opset).get(n, np.zeros(1, bool)).any() for n in ("c1", "c2"))
 
 
-def test_scrambling_covers_an_op_lowered_to_a_handwritten_kernel():
+@pytest.mark.parametrize("training_outputs", [True, False])
+def test_scrambling_covers_an_op_lowered_to_a_handwritten_kernel(training_outputs):
+    """LayerNormalization asked for its mean and inv_std_dev is the hand-written row kernel: its
+    zero columns are found by scrambling; without them it lowers to tensor expressions, through
+    which the zeros of its scale propagate."""
     scale = np.ones(32, np.float32)
     scale[[1, 5, 17]] = 0.0
     v = helper.make_tensor_value_info
-    g = helper.make_graph([helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="ln", axis=-1)],
-                          "ln", [v("x", TensorProto.FLOAT, [4, 32])], [v("y", TensorProto.FLOAT, [4, 32])],
+    outs = ["y", "m", "s"] if training_outputs else ["y"]
+    stats = [v("m", TensorProto.FLOAT, [4, 1]), v("s", TensorProto.FLOAT, [4, 1])] if training_outputs else []
+    g = helper.make_graph([helper.make_node("LayerNormalization", ["x", "scale", "bias"], outs, name="ln", axis=-1)],
+                          "ln", [v("x", TensorProto.FLOAT, [4, 32])], [v("y", TensorProto.FLOAT, [4, 32])] + stats,
                           [numpy_helper.from_array(scale, "scale"),
                            numpy_helper.from_array(np.zeros(32, np.float32), "bias")])
     im = import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
     res = propagate(im.graph, annotate(im.graph), im.opset)
     y = res["y"]
-    assert y.origin == "scrambling" and y.density == pytest.approx(1 - 3 / 32)
+    assert y.origin == ("scrambling" if training_outputs else "propagated from scale through ln"), y.origin
+    assert y.density == pytest.approx(1 - 3 / 32)
     x = np.random.default_rng(10).standard_normal((4, 32)).astype(np.float32)
     out = evaluate_graph(im.graph, {"x": x}, im.opset)[0]
     assert set(np.nonzero((out == 0).all(axis=0))[0].tolist()) == {1, 5, 17}

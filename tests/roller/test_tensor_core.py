@@ -363,9 +363,14 @@ def test_bert_in_reduced_precision(models_dir, precision):
     stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
     assert stages["precision"] < 2.0 and stages["roller"] < 10.0, stages
     tc = [k for k in rep["kernels"] if k["config"].get("schedule") == "roller_tc_gemm"]
-    # the output and FFN projections at least (2 layers x 3); the Q/K/V projections, fused with their
-    # bias, head transpose and scale, are a near tie between mma.sync and SIMT tiles in the model
-    assert len(tc) >= 6
+    # the output and FFN projections at least (2 layers x 3), each a tensor-core kernel or in a
+    # row chain with its LayerNorm that the cost model predicts faster than that kernel and the
+    # LayerNorm apart (at this model's 64 rows, launches dominate); the Q/K/V projections, fused
+    # with their bias, head transpose and scale, are a near tie between mma.sync and SIMT tiles
+    with_norm = [g for g in rep["fusion"]["groups"] if g.get("level") == "shared"
+                 and any("layer_norm" in op for op in g["ops"]) and any("MatMul" in op for op in g["ops"])]
+    assert all(g["predicted_us"]["fused"] < g["predicted_us"]["apart"] for g in with_norm)
+    assert len(tc) + len(with_norm) >= 6, (len(tc), len(with_norm))
     if build:
         assert all(k["registers"] > 0 and k["spills"] == 0 for k in rep["kernels"])
         v = rep["verification"]

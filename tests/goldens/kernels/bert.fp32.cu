@@ -1,19 +1,17 @@
 // golden: bert.onnx h100 fp32
-// 14 launches, 6 distinct kernels
+// 12 launches, 7 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
-// launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
 // launch 2: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 4: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 5: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 6: matmul_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=2048 params=[float float float float float out:float]
-// launch 7: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 8: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
-// launch 9: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 10: matmul_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 11: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 12: matmul_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=2048 params=[float float float float float out:float]
-// launch 13: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 5: matmul_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 6: layernorm_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 7: colaunch_k0 grid=[96, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
+// launch 8: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 9: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 10: matmul_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 11: layernorm_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -35,39 +33,97 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
   add_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== row_layernorm_k0 =====
-BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
+// ===== layernorm_rows_k0 =====
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 64ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 128ll;
-  float* yr = y + row * 128ll;
-  float s = 0.0f;
-  for (long long j = tid; j < 128ll; j += nthreads) s += ((float)xr[j]);
-  const float mu = row_layernorm_k0_sum(s, part) / 128.0f;
-  float q = 0.0f;
-  for (long long j = tid; j < 128ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
-  const float var = row_layernorm_k0_sum(q, part) / 128.0f;
-  const float inv = 1.0f / by_sqrt(var + 9.999999960041972e-13f);
-  for (long long j = tid; j < 128ll; j += nthreads) {
-    float v = (((float)xr[j]) - mu) * inv;
-    v = v * ((float)scale[j]);
-    v = v + ((float)bias[j]);
-    yr[j] = (float)v;
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (in0[(i0)*8192 + (i1)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((in0[(i0)*8192 + (i1)*128 + (i2)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in1[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== colaunch_k0 =====
@@ -333,7 +389,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
@@ -353,7 +409,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
@@ -398,8 +454,119 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
+// ===== layernorm_rows_k1 =====
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i0)*8192 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+  }
+}
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
+}
+
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -407,7 +574,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
   float by_acc[1][2];
@@ -436,7 +603,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       {
         const int i2 = gr;
         const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
+        v = in1[(r0)*512 + (i2)];
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -466,37 +633,106 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
       const int gn = by_n0 + tx + j * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+      const float t0 = (acc + in2[(i2)]);
+      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_rows_k1 =====
-BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+// ===== layernorm_rows_k2 =====
+BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
-    const long long by_rl = by_lin / 512;
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 512;
+    const long long i2 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i0)*8192 + (i1)*128 + (r0)] * in1[(r0)*512 + (i2)]);
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (in0[(i0)*32768 + (i1)*512 + (r0)] * in1[(r0)*128 + (i2)]);
       acc = acc + v;
     }
-    const float t0 = (acc + in2[(i2)]);
-    by_res[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -510,14 +746,9 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     long long by_crem = (by_lin % 128);
     const long long i2 = by_crem;
     (void)by_crem;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res[(by_rl)*512 + (r0)] * in3[(r0)*128 + (i2)]);
-      acc = acc + v;
-    }
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((acc + in4[(i2)]) + in0[(i0)*8192 + (i1)*128 + (i2)]));
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  matmul_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  layernorm_rows_k2_body(in0, in1, in2, in3, in4, out, by_this_block());
 }

@@ -1,21 +1,19 @@
 // golden: bert_block_sparse.onnx h100 fp32
-// 16 launches, 11 distinct kernels
+// 14 launches, 10 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
-// launch 1: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
 // launch 2: colaunch_k0 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 4: matmul_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 5: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 6: matmul_k1 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 7: matmul_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 8: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 9: colaunch_k1 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
-// launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 11: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 12: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 13: matmul_k4 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 14: matmul_k5 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 15: row_layernorm_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 5: matmul_k0 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 6: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
+// launch 8: colaunch_k1 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
+// launch 9: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 10: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 11: matmul_k2 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
+// launch 12: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
+// launch 13: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -37,39 +35,97 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
   add_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== row_layernorm_k0 =====
-BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
+// ===== layernorm_rows_k0 =====
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 64ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 128ll;
-  float* yr = y + row * 128ll;
-  float s = 0.0f;
-  for (long long j = tid; j < 128ll; j += nthreads) s += ((float)xr[j]);
-  const float mu = row_layernorm_k0_sum(s, part) / 128.0f;
-  float q = 0.0f;
-  for (long long j = tid; j < 128ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
-  const float var = row_layernorm_k0_sum(q, part) / 128.0f;
-  const float inv = 1.0f / by_sqrt(var + 9.999999960041972e-13f);
-  for (long long j = tid; j < 128ll; j += nthreads) {
-    float v = (((float)xr[j]) - mu) * inv;
-    v = v * ((float)scale[j]);
-    v = v + ((float)bias[j]);
-    yr[j] = (float)v;
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (in0[(i0)*8192 + (i1)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((in0[(i0)*8192 + (i1)*128 + (i2)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in1[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== colaunch_k0 =====
@@ -344,7 +400,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
@@ -364,7 +420,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
@@ -409,89 +465,121 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== matmul_k0 =====
-BY_DEVICE_CONST int by_bcsr_979105c37b3d_off[17] = {0, 8, 16, 24, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48};
-BY_DEVICE_CONST int by_bcsr_979105c37b3d_kt[48] = {0, 1, 2, 3, 12, 13, 14, 15, 0, 1, 2, 3, 12, 13, 14, 15, 0, 1, 2, 3, 12, 13, 14, 15, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11};
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_979105c37b3d_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_979105c37b3d_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_979105c37b3d_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*128 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+// ===== layernorm_rows_k1 =====
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i0)*8192 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      acc = acc + v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_979105c37b3d_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
   }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
     }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
-// ===== matmul_k1 =====
+// ===== matmul_k0 =====
 BY_DEVICE_CONST int by_bcsr_b33f2d733de0_off[65] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48, 56, 64, 72, 80, 80, 80, 80, 80, 84, 88, 92, 96, 96, 96, 96, 96, 100, 104, 108, 112, 112, 112, 112, 112, 112, 112, 112, 112, 116, 120, 124, 128};
 BY_DEVICE_CONST int by_bcsr_b33f2d733de0_kt[128] = {8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7};
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -564,14 +652,14 @@ BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k2 =====
+// ===== matmul_k1 =====
 BY_DEVICE_CONST int by_bcsr_c7ae7a7bbd18_off[17] = {0, 12, 24, 36, 48, 56, 64, 72, 80, 80, 80, 80, 80, 92, 104, 116, 128};
 BY_DEVICE_CONST int by_bcsr_c7ae7a7bbd18_kt[128] = {8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55};
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -643,8 +731,8 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== colaunch_k1 =====
@@ -892,89 +980,10 @@ BY_KERNEL void __launch_bounds__(32) colaunch_k1(const float* __restrict__ m0_in
   colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE_CONST int by_bcsr_ae50a0fa2b57_off[17] = {0, 8, 16, 24, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48};
-BY_DEVICE_CONST int by_bcsr_ae50a0fa2b57_kt[48] = {4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15};
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_ae50a0fa2b57_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_ae50a0fa2b57_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_ae50a0fa2b57_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*128 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_ae50a0fa2b57_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
-}
-
-// ===== matmul_k4 =====
+// ===== matmul_k2 =====
 BY_DEVICE_CONST int by_bcsr_157f279d94bf_off[65] = {0, 4, 8, 12, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 20, 24, 28, 32, 32, 32, 32, 32, 36, 40, 44, 48, 52, 56, 60, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 72, 80, 88, 96, 104, 112, 120, 128, 128, 128, 128, 128, 128, 128, 128, 128};
 BY_DEVICE_CONST int by_bcsr_157f279d94bf_kt[128] = {12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11};
-BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1047,14 +1056,14 @@ BY_DEVICE void matmul_k4_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k4_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_k2_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k5 =====
+// ===== matmul_k3 =====
 BY_DEVICE_CONST int by_bcsr_d37bb4981d52_off[17] = {0, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96, 112, 116, 120, 124, 128};
 BY_DEVICE_CONST int by_bcsr_d37bb4981d52_kt[128] = {32, 33, 34, 35, 32, 33, 34, 35, 32, 33, 34, 35, 32, 33, 34, 35, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51};
-BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -1126,6 +1135,6 @@ BY_DEVICE void matmul_k5_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k5_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
 }

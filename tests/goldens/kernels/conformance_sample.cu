@@ -924,7 +924,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     by_res[by_lin] = (float)((in2[(i2)*2 + (i3)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
     long long by_rrem = by_row;
@@ -944,7 +944,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     if (by_lane == 0) by_st1[by_rl] = (float)((by_isneginf(acc) ? 0.0f : acc));
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
     long long by_rrem = by_row;
@@ -1655,12 +1655,11 @@ BY_KERNEL void __launch_bounds__(512) castlike_k0(const by_bfloat16* __restrict_
 }
 
 // golden: test_causal_conv_with_state_b1_c1_degenerate h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: causal_conv_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 1: causal_conv_state_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// 1 launches, 1 distinct kernels
+// launch 0: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float float float out:float]
 
-// ===== causal_conv_k0 =====
-BY_DEVICE void causal_conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== colaunch_k0 =====
+BY_DEVICE void causal_conv_f36654787306e5a4_w256_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   const int tid = threadIdx.x;
   const int lane = tid % 1;
   const int row = (int)by_block.idx.x * 256 + tid / 1;
@@ -1681,12 +1680,7 @@ BY_DEVICE void causal_conv_k0_body(const float* __restrict__ in0, const float* _
     out[(i2)] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) causal_conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  causal_conv_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== causal_conv_state_k0 =====
-BY_DEVICE void causal_conv_state_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void causal_conv_state_d1cdd9c351e6f314_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 3; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -1700,8 +1694,13 @@ BY_DEVICE void causal_conv_state_k0_body(const float* __restrict__ in0, const fl
     }
   }
 }
-BY_KERNEL void __launch_bounds__(512) causal_conv_state_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  causal_conv_state_k0_body(in0, in1, out, by_this_block());
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) { if (threadIdx.x < 256u) causal_conv_f36654787306e5a4_w256_body(m0_in0, m0_in1, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1))); }
+  else if (by_b < 2u) causal_conv_state_d1cdd9c351e6f314_body(m1_in0, m1_in1, m1_out, by_block_at(by_b - 1u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_out, m1_in0, m1_in1, m1_out, by_this_block());
 }
 
 // golden: test_ceil h100 fp32
@@ -3647,7 +3646,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     by_res[by_lin] = (float)((in2[(i0)*16 + (i2)*4 + (i3)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
     long long by_rrem = by_row;
@@ -3667,7 +3666,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp; by_rl < 1; by_rl += 8) {
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
     long long by_rrem = by_row;
@@ -4140,41 +4139,74 @@ BY_KERNEL void __launch_bounds__(512) grid_sample_k0(const float* __restrict__ i
 
 // golden: test_group_normalization_epsilon h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: row_layernorm_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 0: layernorm_rows_k0 grid=[6, 1, 1] block=[256, 1, 1] shared=32 params=[float float float out:float]
 
-// ===== row_layernorm_k0 =====
-BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
+// ===== layernorm_rows_k0 =====
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 6) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 8; r0 += 32) {
+      const float v = in0[(i0)*16 + (((i1 * (2ll)) + (r0 / (4ll))))*4 + (((r0 / (2ll)) % (2ll)))*2 + ((r0 % (2ll)))];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 6ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 8ll;
-  float* yr = y + row * 8ll;
-  float s = 0.0f;
-  for (long long j = tid; j < 8ll; j += nthreads) s += ((float)xr[j]);
-  const float mu = row_layernorm_k0_sum(s, part) / 8.0f;
-  float q = 0.0f;
-  for (long long j = tid; j < 8ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
-  const float var = row_layernorm_k0_sum(q, part) / 8.0f;
-  const float inv = 1.0f / by_sqrt(var + 0.009999999776482582f);
-  for (long long j = tid; j < 8ll; j += nthreads) {
-    float v = (((float)xr[j]) - mu) * inv;
-    v = v * ((float)scale[((row % 2ll) * 2ll + j / 4ll)]);
-    v = v + ((float)bias[((row % 2ll) * 2ll + j / 4ll)]);
-    yr[j] = (float)v;
+  __syncthreads();
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 6) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 8; r0 += 32) {
+      const float t0 = (in0[(i0)*16 + (((i1 * (2ll)) + (r0 / (4ll))))*4 + (((r0 / (2ll)) % (2ll)))*2 + ((r0 % (2ll)))] - (by_st0[(by_rl)] / 8.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
+    const long long by_rl = by_lin / 8;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 6) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 8);
+    const long long i4 = by_crem % 2; by_crem /= 2;
+    const long long i3 = by_crem % 2; by_crem /= 2;
+    const long long i2 = by_crem;
+    (void)by_crem;
+    const long long t0 = ((i1 * (2ll)) + i2);
+    out[i0 * 16 + i1 * 8 + i2 * 4 + i3 * 2 + i4 * 1] = (float)(((((in0[(i0)*16 + (t0)*4 + (i3)*2 + (i4)] - (by_st0[(by_rl)] / 8.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 8.0f) + 0.009999999776482582f)))) * in1[(t0)]) + in2[(t0)]));
   }
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // golden: test_gru_batchwise h100 fp32
@@ -4759,41 +4791,72 @@ BY_KERNEL void __launch_bounds__(32, 1) device_if_k0(const bool* p0, float* p1, 
 
 // golden: test_instancenorm_epsilon h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: row_layernorm_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 0: layernorm_rows_k0 grid=[6, 1, 1] block=[256, 1, 1] shared=32 params=[float float float out:float]
 
-// ===== row_layernorm_k0 =====
-BY_DEVICE float row_layernorm_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
+// ===== layernorm_rows_k0 =====
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 6) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 3; by_rrem /= 3;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 20; r0 += 32) {
+      const float v = in0[(i0)*60 + (i1)*20 + ((r0 / (5ll)))*5 + ((r0 % (5ll)))];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_layernorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 6ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 20ll;
-  float* yr = y + row * 20ll;
-  float s = 0.0f;
-  for (long long j = tid; j < 20ll; j += nthreads) s += ((float)xr[j]);
-  const float mu = row_layernorm_k0_sum(s, part) / 20.0f;
-  float q = 0.0f;
-  for (long long j = tid; j < 20ll; j += nthreads) { const float d = ((float)xr[j]) - mu; q += d * d; }
-  const float var = row_layernorm_k0_sum(q, part) / 20.0f;
-  const float inv = 1.0f / by_sqrt(var + 0.009999999776482582f);
-  for (long long j = tid; j < 20ll; j += nthreads) {
-    float v = (((float)xr[j]) - mu) * inv;
-    v = v * ((float)scale[(row % 3ll)]);
-    v = v + ((float)bias[(row % 3ll)]);
-    yr[j] = (float)v;
+  __syncthreads();
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 6) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 3; by_rrem /= 3;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 20; r0 += 32) {
+      const float t0 = (in0[(i0)*60 + (i1)*20 + ((r0 / (5ll)))*5 + ((r0 % (5ll)))] - (by_st0[(by_rl)] / 20.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 20; by_lin += 256) {
+    const long long by_rl = by_lin / 20;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 6) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 3; by_rrem /= 3;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 20);
+    const long long i3 = by_crem % 5; by_crem /= 5;
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 60 + i1 * 20 + i2 * 5 + i3 * 1] = (float)(((((in0[(i0)*60 + (i1)*20 + (i2)*5 + (i3)] - (by_st0[(by_rl)] / 20.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 20.0f) + 0.009999999776482582f)))) * in1[(i1)]) + in2[(i1)]));
   }
 }
-BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__ x, const float* __restrict__ scale, const float* __restrict__ bias, float* __restrict__ y) {
-  row_layernorm_k0_body(x, scale, bias, y, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // golden: test_isinf h100 fp32
@@ -4837,48 +4900,44 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
 }
 
 // golden: test_l1normalization_axis_0 h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: lpnorm_norm_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: lpnorm_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// 1 launches, 1 distinct kernels
+// launch 0: lpnorm_rows_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=16 params=[float out:float]
 
-// ===== lpnorm_norm_k0 =====
-BY_DEVICE void lpnorm_norm_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 1;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  if (active) for (int k = lane; k < 2; k += 1) {
-    const int r0 = k;
-    const float v = by_abs(in0[(r0)]);
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[0] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) lpnorm_norm_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  lpnorm_norm_k0_body(in0, out, by_this_block());
-}
-
-// ===== lpnorm_k0 =====
-BY_DEVICE void lpnorm_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 2) break;
-      const int i0 = lin;
-      const float t0 = in1[0];
-      out[(i0)] = (float)(((t0 == 0.0f) ? 0.0f : (in0[(i0)] / t0)));
+// ===== lpnorm_rows_k0 =====
+BY_DEVICE void lpnorm_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 1) break;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 2; r0 += 32) {
+      const float v = by_abs(in0[(r0)]);
+      acc = acc + v;
     }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
+    const long long by_rl = by_lin / 2;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 1) break;
+    long long by_crem = (by_lin % 2);
+    const long long i0 = by_crem;
+    (void)by_crem;
+    const float t0 = by_st0[(by_rl)];
+    out[i0 * 1] = (float)(((t0 == 0.0f) ? 0.0f : (in0[(i0)] / t0)));
   }
 }
-BY_KERNEL void __launch_bounds__(512) lpnorm_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  lpnorm_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) lpnorm_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  lpnorm_rows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_layer_normalization_2d_axis0 h100 fp32
@@ -5458,10 +5517,9 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
 }
 
 // golden: test_logsoftmax_axis_0 h100 fp32
-// 3 launches, 3 distinct kernels
+// 2 launches, 2 distinct kernels
 // launch 0: logsoftmax_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: logsoftmax_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 2: logsoftmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+// launch 1: logsoftmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=16 params=[float float out:float]
 
 // ===== logsoftmax_max_k0 =====
 BY_DEVICE void logsoftmax_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -5491,307 +5549,116 @@ BY_KERNEL void __launch_bounds__(256) logsoftmax_max_k0(const float* __restrict_
   logsoftmax_max_k0_body(in0, out, by_this_block());
 }
 
-// ===== logsoftmax_sum_k0 =====
-BY_DEVICE void logsoftmax_sum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 20;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 5; by_rr /= 5;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 3; k += 1) {
-    const int r0 = k;
-    const float v = by_exp((in0[(r0)*20 + (i1)*5 + (i2)] - in1[(i0)*20 + (i1)*5 + (i2)]));
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) logsoftmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  logsoftmax_sum_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== logsoftmax_k0 =====
-BY_DEVICE void logsoftmax_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-        const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(((by_e0[by_j] - by_e1[by_j]) - by_log(by_e2[by_j])));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+// ===== logsoftmax_rows_k0 =====
+BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 5; by_rrem /= 5;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - in1[(i0)*5 + (i1)]));
+      acc = acc + v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)]) - by_log(in2[(i1)*5 + (i2)])));
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
     }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
+    const long long by_rl = by_lin / 3;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 5; by_rrem /= 5;
+    const long long i1 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 3);
+    const long long i0 = by_crem;
+    (void)by_crem;
+    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)]) - by_log(by_st0[(by_rl)])));
   }
 }
-BY_KERNEL void __launch_bounds__(512) logsoftmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  logsoftmax_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) logsoftmax_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  logsoftmax_rows_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_logsoftmax_axis_0_expanded_ver18 h100 fp32
-// 4 launches, 3 distinct kernels
-// launch 0: reducemax_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
-// launch 2: reducesum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 3: sub_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float out:float]
+// 1 launches, 1 distinct kernels
+// launch 0: sub_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=32 params=[float out:float]
 
-// ===== reducemax_k0 =====
-BY_DEVICE void reducemax_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 20;
-  float by_racc = 0;
-  int have = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 5; by_rr /= 5;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 3; k += 1) {
-    const int r0 = k;
-    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
-  }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) reducemax_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  reducemax_k0_body(in0, out, by_this_block());
-}
-
-// ===== sub_k0 =====
-BY_DEVICE void sub_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] - by_e1[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+// ===== sub_rows_k0 =====
+BY_DEVICE void sub_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 5; by_rrem /= 5;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+      const float v = in0[(r0)*20 + (i0)*5 + (i1)];
+      acc = by_max(acc, v);
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)]));
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
     }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 5; by_rrem /= 5;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(by_log(acc));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
+    const long long by_rl = by_lin / 3;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 5; by_rrem /= 5;
+    const long long i1 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 3);
+    const long long i0 = by_crem;
+    (void)by_crem;
+    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)]) - by_st1[(by_rl)]));
   }
 }
-BY_KERNEL void __launch_bounds__(512) sub_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  sub_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== reducesum_k0 =====
-BY_DEVICE void reducesum_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 20;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 5; by_rr /= 5;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 3; k += 1) {
-    const int r0 = k;
-    const float v = by_exp(in0[(r0)*20 + (i1)*5 + (i2)]);
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(by_log(acc));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) reducesum_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  reducesum_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) sub_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sub_rows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_loop11 h100 fp32
@@ -7295,36 +7162,44 @@ BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restric
 
 // golden: test_rms_normalization_2d_axis0 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: row_rmsnorm_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float out:float]
+// launch 0: rmsnorm_rows_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=16 params=[float float out:float]
 
-// ===== row_rmsnorm_k0 =====
-BY_DEVICE float row_rmsnorm_k0_sum(float v, float* part) {
-  for (int d = 16; d > 0; d >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, d);
-    v = v + o;
+// ===== rmsnorm_rows_k0 =====
+BY_DEVICE void rmsnorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 1) break;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 12; r0 += 32) {
+      const float t0 = in0[((r0 / (4ll)))*4 + ((r0 % (4ll)))];
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
-  (void)part;
-  return v;
-}
-BY_DEVICE void row_rmsnorm_k0_body(const float* __restrict__ x, const float* __restrict__ scale, float* __restrict__ y, const by_block_index by_block) {
-  const long long row = (long long)by_block.idx.x * 4 + (threadIdx.x >> 5);
-  if (row >= 1ll) return;  // the whole warp leaves together
-  const int tid = threadIdx.x & 31;
-  const int nthreads = 32;
-  float* part = 0;
-  const float* xr = x + row * 12ll;
-  float* yr = y + row * 12ll;
-  float q = 0.0f;
-  for (long long j = tid; j < 12ll; j += nthreads) { const float v = ((float)xr[j]); q += v * v; }
-  const float inv = 1.0f / by_sqrt(row_rmsnorm_k0_sum(q, part) / 12.0f + 1e-05f);
-  for (long long j = tid; j < 12ll; j += nthreads) {
-    float v = ((float)xr[j]) * inv;
-    v = v * ((float)scale[j]);
-    yr[j] = (float)v;
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 12; by_lin += 256) {
+    const long long by_rl = by_lin / 12;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 1) break;
+    long long by_crem = (by_lin % 12);
+    const long long i1 = by_crem % 4; by_crem /= 4;
+    const long long i0 = by_crem;
+    (void)by_crem;
+    out[i0 * 4 + i1 * 1] = (float)(((in0[(i0)*4 + (i1)] * (1.0f / by_sqrt(((by_st0[(by_rl)] / 12.0f) + 1e-05f)))) * in1[(i0)*4 + (i1)]));
   }
 }
-BY_KERNEL void __launch_bounds__(128) row_rmsnorm_k0(const float* __restrict__ x, const float* __restrict__ scale, float* __restrict__ y) {
-  row_rmsnorm_k0_body(x, scale, y, by_this_block());
+BY_KERNEL void __launch_bounds__(256) rmsnorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  rmsnorm_rows_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_rnn_seq_length h100 fp32
@@ -7623,7 +7498,7 @@ BY_KERNEL void __launch_bounds__(512) round_k0(const float* __restrict__ in0, fl
 // launch 0: device_scan_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 cooperative params=[out:float float out:float float out:float float out:float out:float out:float out:float out:float]
 
 // ===== device_scan_k0 =====
-BY_DEVICE void add_d4ea9ca25a96491f_body(const float*  in0, const float*  in1, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void add_d4ea9ca25a96491f_body(const float*  in0, const float*  in1, float*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -7634,7 +7509,7 @@ BY_DEVICE void add_d4ea9ca25a96491f_body(const float*  in0, const float*  in1, f
     }
   }
 }
-BY_DEVICE void mul_d7c9fbbad4fcd899_body(const float*  in0, const float*  in1, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void mul_d7c9fbbad4fcd899_body(const float*  in0, const float*  in1, float*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 2; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -8010,62 +7885,55 @@ BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const flo
 }
 
 // golden: test_sce_NCd1_mean_weight_negative_ii h100 fp32
-// 4 launches, 4 distinct kernels
-// launch 0: sce_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: sce_logsumexp_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 2: sce_loss_weight_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float out:float]
-// launch 3: sce_loss_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float float out:float]
+// 3 launches, 3 distinct kernels
+// launch 0: sce_logsumexp_rows_k0 grid=[18, 1, 1] block=[256, 1, 1] shared=16 params=[float out:float]
+// launch 1: sce_loss_weight_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float out:float]
+// launch 2: sce_loss_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float float out:float]
 
-// ===== sce_max_k0 =====
-BY_DEVICE void sce_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 18;
-  float by_racc = 0;
-  int have = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i1 = by_rr % 6; by_rr /= 6;
-  const int i0 = by_rr;
-  if (active) for (int k = lane; k < 5; k += 1) {
-    const int r0 = k;
-    const float v = in0[(i0)*30 + (r0)*6 + (i1)];
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+// ===== sce_logsumexp_rows_k0 =====
+BY_DEVICE void sce_logsumexp_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 18) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 6; by_rrem /= 6;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 5; r0 += 32) {
+      const float v = in0[(i0)*30 + (r0)*6 + (i1)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i0)*6 + (i1)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) sce_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  sce_max_k0_body(in0, out, by_this_block());
-}
-
-// ===== sce_logsumexp_k0 =====
-BY_DEVICE void sce_logsumexp_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 18;
-  float by_racc = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i1 = by_rr % 6; by_rr /= 6;
-  const int i0 = by_rr;
-  if (active) for (int k = lane; k < 5; k += 1) {
-    const int r0 = k;
-    const float v = by_exp((in0[(i0)*30 + (r0)*6 + (i1)] - in1[(i0)*6 + (i1)]));
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i0)*6 + (i1)] = (float)((by_log(acc) + in1[(i0)*6 + (i1)]));
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 1; by_lin += 256) {
+    const long long by_rl = by_lin / 1;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 18) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 6; by_rrem /= 6;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 5; r0 += 1) {
+      const float v = by_exp((in0[(i0)*30 + (r0)*6 + (i1)] - by_st0[(by_rl)]));
+      acc = acc + v;
+    }
+    out[i0 * 6 + i1 * 1] = (float)((by_log(acc) + by_st0[(by_rl)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) sce_logsumexp_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  sce_logsumexp_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) sce_logsumexp_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sce_logsumexp_rows_k0_body(in0, out, by_this_block());
 }
 
 // ===== sce_loss_weight_sum_k0 =====
@@ -8729,10 +8597,9 @@ BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, flo
 // refused: shape
 
 // golden: test_softmax_axis_0 h100 fp32
-// 3 launches, 3 distinct kernels
+// 2 launches, 2 distinct kernels
 // launch 0: softmax_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: softmax_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 2: softmax_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float float float out:float]
+// launch 1: softmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=16 params=[float float out:float]
 
 // ===== softmax_max_k0 =====
 BY_DEVICE void softmax_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -8762,142 +8629,48 @@ BY_KERNEL void __launch_bounds__(256) softmax_max_k0(const float* __restrict__ i
   softmax_max_k0_body(in0, out, by_this_block());
 }
 
-// ===== softmax_sum_k0 =====
-BY_DEVICE void softmax_sum_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 20;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 5; by_rr /= 5;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 3; k += 1) {
-    const int r0 = k;
-    const float v = by_exp((in0[(r0)*20 + (i1)*5 + (i2)] - in1[(i0)*20 + (i1)*5 + (i2)]));
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) softmax_sum_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  softmax_sum_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== softmax_k0 =====
-BY_DEVICE void softmax_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 15; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i2 = by_rem % 5; by_rem /= 5;
-        const int i1 = by_rem % 4; by_rem /= 4;
-        const int i0 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-        const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-        const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-        const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 15) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i2 = by_rem % 5; by_rem /= 5;
-          const int i1 = by_rem % 4; by_rem /= 4;
-          const int i0 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*20 + (i1)*5 + (i2)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          const uint4 by_r1 = by_ld_global_b128(in1 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e1 = reinterpret_cast<const float*>(&by_r1);
-          const uint4 by_r2 = by_ld_global_b128(in2 + (((0ll))*20 + (i1)*5 + (i2)));
-          const float* const by_e2 = reinterpret_cast<const float*>(&by_r2);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_exp((by_e0[by_j] - by_e1[by_j])) / by_e2[by_j]));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
+// ===== softmax_rows_k0 =====
+BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 5; by_rrem /= 5;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - in1[(i0)*5 + (i1)]));
+      acc = acc + v;
     }
-  } else {
-    for (int by_lin = by_tid; by_lin < 60; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i2 = by_rem % 5; by_rem /= 5;
-      const int i1 = by_rem % 4; by_rem /= 4;
-      const int i0 = by_rem;
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)])) / in2[(i1)*5 + (i2)]));
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
     }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
+    const long long by_rl = by_lin / 3;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 5; by_rrem /= 5;
+    const long long i1 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 3);
+    const long long i0 = by_crem;
+    (void)by_crem;
+    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)])) / by_st0[(by_rl)]));
   }
 }
-BY_KERNEL void __launch_bounds__(512) softmax_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  softmax_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) softmax_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  softmax_rows_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_softplus h100 fp32

@@ -1,6 +1,6 @@
 // golden: rnn_loop.onnx h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: device_loop_k0 grid=[32, 1, 1] block=[512, 1, 1] shared=512 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
+// launch 0: device_loop_k0 grid=[129, 1, 1] block=[512, 1, 1] shared=32 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
 
 // ===== device_loop_k0 =====
 BY_DEVICE_CALLED void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
@@ -13,9 +13,9 @@ BY_DEVICE_CALLED void add_9e2ad08a72e3517a_body(const long long*  in0, long long
     }
   }
 }
-BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_all); unsigned char* const by_smem = by_smem_all + (threadIdx.x / 128u) * 128u;
-  const int tid = (threadIdx.x % 128u);
+BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_w128_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  const int tid = threadIdx.x;
   const int lane = tid % 128;
   const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
@@ -38,7 +38,7 @@ BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_body(const float*  in0, const floa
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  by_part_sync(1u + threadIdx.x / 128u, 128u);
+  by_part_sync(1u, 128u);
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -51,9 +51,14 @@ BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_body(const float*  in0, const floa
     out[(i1)] = (float)((acc + in2[(i1)]));
   }
 }
-BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_all); unsigned char* const by_smem = by_smem_all + (threadIdx.x / 128u) * 128u;
-  const int tid = (threadIdx.x % 128u);
+BY_DEVICE_CALLED void colaunch_39b59003ae64c81d_body(const long long*  m0_in0, long long*  m0_out, const float*  m1_in0, const float*  m1_in1, const float*  m1_in2, float*  m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 1u) add_9e2ad08a72e3517a_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 129u) { if (threadIdx.x < 128u) matmul_dda0b63bb95b8209_w128_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 1u, dim3(128, 1, 1))); }
+}
+BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_w128_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  const int tid = threadIdx.x;
   const int lane = tid % 128;
   const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
@@ -77,7 +82,7 @@ BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_body(const float*  in0, const long
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  by_part_sync(1u + threadIdx.x / 128u, 128u);
+  by_part_sync(1u, 128u);
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -100,6 +105,11 @@ BY_DEVICE_CALLED void less_3ccf35201d13cb87_body(const long long*  in0, bool*  o
     }
   }
 }
+BY_DEVICE_CALLED void colaunch_199285ab1f9e9f94_body(const float*  m0_in0, const long long*  m0_in1, const float*  m0_in2, const float*  m0_in3, const float*  m0_in4, float*  m0_out, const long long*  m1_in0, bool*  m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 128u) { if (threadIdx.x < 128u) matmul_8fdd9357ac438ef2_w128_body(m0_in0, m0_in1, m0_in2, m0_in3, m0_in4, m0_out, by_block_at(by_b - 0u, dim3(128, 1, 1))); }
+  else if (by_b < 129u) less_3ccf35201d13cb87_body(m1_in0, m1_out, by_block_at(by_b - 128u, dim3(1, 1, 1)));
+}
 BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   const unsigned int by_g = by_block.grid.x;
@@ -115,13 +125,9 @@ BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long lon
     if (by_b == 0u && by_t == 0u) { p5[0] = 0; p6[0] = by_go1; }
     by_grid_sync();
     for (long long by_it1 = 0; by_it1 < by_trip1 && by_go1; ++by_it1) {
-      for (unsigned int by_v = by_b; by_v < 1u; by_v += by_g) add_9e2ad08a72e3517a_body(p1, p7, by_block_at(by_v, dim3(1, 1, 1)));
+      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_39b59003ae64c81d_body(p1, p7, p3, p8, p9, p10, by_block_at(by_v, dim3(129, 1, 1)));
       by_grid_sync();
-      if (by_t < 512u) { for (unsigned int by_v = by_b * 4u + by_t / 128u; by_v < 128u; by_v += by_g * 4u) matmul_dda0b63bb95b8209_body(p3, p8, p9, p10, by_block_at(by_v, dim3(128, 1, 1))); }
-      by_grid_sync();
-      if (by_t < 512u) { for (unsigned int by_v = by_b * 4u + by_t / 128u; by_v < 128u; by_v += by_g * 4u) matmul_8fdd9357ac438ef2_body(p11, p1, p12, p13, p10, p14, by_block_at(by_v, dim3(128, 1, 1))); }
-      by_grid_sync();
-      for (unsigned int by_v = by_b; by_v < 1u; by_v += by_g) less_3ccf35201d13cb87_body(p7, p15, by_block_at(by_v, dim3(1, 1, 1)));
+      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_199285ab1f9e9f94_body(p11, p1, p12, p13, p10, p14, p7, p15, by_block_at(by_v, dim3(129, 1, 1)));
       by_grid_sync();
       by_go1 = (p15[0] != 0);
       for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p1[by_i] = p7[by_i];
