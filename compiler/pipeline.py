@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from .artifact import Artifact
 from .build import build, build_key, toolchain_key
 from .context import CompileContext, CompileOptions
@@ -94,8 +96,18 @@ def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], f
         return None
     constants = {n: c for p in all_plans(plan) for n, c in p.constants}
     known: dict[str, float | None] = {}
+    zeros: dict[str, bool] = {}
+
+    def sparse_weight(v: str) -> bool:
+        """A constant matrix (or more) at least a quarter zeros: what either format could use."""
+        if v not in zeros:
+            a = constants[v].array() if v in constants else None
+            zeros[v] = a is not None and a.ndim >= 2 and 4 * np.count_nonzero(a) <= 3 * a.size
+        return zeros[v]
 
     def speedup(spec: KernelSpec) -> float | None:
+        if not any(sparse_weight(v) for v in spec.inputs):     # dense weights: nothing to ask (fast)
+            return None
         if spec.key not in known:
             found = [sparse_speedup(spec, constants, ctx.target, ctx.sparta_memo),
                      sparse24_speedup(spec, constants, ctx.target, ctx.sparta_memo)]
