@@ -8,7 +8,8 @@ A body reads its block's position only through `by_block` (BLOCK_X, GRID_X, ...)
 blockIdx/gridDim, so a later stage can call it with indices of its own: a wrapper that dispatches
 ranges of blocks to several bodies (Rammer's co-launch), or a persistent kernel that calls bodies
 between grid barriers (Grinder). threadIdx/blockDim stay the hardware's: a wrapper calling a body
-must launch the body's block shape (Kernel.block).
+must launch the body's block shape (Kernel.block), or run it narrowed (`narrowed_source`) on the
+first threads of a wider one-dimensional block.
 
 The body is force-inlined into its wrapper, so the compiled kernel is the one the body alone would
 have been. A `__grid_constant__` parameter (a TMA tensor map) reaches the body by const reference:
@@ -20,6 +21,12 @@ from collections.abc import Sequence
 
 from ..ir.kernel import BODY_SUFFIX
 from .naming import NAME_PLACEHOLDER, finish_source
+
+# what a body run on fewer threads than its block cannot use: block-wide votes over barrier 0, and
+# the block's size other than by component (blockDim.x, .y, .z become the body's own)
+NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
+_SYNCTHREADS = re.compile(r"\b__syncthreads\(\)")
+_BLOCK_DIM = re.compile(r"\bblockDim\.([xyz])\b")
 
 BLOCK = "by_block"             # the body's virtual block index parameter (a by_block_index)
 BLOCK_X = f"{BLOCK}.idx.x"     # this block's index in the virtual grid, as blockIdx.x was
@@ -105,3 +112,16 @@ def split_wrapper(source: str, entry: str) -> tuple[str, list[str]]:
     if m is None:
         raise ValueError(f"{entry}: no wrapper in the source")
     return source[:m.start()], [d.strip() for d in m["params"].split(",") if d.strip()]
+
+
+def can_run_narrowed(k) -> bool:
+    """Whether kernel k's body can run on the first k.threads threads of a wider block: a
+    one-dimensional block of whole warps, no block-wide vote, blockDim only by component."""
+    return k.block[1:] == (1, 1) and k.threads % 32 == 0 and not NARROW_OBSTACLES.search(k.source)
+
+
+def narrowed_source(source: str, threads: int, barrier: str) -> str:
+    """A body's source as run by `threads` threads of a wider block: its blockDim its own, its
+    __syncthreads the hardware barrier `barrier` (a C expression, 1..15) over those threads."""
+    source = _BLOCK_DIM.sub(lambda m: f"{threads}u" if m[1] == "x" else "1u", source)
+    return _SYNCTHREADS.sub(f"by_part_sync({barrier}, {threads}u)", source)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from ..ir.kernel import Kernel, KernelParam
-from .block_function import BLOCK_X, finish_kernel, split_wrapper
+from .block_function import BLOCK_X, can_run_narrowed, finish_kernel, narrowed_source, split_wrapper
 
 _PARAM_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 
@@ -40,24 +40,17 @@ def can_co_launch(k: Kernel) -> str | None:
     return None
 
 
-# what a body run on fewer threads than the launch's block cannot use: block-wide reductions over
-# barrier 0, and the block's size other than by component
-_NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
-_SYNCTHREADS = re.compile(r"\b__syncthreads\(\)")
-_BLOCK_DIM = re.compile(r"\bblockDim\.([xyz])\b")
-
-
 def launch_block(parts: Sequence[Kernel]) -> tuple[int, int, int] | None:
     """The block a co-launch of `parts` runs: their common shape, or, when they are all
-    one-dimensional and each narrower one can run on the first threads of a wider block (a
-    multiple of 32 threads, no block-wide vote, blockDim only by component), the widest; else None."""
+    one-dimensional and each narrower one can run on the first threads of a wider block
+    (`can_run_narrowed`), the widest; else None."""
     shapes = {k.block for k in parts}
     if len(shapes) == 1:
         return next(iter(shapes))
-    if any(k.block[1:] != (1, 1) or k.threads % 32 for k in parts):
+    if any(k.block[1:] != (1, 1) for k in parts):
         return None
     widest = max(k.threads for k in parts)
-    if any(k.threads < widest and _NARROW_OBSTACLES.search(k.source) for k in parts):
+    if any(k.threads < widest and not can_run_narrowed(k) for k in parts):
         return None
     return (widest, 1, 1)
 
@@ -65,10 +58,8 @@ def launch_block(parts: Sequence[Kernel]) -> tuple[int, int, int] | None:
 def narrowed(body_source: str, k: Kernel) -> str:
     """k's body (and its helpers) as run by the first k.threads threads of a wider block: renamed
     for its width, its blockDim its own, its barriers over its own threads (hardware barrier 1)."""
-    n = k.threads
-    source = re.sub(rf"\b{re.escape(k.entry)}", f"{k.entry}_w{n}", body_source)
-    source = _BLOCK_DIM.sub(lambda m: f"{n}u" if m[1] == "x" else "1u", source)
-    return _SYNCTHREADS.sub(f"by_part_sync(1u, {n}u)", source)
+    source = re.sub(rf"\b{re.escape(k.entry)}", f"{k.entry}_w{k.threads}", body_source)
+    return narrowed_source(source, k.threads, "1u")
 
 
 def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = None,

@@ -36,20 +36,13 @@ from dataclasses import dataclass
 from ..ir.graph import Constant, TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
-from .block_function import BLOCK_X, GRID_X, finish_kernel, split_wrapper
+from .block_function import BLOCK_X, GRID_X, finish_kernel, narrowed_source, split_wrapper
 
 _PLACEHOLDER = re.compile(r"@(\d+):([^@]+)@")
-_SYNCTHREADS = re.compile(r"\b__syncthreads\(\)")
-_BLOCK_DIM = re.compile(r"\bblockDim\.([xyz])\b")
 _THREAD_X = re.compile(r"\bthreadIdx\.x\b")
 _SHARED_DECL = re.compile(r"\bBY_SHARED_BUFFER\((\w+)\);")
 MAX_SUB_BLOCKS = 15          # hardware barriers 1..15, one per sub-block (0 is __syncthreads')
 SHARED_ALIGN = 128
-
-
-# what a body run on fewer threads than the block cannot use: block-wide reductions over barrier 0,
-# and the block's size other than by component (blockDim.x, .y, .z become the body's own)
-NARROW_OBSTACLES = re.compile(r"\b__syncthreads_(count|and|or)\b|\bblockDim\b(?!\.[xyz]\b)")
 
 
 def _slice_bytes(k: Kernel) -> int:
@@ -198,8 +191,7 @@ class _Emitter:
             # thread index, its size, its barrier (1 + j) and its slice of shared memory
             per = _slice_bytes(k)
             source = _THREAD_X.sub(f"(threadIdx.x % {n}u)", source)
-            source = _BLOCK_DIM.sub(lambda m: f"{n}u" if m[1] == "x" else "1u", source)
-            source = _SYNCTHREADS.sub(f"by_part_sync(1u + threadIdx.x / {n}u, {n}u)", source)
+            source = narrowed_source(source, n, f"1u + threadIdx.x / {n}u")
             source = _SHARED_DECL.sub(lambda m: f"BY_SHARED_BUFFER({m[1]}_all); unsigned char* const {m[1]} = "
                                       f"{m[1]}_all + (threadIdx.x / {n}u) * {per}u;", source)
         # called, not inlined: a body a loop calls at several steps (every layer of a stacked

@@ -23,7 +23,9 @@ memory holds decline too (kinds/flash_attention.py takes attention of any row le
 
 The kernel: a block of THREADS threads owns up to MAX_ROWS_PER_BLOCK consecutive rows. Phase 1
 computes the resident tile (thread per element, the contraction's loop inline); phase 2 each row
-statistic in order (warp per row, lanes stride the row, shuffles combine); phase 3 the final
+statistic in order (a warp per row, lanes striding the row, shuffles combining; when the block has
+fewer rows than warps, `warps_per_row` warps share a row and one thread combines their partials);
+phase 3 the final
 stage, threads over (row, column) so that consecutive threads write consecutive columns. Values
 are kept in the compute type (float for half types) after rounding to their element type, as a
 store and a load would."""

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..analysis.dependence import reshape_index
 from ..codegen.cuda import contiguous_strides
 from ..kinds.row import RowOperand, accumulator_dtype, render_row_kernel
 from ..ir.dtypes import DType
@@ -256,8 +257,8 @@ def _normalise_rows(ctx: LowerCtx, *, view: tuple[int, ...], row_rank: int, x_in
     """A normalisation over rows as one row chain (kinds/resident_rows.py): x seen as `view`,
     whose first `row_rank` axes are the rows and the rest one row of J elements; statistics
     s1 = sum x and s2 = sum (x - s1/J)^2 (or sum x^2 without `center`), kept in shared memory;
-    then y = (x - s1/J) / sqrt(s2/J + eps), times the scale and plus the bias `affine(index)`
-    gives ((arg, value, index)...). As tensor expressions, fusion sees every stage: the GEMM
+    then y = (x - s1/J) / sqrt(s2/J + eps), times the scale and plus the bias that
+    `affine(output index)` lists as (input number, "mul" or "add", its index). As tensor expressions, fusion sees every stage: the GEMM
     before a LayerNorm joins it when a block holds whole rows (Welder), and the maps around it
     are composed in (AStitch). `x_index(view index)` is where x holds an element of the view;
     the chain writes `out` (of the view's shape)."""
@@ -268,12 +269,8 @@ def _normalise_rows(ctx: LowerCtx, *, view: tuple[int, ...], row_rank: int, x_in
     rt = TensorType(mdt, rows)
     (r,) = reduce_vars(1)
     iv = out_vars(row_rank)
-    j_index, rest = [], r           # the row element r as the view's trailing indices
-    for k, d in enumerate(tail):
-        inner = math.prod(tail[k + 1:])
-        q = rest // inner if inner > 1 else rest
-        j_index.append(q % d if k > 0 else q)
-    xr = cast(load(0, x, x_index(tuple(iv) + tuple(j_index))), mdt)
+    j_index = reshape_index((r,), (length,), tail, {r.name: length})   # the row element r in the view
+    xr = cast(load(0, x, x_index(tuple(iv) + j_index)), mdt)
     red = Reduce("sum", (("r0", length),))
     n = const(float(length), mdt)
     s1, s2 = ctx.temp(rt, "sum"), ctx.temp(rt, "sumsq")

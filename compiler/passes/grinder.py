@@ -33,7 +33,8 @@ import dataclasses
 import math
 
 from ..codegen.co_launch import can_co_launch
-from ..codegen.device_region import (NARROW_OBSTACLES, body_kernels, region_shared, region_threads, render_region,
+from ..codegen.block_function import can_run_narrowed
+from ..codegen.device_region import (body_kernels, region_shared, region_threads, render_region,
                                      sub_blocks)
 from ..ir.dataflow import all_plans, all_types, map_bodies, reads, writes
 from ..ir.graph import TensorType
@@ -160,7 +161,7 @@ def obstacle(region, target: Target) -> tuple[str | None, dict]:
             return f"body kernel {k.entry}: {why}", {}
     threads = region_threads(kernels)
     for k in kernels:
-        if k.threads < threads and (k.threads % 32 or NARROW_OBSTACLES.search(k.source)):
+        if k.threads < threads and not can_run_narrowed(k):
             return (f"body kernel {k.entry} runs {k.threads} threads (not a multiple of 32, or reducing over "
                     f"the block's barrier); the widest body runs {threads}"), {}
     # packing narrower bodies never asks for more shared memory than a launch gets without the

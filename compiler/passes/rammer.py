@@ -5,8 +5,9 @@ At batch 1 many kernels have fewer blocks than the GPU has SMs, and each launch 
 microseconds. Every rendered kernel is an rOperator whose blocks are its rTasks; the SMs are the
 vEUs. The plan's steps are put in wavefront order (analysis/waves.py: every wave after the waves
 it reads from, plan order within a wave), and in each wave the kernels that leave the GPU partly
-empty are packed, per block shape (one-dimensional blocks of any width together), into co-launches (codegen/co_launch.py) while their blocks stay
-resident together: at most `sms x blocks per SM` of the most demanding member (the micro-model's
+empty are packed, per block shape (one-dimensional blocks of any width together), into
+co-launches (codegen/co_launch.py) while their blocks stay resident together: at most
+`sms x blocks per SM` of the most demanding member at the launch's width (the micro-model's
 occupancy: Roller's register estimate where Roller tiled the kernel), so no member waits for
 another's blocks. A pack is kept only where the cost model
 predicts it faster than its members launched one after another:
@@ -25,6 +26,7 @@ import dataclasses
 import itertools
 
 from ..analysis.waves import waves
+from ..codegen.block_function import can_run_narrowed
 from ..codegen.co_launch import can_co_launch, co_launch, launch_block
 from ..ir.dataflow import map_bodies
 from ..ir.kernel import Kernel
@@ -96,7 +98,7 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
     for k in cands:
         kern = steps[k].kernel
         # one-dimensional blocks of any width pack together (the narrower on the first threads)
-        shape = ("1-d",) if launch_block([kern, _WIDE]) else kern.block
+        shape = ("1-d",) if can_run_narrowed(kern) else kern.block
         open_ = by_shape.setdefault(shape, [])
         cur = open_[-1] if open_ else None
         if cur is not None:
@@ -113,11 +115,6 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
             if times[0] < times[1]:
                 packs.append((pack, times))
     return sorted(packs)
-
-
-# a one-dimensional block wider than any kernel's: `launch_block([k, _WIDE])` says whether k can run
-# on the first threads of a wider block
-_WIDE = Kernel(entry="by_wide", source="", params=(), grid=(1, 1, 1), block=(2048, 1, 1))
 
 
 def resident_together(kernels: list[Kernel], target: Target) -> int:

@@ -1,41 +1,43 @@
 """Welder's shared-memory level (part of the welder stage): row chains grown into one kernel whose
 blocks own whole rows (compiler/kinds/resident_rows.py renders them).
 
-After the register level has made its groups, a group grows in plan order from each kernel spec
-that can start a row chain: a contraction or reduction (its rows become *resident*: a block
-computes its tile of them into shared memory), or a row chain already (softmax). It takes each
-next consumer of its values while the whole is still a row chain:
+After the register level has made its groups, a chain grows from every kernel spec (a
+contraction or reduction, whose rows become *resident*: a block computes its tile of them into
+shared memory; a row chain the lowering made: softmax, the normalisations; a reduction; maps
+before one). It takes each next consumer of its values while the whole is still a row chain:
 
-- a reduction over the row (a row max, a sum of exponentials) is kept in shared memory as a row
-  statistic;
+- a reduction over the row (a row max, a sum of exponentials, a mean) is kept in shared memory
+  as a row statistic (a keepdims reduction's size-1 axes dropped inside the chain);
 - a map over the rows (a mask, exp(s - max) / sum, a NaN guard) is carried in registers, computed
   where it is read;
 - a contraction over the row axis (P.V) ends the chain: it is computed from the resident rows.
 
 So QK^T -> mask -> softmax -> NaN guard -> .V (exporters' attention, whatever ops wrote it) and
 the ONNX Attention op's scores/max/sum/PV stages become one kernel with no rows x keys matrix in
-DRAM, and MatMul -> Softmax one kernel with the product's rows in shared memory. Whether a spec
-is a row chain is the kind's `analyse`, read from the tensor expressions alone. Values other than
-the last must have no reader outside the group; members are dropped from the end until that
-holds and the rest is a chain. Each group saves its internal values' round trips through DRAM
-(written once, read once each) and launches, but a block of rows computes its contraction without
-Roller's tiles: a chain is kept only where the cost model (compulsory DRAM bytes over bandwidth,
-FLOPs at the share of the machine the grid fills, a launch each) predicts the fused kernel faster
-than its members apart (a classifier's MatMul over one row feeding a softmax stays a tiled GEMM).
-The record gives both predictions."""
+DRAM, MatMul -> Softmax and GEMM -> LayerNorm one kernel with the product's rows in shared
+memory, and a LayerNorm written by hand one kernel. Whether a spec is a row chain is the kind's
+`analyse`, read from the tensor expressions alone. Values other than the last must have no reader
+outside the group; members are dropped from the end until that holds and the rest is a chain.
+Each group saves its internal values' round trips through DRAM (written once, read once each)
+and launches, but a block of rows computes its contraction without Roller's tiles: a chain is
+kept only where the cost model (compulsory DRAM bytes over bandwidth, FLOPs at the share of the
+machine the grid fills, a launch each) predicts the fused kernel faster than its members apart
+(a classifier's MatMul over one row feeding a softmax stays a tiled GEMM); one that does not pay
+is tried shorter. Where chains from different starts share a member, the one predicted to save
+more time is kept (`saved_us`). The record gives both predictions."""
 from __future__ import annotations
 
 import dataclasses
 import math
 from typing import Callable
 
-from ..ir.dataflow import map_bodies, reads
-from ..ir.plan import ComputeStep, Plan
-from ..ir.dtypes import DType
-from ..ir.graph import TensorType
-from ..ir.spec import KernelSpec, Level, Stage
 from ..analysis.dependence import extents_of, injective, loads_of
 from ..analysis.views import vars_of
+from ..ir.dataflow import map_bodies, reads
+from ..ir.dtypes import DType
+from ..ir.graph import TensorType
+from ..ir.plan import ComputeStep, Plan
+from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_vars
 from ..kinds import flash_attention, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
@@ -88,7 +90,7 @@ def _candidate(k, steps, readers, pinned, record, target, statistics: bool, spee
     """The chain grown from step k, as the kind predicted fastest, when that beats its members
     apart (else shorter ones, each declined recorded): its members, spec, predictions, why it
     stopped and the time it saves."""
-    members, kinds, stop = _grow(k, steps, readers, pinned, set(), statistics, target)
+    members, kinds, stop = _grow(k, steps, readers, pinned, statistics, target)
     while kinds:
         faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
         apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
@@ -191,7 +193,7 @@ def _constant_axes(st: Stage, stages: list[Stage]) -> tuple[int, ...]:
     return tuple(axes) if read else ()
 
 
-def _grow(start: int, steps, readers, pinned, taken, statistics: bool, target: Target):
+def _grow(start: int, steps, readers, pinned, statistics: bool, target: Target):
     """(members, the kinds that render them as one kernel (`_fused_kinds`), why growth stopped);
     no kinds when no useful chain forms. A chain longer than any kind renders is cut back."""
     members = [start]
@@ -202,7 +204,7 @@ def _grow(start: int, steps, readers, pinned, taken, statistics: bool, target: T
         if not later:
             break
         c = later[0]
-        if c in taken or not _member(steps[c]):
+        if not _member(steps[c]):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
         joined = _joined([steps[k].spec for k in members + [c]])
