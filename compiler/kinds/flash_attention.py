@@ -154,7 +154,7 @@ def analyse(spec: KernelSpec) -> Attention | str:
     chain = resident_rows.analyse(spec, fit=False)
     if isinstance(chain, str):
         return chain
-    if chain.resident is None or len(chain.stats) != 2:
+    if len(chain.phases) != 3 or chain.phases[0].length is None or len(chain.stats) != 2:
         return "not a resident product with a max and a sum of exponentials"
     res, mx, sm, fin = chain.resident, chain.stats[0], chain.stats[1], chain.final
     if mx.expr.reduce.op != "max" or sm.expr.reduce.op != "sum":

@@ -5,12 +5,18 @@ A *row chain* is a multi-stage spec of these roles (ir/spec.py levels say which 
 
 - an optional **resident** stage (carried SHARED, stage 0): a contraction or map whose output is
   rows x J (rows = any shape R, J the row length). A block computes its rows of it once into
-  shared memory: QK^T for attention, the MatMul of MatMul -> Softmax. No R x J matrix in DRAM;
+  shared memory: QK^T for attention, the MatMul of MatMul -> Softmax. No R x J matrix in DRAM.
+  Resident stages may follow one another, each a contraction over the one before's row (an MLP's
+  hidden rows, R x H, then its output rows, R x J, that a LayerNorm after it reduces): the
+  statistics and the final read the last, whose length is the chain's J;
 - **row statistics** (carried SHARED): reductions over one axis of extent J whose output is R (a
   row max, a sum of exponentials, a mean, a variance). A warp per row reduces with shuffles;
   the value stays in shared memory for the stages after it;
 - **maps** (carried REGISTER): composed into the stages that read them (ir/compose.py), so an
   element is computed where it is used (exp(s - max) / sum, masks, NaN guards);
+- a resident stage's rows may be written to global memory as well, when a later kernel reads
+  them too (the residual stream of a pre-norm transformer: x + f(x) is both LayerNorm'd here and
+  added to the next sublayer's output);
 - the **final** stage, written to global memory: a map over the rows (softmax's output), a row
   statistic, or a contraction over the row axis (P.V for attention), indexed freely otherwise
   (a transposed output, a reshaped V).
@@ -31,6 +37,7 @@ are kept in the compute type (float for half types) after rounding to their elem
 store and a load would."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -65,16 +72,17 @@ class Reader:
     values: tuple[str, ...]
     output: str
     row_axes: tuple[int, ...]     # the output axes that index the row (in R's order)
+    length: int | None = None     # resident rows: the row's length (None: a statistic, the final)
 
 
 @dataclass(frozen=True)
 class RowChain:
-    """What `analyse` read from a spec: the rows, the resident stage, the statistics, the final."""
+    """What `analyse` read from a spec: the rows, the shared phases in order (resident rows and
+    statistics), the final."""
 
     rows: tuple[int, ...]         # R
-    length: int                   # J
-    resident: Reader | None
-    stats: tuple[Reader, ...]
+    length: int                   # J: the row the last resident stage keeps (or the statistics reduce)
+    phases: tuple[Reader, ...]    # the shared values, in the order the kernel computes them
     final: Reader
     rows_per_block: int
 
@@ -82,9 +90,21 @@ class RowChain:
     def row_count(self) -> int:
         return math.prod(self.rows)
 
+    def residents(self) -> tuple[Reader, ...]:
+        return tuple(p for p in self.phases if p.length is not None)
+
+    @property
+    def resident(self) -> Reader | None:
+        """The last resident rows (the only ones, in a chain of one: attention's scores)."""
+        res = self.residents()
+        return res[-1] if res else None
+
+    @property
+    def stats(self) -> tuple[Reader, ...]:
+        return tuple(p for p in self.phases if p.length is None)
+
     def shared_values(self) -> tuple[str, ...]:
-        res = (self.resident.output,) if self.resident else ()
-        return res + tuple(s.output for s in self.stats)
+        return tuple(p.output for p in self.phases)
 
 
 def applies(spec) -> str | None:
@@ -100,8 +120,8 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
     shared memory is still one (kinds/flash_attention.py walks its rows in tiles)."""
     if len(spec.stages) < 2:
         return "one stage"
-    if set(spec.written) != {spec.stages[-1].output}:
-        return "writes a value other than its last stage's"
+    if spec.written[-1] != spec.stages[-1].output:
+        return "does not write its last stage's value last"
     stages = list(spec.stages)
     for st in stages[:-1]:
         lvl = spec.level(st.output)
@@ -117,48 +137,56 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
         if isinstance(r, str):
             return r
         composed[k] = r
-    # stage 0 is resident when a later stage reads it along that stage's reduction (S in sum_j S.V)
-    first = stages[0].output
-    resident = 0 if shared and shared[0] == 0 and any(
-        _read_along_reduction(r, first) for k, r in composed.items() if k) else None
-    stat_ks = [k for k in shared if k != resident]
+    # a shared stage is resident rows when a later stage reads it along that stage's reduction
+    # (S in sum_j S.V; an MLP's hidden rows in its second product; a residual sum in its
+    # LayerNorm's mean); the others are row statistics
+    res_ks = [k for k in shared
+              if any(_read_along_reduction(r, stages[k].output) for j, r in composed.items() if j > k)]
+    stat_ks = [k for k in shared if k not in res_ks]
+    for k in res_ks:
+        red = stages[k].expr.reduce
+        if red is not None and red.op not in FOLD_OPS:    # arg max/min keep an index too
+            return f"{stages[k].expr.name}: resident reduction {red.op}"
     for k in stat_ks:
         te = stages[k].expr
         if te.reduce is None or len(te.reduce.axes) != 1:
-            return f"{te.name} is carried in shared memory but is neither the resident rows nor a row statistic"
+            return f"{te.name} is carried in shared memory but is neither resident rows nor a row statistic"
         if te.reduce.op not in FOLD_OPS or not te.body.dtype.is_float:
             return f"{te.name}: reduction {te.reduce.op} over {te.body.dtype.name}"
-    if resident is not None:
-        shape = stages[0].expr.output.shape
+    if res_ks:
+        shape = stages[res_ks[-1]].expr.output.shape
         rows, length = shape[:-1], shape[-1]
     elif stat_ks:
         e = stages[stat_ks[0]].expr
         rows, length = e.output.shape, e.reduce.extent
     else:
         return "no row values in shared memory"
+    for k in res_ks:
+        if stages[k].expr.output.shape[:-1] != rows:
+            return f"{stages[k].expr.name}: resident rows of shape {stages[k].expr.output.shape[:-1]}, not {rows}"
+    res_lengths = {stages[k].output: stages[k].expr.output.shape[-1] for k in res_ks}
     for k in stat_ks:
         e = stages[k].expr
-        if e.output.shape != rows or e.reduce.extent != length:
+        # a statistic walks the row of the resident rows it reads, else the chain's
+        if e.output.shape != rows or (not res_ks and e.reduce.extent != length):
             return f"{e.name}: a statistic of shape {e.output.shape} over {e.reduce.extent}, not {rows} over {length}"
-    res_value = first if resident is not None else None
     stat_values = {stages[k].output for k in stat_ks}
     checked = {}
     for k, r in composed.items():
-        r = _rows_of(r, res_value, stat_values, rows, length)
+        r = _rows_of(r, res_lengths, stat_values, rows)
         if isinstance(r, str):
             return r
         checked[k] = r
-    res = checked.get(resident) if resident is not None else None
-    if res is not None and set(res.values) & stat_values:
-        return "the resident stage reads a row statistic"
+    if set(spec.written[:-1]) - set(res_lengths):
+        return f"writes {sorted(set(spec.written[:-1]) - set(res_lengths))}, which are not resident rows"
     final = checked[len(stages) - 1]
     last = stages[-1].expr
     if last.reduce is not None and last.reduce.op not in FOLD_OPS:   # arg max/min keep an index too
         return f"{last.name}: final reduction {last.reduce.op}"
-    if not set(final.values) & (stat_values | ({res_value} if res_value else set())):
+    if not set(final.values) & (stat_values | set(res_lengths)):
         return "the final stage reads no row value"
     acc = 8 if any(stages[k].expr.output.dtype is DType.float64 for k in shared) else 4
-    per_row = acc * ((length if resident is not None else 0) + len(stat_ks))
+    per_row = acc * (sum(res_lengths.values()) + len(stat_ks))
     # rows per block: enough blocks (BLOCKS_WANTED) to spread over the SMs first, then as many rows
     # as allowed, so that what every row reads (K, V) is read by fewer blocks
     want = 1 << max(0, (math.prod(rows) // BLOCKS_WANTED).bit_length() - 1)
@@ -167,7 +195,8 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
         if fit:
             return f"a row of {length} does not fit in shared memory (an online softmax over tiles takes attention)"
         bm = 1
-    return RowChain(rows, length, res, tuple(checked[k] for k in stat_ks), final, bm)
+    phases = tuple(dataclasses.replace(checked[k], length=res_lengths.get(stages[k].output)) for k in shared)
+    return RowChain(rows, length, phases, final, bm)
 
 
 def _composed(stages, k: int, maps: set[str]) -> Reader | str:
@@ -196,12 +225,13 @@ def _read_along_reduction(r: Reader, value: str) -> bool:
                for a, v in enumerate(r.values) if v == value for e in loads_of(r.expr, a))
 
 
-def _rows_of(r: Reader, res_value: str | None, stat_values: set[str], rows, length) -> Reader | str:
-    """`r` with its row axes found from its loads of shared values, or why they do not say."""
+def _rows_of(r: Reader, res_lengths: dict[str, int], stat_values: set[str], rows) -> Reader | str:
+    """`r` with its row axes found from its loads of shared values (`res_lengths`: the resident
+    values and their row lengths), or why they do not say."""
     te = r.expr
     out_names = [f"i{d}" for d in range(te.output.rank)]
     found: set[tuple[int, ...]] = set()
-    for e in (e for a, v in enumerate(r.values) if v in stat_values or v == res_value for e in loads_of(te, a)):
+    for e in (e for a, v in enumerate(r.values) if v in stat_values or v in res_lengths for e in loads_of(te, a)):
         value = r.values[e.arg]
         row_index = e.index if value in stat_values else e.index[:-1]
         if not all(isinstance(i, Var) and i.name in out_names for i in row_index) or \
@@ -210,7 +240,7 @@ def _rows_of(r: Reader, res_value: str | None, stat_values: set[str], rows, leng
         axes = tuple(out_names.index(i.name) for i in row_index)
         if tuple(te.output.shape[a] for a in axes) != rows:
             return f"{te.name} reads {value} over rows of another shape"
-        if value == res_value and not _along_row(e.index[-1], te, axes, length):
+        if value in res_lengths and not _along_row(e.index[-1], te, axes, res_lengths[value]):
             return f"{te.name} reads {value} along its row at {e.index[-1]}"
         found.add(axes)
     if r.output in stat_values:     # its rows are its output, in order (phase 2 decomposes them so)
@@ -218,7 +248,9 @@ def _rows_of(r: Reader, res_value: str | None, stat_values: set[str], rows, leng
         if found - {own}:
             return f"{te.name} reads a row value at rows permuted"
         return Reader(te, r.values, r.output, own)
-    if r.output == res_value:
+    if r.output in res_lengths:     # its rows are its leading axes (the resident phase computes them so)
+        if found - {tuple(range(te.output.rank - 1))}:
+            return f"{te.name} reads a row value at rows permuted"
         return Reader(te, r.values, r.output, ())
     if len(found) != 1:
         return f"{te.name} reads its rows at {len(found)} different indices"
@@ -248,16 +280,19 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
         for v, t in zip(st.inputs, st.expr.inputs):
             types.setdefault(v, t)
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
+    out_args = {v: f"out{j}" for j, v in enumerate(spec.written[:-1])}   # resident rows written too
     bm, J, nrows = chain.rows_per_block, chain.length, chain.row_count
     stored = {st.output: st.expr.output.dtype for st in spec.stages}
     buf_type = {v: (DType.float64 if stored[v] is DType.float64 else DType.float32) for v in chain.shared_values()}
     names = {}
+    lengths = {r.output: r.length for r in chain.residents()}     # a resident buffer's row pitch
     L = ["  BY_SHARED_BUFFER(by_smem_raw);"]
     offset = 0
     for v in chain.shared_values():
-        name = "by_res" if chain.resident and v == chain.resident.output else f"by_st{len(names)}"
+        name = ("by_res" if v == chain.resident.output else f"by_res{len(names)}") if v in lengths \
+            else f"by_st{len(names)}"
         names[v] = name
-        count = bm * J if name == "by_res" else bm
+        count = bm * lengths.get(v, 1)
         ct = buf_type[v].ctype
         L.append(f"  {ct}* const {name} = reinterpret_cast<{ct}*>(by_smem_raw + {offset});")
         offset += count * buf_type[v].itemsize
@@ -266,50 +301,10 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
           "  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;",
           "  (void)by_lane; (void)by_warp;"]
 
-    if chain.resident is not None:
-        r = chain.resident
-        rend = _renderer(r, names, in_args, buf_type, J, bm)
-        L += [f"  for ({INDEX} by_lin = threadIdx.x; by_lin < {bm * J}; by_lin += {THREADS}) {{",
-              f"    const {INDEX} by_rl = by_lin / {J};",
-              f"    const {INDEX} by_row = by_row0 + by_rl;",
-              f"    if (by_row >= {nrows}) break;"]
-        L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
-        L.append(f"    const {INDEX} i{len(chain.rows)} = by_lin % {J};")
-        body, result = _value(rend, "    ")
-        L += body + [f"    by_res[by_lin] = {_rounded(result, stored[r.output], buf_type[r.output])};", "  }",
-                     "  __syncthreads();"]
-
     wpr = warps_per_row(chain)
-    row_vars = [f"i{a}" for a in range(len(chain.rows))]
-    for s in chain.stats:
-        rend = _renderer(s, names, in_args, buf_type, J, bm)
-        L += [f"  for ({INDEX} by_rl = by_warp / {wpr}; by_rl < {bm}; by_rl += {WARPS // wpr}) {{",
-              f"    const {INDEX} by_row = by_row0 + by_rl;",
-              f"    if (by_row >= {nrows}) break;"]
-        L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
-        if wpr == 1:
-            body, result = _value(rend, "    ", lanes=("by_lane", 32))
-            L += body + [f"    if (by_lane == 0) {names[s.output]}[by_rl] = "
-                         f"{_rounded(result, stored[s.output], buf_type[s.output])};",
-                         "  }", "  __syncthreads();"]
-            continue
-        # several warps share a row: each leaves its partial in shared memory, then one thread per
-        # row combines them in warp order (the same order every run) and applies the epilogue
-        vct = s.expr.body.dtype.compute_ctype
-        body, _ = _value(rend, "    ", lanes=(f"by_lane + 32 * (by_warp % {wpr})", 32 * wpr), epilogue=False)
-        L += [f"    {vct}* const by_part = reinterpret_cast<{vct}*>(by_smem_raw + {offset});"]
-        L += body + [f"    if (by_lane == 0) by_part[by_rl * {wpr} + by_warp % {wpr}] = acc;", "  }",
-                     "  __syncthreads();",
-                     f"  for ({INDEX} by_rl = threadIdx.x; by_rl < {bm}; by_rl += {THREADS}) {{",
-                     f"    const {INDEX} by_row = by_row0 + by_rl;",
-                     f"    if (by_row >= {nrows}) break;",
-                     f"    const {vct}* const by_part = reinterpret_cast<const {vct}*>(by_smem_raw + {offset});"]
-        L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
-        L += [f"    {vct} acc = by_part[by_rl * {wpr}];",
-              f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(s.expr.reduce.op, 'acc', f'by_part[by_rl * {wpr} + by_w]')};"]
-        body, result = _epilogue(rend, "    ")
-        L += body + [f"    {names[s.output]}[by_rl] = {_rounded(result, stored[s.output], buf_type[s.output])};",
-                     "  }", "  __syncthreads();"]
+    ctx = _Phase(chain, names, in_args, out_args, buf_type, stored, lengths, wpr, offset)
+    for ph in chain.phases:     # in order: each reads the shared values before it
+        L += _resident_phase(ph, ctx) if ph.length is not None else _statistic_phase(ph, ctx)
     if wpr > 1:   # the partials' scratch, after the buffers
         offset += bm * wpr * 8
 
@@ -317,7 +312,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     te = f.expr
     cols = [a for a in range(te.output.rank) if a not in f.row_axes]
     ncols = math.prod(te.output.shape[a] for a in cols)
-    rend = _renderer(f, names, in_args, buf_type, J, bm)
+    rend = _renderer(f, names, in_args, buf_type, lengths, bm)
     L += [f"  for ({INDEX} by_lin = threadIdx.x; by_lin < {bm * ncols}; by_lin += {THREADS}) {{",
           f"    const {INDEX} by_rl = by_lin / {ncols};",
           f"    const {INDEX} by_row = by_row0 + by_rl;",
@@ -332,9 +327,11 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     L += body + [f"    out[{off}] = ({out_t.dtype.ctype})({result});", "  }"]
 
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
+    params += [f"{stored[v].ctype}* __restrict__ {out_args[v]}" for v in out_args]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
     entry, source = finish_kernel(spec.name + "_rows", params, L, launch_bounds=(THREADS,))
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in ext)
+    kparams += tuple(KernelParam(stored[v].ctype, v, True) for v in out_args)
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     grid = math.ceil(nrows / bm)
     return [Kernel(entry=entry, source=source, params=kparams, grid=(grid, 1, 1), block=(THREADS, 1, 1),
@@ -342,7 +339,77 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
                    config=(("schedule", NAME), ("rows_per_block", bm), ("row_length", J), ("rows", nrows),
                            ("resident", chain.resident is not None), ("statistics", len(chain.stats)),
                            ("warps_per_row", wpr),
-                           ("flops", chain_flops(chain))))]
+                           ("flops", chain_flops(chain)))
+                   + ((("resident_stages", len(chain.residents())),) if len(chain.residents()) > 1 else ()))]
+
+
+@dataclass(frozen=True)
+class _Phase:
+    """What every phase's code reads: the chain, the buffers' names and types, the parameters."""
+
+    chain: RowChain
+    names: dict          # shared value -> its buffer
+    in_args: dict
+    out_args: dict       # resident rows written to global memory too -> their parameter
+    buf_type: dict
+    stored: dict         # value -> its element type
+    lengths: dict        # resident value -> its row length
+    wpr: int             # warps per row of a statistic
+    scratch: int         # byte offset of the statistics' partials
+
+
+def _resident_phase(r: Reader, c: _Phase) -> list[str]:
+    """A block's rows of resident rows into shared memory, a thread per element (and to global
+    memory too when a later kernel reads them)."""
+    chain, n, bm, nrows = c.chain, r.length, c.chain.rows_per_block, c.chain.row_count
+    rend = _renderer(r, c.names, c.in_args, c.buf_type, c.lengths, bm)
+    L = [f"  for ({INDEX} by_lin = threadIdx.x; by_lin < {bm * n}; by_lin += {THREADS}) {{",
+         f"    const {INDEX} by_rl = by_lin / {n};",
+         f"    const {INDEX} by_row = by_row0 + by_rl;",
+         f"    if (by_row >= {nrows}) break;"]
+    L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
+    L.append(f"    const {INDEX} i{len(chain.rows)} = by_lin % {n};")
+    body, result = _value(rend, "    ")
+    buf = c.names[r.output]
+    L += body + [f"    {buf}[by_lin] = {_rounded(result, c.stored[r.output], c.buf_type[r.output])};"]
+    if r.output in c.out_args:
+        L.append(f"    {c.out_args[r.output]}[by_row * {n} + i{len(chain.rows)}] = "
+                 f"({c.stored[r.output].ctype})({buf}[by_lin]);")
+    return L + ["  }", "  __syncthreads();"]
+
+
+def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
+    """A row statistic into shared memory: a warp per row reducing with shuffles, or `wpr` warps
+    per row whose partials one thread per row combines."""
+    chain, bm, nrows, wpr = c.chain, c.chain.rows_per_block, c.chain.row_count, c.wpr
+    rend = _renderer(s, c.names, c.in_args, c.buf_type, c.lengths, bm)
+    row_vars = [f"i{a}" for a in range(len(chain.rows))]
+    L = [f"  for ({INDEX} by_rl = by_warp / {wpr}; by_rl < {bm}; by_rl += {WARPS // wpr}) {{",
+         f"    const {INDEX} by_row = by_row0 + by_rl;",
+         f"    if (by_row >= {nrows}) break;"]
+    L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
+    if wpr == 1:
+        body, result = _value(rend, "    ", lanes=("by_lane", 32))
+        return L + body + [f"    if (by_lane == 0) {c.names[s.output]}[by_rl] = "
+                           f"{_rounded(result, c.stored[s.output], c.buf_type[s.output])};",
+                           "  }", "  __syncthreads();"]
+    # several warps share a row: each leaves its partial in shared memory, then one thread per
+    # row combines them in warp order (the same order every run) and applies the epilogue
+    vct = s.expr.body.dtype.compute_ctype
+    body, _ = _value(rend, "    ", lanes=(f"by_lane + 32 * (by_warp % {wpr})", 32 * wpr), epilogue=False)
+    L += [f"    {vct}* const by_part = reinterpret_cast<{vct}*>(by_smem_raw + {c.scratch});"]
+    L += body + [f"    if (by_lane == 0) by_part[by_rl * {wpr} + by_warp % {wpr}] = acc;", "  }",
+                 "  __syncthreads();",
+                 f"  for ({INDEX} by_rl = threadIdx.x; by_rl < {bm}; by_rl += {THREADS}) {{",
+                 f"    const {INDEX} by_row = by_row0 + by_rl;",
+                 f"    if (by_row >= {nrows}) break;",
+                 f"    const {vct}* const by_part = reinterpret_cast<const {vct}*>(by_smem_raw + {c.scratch});"]
+    L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
+    L += [f"    {vct} acc = by_part[by_rl * {wpr}];",
+          f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(s.expr.reduce.op, 'acc', f'by_part[by_rl * {wpr} + by_w]')};"]
+    body, result = _epilogue(rend, "    ")
+    return L + body + [f"    {c.names[s.output]}[by_rl] = {_rounded(result, c.stored[s.output], c.buf_type[s.output])};",
+                       "  }", "  __syncthreads();"]
 
 
 def chain_flops(chain: RowChain) -> int:
@@ -350,7 +417,7 @@ def chain_flops(chain: RowChain) -> int:
     def of(r: Reader, count: int) -> int:
         return 2 * count * (r.expr.reduce.extent if r.expr.reduce else 1)
     n = chain.row_count
-    total = of(chain.resident, n * chain.length) if chain.resident else 0
+    total = sum(of(r, n * r.length) for r in chain.residents())
     total += sum(of(s, n) for s in chain.stats)
     return total + of(chain.final, chain.final.expr.output.size)
 
@@ -360,7 +427,7 @@ def block_reads(chain: RowChain) -> int:
     rows own, and all of what every row reads (a weight, a head's K and V). The grid reads blocks
     times this through L2: the price of computing a product without Roller's tiles, which is what
     makes a wide GEMM -> GEMM chain decline."""
-    readers = [(chain.resident, tuple(range(len(chain.rows))))] if chain.resident else []
+    readers = [(r, tuple(range(len(chain.rows)))) for r in chain.residents()]
     readers += [(s, s.row_axes) for s in chain.stats] + [(chain.final, chain.final.row_axes)]
     shared = set(chain.shared_values())
     footprint: dict[str, int] = {}
@@ -383,16 +450,17 @@ def block_reads(chain: RowChain) -> int:
     return sum(footprint.values())
 
 
-def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, J: int, bm: int) -> "_Renderer":
-    """A renderer of r's expression whose shared values read the block's buffers at its local row."""
+def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, lengths: dict, bm: int) -> "_Renderer":
+    """A renderer of r's expression whose shared values read the block's buffers at its local row
+    (`lengths`: the resident values' row lengths; the others are statistics, one per row)."""
     te = r.expr
     arg_names, strides, inputs = [], [], list(te.inputs)
     for a, v in enumerate(r.values):
         if v in names:
             arg_names.append(names[v])
-            resident = names[v] == "by_res"
-            strides.append((J, 1) if resident else (1,))
-            inputs[a] = TensorType(buf_type[v], (bm, J) if resident else (bm,))
+            n = lengths.get(v)
+            strides.append((n, 1) if n else (1,))
+            inputs[a] = TensorType(buf_type[v], (bm, n) if n else (bm,))
         else:
             arg_names.append(in_args[v])
             strides.append(contiguous_strides(te.inputs[a].shape))
@@ -400,7 +468,7 @@ def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, J: int, bm:
     def local(ld: Load) -> Expr:
         if r.values[ld.arg] not in names:
             return ld
-        idx = (_ROW, ld.index[-1]) if names[r.values[ld.arg]] == "by_res" else (_ROW,)
+        idx = (_ROW, ld.index[-1]) if r.values[ld.arg] in lengths else (_ROW,)
         return Load(ld.arg, idx, ld.dtype)
 
     body = replace_loads(te.body, local)
@@ -423,7 +491,7 @@ def warps_per_row(chain: RowChain) -> int:
     if not chain.stats:
         return 1
     spare = WARPS // chain.rows_per_block
-    useful = -(-chain.length // 64)
+    useful = -(-max(s.expr.reduce.extent for s in chain.stats) // 64)
     return 1 << (max(1, min(spare, useful)).bit_length() - 1)
 
 

@@ -17,7 +17,11 @@ the ONNX Attention op's scores/max/sum/PV stages become one kernel with no rows 
 DRAM, MatMul -> Softmax and GEMM -> LayerNorm one kernel with the product's rows in shared
 memory, and a LayerNorm written by hand one kernel. Whether a spec is a row chain is the kind's
 `analyse`, read from the tensor expressions alone. Values other than the last must have no reader
-outside the group; members are dropped from the end until that holds and the rest is a chain.
+outside the group, except resident rows, which the kernel then writes too (a pre-norm
+transformer's residual sum: LayerNorm'd in the chain, added again by the next sublayer); members
+are dropped from the end until that holds and the rest is a chain. Resident rows may follow
+statistics and one another, so a post-norm feed-forward sublayer (GEMM + residual -> LayerNorm
+-> GEMM + GELU -> GEMM + residual -> LayerNorm) can be one kernel.
 Each group saves its internal values' round trips through DRAM (written once, read once each)
 and launches, but a block of rows computes its contraction without Roller's tiles: a chain is
 kept only where the cost model (compulsory DRAM bytes over bandwidth, FLOPs at the share of the
@@ -241,6 +245,12 @@ def _cut(members: list[int], steps, readers, pinned, statistics: bool, target: T
         inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
         leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
         chain = resident_rows.analyse(spec, fit=False)
+        if leaks and not isinstance(chain, str) and set(leaks) <= {r.output for r in chain.residents()}:
+            # resident rows read outside too are written as well (a pre-norm transformer's residual
+            # sum, LayerNorm'd here and added again by the next sublayer)
+            spec = dataclasses.replace(spec, outputs=tuple(st.output for st in spec.stages if st.output in leaks)
+                                       + (spec.stages[-1].output,))
+            chain, leaks = resident_rows.analyse(spec, fit=False), []
         useful = not leaks and not isinstance(chain, str) and _useful(chain, statistics)
         kinds = _fused_kinds(spec, target) if useful else {}
         if kinds:

@@ -57,7 +57,7 @@ def test_every_build_key_and_the_dedup_key_carry_the_compiler_key(copy, models_d
     flip_one_byte(copy / "codegen" / "prelude_device.cuh")
     other_tool = tool.replace(compiler_key()[:20], compiler_key(copy)[:20])
     assert other_tool != tool
-    assert all(build_key(d, tool) != build_key(d, other_tool) for d in digests) and len(digests) >= 8
+    assert all(build_key(d, tool) != build_key(d, other_tool) for d in digests) and len(digests) >= 5
 
     from service.jobs import compilation_dedup_key, toolchain
     from compiler.targets import get_target

@@ -104,7 +104,9 @@ def test_fusion_effect_is_measured_against_the_unfused_compile(resnet, resnet_un
 
 
 def test_tensor_core_kernels_take_the_tensor_core_ceiling(models_dir):
-    rep = _compile(models_dir, "bert", precision="fp16")
+    # the welder stage off: at this size it folds bert's GEMMs into row chains the cost model
+    # predicts faster than tensor-core GEMMs and the rest apart
+    rep = _compile(models_dir, "bert", precision="fp16", disable=("welder",))
     h100 = get_target("h100")
     tc = [k for k in rep["kernels"] if k["config"].get("schedule") in ("roller_tc_gemm", "roller_wgmma_gemm")]
     assert tc, "bert in fp16 has tensor-core GEMMs"

@@ -22,7 +22,9 @@ def test_roller_stage_is_between_lower_and_build():
 
 def test_bert_with_roller(models_dir):
     t0 = time.perf_counter()
-    art = compile(str(models_dir / "bert.onnx"), "h100", CompileOptions(disable=("rammer",)))   # kernels as Roller made them
+    # kernels as Roller made them: without co-launches, and without the row chains that at this
+    # size fold the GEMMs in (tests/compiler/test_resident_phases.py)
+    art = compile(str(models_dir / "bert.onnx"), "h100", CompileOptions(disable=("rammer", "welder")))
     seconds = time.perf_counter() - t0
     rep = art.report
     stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
@@ -31,7 +33,7 @@ def test_bert_with_roller(models_dir):
     assert schedules.count("roller_gemm") >= 8          # every projection MatMul of the two layers is tiled
     # every kernel but the row kernels (layer norm; attention's softmax chain, resident_rows) is tiled
     assert all(str(s).startswith(("roller_", "row_", "resident_rows")) for s in schedules), schedules
-    # half at least: the MLPs (hidden rows in shared memory) and attention are resident_rows now
+    # half at least: the normalisations and softmaxes are row chains
     assert sum(1 for s in schedules if str(s).startswith("roller_")) >= 0.5 * len(schedules)
     for k in rep["kernels"]:
         assert k["registers"] > 0 and k["spills"] == 0 and k["predicted_us"] > 0

@@ -364,13 +364,15 @@ def test_bert_in_reduced_precision(models_dir, precision):
     assert stages["precision"] < 2.0 and stages["roller"] < 10.0, stages
     tc = [k for k in rep["kernels"] if k["config"].get("schedule") == "roller_tc_gemm"]
     # the output and FFN projections at least (2 layers x 3), each a tensor-core kernel or in a
-    # row chain with its LayerNorm that the cost model predicts faster than that kernel and the
-    # LayerNorm apart (at this model's 64 rows, launches dominate); the Q/K/V projections, fused
-    # with their bias, head transpose and scale, are a near tie between mma.sync and SIMT tiles
+    # row chain with a LayerNorm that the cost model predicts faster than its members apart, the
+    # tensor-core GEMMs among them (at this model's 64 rows, launches dominate: a post-norm
+    # layer's projection, LayerNorm, FFN and LayerNorm are one kernel); the Q/K/V projections,
+    # fused with their bias, head transpose and scale, are a near tie between mma.sync and SIMT
     with_norm = [g for g in rep["fusion"]["groups"] if g.get("level") == "shared"
                  and any("layer_norm" in op for op in g["ops"]) and any("MatMul" in op for op in g["ops"])]
     assert all(g["predicted_us"]["fused"] < g["predicted_us"]["apart"] for g in with_norm)
-    assert len(tc) + len(with_norm) >= 6, (len(tc), len(with_norm))
+    in_chains = sum(op.startswith("node_MatMul") for g in with_norm for op in g["ops"])
+    assert len(tc) + in_chains >= 6, (len(tc), in_chains)
     if build:
         assert all(k["registers"] > 0 and k["spills"] == 0 for k in rep["kernels"])
         v = rep["verification"]

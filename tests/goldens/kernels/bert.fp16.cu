@@ -1,17 +1,13 @@
 // golden: bert.onnx h100 fp16
-// 12 launches, 7 distinct kernels
+// 8 launches, 5 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 2: colaunch_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float float by_half float out:float]
-// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float by_half float float float out:float]
-// launch 5: matmul_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 6: layernorm_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float by_half float float float out:float]
-// launch 7: colaunch_k0 grid=[12, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float float by_half float out:float]
-// launch 8: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
-// launch 9: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float by_half float float float out:float]
-// launch 10: matmul_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
-// launch 11: layernorm_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float by_half float float float out:float]
+// launch 2: colaunch_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float]
+// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float by_half float float float float out:float]
+// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float]
+// launch 5: colaunch_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float]
+// launch 6: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float by_half float float float float out:float]
+// launch 7: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -222,101 +218,6 @@ BY_DEVICE void matmul_37e5cb7fe76b74af_body(const float* __restrict__ in0, const
         out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
       }
 }
-BY_DEVICE void matmul_1c201abd5769912b_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 8192;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 32; by_blk /= 4;
-  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
-  const int i0 = 0;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
-  auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
-    {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 8192;
-      #pragma unroll
-      for (int c = tid; c < 1024; c += 256) {
-        const int o = c / 16, j = c % 16;
-        const int gr = by_m0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        v = by_ld_global_v4(src + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
-      }
-    }
-    {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 4096;
-      for (int c = tid; c < 2048; c += 256) {
-        const int o = c / 32, ii = c % 32;
-        const int gk = k0 + o;
-        const int gr = by_n0 + ii;
-        float v = 0.0f;
-        {
-          int by_rm = gr;
-          const int i3 = by_rm % 64; by_rm /= 64;
-          const int i1 = by_rm;
-          const int r0 = gk;
-          v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
-      }
-    }
-  };
-  for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
-    __syncthreads();
-    {
-      const unsigned char* const as = by_sa + (0) * 8192;
-      const unsigned char* const bs = by_sb + (0) * 4096;
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        unsigned a[1][4], b[2][2];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
-        #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
-            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
-      }
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
-        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        const int i2 = gm;
-        int by_en = gn;
-        const int i3 = by_en % 64; by_en /= 64;
-        const int i1 = by_en;
-        const float acc = by_acc[mi][ni][q];
-        out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
-      }
-}
 BY_DEVICE void matmul_5beaa6161f26cadd_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
@@ -412,22 +313,22 @@ BY_DEVICE void matmul_5beaa6161f26cadd_body(const float* __restrict__ in0, const
         out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
       }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const by_half* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   if (by_b < 4u) matmul_37e5cb7fe76b74af_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1)));
-  else if (by_b < 8u) matmul_1c201abd5769912b_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1)));
-  else if (by_b < 12u) matmul_5beaa6161f26cadd_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 8u, dim3(4, 1, 1)));
+  else if (by_b < 8u) matmul_5beaa6161f26cadd_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(256) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const by_half* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
-BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
-  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 272);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st3 = reinterpret_cast<float*>(by_smem_raw + 528);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -442,11 +343,29 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     const long long i3 = by_lin % 64;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)]))))) * ((float)(((float)(by_half)((float)(in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]))))));
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((float)(((float)(by_half)((float)(in0[(i2)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]))));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
+    by_res0[by_lin] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i3 = by_lin % 64;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float v = (((float)(((float)(by_half)((float)(by_res0[(by_rl)*64 + (r0)]))))) * ((float)(((float)(by_half)((float)(in3[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]))))));
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((acc + in4[(i0)*4096 + (i2)*64 + (i3)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -466,7 +385,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -479,14 +398,14 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 64; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
+      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st2[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st3[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
@@ -503,23 +422,27 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
-      const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)(by_half)((float)(in3[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]))))));
+      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st2[(by_rl)])) / by_st3[(by_rl)]);
+      const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)(by_half)((float)(in5[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]))))));
       acc = acc + v;
     }
     out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== layernorm_rows_k1 =====
-BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
+  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -537,7 +460,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
       const float v = (((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i2)]))));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -547,10 +470,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = by_res[(by_rl)*128 + (r0)];
+      const float v = by_res0[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -563,7 +486,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
@@ -580,10 +503,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -597,7 +520,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
@@ -607,132 +530,24 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
+  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const long long by_rl = by_lin / 512;
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
-    (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
-}
-
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 8192;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
-  const int i0 = 0;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
-  auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
-    {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
-      #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 16, j = c % 16;
-        const int gr = by_m0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        v = by_ld_global_v4(src + (i0)*8192 + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
-      }
+    const long long i2 = by_lin % 512;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((float)(((float)(by_half)((float)(((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)])))))) * ((float)(((float)in5[(r0)*512 + (i2)]))));
+      acc = acc + v;
     }
-    {  // operand B: async, k x rows
-      unsigned char* const dst = by_sb + stage * 8192;
-      #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 8, j = c % 8;
-        const int gk = k0 + o;
-        const int gr = by_n0 + j * 8;
-        const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*512 + (gr)) : (const void*)in1, nb);
-      }
-    }
-  };
-  for (int s = 0; s < 1; ++s) {
-    if (s < nloc) by_load(s, kt_begin + s);
-    by_cp_async_commit();
+    const float t0 = (acc + in6[(i2)]);
+    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
-  for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<0>();
-    __syncthreads();
-    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
-    by_cp_async_commit();
-    {
-      const unsigned char* const as = by_sa + (i % 2) * 4096;
-      const unsigned char* const bs = by_sb + (i % 2) * 8192;
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        unsigned a[1][4], b[2][2];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
-        #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
-            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
-      }
-    }
-  }
-  by_cp_async_wait_all();
-  #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
-    #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
-        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        const int i1 = gm;
-        const int i2 = gn;
-        const float acc = by_acc[mi][ni][q];
-        const float t0 = (acc + in2[(i2)]);
-        out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
-      }
-}
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== layernorm_rows_k2 =====
-BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
-  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
+  __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
     const long long by_rl = by_lin / 128;
     const long long by_row = by_row0 + by_rl;
@@ -744,10 +559,11 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_ha
     const long long i2 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*32768 + (i1)*512 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i2)]))));
+      const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*512 + (r0)]))))) * ((float)(((float)in7[(r0)*128 + (i2)]))));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    const float t0 = in2[(i2)];
+    by_res[by_lin] = (float)(((acc + t0) + ((((by_res0[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + t0)));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -757,7 +573,7 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_ha
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -773,14 +589,14 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_ha
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st1[by_rl] = (float)(acc);
+    by_st5[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -790,10 +606,10 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_ha
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -807,14 +623,14 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_ha
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st2[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -828,9 +644,9 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const by_ha
     long long by_crem = (by_lin % 128);
     const long long i2 = by_crem;
     (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  layernorm_rows_k2_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
 }

@@ -2,14 +2,14 @@
 // 14 launches, 10 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 2: colaunch_k0 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
-// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 2: colaunch_k0 grid=[512, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float]
+// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
 // launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
 // launch 5: matmul_k0 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
 // launch 6: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 8: colaunch_k1 grid=[768, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float float float float out:float]
-// launch 9: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float float out:float]
+// launch 8: colaunch_k1 grid=[512, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float]
+// launch 9: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
 // launch 10: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
 // launch 11: matmul_k2 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
 // launch 12: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
@@ -207,84 +207,6 @@ BY_DEVICE void matmul_09ff549a1f632e66_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE_CONST int by_bcsr_f95c92ff7bd8_off[17] = {0, 0, 0, 0, 0, 8, 16, 24, 32, 32, 32, 32, 32, 36, 40, 44, 48};
-BY_DEVICE_CONST int by_bcsr_f95c92ff7bd8_kt[48] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11};
-BY_DEVICE void matmul_951f5cca9bc71162_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_f95c92ff7bd8_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_f95c92ff7bd8_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_f95c92ff7bd8_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i2)*128 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_f95c92ff7bd8_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 64; by_en /= 64;
-      const int i1 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
-    }
-  }
-}
 BY_DEVICE_CONST int by_bcsr_56bee3ee7fe6_off[33] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 32, 32, 32, 32, 32, 32, 32, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84, 88, 92, 96};
 BY_DEVICE_CONST int by_bcsr_56bee3ee7fe6_kt[96] = {12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 BY_DEVICE void matmul_e3f5c188e5971915_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -363,22 +285,22 @@ BY_DEVICE void matmul_e3f5c188e5971915_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   if (by_b < 256u) matmul_09ff549a1f632e66_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
-  else if (by_b < 512u) matmul_951f5cca9bc71162_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
-  else if (by_b < 768u) matmul_e3f5c188e5971915_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 512u, dim3(256, 1, 1)));
+  else if (by_b < 512u) matmul_e3f5c188e5971915_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
-BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
-  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 272);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st3 = reinterpret_cast<float*>(by_smem_raw + 528);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -393,11 +315,29 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     const long long i3 = by_lin % 64;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (in0[(i0)*8192 + (i1)*4096 + (i2)*64 + (r0)] * in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]);
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i2)*128 + (r0)] * in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
+    by_res0[by_lin] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 64; by_rrem /= 64;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i3 = by_lin % 64;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 64; r0 += 1) {
+      const float v = (by_res0[(by_rl)*64 + (r0)] * in3[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((acc + in4[(i0)*4096 + (i2)*64 + (i3)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -417,7 +357,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -430,14 +370,14 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 64; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
+      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st2[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st3[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
@@ -454,15 +394,15 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
-      const float v = ((by_isnan(t0) ? 0.0f : t0) * in3[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]);
+      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st2[(by_rl)])) / by_st3[(by_rl)]);
+      const float v = ((by_isnan(t0) ? 0.0f : t0) * in5[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]);
       acc = acc + v;
     }
     out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== layernorm_rows_k1 =====
@@ -814,84 +754,6 @@ BY_DEVICE void matmul_ecb18f06094d3238_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE_CONST int by_bcsr_12a04b6c2931_off[17] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 24, 36, 48, 48, 48, 48, 48};
-BY_DEVICE_CONST int by_bcsr_12a04b6c2931_kt[48] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-BY_DEVICE void matmul_e02c6fbff97e19e4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_12a04b6c2931_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_12a04b6c2931_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_12a04b6c2931_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i2)*128 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_12a04b6c2931_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 64; by_en /= 64;
-      const int i1 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
-    }
-  }
-}
 BY_DEVICE_CONST int by_bcsr_79c56b64d992_off[33] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 16, 24, 32, 40, 48, 56, 64, 68, 72, 76, 80, 84, 88, 92, 96, 96, 96, 96, 96, 96, 96, 96, 96};
 BY_DEVICE_CONST int by_bcsr_79c56b64d992_kt[96] = {8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 BY_DEVICE void matmul_c987ddaeae31fd43_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -970,14 +832,13 @@ BY_DEVICE void matmul_c987ddaeae31fd43_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   if (by_b < 256u) matmul_ecb18f06094d3238_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
-  else if (by_b < 512u) matmul_e02c6fbff97e19e4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
-  else if (by_b < 768u) matmul_c987ddaeae31fd43_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 512u, dim3(256, 1, 1)));
+  else if (by_b < 512u) matmul_c987ddaeae31fd43_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(32) colaunch_k1(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
-  colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) colaunch_k1(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
+  colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
 }
 
 // ===== matmul_k2 =====

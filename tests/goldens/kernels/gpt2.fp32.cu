@@ -1,22 +1,19 @@
 // golden: gpt2.onnx h100 fp32
-// 17 launches, 9 distinct kernels
+// 14 launches, 9 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float out:float]
 // launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
 // launch 2: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
 // launch 3: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 // launch 4: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
-// launch 5: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 6: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 7: matmul_k2 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 8: matmul_k3 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 9: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 10: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
-// launch 11: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 12: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
-// launch 13: matmul_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 14: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 15: matmul_k2 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 16: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 5: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float out:float]
+// launch 6: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
+// launch 7: layernorm_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float out:float]
+// launch 8: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
+// launch 9: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
+// launch 11: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float out:float]
+// launch 12: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
+// launch 13: layernorm_rows_k3 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -318,84 +315,120 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i1)*128 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+// ===== layernorm_rows_k1 =====
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      acc = acc + v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+    by_res[by_lin] = (float)((acc + in2[(i0)*8192 + (i1)*128 + (i2)]));
+    out0[by_row * 128 + i2] = (float)(by_res[by_lin]);
   }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)((acc + in2[(i0)*8192 + (i1)*128 + (i2)]));
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
     }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
   }
 }
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out0, out, by_this_block());
 }
 
-// ===== matmul_k2 =====
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_k1 =====
+BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -466,88 +499,124 @@ BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __rest
     }
   }
 }
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, out, by_this_block());
+BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_k1_body(in0, in1, out, by_this_block());
 }
 
-// ===== matmul_k3 =====
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 64; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i1)*512 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+// ===== layernorm_rows_k2 =====
+BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (in0[(i1)*512 + (r0)] * in1[(r0)*128 + (i2)]);
+      acc = acc + v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+    by_res[by_lin] = (float)((in2[(i0)*8192 + (i1)*128 + (i2)] + acc));
+    out0[by_row * 128 + i2] = (float)(by_res[by_lin]);
   }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)((in2[(i0)*8192 + (i1)*128 + (i2)] + acc));
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
     }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
   }
 }
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out) {
+  layernorm_rows_k2_body(in0, in1, in2, in3, in4, out0, out, by_this_block());
 }
 
-// ===== layernorm_rows_k1 =====
-BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+// ===== layernorm_rows_k3 =====
+BY_DEVICE void layernorm_rows_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
@@ -653,6 +722,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  layernorm_rows_k3_body(in0, in1, in2, in3, in4, out, by_this_block());
 }

@@ -1,20 +1,14 @@
 // golden: vit.onnx h100 fp32
-// 15 launches, 9 distinct kernels
+// 9 launches, 7 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=896 params=[float float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 3: colaunch_k0 grid=[48, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
-// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
-// launch 5: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 6: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 7: matmul_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=2048 params=[float float float float float float out:float]
-// launch 8: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 9: colaunch_k0 grid=[48, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float float float float out:float]
-// launch 10: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=112 params=[float float float float out:float]
-// launch 11: matmul_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float float out:float]
-// launch 12: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 13: matmul_k1 grid=[64, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
-// launch 14: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 3: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float]
+// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float float float float float float out:float]
+// launch 5: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float out:float]
+// launch 6: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float float float float out:float]
+// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float float float float float float out:float]
+// launch 8: layernorm_rows_k2 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -306,82 +300,6 @@ BY_DEVICE void matmul_bd42f84d13cbfeee_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_a075c77a7bccbccc_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i2)*128 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    if (gm >= 17) continue;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 64; by_en /= 64;
-      const int i1 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*1088 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
-    }
-  }
-}
 BY_DEVICE void matmul_50e73851e5dce0f4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
@@ -458,25 +376,43 @@ BY_DEVICE void matmul_50e73851e5dce0f4_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out, const by_block_index by_block) {
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   if (by_b < 16u) matmul_bd42f84d13cbfeee_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
-  else if (by_b < 32u) matmul_a075c77a7bccbccc_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
-  else if (by_b < 48u) matmul_50e73851e5dce0f4_body(m2_in0, m2_in1, m2_in2, m2_out, by_block_at(by_b - 32u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_50e73851e5dce0f4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const float* __restrict__ m2_in0, const float* __restrict__ m2_in1, const float* __restrict__ m2_in2, float* __restrict__ m2_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, m2_in0, m2_in1, m2_in2, m2_out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
-BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 80);
-  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 96);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 336);
+  float* const by_st3 = reinterpret_cast<float*>(by_smem_raw + 352);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const long long by_rl = by_lin / 64;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    long long by_rrem = by_row;
+    const long long i2 = by_rrem % 17; by_rrem /= 17;
+    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i3 = by_lin % 64;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i2)*128 + (r0)] * in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+      acc = acc + v;
+    }
+    by_res0[by_lin] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+  }
+  __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 17; by_lin += 256) {
     const long long by_rl = by_lin / 17;
     const long long by_row = by_row0 + by_rl;
@@ -489,10 +425,10 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long i3 = by_lin % 17;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (in0[(i0)*2176 + (i1)*1088 + (i2)*64 + (r0)] * in1[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)]);
+      const float v = (by_res0[(by_rl)*64 + (r0)] * in3[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in2[(i0)*289 + (i2)*17 + (i3)]));
+    by_res[by_lin] = (float)((acc + in4[(i0)*289 + (i2)*17 + (i3)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -512,7 +448,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -525,14 +461,14 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 17; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)]));
+      const float v = by_exp((by_res[(by_rl)*17 + (r0)] - by_st2[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st3[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
@@ -549,226 +485,27 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 17; r0 += 1) {
-      const float t0 = (by_exp((by_res[(by_rl)*17 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
-      const float v = ((by_isnan(t0) ? 0.0f : t0) * in3[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]);
+      const float t0 = (by_exp((by_res[(by_rl)*17 + (r0)] - by_st2[(by_rl)])) / by_st3[(by_rl)]);
+      const float v = ((by_isnan(t0) ? 0.0f : t0) * in5[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]);
       acc = acc + v;
     }
     out[i0 * 2176 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
-}
-
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*2176 + (i1)*128 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    if (gm >= 17) continue;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, in3, out, by_this_block());
-}
-
-// ===== matmul_rows_k1 =====
-BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
-    const long long by_rl = by_lin / 512;
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 17) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    const long long i2 = by_lin % 512;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i0)*2176 + (i1)*128 + (r0)] * in1[(r0)*512 + (i2)]);
-      acc = acc + v;
-    }
-    const float t0 = (acc + in2[(i2)]);
-    by_res[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
-  }
-  __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 17) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
-    (void)by_crem;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res[(by_rl)*512 + (r0)] * in3[(r0)*128 + (i2)]);
-      acc = acc + v;
-    }
-    out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((acc + in4[(i2)]) + in5[(i0)*2176 + (i1)*128 + (i2)]));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  matmul_rows_k1_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*2176 + (i1)*128 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*512 + (i2)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    if (gm >= 17) continue;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      const float t0 = (acc + in2[(i2)]);
-      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
-    }
-  }
-}
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== layernorm_rows_k1 =====
-BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
+  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -782,11 +519,11 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     (void)by_rrem;
     const long long i2 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (in0[(i0)*8704 + (i1)*512 + (r0)] * in1[(r0)*128 + (i2)]);
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i0)*2176 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
+    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -796,10 +533,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = by_res[(by_rl)*128 + (r0)];
+      const float v = by_res0[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -812,7 +549,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
@@ -829,10 +566,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -846,7 +583,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
@@ -854,6 +591,109 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const long long by_rl = by_lin / 512;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 512;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i2)]);
+      acc = acc + v;
+    }
+    const float t0 = (acc + in6[(i2)]);
+    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i2)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)(((acc + in2[(i2)]) + by_res0[(by_rl)*128 + (i2)]));
+    out0[by_row * 128 + i2] = (float)(by_res[by_lin]);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st5[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -867,9 +707,226 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     long long by_crem = (by_lin % 128);
     const long long i2 = by_crem;
     (void)by_crem;
-    out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+    out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, in5, in6, in7, out0, out, by_this_block());
+}
+
+// ===== layernorm_rows_k2 =====
+BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
+  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
+  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i0)*2176 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      acc = acc + v;
+    }
+    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res0[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const long long by_rl = by_lin / 512;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 512;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i2)]);
+      acc = acc + v;
+    }
+    const float t0 = (acc + in6[(i2)]);
+    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i2)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)(((acc + in2[(i2)]) + by_res0[(by_rl)*128 + (i2)]));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st5[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st6[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    long long by_crem = (by_lin % 128);
+    const long long i2 = by_crem;
+    (void)by_crem;
+    out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+  }
+}
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out) {
+  layernorm_rows_k2_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
 }

@@ -1,0 +1,160 @@
+"""Row chains of several phases (kinds/resident_rows.py): resident rows that follow one another
+(an MLP's hidden rows, then its output rows that a LayerNorm reduces), statistics between resident
+rows (a LayerNorm whose output a GEMM contracts), and resident rows also written to global memory
+when a later kernel reads them (a pre-norm transformer's residual sum). Each against onnxruntime on
+the host harness in both thread orders and under AddressSanitizer, and against `--disable welder`
+in the report's launches and predicted DRAM bytes."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from compiler import compile
+from compiler.ir.plan import ComputeStep
+from compiler.kinds import resident_rows
+from compiler.pipeline import CompileOptions, plan_before
+from compiler.runtime.executor import Executor, make_backend
+
+from .test_row_norms import check, make, row_kernels
+
+RNG = np.random.default_rng(5)
+T, H, F = 24, 64, 128       # rows, model width, hidden width
+
+
+def weight(*shape) -> np.ndarray:
+    return (RNG.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+
+
+def vector(n: int) -> np.ndarray:
+    return (RNG.standard_normal(n) * 0.5).astype(np.float32)
+
+
+def linear(x: str, name: str, out: str) -> list:
+    return [helper.make_node("MatMul", [x, f"{name}_w"], [f"{name}_m"]),
+            helper.make_node("Add", [f"{name}_m", f"{name}_b"], [out])]
+
+
+def gelu(x: str, out: str) -> list:
+    return [helper.make_node("Div", [x, "sqrt2"], [f"{out}_d"]), helper.make_node("Erf", [f"{out}_d"], [f"{out}_e"]),
+            helper.make_node("Add", [f"{out}_e", "one"], [f"{out}_a"]),
+            helper.make_node("Mul", [x, f"{out}_a"], [f"{out}_m"]),
+            helper.make_node("Mul", [f"{out}_m", "half"], [out])]
+
+
+def layernorm(x: str, name: str, out: str) -> list:
+    return [helper.make_node("LayerNormalization", [x, f"{name}_g", f"{name}_b"], [out], axis=-1)]
+
+
+def params(name: str, rows: int, cols: int, kind: str) -> list:
+    if kind == "linear":
+        return [(f"{name}_w", weight(rows, cols)), (f"{name}_b", vector(cols))]
+    return [(f"{name}_g", vector(cols) + 1), (f"{name}_b", vector(cols))]
+
+
+CONSTS = [("sqrt2", np.array(np.sqrt(2), np.float32)), ("one", np.array(1, np.float32)),
+          ("half", np.array(0.5, np.float32))]
+
+
+def post_norm_mlp() -> bytes:
+    """y = LayerNorm(x + W2 gelu(W1 x + b1) + b2): BERT's feed-forward sublayer."""
+    nodes = linear("x", "fc1", "h") + gelu("h", "g") + linear("g", "fc2", "o") + \
+        [helper.make_node("Add", ["o", "x"], ["r"])] + layernorm("r", "ln", "y")
+    inits = params("fc1", H, F, "linear") + params("fc2", F, H, "linear") + params("ln", H, H, "norm") + CONSTS
+    return make(nodes, [("x", TensorProto.FLOAT, [T, H])], [("y", TensorProto.FLOAT, [T, H])], inits)
+
+
+def pre_norm_block() -> bytes:
+    """r = x + Wo x + bo; z = r + W2 gelu(W1 LayerNorm(r) + b1) + b2; y = LayerNorm(z): a pre-norm
+    transformer's attention output projection, its residual, the MLP sublayer, the final norm.
+    r is read by the LayerNorm and by the second residual add."""
+    nodes = linear("x", "proj", "p") + [helper.make_node("Add", ["p", "x"], ["r"])] + layernorm("r", "ln1", "n") + \
+        linear("n", "fc1", "h") + gelu("h", "g") + linear("g", "fc2", "o") + \
+        [helper.make_node("Add", ["o", "r"], ["z"])] + layernorm("z", "ln2", "y")
+    inits = params("proj", H, H, "linear") + params("ln1", H, H, "norm") + params("fc1", H, F, "linear") + \
+        params("fc2", F, H, "linear") + params("ln2", H, H, "norm") + CONSTS
+    return make(nodes, [("x", TensorProto.FLOAT, [T, H])], [("y", TensorProto.FLOAT, [T, H])], inits)
+
+
+def residual_written() -> bytes:
+    """r = x + Wx + b; out = LayerNorm(r) @ V, both outputs of the graph: r is resident rows (the
+    LayerNorm's row) that is read outside the kernel too, so the kernel writes it as well."""
+    nodes = linear("x", "proj", "p") + [helper.make_node("Add", ["p", "x"], ["r"])] + layernorm("r", "ln", "n") + \
+        [helper.make_node("MatMul", ["n", "v"], ["out"])]
+    inits = params("proj", H, H, "linear") + params("ln", H, H, "norm") + [("v", weight(H, H))]
+    return make(nodes, [("x", TensorProto.FLOAT, [T, H])],
+                [("out", TensorProto.FLOAT, [T, H]), ("r", TensorProto.FLOAT, [T, H])], inits)
+
+
+def feeds() -> dict:
+    return {"x": RNG.standard_normal((T, H)).astype(np.float32)}
+
+
+def written(data: bytes) -> list[list[str]]:
+    """What each row-chain kernel of the compiled plan writes to global memory."""
+    art = compile(data, "h100", CompileOptions(build=False))
+    return [[p.value for p in s.kernel.params if p.output] for s in art.plan.steps
+            if getattr(s, "kernel", None) is not None and dict(s.kernel.config).get("schedule") == resident_rows.NAME]
+
+
+def right_under_asan(data: bytes, x: dict) -> None:
+    art = compile(data, "h100", CompileOptions(build=False))
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    got = Executor(art.plan, make_backend("host", mode="asan")).run(x)
+    for o, w in zip(sess.get_outputs(), sess.run(None, x)):
+        np.testing.assert_allclose(got[o.name], w, rtol=1e-4, atol=1e-4, err_msg=o.name)
+
+
+def test_an_mlp_then_its_layernorm_is_one_kernel_of_two_resident_phases():
+    data, x = post_norm_mlp(), feeds()
+    fused = check(data, x, 1e-4)
+    apart = check(data, x, 1e-4, disable=("welder",))
+    assert fused["launches_per_inference"] == 1 < apart["launches_per_inference"]
+    (k,) = row_kernels(fused)
+    # the hidden rows (F) and the output rows (H) in shared memory, then the LayerNorm's two statistics
+    assert k["config"]["resident_stages"] == 2 and k["config"]["statistics"] == 2
+    assert k["config"]["row_length"] == H
+    assert fused["traffic"]["dram_bytes"] < apart["traffic"]["dram_bytes"]
+    right_under_asan(data, x)
+
+
+def test_a_pre_norm_block_keeps_its_residual_sum_resident_and_writes_it():
+    data, x = pre_norm_block(), feeds()
+    fused = check(data, x, 1e-4)
+    apart = check(data, x, 1e-4, disable=("welder",))
+    assert fused["launches_per_inference"] < apart["launches_per_inference"]
+    assert fused["traffic"]["dram_bytes"] < apart["traffic"]["dram_bytes"]
+    # the whole block is one kernel: r resident, its LayerNorm's statistics, the MLP's hidden rows,
+    # z = r + its output rows resident, the final LayerNorm's (r is read again inside: not written)
+    (k,) = row_kernels(fused)
+    assert k["config"]["resident_stages"] == 3 and k["config"]["statistics"] == 4
+    assert written(data) == [["y"]]
+    right_under_asan(data, x)
+
+
+def test_resident_rows_read_by_a_later_kernel_are_written_too():
+    data, x = residual_written(), feeds()
+    fused = check(data, x, 1e-4)
+    (g,) = [g for g in fused["fusion"]["groups"] if g.get("level") == "shared"]
+    assert g["carried"]["r"] == "shared"
+    assert fused["launches_per_inference"] == 1
+    assert written(data) == [["r", "out"]]
+    right_under_asan(data, x)
+
+
+@pytest.mark.parametrize("disable", [(), ("welder",)])
+def test_the_chains_stay_right_with_the_stage_off(disable):
+    for data in (post_norm_mlp(), pre_norm_block(), residual_written()):
+        check(data, feeds(), 1e-4, disable=disable)
+
+
+def test_analyse_reads_the_phases_in_order():
+    """The post-norm MLP's fused kernel: its two resident phases, then the statistics."""
+    plan = plan_before("roller", post_norm_mlp(), "h100", CompileOptions(build=False))
+    (spec,) = [s.spec for s in plan.steps if isinstance(s, ComputeStep) and resident_rows.applies(s.spec) is None]
+    chain = resident_rows.analyse(spec)
+    kinds = ["resident" if p.length is not None else "statistic" for p in chain.phases]
+    assert kinds == ["resident", "resident", "statistic", "statistic"]
+    assert [p.length for p in chain.residents()] == [F, H]
+    assert chain.resident.length == chain.length == H
