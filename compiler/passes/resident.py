@@ -97,7 +97,8 @@ def _candidate(k, steps, readers, pinned, record, target, statistics: bool, spee
     members, kinds, stop = _grow(k, steps, readers, pinned, statistics, target)
     while kinds:
         faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
-        apart = sum(_predict_us(steps[m].spec, target) / f for m, f in zip(members, faster))
+        # a sparse member's work is faster, its launch is not
+        apart = sum((_predict_us(steps[m].spec, target) - LAUNCH_US) / f + LAUNCH_US for m, f in zip(members, faster))
         kind = min(kinds, key=lambda n: kinds[n][0])
         fused, spec = kinds[kind]
         predicted = {"fused": round(fused, 3), "apart": round(apart, 3), "kind": kind}

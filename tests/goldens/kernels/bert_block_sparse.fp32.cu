@@ -1,19 +1,13 @@
 // golden: bert_block_sparse.onnx h100 fp32
-// 14 launches, 10 distinct kernels
+// 8 launches, 6 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
 // launch 2: colaunch_k0 grid=[512, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float]
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
-// launch 5: matmul_k0 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 6: matmul_k1 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 8: colaunch_k1 grid=[512, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float]
-// launch 9: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 10: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
-// launch 11: matmul_k2 grid=[1024, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float]
-// launch 12: matmul_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 13: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
+// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 5: colaunch_k1 grid=[512, 1, 1] block=[32, 1, 1] shared=512 params=[float float float out:float float float float out:float]
+// launch 6: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
+// launch 7: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -406,11 +400,15 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
 }
 
 // ===== layernorm_rows_k1 =====
-BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
+  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -428,7 +426,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
       const float v = (in0[(i0)*8192 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -438,10 +436,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = by_res[(by_rl)*128 + (r0)];
+      const float v = by_res0[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -454,7 +452,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
@@ -471,10 +469,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -488,7 +486,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
@@ -496,6 +494,109 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const long long by_rl = by_lin / 512;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 512;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i2)]);
+      acc = acc + v;
+    }
+    const float t0 = (acc + in6[(i2)]);
+    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i2 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i2)]);
+      acc = acc + v;
+    }
+    const float t0 = in2[(i2)];
+    by_res[by_lin] = (float)(((acc + t0) + ((((by_res0[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + t0)));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st5[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -509,170 +610,11 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     long long by_crem = (by_lin % 128);
     const long long i2 = by_crem;
     (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out, by_this_block());
-}
-
-// ===== matmul_k0 =====
-BY_DEVICE_CONST int by_bcsr_b33f2d733de0_off[65] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 36, 40, 44, 48, 48, 48, 48, 48, 56, 64, 72, 80, 80, 80, 80, 80, 84, 88, 92, 96, 96, 96, 96, 96, 100, 104, 108, 112, 112, 112, 112, 112, 112, 112, 112, 112, 116, 120, 124, 128};
-BY_DEVICE_CONST int by_bcsr_b33f2d733de0_kt[128] = {8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7};
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_b33f2d733de0_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_b33f2d733de0_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_b33f2d733de0_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*128 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_b33f2d733de0_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*512 + (i2)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      const float t0 = (acc + in2[(i2)]);
-      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
-    }
-  }
-}
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k1 =====
-BY_DEVICE_CONST int by_bcsr_c7ae7a7bbd18_off[17] = {0, 12, 24, 36, 48, 56, 64, 72, 80, 80, 80, 80, 80, 92, 104, 116, 128};
-BY_DEVICE_CONST int by_bcsr_c7ae7a7bbd18_kt[128] = {8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 8, 9, 10, 11, 40, 41, 42, 43, 56, 57, 58, 59, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 0, 1, 2, 3, 48, 49, 50, 51, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55, 36, 37, 38, 39, 44, 45, 46, 47, 52, 53, 54, 55};
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_c7ae7a7bbd18_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_c7ae7a7bbd18_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_c7ae7a7bbd18_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*32768 + (i1)*512 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_c7ae7a7bbd18_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, in2, in3, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
 }
 
 // ===== colaunch_k1 =====
@@ -839,163 +781,4 @@ BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const float* _
 }
 BY_KERNEL void __launch_bounds__(32) colaunch_k1(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
-}
-
-// ===== matmul_k2 =====
-BY_DEVICE_CONST int by_bcsr_157f279d94bf_off[65] = {0, 4, 8, 12, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 20, 24, 28, 32, 32, 32, 32, 32, 36, 40, 44, 48, 52, 56, 60, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 72, 80, 88, 96, 104, 112, 120, 128, 128, 128, 128, 128, 128, 128, 128, 128};
-BY_DEVICE_CONST int by_bcsr_157f279d94bf_kt[128] = {12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11};
-BY_DEVICE void matmul_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_157f279d94bf_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_157f279d94bf_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_157f279d94bf_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*8192 + (i1)*128 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_157f279d94bf_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*512 + (i2)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      const float t0 = (acc + in2[(i2)]);
-      out[(i1)*512 + (i2)] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
-    }
-  }
-}
-BY_KERNEL void matmul_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k2_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k3 =====
-BY_DEVICE_CONST int by_bcsr_d37bb4981d52_off[17] = {0, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96, 112, 116, 120, 124, 128};
-BY_DEVICE_CONST int by_bcsr_d37bb4981d52_kt[128] = {32, 33, 34, 35, 32, 33, 34, 35, 32, 33, 34, 35, 32, 33, 34, 35, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 40, 41, 42, 43, 52, 53, 54, 55, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 4, 5, 6, 7, 28, 29, 30, 31, 52, 53, 54, 55, 60, 61, 62, 63, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51};
-BY_DEVICE void matmul_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int by_kt0 = by_bcsr_d37bb4981d52_off[(int)(by_n0 / 8)], by_nkt = by_bcsr_d37bb4981d52_off[(int)(by_n0 / 8) + 1] - by_kt0;
-  for (int kt = 0; kt < by_nkt; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)by_bcsr_d37bb4981d52_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*32768 + (i1)*512 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)by_bcsr_d37bb4981d52_kt[by_kt0 + (kt)] * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (i2)];
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void matmul_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  matmul_k3_body(in0, in1, in2, in3, out, by_this_block());
 }
