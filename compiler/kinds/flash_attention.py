@@ -156,6 +156,8 @@ def analyse(spec: KernelSpec) -> Attention | str:
         return chain
     if len(chain.phases) != 3 or chain.phases[0].length is None or len(chain.stats) != 2:
         return "not a resident product with a max and a sum of exponentials"
+    if len(spec.written) > 1:     # the scores exist only a tile at a time here
+        return "writes its scores too"
     res, mx, sm, fin = chain.resident, chain.stats[0], chain.stats[1], chain.final
     if mx.expr.reduce.op != "max" or sm.expr.reduce.op != "sum":
         return "its statistics are not a max then a sum"

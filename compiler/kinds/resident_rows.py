@@ -3,38 +3,38 @@ shared-memory level; AStitch's regional scheme for reductions with broadcasts).
 
 A *row chain* is a multi-stage spec of these roles (ir/spec.py levels say which is which):
 
-- an optional **resident** stage (carried SHARED, stage 0): a contraction or map whose output is
-  rows x J (rows = any shape R, J the row length). A block computes its rows of it once into
-  shared memory: QK^T for attention, the MatMul of MatMul -> Softmax. No R x J matrix in DRAM.
-  Resident stages may follow one another, each a contraction over the one before's row (an MLP's
-  hidden rows, R x H, then its output rows, R x J, that a LayerNorm after it reduces): the
-  statistics and the final read the last, whose length is the chain's J;
-- **row statistics** (carried SHARED): reductions over one axis of extent J whose output is R (a
-  row max, a sum of exponentials, a mean, a variance). A warp per row reduces with shuffles;
-  the value stays in shared memory for the stages after it;
+- **resident rows** (carried SHARED): a contraction or map whose output is rows x N (rows = any
+  shape R, N its row length), read along the row by a later stage's reduction. A block computes
+  its rows of it once into shared memory: QK^T for attention, the MatMul of MatMul -> Softmax, an
+  MLP's hidden rows, a residual sum that a LayerNorm reduces. No R x N matrix in DRAM, unless a
+  later kernel reads it too: then it is written to global memory as well (a pre-norm
+  transformer's residual stream);
+- **row statistics** (carried SHARED): one-axis reductions whose output is R (a row max, a sum of
+  exponentials, a mean, a variance). A warp per row reduces with shuffles; the value stays in
+  shared memory for the stages after it;
 - **maps** (carried REGISTER): composed into the stages that read them (ir/compose.py), so an
   element is computed where it is used (exp(s - max) / sum, masks, NaN guards);
-- a resident stage's rows may be written to global memory as well, when a later kernel reads
-  them too (the residual stream of a pre-norm transformer: x + f(x) is both LayerNorm'd here and
-  added to the next sublayer's output);
 - the **final** stage, written to global memory: a map over the rows (softmax's output), a row
   statistic, or a contraction over the row axis (P.V for attention), indexed freely otherwise
   (a transposed output, a reshaped V).
 
-Every stage reads a resident value at (row..., j) and a statistic at (row...), where `row...` are
-plain index variables of the reader (which of its output axes are the row's is read off those
-loads) and `j` its reduction variable or one of its own output variables: what a block owns is
-then exactly what it reads. Anything else declines, with the reason. Rows longer than shared
-memory holds decline too (kinds/flash_attention.py takes attention of any row length).
+Resident rows and statistics are *phases* computed in stage order, each reading those before it:
+so a GEMM + residual -> LayerNorm -> GEMM + GELU -> GEMM + residual -> LayerNorm is one chain of
+three resident phases and four statistics. The chain's J is the last resident rows' length (or,
+without any, the statistics'). Every stage reads resident rows at (row..., j) and a statistic at
+(row...), where `row...` are plain index variables of the reader (which of its output axes are
+the row's is read off those loads) and `j` its reduction variable or one of its own output
+variables over that row's length: what a block owns is then exactly what it reads. Anything else
+declines, with the reason. Rows longer than shared memory holds decline too
+(kinds/flash_attention.py takes attention of any row length).
 
-The kernel: a block of THREADS threads owns up to MAX_ROWS_PER_BLOCK consecutive rows. Phase 1
-computes the resident tile (thread per element, the contraction's loop inline); phase 2 each row
-statistic in order (a warp per row, lanes striding the row, shuffles combining; when the block has
-fewer rows than warps, `warps_per_row` warps share a row and one thread combines their partials);
-phase 3 the final
-stage, threads over (row, column) so that consecutive threads write consecutive columns. Values
-are kept in the compute type (float for half types) after rounding to their element type, as a
-store and a load would."""
+The kernel: a block of THREADS threads owns up to MAX_ROWS_PER_BLOCK consecutive rows. Each phase
+in order, a barrier after each: resident rows a thread per element (the contraction's loop
+inline); a statistic a warp per row, lanes striding the row, shuffles combining (when the block
+has fewer rows than warps, `warps_per_row` warps share a row and one thread combines their
+partials). Then the final stage, threads over (row, column) so that consecutive threads write
+consecutive columns. Values are kept in the compute type (float for half types) after rounding to
+their element type, as a store and a load would."""
 from __future__ import annotations
 
 import dataclasses

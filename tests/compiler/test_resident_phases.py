@@ -158,3 +158,21 @@ def test_analyse_reads_the_phases_in_order():
     assert kinds == ["resident", "resident", "statistic", "statistic"]
     assert [p.length for p in chain.residents()] == [F, H]
     assert chain.resident.length == chain.length == H
+
+
+def test_attention_that_writes_its_scores_is_no_flash_attention():
+    """A chain that writes its resident rows too is rendered by resident_rows only: the tensor-core
+    kernel keeps a tile of scores at a time and could not write them."""
+    import dataclasses
+
+    from compiler.kinds import flash_attention
+
+    from .test_resident import exported_attention
+    plan = plan_before("roller", exported_attention(1, 2, 32, 32, "float16", "padding"), "h100",
+                       CompileOptions(build=False))
+    (spec,) = [s.spec for s in plan.steps if isinstance(s, ComputeStep)
+               and isinstance(flash_attention.analyse(s.spec), flash_attention.Attention)]
+    scores = resident_rows.analyse(spec, fit=False).resident.output
+    both = dataclasses.replace(spec, kind=None, config=None, outputs=(scores, spec.stages[-1].output))
+    assert flash_attention.analyse(both) == "writes its scores too"
+    assert isinstance(resident_rows.analyse(both), resident_rows.RowChain)
