@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-SPARSE = ("block_sparse", "sparse24")     # the sparta record's choices other than dense
+SPARSE = ("block_sparse", "cover", "sparse24")     # the sparta record's choices other than dense
 
 
 def host_check(art, path: Path) -> dict | None:

@@ -43,6 +43,7 @@ from .passes.render import render_plan
 from .passes import sparta
 from .passes.roller import roller_plan
 from .passes.sparse24 import sparse24_plan, sparse24_speedup
+from .passes.sparta_cover import cover_plan, cover_speedup
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.resident import resident_plan
@@ -110,7 +111,8 @@ def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], f
             return None
         if spec.key not in known:
             found = [sparse_speedup(spec, constants, ctx.target, ctx.sparta_memo),
-                     sparse24_speedup(spec, constants, ctx.target, ctx.sparta_memo)]
+                     sparse24_speedup(spec, constants, ctx.target, ctx.sparta_memo),
+                     cover_speedup(spec, constants, ctx.target, ctx.sparta_memo)]
             known[spec.key] = max((f for f in found if f), default=None)
         return known[spec.key]
     return speedup
@@ -125,8 +127,9 @@ def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     """SparTA: the weights' sparsity attributes (TeSA), propagated through the graph for the
-    report, and the contractions over zero-tiled constants specialised to block-sparse kernels,
-    those over 2:4 constants (tensor cores at fp16/bf16, sm_80+) compressed for mma.sp."""
+    report, and the contractions over zero-tiled constants specialised to block-sparse kernels
+    (or covered: the tiles that pay plus a scattered remainder), those over 2:4 constants (tensor
+    cores at fp16/bf16, sm_80+) compressed for mma.sp."""
     if not ctx.options.enabled("sparta"):
         return plan, {"enabled": False}
     graph, opset = ctx.imported.graph, ctx.imported.opset
@@ -135,6 +138,8 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if attrs:     # a dense model pays for the scan of its weights only
         attrs = sparta.propagate(graph, attrs, opset)
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
+    plan = cover_plan(plan, ctx.target, record, ctx.sparta_memo)
+    record["sparse_kernels"] = sum(e["chosen"] in ("block_sparse", "cover") for e in record["kernels"])
     plan, two_four = sparse24_plan(plan, ctx.target)
     record["kernels"] += two_four["kernels"]
     record["sparse_kernels"] += two_four["sparse24_kernels"]
@@ -191,7 +196,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("precision", _precision),      # contractions' operand precision
     ("welder", _welder),            # fusion groups: register-level composition of producers and consumers
     ("roller", _roller),            # kind, tile configuration and top K of each spec
-    ("sparta", _sparta),            # TeSA of the weights, propagated; zero tiles -> block-sparse, 2:4 -> mma.sp
+    ("sparta", _sparta),            # TeSA of the weights, propagated; zero tiles -> block-sparse (+ ELL), 2:4 -> mma.sp
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning
     ("render", _render),            # every spec -> CUDA launch records (the one place CUDA is written)
     ("rammer", _rammer),            # wavefront order; independent small kernels of a wave in one launch

@@ -190,7 +190,7 @@ def expand(vals: np.ndarray, meta: np.ndarray) -> np.ndarray:
     return out.reshape(R, 4 * C)
 
 
-def _linear(group) -> Expr:
+def linear_index(group) -> Expr:
     """The row-major linear index of a group of (var, extent), last fastest."""
     e: Expr = const(0, DType.int64)
     for v, n in group:
@@ -203,7 +203,7 @@ def _compressed_expr(te: TensorExpr, ins, operand: Expr, group, k_group, values,
     inputs it no longer loads dropped: (expression, input names)."""
     (vname, vtype), (mname, mtype) = values, meta
     nv, nm = len(te.inputs), len(te.inputs) + 1
-    r, k = _linear(group), _linear(k_group)
+    r, k = linear_index(group), linear_index(k_group)
     chunk, pos = binary("idiv", k, 4), binary("imod", k, 4)
     m = cast(Load(nm, (r, chunk), mtype.dtype), DType.int64)
     dt = operand.dtype       # the factor's type: fp32 after the precision stage, else the model's half type
@@ -215,10 +215,10 @@ def _compressed_expr(te: TensorExpr, ins, operand: Expr, group, k_group, values,
         return new if e == operand else map_children(e, swap)
 
     te = te.replace(inputs=te.inputs + (vtype, mtype), body=swap(te.body))
-    return _drop_unused(te, tuple(ins) + (vname, mname))
+    return drop_unused_inputs(te, tuple(ins) + (vname, mname))
 
 
-def _drop_unused(te: TensorExpr, ins: tuple[str, ...]) -> tuple[TensorExpr, tuple[str, ...]]:
+def drop_unused_inputs(te: TensorExpr, ins: tuple[str, ...]) -> tuple[TensorExpr, tuple[str, ...]]:
     """`te` without the inputs neither its body nor its epilogue loads, loads renumbered."""
     used = sorted({x.arg for root in (te.body, te.epilogue) if root is not None for x in walk(root)
                    if isinstance(x, Load)})

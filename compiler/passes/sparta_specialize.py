@@ -64,7 +64,7 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     te, ins = spec.stage.expr, spec.stage.inputs
     choices = memo.setdefault("choices", {})
     if (te, ins) not in choices:
-        choices[te, ins] = _sparse_choice(te, ins, constants, target)
+        choices[te, ins] = _sparse_choice(te, ins, constants, target, memo)
     choice = choices[te, ins]
     if choice is None:
         return spec, None
@@ -100,7 +100,7 @@ def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict
     return entry["predicted_us"]["dense"] / entry["predicted_us"]["block_sparse"]
 
 
-def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target: Target) -> dict | None:
+def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target: Target, memo: dict) -> dict | None:
     """For an expression with a constant operand holding zeros: that operand, its input, its share
     of zeros, and the fastest block-sparse configuration (config, predicted us, block density;
     None when no tiling has a zero block). None: no such operand."""
@@ -113,7 +113,7 @@ def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target
     operand, nonzero = found
     return {"operand": operand, "input": ins[_operand_input(view, operand)],
             "zero_share": round(1.0 - float(nonzero.mean()), 4),
-            "best": _best_sparse(te, view, operand, nonzero, target)}
+            "best": _best_sparse(te, view, operand, nonzero, target, dense_candidates(te, view, target, memo))}
 
 
 def _operand_input(view: GemmView, operand: str) -> int:
@@ -196,40 +196,59 @@ def busiest_share(work: list[int], sms: int, k_tiles: int) -> float:
     return max(loads) / dense
 
 
-def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarray, target: Target):
-    """(config, predicted us, block density) of the fastest block-sparse configuration, or None
-    when no configuration's tiling has a zero block."""
+def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict) -> list[KernelConfig]:
+    """The `gemm` kind's configurations of `te`, computed once per compile (`memo`): the
+    block-sparse and cover searches both re-price them."""
+    found = memo.setdefault("candidates", {})
+    if te not in found:
+        found[te] = gemm_candidates(te, view, target)
+    return found[te]
+
+
+def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarray, target: Target,
+                 candidates: list[KernelConfig] | None = None):
+    """(config, predicted us, block density) of the fastest block-sparse configuration among
+    `candidates` (default: all the `gemm` kind's), or None when no tiling has a zero block."""
     sizes = io_sizes(te)
     dense_flops = expr_flops(te)
-    contraction = 2 * view.B * view.M * view.N * view.K
     sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
     best = None
     tables: dict = {}
-    for cfg in gemm_candidates(te, view, target):
+    for cfg in gemm_candidates(te, view, target) if candidates is None else candidates:
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in tables:
             tables[row_tile, k_tile] = bcsr(nonzero, row_tile, k_tile)
         offsets, ktiles = tables[row_tile, k_tile]
-        total = (len(offsets) - 1) * math.ceil(view.K / k_tile)
-        density = len(ktiles) / total
-        if density >= 1.0:
+        if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile):
             continue
-        w = cfg.workload
-        loads = max(0.0, w.l2_bytes - sizes[1])
-        ins = sizes[0] - sparse_bytes * (1.0 - density)
-        # the busiest SM's share of the dense work, not the average: row tiles differ in their
-        # non-zero tiles, and the kernel lasts as long as the SM with the most of them
-        busy = busiest_share(block_work(view, blk, operand, offsets), target.sms, math.ceil(view.K / k_tile))
-        w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
-                                dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
-                                shared_bytes_moved=w.shared_bytes_moved * busy)
-        flops = dense_flops - contraction + round(contraction * density)
-        sparse = KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
-            ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
-            ("flops", flops), ("flops_dense", dense_flops),
-            ("bcsr_offsets", offsets), ("bcsr_ktiles", ktiles)), w)
+        sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target)
         us = predict(sparse, target).us
         if best is None or us < best[1]:
-            best = (sparse, us, density)
+            best = (sparse, us, sparse.param("density"))
     return best
+
+
+def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
+                dense_flops: float, target: Target) -> KernelConfig:
+    """The `block_sparse_gemm` configuration of the dense `gemm` configuration `cfg` walking only
+    the listed k tiles: FLOPs and shared-memory traffic scaled by the busiest SM's share of them,
+    L2 loads and the sparse operand's DRAM bytes by the block density."""
+    blk = cfg.tile("block")
+    k_tiles = math.ceil(view.K / blk.size("k"))
+    density = len(ktiles) / ((len(offsets) - 1) * k_tiles)
+    contraction = 2 * view.B * view.M * view.N * view.K
+    w = cfg.workload
+    loads = max(0.0, w.l2_bytes - sizes[1])
+    ins = sizes[0] - sparse_bytes * (1.0 - density)
+    # the busiest SM's share of the dense work, not the average: row tiles differ in their
+    # non-zero tiles, and the kernel lasts as long as the SM with the most of them
+    busy = busiest_share(block_work(view, blk, operand, offsets), target.sms, k_tiles)
+    w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
+                            dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
+                            shared_bytes_moved=w.shared_bytes_moved * busy)
+    flops = dense_flops - contraction + round(contraction * density)
+    return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
+        ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
+        ("flops", flops), ("flops_dense", dense_flops),
+        ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
