@@ -12,7 +12,7 @@ from .ir.dataflow import all_types, graph_obstacle, reads, writes
 from .ir.plan import ComputeStep, LaunchStep, Plan
 from .kinds import KINDS
 from .report_html import report_html
-from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_us
+from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_skipped_bytes, kernel_us
 from .targets import Target
 from .version import compiler_key, package_version
 
@@ -122,8 +122,9 @@ def validate_report(report: dict) -> None:
 def kernel_dram_bytes(kernel, types: dict) -> int:
     """A launch's compulsory DRAM traffic: each buffer it reads and each it writes once (a buffer
     several members of a co-launch read counts once; one a joined launch writes and reads counts
-    both ways)."""
-    return sum(types[v].nbytes for v, _ in {(p.value, p.output) for p in kernel.params} if v in types)
+    both ways), less the zero tiles a block-sparse kernel never reads."""
+    touched = sum(types[v].nbytes for v, _ in {(p.value, p.output) for p in kernel.params} if v in types)
+    return touched - kernel_skipped_bytes(kernel)
 
 
 def roofline_point(kernel, flops: int, nbytes: int, time_us: float, target: Target, basis: str) -> dict:

@@ -198,6 +198,7 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
     dense_flops = expr_flops(te)
     contraction = 2 * view.B * view.M * view.N * view.K
     item = sizes[2]
+    tile_item = (view.b if side == "b" else view.a).dtype.itemsize     # the tiles constant's element
     sparse_bytes = sum(te.inputs[x.arg].nbytes for x in walk(view.b if side == "b" else view.a)
                        if isinstance(x, Load))
     shapes: dict = {}
@@ -229,6 +230,7 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
                 ("operand", side), ("format", "bcsr+ell"), ("density", round(executed / max(dense_flops, 1), 4)),
                 ("block_density", part.param("density")), ("ell", ell),
                 ("flops", int(executed)), ("flops_dense", dense_flops),
+                ("skipped_bytes", round(R * K * tile_item * (1.0 - part.param("density")))),
                 ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
             us = predict(config, target).us
             if best is None or us < best.us:

@@ -250,5 +250,5 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     flops = dense_flops - contraction + round(contraction * density)
     return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
         ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
-        ("flops", flops), ("flops_dense", dense_flops),
+        ("flops", flops), ("flops_dense", dense_flops), ("skipped_bytes", round(sparse_bytes * (1.0 - density))),
         ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)

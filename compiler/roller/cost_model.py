@@ -42,11 +42,18 @@ def kernel_flops_dense(kernel: Kernel) -> int:
     return int(given) if given is not None else kernel_flops(kernel)
 
 
+def kernel_skipped_bytes(kernel: Kernel) -> int:
+    """Bytes of its inputs a sparse kernel never reads: the zero tiles of a block-sparse operand
+    (SparTA; its config's count), 0 for every other kernel."""
+    return int(dict(kernel.config).get("skipped_bytes", 0))
+
+
 def members_flops(kernels) -> tuple[tuple[str, int], ...]:
     """The config entries of a launch holding several kernels (a co-launch): their FLOPs, executed
-    and dense, summed."""
+    and dense, summed, and the bytes their sparse members skip (when some do)."""
+    skipped = sum(kernel_skipped_bytes(k) for k in kernels)
     return (("flops", sum(kernel_flops(k) for k in kernels)),
-            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels)))
+            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels))) + ((("skipped_bytes", skipped),) if skipped else ())
 
 
 # A tiled contraction's block extent along M and N, for counting how often an operand computed in
