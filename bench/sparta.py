@@ -1,12 +1,13 @@
 """SparTA's predicted effect (CPU, no GPU): each shared model compiled with the sparta stage on (the
 default) and with `--disable sparta`; from report.json, the FLOPs executed against dense, the
-contractions made sparse (block-sparse, or 2:4 on sparse tensor cores at fp16/bf16) with their
-predicted times dense and sparse, the plan's predicted
-latency, and compile time (NVRTC builds included, fresh kernel cache each, so the sparse kernels'
+contractions made sparse (block-sparse, a weighted cover, or 2:4 on sparse tensor cores at
+fp16/bf16) with their predicted times dense and sparse, the plan's predicted latency and DRAM
+bytes, and compile time (NVRTC builds included, fresh kernel cache each, so the sparse kernels'
 baked tables go through NVRTC too).
 
     .venv/bin/python bench/sparta.py [--models bert_block_sparse,bert] [--target h100] [--out DIR]
     .venv/bin/python bench/sparta.py --models-dir gpu/shared/models --models bert_24 --precision fp16 --check
+    .venv/bin/python bench/sparta.py --models-dir gpu/shared/models --models bert_mag95 --disable welder
 
 Writes bench/results/sparta-<UTC time>.json (suite `sparta`) and prints a table. The figures are
 the micro-model's predictions, not measurements; on a GPU bench/kernels.py and bench/e2e.py measure."""
@@ -54,6 +55,7 @@ def compile_one(path: Path, target: str, disable: tuple[str, ...], precision: st
     chosen = [e for e in rep["sparsity"]["kernels"] if e["chosen"] in SPARSE]
     stage = next(s["seconds"] for s in rep["compile"]["stages"] if s["name"] == "sparta")
     return {"flops": rep["flops"], "predicted_us": rep["latency"]["predicted_us"],
+            "dram_bytes": rep["traffic"]["dram_bytes"],
             "launches": rep["launches_per_inference"], "compile_s": round(seconds, 3),
             "sparta_stage_s": round(stage, 4), "sparse_tensors": len(rep["sparsity"]["tensors"]),
             "sparse_gemms": len(chosen),
@@ -76,22 +78,25 @@ def main() -> int:
     ap.add_argument("--precision", default="fp32", help="fp16 or bf16 for the 2:4 path (sparse tensor cores)")
     ap.add_argument("--check", action="store_true",
                     help="also run each plan on the host harness against the model's reference outputs")
+    ap.add_argument("--disable", default="", help="stages off in both compiles (e.g. welder: every pruned GEMM "
+                    "on its own, none folded into a row chain)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = ap.parse_args()
+    also = tuple(x for x in a.disable.split(",") if x)
     models_dir = Path(a.models_dir) if a.models_dir else Path(a.shared) / "models"
     names = a.models.split(",") if a.models else sorted(p.stem for p in models_dir.glob("*.onnx"))
     rows = []
     for name in names:
-        on = compile_one(models_dir / f"{name}.onnx", a.target, (), a.precision, a.check)
-        off = compile_one(models_dir / f"{name}.onnx", a.target, ("sparta",), a.precision, a.check)
+        on = compile_one(models_dir / f"{name}.onnx", a.target, also, a.precision, a.check)
+        off = compile_one(models_dir / f"{name}.onnx", a.target, also + ("sparta",), a.precision, a.check)
         rows.append({"name": name, "sparta": on, "disabled": off})
     from bench.kernels import write_results
     out = write_results("sparta", "none (predicted from report.json)",
-                        {"target": a.target, "precision": a.precision,
+                        {"target": a.target, "precision": a.precision, "disabled_in_both": list(also),
                          "compile": "fresh kernel cache per compile, NVRTC builds included"},
                         rows, a.out)
     print(f"{'model':<18} {'sparse GEMMs':>12} {'GEMM FLOPs exec/dense':>22} {'GEMM us dense/sparse':>21} "
-          f"{'plan FLOPs exec/dense':>22} {'pred us on/off':>16} {'compile s on/off':>17}")
+          f"{'plan FLOPs exec/dense':>22} {'pred us on/off':>16} {'DRAM on/off':>12} {'compile s on/off':>17}")
     for r in rows:
         on, off = r["sparta"], r["disabled"]
         g = on["sparse_gemm_flops"]
@@ -100,7 +105,8 @@ def main() -> int:
         gs = f"{gu['dense'] / gu['sparse']:.2f}x" if gu["sparse"] else "-"
         pf = on["flops"]["executed"] / on["flops"]["dense"] if on["flops"]["dense"] else 1.0
         print(f"{r['name']:<18} {on['sparse_gemms']:>12} {gf:>22} {gs:>21} {pf:>22.3f} "
-              f"{on['predicted_us']:>7.1f}/{off['predicted_us']:<8.1f} {on['compile_s']:>8.2f}/{off['compile_s']:<8.2f}"
+              f"{on['predicted_us']:>7.1f}/{off['predicted_us']:<8.1f} {on['dram_bytes'] / off['dram_bytes']:>12.3f} "
+              f"{on['compile_s']:>8.2f}/{off['compile_s']:<8.2f}"
               f" {','.join(on['formats'])}")
         for label, c in (("sparta", on["host_check"]), ("disabled", off["host_check"])):
             if c:
