@@ -4,7 +4,7 @@ cuBLAS on the dense W and, for 2:4, torch's semi-structured sparse matmul (cuSPA
 
 Cases: 1024^3 and BERT-base's Linear shapes (4096 tokens; 768x768, 768x3072, 3072x768), each with
 W block-sparse (32x32 blocks, 50/75/90/95/99% of the blocks zero: fp32, the block_sparse_gemm
-kind) and 2:4 (fp16: the sparse24_gemm kind, mma.sp). Brickyard compiles a two-input ONNX model
+kind), magnitude-pruned element by element (95/99%: fp32, the weighted cover's ELL remainder) and 2:4 (fp16: the sparse24_gemm kind, mma.sp). Brickyard compiles a two-input ONNX model
 (x, the initializer W) for the device's target preset and is timed as bench/kernels.py times its
 rows (compiler.runtime.timing: CUDA events, warm-up, median, rotating inputs); each row also
 carries the sparta stage's predictions, and `brickyard_dense_us`: the same model with
@@ -33,6 +33,7 @@ from bench.kernels import PlanLauncher, pick_target, rel_error, write_results  #
 
 BLOCK = 32
 BLOCK_ZEROS = (0.5, 0.75, 0.9, 0.95, 0.99)
+MAGNITUDE_ZEROS = (0.95, 0.99)      # unstructured: no zero tile; the sparta stage's cover (ELL)
 SHAPES = {"1024^3": (1024, 1024, 1024), "bert-qkv-proj": (4096, 768, 768), "bert-ffn1": (4096, 3072, 768),
           "bert-ffn2": (4096, 768, 3072)}
 
@@ -43,12 +44,12 @@ class Case:
     M: int
     N: int
     K: int
-    pattern: str          # "block" or "2:4"
+    pattern: str          # "block", "magnitude" (element by element: the weighted cover's case) or "2:4"
     zeros: float          # share of W that is zero (blocks for "block")
 
     @property
     def id(self) -> str:
-        p = f"block{int(round(100 * self.zeros))}" if self.pattern == "block" else "2:4"
+        p = "2:4" if self.pattern == "2:4" else f"{self.pattern[:3]}{int(round(100 * self.zeros))}"
         return f"{self.shape}/{p}"
 
     @property
@@ -60,12 +61,14 @@ def all_cases() -> list[Case]:
     out = []
     for name, (M, N, K) in SHAPES.items():
         out += [Case(name, M, N, K, "block", z) for z in BLOCK_ZEROS]
+        out += [Case(name, M, N, K, "magnitude", z) for z in MAGNITUDE_ZEROS]
         out.append(Case(name, M, N, K, "2:4", 0.5))
     return out
 
 
 def weight(case: Case, seed: int = 0):
-    """W [K, N]: magnitude-pruned random values (block: whole 32x32 blocks; 2:4 along K)."""
+    """W [K, N]: magnitude-pruned random values (block: whole 32x32 blocks; magnitude: element by
+    element; 2:4 along K)."""
     import numpy as np
     rng = np.random.default_rng(seed)
     w = rng.standard_normal((case.K, case.N)).astype(np.float32) / np.sqrt(case.K)
@@ -73,6 +76,8 @@ def weight(case: Case, seed: int = 0):
         norms = np.abs(w).reshape(case.K // BLOCK, BLOCK, case.N // BLOCK, BLOCK).sum(axis=(1, 3))
         keep = norms > np.quantile(norms, case.zeros)
         w *= np.kron(keep, np.ones((BLOCK, BLOCK), np.float32))
+    elif case.pattern == "magnitude":
+        w *= np.abs(w) > np.quantile(np.abs(w), case.zeros)
     else:
         g = w.T.reshape(case.N, case.K // 4, 4).copy()
         np.put_along_axis(g, np.argsort(np.abs(g), axis=2)[:, :, :2], 0.0, axis=2)

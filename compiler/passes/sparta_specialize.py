@@ -12,6 +12,7 @@ granularity, as SparTA transforms a weight to the block size its kernel template
 from __future__ import annotations
 
 import dataclasses
+import functools
 import heapq
 import math
 
@@ -167,14 +168,12 @@ def bcsr(nonzero: np.ndarray, row_tile: int, k_tile: int) -> tuple[tuple[int, ..
     return tuple(int(x) for x in offsets), tuple(int(x) for x in np.nonzero(blocks)[1])
 
 
-def block_work(view: GemmView, blk, operand: str, offsets: tuple[int, ...]) -> list[int]:
+def block_work(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...]) -> list[int]:
     """Non-zero k tiles each block walks, in launch order (the tiled kinds' block index runs over
     n tiles fastest, then m tiles, then the batch)."""
-    mt, nt = math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n"))
-    per_row = [offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)]
-    one = [per_row[n] for m in range(mt) for n in range(nt)] if operand == "b" else \
-        [per_row[m] for m in range(mt) for n in range(nt)]
-    return one * view.B
+    per_row = np.diff(np.asarray(offsets, dtype=np.int64))
+    one = np.tile(per_row[:n_tiles], m_tiles) if operand == "b" else np.repeat(per_row[:m_tiles], n_tiles)
+    return np.tile(one, batch).tolist()
 
 
 SIMULATED_BLOCKS = 1 << 14    # beyond this many blocks the list-scheduling bound replaces the simulation
@@ -194,6 +193,14 @@ def busiest_share(work: list[int], sms: int, k_tiles: int) -> float:
     for w in work:
         heapq.heapreplace(loads, loads[0] + w)
     return max(loads) / dense
+
+
+@functools.lru_cache(maxsize=4096)
+def grid_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...], sms: int,
+                       k_tiles: int) -> float:
+    """busiest_share of a grid's blocks, once per grid and pattern: configurations that differ only
+    in thread tiles or pipeline depth, and welder's repeated questions, share it."""
+    return busiest_share(block_work(batch, m_tiles, n_tiles, operand, offsets), sms, k_tiles)
 
 
 def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict) -> list[KernelConfig]:
@@ -243,7 +250,8 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     ins = sizes[0] - sparse_bytes * (1.0 - density)
     # the busiest SM's share of the dense work, not the average: row tiles differ in their
     # non-zero tiles, and the kernel lasts as long as the SM with the most of them
-    busy = busiest_share(block_work(view, blk, operand, offsets), target.sms, k_tiles)
+    busy = grid_busiest_share(view.B, math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n")), operand,
+                              tuple(offsets), target.sms, k_tiles)
     w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
                             dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
                             shared_bytes_moved=w.shared_bytes_moved * busy)
