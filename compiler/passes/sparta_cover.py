@@ -169,6 +169,8 @@ def _search(te: TensorExpr, ins, consts: dict, target: Target, memo: dict):
         loads = [x for x in walk(expr) if isinstance(x, Load)]
         if not loads or any(data[x.arg] is None for x in loads):
             continue
+        if not any(e == expr for e in walk(te.body)):
+            return None     # its factors are interleaved with the other operand's: no one subtree to swap
         values = operand_values(expr, view, group, data)
         if values is None or values.shape[0] != 1:     # too large, or one per batch
             return None

@@ -120,3 +120,29 @@ def test_splits_keep_the_tiles_at_or_above_each_threshold_and_measure_the_remain
     assert offsets == (0, 1, 1) and ktiles == (0,) and ell == 1
     kept, offsets, ktiles, ell = splits[0]          # t = 9: everything in the remainder
     assert offsets == (0, 0, 0) and ktiles == () and ell == 5          # row 1: 4 + 1
+
+
+def test_an_operand_interleaved_with_the_other_is_not_covered():
+    """x[i, r] * W[r, j] * s[j] built left to right: W's side (W * s) is no subtree of the body,
+    so the tiles could not replace it; a cover would add its remainder to an unchanged sum."""
+    from compiler.analysis.views import gemm_view
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import Constant, TensorType
+    from compiler.ir.texpr import Reduce, TensorExpr, load, out_vars, reduce_vars
+    from compiler.passes.sparta_cover import _search
+    from compiler.targets import get_target
+    m, k, n = 64, 256, 128
+    x, w, s, y = (TensorType(DType.float32, (m, k)), TensorType(DType.float32, (k, n)),
+                  TensorType(DType.float32, (n,)), TensorType(DType.float32, (m, n)))
+    i, j = out_vars(2)
+    (r,) = reduce_vars(1)
+    te = TensorExpr("mm", (x, w, s), y, (load(0, x, (i, r)) * load(1, w, (r, j))) * load(2, s, (j,)),
+                    Reduce("sum", (("r0", k),)))
+    rng = np.random.default_rng(0)
+    consts = {"W": Constant.from_array((rng.standard_normal((k, n)) * (rng.random((k, n)) < 0.02)).astype(np.float32)),
+              "s": Constant.from_array(rng.standard_normal(n).astype(np.float32))}
+    assert gemm_view(te).b not in (te.body.a, te.body.b)
+    assert _search(te, ("x", "W", "s"), consts, get_target("h100"), {}) is None
+    # the same weight as one factor is covered
+    te2 = te.replace(inputs=(x, w), body=load(0, x, (i, r)) * load(1, w, (r, j)))
+    assert _search(te2, ("x", "W"), consts, get_target("h100"), {}) is not None
