@@ -49,7 +49,8 @@ class Case:
 
     @property
     def id(self) -> str:
-        p = "2:4" if self.pattern == "2:4" else f"{self.pattern[:3]}{int(round(100 * self.zeros))}"
+        tag = {"block": "block", "magnitude": "mag"}.get(self.pattern)
+        p = f"{tag}{int(round(100 * self.zeros))}" if tag else self.pattern
         return f"{self.shape}/{p}"
 
     @property

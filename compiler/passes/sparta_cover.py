@@ -53,8 +53,8 @@ from .sparta_specialize import MIN_ZERO_SHARE, bcsr_config, dense_candidates, op
 THRESHOLDS = 8          # at most this many block-count thresholds are priced per tile shape
 ELL_AXIS = "ell_j"       # the remainder's fold axis (fold axis names are unique in an expression)
 INDEX = DType.int32
-# A remainder multiply-add issues five instructions besides the FMA's own (index load, value load,
-# address arithmetic, gathered load) where the tiled loop issues about one per FMA: it runs at
+# A remainder multiply-add issues about five instructions (index load, value load, address
+# arithmetic, gathered load, the FMA) where the tiled loop issues about one per FMA: it runs at
 # this share of the issue rate. An estimate from the instruction count; the GPU run calibrates it.
 ELL_ISSUE_EFFICIENCY = 0.2
 # The cover replaces a kernel only when predicted this many times faster: its remainder's price
@@ -77,9 +77,12 @@ class Cover:
 
 def cover_plan(plan: Plan, target: Target, record: dict, memo: dict) -> Plan:
     """The plan with each SIMT contraction whose cover is predicted faster rewritten to it; the
-    record's entry for that kernel (sparta_specialize's) gains the cover's price and choice."""
+    record's entry for that kernel (sparta_specialize's) gains the cover's price and choice, and
+    its `sparse_kernels` counts the covers too."""
     entries = {(e["kernel"], tuple(e["ops"])): e for e in record["kernels"]}
-    return _plan(plan, target, entries, memo)
+    plan = _plan(plan, target, entries, memo)
+    record["sparse_kernels"] = sum(e["chosen"] in ("block_sparse", "cover") for e in record["kernels"])
+    return plan
 
 
 def _plan(plan: Plan, target: Target, entries: dict, memo: dict) -> Plan:
@@ -201,8 +204,8 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
     contraction = 2 * view.B * view.M * view.N * view.K
     item = sizes[2]
     tile_item = (view.b if side == "b" else view.a).dtype.itemsize     # the tiles constant's element
-    sparse_bytes = sum(te.inputs[x.arg].nbytes for x in walk(view.b if side == "b" else view.a)
-                       if isinstance(x, Load))
+    sparse_bytes = sum(te.inputs[a].nbytes for a in {x.arg for x in walk(view.b if side == "b" else view.a)
+                                                     if isinstance(x, Load)})
     shapes: dict = {}
     best = None
     # a remainder of J per output issues J / ELL_ISSUE_EFFICIENCY slots where the dense kernel
@@ -249,9 +252,8 @@ def _per_block_tile(candidates: list[KernelConfig], target: Target) -> list[Kern
     tile sets, so thread tiles and pipeline depths keep their dense order."""
     by_tile: dict = {}
     for cfg in candidates:
-        by_tile.setdefault(cfg.tile("block"), []).append((predict(cfg, target).us, len(by_tile), cfg))
-    return [cfg for group in by_tile.values()
-            for _, _, cfg in sorted(group, key=lambda g: g[:2])[:PER_BLOCK_TILE]]
+        by_tile.setdefault(cfg.tile("block"), []).append((predict(cfg, target).us, cfg))
+    return [cfg for group in by_tile.values() for _, cfg in sorted(group, key=lambda g: g[0])[:PER_BLOCK_TILE]]
 
 
 def _splits(nonzero: np.ndarray, row_tile: int, k_tile: int) -> list[tuple]:

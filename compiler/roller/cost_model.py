@@ -48,9 +48,9 @@ def kernel_skipped_bytes(kernel: Kernel) -> int:
     return int(dict(kernel.config).get("skipped_bytes", 0))
 
 
-def members_flops(kernels) -> tuple[tuple[str, int], ...]:
-    """The config entries of a launch holding several kernels (a co-launch): their FLOPs, executed
-    and dense, summed, and the bytes their sparse members skip (when some do)."""
+def members_totals(kernels) -> tuple[tuple[str, int], ...]:
+    """The config entries of a launch holding several kernels (a co-launch) that the report sums
+    over its members: FLOPs executed and dense, and the bytes sparse members skip (when some do)."""
     skipped = sum(kernel_skipped_bytes(k) for k in kernels)
     return (("flops", sum(kernel_flops(k) for k in kernels)),
             ("flops_dense", sum(kernel_flops_dense(k) for k in kernels))) + ((("skipped_bytes", skipped),) if skipped else ())
