@@ -15,14 +15,15 @@ alone (AStitch's one-to-one / one-to-many, Welder's tile propagation; DESIGN sec
   elements: a fused reduction read at such an index is computed once per element, never again.
 - `reshape_index(index, from_shape, to_shape, extents)`: the index into a buffer's other shape
   (a reshape alias) that reads the same element, simplified to affine components when no digit
-  carries into the next."""
+  carries into the next; `read_reshaped(te, arg, src_type)`: `te` reading input `arg` through
+  that alias's source instead."""
 from __future__ import annotations
 
 import math
 from enum import Enum
 
 from ..ir.dtypes import DType
-from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, const, fold_axes, index_interval, walk
+from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, const, fold_axes, index_interval, replace_loads, walk
 from .views import affine
 
 INDEX = DType.int64
@@ -127,6 +128,24 @@ def reshape_index(index: tuple[Expr, ...], from_shape: tuple[int, ...], to_shape
         stride *= n
     return tuple(binary("imod", binary("idiv", offset, const(s, INDEX)), const(n, INDEX)) if d else
                  binary("idiv", offset, const(s, INDEX)) for d, (s, n) in enumerate(zip(strides, to_shape)))
+
+
+def read_reshaped(te: TensorExpr, arg: int, src_type) -> TensorExpr:
+    """`te` reading input `arg` (a reshape alias) through the alias's source type `src_type` instead,
+    each load at the source's index of the same element."""
+    shape = te.inputs[arg].shape
+    ext = extents_of(te)
+
+    def one(ld: Load) -> Expr:
+        if ld.arg != arg:
+            return ld
+        return Load(arg, reshape_index(ld.index, shape, src_type.shape, ext), ld.dtype)
+
+    ins = list(te.inputs)
+    ins[arg] = src_type
+    body = replace_loads(te.body, one)
+    epilogue = None if te.epilogue is None else replace_loads(te.epilogue, one)
+    return te.replace(inputs=tuple(ins), body=body, epilogue=epilogue)
 
 
 def _digits(form, strides, shape, extents) -> tuple[Expr, ...] | None:

@@ -21,7 +21,10 @@ outside the group, except resident rows, which the kernel then writes too (a pre
 transformer's residual sum: LayerNorm'd in the chain, added again by the next sublayer); members
 are dropped from the end until that holds and the rest is a chain. Resident rows may follow
 statistics and one another, so a post-norm feed-forward sublayer (GEMM + residual -> LayerNorm
--> GEMM + GELU -> GEMM + residual -> LayerNorm) can be one kernel.
+-> GEMM + GELU -> GEMM + residual -> LayerNorm) can be one kernel. A reader that reads a value
+through reshape aliases (GPT-2's Conv1D views) reads it at the reshaped index instead, and the
+aliases go with the chain; size-1 axes inside a chain are dropped so that 3-D and 2-D stages
+read the same rows.
 Each group saves its internal values' round trips through DRAM (written once, read once each)
 and launches, but a block of rows computes its contraction without Roller's tiles: a chain is
 kept only where the cost model (compulsory DRAM bytes over bandwidth, FLOPs at the share of the
@@ -35,12 +38,12 @@ import dataclasses
 import math
 from typing import Callable
 
-from ..analysis.dependence import extents_of, injective, loads_of
+from ..analysis.dependence import extents_of, injective, loads_of, read_reshaped
 from ..analysis.views import vars_of
 from ..ir.dataflow import map_bodies, reads
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..ir.plan import ComputeStep, Plan
+from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_vars
 from ..kinds import flash_attention, resident_rows
@@ -58,21 +61,59 @@ def resident_plan(plan: Plan, target: Target,
     return _plan(plan, record, target, speedup), record
 
 
+@dataclasses.dataclass(frozen=True)
+class _Scope:
+    """One plan's steps as the chain search reads them."""
+
+    steps: list
+    readers: dict[str, set[int]]       # value -> the steps that read it
+    pinned: set[str]                   # the plan's outputs: always written
+    aliases: dict[int, AliasStep]      # step index -> a reshape alias there
+    types: dict[str, TensorType]
+
+    @classmethod
+    def of(cls, plan: Plan) -> "_Scope":
+        steps = list(plan.steps)
+        readers: dict[str, set[int]] = {}
+        for k, s in enumerate(steps):
+            for v in reads(s):
+                readers.setdefault(v, set()).add(k)
+        return cls(steps, readers, set(plan.outputs),
+                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Members:
+    """A chain's members as it reads them: step indices, each one's spec (reading group values
+    through reshape aliases rewritten to read them directly), and the alias steps it looks through."""
+
+    steps: tuple[int, ...]
+    specs: tuple[KernelSpec, ...]
+    aliases: tuple[frozenset[int], ...]     # per member: the alias steps its reads go through
+
+    def add(self, k: int, spec: KernelSpec, aliases: frozenset[int]) -> "_Members":
+        return _Members(self.steps + (k,), self.specs + (spec,), self.aliases + (aliases,))
+
+    def head(self, n: int) -> "_Members":
+        return _Members(self.steps[:n], self.specs[:n], self.aliases[:n])
+
+    @property
+    def alias_steps(self) -> frozenset[int]:
+        return frozenset().union(*self.aliases)
+
+
 def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
     plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, speedup))
                                                  for s in plan.steps))
-    steps = list(plan.steps)
-    readers: dict[str, set[int]] = {}
-    for k, s in enumerate(steps):
-        for v in reads(s):
-            readers.setdefault(v, set()).add(k)
-    pinned = set(plan.outputs)
+    scope = _Scope.of(plan)
+    steps = scope.steps
     # every chain that pays, from every start: with row statistics (attention, softmax, norms) and
     # back-to-back contractions (an MLP's hidden rows); where two share a member, the one predicted
     # to save more time is kept (a GEMM -> LayerNorm against the MLP that GEMM ends)
     chains = [c for statistics in (True, False) for k, s in enumerate(steps) if _member(s)
-              for c in [_candidate(k, steps, readers, pinned, record, target, statistics, speedup)] if c]
+              for c in [_candidate(k, scope, record, target, statistics, speedup)] if c]
     taken: set[int] = set()
+    dropped: set[int] = set()
     placed: dict[int, ComputeStep] = {}
     for c in sorted(chains, key=lambda c: (-c["gain"], c["members"])):
         if taken & set(c["members"]):
@@ -81,24 +122,30 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
                                            "reason": "shares a member with a chain predicted to save more"})
             continue
         taken.update(c["members"])
+        dropped.update(c["members"][:-1])
+        dropped.update(c["aliases"])      # read through by the chain: nothing else reads them
         placed[c["members"][-1]] = ComputeStep(c["spec"])
         record["removed"] += len(c["members"]) - 1
-        record["groups"].append({"ops": list(c["spec"].ops),
-                                 "carried": {v: lvl.value for v, lvl in c["spec"].carried},
-                                 "level": "shared", "stopped": c["stop"], "predicted_us": c["predicted"]})
-    out = [placed.get(k, s) for k, s in enumerate(steps) if k not in taken or k in placed]
+        group = {"ops": list(c["spec"].ops), "carried": {v: lvl.value for v, lvl in c["spec"].carried},
+                 "level": "shared", "stopped": c["stop"], "predicted_us": c["predicted"]}
+        if c["aliases"]:
+            group["through_aliases"] = [steps[a].dst for a in c["aliases"]]
+        record["groups"].append(group)
+    out = [placed.get(k, s) for k, s in enumerate(steps) if k not in dropped]
     return dataclasses.replace(plan, steps=tuple(out))
 
 
-def _candidate(k, steps, readers, pinned, record, target, statistics: bool, speedup=None) -> dict | None:
+def _candidate(k, scope: _Scope, record, target, statistics: bool, speedup=None) -> dict | None:
     """The chain grown from step k, as the kind predicted fastest, when that beats its members
-    apart (else shorter ones, each declined recorded): its members, spec, predictions, why it
-    stopped and the time it saves."""
-    members, kinds, stop = _grow(k, steps, readers, pinned, statistics, target)
+    apart (else shorter ones, each declined recorded): its members, the aliases it reads through,
+    spec, predictions, why it stopped and the time it saves."""
+    steps = scope.steps
+    members, kinds, stop = _grow(k, scope, statistics, target)
     while kinds:
-        faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members]
+        faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members.steps]
         # a sparse member's work is faster, its launch is not
-        apart = sum((_predict_us(steps[m].spec, target) - LAUNCH_US) / f + LAUNCH_US for m, f in zip(members, faster))
+        apart = sum((_predict_us(steps[m].spec, target) - LAUNCH_US) / f + LAUNCH_US
+                    for m, f in zip(members.steps, faster))
         kind = min(kinds, key=lambda n: kinds[n][0])
         fused, spec = kinds[kind]
         predicted = {"fused": round(fused, 3), "apart": round(apart, 3), "kind": kind}
@@ -111,11 +158,12 @@ def _candidate(k, steps, readers, pinned, record, target, statistics: bool, spee
         # a shorter chain may still pay (a LayerNorm stitched, without the GEMM after it)
         record["declined"].append({"ops": list(spec.ops), "reason": "the cost model predicts no gain",
                                    "predicted_us": predicted})
-        members, kinds, stop = _cut(members[:-1], steps, readers, pinned, statistics, target,
-                                    f"{steps[members[-1]].spec.name}: the chain with it predicted no gain")
+        members, kinds, stop = _cut(members.head(len(members.steps) - 1), scope, statistics, target,
+                                    f"{steps[members.steps[-1]].spec.name}: the chain with it predicted no gain")
     if not kinds:
         return None
-    return {"members": members, "spec": spec, "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart)}
+    return {"members": list(members.steps), "aliases": sorted(members.alias_steps), "spec": spec,
+            "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart)}
 
 
 def _member(step) -> bool:
@@ -143,17 +191,19 @@ def _joined(members: list[KernelSpec]) -> KernelSpec:
         if n < len(members) - 1:
             last = st[-1]
             carried.append((last.output, Level.SHARED if last.expr.reduce is not None else Level.REGISTER))
-    stages = _without_kept_axes(stages, {v for v, lvl in carried if lvl is Level.SHARED})
+    stages = _without_unit_axes(stages)
     return KernelSpec(stages=tuple(stages), carried=tuple(carried), ops=tuple(ops),
                       precision=next((m.precision for m in members if m.precision), None))
 
 
-def _without_kept_axes(stages: list[Stage], shared: set[str]) -> list[Stage]:
-    """The stages with each shared reduction's size-1 output axes dropped (a ReduceMean with
-    keepdims, as exporters write LayerNorm by hand: mean of shape (rows, 1)), and its readers'
-    index at those axes with it (the only index a size-1 axis has is 0). The value is internal to
-    the chain, so its shape is the chain's to choose; rows are then plain indices of its readers."""
-    squeezed: dict[str, tuple[int, ...]] = {}     # value -> the axes dropped
+def _without_unit_axes(stages: list[Stage]) -> list[Stage]:
+    """The stages with the size-1 axes of each value inside the chain dropped, and its readers'
+    index at those axes with it (the only index a size-1 axis has is 0): a ReduceMean with
+    keepdims (as exporters write LayerNorm by hand: mean of shape (rows, 1)), a batch of one, the
+    3-D activations a 2-D Conv1D view reads (1, T, H as T, H). The values are internal to the
+    chain, so their shapes are the chain's to choose; every stage then indexes the same rows by
+    plain variables (`_unit_axes` says which go). The last stage's output is the kernel's."""
+    squeezed = _unit_axes(stages)     # value -> the axes dropped
     out = []
     for st in stages:
         te, ins = st.expr, list(st.inputs)
@@ -171,7 +221,7 @@ def _without_kept_axes(stages: list[Stage], shared: set[str]) -> list[Stage]:
         body = replace_loads(te.body, one)
         epilogue = None if te.epilogue is None else replace_loads(te.epilogue, one)
         output = te.output
-        drop = _constant_axes(st, stages) if st.output in shared and te.reduce is not None else ()
+        drop = squeezed.get(st.output, ())
         if drop:
             keep = [k for k in range(output.rank) if k not in drop]
             rename = {f"i{k}": const(0, DType.int64) for k in drop}
@@ -179,40 +229,54 @@ def _without_kept_axes(stages: list[Stage], shared: set[str]) -> list[Stage]:
             body = substitute_vars(body, rename)
             epilogue = None if epilogue is None else substitute_vars(epilogue, rename)
             output = TensorType(output.dtype, tuple(output.shape[k] for k in keep))
-            squeezed[st.output] = drop
         out.append(Stage(te.replace(inputs=tuple(inputs), body=body, epilogue=epilogue, output=output),
                          st.inputs, st.output))
     return out
 
 
-def _constant_axes(st: Stage, stages: list[Stage]) -> tuple[int, ...]:
-    """The size-1 axes of stage `st`'s value that every reader indexes with a constant."""
-    axes = [k for k, d in enumerate(st.expr.output.shape) if d == 1]
-    read = False
-    for r in stages:
-        for a, v in enumerate(r.inputs):
-            if v == st.output:
+def _unit_axes(stages: list[Stage]) -> dict[str, tuple[int, ...]]:
+    """Value -> its size-1 axes to drop: those every reader in the chain indexes with a constant,
+    or with its own output variable there where the reader drops that axis too (or is the last
+    stage, whose axis of extent 1 is always 0). An axis a reader walks with a reduction variable
+    stays (the row of resident rows, however short). Decided from the last stage back, since a
+    reader's own drops turn its variables into constants."""
+    drops: dict[str, tuple[int, ...]] = {}
+    final = stages[-1]
+    for st in reversed(stages[:-1]):
+        axes = [k for k, d in enumerate(st.expr.output.shape) if d == 1]
+        read = False
+        for r in stages:
+            own = set(range(r.expr.output.rank)) if r is final else set(drops.get(r.output, ()))
+            for a, v in enumerate(r.inputs):
+                if v != st.output:
+                    continue
                 read = True
                 for ld in loads_of(r.expr, a):
-                    axes = [k for k in axes if isinstance(ld.index[k], Const)]
-    return tuple(axes) if read else ()
+                    axes = [k for k in axes if isinstance(ld.index[k], Const) or
+                            (isinstance(ld.index[k], Var) and ld.index[k].name.startswith("i")
+                             and ld.index[k].name[1:].isdigit() and int(ld.index[k].name[1:]) in own)]
+        if read and axes:
+            drops[st.output] = tuple(axes)
+    return drops
 
 
-def _grow(start: int, steps, readers, pinned, statistics: bool, target: Target):
+def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
     """(members, the kinds that render them as one kernel (`_fused_kinds`), why growth stopped);
     no kinds when no useful chain forms. A chain longer than any kind renders is cut back."""
-    members = [start]
+    steps = scope.steps
+    members = _Members((start,), (steps[start].spec,), (frozenset(),))
     stop = ""
     while True:
-        values = {st.output for k in members for st in steps[k].spec.stages}
-        later = sorted({r for v in values for r in readers.get(v, ()) if r > members[-1]})
-        if not later:
+        values = {st.output for spec in members.specs for st in spec.stages}
+        nxt = _next_reader(values, members.steps[-1], scope)
+        if nxt is None:
             break
-        c = later[0]
+        c, via = nxt
         if not _member(steps[c]):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
-        joined = _joined([steps[k].spec for k in members + [c]])
+        spec = _read_through(steps[c].spec, via, scope.types)
+        joined = _joined(members.specs + (spec,))
         why = resident_rows.analyse(joined, fit=False)
         # maps then a reduction is no chain yet, but becomes one when a later stage reads the
         # reduction as a row statistic (a residual add before a LayerNorm written by hand)
@@ -220,8 +284,47 @@ def _grow(start: int, steps, readers, pinned, statistics: bool, target: Target):
         if isinstance(why, str) and not pending:
             stop = f"{steps[c].spec.name}: {why}"
             break
-        members.append(c)
-    return _cut(members, steps, readers, pinned, statistics, target, stop)
+        members = members.add(c, spec, frozenset(a for hops, _ in via.values() for a in hops))
+    return _cut(members, scope, statistics, target, stop)
+
+
+def _next_reader(values: set[str], last: int, scope: _Scope) -> tuple[int, dict] | None:
+    """The first step after `last` that reads a group value, directly or through reshape aliases
+    (a Conv1D's 2-D view of 3-D activations, an exporter's flatten), with how it reads through
+    them: {alias value: (alias steps, group value)}."""
+    best: tuple[int, dict] | None = None
+    for v in sorted(values):
+        frontier = [(v, ())]
+        while frontier:
+            value, hops = frontier.pop()
+            for r in scope.readers.get(value, ()):
+                if r in scope.aliases:
+                    frontier.append((scope.aliases[r].dst, hops + (r,)))
+                    continue
+                if r <= last:
+                    continue     # a member, or an earlier reader (which _cut finds)
+                if best is None or r < best[0]:
+                    best = (r, {})
+                if r == best[0] and hops:
+                    best[1][value] = (hops, v)
+    return best
+
+
+def _read_through(spec: KernelSpec, via: dict, types: dict) -> KernelSpec:
+    """`spec` with its reads of alias values (`via`: alias value -> (alias steps, group value))
+    rewritten to read the group's value at the reshaped index."""
+    if not via:
+        return spec
+    stages = []
+    for st in spec.stages:
+        te, inputs = st.expr, list(st.inputs)
+        for arg, v in enumerate(st.inputs):
+            if v in via:
+                src = via[v][1]
+                te = read_reshaped(te, arg, types[src])
+                inputs[arg] = src
+        stages.append(Stage(te, tuple(inputs), st.output))
+    return dataclasses.replace(spec, stages=tuple(stages))
 
 
 def _reads_once(stage: Stage, values: set[str]) -> bool:
@@ -235,16 +338,16 @@ def _reads_once(stage: Stage, values: set[str]) -> bool:
                for a, v in enumerate(stage.inputs) if v in values for ld in loads_of(te, a))
 
 
-def _cut(members: list[int], steps, readers, pinned, statistics: bool, target: Target, stop: str = ""):
+def _cut(members: _Members, scope: _Scope, statistics: bool, target: Target, stop: str = ""):
     """`members` dropped from the end until only the last value leaves the group, it is a useful
     chain and some kind renders it (rows that fit in shared memory, or attention on tensor
     cores): (members, kinds, why the rest went); no kinds when nothing useful is left."""
-    members = list(members)
-    while len(members) > 1:
-        spec = _joined([steps[k].spec for k in members])
-        inside = set(members)
-        inner = {st.output for k in members[:-1] for st in steps[k].spec.stages}
-        leaks = sorted(v for v in inner if v in pinned or not readers.get(v, set()) <= inside)
+    while len(members.steps) > 1:
+        spec = _joined(members.specs)
+        inside = set(members.steps) | members.alias_steps
+        inner = {st.output for m in members.specs[:-1] for st in m.stages}
+        inner |= {scope.aliases[a].dst for a in members.alias_steps}
+        leaks = sorted(v for v in inner if v in scope.pinned or not scope.readers.get(v, set()) <= inside)
         chain = resident_rows.analyse(spec, fit=False)
         if leaks and not isinstance(chain, str) and set(leaks) <= {r.output for r in chain.residents()}:
             # resident rows read outside too are written as well (a pre-norm transformer's residual
@@ -259,7 +362,7 @@ def _cut(members: list[int], steps, readers, pinned, statistics: bool, target: T
         stop = (f"{', '.join(leaks)} is read outside the group" if leaks else
                 chain if isinstance(chain, str) else "no rows kept resident" if not useful else
                 "its rows do not fit in shared memory and it is not attention the tensor cores take")
-        members.pop()
+        members = members.head(len(members.steps) - 1)
     return members, {}, stop
 
 

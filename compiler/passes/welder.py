@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..analysis.dependence import dependence, extents_of, injective, loads_of, reshape_index
+from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped
 from ..analysis.views import gemm_view
 from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import map_bodies, reads
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.dtypes import DType
-from ..ir.texpr import FOLD_OPS, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, replace_loads, walk
+from ..ir.texpr import FOLD_OPS, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, walk
 from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
 from ..targets import Target
 
@@ -240,7 +240,7 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
     for arg, v in enumerate(st.inputs):
         if v in via:   # read through aliases: read the group's value at the reshaped index
             src = via[v][1]
-            te = _read_reshaped(te, arg, scope.types[src])
+            te = read_reshaped(te, arg, scope.types[src])
             inputs[arg] = src
     stage = Stage(te, tuple(inputs), st.output)
     ext = extents_of(te)
@@ -269,23 +269,6 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
     except NotComposable as e:
         return None, str(e)
     return stage, ""
-
-
-def _read_reshaped(te: TensorExpr, arg: int, src_type) -> TensorExpr:
-    """`te` reading input `arg` through its reshape's source type instead."""
-    shape = te.inputs[arg].shape
-    ext = extents_of(te)
-
-    def one(ld: Load) -> Expr:
-        if ld.arg != arg:
-            return ld
-        return Load(arg, reshape_index(ld.index, shape, src_type.shape, ext), ld.dtype)
-
-    ins = list(te.inputs)
-    ins[arg] = src_type
-    body = replace_loads(te.body, one)
-    epilogue = None if te.epilogue is None else replace_loads(te.epilogue, one)
-    return te.replace(inputs=tuple(ins), body=body, epilogue=epilogue)
 
 
 def _close(g: _Group, scope: _Scope) -> None:

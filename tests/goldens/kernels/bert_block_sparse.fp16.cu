@@ -337,17 +337,16 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 64;
+    const long long i2 = by_lin % 64;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i2)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]))));
+      const float v = (((float)(((float)(by_half)((float)(in0[(i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i0 * (64ll)) + i2))]))));
       acc = acc + v;
     }
-    by_res0[by_lin] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+    by_res0[by_lin] = (float)(((acc + in2[(((i0 * (64ll)) + i2))]) * 0.3535533845424652f));
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
@@ -355,25 +354,23 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 64;
+    const long long i2 = by_lin % 64;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(by_res0[(by_rl)*64 + (r0)]))))) * ((float)(((float)(by_half)((float)(in3[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]))))));
+      const float v = (((float)(((float)(by_half)((float)(by_res0[(by_rl)*64 + (r0)]))))) * ((float)(((float)(by_half)((float)(in3[(i0)*4096 + (r0)*64 + (i2)]))))));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in4[(i0)*4096 + (i2)*64 + (i3)]));
+    by_res[by_lin] = (float)((acc + in4[(i1)*64 + (i2)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
@@ -392,8 +389,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
@@ -414,11 +410,11 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     if (by_row >= 128) break;
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    const long long i2 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 64);
-    const long long i3 = by_crem;
+    const long long i3 = by_crem % 64; by_crem /= 64;
+    const long long i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
@@ -451,23 +447,21 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*8192 + (i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i2)]))));
+      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
       acc = acc + v;
     }
-    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
+    by_res0[by_lin] = (float)(((acc + in2[(i1)]) + in3[(i0)*128 + (i1)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -488,7 +482,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -500,7 +493,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -522,7 +514,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -535,16 +526,15 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 512;
+    const long long i1 = by_lin % 512;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)])))))) * ((float)(((float)in5[(r0)*512 + (i2)]))));
+      const float v = (((float)(((float)(by_half)((float)(((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)])))))) * ((float)(((float)in5[(r0)*512 + (i1)]))));
       acc = acc + v;
     }
-    const float t0 = (acc + in6[(i2)]);
+    const float t0 = (acc + in6[(i1)]);
     by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
   __syncthreads();
@@ -553,24 +543,22 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*512 + (r0)]))))) * ((float)(((float)in7[(r0)*128 + (i2)]))));
+      const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*512 + (r0)]))))) * ((float)(((float)in7[(r0)*128 + (i1)]))));
       acc = acc + v;
     }
-    const float t0 = in2[(i2)];
-    by_res[by_lin] = (float)(((acc + t0) + ((((by_res0[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + t0)));
+    const float t0 = in2[(i1)];
+    by_res[by_lin] = (float)(((acc + t0) + ((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i1)]) + t0)));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -591,7 +579,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -603,7 +590,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -625,7 +611,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -638,11 +623,11 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_ha
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
+    const long long i1 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
+    const long long i2 = by_crem % 128; by_crem /= 128;
+    const long long i0 = by_crem;
     (void)by_crem;
     out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }

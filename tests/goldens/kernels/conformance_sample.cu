@@ -911,24 +911,22 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 2;
+    const long long i2 = by_lin % 2;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 8; r0 += 1) {
-      const float v = ((in0[(i0)*32 + (i1)*16 + (i2)*8 + (r0)] * 0.5946035385131836f) * (in1[(i0)*32 + (i1)*16 + (i3)*8 + (r0)] * 0.5946035385131836f));
+      const float v = ((in0[(i0)*16 + (i1)*8 + (r0)] * 0.5946035385131836f) * (in1[(i0)*16 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((in2[(i2)*2 + (i3)] ? acc : (-by_inf_f())));
+    by_res[by_lin] = (float)((in2[(i1)*2 + (i2)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
     (void)by_rrem;
@@ -948,7 +946,6 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
     const long long i1 = by_rrem % 2; by_rrem /= 2;
     const long long i0 = by_rrem;
     (void)by_rrem;
@@ -970,11 +967,11 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     if (by_row >= 4) break;
     long long by_rrem = by_row;
     const long long i2 = by_rrem % 2; by_rrem /= 2;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    const long long i1 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 8);
-    const long long i3 = by_crem;
+    const long long i3 = by_crem % 8; by_crem /= 8;
+    const long long i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 2; r0 += 1) {
@@ -3633,25 +3630,23 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 4; by_rrem /= 4;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 4; by_rrem /= 4;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 4;
+    const long long i2 = by_lin % 4;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 8; r0 += 1) {
-      const float v = (in1[(i0)*64 + (i1)*32 + (i2)*8 + (r0)] * (in0[(i1)*32 + (i3)*8 + (r0)] * 0.5946035385131836f));
+      const float v = (in1[(i0)*32 + (i1)*8 + (r0)] * (in0[(i0)*32 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((in2[(i0)*16 + (i2)*4 + (i3)] ? acc : (-by_inf_f())));
+    by_res[by_lin] = (float)((in2[(i1)*4 + (i2)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 4; by_rrem /= 4;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 4; by_rrem /= 4;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
@@ -3670,8 +3665,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 4; by_rrem /= 4;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 4; by_rrem /= 4;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
@@ -3692,11 +3686,11 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_row >= 8) break;
     long long by_rrem = by_row;
     const long long i2 = by_rrem % 4; by_rrem /= 4;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    const long long i1 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 8);
-    const long long i3 = by_crem;
+    const long long i3 = by_crem % 8; by_crem /= 8;
+    const long long i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 4; r0 += 1) {
@@ -5517,42 +5511,14 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
 }
 
 // golden: test_logsoftmax_axis_0 h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: logsoftmax_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: logsoftmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=16 params=[float float out:float]
-
-// ===== logsoftmax_max_k0 =====
-BY_DEVICE void logsoftmax_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 20;
-  float by_racc = 0;
-  int have = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 5; by_rr /= 5;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 3; k += 1) {
-    const int r0 = k;
-    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
-  }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) logsoftmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  logsoftmax_max_k0_body(in0, out, by_this_block());
-}
+// 1 launches, 1 distinct kernels
+// launch 0: logsoftmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=32 params=[float out:float]
 
 // ===== logsoftmax_rows_k0 =====
-BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -5563,16 +5529,35 @@ BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, const floa
     const long long i1 = by_rrem % 5; by_rrem /= 5;
     const long long i0 = by_rrem;
     (void)by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+      const float v = in0[(r0)*20 + (i0)*5 + (i1)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 5; by_rrem /= 5;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - in1[(i0)*5 + (i1)]));
+      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
@@ -5586,11 +5571,11 @@ BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, const floa
     long long by_crem = (by_lin % 3);
     const long long i0 = by_crem;
     (void)by_crem;
-    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)]) - by_log(by_st0[(by_rl)])));
+    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)]) - by_log(by_st1[(by_rl)])));
   }
 }
-BY_KERNEL void __launch_bounds__(256) logsoftmax_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  logsoftmax_rows_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) logsoftmax_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  logsoftmax_rows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_logsoftmax_axis_0_expanded_ver18 h100 fp32
@@ -8597,42 +8582,14 @@ BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, flo
 // refused: shape
 
 // golden: test_softmax_axis_0 h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: softmax_max_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: softmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=16 params=[float float out:float]
-
-// ===== softmax_max_k0 =====
-BY_DEVICE void softmax_max_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 20;
-  float by_racc = 0;
-  int have = 0;
-  const int i0 = 0;
-  const int rowc = active ? row : 0;
-  int by_rr = rowc;
-  const int i2 = by_rr % 5; by_rr /= 5;
-  const int i1 = by_rr;
-  if (active) for (int k = lane; k < 3; k += 1) {
-    const int r0 = k;
-    const float v = in0[(r0)*20 + (i1)*5 + (i2)];
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
-  }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i1)*5 + (i2)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) softmax_max_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  softmax_max_k0_body(in0, out, by_this_block());
-}
+// 1 launches, 1 distinct kernels
+// launch 0: softmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=32 params=[float out:float]
 
 // ===== softmax_rows_k0 =====
-BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -8643,16 +8600,35 @@ BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, const float* 
     const long long i1 = by_rrem % 5; by_rrem /= 5;
     const long long i0 = by_rrem;
     (void)by_rrem;
+    float acc = (-by_inf_f());
+    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+      const float v = in0[(r0)*20 + (i0)*5 + (i1)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 20) break;
+    long long by_rrem = by_row;
+    const long long i1 = by_rrem % 5; by_rrem /= 5;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
     float acc = 0.0f;
     for (long long r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - in1[(i0)*5 + (i1)]));
+      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
@@ -8666,11 +8642,11 @@ BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, const float* 
     long long by_crem = (by_lin % 3);
     const long long i0 = by_crem;
     (void)by_crem;
-    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - in1[(i1)*5 + (i2)])) / by_st0[(by_rl)]));
+    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)])) / by_st1[(by_rl)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) softmax_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  softmax_rows_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) softmax_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  softmax_rows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_softplus h100 fp32

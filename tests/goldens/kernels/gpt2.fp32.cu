@@ -1,19 +1,13 @@
 // golden: gpt2.onnx h100 fp32
-// 14 launches, 9 distinct kernels
+// 8 launches, 6 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float out:float]
-// launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 2: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
-// launch 3: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 4: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
-// launch 5: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float out:float]
-// launch 6: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 7: layernorm_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float out:float]
-// launch 8: matmul_k0 grid=[192, 1, 1] block=[64, 1, 1] shared=896 params=[float float out:float]
-// launch 9: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 10: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
-// launch 11: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float out:float]
-// launch 12: matmul_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1152 params=[float float out:float]
-// launch 13: layernorm_rows_k3 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float float out:float]
+// launch 1: matmul_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float float out:float]
+// launch 2: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 3: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
+// launch 4: matmul_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float out:float]
+// launch 5: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 6: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
+// launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -35,8 +29,8 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
   add_k0_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== layernorm_rows_k0 =====
-BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
@@ -47,13 +41,12 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = in0[(i0)*8192 + (i1)*128 + (r0)];
+      const float v = in0[(i0)*128 + (r0)];
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -68,7 +61,6 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -80,13 +72,12 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (in0[(i0)*8192 + (i1)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
+      const float t0 = (in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -102,7 +93,6 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -110,97 +100,26 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
+  for (long long by_lin = threadIdx.x; by_lin < 384; by_lin += 256) {
+    const long long by_rl = by_lin / 384;
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
+    long long by_crem = (by_lin % 384);
+    const long long i1 = by_crem;
     (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((in0[(i0)*8192 + (i1)*128 + (i2)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in1[(i2)]) + in2[(i2)]));
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in1[(r0)]) + in2[(r0)]) * in3[(r0)*384 + (i1)]);
+      acc = acc + v;
+    }
+    out[i0 * 384 + i1 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 96;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 24) * 16; by_blk /= 24;
-  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 64) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i0 = gr;
-        const int r0 = gk;
-        v = in0[(i0)*128 + (r0)];
-      }
-      by_as[(0) * 96 + kk * 12 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*384 + (i1)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 96;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
-    const int i0 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i1 = gn;
-      const float acc = by_acc[i][j];
-      out[(i0)*384 + (i1)] = (float)(acc);
-    }
-  }
-}
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== mul_k0 =====
@@ -223,8 +142,8 @@ BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, floa
   mul_k0_body(in0, out, by_this_block());
 }
 
-// ===== matmul_rows_k0 =====
-BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_rows_k1 =====
+BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
@@ -237,25 +156,23 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 64;
+    const long long i2 = by_lin % 64;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float v = ((in0[(i2)*384 + (((i1 * (64ll)) + r0))] * 0.3535533845424652f) * in1[(i0)*8192 + (i1)*4096 + (r0)*64 + (i3)]);
+      const float v = ((in0[(i1)*384 + (((i0 * (64ll)) + r0))] * 0.3535533845424652f) * in1[(i0)*4096 + (r0)*64 + (i2)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in2[(i0)*4096 + (i2)*64 + (i3)]));
+    by_res[by_lin] = (float)((acc + in2[(i1)*64 + (i2)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
@@ -274,8 +191,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 64; by_rrem /= 64;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
@@ -296,11 +212,11 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_row >= 128) break;
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    const long long i2 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 64);
-    const long long i3 = by_crem;
+    const long long i3 = by_crem % 64; by_crem /= 64;
+    const long long i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
@@ -311,16 +227,20 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_rows_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_rows_k1_body(in0, in1, in2, out, by_this_block());
 }
 
-// ===== layernorm_rows_k1 =====
-BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
+// ===== matmul_rows_k2 =====
+BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
+  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -329,27 +249,120 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      const float v = (in0[(i0)*128 + (r0)] * in1[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in2[(i0)*8192 + (i1)*128 + (i2)]));
-    out0[by_row * 128 + i2] = (float)(by_res[by_lin]);
+    by_res0[by_lin] = (float)((acc + in2[(i0)*128 + (i1)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res0[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const long long by_rl = by_lin / 512;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i1 = by_lin % 512;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)]) * in5[(r0)*512 + (i1)]);
+      acc = acc + v;
+    }
+    by_res3[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i1 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in6[(r0)*128 + (i1)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((by_res0[(by_rl)*128 + (i1)] + acc));
+    out0[by_row * 128 + i1] = (float)(by_res[by_lin]);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -365,27 +378,25 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st1[by_rl] = (float)(acc);
+    by_st5[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -399,116 +410,47 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st2[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
+  for (long long by_lin = threadIdx.x; by_lin < 384; by_lin += 256) {
+    const long long by_rl = by_lin / 384;
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
+    long long by_crem = (by_lin % 384);
+    const long long i1 = by_crem;
     (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)]) * in7[(r0)*384 + (i1)]);
+      acc = acc + v;
+    }
+    out[i0 * 384 + i1 * 1] = (float)(acc);
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out) {
-  layernorm_rows_k1_body(in0, in1, in2, in3, in4, out0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out) {
+  matmul_rows_k2_body(in0, in1, in2, in3, in4, in5, in6, in7, out0, out, by_this_block());
 }
 
-// ===== matmul_k1 =====
-BY_DEVICE void matmul_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in0[(i1)*128 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in1[(r0)*512 + (i2)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*512 + (i2)] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
-    }
-  }
-}
-BY_KERNEL void matmul_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  matmul_k1_body(in0, in1, out, by_this_block());
-}
-
-// ===== layernorm_rows_k2 =====
-BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
+// ===== layernorm_rows_k0 =====
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
+  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
   const long long by_row0 = (long long)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -517,27 +459,119 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (in0[(i1)*512 + (r0)] * in1[(r0)*128 + (i2)]);
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (in0[(i0)*128 + (r0)] * in1[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((in2[(i0)*8192 + (i1)*128 + (i2)] + acc));
-    out0[by_row * 128 + i2] = (float)(by_res[by_lin]);
+    by_res0[by_lin] = (float)((acc + in2[(i0)*128 + (i1)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res0[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float acc = 0.0f;
+    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const long long by_rl = by_lin / 512;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i1 = by_lin % 512;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 128; r0 += 1) {
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)]) * in5[(r0)*512 + (i1)]);
+      acc = acc + v;
+    }
+    by_res3[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
+  }
+  __syncthreads();
+  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const long long by_rl = by_lin / 128;
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    const long long i1 = by_lin % 128;
+    float acc = 0.0f;
+    for (long long r0 = 0; r0 < 512; r0 += 1) {
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in6[(r0)*128 + (i1)]);
+      acc = acc + v;
+    }
+    by_res[by_lin] = (float)((by_res0[(by_rl)*128 + (i1)] + acc));
+  }
+  __syncthreads();
+  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const long long by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    long long by_rrem = by_row;
+    const long long i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -553,27 +587,25 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st1[by_rl] = (float)(acc);
+    by_st5[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
     for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -587,14 +619,13 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
   for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st2[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -602,126 +633,15 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
+    const long long i1 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
+    const long long i2 = by_crem % 128; by_crem /= 128;
+    const long long i0 = by_crem;
     (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
+    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out0, float* __restrict__ out) {
-  layernorm_rows_k2_body(in0, in1, in2, in3, in4, out0, out, by_this_block());
-}
-
-// ===== layernorm_rows_k3 =====
-BY_DEVICE void layernorm_rows_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
-  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    const long long i2 = by_lin % 128;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (in0[(i1)*512 + (r0)] * in1[(r0)*128 + (i2)]);
-      acc = acc + v;
-    }
-    by_res[by_lin] = (float)((in2[(i0)*8192 + (i1)*128 + (i2)] + acc));
-  }
-  __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
-    float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = by_res[(by_rl)*128 + (r0)];
-      acc = acc + v;
-    }
-    for (int by_d = 16; by_d > 0; by_d >>= 1) {
-      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
-      acc = acc + o;
-    }
-    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
-  }
-  __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    float acc = by_part[by_rl * 2];
-    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st1[by_rl] = (float)(acc);
-  }
-  __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
-    float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
-      const float v = (t0 * t0);
-      acc = acc + v;
-    }
-    for (int by_d = 16; by_d > 0; by_d >>= 1) {
-      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
-      acc = acc + o;
-    }
-    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
-  }
-  __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    float acc = by_part[by_rl * 2];
-    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st2[by_rl] = (float)(acc);
-  }
-  __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
-    (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
-    (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  layernorm_rows_k3_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, float* __restrict__ out) {
+  layernorm_rows_k0_body(in0, in1, in2, in3, in4, in5, in6, out, by_this_block());
 }

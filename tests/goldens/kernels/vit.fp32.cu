@@ -400,17 +400,16 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 34) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 17; by_rrem /= 17;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 64;
+    const long long i2 = by_lin % 64;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i2)*128 + (r0)] * in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+      const float v = (in0[(i1)*128 + (r0)] * in1[(r0)*128 + (((i0 * (64ll)) + i2))]);
       acc = acc + v;
     }
-    by_res0[by_lin] = (float)(((acc + in2[(((i1 * (64ll)) + i3))]) * 0.3535533845424652f));
+    by_res0[by_lin] = (float)(((acc + in2[(((i0 * (64ll)) + i2))]) * 0.3535533845424652f));
   }
   __syncthreads();
   for (long long by_lin = threadIdx.x; by_lin < 17; by_lin += 256) {
@@ -418,25 +417,23 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 34) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 17; by_rrem /= 17;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i3 = by_lin % 17;
+    const long long i2 = by_lin % 17;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (by_res0[(by_rl)*64 + (r0)] * in3[(i0)*2176 + (i1)*1088 + (r0)*17 + (i3)]);
+      const float v = (by_res0[(by_rl)*64 + (r0)] * in3[(i0)*1088 + (r0)*17 + (i2)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in4[(i0)*289 + (i2)*17 + (i3)]));
+    by_res[by_lin] = (float)((acc + in4[(i1)*17 + (i2)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 34) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 17; by_rrem /= 17;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
@@ -455,8 +452,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 34) break;
     long long by_rrem = by_row;
-    const long long i2 = by_rrem % 17; by_rrem /= 17;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
+    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
@@ -477,11 +473,11 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_row >= 34) break;
     long long by_rrem = by_row;
     const long long i1 = by_rrem % 17; by_rrem /= 17;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    const long long i2 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 64);
-    const long long i3 = by_crem;
+    const long long i3 = by_crem % 64; by_crem /= 64;
+    const long long i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 17; r0 += 1) {
@@ -514,23 +510,21 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i0)*2176 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      const float v = (in0[(i0)*128 + (r0)] * in1[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
+    by_res0[by_lin] = (float)(((acc + in2[(i1)]) + in3[(i0)*128 + (i1)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -551,7 +545,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -563,7 +556,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -585,7 +577,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -598,16 +589,15 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 512;
+    const long long i1 = by_lin % 512;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i2)]);
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
-    const float t0 = (acc + in6[(i2)]);
+    const float t0 = (acc + in6[(i1)]);
     by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
   __syncthreads();
@@ -616,24 +606,22 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i2)]);
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)(((acc + in2[(i2)]) + by_res0[(by_rl)*128 + (i2)]));
-    out0[by_row * 128 + i2] = (float)(by_res[by_lin]);
+    by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res0[(by_rl)*128 + (i1)]));
+    out0[by_row * 128 + i1] = (float)(by_res[by_lin]);
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -654,7 +642,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -666,7 +653,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -688,7 +674,6 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -701,11 +686,11 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
-    const long long i0 = by_rrem;
+    const long long i1 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
+    const long long i2 = by_crem % 128; by_crem /= 128;
+    const long long i0 = by_crem;
     (void)by_crem;
     out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
@@ -732,23 +717,21 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (in0[(i0)*2176 + (i1)*128 + (r0)] * in1[(r0)*128 + (i2)]);
+      const float v = (in0[(i0)*128 + (r0)] * in1[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res0[by_lin] = (float)(((acc + in2[(i2)]) + in3[(i0)*2176 + (i1)*128 + (i2)]));
+    by_res0[by_lin] = (float)(((acc + in2[(i1)]) + in3[(i0)*128 + (i1)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -769,7 +752,6 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -781,7 +763,6 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -803,7 +784,6 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -816,16 +796,15 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 512;
+    const long long i1 = by_lin % 512;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i2)]);
+      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
-    const float t0 = (acc + in6[(i2)]);
+    const float t0 = (acc + in6[(i1)]);
     by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
   __syncthreads();
@@ -834,23 +813,21 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 128;
+    const long long i1 = by_lin % 128;
     float acc = 0.0f;
     for (long long r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i2)]);
+      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)(((acc + in2[(i2)]) + by_res0[(by_rl)*128 + (i2)]));
+    by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res0[(by_rl)*128 + (i1)]));
   }
   __syncthreads();
   for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -871,7 +848,6 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -883,7 +859,6 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
@@ -905,7 +880,6 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     if (by_row >= 17) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
     const long long i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
@@ -918,11 +892,11 @@ BY_DEVICE void layernorm_rows_k2_body(const float* __restrict__ in0, const float
     const long long by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
     long long by_rrem = by_row;
-    const long long i1 = by_rrem % 17; by_rrem /= 17;
-    const long long i0 = by_rrem;
+    const long long i1 = by_rrem;
     (void)by_rrem;
     long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem;
+    const long long i2 = by_crem % 128; by_crem /= 128;
+    const long long i0 = by_crem;
     (void)by_crem;
     out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
   }
