@@ -70,6 +70,16 @@ class _Scope:
     pinned: set[str]                   # the plan's outputs: always written
     aliases: dict[int, AliasStep]      # step index -> a reshape alias there
     types: dict[str, TensorType]
+    # the joined spec and its chain (or why not), per member steps: chains from every start, in
+    # two rounds, grow and are cut over the same prefixes (a member's spec as the chain reads it
+    # follows from the members before it, so the step indices are the key)
+    memo: dict = dataclasses.field(default_factory=dict)
+
+    def joined(self, members: "_Members") -> tuple[KernelSpec, "resident_rows.RowChain | str"]:
+        if members.steps not in self.memo:
+            spec = _joined(members.specs)
+            self.memo[members.steps] = spec, resident_rows.analyse(spec, fit=False)
+        return self.memo[members.steps]
 
     @classmethod
     def of(cls, plan: Plan) -> "_Scope":
@@ -276,15 +286,15 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
         spec = _read_through(steps[c].spec, via, scope.types)
-        joined = _joined(members.specs + (spec,))
-        why = resident_rows.analyse(joined, fit=False)
+        grown = members.add(c, spec, frozenset(a for hops, _ in via.values() for a in hops))
+        joined, why = scope.joined(grown)
         # maps then a reduction is no chain yet, but becomes one when a later stage reads the
         # reduction as a row statistic (a residual add before a LayerNorm written by hand)
         pending = all(lvl is Level.REGISTER for _, lvl in joined.carried) and _reads_once(joined.stages[-1], values)
         if isinstance(why, str) and not pending:
             stop = f"{steps[c].spec.name}: {why}"
             break
-        members = members.add(c, spec, frozenset(a for hops, _ in via.values() for a in hops))
+        members = grown
     return _cut(members, scope, statistics, target, stop)
 
 
@@ -343,12 +353,11 @@ def _cut(members: _Members, scope: _Scope, statistics: bool, target: Target, sto
     chain and some kind renders it (rows that fit in shared memory, or attention on tensor
     cores): (members, kinds, why the rest went); no kinds when nothing useful is left."""
     while len(members.steps) > 1:
-        spec = _joined(members.specs)
+        spec, chain = scope.joined(members)
         inside = set(members.steps) | members.alias_steps
         inner = {st.output for m in members.specs[:-1] for st in m.stages}
         inner |= {scope.aliases[a].dst for a in members.alias_steps}
         leaks = sorted(v for v in inner if v in scope.pinned or not scope.readers.get(v, set()) <= inside)
-        chain = resident_rows.analyse(spec, fit=False)
         if leaks and not isinstance(chain, str) and set(leaks) <= {r.output for r in chain.residents()}:
             # resident rows read outside too are written as well (a pre-norm transformer's residual
             # sum, LayerNorm'd here and added again by the next sublayer)
