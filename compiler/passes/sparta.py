@@ -19,6 +19,7 @@ from collections import deque
 import numpy as np
 
 from ..analysis.evaluate import evaluate
+from ..analysis.views import vars_of
 from ..ir.dtypes import DType
 from ..ir.graph import Graph, Node, TensorType
 from ..ir.plan import AliasStep, ComputeStep
@@ -252,7 +253,7 @@ def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray |
     axes += list(fold_axes(te.body, te.epilogue).items())
     total = math.prod(n for _, n in axes)
     split = max(range(te.output.rank), key=lambda d: te.output.shape[d], default=None)
-    if split is None or total <= GRID_LIMIT:
+    if split is None or total <= GRID_LIMIT or _contraction_factors(te, dict(axes)) is not None:
         return _MaskEval(te, axes, masks, values, None).output()
     per_row = total // te.output.shape[split]
     if per_row > GRID_LIMIT:
@@ -298,16 +299,55 @@ class _MaskEval:
 
     def output(self) -> np.ndarray:
         te = self.te
-        z = self.zero(te.body)
         if te.reduce is not None:
-            z = self._reduce(z, te.reduce.axes, FOLD_ZERO.get(te.reduce.op))
+            z = self._contracted()
+            if z is None:
+                z = self._reduce(self.zero(te.body), te.reduce.axes, FOLD_ZERO.get(te.reduce.op))
             if te.epilogue is not None:
                 self.acc_zero = z
                 z = self.zero(te.epilogue)
+        else:
+            z = self.zero(te.body)
         # the reductions left size-1 axes behind: broadcast over the output axes, drop the rest
         rank = te.output.rank
         target = tuple(self.vars[f"i{d}"].shape[d] for d in range(rank)) + (1,) * (self.ndim - rank)
         return np.broadcast_to(z, target).reshape(target[:rank])
+
+    def _contracted(self) -> np.ndarray | None:
+        """A contraction's zero mask without its grid (`_contraction_factors`): an output element
+        is zero when no term has both factors possibly non-zero, so the count of such terms is a
+        product of the factors' non-zero masks, one matrix product over the distinct rows of one
+        and columns of the other (a dense activation is one row: a 4096 x 768 x 3072 MatMul in
+        milliseconds, not seconds of grid). None: not such a contraction, evaluate the grid."""
+        factors = _contraction_factors(self.te, {n: int(np.size(v)) for n, v in self.vars.items()})
+        if factors is None:
+            return None
+        za, zb = (np.broadcast_to(z, (1,) * self.ndim) if np.ndim(z) == 0 else np.asarray(z)
+                  for z in map(self.zero, factors))
+        red = {self.pos[name] for name, _ in self.te.reduce.axes}
+        in_a = {d for d in range(self.ndim) if za.shape[d] > 1}
+        in_b = {d for d in range(self.ndim) if zb.shape[d] > 1}
+        if (in_a & in_b) - red:
+            return None          # both vary along an output axis (a batched product): the grid
+        # a term's factor that does not vary along a reduced axis is the same in all its terms
+        only_a, only_b = tuple(sorted((in_a - in_b) & red)), tuple(sorted((in_b - in_a) & red))
+        za = za.all(axis=only_a, keepdims=True) if only_a else za
+        zb = zb.all(axis=only_b, keepdims=True) if only_b else zb
+        both = sorted(in_a & in_b & red)
+        if not both:
+            return za | zb
+        fa, fb = sorted(in_a - red), sorted(in_b - red)
+        rest_a = [d for d in range(self.ndim) if d not in fa and d not in both]
+        rest_b = [d for d in range(self.ndim) if d not in fb and d not in both]
+        k = math.prod(za.shape[d] for d in both)
+        a = ~np.transpose(za, fa + both + rest_a).reshape(-1, k)
+        b = ~np.transpose(zb, both + fb + rest_b).reshape(k, -1)
+        rows, row_of = _distinct_rows(a)
+        cols, col_of = _distinct_rows(b.T)
+        terms = rows.astype(np.float32) @ cols.T.astype(np.float32)   # counts of possibly non-zero terms
+        z = (terms == 0)[np.ix_(row_of, col_of)]
+        z = z.reshape([za.shape[d] for d in fa] + [zb.shape[d] for d in fb] + [1] * (self.ndim - len(fa) - len(fb)))
+        return np.moveaxis(z, list(range(len(fa) + len(fb))), fa + fb)
 
     def _reduce(self, z: np.ndarray, axes, how: str | None) -> np.ndarray:
         if how is None:         # argmax and kin: an index, zero or not whatever the inputs
@@ -379,6 +419,37 @@ class _MaskEval:
             mask = mask.all(axis=free, keepdims=True)
         return mask[tuple(np.zeros((), np.int64) if v is None else np.clip(v.astype(np.int64), 0, n - 1)
                           for v, n in zip(idx, mask.shape))]
+
+
+def _distinct_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a bool matrix, in first-seen order, and each row's index among them
+    (by the rows' packed bytes: a sort of void rows is slower than the product it saves)."""
+    first: dict[bytes, int] = {}
+    of = np.empty(a.shape[0], dtype=np.int64)
+    for r, key in enumerate(np.packbits(a, axis=1)):
+        of[r] = first.setdefault(key.tobytes(), len(first))
+    keep = np.zeros(len(first), dtype=np.int64)
+    keep[of] = np.arange(a.shape[0])        # a row of each (they are equal)
+    return a[keep], of
+
+
+def _contraction_factors(te: TensorExpr, extents: dict[str, int]) -> tuple[Expr, Expr] | None:
+    """The two factors of a contraction whose output element is zero when every term has a zero
+    factor (a sum, max or min over a product, casts aside), when each factor alone is small
+    enough to evaluate over the variables it reads; None otherwise."""
+    if te.reduce is None or FOLD_ZERO.get(te.reduce.op) != "all":
+        return None
+    body = te.body
+    while isinstance(body, Cast):
+        body = body.x
+    if not isinstance(body, Binary) or body.fn not in ZERO_IF_EITHER:
+        return None
+    used = [vars_of(f) for f in (body.a, body.b)]
+    if any(math.prod(extents.get(v, 1) for v in u) > GRID_LIMIT for u in used):
+        return None
+    if any(v in extents and v.startswith("i") and extents[v] > 1 for v in used[0] & used[1]):
+        return None      # both read an output axis (a batched product): each batch is its own
+    return body.a, body.b
 
 
 # ---- tensor scrambling ----------------------------------------------------------------------------

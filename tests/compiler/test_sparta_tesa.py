@@ -408,3 +408,67 @@ def test_a_dequantized_int8_weight_keeps_its_bit_width():
     res = propagate(im.graph, attrs, im.opset)
     assert res["w"] == w                    # the caller's attribute stands: nothing more was learnt
     assert "y" not in res                   # 2:4 zeros never zero a whole dot product here
+
+
+def _masked_products_model(rng):
+    """Products whose both operands have provable zeros (activations times a constant 0/1 mask,
+    pruned weights): a MatMul, a Gemm with a transposed weight, a Conv, and a batched MatMul of
+    two masked activations (the one the grid still evaluates)."""
+    v = helper.make_tensor_value_info
+
+    def sparse(shape, density):
+        a = rng.standard_normal(shape).astype(np.float32)
+        return np.where(rng.random(shape) < density, a, 0).astype(np.float32)
+
+    def rows_dead(shape, share):        # some whole rows zero too: distinct rows repeat
+        a = sparse(shape, 0.3)
+        a[rng.random(shape[0]) < share] = 0
+        return a
+    nodes = [helper.make_node("Mul", ["x", "xmask"], ["xm"]),
+             helper.make_node("MatMul", ["xm", "w"], ["mm"]),
+             helper.make_node("Gemm", ["xm", "wt"], ["gemm"], transB=1),
+             helper.make_node("Mul", ["img", "imask"], ["im"]),
+             helper.make_node("Conv", ["im", "k"], ["conv"], pads=[1, 1, 1, 1]),
+             helper.make_node("Mul", ["q", "qmask"], ["qm"]),
+             helper.make_node("MatMul", ["qm", "qm_t"], ["bmm"]),
+             helper.make_node("Transpose", ["qm"], ["qm_t"], perm=[0, 2, 1])]
+    inits = {"xmask": (rows_dead((40, 48), 0.3) != 0).astype(np.float32), "w": sparse((48, 56), 0.2),
+             "wt": sparse((56, 48), 0.1), "imask": (sparse((1, 6, 9, 9), 0.5) != 0).astype(np.float32),
+             "k": sparse((8, 6, 3, 3), 0.2), "qmask": (sparse((3, 20, 16), 0.4) != 0).astype(np.float32)}
+    g = helper.make_graph(nodes, "masked", [v("x", TensorProto.FLOAT, [40, 48]), v("img", TensorProto.FLOAT, [1, 6, 9, 9]),
+                                            v("q", TensorProto.FLOAT, [3, 20, 16])],
+                          [v("mm", TensorProto.FLOAT, [40, 56]), v("gemm", TensorProto.FLOAT, [40, 56]),
+                           v("conv", TensorProto.FLOAT, [1, 8, 9, 9]), v("bmm", TensorProto.FLOAT, [3, 20, 20])],
+                          [numpy_helper.from_array(a, n) for n, a in inits.items()])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_contraction_without_its_grid_gives_the_grid_s_masks(monkeypatch):
+    """The contraction path (a product of the operands' non-zero masks over their distinct rows)
+    against the grid evaluation it replaces, mask for mask, and against NumPy's Boolean product."""
+    im = import_model(_masked_products_model(np.random.default_rng(21)))
+    attrs = annotate(im.graph)
+    contracted = []
+    without_grid = sparta._MaskEval._contracted
+
+    def spy(self):
+        z = without_grid(self)
+        contracted.append((self.te.name, z is not None))
+        return z
+    monkeypatch.setattr(sparta._MaskEval, "_contracted", spy)
+    fast = zero_masks(im.graph, attrs, im.opset)
+    monkeypatch.setattr(sparta._MaskEval, "_contracted", without_grid)
+    # the plain products take the path; the batched one (both operands vary along its batch) does not
+    assert sum(ok for _, ok in contracted) >= 3 and not all(ok for _, ok in contracted), contracted
+    taken = []
+    factors = sparta._contraction_factors
+    monkeypatch.setattr(sparta, "_contraction_factors", lambda te, ext: taken.append(te.name) or None)
+    grid = zero_masks(im.graph, attrs, im.opset)
+    assert len(taken) >= 4            # the grid path evaluated every product
+    monkeypatch.setattr(sparta, "_contraction_factors", factors)
+    for name in ("mm", "gemm", "conv", "bmm"):
+        np.testing.assert_array_equal(fast[name], grid[name], name)
+        assert fast[name].any() and not fast[name].all(), name     # the case says something
+    consts = dict(im.graph.constants)
+    xm, w = consts["xmask"].array() != 0, consts["w"].array() != 0
+    np.testing.assert_array_equal(fast["mm"], (xm.astype(int) @ w.astype(int)) == 0)
