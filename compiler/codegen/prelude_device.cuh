@@ -4,6 +4,7 @@
 #define BY_DEVICE __device__ __forceinline__
 #define BY_DEVICE_CALLED __device__ __noinline__   // a body a persistent kernel calls (Grinder)
 #define BY_DEVICE_CONST __device__ const           // a table baked into a kernel (SparTA's tile lists)
+#define BY_ROLLED _Pragma("unroll 1")              // a fold's loop kept a loop inside unrolled tile code
 #define BY_KERNEL extern "C" __global__
 // All shared memory of a block is carved from one dynamic buffer.
 #define BY_SHARED_BUFFER(name) extern __shared__ __align__(16) unsigned char name[]

@@ -41,6 +41,7 @@
 #define BY_DEVICE inline
 #define BY_DEVICE_CALLED __attribute__((noinline))
 #define BY_DEVICE_CONST const
+#define BY_ROLLED
 #define BY_KERNEL extern "C"
 #define BY_HOST_EXPORT extern "C" __attribute__((visibility("default")))
 #define __global__

@@ -185,8 +185,9 @@ class Tok:
 
 
 def tokenize(src: str) -> list[Tok]:
-    # preprocessor lines (#pragma unroll) carry no arithmetic
+    # preprocessor lines (#pragma unroll) and the prelude's pragma macro carry no arithmetic
     src = "\n".join("" if ln.lstrip().startswith("#") else ln for ln in src.split("\n"))
+    src = re.sub(r"\bBY_ROLLED\b", "", src)
     out, pos, line = [], 0, 1
     while pos < len(src):
         m = _TOKEN.match(src, pos)

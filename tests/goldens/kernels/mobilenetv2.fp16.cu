@@ -201,7 +201,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_rm % 32; by_rm /= 32;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = (([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(r0)*16 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*16384 + (q0_0)*1024 + (i2)*32 + (i3)])))))); } return tf0_acc; }()) + in2[(r0)]);
+        v = (([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(r0)*16 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*16384 + (q0_0)*1024 + (i2)*32 + (i3)])))))); } return tf0_acc; }()) + in2[(r0)]);
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -511,7 +511,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_rm % 16; by_rm /= 16;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = (in3[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)] + (([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 48; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(r0)*48 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*12288 + (q0_0)*256 + (i2)*16 + (i3)])))))); } return tf0_acc; }()) + in2[(r0)]));
+        v = (in3[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)] + (([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 48; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(r0)*48 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*12288 + (q0_0)*256 + (i2)*16 + (i3)])))))); } return tf0_acc; }()) + in2[(r0)]));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -591,7 +591,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int i3 = by_rm % 8; by_rm /= 8;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (16ll)) && (tf0_1 < (16ll))) ? in0[(i0)*12288 + (r0)*256 + (tf0_0)*16 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (16ll)) && (tf0_1 < (16ll))) ? in0[(i0)*12288 + (r0)*256 + (tf0_0)*16 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -751,7 +751,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 8; by_rm /= 8;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (8ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (8ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -831,7 +831,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -992,7 +992,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -1072,7 +1072,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -1232,7 +1232,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
@@ -1312,7 +1312,7 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (4ll)) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (4ll)) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1474,7 +1474,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
@@ -1555,7 +1555,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 3; ++q0_0) for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
+        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
       by_bs[(0) * 64 + kk * 8 + rr] = v;
     }

@@ -631,7 +631,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*16 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (q0_0)*64 + (i2)*8 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*16 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (q0_0)*64 + (i2)*8 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
     }
   }
 }
@@ -901,7 +901,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*32 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*32 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
     }
   }
 }
@@ -1191,7 +1191,7 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
       const int i3 = by_en % 2; by_en /= 2;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
     }
   }
 }
