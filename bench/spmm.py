@@ -11,7 +11,8 @@ carries the sparta stage's predictions, and `brickyard_dense_us`: the same model
 --disable sparta, so the sparse kernels' own effect shows next to the peers'.
 
   python3 bench/spmm.py --list          the cases
-  python3 bench/spmm.py --dry-run       compile every case here (no GPU): predicted dense and sparse us
+  python3 bench/spmm.py --dry-run       compile every case here (no GPU): predicted dense and sparse us,
+                                        compile times (bench/results/spmm-dry-*.json)
   python3 bench/spmm.py [--only SUBSTR] on a GPU
 
 Writes bench/results/spmm-<UTC time>.json (suite `spmm`) and prints a table."""
@@ -111,7 +112,7 @@ def predictions(art) -> dict:
             "flops": art.report["flops"]}
 
 
-def dry_run(cases, target_name: str) -> int:
+def dry_run(cases, target_name: str, out_dir) -> int:
     from compiler.targets import get_target
     from kernel_cache.store import KernelStore
     target = get_target(target_name)
@@ -125,6 +126,9 @@ def dry_run(cases, target_name: str) -> int:
             print(f"{case.id:<26} {case.precision}: {p['chosen']:<12} predicted {p['predicted_us']}  "
                   f"FLOPs executed/dense {p['flops']['executed'] / p['flops']['dense']:.3f}  compile {secs} s",
                   flush=True)
+    path = write_results("spmm-dry", "none (predicted; compile times on this machine, NVRTC builds included)",
+                         {"target": target_name}, rows, out_dir)
+    print(f"-> {path}")
     return 0
 
 
@@ -242,7 +246,7 @@ def main(argv=None) -> int:
             print(f"{c.id}\t{c.precision}\t{c.M}x{c.N}x{c.K}")
         return 0
     if args.dry_run:
-        return dry_run(cases, args.target)
+        return dry_run(cases, args.target, args.out)
     return gpu_run(cases, args)
 
 
