@@ -206,40 +206,54 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
     tile_item = (view.b if side == "b" else view.a).dtype.itemsize     # the tiles constant's element
     sparse_bytes = sum(te.inputs[a].nbytes for a in {x.arg for x in walk(view.b if side == "b" else view.a)
                                                      if isinstance(x, Load)})
-    shapes: dict = {}
-    best = None
+
+    def priced(cfg: KernelConfig, offsets, ktiles, ell: int, lower_bound: bool) -> tuple[KernelConfig, float]:
+        part = bcsr_config(cfg, view, side, offsets, ktiles, sizes, sparse_bytes, dense_flops, target, lower_bound)
+        blk = cfg.tile("block")
+        other_tiles = math.ceil((view.M if side == "b" else view.N) / blk.size("m" if side == "b" else "n"))
+        # the remainder: J multiply-adds per output, the other operand gathered from L2, the
+        # index and value tables read once per tile of the other operand's rows
+        ell_flops = 2.0 * view.B * view.M * view.N * ell
+        tables = R * ell * (INDEX.itemsize + item)
+        ell_l2 = view.B * view.M * view.N * ell * item + view.B * other_tiles * tables
+        w = part.workload
+        ins = sizes[0] - sparse_bytes * (1.0 - part.param("density")) + tables
+        # priced as FLOPs issued at the tiled loop's efficiency: the remainder's own is lower
+        issued = ell_flops * max(0.05, w.issue_efficiency) / ELL_ISSUE_EFFICIENCY
+        w = dataclasses.replace(w, flops=w.flops + issued, l2_bytes=w.l2_bytes + ell_l2,
+                                dram_bytes=dram_bytes((ins, sizes[1], item), w.l2_bytes - sizes[1] + ell_l2, target))
+        executed = dense_flops - contraction + round(contraction * part.param("density")) + ell_flops
+        config = KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
+            ("operand", side), ("format", "bcsr+ell"), ("density", round(executed / max(dense_flops, 1), 4)),
+            ("block_density", part.param("density")), ("ell", ell),
+            ("flops", int(executed)), ("flops_dense", dense_flops),
+            ("skipped_bytes", round(R * K * tile_item * (1.0 - part.param("density")))),
+            ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
+        return config, predict(config, target).us
+
     # a remainder of J per output issues J / ELL_ISSUE_EFFICIENCY slots where the dense kernel
     # issues about K: one that cannot leave the dense kernel COVER_MARGIN faster is not priced
     widest = view.K * ELL_ISSUE_EFFICIENCY / COVER_MARGIN
+    shapes: dict = {}
+    bounded = []
     for cfg in _per_block_tile(candidates, target):
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if side == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in shapes:
             shapes[row_tile, k_tile] = [s for s in _splits(nonzero, row_tile, k_tile) if s[3] < widest]
-        for kept, offsets, ktiles, ell in shapes[row_tile, k_tile]:
-            part = bcsr_config(cfg, view, side, offsets, ktiles, sizes, sparse_bytes, dense_flops, target)
-            other_tiles = math.ceil((view.M if side == "b" else view.N) / blk.size("m" if side == "b" else "n"))
-            # the remainder: J multiply-adds per output, the other operand gathered from L2, the
-            # index and value tables read once per tile of the other operand's rows
-            ell_flops = 2.0 * view.B * view.M * view.N * ell
-            tables = R * ell * (INDEX.itemsize + item)
-            ell_l2 = view.B * view.M * view.N * ell * item + view.B * other_tiles * tables
-            w = part.workload
-            ins = sizes[0] - sparse_bytes * (1.0 - part.param("density")) + tables
-            # priced as FLOPs issued at the tiled loop's efficiency: the remainder's own is lower
-            issued = ell_flops * max(0.05, w.issue_efficiency) / ELL_ISSUE_EFFICIENCY
-            w = dataclasses.replace(w, flops=w.flops + issued, l2_bytes=w.l2_bytes + ell_l2,
-                                    dram_bytes=dram_bytes((ins, sizes[1], item), w.l2_bytes - sizes[1] + ell_l2, target))
-            executed = dense_flops - contraction + round(contraction * part.param("density")) + ell_flops
-            config = KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
-                ("operand", side), ("format", "bcsr+ell"), ("density", round(executed / max(dense_flops, 1), 4)),
-                ("block_density", part.param("density")), ("ell", ell),
-                ("flops", int(executed)), ("flops_dense", dense_flops),
-                ("skipped_bytes", round(R * K * tile_item * (1.0 - part.param("density")))),
-                ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
-            us = predict(config, target).us
-            if best is None or us < best.us:
-                best = Cover(config, kept, row_tile, k_tile, ell, us)
+        for split in shapes[row_tile, k_tile]:
+            _, us = priced(cfg, split[1], split[2], split[3], lower_bound=True)
+            bounded.append((us, len(bounded), cfg, split, row_tile, k_tile))
+    # then exactly (the busiest SM simulated), cheapest bound first, until no bound can beat the
+    # best: the predicted time grows with the busiest SM's share, so the result is the same as
+    # pricing every split exactly, at a fraction of the simulations
+    best, first = None, None        # the fastest, and its place in pricing order (the earlier wins a tie)
+    for bound, n, cfg, (kept, offsets, ktiles, ell), row_tile, k_tile in sorted(bounded, key=lambda b: b[:2]):
+        if best is not None and (bound, n) >= (best.us, first):
+            break
+        config, us = priced(cfg, offsets, ktiles, ell, lower_bound=False)
+        if best is None or (us, n) < (best.us, first):
+            best, first = Cover(config, kept, row_tile, k_tile, ell, us), n
     return best
 
 

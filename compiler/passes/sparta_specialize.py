@@ -219,8 +219,8 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
     sizes = io_sizes(te)
     dense_flops = expr_flops(te)
     sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
-    best = None
     tables: dict = {}
+    bounded = []
     for cfg in gemm_candidates(te, view, target) if candidates is None else candidates:
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
@@ -229,18 +229,41 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
         offsets, ktiles = tables[row_tile, k_tile]
         if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile):
             continue
+        low = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target, True)
+        bounded.append((predict(low, target).us, len(bounded), cfg, offsets, ktiles))
+    # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
+    # cover's search does: the same choice as pricing them all)
+    best, first = None, None
+    for bound, n, cfg, offsets, ktiles in sorted(bounded, key=lambda b: b[:2]):
+        if best is not None and (bound, n) >= (best[1], first):
+            break
         sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target)
         us = predict(sparse, target).us
-        if best is None or us < best[1]:
-            best = (sparse, us, sparse.param("density"))
+        if best is None or (us, n) < (best[1], first):
+            best, first = (sparse, us, sparse.param("density")), n
     return best
 
 
+def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],
+                        sms: int, k_tiles: int) -> float:
+    """A lower bound of `grid_busiest_share` without the simulation: the SMs' average share (the
+    busiest has at least the average). The time a configuration is predicted grows with the
+    share, so a search may skip the simulation of a configuration this bound already prices out."""
+    per_row = np.diff(np.asarray(offsets, dtype=np.int64))
+    rows, other = (n_tiles, m_tiles) if operand == "b" else (m_tiles, n_tiles)
+    blocks = batch * m_tiles * n_tiles
+    if blocks == 0:
+        return 0.0
+    work = batch * other * int(per_row[:rows].sum())
+    return work / (min(sms, blocks) * math.ceil(blocks / sms) * k_tiles)
+
+
 def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
-                dense_flops: float, target: Target) -> KernelConfig:
+                dense_flops: float, target: Target, lower_bound: bool = False) -> KernelConfig:
     """The `block_sparse_gemm` configuration of the dense `gemm` configuration `cfg` walking only
     the listed k tiles: FLOPs and shared-memory traffic scaled by the busiest SM's share of them,
-    L2 loads and the sparse operand's DRAM bytes by the block density."""
+    L2 loads and the sparse operand's DRAM bytes by the block density. `lower_bound`: the share
+    bounded from below (`least_busiest_share`), for a search to discard configurations cheaply."""
     blk = cfg.tile("block")
     k_tiles = math.ceil(view.K / blk.size("k"))
     density = len(ktiles) / ((len(offsets) - 1) * k_tiles)
@@ -250,8 +273,9 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     ins = sizes[0] - sparse_bytes * (1.0 - density)
     # the busiest SM's share of the dense work, not the average: row tiles differ in their
     # non-zero tiles, and the kernel lasts as long as the SM with the most of them
-    busy = grid_busiest_share(view.B, math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n")), operand,
-                              tuple(offsets), target.sms, k_tiles)
+    share = least_busiest_share if lower_bound else grid_busiest_share
+    busy = share(view.B, math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n")), operand,
+                 tuple(offsets), target.sms, k_tiles)
     w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
                             dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
                             shared_bytes_moved=w.shared_bytes_moved * busy)

@@ -166,3 +166,27 @@ def test_the_remainder_in_an_unrolled_epilogue_is_a_loop_and_does_not_spill():
     (entry,) = art.report["sparsity"]["kernels"]
     assert entry["cover"]["ell"] > UNROLLED_FOLD_TRIPS        # terms per output: a fold that is rolled
     assert kernel["spills"] == 0 and kernel["registers"] < 255, kernel
+
+
+@pytest.mark.parametrize("case", ["block tiles and outliers", "scattered only (ELL)", "weight as A"])
+def test_the_bounded_search_chooses_what_pricing_every_split_exactly_does(case, monkeypatch):
+    """The cover and block-sparse searches price every configuration with a lower bound of the
+    busiest SM's share first and simulate only those the bound does not rule out: the same
+    choices as simulating them all (the bound replaced by the exact share), with fewer
+    simulations."""
+    from compiler.passes import sparta_specialize
+    model, _ = CASES[case]()
+    calls = []
+    exact = sparta_specialize.grid_busiest_share.__wrapped__
+
+    def counted(*args):
+        calls.append(args)
+        return exact(*args)
+    monkeypatch.setattr(sparta_specialize, "grid_busiest_share", counted)
+    bounded = _compile(model).report["sparsity"]["kernels"]
+    simulated = len(calls)
+    monkeypatch.setattr(sparta_specialize, "least_busiest_share", counted)
+    calls.clear()
+    everything = _compile(model).report["sparsity"]["kernels"]
+    assert bounded == everything
+    assert bounded[0]["chosen"] == "cover" and simulated < len(calls) / 2, (simulated, len(calls))
