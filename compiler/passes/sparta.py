@@ -317,8 +317,8 @@ class _MaskEval:
         """A contraction's zero mask without its grid (`_contraction_factors`): an output element
         is zero when no term has both factors possibly non-zero, so the count of such terms is a
         product of the factors' non-zero masks, one matrix product over the distinct rows of one
-        and columns of the other (a dense activation is one row: a 4096 x 768 x 3072 MatMul in
-        milliseconds, not seconds of grid). None: not such a contraction, evaluate the grid."""
+        and columns of the other (a dense activation is one row; bench/tesa.py times it against the
+        grid). None: not such a contraction, evaluate the grid."""
         factors = _contraction_factors(self.te, {n: int(np.size(v)) for n, v in self.vars.items()})
         if factors is None:
             return None
