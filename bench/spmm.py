@@ -122,10 +122,18 @@ def dry_run(cases, target_name: str, out_dir) -> int:
         for case in cases:
             art, secs = compile_case(case, weight(case), target, store)
             p = predictions(art)
-            rows.append({"name": case.id, "precision": case.precision, "compile_s": secs, **p})
+            # the contraction's kernel as NVRTC built it (ptxas's registers and spill bytes) and the
+            # stages' seconds: where a compile's time goes
+            k = max(art.report["kernels"], key=lambda k: k["flops"]["dense"])
+            stages = {st["name"]: st["seconds"] for st in art.report["compile"]["stages"]}
+            rows.append({"name": case.id, "precision": case.precision, "compile_s": secs, **p,
+                         "kernel": {"schedule": k["config"].get("schedule"), "format": k["config"].get("format"),
+                                    "registers": k["registers"], "spills": k["spills"]},
+                         "stage_s": {n: round(stages[n], 3) for n in ("welder", "sparta", "build") if n in stages}})
             print(f"{case.id:<26} {case.precision}: {p['chosen']:<12} predicted {p['predicted_us']}  "
-                  f"FLOPs executed/dense {p['flops']['executed'] / p['flops']['dense']:.3f}  compile {secs} s",
-                  flush=True)
+                  f"FLOPs executed/dense {p['flops']['executed'] / p['flops']['dense']:.3f}  compile {secs} s "
+                  f"(sparta {stages.get('sparta', 0):.2f} s, build {stages.get('build', 0):.2f} s; "
+                  f"{k['registers']} registers, {k['spills']} B spilled)", flush=True)
     path = write_results("spmm-dry", "none (predicted; compile times on this machine, NVRTC builds included)",
                          {"target": target_name}, rows, out_dir)
     print(f"-> {path}")

@@ -22,12 +22,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.kernels import write_results  # noqa: E402
+from bench.prune import magnitude  # noqa: E402
 
 
 def layer(tokens: int, k: int, n: int, zeros: float, seed: int = 0):
     rng = np.random.default_rng(seed)
-    w = rng.standard_normal((k, n)).astype(np.float32)
-    w[np.abs(w) < np.quantile(np.abs(w), zeros)] = 0
+    w = magnitude(rng.standard_normal((k, n)).astype(np.float32), zeros)
     nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["y"]),
              helper.make_node("Relu", ["y"], ["z"])]
     g = helper.make_graph(nodes, "layer", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, tokens, k])],
