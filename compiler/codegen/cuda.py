@@ -159,8 +159,8 @@ class ExprRenderer:
         ct = e.dtype.compute_ctype
         acc = f"{name}_acc"
         # a tiled kind renders its epilogue in fully unrolled loops over a thread's outputs: a fold
-        # unrolled in each copy multiplies the code (SparTA's ELL remainder, 32 terms in an 8 x 8
-        # tile: 255 registers and 34 KB of spills, 10 s of NVRTC; rolled: 116 registers, no spill)
+        # unrolled in each copy multiplies the code until ptxas spills (SparTA's ELL remainder in an
+        # 8 x 8 tile: bench/spmm.py --dry-run --only mag records registers and spills)
         rolled = "BY_ROLLED " if math.prod(n for _, n in e.axes) > UNROLLED_FOLD_TRIPS else ""
         loops = "".join(f"{rolled}for ({self.index_ctype} {v} = 0; {v} < {n}; ++{v}) " for v, n in e.axes)
         body = " ".join([line.strip() for line in inner.lines] + [f"{acc} = {combine(e.op, acc, value)};"])

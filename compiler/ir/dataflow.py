@@ -50,6 +50,39 @@ def writes(step: Step) -> set[str]:
     return {n for n in step.outputs if n}
 
 
+def readers_of(steps) -> dict[str, set[int]]:
+    """Value -> the indices of the steps that read it."""
+    readers: dict[str, set[int]] = {}
+    for k, s in enumerate(steps):
+        for v in reads(s):
+            readers.setdefault(v, set()).add(k)
+    return readers
+
+
+def first_reader(values, after: int, readers: dict[str, set[int]],
+                 aliases: dict[int, AliasStep]) -> tuple[int, dict[str, tuple[tuple[int, ...], str]]] | None:
+    """The first step after index `after` that reads one of `values`, directly or through reshape
+    aliases (`aliases`: step index -> alias step; an alias's readers are followed, not returned),
+    and how it reads through them: {alias value it reads: (the alias steps, the value)}. None when
+    no later step reads them. The fusion passes grow groups with it."""
+    best: tuple[int, dict] | None = None
+    for v in sorted(values):
+        frontier = [(v, ())]
+        while frontier:
+            value, hops = frontier.pop()
+            for r in readers.get(value, ()):
+                if r in aliases:
+                    frontier.append((aliases[r].dst, hops + (r,)))
+                    continue
+                if r <= after:
+                    continue
+                if best is None or r < best[0]:
+                    best = (r, {})
+                if r == best[0] and hops:
+                    best[1][value] = (hops, v)
+    return best
+
+
 def all_steps(plan: Plan) -> Iterator[Step]:
     """Every step in execution order, a region step before its bodies' steps."""
     return plan.steps_within()

@@ -40,7 +40,7 @@ from typing import Callable
 
 from ..analysis.dependence import extents_of, injective, loads_of, read_reshaped
 from ..analysis.views import vars_of
-from ..ir.dataflow import map_bodies, reads
+from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.plan import AliasStep, ComputeStep, Plan
@@ -84,11 +84,7 @@ class _Scope:
     @classmethod
     def of(cls, plan: Plan) -> "_Scope":
         steps = list(plan.steps)
-        readers: dict[str, set[int]] = {}
-        for k, s in enumerate(steps):
-            for v in reads(s):
-                readers.setdefault(v, set()).add(k)
-        return cls(steps, readers, set(plan.outputs),
+        return cls(steps, readers_of(steps), set(plan.outputs),
                    {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types))
 
 
@@ -278,7 +274,7 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
     stop = ""
     while True:
         values = {st.output for spec in members.specs for st in spec.stages}
-        nxt = _next_reader(values, members.steps[-1], scope)
+        nxt = first_reader(values, members.steps[-1], scope.readers, scope.aliases)
         if nxt is None:
             break
         c, via = nxt
@@ -296,28 +292,6 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
             break
         members = grown
     return _cut(members, scope, statistics, target, stop)
-
-
-def _next_reader(values: set[str], last: int, scope: _Scope) -> tuple[int, dict] | None:
-    """The first step after `last` that reads a group value, directly or through reshape aliases
-    (a Conv1D's 2-D view of 3-D activations, an exporter's flatten), with how it reads through
-    them: {alias value: (alias steps, group value)}."""
-    best: tuple[int, dict] | None = None
-    for v in sorted(values):
-        frontier = [(v, ())]
-        while frontier:
-            value, hops = frontier.pop()
-            for r in scope.readers.get(value, ()):
-                if r in scope.aliases:
-                    frontier.append((scope.aliases[r].dst, hops + (r,)))
-                    continue
-                if r <= last:
-                    continue     # a member, or an earlier reader (which _cut finds)
-                if best is None or r < best[0]:
-                    best = (r, {})
-                if r == best[0] and hops:
-                    best[1][value] = (hops, v)
-    return best
 
 
 def _read_through(spec: KernelSpec, via: dict, types: dict) -> KernelSpec:

@@ -37,7 +37,7 @@ import dataclasses
 from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped
 from ..analysis.views import gemm_view
 from ..ir.compose import NotComposable, compose
-from ..ir.dataflow import map_bodies, reads
+from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.dtypes import DType
@@ -74,11 +74,7 @@ class _Scope:
     @classmethod
     def of(cls, plan: Plan, target: Target | None) -> "_Scope":
         steps = list(plan.steps)
-        readers: dict[str, set[int]] = {}
-        for k, s in enumerate(steps):
-            for v in reads(s):
-                readers.setdefault(v, set()).add(k)
-        return cls(steps, dict(plan.types), readers,
+        return cls(steps, dict(plan.types), readers_of(steps),
                    {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)},
                    {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.outputs),
                    {name for name, _ in plan.constants}, target)
@@ -210,24 +206,10 @@ def _next_reader(g: _Group, scope: _Scope, values):
     """The first later step that reads a group value (directly, or through reshape aliases each
     read by the next alone), with how it reads them: {value it reads: (alias steps, group value)};
     None when there is none, or it is not a kernel spec the group could take."""
-    best: tuple[int, dict] | None = None
-    for v in values:
-        frontier = [(v, ())]
-        while frontier:
-            value, hops = frontier.pop()
-            for r in scope.readers.get(value, ()):
-                if r in scope.alias_of:   # its other readers must join too (_close checks)
-                    frontier.append((scope.alias_of[r].dst, hops + (r,)))
-                    continue
-                if r <= g.members[-1]:
-                    continue     # a member, or an earlier reader (which _close finds)
-                if best is None or r < best[0]:
-                    best = (r, {})
-                if r == best[0] and hops:
-                    best[1][value] = (hops, v)
-    if best is None:
+    found = first_reader(values, g.members[-1], scope.readers, scope.alias_of)
+    if found is None:
         return None
-    r, via = best
+    r, via = found
     if r in scope.taken or not _fusable(scope.steps[r]):
         return None
     return r, via
