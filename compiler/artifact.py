@@ -1,7 +1,7 @@
 """The artifact (DESIGN section 7; docs/artifact.md): one uncompressed tar holding the manifest, kernel
 sources and cubins, the reports and, last, the constants (the transformed weights) in one member.
 
-Float weights barely compress (gzip saved 8% of BERT-base's weights in 17 s; bench/packaging.py), so
+Float weights barely compress (gzip saved 8% of BERT-base's weights in 17 s; bench/artifact_speed.py), so
 they are stored, and the archive is written in one streaming pass: each constant goes from memory to
 the file, never through an in-memory archive. Putting the weights last makes an artifact three parts
 — the head (every small member and the weights' tar header), the weights, a tail of zeros — so the

@@ -26,6 +26,16 @@ def device_arch() -> str:
     return f"sm_{cc}"
 
 
+def _allow_dynamic_shared(fn, kernel) -> None:
+    """Opt the function in to more than 48 KB of dynamic shared memory. Through the driver API:
+    CuPy 14's Function has no max_dynamic_shared_size_bytes (the first GPU run, 2026-11-24, failed so)."""
+    from cuda.bindings import driver
+    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    err, = driver.cuFuncSetAttribute(fn.ptr, attr, kernel.shared_bytes)
+    if int(err) != 0:
+        raise RuntimeFault(f"{kernel.entry}: {kernel.shared_bytes} B of dynamic shared memory refused: {err}")
+
+
 class GpuBackend:
     """Kernels from cubins (built for this GPU's arch, or built now with NVRTC if missing)."""
 
@@ -51,8 +61,7 @@ class GpuBackend:
             self.modules.append(mod)
             fn = mod.get_function(k.entry)
             if k.shared_bytes > 48 * 1024:
-                # CuPy sets it with cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
-                fn.max_dynamic_shared_size_bytes = k.shared_bytes
+                _allow_dynamic_shared(fn, k)
             self.functions[k.entry] = fn
 
     def alloc(self, nbytes: int):

@@ -4,7 +4,7 @@ cold and from the kernel cache, and, in process, the pipeline alone, `Artifact.s
 and the worker's save into the service's store (two artifacts of one model, so the store's growth for
 the second shows whether the weights are kept once).
 
-    .venv/bin/python bench/packaging.py [--layers 12] [--target h100] [--out DIR] [--keep DIR]
+    .venv/bin/python bench/artifact_speed.py [--layers 12] [--target h100] [--out DIR] [--keep DIR]
 
 The model is built with onnx.helper and NumPy random weights (no torch): a 30522 x 768 embedding
 table gathered by token ids, then per layer four 768x768 projections and a 768-3072-768 MLP (MatMul +
