@@ -36,7 +36,7 @@ def _matmul(m, k, n, *, block=32, keep=0.0, scatter=0.0, weight_first=False, see
     g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
                           [helper.make_tensor_value_info("z", TensorProto.FLOAT, [None, None])],
                           [numpy_helper.from_array(w, "W"), numpy_helper.from_array(bias, "b")])
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]), \
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)], ir_version=9), \
         rng.standard_normal(x_shape).astype(np.float32)
 
 
@@ -50,7 +50,7 @@ def _conv(scatter, seed=0):
     g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 16, 16])],
                           [helper.make_tensor_value_info("z", TensorProto.FLOAT, [None] * 4)],
                           [numpy_helper.from_array(w, "W")])
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), \
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), \
         rng.standard_normal((1, 32, 16, 16)).astype(np.float32)
 
 
