@@ -838,6 +838,31 @@ def markdown_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def summarize(paths: list[str]) -> str:
+    """One table from several runs' JSON (a later file's row replaces an earlier one's for the same
+    model, batch and dtype), then per batch and dtype the geometric mean of each peer's time over
+    Brickyard's, plain launches and as one CUDA graph (>1: Brickyard faster), over the rows where
+    both ran."""
+    rows: dict[tuple, dict] = {}
+    for path in paths:
+        for r in json.loads(Path(path).read_text()).get("rows", []):
+            if r.get("brickyard_us") or (r["model"], r["batch"], r["dtype"]) not in rows:
+                rows[r["model"], r["batch"], r["dtype"]] = dict(r, source=Path(path).name)
+    lines = [markdown_table(list(rows.values())), ""]
+    for batch, dtype in sorted({(b, d) for _, b, d in rows}):
+        part = [r for (_, b, d), r in rows.items() if (b, d) == (batch, dtype)]
+        for peer, label in (("torch", "PyTorch eager"), ("torch_compile", "torch.compile default"),
+                            ("torch_compile_max_autotune", "torch.compile max-autotune")):
+            for mine, how in (("brickyard_us", "plain launches"), ("brickyard_graph_us", "one CUDA graph")):
+                pairs = [(r[f"{peer}_us"], r[mine]) for r in part if r.get(f"{peer}_us") and r.get(mine)]
+                if pairs:
+                    g = math.exp(sum(math.log(p / m) for p, m in pairs) / len(pairs))
+                    lines.append(f"batch {batch} {dtype}: {label} / Brickyard ({how}): geomean {g:.2f}x "
+                                 f"over {len(pairs)} models ({', '.join(r['model'] for r in part if r.get(f'{peer}_us') and r.get(mine))})")
+    lines.append("sources: " + ", ".join(Path(p).name for p in paths))
+    return "\n".join(lines)
+
+
 def _progress(r: dict) -> None:
     errs = r.get("error") or {}
     if r.get("skipped_row") or "export" in errs:
@@ -1163,6 +1188,8 @@ def gpu_main(ctx: Ctx) -> int:
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="the GPU smoke test: device, driver, an NVRTC kernel runs")
+    ap.add_argument("--summarize", nargs="+", metavar="JSON",
+                    help="no run: the table and geomean speedups of these result files (a later file's row wins)")
     ap.add_argument("--dry-run", action="store_true", help="on the CPU: tiny shared models, host harness, no peers")
     ap.add_argument("--cpu-peers", action="store_true",
                     help="with --dry-run, where PyTorch is installed: the GPU run's flow on the CPU (zoo.py exports at "
@@ -1257,6 +1284,9 @@ def main(argv=None) -> int:
         return 0
     if a.smoke:
         return smoke()
+    if a.summarize:
+        print(summarize(a.summarize))
+        return 0
     start = time.time()
     budget = a.budget_s if a.budget_s is not None else (3600.0 if a.dry_run else 520.0 if a.part else 3 * 3600.0)
     deadline = start + budget

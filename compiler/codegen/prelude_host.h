@@ -1130,6 +1130,7 @@ inline double max(double a, float b) { return fmax(a, b); }
 
 // Device intrinsics with host equivalents (the fast-math ones computed accurately).
 template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline T __ldcg(const T* p) { return *p; }   // one memory, no L1 to bypass
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float __expf(float x) { return expf(x); }

@@ -1,10 +1,11 @@
 """Recurrent ops: LSTM, GRU, RNN.
 
 Lowering: the input projection X·W^T (+ biases) for every time step is one parallel reduction
-(a TensorExpr into a temporary); the recurrence is one hand-written kernel that loops over the
-time steps on the device. Each block runs one (batch element, direction): its warps compute the
-recurrent mat-vec R·h one gate row at a time (lanes split the hidden axis, shuffles reduce), h and
-c live in shared memory, and barriers separate the steps."""
+(a TensorExpr into a temporary); the recurrence is one hand-written kernel that loops over the time
+steps on the device, in one of two forms (recurrence_form chooses): for a small R, one block per
+(batch element, direction) with __syncthreads between steps; else one cooperative launch whose
+blocks split the hidden units, a grid barrier ending each step. The comments above each say why,
+and what the first GPU run measured."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..codegen.cuda import c_const
-from ..codegen.block_function import BLOCK_X, BLOCK_Y, finish_kernel
+from ..codegen.block_function import BLOCK_X, BLOCK_Y, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
@@ -237,7 +238,28 @@ def _lower(ctx: LowerCtx, kind: str) -> None:
     ctx.emit_kernel(_recurrence_kernel(ctx, sp, X.dtype, acc_dt, xw, seq, batch))
 
 
+# One block per (batch element, direction) streams all of R every step: the first GPU run
+# (bench/results/e2e-20261124T122237Z.json, H100) measured this form at 40.9 ms for a 2-layer LSTM of
+# hidden 768, 128 steps each: 160 us a step for R's 4.7 MB, 29.5 GB/s through one SM. It still wins
+# where R is small enough that one SM streams it faster than a grid barrier costs (GRID_SYNC_US).
+ONE_SM_ROWS_GBPS = 29.5
+
+
+def recurrence_form(sp: RnnSpec, dt: DType) -> str:
+    """'block' where one SM reads R in less time than a grid barrier takes, else 'grid'."""
+    from ..roller.cost_model import GRID_SYNC_US
+    rows_us = sp.gates * sp.hidden * sp.hidden * dt.itemsize / (ONE_SM_ROWS_GBPS * 1e3)
+    return "block" if rows_us < GRID_SYNC_US else "grid"
+
+
 def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw: str,
+                       seq: int, batch: int) -> Kernel:
+    form = recurrence_form(sp, dt)
+    build = _block_recurrence_kernel if form == "block" else _grid_recurrence_kernel
+    return build(ctx, sp, dt, acc_dt, xw, seq, batch)
+
+
+def _block_recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw: str,
                        seq: int, batch: int) -> Kernel:
     H, G, D = sp.hidden, sp.gates, sp.dirs
     GH = G * H
@@ -390,7 +412,246 @@ def _recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw:
     entry, source = finish_kernel(f"{sp.kind.lower()}_recurrence", decl, L, launch_bounds=(nt,))
     return Kernel(entry=entry, source=source, params=tuple(params), grid=(batch, D, 1), block=(nt, 1, 1),
                   shared_bytes=n_smem * acc_dt.itemsize,
-                  config=(("block_threads", nt), ("schedule", "device_loop_recurrence")))
+                  config=(("block_threads", nt), ("schedule", "device_loop_recurrence"), ("form", "block"),
+                          ("flops", 2 * D * batch * seq * GH * H), ("sequential_steps", seq),
+                          ("grid_syncs_per_step", 0), ("rows_bytes_per_step", GH * H * dt.itemsize),
+                          ("rows_gbps", ONE_SM_ROWS_GBPS)))
+
+
+
+# The recurrence is one cooperative launch spread over the GPU: blocks (x) by directions (y). Each
+# block owns slices of SLICE hidden units with all G gate rows of them, so a unit's cell update needs
+# no other block's gates; the blocks take the slices grid-stride. Every step, a block reads the whole
+# previous h from a ping-pong pair in a plan temporary, computes its rows of R·h, updates its units'
+# c and h there, and a grid barrier ends the step (GRU's default form, the reset gate applied to h
+# before its mat-vec, takes a second barrier). The first GPU run (2026-11-24) measured the old form,
+# one block per (batch element, direction), at 40.9 ms for a 2-layer LSTM (hidden 768, 128 steps)
+# where PyTorch took 6.1 ms: one SM walked all of R every step. RECURRENCE_BLOCKS is small enough
+# that every preset holds the grid at once (256 threads and a few KB of shared memory per block: 4
+# blocks per SM on a 40-SM T4), which a cooperative launch needs.
+RECURRENCE_THREADS = 256
+RECURRENCE_BLOCKS = 128
+MIN_SLICE = 4
+
+
+def recurrence_grid(hidden: int, dirs: int) -> tuple[int, int, int]:
+    """(slice width, slices per direction, blocks per direction) of the recurrence launch."""
+    slice_w = max(MIN_SLICE, -(-hidden * dirs // RECURRENCE_BLOCKS))
+    slices = -(-hidden // slice_w)
+    return slice_w, slices, min(slices, max(1, RECURRENCE_BLOCKS // dirs))
+
+
+def _grid_recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType, xw: str,
+                       seq: int, batch: int) -> Kernel:
+    H, G, D = sp.hidden, sp.gates, sp.dirs
+    GH = G * H
+    T, CT = dt.ctype, acc_dt.ctype
+    lit = lambda v: c_const(v, acc_dt)  # noqa: E731
+    nt = RECURRENCE_THREADS
+    nwarps = nt // 32
+    slice_w, slices, gx = recurrence_grid(H, D)
+    lstm, gru = sp.kind == "LSTM", sp.kind == "GRU"
+    gru_split = gru and not sp.linear_before_reset
+    # state slots, each [dirs, batch, H] in the accumulator type: h ping-pong, then c (LSTM) or the
+    # reset h and the update gate (GRU's split form)
+    slot = {"c": 2} if lstm else {"rh": 2, "z": 3} if gru_split else {}
+    state_t = TensorType(acc_dt, (2 + len(slot), D, batch, H))
+    state = ctx.temp(state_t, f"{sp.kind.lower()}_state")
+    params: list[KernelParam] = [KernelParam(CT, xw, False), KernelParam(T, ctx.in_name(2), False)]
+    decl = [f"const {CT}* __restrict__ xw", f"const {T}* __restrict__ R"]
+
+    def add_in(i: int, cname: str) -> bool:
+        if not ctx.has_input(i):
+            return False
+        ty = ctx.input(i).dtype.ctype
+        params.append(KernelParam(ty, ctx.in_name(i), False))
+        decl.append(f"const {ty}* __restrict__ {cname}")
+        return True
+
+    def add_out(i: int, cname: str) -> bool:
+        if not ctx.node.has_output(i):
+            return False
+        params.append(KernelParam(T, ctx.out_name(i), True))
+        decl.append(f"{T}* __restrict__ {cname}")
+        return True
+
+    has_b = add_in(3, "B") if gru and sp.linear_before_reset else False
+    has_lens = add_in(_SEQ_LENS, "seq_lens")
+    has_h0 = add_in(_INIT_H, "init_h")
+    has_c0 = add_in(_INIT_C, "init_c") if lstm else False
+    has_p = add_in(_PEEP, "P") if lstm else False
+    has_y = add_out(0, "y")
+    has_yh = add_out(1, "y_h")
+    has_yc = add_out(2, "y_c") if lstm else False
+    params.append(KernelParam(CT, state, True))
+    decl.append(f"{CT}* __restrict__ st")
+
+    def act(k: int, x: str) -> str:
+        exprs = [_c_act(sp.acts[d][k], x, acc_dt) for d in range(D)]
+        return exprs[0] if D == 1 or exprs[0] == exprs[1] else f"(d == 0 ? {exprs[0]} : {exprs[1]})"
+
+    def clip(x: str) -> str:
+        return x if sp.clip is None else f"by_min(by_max({x}, {lit(-sp.clip)}), {lit(sp.clip)})"
+
+    # state index of (d, b, j): [dirs, batch, H] for layout 0, [batch, dirs, H] for layout 1
+    io = "((long long)d * BATCH + b) * HID + j" if sp.layout == 0 else "((long long)b * DIRS + d) * HID + j"
+    yi = ("(((long long)t * DIRS + d) * BATCH + b) * HID + j" if sp.layout == 0
+          else "(((long long)b * SEQ + t) * DIRS + d) * HID + j")
+
+    def at(name, b: str = "b", j: str = "j") -> str:
+        """A state slot's element (slot: a number or a name of `slot`; an expression for h)."""
+        k = slot.get(name, name)
+        return f"st[((({k}) * DIRS + d) * BATCH + {b}) * (long long)HID + {j}]"
+
+    def each_unit(body: list[str], depth: int = 3) -> list[str]:
+        """`body` for each hidden unit j of the current slice (jj its place in the slice)."""
+        pad = "  " * depth
+        return [f"{pad}for (int jj = tid; jj < SLICE; jj += NT) {{",
+                f"{pad}  const int j = j0 + jj;",
+                f"{pad}  if (j >= HID) continue;"] + [pad + "  " + line for line in body] + [f"{pad}}}"]
+
+    def matvec(g0: int, g1: int) -> list[str]:
+        """gates[g * SLICE + jj] = R[d, g * H + j, :] . hs for the slice's units and gates g0..g1-1:
+        a warp per row, lanes over the hidden axis, shuffles reduce."""
+        return [
+            f"      for (int r = warp; r < {g1 - g0} * SLICE; r += NWARPS) {{",
+            f"        const int g = {g0} + r / SLICE, jj = r % SLICE, j = j0 + jj;",
+            "        if (j >= HID) continue;",
+            "        const T_* rr = Rd + ((long long)g * HID + j) * HID;",
+            f"        {CT} acc = {lit(0.0)};",
+            f"        for (int k = lane; k < HID; k += 32) acc += ({CT})rr[k] * hs[k];",
+            "        for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);",
+            "        if (lane == 0) gates[g * SLICE + jj] = acc;",
+            "      }",
+            "      __syncthreads();",
+        ]
+
+    def load_hs(src) -> list[str]:
+        # other blocks wrote it before the last grid barrier: read through L2, never a stale L1 line
+        return [f"      for (int k = tid; k < HID; k += NT) hs[k] = __ldcg(&{at(src, 'b', 'k')});",
+                "      __syncthreads();"]
+
+    def phase(gates: tuple[int, int], src, update: list[str], copy_dead: bool) -> list[str]:
+        """One barrier-ended phase of a step: for each batch element alive at this step, the
+        vector `src` into shared memory, then for each slice the gate rows and `update` per unit.
+        A finished sequence's h is carried to the next slot (`copy_dead`)."""
+        out = ["    for (int b = 0; b < BATCH; ++b) {",
+               "      const int len = len_of(b);",
+               "      const int t = rev ? len - 1 - s : s;",
+               "      if (s < len) {"]
+        out += ["  " + line for line in load_hs(src)]
+        out += ["        const " + CT + "* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;",
+                "        for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {",
+                "          const int j0 = sl * SLICE;"]
+        out += ["    " + line for line in matvec(*gates)]
+        out += each_unit(update, 5)
+        out += ["          __syncthreads();", "        }"]
+        if copy_dead:
+            out += ["      } else {",
+                    "        for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {",
+                    "          const int j0 = sl * SLICE;"]
+            out += each_unit([f"{at('nxt')} = {at('cur')};"], 5)
+            out += ["        }"]
+        out += ["      }", "      __syncthreads();", "    }", "    by_grid_sync();"]
+        return out
+
+    def emit_h(hn: str) -> list[str]:
+        return [f"{at('nxt')} = {hn};"] + ([f"y[{yi}] = ({T})({hn});"] if has_y else [])
+
+    if lstm:
+        def pre(k: int, peep: int, cv: str) -> str:
+            p = f" + ({CT})P[(long long)d * 3 * HID + {peep} * HID + j] * {cv}" if has_p else ""
+            return clip(f"(x[{k} * HID + j] + gates[{k} * SLICE + jj]{p})")
+        upd = [f"const {CT} cp = {at('c')};",
+               f"const {CT} ip = {pre(0, 0, 'cp')};",
+               f"const {CT} ig = {act(0, 'ip')};"]
+        if sp.input_forget:
+            upd.append(f"const {CT} fg = {lit(1.0)} - ig;")
+        else:
+            upd += [f"const {CT} fp = {pre(2, 2, 'cp')};",
+                    f"const {CT} fg = {act(0, 'fp')};"]
+        upd += [f"const {CT} gp = {clip('(x[3 * HID + j] + gates[3 * SLICE + jj])')};",
+                f"const {CT} cn = fg * cp + ig * {act(1, 'gp')};",
+                f"const {CT} op = {pre(1, 1, 'cn')};",
+                f"const {CT} og = {act(0, 'op')};",
+                f"{at('c')} = cn;"] + emit_h(f"og * {act(2, 'cn')}")
+        steps = phase((0, G), "cur", upd, True)
+    elif gru_split:
+        first = [f"const {CT} zp = {clip('(x[j] + gates[jj])')};",
+                 f"const {CT} rp = {clip('(x[HID + j] + gates[SLICE + jj])')};",
+                 f"{at('z')} = {act(0, 'zp')};",
+                 f"{at('rh')} = {act(0, 'rp')} * hs[j];"]
+        second = [f"const {CT} zg = {at('z')};",
+                  f"const {CT} hp = {clip('(x[2 * HID + j] + gates[2 * SLICE + jj])')};"] + \
+            emit_h(f"({lit(1.0)} - zg) * {act(1, 'hp')} + zg * {at('cur')}")
+        steps = phase((0, 2), "cur", first, False) + phase((2, 3), "rh", second, True)
+    elif gru:
+        rbh = f"({CT})B[(long long)d * 2 * GH + GH + 2 * HID + j]" if has_b else lit(0.0)
+        upd = [f"const {CT} zp = {clip('(x[j] + gates[jj])')};",
+               f"const {CT} zg = {act(0, 'zp')};",
+               f"const {CT} rp = {clip('(x[HID + j] + gates[SLICE + jj])')};",
+               f"const {CT} rg = {act(0, 'rp')};",
+               f"const {CT} hp = {clip(f'(x[2 * HID + j] + rg * (gates[2 * SLICE + jj] + {rbh}))')};"] + \
+            emit_h(f"({lit(1.0)} - zg) * {act(1, 'hp')} + zg * hs[j]")
+        steps = phase((0, G), "cur", upd, True)
+    else:
+        upd = [f"const {CT} hp = {clip('(x[j] + gates[jj])')};"] + emit_h(act(0, "hp"))
+        steps = phase((0, G), "cur", upd, True)
+
+    L = [f"  constexpr int SEQ = {seq}, BATCH = {batch}, DIRS = {D}, HID = {H}, GH = {GH};",
+         f"  constexpr int SLICE = {slice_w}, SLICES = {slices}, NT = {nt}, NWARPS = {nwarps};",
+         f"  typedef {T} T_;",
+         "  BY_SHARED_BUFFER(smem);",
+         f"  {CT}* hs = ({CT}*)smem;",
+         f"  {CT}* gates = hs + HID;",
+         f"  const int BLOCK_X_ = {BLOCK_X}, GRID_X_ = {GRID_X};",
+         f"  const int d = {BLOCK_Y};",
+         "  const int tid = threadIdx.x;", "  const int lane = tid & 31;", "  const int warp = tid >> 5;",
+         f"  const {T}* Rd = R + (long long)d * GH * HID;"]
+    if has_lens:
+        L.append("  auto len_of = [&](int b) { return by_max(0, by_min(SEQ, (int)seq_lens[b])); };")
+    else:
+        L.append("  auto len_of = [&](int) { return SEQ; };")
+    L.append("  int steps = 0;")
+    L.append("  for (int b = 0; b < BATCH; ++b) steps = by_max(steps, len_of(b));")
+    if sp.direction == "bidirectional":
+        L.append("  const bool rev = d == 1;")
+    else:
+        L.append(f"  const bool rev = {'true' if sp.direction == 'reverse' else 'false'};")
+    # initial state of the block's own units; the barrier publishes h before the first step reads it
+    init = [f"{at(0)} = {f'({CT})init_h[{io}]' if has_h0 else lit(0.0)};"]
+    if lstm:
+        init.append(f"{at('c')} = {f'({CT})init_c[{io}]' if has_c0 else lit(0.0)};")
+    L += ["  for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {",
+          "    const int j0 = sl * SLICE;",
+          "    for (int b = 0; b < BATCH; ++b) {"]
+    L += each_unit(init, 3)
+    L += ["    }", "  }", "  by_grid_sync();",
+          "  for (int s = 0; s < steps; ++s) {",
+          "    const int cur = s & 1, nxt = cur ^ 1;"]
+    L += steps
+    L.append("  }")
+    tail: list[str] = []
+    if has_y:   # steps past a sequence's end are zero
+        tail += ["for (int t = len_of(b); t < SEQ; ++t)", f"  y[{yi}] = ({T})({lit(0.0)});"]
+    if has_yh:
+        tail.append(f"y_h[{io}] = ({T})({at('steps & 1')});")
+    if has_yc:
+        tail.append(f"y_c[{io}] = ({T})({at('c')});")
+    if tail:
+        L += ["  for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {",
+              "    const int j0 = sl * SLICE;",
+              "    for (int b = 0; b < BATCH; ++b) {"]
+        L += each_unit(tail, 3)
+        L += ["    }", "  }"]
+    entry, source = finish_kernel(f"{sp.kind.lower()}_recurrence", decl, L, launch_bounds=(nt,))
+    barriers = 2 if gru_split else 1
+    flops = 2 * D * batch * seq * GH * H
+    return Kernel(entry=entry, source=source, params=tuple(params), grid=(gx, D, 1), block=(nt, 1, 1),
+                  shared_bytes=(H + G * slice_w) * acc_dt.itemsize, cooperative=True,
+                  config=(("block_threads", nt), ("schedule", "device_loop_recurrence"), ("form", "grid"),
+                          ("slice", slice_w), ("flops", flops), ("sequential_steps", seq),
+                          ("grid_syncs_per_step", barriers), ("rows_bytes_per_step", batch * D * GH * H * dt.itemsize)))
 
 
 @register("LSTM", reference=_reference("LSTM"))

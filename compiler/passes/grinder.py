@@ -39,16 +39,13 @@ from ..codegen.device_region import (body_kernels, region_shared, region_threads
 from ..ir.dataflow import all_plans, all_types, map_bodies, reads, writes
 from ..ir.graph import TensorType
 from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
-from ..roller.cost_model import LAUNCH_US, kernel_us, resident_per_sm
+from ..roller.cost_model import GRID_SYNC_US, LAUNCH_US, kernel_us, resident_per_sm
 from ..roller.micro_model import resident_blocks
 from ..targets import Target
 
 # what a device-to-host read of a scalar costs the host loop: the copy and the stream
 # synchronisation before it (an estimate until a GPU run measures it)
 HOST_ROUND_TRIP_US = 10.0
-# one grid-wide barrier of a persistent kernel: every block's arrival through an atomic and the
-# poll that sees the last (an estimate until a GPU run measures it)
-GRID_SYNC_US = 1.5
 # a persistent grid larger than this gains nothing at the batch sizes loops see, and the host
 # harness keeps at most this many threads of one cooperative launch alive
 MAX_PERSISTENT_THREADS = 1 << 18

@@ -17,6 +17,9 @@ from ..targets import Target
 from .micro_model import resident_blocks
 
 LAUNCH_US = 2.0  # host launch overhead per kernel, typical for a plain launch
+# one grid-wide barrier of a persistent kernel: every block's arrival through an atomic and the
+# poll that sees the last (an estimate until a GPU run measures it)
+GRID_SYNC_US = 1.5
 
 
 def kernel_bytes(kernel: Kernel, types: dict) -> int:
@@ -80,6 +83,15 @@ def expr_flops(te: TensorExpr) -> int:
 def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     """Predicted microseconds on `target`, without launch overhead."""
     threads = kernel.blocks * kernel.threads
+    cfg = dict(kernel.config)
+    steps = int(cfg.get("sequential_steps", 0))
+    if steps:   # a time loop on the device (ops/recurrent.py): each step its weight rows from L2,
+        # its share of the FLOPs at the grid's occupancy, and its grid barriers
+        rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
+        per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),
+                       predict_us(0, kernel_flops(kernel) // steps, threads, target))
+        return (predict_us(kernel_bytes(kernel, types), 0, threads, target)
+                + steps * (per_step + int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US))
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target)
 
 

@@ -133,3 +133,25 @@ def test_smoke_fails_fast_and_says_why_without_a_gpu():
                        timeout=120, cwd=REPO)
     assert r.returncode == 2
     assert r.stdout.startswith("SMOKE FAILED: no GPU")
+
+
+def test_summarize_joins_runs_and_gives_the_geomean_speedups(tmp_path):
+    """--summarize: a later file's row replaces an earlier one's, a row a peer did not run is left
+    out of that peer's geomean, and the geomean is of peer time over Brickyard's."""
+    def row(model, by, graph, torch, tc=None):
+        return {"model": model, "batch": 1, "dtype": "fp16", "brickyard_us": by, "brickyard_graph_us": graph,
+                "torch_us": torch, "torch_compile_us": tc}
+    first, second = tmp_path / "e2e-a.json", tmp_path / "e2e-b.json"
+    first.write_text(json.dumps({"rows": [row("bert", 400.0, 300.0, 100.0), row("vit", 100.0, 50.0, 300.0, 150.0)]}))
+    second.write_text(json.dumps({"rows": [row("bert", 200.0, 100.0, 800.0, 400.0)]}))   # bert again
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "e2e.py"), "--summarize", str(first), str(second)],
+                          capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert sum(1 for ln in lines if ln.startswith("| bert |")) == 1 and "| 200.0 |" in next(
+        ln for ln in lines if ln.startswith("| bert |"))
+    eager_plain = next(ln for ln in lines if "PyTorch eager / Brickyard (plain launches)" in ln)
+    assert f"geomean {math.sqrt(800 / 200 * 300 / 100):.2f}x over 2 models" in eager_plain   # 3.46x
+    tc_graph = next(ln for ln in lines if "torch.compile default / Brickyard (one CUDA graph)" in ln)
+    assert f"geomean {math.sqrt(400 / 100 * 150 / 50):.2f}x over 2 models" in tc_graph
+    assert not any("max-autotune / Brickyard" in ln for ln in lines)   # no row ran it

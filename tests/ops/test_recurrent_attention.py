@@ -9,6 +9,7 @@ from onnx import TensorProto, helper
 
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
+from compiler.ops import recurrent
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import LaunchStep
 from tests.ops.one_node import emit_rendered
@@ -228,9 +229,25 @@ def test_rnn_lowering_builds(kind, attrs, opts, hid, dtype):
     kernels = build_all(steps)
     assert len(kernels) == 2                       # projection, then the device-side time loop
     rec = kernels[1]
-    assert "for (int s = 0; s < len; ++s)" in rec.source and rec.grid == (2, dirs, 1)
-    assert [p.value for p in rec.params if p.output] == outs
     assert rec.params[0].value in ctx.temps
+    # an R of 44 KB or more takes one SM longer to stream (29.5 GB/s) than a grid barrier (1.5 us):
+    # LSTM 128 fp32 (256 KB), 300, GRU 200 (469 KB) take the grid form; LSTM 16 fp16 (2 KB), GRU 24
+    # fp64 (13.5 KB), RNN 64 fp32 (16 KB) one block per sequence
+    form = dict(rec.config)["form"]
+    assert form == ("grid" if hid in (128, 300, 200) else "block")
+    if form == "block":   # one block per (batch element, direction), barriers only inside the block
+        assert not rec.cooperative and rec.grid == (2, dirs, 1) and "by_grid_sync" not in rec.source
+        assert [p.value for p in rec.params if p.output] == outs
+        return
+    # one cooperative launch over the hidden units' slices, a grid barrier per step (GRU's default
+    # form: two), its state in a plan temporary
+    slice_w, slices, blocks = recurrent.recurrence_grid(hid, dirs)
+    assert rec.cooperative and rec.grid == (blocks, dirs, 1) and blocks == slices == -(-hid // slice_w)
+    barriers = 2 if kind == "GRU" and not attrs.get("linear_before_reset") else 1
+    assert "for (int s = 0; s < steps; ++s)" in rec.source
+    assert rec.source.count("by_grid_sync();") == 1 + barriers
+    assert [p.value for p in rec.params if p.output] == outs + [rec.params[-1].value]
+    assert rec.params[-1].value in ctx.temps
 
 
 # --- attention ------------------------------------------------------------------------------
@@ -388,7 +405,7 @@ def with_output_shapes(model, arrays):
 
 
 HOST_CASES = [
-    # hidden 300: 1200 gate rows > 512 threads, so warps and threads loop over rows and units
+    # hidden 300: 1200 gate rows, many per warp
     ("LSTM", dict(direction="bidirectional", clip=1.5, activations=["HardSigmoid", "Tanh", "Softsign"] * 2,
                   activation_alpha=[0.3, 0.3], activation_beta=[0.45, 0.45]),
      dict(lens=True, peep=True, h0=True, c0=True), 300),
@@ -399,8 +416,14 @@ HOST_CASES = [
 ]
 
 
+@pytest.mark.parametrize("form,blocks", [("block", None), ("grid", None), ("grid", 3)])
 @pytest.mark.parametrize("kind,attrs,opts,hid", HOST_CASES)
-def test_rnn_runs_on_host_harness(kind, attrs, opts, hid):
+def test_rnn_runs_on_host_harness(kind, attrs, opts, hid, form, blocks, monkeypatch):
+    """Against the reference in both forms of the recurrence, the grid form with its default grid
+    and with 3 blocks (per direction: 1), which take several slices each, grid-stride."""
+    monkeypatch.setattr(recurrent, "recurrence_form", lambda sp, dt: form)
+    if blocks:
+        monkeypatch.setattr(recurrent, "RECURRENCE_BLOCKS", blocks)
     backend = pytest.importorskip("compiler.onnx_backend")
     rng = np.random.default_rng(21)
     dirs = 2 if attrs.get("direction") == "bidirectional" else 1

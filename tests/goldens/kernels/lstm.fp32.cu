@@ -1,9 +1,9 @@
 // golden: lstm.onnx h100 fp32
 // 5 launches, 4 distinct kernels
 // launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=1024 params=[float long long float float out:float]
-// launch 1: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
+// launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 2: lstm_xw_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
-// launch 3: lstm_recurrence_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=3072 params=[float float float float out:float]
+// launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 4: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
 
 // ===== lstm_xw_k0 =====
@@ -85,56 +85,102 @@ BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const long long* __rest
 }
 
 // ===== lstm_recurrence_k0 =====
-BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, const by_block_index by_block) {
+BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, float* __restrict__ st, const by_block_index by_block) {
   constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
+  constexpr int SLICE = 4, SLICES = 32, NT = 256, NWARPS = 8;
+  typedef float T_;
   BY_SHARED_BUFFER(smem);
-  float* h = (float*)smem;
-  float* gates = h + HID;
-  float* c = gates + GH;
-  const int b = by_block.idx.x;
+  float* hs = (float*)smem;
+  float* gates = hs + HID;
+  const int BLOCK_X_ = by_block.idx.x, GRID_X_ = by_block.grid.x;
   const int d = by_block.idx.y;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const float* Rd = R + (long long)d * GH * HID;
-  const int len = SEQ;
+  auto len_of = [&](int) { return SEQ; };
+  int steps = 0;
+  for (int b = 0; b < BATCH; ++b) steps = by_max(steps, len_of(b));
   const bool rev = false;
-  for (int j = tid; j < HID; j += 512) {
-    h[j] = (float)init_h[((long long)d * BATCH + b) * HID + j];
-    c[j] = (float)init_c[((long long)d * BATCH + b) * HID + j];
+  for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {
+    const int j0 = sl * SLICE;
+    for (int b = 0; b < BATCH; ++b) {
+      for (int jj = tid; jj < SLICE; jj += NT) {
+        const int j = j0 + jj;
+        if (j >= HID) continue;
+        st[(((0) * DIRS + d) * BATCH + b) * (long long)HID + j] = (float)init_h[((long long)d * BATCH + b) * HID + j];
+        st[(((2) * DIRS + d) * BATCH + b) * (long long)HID + j] = (float)init_c[((long long)d * BATCH + b) * HID + j];
+      }
+    }
   }
-  __syncthreads();
-  for (int s = 0; s < len; ++s) {
-    const int t = rev ? len - 1 - s : s;
-    const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
-    for (int row = 0 + warp; row < 512; row += 16) {
-      const float* rr = Rd + (long long)row * HID;
-      float acc = 0.0f;
-      for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * h[k];
-      for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-      if (lane == 0) gates[row] = acc;
+  by_grid_sync();
+  for (int s = 0; s < steps; ++s) {
+    const int cur = s & 1, nxt = cur ^ 1;
+    for (int b = 0; b < BATCH; ++b) {
+      const int len = len_of(b);
+      const int t = rev ? len - 1 - s : s;
+      if (s < len) {
+        for (int k = tid; k < HID; k += NT) hs[k] = __ldcg(&st[(((cur) * DIRS + d) * BATCH + b) * (long long)HID + k]);
+        __syncthreads();
+        const float* x = xw + (((long long)d * SEQ + t) * BATCH + b) * GH;
+        for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {
+          const int j0 = sl * SLICE;
+          for (int r = warp; r < 4 * SLICE; r += NWARPS) {
+            const int g = 0 + r / SLICE, jj = r % SLICE, j = j0 + jj;
+            if (j >= HID) continue;
+            const T_* rr = Rd + ((long long)g * HID + j) * HID;
+            float acc = 0.0f;
+            for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * hs[k];
+            for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+            if (lane == 0) gates[g * SLICE + jj] = acc;
+          }
+          __syncthreads();
+          for (int jj = tid; jj < SLICE; jj += NT) {
+            const int j = j0 + jj;
+            if (j >= HID) continue;
+            const float cp = st[(((2) * DIRS + d) * BATCH + b) * (long long)HID + j];
+            const float ip = (x[0 * HID + j] + gates[0 * SLICE + jj]);
+            const float ig = by_sigmoid(ip);
+            const float fp = (x[2 * HID + j] + gates[2 * SLICE + jj]);
+            const float fg = by_sigmoid(fp);
+            const float gp = (x[3 * HID + j] + gates[3 * SLICE + jj]);
+            const float cn = fg * cp + ig * by_tanh(gp);
+            const float op = (x[1 * HID + j] + gates[1 * SLICE + jj]);
+            const float og = by_sigmoid(op);
+            st[(((2) * DIRS + d) * BATCH + b) * (long long)HID + j] = cn;
+            st[(((nxt) * DIRS + d) * BATCH + b) * (long long)HID + j] = og * by_tanh(cn);
+            y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(og * by_tanh(cn));
+          }
+          __syncthreads();
+        }
+      } else {
+        for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {
+          const int j0 = sl * SLICE;
+          for (int jj = tid; jj < SLICE; jj += NT) {
+            const int j = j0 + jj;
+            if (j >= HID) continue;
+            st[(((nxt) * DIRS + d) * BATCH + b) * (long long)HID + j] = st[(((cur) * DIRS + d) * BATCH + b) * (long long)HID + j];
+          }
+        }
+      }
+      __syncthreads();
     }
-    __syncthreads();
-    for (int j = tid; j < HID; j += 512) {
-      const float cp = c[j];
-      const float ip = (x[j] + gates[j]);
-      const float ig = by_sigmoid(ip);
-      const float fp = (x[2 * HID + j] + gates[2 * HID + j]);
-      const float fg = by_sigmoid(fp);
-      const float gp = (x[3 * HID + j] + gates[3 * HID + j]);
-      const float cn = fg * cp + ig * by_tanh(gp);
-      const float op = (x[1 * HID + j] + gates[1 * HID + j]);
-      const float og = by_sigmoid(op);
-      const float hn = og * by_tanh(cn);
-      c[j] = cn;
-      h[j] = hn;
-      y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(hn);
+    by_grid_sync();
+  }
+  for (int sl = BLOCK_X_; sl < SLICES; sl += GRID_X_) {
+    const int j0 = sl * SLICE;
+    for (int b = 0; b < BATCH; ++b) {
+      for (int jj = tid; jj < SLICE; jj += NT) {
+        const int j = j0 + jj;
+        if (j >= HID) continue;
+        for (int t = len_of(b); t < SEQ; ++t)
+          y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(0.0f);
+      }
     }
-    __syncthreads();
   }
 }
-BY_KERNEL void __launch_bounds__(512) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y) {
-  lstm_recurrence_k0_body(xw, R, init_h, init_c, y, by_this_block());
+BY_KERNEL void __launch_bounds__(256) lstm_recurrence_k0(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, float* __restrict__ st) {
+  lstm_recurrence_k0_body(xw, R, init_h, init_c, y, st, by_this_block());
 }
 
 // ===== lstm_xw_k1 =====
