@@ -36,8 +36,8 @@ conformance: $(STAMP)
 # within GPU_CHECK_S seconds. The benchmarks' JSON goes to $(RESULTS) (e2e's is rewritten after every
 # row); the tables are printed last. Fails if any step fails. On the device: make gpu-check RESULTS=$OUT
 GPU_CHECK_S ?= 540
-GPU_TESTS_UNTIL ?= 180
-GPU_KERNELS_UNTIL ?= 360
+GPU_TESTS_UNTIL ?= 250
+GPU_KERNELS_UNTIL ?= 390
 RESULTS ?= bench/results
 GPU_SHARED ?= $(if $(wildcard gpu/shared/models),gpu/shared,$(SHARED))
 gpu-check gpu-bench: SHELL := /bin/bash

@@ -292,6 +292,34 @@ class PlanRunner:
         return [np.array(self.backend.to_host(o), copy=True) for o in outs], count[0]
 
 
+    def kernel_profile(self, clock, report_kernels: list, runs: int = 3, top: int = 15) -> list[dict]:
+        """Each launch timed alone (the clock around it, synchronized), over `runs` inferences: per
+        kernel its launches per inference, median and total microseconds, and the report's
+        prediction; the `top` kernels by total time. Where the end-to-end time goes, kernel by
+        kernel, which the first GPU run could not say."""
+        import statistics
+        samples: dict[str, list[float]] = {}
+        launch = self.backend.launch
+
+        def timed(kernel, args):
+            clock.synchronize()
+            samples.setdefault(kernel.entry, []).append(clock.sample_us(lambda: launch(kernel, args)))
+        self.backend.launch = timed
+        try:
+            for _ in range(runs):
+                self.run()
+                clock.synchronize()
+        finally:
+            del self.backend.launch                 # the class's method again
+        predicted = {}
+        for k in report_kernels:
+            predicted.setdefault(k["name"], k.get("predicted_us"))
+        rows = [{"kernel": name, "launches": len(ts) // runs, "median_us": _round(statistics.median(ts), 3),
+                 "total_us": _round(sum(ts) / runs, 3), "predicted_us": predicted.get(name)}
+                for name, ts in samples.items()]
+        return sorted(rows, key=lambda r: -r["total_us"])[:top]
+
+
 def brickyard_row(row: dict, onnx_path: Path, inputs: dict, dtype: str, ref: list | None, ctx: Ctx,
                   device: str) -> None:
     """Compile (cold store unless --store), load, check, count launches, time; fills row."""
@@ -332,6 +360,8 @@ def brickyard_row(row: dict, onnx_path: Path, inputs: dict, dtype: str, ref: lis
     t = measure(runner.run, clock, ctx)
     row["brickyard_us"] = _round(t["median_us"], 3)
     row["brickyard"]["timing"] = t
+    if time.time() < ctx.deadline - 30:
+        row["brickyard"]["kernel_profile"] = runner.kernel_profile(clock, rep["kernels"])
     cap, why = runtime_graph_status()
     if cap is None or device != "gpu":
         row["cuda_graph"] = why if cap is None else "not on the host harness"

@@ -62,6 +62,12 @@ def test_dry_run_writes_the_schema_and_prints_the_table(tmp_path, models_dir):
         assert r["err_brickyard"] < (1e-3 if r["dtype"] == "fp32" else 2e-2), r["err_brickyard"]
         assert r["errors_norm"]["brickyard"] <= 1.0
         assert r["cuda_graph"]        # "not on the host harness": GpuBackend.capture runs on a GPU only
+        # every launch timed alone: the kernels the plan runs, each with its launches per inference
+        prof = r["brickyard"]["kernel_profile"]
+        assert prof and sum(p["launches"] for p in prof) == r["launches_per_inference"]
+        assert all(p["median_us"] > 0 and p["total_us"] >= p["median_us"] * p["launches"] * 0.5 for p in prof)
+        assert [p["total_us"] for p in prof] == sorted((p["total_us"] for p in prof), reverse=True)
+        assert all(p["predicted_us"] is not None for p in prof)
         for s in ("torch", "torch_compile", "torch_compile_max_autotune"):
             assert r["skipped"][s], s   # the peers are skipped, and say why
     by = {r["name"]: r for r in ran}
