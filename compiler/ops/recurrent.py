@@ -556,7 +556,7 @@ def _grid_recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType
         return out
 
     def emit_h(hn: str) -> list[str]:
-        return [f"{at('nxt')} = {hn};"] + ([f"y[{yi}] = ({T})({hn});"] if has_y else [])
+        return [f"const {CT} hn = {hn};", f"{at('nxt')} = hn;"] + ([f"y[{yi}] = ({T})(hn);"] if has_y else [])
 
     if lstm:
         def pre(k: int, peep: int, cv: str) -> str:

@@ -148,8 +148,9 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
             const float op = (x[1 * HID + j] + gates[1 * SLICE + jj]);
             const float og = by_sigmoid(op);
             st[(((2) * DIRS + d) * BATCH + b) * (long long)HID + j] = cn;
-            st[(((nxt) * DIRS + d) * BATCH + b) * (long long)HID + j] = og * by_tanh(cn);
-            y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(og * by_tanh(cn));
+            const float hn = og * by_tanh(cn);
+            st[(((nxt) * DIRS + d) * BATCH + b) * (long long)HID + j] = hn;
+            y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(hn);
           }
           __syncthreads();
         }
