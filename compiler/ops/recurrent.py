@@ -517,7 +517,7 @@ def _grid_recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType
             f"      for (int r = warp; r < {g1 - g0} * SLICE; r += NWARPS) {{",
             f"        const int g = {g0} + r / SLICE, jj = r % SLICE, j = j0 + jj;",
             "        if (j >= HID) continue;",
-            "        const T_* rr = Rd + ((long long)g * HID + j) * HID;",
+            f"        const {T}* rr = Rd + ((long long)g * HID + j) * HID;",
             f"        {CT} acc = {lit(0.0)};",
             f"        for (int k = lane; k < HID; k += 32) acc += ({CT})rr[k] * hs[k];",
             "        for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);",
@@ -600,7 +600,6 @@ def _grid_recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType
 
     L = [f"  constexpr int SEQ = {seq}, BATCH = {batch}, DIRS = {D}, HID = {H}, GH = {GH};",
          f"  constexpr int SLICE = {slice_w}, SLICES = {slices}, NT = {nt}, NWARPS = {nwarps};",
-         f"  typedef {T} T_;",
          "  BY_SHARED_BUFFER(smem);",
          f"  {CT}* hs = ({CT}*)smem;",
          f"  {CT}* gates = hs + HID;",
@@ -611,7 +610,7 @@ def _grid_recurrence_kernel(ctx: LowerCtx, sp: RnnSpec, dt: DType, acc_dt: DType
     if has_lens:
         L.append("  auto len_of = [&](int b) { return by_max(0, by_min(SEQ, (int)seq_lens[b])); };")
     else:
-        L.append("  auto len_of = [&](int) { return SEQ; };")
+        L.append("  auto len_of = [&](int b) { return SEQ; };")
     L.append("  int steps = 0;")
     L.append("  for (int b = 0; b < BATCH; ++b) steps = by_max(steps, len_of(b));")
     if sp.direction == "bidirectional":

@@ -112,7 +112,6 @@ BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, 
 BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float* __restrict__ R, const float* __restrict__ init_h, const float* __restrict__ init_c, float* __restrict__ y, float* __restrict__ st, const by_block_index by_block) {
   constexpr int SEQ = 64, BATCH = 1, DIRS = 1, HID = 128, GH = 512;
   constexpr int SLICE = 4, SLICES = 32, NT = 256, NWARPS = 8;
-  typedef float T_;
   BY_SHARED_BUFFER(smem);
   float* hs = (float*)smem;
   float* gates = hs + HID;
@@ -122,7 +121,7 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const float* Rd = R + (long long)d * GH * HID;
-  auto len_of = [&](int) { return SEQ; };
+  auto len_of = [&](int b) { return SEQ; };
   int steps = 0;
   for (int b = 0; b < BATCH; ++b) steps = by_max(steps, len_of(b));
   const bool rev = false;
@@ -152,7 +151,7 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
           for (int r = warp; r < 4 * SLICE; r += NWARPS) {
             const int g = 0 + r / SLICE, jj = r % SLICE, j = j0 + jj;
             if (j >= HID) continue;
-            const T_* rr = Rd + ((long long)g * HID + j) * HID;
+            const float* rr = Rd + ((long long)g * HID + j) * HID;
             float acc = 0.0f;
             for (int k = lane; k < HID; k += 32) acc += (float)rr[k] * hs[k];
             for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
