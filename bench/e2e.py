@@ -291,7 +291,6 @@ class PlanRunner:
             del self.backend.launch                 # the class's method again
         return [np.array(self.backend.to_host(o), copy=True) for o in outs], count[0]
 
-
     def kernel_profile(self, clock, report_kernels: list, runs: int = 3, top: int = 15) -> list[dict]:
         """Each launch timed alone (the clock around it, synchronized), over `runs` inferences: per
         kernel its launches per inference, median and total microseconds, and the report's
@@ -870,9 +869,10 @@ def markdown_table(rows: list[dict]) -> str:
 
 def summarize(paths: list[str]) -> str:
     """One table from several runs' JSON (a later file's row replaces an earlier one's for the same
-    model, batch and dtype), then per batch and dtype the geometric mean of each peer's time over
-    Brickyard's, plain launches and as one CUDA graph (>1: Brickyard faster), over the rows where
-    both ran."""
+    model, batch and dtype, unless it has no Brickyard time), then per batch and dtype the geometric
+    mean of each peer's time over Brickyard's, plain launches and as one CUDA graph (>1: Brickyard
+    faster), over the rows where both ran; last, per row, what a plain launch costs over the graph
+    and the tune stage's share of the compile."""
     rows: dict[tuple, dict] = {}
     for path in paths:
         for r in json.loads(Path(path).read_text()).get("rows", []):
@@ -884,11 +884,25 @@ def summarize(paths: list[str]) -> str:
         for peer, label in (("torch", "PyTorch eager"), ("torch_compile", "torch.compile default"),
                             ("torch_compile_max_autotune", "torch.compile max-autotune")):
             for mine, how in (("brickyard_us", "plain launches"), ("brickyard_graph_us", "one CUDA graph")):
-                pairs = [(r[f"{peer}_us"], r[mine]) for r in part if r.get(f"{peer}_us") and r.get(mine)]
-                if pairs:
-                    g = math.exp(sum(math.log(p / m) for p, m in pairs) / len(pairs))
+                both = [r for r in part if r.get(f"{peer}_us") and r.get(mine)]
+                if both:
+                    g = math.exp(sum(math.log(r[f"{peer}_us"] / r[mine]) for r in both) / len(both))
                     lines.append(f"batch {batch} {dtype}: {label} / Brickyard ({how}): geomean {g:.2f}x "
-                                 f"over {len(pairs)} models ({', '.join(r['model'] for r in part if r.get(f'{peer}_us') and r.get(mine))})")
+                                 f"over {len(both)} models ({', '.join(r['model'] for r in both)})")
+    lines.append("")
+    for r in rows.values():
+        if not r.get("brickyard_us"):
+            continue
+        parts = []
+        if r.get("brickyard_graph_us") and r.get("launches_per_inference"):
+            per = (r["brickyard_us"] - r["brickyard_graph_us"]) / r["launches_per_inference"]
+            parts.append(f"a plain launch costs {per:.1f} us over the graph")
+        stages = ((r.get("brickyard") or {}).get("compile") or {}).get("stages") or {}
+        if stages.get("tune") is not None and r.get("brickyard_compile_s"):
+            parts.append(f"tune {stages['tune']:.1f} of {r['brickyard_compile_s']:.1f} s compile "
+                         f"({100 * stages['tune'] / r['brickyard_compile_s']:.0f}%)")
+        if parts:
+            lines.append(f"{r['model']} b{r['batch']} {r['dtype']}: " + "; ".join(parts))
     lines.append("sources: " + ", ".join(Path(p).name for p in paths))
     return "\n".join(lines)
 

@@ -1,6 +1,7 @@
 """Shared test fixtures: where the shared models are, and a compile-time line per model."""
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -17,12 +18,9 @@ COMPILE_LINES: list[str] = []
 os.environ.setdefault("BRICKYARD_CHECK_IR", "1")
 # ... and every report.json it makes is validated against compiler/report.schema.json (make_report
 # raises on a violation, so the compile, and the test, fails).
-# jsonschema is a test dependency the GPU machine's python3 lacks: tests/gpu run there unvalidated.
-try:
-    import jsonschema  # noqa: F401
+# (jsonschema is a test dependency the GPU machine's python3 lacks: tests/gpu run there unvalidated)
+if importlib.util.find_spec("jsonschema") is not None:
     os.environ.setdefault("BRICKYARD_CHECK_REPORT", "1")
-except ImportError:
-    pass
 REPORTS_VALIDATED = [0]
 
 

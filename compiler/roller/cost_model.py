@@ -85,7 +85,7 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     threads = kernel.blocks * kernel.threads
     cfg = dict(kernel.config)
     steps = int(cfg.get("sequential_steps", 0))
-    if steps:   # a time loop on the device (ops/recurrent.py): each step its weight rows from L2,
+    if steps:   # a time loop on the device (ops/recurrence_kernels.py): each step its weight rows from L2,
         # its share of the FLOPs at the grid's occupancy, and its grid barriers
         rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
         per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),

@@ -149,7 +149,8 @@ def test_summarize_joins_runs_and_gives_the_geomean_speedups(tmp_path):
                 "torch_us": torch, "torch_compile_us": tc}
     first, second = tmp_path / "e2e-a.json", tmp_path / "e2e-b.json"
     first.write_text(json.dumps({"rows": [row("bert", 400.0, 300.0, 100.0), row("vit", 100.0, 50.0, 300.0, 150.0)]}))
-    second.write_text(json.dumps({"rows": [row("bert", 200.0, 100.0, 800.0, 400.0)]}))   # bert again
+    second.write_text(json.dumps({"rows": [dict(row("bert", 200.0, 100.0, 800.0, 400.0), launches_per_inference=4,
+                                                brickyard_compile_s=8.0, brickyard={"compile": {"stages": {"tune": 6.0}}})]}))
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "e2e.py"), "--summarize", str(first), str(second)],
                           capture_output=True, text=True, timeout=60, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
@@ -161,3 +162,5 @@ def test_summarize_joins_runs_and_gives_the_geomean_speedups(tmp_path):
     tc_graph = next(ln for ln in lines if "torch.compile default / Brickyard (one CUDA graph)" in ln)
     assert f"geomean {math.sqrt(400 / 100 * 150 / 50):.2f}x over 2 models" in tc_graph
     assert not any("max-autotune / Brickyard" in ln for ln in lines)   # no row ran it
+    # (plain - graph) / launches, and the tune stage's share of the compile
+    assert "bert b1 fp16: a plain launch costs 25.0 us over the graph; tune 6.0 of 8.0 s compile (75%)" in lines

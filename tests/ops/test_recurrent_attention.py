@@ -9,7 +9,7 @@ from onnx import TensorProto, helper
 
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
-from compiler.ops import recurrent
+from compiler.ops import recurrence_kernels as rk
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.ir.plan import LaunchStep
 from tests.ops.one_node import emit_rendered
@@ -241,7 +241,7 @@ def test_rnn_lowering_builds(kind, attrs, opts, hid, dtype):
         return
     # one cooperative launch over the hidden units' slices, a grid barrier per step (GRU's default
     # form: two), its state in a plan temporary
-    slice_w, slices, blocks = recurrent.recurrence_grid(hid, dirs)
+    slice_w, slices, blocks = rk.recurrence_grid(hid, dirs)
     assert rec.cooperative and rec.grid == (blocks, dirs, 1) and blocks == slices == -(-hid // slice_w)
     barriers = 2 if kind == "GRU" and not attrs.get("linear_before_reset") else 1
     assert "for (int s = 0; s < steps; ++s)" in rec.source
@@ -421,9 +421,9 @@ HOST_CASES = [
 def test_rnn_runs_on_host_harness(kind, attrs, opts, hid, form, blocks, monkeypatch):
     """Against the reference in both forms of the recurrence, the grid form with its default grid
     and with 3 blocks (per direction: 1), which take several slices each, grid-stride."""
-    monkeypatch.setattr(recurrent, "recurrence_form", lambda sp, dt: form)
+    monkeypatch.setattr(rk, "recurrence_form", lambda sp, dt: form)
     if blocks:
-        monkeypatch.setattr(recurrent, "RECURRENCE_BLOCKS", blocks)
+        monkeypatch.setattr(rk, "RECURRENCE_BLOCKS", blocks)
     backend = pytest.importorskip("compiler.onnx_backend")
     rng = np.random.default_rng(21)
     dirs = 2 if attrs.get("direction") == "bidirectional" else 1

@@ -4318,8 +4318,7 @@ BY_DEVICE void gru_recurrence_k0_body(const float* __restrict__ xw, const float*
     }
     __syncthreads();
     for (int j = tid; j < HID; j += 64) {
-      const float rp = (x[HID + j] + gates[HID + j]);
-      rh[j] = by_sigmoid(rp) * h[j];
+      rh[j] = by_sigmoid((x[HID + j] + gates[1 * HID + j])) * h[j];
     }
     __syncthreads();
     for (int row = 12 + warp; row < 18; row += 2) {
@@ -4331,7 +4330,7 @@ BY_DEVICE void gru_recurrence_k0_body(const float* __restrict__ xw, const float*
     }
     __syncthreads();
     for (int j = tid; j < HID; j += 64) {
-      const float zp = (x[j] + gates[j]);
+      const float zp = (x[j] + gates[0 * HID + j]);
       const float zg = by_sigmoid(zp);
       const float hp = (x[2 * HID + j] + gates[2 * HID + j]);
       const float hn = (1.0f - zg) * by_tanh(hp) + zg * h[j];
@@ -5805,7 +5804,7 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
   BY_SHARED_BUFFER(smem);
   float* h = (float*)smem;
   float* gates = h + HID;
-  float* c = gates + GH;
+  float* cst = gates + GH;
   const int b = by_block.idx.x;
   const int d = by_block.idx.y;
   const int tid = threadIdx.x;
@@ -5816,7 +5815,7 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
   const bool rev = false;
   for (int j = tid; j < HID; j += 64) {
     h[j] = 0.0f;
-    c[j] = 0.0f;
+    cst[j] = 0.0f;
   }
   __syncthreads();
   for (int s = 0; s < len; ++s) {
@@ -5831,8 +5830,8 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
     }
     __syncthreads();
     for (int j = tid; j < HID; j += 64) {
-      const float cp = c[j];
-      const float ip = (x[j] + gates[j]);
+      const float cp = cst[j];
+      const float ip = (x[0 * HID + j] + gates[0 * HID + j]);
       const float ig = by_sigmoid(ip);
       const float fp = (x[2 * HID + j] + gates[2 * HID + j]);
       const float fg = by_sigmoid(fp);
@@ -5841,7 +5840,7 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
       const float op = (x[1 * HID + j] + gates[1 * HID + j]);
       const float og = by_sigmoid(op);
       const float hn = og * by_tanh(cn);
-      c[j] = cn;
+      cst[j] = cn;
       h[j] = hn;
       y[(((long long)b * SEQ + t) * DIRS + d) * HID + j] = (float)(hn);
     }
@@ -7304,7 +7303,7 @@ BY_DEVICE void rnn_recurrence_k0_body(const float* __restrict__ xw, const float*
     }
     __syncthreads();
     for (int j = tid; j < HID; j += 64) {
-      const float hp = (x[j] + gates[j]);
+      const float hp = (x[j] + gates[0 * HID + j]);
       const float hn = by_tanh(hp);
       h[j] = hn;
     }

@@ -170,8 +170,8 @@ BY_DEVICE void lstm_recurrence_k0_body(const float* __restrict__ xw, const float
             const float cn = fg * cp + ig * by_tanh(gp);
             const float op = (x[1 * HID + j] + gates[1 * SLICE + jj]);
             const float og = by_sigmoid(op);
-            st[(((2) * DIRS + d) * BATCH + b) * (long long)HID + j] = cn;
             const float hn = og * by_tanh(cn);
+            st[(((2) * DIRS + d) * BATCH + b) * (long long)HID + j] = cn;
             st[(((nxt) * DIRS + d) * BATCH + b) * (long long)HID + j] = hn;
             y[(((long long)t * DIRS + d) * BATCH + b) * HID + j] = (float)(hn);
           }
