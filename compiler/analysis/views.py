@@ -288,14 +288,23 @@ class TcOperand:
         return self.direct and all(s % chunk_elems == 0 for _, s in self.strides if s != 1)
 
 
+def _gather_of(e: Expr, elem: str) -> bool:
+    """Whether `e` only selects stored `elem` values: a load, a constant, or a guard between them
+    (the values pass to shared memory exactly; nothing is computed in the half type)."""
+    if e.dtype.name != elem:
+        return False
+    if isinstance(e, (Load, Const)):
+        return True
+    return isinstance(e, Select) and not e.cond.dtype.is_float and _gather_of(e.a, elem) and _gather_of(e.b, elem)
+
+
 def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
     """(source, stored) of an operand the precision pass prepared for `elem`, else None."""
     if elem == "float32":
         return (e, isinstance(e, Load) and e.dtype.name == "float32") if e.dtype.name == "float32" else None
-    if isinstance(e, Load) and e.dtype.name == elem:
-        # the model's own half tensor: its products compute and accumulate in float (DType.compute_ctype),
-        # exactly what the mma does. (Gathers of one, implicit-GEMM Conv, stay on SIMT for now: a
-        # generic half loader was seen to spill on sm_80.)
+    if _gather_of(e, elem):
+        # the model's own half tensor, or a guarded gather of it (implicit-GEMM Conv's zero padding):
+        # its products compute and accumulate in float (DType.compute_ctype), exactly what the mma does
         return e, True
     if not (isinstance(e, Cast) and e.dtype.name == "float32"):
         return None
@@ -314,28 +323,57 @@ def tc_operand(te: TensorExpr, view: GemmView, side: str, elem: str) -> TcOperan
     if s is None:
         return None
     src, stored = s
-    if not isinstance(src, Load) or len(group) != 1 or len(view.k) != 1:
+    if not isinstance(src, Load):
         return TcOperand(src, stored)
-    allowed = {v for v, _ in view.batch} | set(view.unit)
-    row_var, k_var = group[0][0], view.k[0][0]
     t = te.inputs[src.arg]
-    strides = []
+    entries = []            # (var, element stride, dimension), outermost first
     st = 1
     for idx, dim in zip(reversed(src.index), reversed(t.shape)):
         if isinstance(idx, Var):
-            strides.append((idx.name, st))
+            entries.append((idx.name, st, dim))
         elif not (isinstance(idx, Const) and idx.value == 0):
             return TcOperand(src, stored)
         st *= dim
-    names = [v for v, _ in strides]
+    entries.reverse()
+    # a group of several vars that walk consecutive dimensions whole (a Conv weight's (c, r, s), an
+    # activation's (h, w) at batch 1) is one strided var: its flat index times the innermost stride
+    for grp in (group, view.k):
+        entries = _merged(entries, grp)
+        if entries is None:
+            return TcOperand(src, stored)
+    allowed = {v for v, _ in view.batch} | set(view.unit)
+    row_var, k_var = group[0][0], view.k[0][0]
+    names = [v for v, _, _ in entries]
     if len(set(names)) != len(names) or row_var not in names or k_var not in names \
             or not set(names) - {row_var, k_var} <= allowed:
         return TcOperand(src, stored)
-    last = src.index[-1]
-    if not isinstance(last, Var) or last.name not in (row_var, k_var):
+    if names[-1] not in (row_var, k_var):
         return TcOperand(src, stored)
-    return TcOperand(src, stored, src.arg, t.dtype.name, "k" if last.name == k_var else "r",
-                     tuple(reversed(strides)))
+    return TcOperand(src, stored, src.arg, t.dtype.name, "k" if names[-1] == k_var else "r",
+                     tuple((v, st) for v, st, _ in entries))
+
+
+def _merged(entries: list, grp: tuple[tuple[str, int], ...]) -> list | None:
+    """`entries` with the vars of `grp` (last fastest) as one entry named by its first var, or None
+    when they do not index consecutive, contiguous, whole dimensions in that order (vars of extent
+    1 that the load does not read are skipped)."""
+    if len(grp) == 1:
+        return entries
+    names = [v for v, _, _ in entries]
+    used = [(v, n) for v, n in grp if v in names or n != 1]
+    if any(v not in names for v, _ in used):
+        return None
+    pos = [names.index(v) for v, _ in used]
+    if pos != list(range(pos[0], pos[0] + len(pos))):
+        return None
+    for (v, n), p in zip(used, pos):
+        if entries[p][2] != n:
+            return None
+    for p in pos[:-1]:
+        if entries[p][1] != entries[p + 1][1] * entries[p + 1][2]:
+            return None
+    merged = (grp[0][0], entries[pos[-1]][1], math.prod(n for _, n in used))
+    return entries[:pos[0]] + [merged] + entries[pos[-1] + 1:]
 
 
 # ---- memory-bound maps: affine loads, vector access, transposes -------------------------------

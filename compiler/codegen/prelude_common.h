@@ -1,6 +1,6 @@
 // Brickyard prelude, the part shared by the device (NVRTC) and the host harness (g++).
 // BY_HD marks functions compiled for both; everything here must give bit-identical results
-// on both sides, so half/bfloat16 conversions are done in software rather than with intrinsics.
+// on both sides (half/bfloat16 conversions: the device's cvt and the host's software round alike).
 #pragma once
 
 typedef long long by_i64;
@@ -14,8 +14,11 @@ BY_HD float by_nan_f() { return by_u2f(0x7fc00000u); }
 BY_HD double by_inf_d() { union { double d; by_u64 u; } c; c.u = 0x7ff0000000000000ull; return c.d; }
 BY_HD double by_nan_d() { union { double d; by_u64 u; } c; c.u = 0x7ff8000000000000ull; return c.d; }
 
-// IEEE binary16 <-> binary32, round to nearest even.
-BY_HD unsigned short by_f32_to_f16_bits(float f) {
+// IEEE binary16 <-> binary32 and binary32 -> bfloat16, round to nearest even: in software (`_sw`,
+// what the host harness runs) and, on the device, the hardware conversion (one cvt, PTX ISA), which
+// rounds the same way and differs only in which NaN a NaN becomes (both are NaN). The software
+// takes 10-30 instructions with branches per element, more than the arithmetic of most kernels.
+BY_HD unsigned short by_f32_to_f16_bits_sw(float f) {
   unsigned int x = by_f2u(f);
   unsigned int sign = (x >> 16) & 0x8000u;
   unsigned int mag = x & 0x7fffffffu;
@@ -38,7 +41,7 @@ BY_HD unsigned short by_f32_to_f16_bits(float f) {
   return (unsigned short)(sign | (r >> 13));
 }
 
-BY_HD float by_f16_bits_to_f32(unsigned short h) {
+BY_HD float by_f16_bits_to_f32_sw(unsigned short h) {
   unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
   unsigned int e = ((unsigned int)h >> 10) & 0x1fu;
   unsigned int m = (unsigned int)h & 0x3ffu;
@@ -51,11 +54,41 @@ BY_HD float by_f16_bits_to_f32(unsigned short h) {
   return by_u2f(sign | ((e + 112u) << 23) | (m << 13));
 }
 
-BY_HD unsigned short by_f32_to_bf16_bits(float f) {
+BY_HD unsigned short by_f32_to_bf16_bits_sw(float f) {
   unsigned int x = by_f2u(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);  // quiet NaN
   x += 0x7fffu + ((x >> 16) & 1u);
   return (unsigned short)(x >> 16);
+}
+
+BY_HD unsigned short by_f32_to_f16_bits(float f) {
+#ifdef __CUDA_ARCH__
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
+  return by_f32_to_f16_bits_sw(f);
+#endif
+}
+
+BY_HD float by_f16_bits_to_f32(unsigned short h) {
+#ifdef __CUDA_ARCH__
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+#else
+  return by_f16_bits_to_f32_sw(h);
+#endif
+}
+
+BY_HD unsigned short by_f32_to_bf16_bits(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned short b;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+  return b;
+#else
+  return by_f32_to_bf16_bits_sw(f);
+#endif
 }
 
 BY_HD float by_bf16_bits_to_f32(unsigned short b) { return by_u2f(((unsigned int)b) << 16); }

@@ -140,8 +140,9 @@ def _out_offset(te: TensorExpr) -> str:
     return " + ".join(terms) if terms else "0"
 
 
-def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: int) -> list[str]:
-    """Statements of the lambda body that fills one stage of operand `side` for k-tile `kt`."""
+def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: int, hoist: bool = False) -> list[str]:
+    """Statements of the lambda body that fills one stage of operand `side` for k-tile `kt`
+    (`hoist`: a gather whose rows are fixed per thread reads the vars `gather_rows` declared)."""
     op, kind, orient, tile = ((p.a, p.load_a, p.orient_a, p.tile_a) if side == "a"
                               else (p.b, p.load_b, p.orient_b, p.tile_b))
     rows, group, extent, row0 = ((p.BM, view.m, view.M, "by_m0") if side == "a" else (p.BN, view.n, view.N, "by_n0"))
@@ -206,6 +207,8 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
             L.append(f"        *reinterpret_cast<uint2*>(dst + {tile.off('o', 'j * 8')}) = "
                      f"make_uint2({pack}(v.x, v.y), {pack}(v.z, v.w));")
         L.append("      }")
+    elif hoist and _fixed_rows(p, side, T):
+        L += _gather_by_k(te, view, p, side, it, T)
     else:
         total = outer_tile * inner_tile
         loop = f"for (int c = tid; c < {total}; c += {T})"
@@ -223,6 +226,71 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         L.append(f"        *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'ii * {eb}')}) = {ctype}(v);")
         L.append("      }")
     L.append("    }")
+    return L
+
+
+# An implicit-GEMM gather (a Conv's activations, k x rows with the rows innermost) decomposes a
+# row index into its vars (n, h, w) with divisions: per element of every k-tile that costs more
+# instructions than the mma work. When every thread keeps the same rows of the tile for the whole
+# kernel, those vars are computed once, before the k loop, and the k vars once per tile row.
+
+def _fixed_rows(p: TcPlan, side: str, T: int) -> int:
+    """Rows of the tile each thread keeps for the whole kernel (a k x rows gather whose rows a
+    whole number of threads covers), else 0."""
+    orient, kind = (p.orient_a, p.load_a) if side == "a" else (p.orient_b, p.load_b)
+    rows = p.BM if side == "a" else p.BN
+    if kind != "generic" or orient != "r":
+        return 0
+    if rows % T == 0:
+        return rows // T
+    return 1 if T % rows == 0 and p.BK % (T // rows) == 0 else 0
+
+
+def gather_rows(view: GemmView, p: TcPlan, side: str, it: str, T: int) -> list[str]:
+    """Kernel-scope statements: the row vars of each row this thread loads, and whether it exists."""
+    Q = _fixed_rows(p, side, T)
+    if not Q:
+        return []
+    rows, group, extent, row0 = ((p.BM, view.m, view.M, "by_m0") if side == "a" else (p.BN, view.n, view.N, "by_n0"))
+    pre = f"by_g{side}"
+    L = [f"  {it} {', '.join(f'{pre}_{v}[{Q}]' for v, _ in group)};",
+         f"  bool {pre}_ok[{Q}];",
+         "  #pragma unroll",
+         f"  for (int q = 0; q < {Q}; ++q) {{",
+         f"    const {it} gr = {row0} + {'tid % ' + str(rows) if Q == 1 else f'tid + q * {T}'};",
+         f"    {pre}_ok[q] = gr < {extent};"]
+    body: list[str] = []
+    _decompose(body, "    ", it, "gr", group, "by_rm")
+    L += body + [f"    {pre}_{v}[q] = {v};" for v, _ in group] + ["  }"]
+    return L
+
+
+def _gather_by_k(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: int) -> list[str]:
+    """The loader of a fixed-rows gather: per tile row (a k), its k vars, then the thread's rows."""
+    op, tile = (p.a, p.tile_a) if side == "a" else (p.b, p.tile_b)
+    rows, group = (p.BM, view.m) if side == "a" else (p.BN, view.n)
+    ctype, eb = ELEMS[p.elem][0], ELEMS[p.elem][1]
+    Q = _fixed_rows(p, side, T)
+    pre = f"by_g{side}"
+    first, step = ("0", 1) if Q > 1 or T == rows else (f"tid / {rows}", T // rows)
+    col = f"tid + q * {T}" if Q > 1 else f"tid % {rows}"
+    L = [f"      for (int o = {first}; o < {p.BK}; o += {step}) {{",
+         f"        const {it} gk = k0 + o;"]
+    body: list[str] = []
+    _decompose(body, "        ", it, "gk", view.k, "by_rk")
+    L += body + ["        #pragma unroll", f"        for (int q = 0; q < {Q}; ++q) {{"]
+    L += [f"          const {it} {v} = {pre}_{v}[q];" for v, _ in group]
+    ragged = (view.M % p.BM) if side == "a" else (view.N % p.BN)
+    conds = [f"{pre}_ok[q]"] if ragged else []
+    if view.K % p.BK:
+        conds.append(f"gk < {view.K}")
+    L.append("          float v = 0.0f;")
+    L.append(f"          if ({' && '.join(conds)}) {{" if conds else "          {")
+    body = []
+    val = _render(te, op.source, body, "            ", it)
+    L += body + [f"            v = {val};", "          }",
+                 f"          *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'({col}) * {eb}')}) = {ctype}(v);",
+                 "        }", "      }"]
     return L
 
 
@@ -311,10 +379,11 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
               f"  const int nloc = {nk} - kt_begin < {kt_per} ? {nk} - kt_begin : {kt_per};"]
     else:
         L += ["  const int kt_begin = 0;", f"  const int nloc = {nk};"]
+    L += gather_rows(view, p, "a", it, T) + gather_rows(view, p, "b", it, T)
     L.append("  auto by_load = [&](int stage, int kt) {")
     L.append(f"    const {it} k0 = ({it})kt * {p.BK};")
-    L += _loader(te, view, p, "a", it, T)
-    L += _loader(te, view, p, "b", it, T)
+    L += _loader(te, view, p, "a", it, T, hoist=True)
+    L += _loader(te, view, p, "b", it, T, hoist=True)
     L.append("  };")
     commit = "    by_cp_async_commit();" if has_async else None
 

@@ -18,7 +18,8 @@ Checked, matching whole opcodes (base and modifiers), never substrings of the li
   read-only path, ptxas's choice for `const __restrict__` operands), and a 128-bit store
   (`STG.E.128`); every other kernel whose source loads 16-byte vectors (by_ld_global_v4: tc_gemm
   and wgmma_gemm operands loaded as vectors) has the same 128-bit load;
-- no kernel has local-memory traffic (LDL/STL, any width) unless ptxas reported spill bytes for it.
+- no kernel has local-memory traffic (LDL/STL, any width) unless ptxas reported spill bytes for it;
+- half conversions are hardware instructions (F2FP/F2F), not the host harness's software rounding.
 Each category must be non-empty, and each positive check is shown to be false on kernels of other
 kinds, so that a kind that stopped emitting its instruction fails here."""
 from __future__ import annotations
@@ -162,6 +163,18 @@ def local_traffic(fn: SassFunction):
     return fn.having("LDL") + fn.having("STL")
 
 
+def software_half(fn: SassFunction):
+    """The software float -> half rounding (the host harness's by_f32_to_f16_bits_sw): its compare
+    against 0x477fefff, the largest magnitude that does not round to infinity."""
+    return [i for i in fn.instructions if "0x477fefff" in i.operands]
+
+
+def hardware_half(fn: SassFunction):
+    """A hardware float -> half conversion: F2FP (paired: `F2FP.F16.F32.PACK_AB` on sm_90,
+    `F2FP.PACK_AB` on sm_80) or F2F.F16.F32 (sm_75)."""
+    return fn.having("F2FP") + fn.having("F2F", "F16")
+
+
 def of_kind(kernels, kind, target=None):
     return [k for k in kernels if k.kind == kind and (target is None or k.target == target)]
 
@@ -240,6 +253,21 @@ def test_local_memory_check_catches_a_stack_array():
     r = build_cubin(src, "stack_array", "sm_80")
     fn = disassemble_many({"k": r.cubin}, TOOL)["k"]["stack_array"]
     assert r.spills == 0 and fn.having("STL") and fn.having("LDL")
+
+
+def test_half_conversions_are_hardware_instructions(kernels):
+    """Kernels convert float to half with the hardware's cvt (the device prelude), never with the
+    host harness's software rounding, which costs 20-30 instructions and branches an element."""
+    slow = [str(k) for k in kernels if software_half(k.sass)]
+    assert not slow, "\n".join(slow)
+    halves = [k for k in kernels if k.model in ("relu_add_fp16", "attention_fp16", "matmul_fp16")]
+    assert halves and all(hardware_half(k.sass) for k in halves), [str(k) for k in halves if not hardware_half(k.sass)]
+    # the check can fail: the software rounding, called on the device, is seen
+    from compiler.codegen.nvrtc import build_cubin
+    src = ("BY_KERNEL void soft_half(const float* x, unsigned short* y) {\n"
+           "  y[threadIdx.x] = by_f32_to_f16_bits_sw(x[threadIdx.x]);\n}\n")
+    fn = disassemble_many({"k": build_cubin(src, "soft_half", "sm_90").cubin}, TOOL)["k"]["soft_half"]
+    assert software_half(fn) and not hardware_half(fn)
 
 
 def test_batched_disassembly_matches_cuobjdump(kernels):

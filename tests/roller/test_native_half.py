@@ -24,10 +24,15 @@ def _arrays(rng, dtype, *shapes):
     return [rng.standard_normal(s).astype(np.float32).astype(HALF[dtype]) for s in shapes]
 
 
-CASES = [  # (op, shapes, attrs): ragged sizes, a batch, a transposed Gemm with bias
-    ("MatMul", [(72, 40), (40, 56)], {}),
-    ("MatMul", [(3, 33, 64), (3, 64, 24)], {}),
-    ("Gemm", [(48, 80), (40, 80), (40,)], {"transB": 1, "alpha": 0.5}),
+CASES = [  # (op, shapes, attrs, wgmma too on sm_90): ragged sizes, a batch, a transposed Gemm with bias
+    ("MatMul", [(72, 40), (40, 56)], {}, True),
+    ("MatMul", [(3, 33, 64), (3, 64, 24)], {}, True),
+    ("Gemm", [(48, 80), (40, 80), (40,)], {"transB": 1, "alpha": 0.5}, True),
+    # implicit-GEMM Conv: the activation operand is a guarded gather (zero padding) of the half
+    # input, which wgmma's TMA cannot read; the weight's (c, kh, kw) is one contiguous k
+    ("Conv", [(2, 8, 9, 9), (12, 8, 3, 3)], {"pads": [1, 1, 1, 1], "strides": [2, 1]}, False),
+    # a pointwise Conv at batch 1: both operands are plain strided loads ((h, w) one row axis)
+    ("Conv", [(1, 32, 6, 8), (24, 32, 1, 1)], {}, True),
 ]
 
 
@@ -35,7 +40,7 @@ CASES = [  # (op, shapes, attrs): ragged sizes, a batch, a transposed Gemm with 
 @pytest.mark.parametrize("target", ["a100", "h100"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, target, dtype):
-    op, shapes, attrs = CASES[case]
+    op, shapes, attrs, wgmma = CASES[case]
     rng = np.random.default_rng(case)
     arrays = _arrays(rng, dtype, *shapes)
     kernel, ref = lower_single(op, arrays, attrs)
@@ -47,8 +52,10 @@ def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, targ
         best = next((c for c in tensor if c.kind == kind), None)
         if best is not None:
             picked.append(best)
-    if target == "h100":
+    if target == "h100" and wgmma:
         assert {c.kind for c in picked} == {"tc_gemm", "wgmma_gemm"}
+    if op == "Conv":   # the weight [F, C, kh, kw] is a plain F x (C kh kw) matrix: cp.async, not a gather
+        assert picked[0].param("load_a") == "async", picked[0].params
     ins = tuple(p.value for p in kernel.params[:-1])
     launches = [render_config(kernel.expr, c, kernel.expr.name, "y", ins) for c in picked
                 if int(c.param("split_k", 1) or 1) == 1]

@@ -193,6 +193,33 @@ def test_conv_implicit_gemm_tensor_core_candidates(case):
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
+def test_fixed_row_gathers(precision):
+    """Implicit-GEMM gathers whose rows stay with a thread (codegen/tensor_core.py `gather_rows`):
+    several rows a thread, one row with several threads on it (k strided), output pixels and K
+    both ragged, padded and strided convolutions; each against the naive kernel, both harness modes."""
+    from compiler.analysis.views import gemm_view as view_of
+    from compiler.codegen.tensor_core import _fixed_rows
+    rng = np.random.default_rng(3)
+    seen = set()
+    for shapes, attrs in ((((2, 5, 9, 11), (12, 5, 3, 3)), {"pads": [1, 1, 1, 1], "strides": [2, 1]}),
+                          (((1, 24, 7, 7), (40, 24, 1, 1)), {}),
+                          (((2, 3, 12, 12), (8, 3, 5, 5)), {"pads": [2, 2, 2, 2]})):
+        kernel, values, ref = prepare("Conv", [_f(rng, s) for s in shapes], attrs, precision, (1,))
+        v = view_of(kernel.expr)
+        picked = []
+        for c in tc_configs(kernel, "h100", precision):
+            p = tc_plan(kernel.expr, v, c)
+            q = _fixed_rows(p, "b", 32 * p.warps)
+            key = (q > 1, q == 1 and 32 * p.warps > p.BN, v.N % p.BN != 0, v.K % p.BK != 0)
+            if q and key not in seen:
+                seen.add(key)
+                picked.append(c)
+        run_candidates(kernel, values, ref, precision, picked[:4])
+    assert {k[0] for k in seen} == {True, False} and any(k[1] for k in seen)
+    assert any(k[2] for k in seen) and any(k[3] for k in seen)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
 def test_every_loader_layout_and_pipeline_depth(precision):
     """One shape per operand layout (k-major and row-major A and B: ldmatrix and .trans), all
     loaders (cp.async weights, 16-byte vector activations, generic gathers) and 1-4 stages."""

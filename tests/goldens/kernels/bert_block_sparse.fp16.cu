@@ -123,7 +123,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_37e5cb7fe76b74af_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_e49aac052d4cff0e_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -145,6 +145,18 @@ BY_DEVICE void matmul_37e5cb7fe76b74af_body(const float* __restrict__ in0, const
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = 0;
   const int nloc = 2;
+  int by_gb_i1[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 32;
+    by_gb_ok[q] = gr < 128;
+    int by_rm = gr;
+    const int i3 = by_rm % 64; by_rm /= 64;
+    const int i1 = by_rm;
+    by_gb_i1[q] = i1;
+    by_gb_i3[q] = i3;
+  }
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 64;
     {  // operand A: vector, rows x k
@@ -162,19 +174,19 @@ BY_DEVICE void matmul_37e5cb7fe76b74af_body(const float* __restrict__ in0, const
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 4096;
-      for (int c = tid; c < 2048; c += 256) {
-        const int o = c / 32, ii = c % 32;
+      for (int o = tid / 32; o < 64; o += 8) {
         const int gk = k0 + o;
-        const int gr = by_n0 + ii;
-        float v = 0.0f;
-        {
-          int by_rm = gr;
-          const int i3 = by_rm % 64; by_rm /= 64;
-          const int i1 = by_rm;
-          const int r0 = gk;
-          v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+        const int r0 = gk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i1 = by_gb_i1[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, (tid % 32) * 2)) = by_half(v);
         }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
       }
     }
   };
@@ -218,7 +230,7 @@ BY_DEVICE void matmul_37e5cb7fe76b74af_body(const float* __restrict__ in0, const
         out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
       }
 }
-BY_DEVICE void matmul_5beaa6161f26cadd_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_4178578f5e7b59bd_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 4096;
@@ -240,23 +252,35 @@ BY_DEVICE void matmul_5beaa6161f26cadd_body(const float* __restrict__ in0, const
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = 0;
   const int nloc = 2;
+  int by_ga_i1[1], by_ga_i2[1];
+  bool by_ga_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_m0 + tid % 32;
+    by_ga_ok[q] = gr < 128;
+    int by_rm = gr;
+    const int i2 = by_rm % 64; by_rm /= 64;
+    const int i1 = by_rm;
+    by_ga_i1[q] = i1;
+    by_ga_i2[q] = i2;
+  }
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 64;
     {  // operand A: generic, k x rows
       unsigned char* const dst = by_sa + stage * 4096;
-      for (int c = tid; c < 2048; c += 256) {
-        const int o = c / 32, ii = c % 32;
+      for (int o = tid / 32; o < 64; o += 8) {
         const int gk = k0 + o;
-        const int gr = by_m0 + ii;
-        float v = 0.0f;
-        {
-          int by_rm = gr;
-          const int i2 = by_rm % 64; by_rm /= 64;
-          const int i1 = by_rm;
-          const int r0 = gk;
-          v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))]);
+        const int r0 = gk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i1 = by_ga_i1[q];
+          const int i2 = by_ga_i2[q];
+          float v = 0.0f;
+          {
+            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, (tid % 32) * 2)) = by_half(v);
         }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
       }
     }
     {  // operand B: vector, rows x k
@@ -315,8 +339,8 @@ BY_DEVICE void matmul_5beaa6161f26cadd_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 4u) matmul_37e5cb7fe76b74af_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1)));
-  else if (by_b < 8u) matmul_5beaa6161f26cadd_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1)));
+  if (by_b < 4u) matmul_e49aac052d4cff0e_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1)));
+  else if (by_b < 8u) matmul_4178578f5e7b59bd_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(256) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());

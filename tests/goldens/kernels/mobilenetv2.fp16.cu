@@ -4,7 +4,7 @@
 // launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
 // launch 2: conv_k2 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float float float out:float]
 // launch 3: conv_k3 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 4: conv_k4 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 4: conv_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:float]
 // launch 5: conv_k5 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
 // launch 6: conv_k6 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
 // launch 7: conv_k7 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float float float float out:float]
@@ -15,27 +15,27 @@
 // launch 12: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
 // launch 13: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
 // launch 14: conv_k11 grid=[2, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float by_half float out:float]
-// launch 15: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 15: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
 // launch 16: conv_k13 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 17: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 17: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
 // launch 18: conv_k13 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 19: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 19: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
 // launch 20: conv_k13 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 21: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 21: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
 // launch 22: conv_k14 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float out:float]
-// launch 23: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 23: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
 // launch 24: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 25: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
+// launch 25: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
 // launch 26: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 27: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 28: conv_k17 grid=[7, 1, 1] block=[64, 1, 1] shared=512 params=[float float float by_half float out:float]
-// launch 29: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 27: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 28: conv_k17 grid=[1, 1, 1] block=[128, 1, 1] shared=20480 params=[float float float by_half float out:float]
+// launch 29: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
 // launch 30: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float by_half float float out:float]
-// launch 31: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 31: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
 // launch 32: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float by_half float float out:float]
-// launch 33: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
-// launch 34: conv_k20 grid=[28, 1, 1] block=[32, 1, 1] shared=384 params=[float float float by_half float out:float]
-// launch 35: conv_k21 grid=[320, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 33: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
+// launch 34: conv_k20 grid=[1, 1, 1] block=[256, 1, 1] shared=9216 params=[float float float by_half float out:float]
+// launch 35: conv_k21 grid=[10, 1, 1] block=[256, 1, 1] shared=36864 params=[float by_half float out:float]
 // launch 36: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
@@ -279,80 +279,100 @@ BY_KERNEL void __launch_bounds__(256) conv_k3(const float* __restrict__ in0, con
 // ===== conv_k4 =====
 BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 1024;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 8) * 16, wn0 = (warp % 8) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
-  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int by_n0 = (by_blk % 2) * 128; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 6; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*48 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 3;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 512;
+      for (int c = tid; c < 32; c += 256) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 8 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*48 + (gk)) : (const void*)in1, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 16; by_rm /= 16;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*12288 + (r0)*256 + (i2)*16 + (i3)])))));
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 4352;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 32, j = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (i0)*12288 + (gk)*256 + (gr));
+        *reinterpret_cast<uint2*>(dst + (o) * 272 + (j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 512;
+      const unsigned char* const bs = by_sb + (i % 2) * 4352;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + (kk + by_lh + (lane & 7)) * 272 + ((wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
-    __syncthreads();
   }
+  by_cp_async_wait_all();
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 16; by_en /= 16;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 8)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 16; by_en /= 16;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+      }
 }
-BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k4_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -875,80 +895,97 @@ BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__
 // ===== conv_k12 =====
 BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 36) * 4; by_blk /= 36;
+  const int by_m0 = (by_blk % 2) * 128; by_blk /= 2;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*24 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int rem = gr < 144 ? 24 - gk : 0;
+        const int nb = rem >= 8 ? 16 : (rem > 0 ? (int)rem * 2 : 0);
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*24 + (gk)) : (const void*)in1, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*384 + (r0)*16 + (i2)*4 + (i3)])))));
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int c = tid; c < 128; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gk < 24) v = by_ld_global_v4(src + (i0)*384 + (gk)*16 + (gr));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
+    {
+      const unsigned char* const as = by_sa + (0) * 8192;
+      const unsigned char* const bs = by_sb + (0) * 1024;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 144)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+      }
 }
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -1115,80 +1152,96 @@ BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__
 // ===== conv_k15 =====
 BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 48) * 4; by_blk /= 48;
+  const int by_m0 = (by_blk % 2) * 128; by_blk /= 2;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 192 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*32 + (gk)) : (const void*)in1, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)])))));
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int c = tid; c < 128; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (i0)*512 + (gk)*16 + (gr));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
+    {
+      const unsigned char* const as = by_sa + (0) * 8192;
+      const unsigned char* const bs = by_sb + (0) * 1024;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 192)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+      }
 }
-BY_KERNEL void conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k15_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -1275,162 +1328,221 @@ BY_KERNEL void conv_k16(const float* __restrict__ in0, const float* __restrict__
 // ===== conv_k17 =====
 BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 16384;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 7) * 8; by_blk /= 7;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 24; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 64) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in3[(i1)*192 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 4;
+    int by_rm = gr;
+    const int i3 = by_rm % 2; by_rm /= 2;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 128) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 56 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in3 + (gr)*192 + (gk)) : (const void*)in3, nb);
       }
-      by_as[(0) * 64 + kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 64) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 16; o < 64; o += 8) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (4ll)) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (by_gb_ok[q]) {
+            v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (4ll)) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
     }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
     __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 8192;
+      const unsigned char* const bs = by_sb + (i % 2) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 56 && gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
+      }
 }
-BY_KERNEL void conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
   conv_k17_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
 // ===== conv_k18 =====
 BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 16384;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 84) * 4; by_blk /= 84;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 3) * 128; by_blk /= 3;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 7; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*56 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 16384;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int rem = gr < 336 ? 56 - gk : 0;
+        const int nb = rem >= 8 ? 16 : (rem > 0 ? (int)rem * 2 : 0);
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gr)*56 + (gk)) : (const void*)in1, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*224 + (r0)*4 + (i2)*2 + (i3)])))));
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gk < 56 && gr + 4 <= 4) v = by_ld_global_v4(src + (i0)*224 + (gk)*4 + (gr));
+        else if (gk < 56) {
+          if (gr + 0 < 4) v.x = src[(i0)*224 + (gk)*4 + (gr) + 0];
+          if (gr + 1 < 4) v.y = src[(i0)*224 + (gk)*4 + (gr) + 1];
+          if (gr + 2 < 4) v.z = src[(i0)*224 + (gk)*4 + (gr) + 2];
+          if (gr + 3 < 4) v.w = src[(i0)*224 + (gk)*4 + (gr) + 3];
+        }
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
+    {
+      const unsigned char* const as = by_sa + (0) * 16384;
+      const unsigned char* const bs = by_sb + (0) * 2048;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 336 && gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+      }
 }
-BY_KERNEL void conv_k18(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k18(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k18_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -1518,162 +1630,225 @@ BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__
 // ===== conv_k20 =====
 BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 28) * 4; by_blk /= 28;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 42; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in3[(i1)*336 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 21;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 4;
+    int by_rm = gr;
+    const int i3 = by_rm % 2; by_rm /= 2;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 112 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in3 + (gr)*336 + (gk)) : (const void*)in3, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 16) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (by_gb_ok[q]) {
+            v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
     }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
     __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 112 && gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
+      }
 }
-BY_KERNEL void conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
   conv_k20_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
 // ===== conv_k21 =====
 BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 32768;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 320) * 4; by_blk /= 320;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 10) * 128; by_blk /= 10;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 14; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*112 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 16384;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int rem = 112 - gk;
+        const int nb = rem >= 8 ? 16 : (rem > 0 ? (int)rem * 2 : 0);
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gr)*112 + (gk)) : (const void*)in1, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*448 + (r0)*4 + (i2)*2 + (i3)])))));
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gk < 112 && gr + 4 <= 4) v = by_ld_global_v4(src + (i0)*448 + (gk)*4 + (gr));
+        else if (gk < 112) {
+          if (gr + 0 < 4) v.x = src[(i0)*448 + (gk)*4 + (gr) + 0];
+          if (gr + 1 < 4) v.y = src[(i0)*448 + (gk)*4 + (gr) + 1];
+          if (gr + 2 < 4) v.z = src[(i0)*448 + (gk)*4 + (gr) + 2];
+          if (gr + 3 < 4) v.w = src[(i0)*448 + (gk)*4 + (gr) + 3];
+        }
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 16384;
+      const unsigned char* const bs = by_sb + (i % 2) * 2048;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
-    __syncthreads();
   }
+  by_cp_async_wait_all();
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+      }
 }
-BY_KERNEL void conv_k21(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k21(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k21_body(in0, in1, in2, out, by_this_block());
 }
 

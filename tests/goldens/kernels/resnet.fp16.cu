@@ -2,7 +2,7 @@
 // 16 launches, 16 distinct kernels
 // launch 0: conv_k0 grid=[512, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
 // launch 1: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 2: conv_k1 grid=[64, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
+// launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:float]
 // launch 3: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
 // launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
@@ -11,10 +11,10 @@
 // launch 8: conv_k7 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
 // launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
 // launch 10: conv_k9 grid=[16, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float float by_half float out:float]
-// launch 11: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float out:float]
-// launch 12: conv_k11 grid=[64, 1, 1] block=[32, 1, 1] shared=1024 params=[float by_half float out:float]
+// launch 11: conv_k10 grid=[1, 1, 1] block=[128, 1, 1] shared=20480 params=[float by_half float out:float]
+// launch 12: conv_k11 grid=[8, 1, 1] block=[128, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 13: conv_splitk_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float float out:float]
-// launch 14: conv_k12 grid=[32, 1, 1] block=[64, 1, 1] shared=512 params=[float by_half float float by_half float out:float]
+// launch 14: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=36864 params=[float by_half float float by_half float out:float]
 // launch 15: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
@@ -146,80 +146,96 @@ BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, 
 // ===== conv_k1 =====
 BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 1024;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 8) * 16, wn0 = (warp % 8) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
-  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int by_n0 = (by_blk % 2) * 128; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 1024;
+      for (int c = tid; c < 64; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 8 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*32 + (gk)) : (const void*)in1, nb);
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 16; by_rm /= 16;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)])))));
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 8704;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 32, j = c % 32;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (i0)*8192 + (gk)*256 + (gr));
+        *reinterpret_cast<uint2*>(dst + (o) * 272 + (j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
     }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
+    {
+      const unsigned char* const as = by_sa + (0) * 1024;
+      const unsigned char* const bs = by_sb + (0) * 8704;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + (kk + by_lh + (lane & 7)) * 272 + ((wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 16; by_en /= 16;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 8)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 16; by_en /= 16;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
 }
-BY_KERNEL void conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k1_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -664,41 +680,35 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
   const int nloc = 1;
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 64;
-    {  // operand A: generic, k x rows
+    {  // operand A: async, rows x k
       unsigned char* const dst = by_sa + stage * 4096;
-      for (int c = tid; c < 2048; c += 256) {
-        const int o = c / 32, ii = c % 32;
-        const int gk = k0 + o;
-        const int gr = by_m0 + ii;
-        float v = 0.0f;
-        {
-          const int i1 = gr;
-          const int r0 = gk;
-          v = ((float)in1[(i1)*64 + (r0)]);
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, ii * 2)) = by_half(v);
+      #pragma unroll
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gr)*64 + (gk)) : (const void*)in1, nb);
       }
     }
-    {  // operand B: generic, k x rows
+    {  // operand B: vector, k x rows
       unsigned char* const dst = by_sb + stage * 8192;
-      for (int c = tid; c < 4096; c += 256) {
-        const int o = c / 64, ii = c % 64;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 16, j = c % 16;
         const int gk = k0 + o;
-        const int gr = by_n0 + ii;
-        float v = 0.0f;
-        {
-          int by_rm = gr;
-          const int i3 = by_rm % 8; by_rm /= 8;
-          const int i2 = by_rm;
-          const int r0 = gk;
-          v = in0[(i0)*4096 + (r0)*64 + (i2)*8 + (i3)];
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, ii * 2)) = by_half(v);
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (i0)*4096 + (gk)*64 + (gr));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
   };
   for (int i = 0; i < nloc; ++i) {
     by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
     __syncthreads();
     {
       const unsigned char* const as = by_sa + (0) * 4096;
@@ -708,7 +718,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4_trans(a[mi], as + by_swizzle_64b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -912,96 +922,15 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict_
 // ===== conv_k10 =====
 BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*128 + (r0)])));
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*2048 + (r0)*16 + (i2)*4 + (i3)])))));
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-    }
-  }
-}
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 512;
+  unsigned char* const by_sb = by_smem + 16384;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -1011,63 +940,53 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
     for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = by_ks * 3;
-  const int nloc = 36 - kt_begin < 3 ? 36 - kt_begin : 3;
+  const int kt_begin = 0;
+  const int nloc = 2;
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 16;
-    {  // operand A: generic, rows x k
-      unsigned char* const dst = by_sa + stage * 512;
-      for (int c = tid; c < 256; c += 32) {
-        const int o = c / 16, ii = c % 16;
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 128) {
+        const int o = c / 8, j = c % 8;
         const int gr = by_m0 + o;
-        const int gk = k0 + ii;
-        float v = 0.0f;
-        {
-          const int i1 = gr;
-          int by_rk = gk;
-          const int r2 = by_rk % 3; by_rk /= 3;
-          const int r1 = by_rk % 3; by_rk /= 3;
-          const int r0 = by_rk;
-          v = ((float)in1[(i1)*576 + (r0)*9 + (r1)*3 + (r2)]);
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gr)*128 + (gk)) : (const void*)in1, nb);
       }
     }
-    {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 512;
-      for (int c = tid; c < 256; c += 32) {
-        const int o = c / 16, ii = c % 16;
+    {  // operand B: vector, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 128) {
+        const int o = c / 4, j = c % 4;
         const int gk = k0 + o;
-        const int gr = by_n0 + ii;
-        float v = 0.0f;
-        if (gr < 4) {
-          int by_rm = gr;
-          const int i3 = by_rm % 2; by_rm /= 2;
-          const int i2 = by_rm;
-          int by_rk = gk;
-          const int r2 = by_rk % 3; by_rk /= 3;
-          const int r1 = by_rk % 3; by_rk /= 3;
-          const int r0 = by_rk;
-          const int t0 = (((i2 * (2ll)) + r1) - (1ll));
-          const int t1 = (((i3 * (2ll)) + r2) - (1ll));
-          v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*1024 + (r0)*16 + (t0)*4 + (t1)] : 0.0f);
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        v = by_ld_global_v4(src + (i0)*2048 + (gk)*16 + (gr));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
   };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
   for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
+    by_cp_async_wait<0>();
     __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (0) * 512;
-      const unsigned char* const bs = by_sb + (0) * 512;
+      const unsigned char* const as = by_sa + (i % 2) * 8192;
+      const unsigned char* const bs = by_sb + (i % 2) * 2048;
       #pragma unroll
-      for (int kk = 0; kk < 16; kk += 16) {
+      for (int kk = 0; kk < 64; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -1078,8 +997,130 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
-    __syncthreads();
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
+}
+BY_KERNEL void __launch_bounds__(128) conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== conv_k11 =====
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 18 - kt_begin < 3 ? 18 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 4;
+    int by_rm = gr;
+    const int i3 = by_rm % 2; by_rm /= 2;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 128) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*576 + (gk)) : (const void*)in1, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int o = tid / 16; o < 32; o += 8) {
+        const int gk = k0 + o;
+        int by_rk = gk;
+        const int r2 = by_rk % 3; by_rk /= 3;
+        const int r1 = by_rk % 3; by_rk /= 3;
+        const int r0 = by_rk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (by_gb_ok[q]) {
+            const int t0 = (((i2 * (2ll)) + r1) - (1ll));
+            const int t1 = (((i3 * (2ll)) + r2) - (1ll));
+            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*1024 + (r0)*16 + (t0)*4 + (t1)] : 0.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
+    __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 1024;
+      #pragma unroll
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1096,7 +1137,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
         out[(int)by_ks * 256 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
       }
 }
-BY_KERNEL void __launch_bounds__(32) conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k11_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -1104,7 +1145,7 @@ BY_KERNEL void __launch_bounds__(32) conv_k11(const float* __restrict__ in0, con
 BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   for (int lin = (int)by_block.idx.x * 256 + threadIdx.x; lin < 256; lin += (int)by_block.grid.x * 256) {
     float s = 0.0f;
-    for (int k = 0; k < 16; ++k) s += by_ws[(int)k * 256 + lin];
+    for (int k = 0; k < 8; ++k) s += by_ws[(int)k * 256 + lin];
     const int i0 = 0;
     int by_rem = lin;
     const int i3 = by_rem % 2; by_rem /= 2;
@@ -1121,81 +1162,117 @@ BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ i
 // ===== conv_k12 =====
 BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 32768;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 2) * 128; by_blk /= 2;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 64) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in4[(i1)*128 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 2;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 4;
+    int by_rm = gr;
+    const int i3 = by_rm % 2; by_rm /= 2;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 16384;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in4 + (gr)*128 + (gk)) : (const void*)in4, nb);
       }
-      by_as[(0) * 64 + kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 64) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 16; o < 64; o += 16) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))])))));
-      }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (by_gb_ok[q]) {
+            v = in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))];
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
     }
+  };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<0>();
     __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 2) * 16384;
+      const unsigned char* const bs = by_sb + (i % 2) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+      }
 }
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 

@@ -1,6 +1,6 @@
 // golden: vit.onnx h100 fp16
 // 10 launches, 8 distinct kernels
-// launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=4608 params=[float by_half out:float]
+// launch 0: conv_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half out:float]
 // launch 1: conv_splitk_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float out:float]
 // launch 2: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 3: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
@@ -15,7 +15,7 @@
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 4096;
+  unsigned char* const by_sb = by_smem + 16384;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
@@ -23,7 +23,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
-  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -34,60 +34,71 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = by_ks * 3;
-  const int nloc = 48 - kt_begin < 3 ? 48 - kt_begin : 3;
+  const int nloc = 24 - kt_begin < 3 ? 24 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 16;
+    int by_rm = gr;
+    const int i3 = by_rm % 4; by_rm /= 4;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 16;
-    {  // operand A: generic, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
-      for (int c = tid; c < 2048; c += 256) {
-        const int o = c / 16, ii = c % 16;
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 8192;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 4, j = c % 4;
         const int gr = by_m0 + o;
-        const int gk = k0 + ii;
-        float v = 0.0f;
-        {
-          const int i1 = gr;
-          int by_rk = gk;
-          const int r2 = by_rk % 16; by_rk /= 16;
-          const int r1 = by_rk % 16; by_rk /= 16;
-          const int r0 = by_rk;
-          v = ((float)in1[(i1)*768 + (r0)*256 + (r1)*16 + (r2)]);
-        }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*768 + (gk)) : (const void*)in1, nb);
       }
     }
     {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 512;
-      for (int c = tid; c < 256; c += 256) {
-        const int o = c / 16, ii = c % 16;
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int o = tid / 16; o < 32; o += 16) {
         const int gk = k0 + o;
-        const int gr = by_n0 + ii;
-        float v = 0.0f;
-        {
-          int by_rm = gr;
-          const int i3 = by_rm % 4; by_rm /= 4;
-          const int i2 = by_rm;
-          int by_rk = gk;
-          const int r2 = by_rk % 16; by_rk /= 16;
-          const int r1 = by_rk % 16; by_rk /= 16;
-          const int r0 = by_rk;
-          v = in0[(i0)*12288 + (r0)*4096 + (((i2 * (16ll)) + r1))*64 + (((i3 * (16ll)) + r2))];
+        int by_rk = gk;
+        const int r2 = by_rk % 16; by_rk /= 16;
+        const int r1 = by_rk % 16; by_rk /= 16;
+        const int r0 = by_rk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = in0[(i0)*12288 + (r0)*4096 + (((i2 * (16ll)) + r1))*64 + (((i3 * (16ll)) + r2))];
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
         }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
       }
     }
   };
+  for (int s = 0; s < 1; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
   for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
+    by_cp_async_wait<0>();
     __syncthreads();
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (0) * 4096;
-      const unsigned char* const bs = by_sb + (0) * 512;
+      const unsigned char* const as = by_sa + (i % 2) * 8192;
+      const unsigned char* const bs = by_sb + (i % 2) * 1024;
       #pragma unroll
-      for (int kk = 0; kk < 16; kk += 16) {
+      for (int kk = 0; kk < 32; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -98,8 +109,8 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
-    __syncthreads();
   }
+  by_cp_async_wait_all();
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -123,7 +134,7 @@ BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, con
 BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   for (int lin = (int)by_block.idx.x * 256 + threadIdx.x; lin < 2048; lin += (int)by_block.grid.x * 256) {
     float s = 0.0f;
-    for (int k = 0; k < 16; ++k) s += by_ws[(int)k * 2048 + lin];
+    for (int k = 0; k < 8; ++k) s += by_ws[(int)k * 2048 + lin];
     const int i0 = 0;
     int by_rem = lin;
     const int i3 = by_rem % 4; by_rem /= 4;
