@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 
 from ..codegen.block_function import BLOCK_X
-from ..codegen.cuda import ExprRenderer, combine, contiguous_strides, decompose_index
+from ..codegen.cuda import ExprRenderer, combine, contiguous_strides, decompose_index, index_ctype
 from ..codegen.block_function import finish_kernel
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
@@ -60,7 +60,6 @@ WARPS = THREADS // 32
 MAX_ROWS_PER_BLOCK = 16
 SHARED_LIMIT = 48 * 1024    # bytes of shared memory a block may take (no opt-in needed)
 BLOCKS_WANTED = 128         # about one block per SM of a large GPU before rows share a block
-INDEX = "long long"
 _ROW = Var("by_rl")         # a block's local row, the index of shared buffers
 
 
@@ -279,6 +278,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     for st in spec.stages:
         for v, t in zip(st.inputs, st.expr.inputs):
             types.setdefault(v, t)
+    it = chain_index_ctype(spec, chain)
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
     out_args = {v: f"out{j}" for j, v in enumerate(spec.written[:-1])}   # resident rows written too
     bm, J, nrows = chain.rows_per_block, chain.length, chain.row_count
@@ -297,35 +297,19 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
         L.append(f"  {ct}* const {name} = reinterpret_cast<{ct}*>(by_smem_raw + {offset});")
         offset += count * buf_type[v].itemsize
         offset = -(-offset // 16) * 16
-    L += [f"  const {INDEX} by_row0 = ({INDEX}){BLOCK_X} * {bm};",
+    L += [f"  const {it} by_row0 = ({it}){BLOCK_X} * {bm};",
           "  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;",
           "  (void)by_lane; (void)by_warp;"]
 
     wpr = warps_per_row(chain)
-    ctx = _Phase(chain, names, in_args, out_args, buf_type, stored, lengths, wpr, offset)
+    ctx = _Phase(chain, names, in_args, out_args, buf_type, stored, lengths, wpr, offset, it)
     for ph in chain.phases:     # in order: each reads the shared values before it
         L += _resident_phase(ph, ctx) if ph.length is not None else _statistic_phase(ph, ctx)
     if wpr > 1:   # the partials' scratch, after the buffers
         offset += bm * wpr * 8
 
-    f = chain.final
-    te = f.expr
-    cols = [a for a in range(te.output.rank) if a not in f.row_axes]
-    ncols = math.prod(te.output.shape[a] for a in cols)
-    rend = _renderer(f, names, in_args, buf_type, lengths, bm)
-    L += [f"  for ({INDEX} by_lin = threadIdx.x; by_lin < {bm * ncols}; by_lin += {THREADS}) {{",
-          f"    const {INDEX} by_rl = by_lin / {ncols};",
-          f"    const {INDEX} by_row = by_row0 + by_rl;",
-          f"    if (by_row >= {nrows}) break;"]
-    L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes], "by_rrem", INDEX)
-    L += decompose_index("    ", f"(by_lin % {ncols})", tuple(te.output.shape[a] for a in cols),
-                         [f"i{a}" for a in cols], "by_crem", INDEX)
-    body, result = _value(rend, "    ")
-    out_t = te.output
-    strides = contiguous_strides(out_t.shape)
-    off = " + ".join(f"i{a} * {s}" for a, s in enumerate(strides)) or "0"
-    L += body + [f"    out[{off}] = ({out_t.dtype.ctype})({result});", "  }"]
-
+    L += _final_phase(ctx)
+    out_t = chain.final.expr.output
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
     params += [f"{stored[v].ctype}* __restrict__ {out_args[v]}" for v in out_args]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
@@ -356,19 +340,65 @@ class _Phase:
     lengths: dict        # resident value -> its row length
     wpr: int             # warps per row of a statistic
     scratch: int         # byte offset of the statistics' partials
+    it: str              # the C type of indices
+
+
+def _final_phase(c: _Phase) -> list[str]:
+    """The final stage, written to global memory. Rows of at least a warp's width: `wpr` warps a
+    row (the statistics' mapping), lanes over its columns, the row's index decomposed once a row
+    (an element's share of the index arithmetic was most of a short kernel's instructions).
+    Shorter rows: threads over (row, column), so that a warp still writes consecutive columns."""
+    chain, it, bm, nrows = c.chain, c.it, c.chain.rows_per_block, c.chain.row_count
+    f = chain.final
+    te = f.expr
+    cols = [a for a in range(te.output.rank) if a not in f.row_axes]
+    ncols = math.prod(te.output.shape[a] for a in cols)
+    rend = _renderer(f, c.names, c.in_args, c.buf_type, c.lengths, bm, it)
+    col_vars = [f"i{a}" for a in cols]
+    col_shape = tuple(te.output.shape[a] for a in cols)
+    if ncols >= 32:
+        # the block's warps left idle by its rows share a row, each lane still writing two columns
+        wpr = 1 << (max(1, min(WARPS // bm, ncols // 64)).bit_length() - 1)
+        L = [f"  for ({it} by_rl = by_warp / {wpr}; by_rl < {bm}; by_rl += {WARPS // wpr}) {{",
+             f"    const {it} by_row = by_row0 + by_rl;",
+             f"    if (by_row >= {nrows}) break;"]
+        L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes], "by_rrem", it)
+        lane = "by_lane" if wpr == 1 else f"(by_lane + 32 * (by_warp % {wpr}))"
+        L += [f"    for ({it} by_col = {lane}; by_col < {ncols}; by_col += {32 * wpr}) {{"]
+        L += decompose_index("      ", "by_col", col_shape, col_vars, "by_crem", it)
+        ind = "      "
+    else:
+        L = [f"  for ({it} by_lin = threadIdx.x; by_lin < {bm * ncols}; by_lin += {THREADS}) {{",
+             f"    const {it} by_rl = by_lin / {ncols};",
+             f"    const {it} by_row = by_row0 + by_rl;",
+             f"    if (by_row >= {nrows}) break;"]
+        L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes], "by_rrem", it)
+        L += decompose_index("    ", f"(by_lin % {ncols})", col_shape, col_vars, "by_crem", it)
+        ind = "    "
+    body, result = _value(rend, ind)
+    strides = contiguous_strides(te.output.shape)
+    off = " + ".join(f"i{a} * {s}" for a, s in enumerate(strides)) or "0"
+    L += body + [f"{ind}out[{off}] = ({te.output.dtype.ctype})({result});"]
+    return L + (["    }", "  }"] if ncols >= 32 else ["  }"])
+
+
+def chain_index_ctype(spec: KernelSpec, chain: RowChain) -> str:
+    """`int` when every stage, as written and as the kernel composes it, indexes within 32 bits."""
+    exprs = [st.expr for st in spec.stages] + [r.expr for r in chain.phases + (chain.final,)]
+    return "int" if all(index_ctype(e) == "int" for e in exprs) else "long long"
 
 
 def _resident_phase(r: Reader, c: _Phase) -> list[str]:
     """A block's rows of resident rows into shared memory, a thread per element (and to global
     memory too when a later kernel reads them)."""
-    chain, n, bm, nrows = c.chain, r.length, c.chain.rows_per_block, c.chain.row_count
-    rend = _renderer(r, c.names, c.in_args, c.buf_type, c.lengths, bm)
-    L = [f"  for ({INDEX} by_lin = threadIdx.x; by_lin < {bm * n}; by_lin += {THREADS}) {{",
-         f"    const {INDEX} by_rl = by_lin / {n};",
-         f"    const {INDEX} by_row = by_row0 + by_rl;",
+    chain, n, bm, nrows, it = c.chain, r.length, c.chain.rows_per_block, c.chain.row_count, c.it
+    rend = _renderer(r, c.names, c.in_args, c.buf_type, c.lengths, bm, it)
+    L = [f"  for ({it} by_lin = threadIdx.x; by_lin < {bm * n}; by_lin += {THREADS}) {{",
+         f"    const {it} by_rl = by_lin / {n};",
+         f"    const {it} by_row = by_row0 + by_rl;",
          f"    if (by_row >= {nrows}) break;"]
-    L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", INDEX)
-    L.append(f"    const {INDEX} i{len(chain.rows)} = by_lin % {n};")
+    L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", it)
+    L.append(f"    const {it} i{len(chain.rows)} = by_lin % {n};")
     body, result = _value(rend, "    ")
     buf = c.names[r.output]
     L += body + [f"    {buf}[by_lin] = {_rounded(result, c.stored[r.output], c.buf_type[r.output])};"]
@@ -381,13 +411,13 @@ def _resident_phase(r: Reader, c: _Phase) -> list[str]:
 def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
     """A row statistic into shared memory: a warp per row reducing with shuffles, or `wpr` warps
     per row whose partials one thread per row combines."""
-    chain, bm, nrows, wpr = c.chain, c.chain.rows_per_block, c.chain.row_count, c.wpr
-    rend = _renderer(s, c.names, c.in_args, c.buf_type, c.lengths, bm)
+    chain, bm, nrows, wpr, it = c.chain, c.chain.rows_per_block, c.chain.row_count, c.wpr, c.it
+    rend = _renderer(s, c.names, c.in_args, c.buf_type, c.lengths, bm, it)
     row_vars = [f"i{a}" for a in range(len(chain.rows))]
-    L = [f"  for ({INDEX} by_rl = by_warp / {wpr}; by_rl < {bm}; by_rl += {WARPS // wpr}) {{",
-         f"    const {INDEX} by_row = by_row0 + by_rl;",
+    L = [f"  for ({it} by_rl = by_warp / {wpr}; by_rl < {bm}; by_rl += {WARPS // wpr}) {{",
+         f"    const {it} by_row = by_row0 + by_rl;",
          f"    if (by_row >= {nrows}) break;"]
-    L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
+    L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", it)
     if wpr == 1:
         body, result = _value(rend, "    ", lanes=("by_lane", 32))
         return L + body + [f"    if (by_lane == 0) {c.names[s.output]}[by_rl] = "
@@ -400,11 +430,11 @@ def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
     L += [f"    {vct}* const by_part = reinterpret_cast<{vct}*>(by_smem_raw + {c.scratch});"]
     L += body + [f"    if (by_lane == 0) by_part[by_rl * {wpr} + by_warp % {wpr}] = acc;", "  }",
                  "  __syncthreads();",
-                 f"  for ({INDEX} by_rl = threadIdx.x; by_rl < {bm}; by_rl += {THREADS}) {{",
-                 f"    const {INDEX} by_row = by_row0 + by_rl;",
+                 f"  for ({it} by_rl = threadIdx.x; by_rl < {bm}; by_rl += {THREADS}) {{",
+                 f"    const {it} by_row = by_row0 + by_rl;",
                  f"    if (by_row >= {nrows}) break;",
                  f"    const {vct}* const by_part = reinterpret_cast<const {vct}*>(by_smem_raw + {c.scratch});"]
-    L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", INDEX)
+    L += decompose_index("    ", "by_row", chain.rows, row_vars, "by_rrem", it)
     L += [f"    {vct} acc = by_part[by_rl * {wpr}];",
           f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(s.expr.reduce.op, 'acc', f'by_part[by_rl * {wpr} + by_w]')};"]
     body, result = _epilogue(rend, "    ")
@@ -450,7 +480,8 @@ def block_reads(chain: RowChain) -> int:
     return sum(footprint.values())
 
 
-def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, lengths: dict, bm: int) -> "_Renderer":
+def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, lengths: dict, bm: int,
+              it: str = "long long") -> "_Renderer":
     """A renderer of r's expression whose shared values read the block's buffers at its local row
     (`lengths`: the resident values' row lengths; the others are statistics, one per row)."""
     te = r.expr
@@ -473,14 +504,14 @@ def _renderer(r: Reader, names: dict, in_args: dict, buf_type: dict, lengths: di
 
     body = replace_loads(te.body, local)
     epilogue = None if te.epilogue is None else replace_loads(te.epilogue, local)
-    return _Renderer(te.replace(inputs=tuple(inputs), body=body, epilogue=epilogue), arg_names, strides)
+    return _Renderer(te.replace(inputs=tuple(inputs), body=body, epilogue=epilogue), arg_names, strides, it)
 
 
 class _Renderer(ExprRenderer):
     """An expression renderer that keeps the expression it renders (shared values read locally)."""
 
-    def __init__(self, expr: TensorExpr, arg_names: list[str], strides: list):
-        super().__init__(arg_names, strides, INDEX)
+    def __init__(self, expr: TensorExpr, arg_names: list[str], strides: list, it: str = "long long"):
+        super().__init__(arg_names, strides, it)
         self.expr = expr
 
 
@@ -523,7 +554,7 @@ def _value(rend: "_Renderer", ind: str, *, lanes: tuple[str, int] | None = None,
     inner = ind
     for k, (name, extent) in enumerate(red.axes):
         start, step = lanes if (lanes is not None and k == 0) else ("0", "1")
-        L.append(f"{inner}for ({INDEX} {name} = {start}; {name} < {extent}; {name} += {step}) {{")
+        L.append(f"{inner}for ({rend.index_ctype} {name} = {start}; {name} < {extent}; {name} += {step}) {{")
         inner += "  "
     rend.memo, rend.lines = {}, []
     v = rend.render(te.body, inner)

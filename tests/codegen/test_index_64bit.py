@@ -215,6 +215,14 @@ def test_small_kernels_keep_32_bit_indices():
     declared = check_kernel(k).declared
     assert index_ctype(k.expr) == "int" and any(t.base == "int" for t in declared.values()), declared
     assert not [v for v, t in declared.items() if t.is_int and t.base == "long long"], declared
+    # a row chain (softmax: two statistics and the final map) indexes in 32 bits too
+    sm = model([node("Softmax", ["x"], ["y"], axis=-1)], [vi("x", F16, [4, 12, 128, 128])], [vi("y", F16, [4, 12, 128, 128])])
+    art = compiler.compile(sm, "h100", CompileOptions(build=False))
+    (k,) = art.plan.kernels()
+    assert dict(k.config)["schedule"] == "resident_rows"
+    declared = check_kernel(k).declared
+    assert any(t.base == "int" for t in declared.values()), declared
+    assert not [v for v, t in declared.items() if t.is_int and t.base == "long long"], declared
 
 
 def test_shared_model_kernels_never_wrap(models_dir):

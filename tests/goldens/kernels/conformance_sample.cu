@@ -903,35 +903,35 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 32);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
-    const long long by_rl = by_lin / 2;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
+    const int by_rl = by_lin / 2;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 2;
+    const int i2 = by_lin % 2;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 8; r0 += 1) {
+    for (int r0 = 0; r0 < 8; r0 += 1) {
       const float v = ((in0[(i0)*16 + (i1)*8 + (r0)] * 0.5946035385131836f) * (in1[(i0)*16 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
     by_res[by_lin] = (float)((in2[(i1)*2 + (i2)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 2; r0 += 32) {
+    for (int r0 = by_lane; r0 < 2; r0 += 32) {
       const float v = by_res[(by_rl)*2 + (r0)];
       acc = by_max(acc, v);
     }
@@ -942,15 +942,15 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     if (by_lane == 0) by_st1[by_rl] = (float)((by_isneginf(acc) ? 0.0f : acc));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 2; r0 += 32) {
+    for (int r0 = by_lane; r0 < 2; r0 += 32) {
       const float v = by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)]));
       acc = acc + v;
     }
@@ -961,20 +961,20 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
-    const long long by_rl = by_lin / 8;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
+    const int by_rl = by_lin / 8;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 4) break;
-    long long by_rrem = by_row;
-    const long long i2 = by_rrem % 2; by_rrem /= 2;
-    const long long i1 = by_rrem;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 2; by_rrem /= 2;
+    const int i1 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 8);
-    const long long i3 = by_crem % 8; by_crem /= 8;
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 8);
+    const int i3 = by_crem % 8; by_crem /= 8;
+    const int i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 2; r0 += 1) {
+    for (int r0 = 0; r0 < 2; r0 += 1) {
       const float v = (by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)])) * in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)]);
       acc = acc + v;
     }
@@ -3622,35 +3622,35 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 32);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 4; by_lin += 256) {
-    const long long by_rl = by_lin / 4;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 4; by_lin += 256) {
+    const int by_rl = by_lin / 4;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 4; by_rrem /= 4;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 4;
+    const int i2 = by_lin % 4;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 8; r0 += 1) {
+    for (int r0 = 0; r0 < 8; r0 += 1) {
       const float v = (in1[(i0)*32 + (i1)*8 + (r0)] * (in0[(i0)*32 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
     by_res[by_lin] = (float)((in2[(i1)*4 + (i2)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 4; by_rrem /= 4;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 4; r0 += 32) {
+    for (int r0 = by_lane; r0 < 4; r0 += 32) {
       const float v = by_res[(by_rl)*4 + (r0)];
       acc = by_max(acc, v);
     }
@@ -3661,15 +3661,15 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 4; by_rrem /= 4;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 4; r0 += 32) {
+    for (int r0 = by_lane; r0 < 4; r0 += 32) {
       const float v = by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)]));
       acc = acc + v;
     }
@@ -3680,20 +3680,20 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
-    const long long by_rl = by_lin / 8;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
+    const int by_rl = by_lin / 8;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 8) break;
-    long long by_rrem = by_row;
-    const long long i2 = by_rrem % 4; by_rrem /= 4;
-    const long long i1 = by_rrem;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 4; by_rrem /= 4;
+    const int i1 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 8);
-    const long long i3 = by_crem % 8; by_crem /= 8;
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 8);
+    const int i3 = by_crem % 8; by_crem /= 8;
+    const int i0 = by_crem;
     (void)by_crem;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 4; r0 += 1) {
+    for (int r0 = 0; r0 < 4; r0 += 1) {
       const float v = ((by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]) * in3[(i1)*32 + (r0)*8 + (i3)]);
       acc = acc + v;
     }
@@ -4140,18 +4140,18 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 6) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 8; r0 += 32) {
+    for (int r0 = by_lane; r0 < 8; r0 += 32) {
       const float v = in0[(i0)*16 + (((i1 * (2ll)) + (r0 / (4ll))))*4 + (((r0 / (2ll)) % (2ll)))*2 + ((r0 % (2ll)))];
       acc = acc + v;
     }
@@ -4162,15 +4162,15 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 6) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 8; r0 += 32) {
+    for (int r0 = by_lane; r0 < 8; r0 += 32) {
       const float t0 = (in0[(i0)*16 + (((i1 * (2ll)) + (r0 / (4ll))))*4 + (((r0 / (2ll)) % (2ll)))*2 + ((r0 % (2ll)))] - (by_st0[(by_rl)] / 8.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -4182,20 +4182,20 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
-    const long long by_rl = by_lin / 8;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
+    const int by_rl = by_lin / 8;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 6) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 2; by_rrem /= 2;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 8);
-    const long long i4 = by_crem % 2; by_crem /= 2;
-    const long long i3 = by_crem % 2; by_crem /= 2;
-    const long long i2 = by_crem;
+    int by_crem = (by_lin % 8);
+    const int i4 = by_crem % 2; by_crem /= 2;
+    const int i3 = by_crem % 2; by_crem /= 2;
+    const int i2 = by_crem;
     (void)by_crem;
-    const long long t0 = ((i1 * (2ll)) + i2);
+    const int t0 = ((i1 * (2ll)) + i2);
     out[i0 * 16 + i1 * 8 + i2 * 4 + i3 * 2 + i4 * 1] = (float)(((((in0[(i0)*16 + (t0)*4 + (i3)*2 + (i4)] - (by_st0[(by_rl)] / 8.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 8.0f) + 0.009999999776482582f)))) * in1[(t0)]) + in2[(t0)]));
   }
 }
@@ -4791,18 +4791,18 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 6) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 3; by_rrem /= 3;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 3; by_rrem /= 3;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 20; r0 += 32) {
+    for (int r0 = by_lane; r0 < 20; r0 += 32) {
       const float v = in0[(i0)*60 + (i1)*20 + ((r0 / (5ll)))*5 + ((r0 % (5ll)))];
       acc = acc + v;
     }
@@ -4813,15 +4813,15 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 6) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 3; by_rrem /= 3;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 3; by_rrem /= 3;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 20; r0 += 32) {
+    for (int r0 = by_lane; r0 < 20; r0 += 32) {
       const float t0 = (in0[(i0)*60 + (i1)*20 + ((r0 / (5ll)))*5 + ((r0 % (5ll)))] - (by_st0[(by_rl)] / 20.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -4833,17 +4833,17 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 20; by_lin += 256) {
-    const long long by_rl = by_lin / 20;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 20; by_lin += 256) {
+    const int by_rl = by_lin / 20;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 6) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 3; by_rrem /= 3;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 3; by_rrem /= 3;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 20);
-    const long long i3 = by_crem % 5; by_crem /= 5;
-    const long long i2 = by_crem;
+    int by_crem = (by_lin % 20);
+    const int i3 = by_crem % 5; by_crem /= 5;
+    const int i2 = by_crem;
     (void)by_crem;
     out[i0 * 60 + i1 * 20 + i2 * 5 + i3 * 1] = (float)(((((in0[(i0)*60 + (i1)*20 + (i2)*5 + (i3)] - (by_st0[(by_rl)] / 20.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 20.0f) + 0.009999999776482582f)))) * in1[(i1)]) + in2[(i1)]));
   }
@@ -4900,14 +4900,14 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
 BY_DEVICE void lpnorm_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 1) break;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 2; r0 += 32) {
+    for (int r0 = by_lane; r0 < 2; r0 += 32) {
       const float v = by_abs(in0[(r0)]);
       acc = acc + v;
     }
@@ -4918,12 +4918,12 @@ BY_DEVICE void lpnorm_rows_k0_body(const float* __restrict__ in0, float* __restr
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
-    const long long by_rl = by_lin / 2;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
+    const int by_rl = by_lin / 2;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 1) break;
-    long long by_crem = (by_lin % 2);
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 2);
+    const int i0 = by_crem;
     (void)by_crem;
     const float t0 = by_st0[(by_rl)];
     out[i0 * 1] = (float)(((t0 == 0.0f) ? 0.0f : (in0[(i0)] / t0)));
@@ -5518,18 +5518,18 @@ BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, float* __r
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 5; by_rrem /= 5;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 5; by_rrem /= 5;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+    for (int r0 = by_lane; r0 < 3; r0 += 32) {
       const float v = in0[(r0)*20 + (i0)*5 + (i1)];
       acc = by_max(acc, v);
     }
@@ -5540,15 +5540,15 @@ BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, float* __r
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 5; by_rrem /= 5;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 5; by_rrem /= 5;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+    for (int r0 = by_lane; r0 < 3; r0 += 32) {
       const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
       acc = acc + v;
     }
@@ -5559,16 +5559,16 @@ BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, float* __r
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
-    const long long by_rl = by_lin / 3;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
+    const int by_rl = by_lin / 3;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i2 = by_rrem % 5; by_rrem /= 5;
-    const long long i1 = by_rrem;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 5; by_rrem /= 5;
+    const int i1 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 3);
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 3);
+    const int i0 = by_crem;
     (void)by_crem;
     out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)]) - by_log(by_st1[(by_rl)])));
   }
@@ -5586,18 +5586,18 @@ BY_DEVICE void sub_rows_k0_body(const float* __restrict__ in0, float* __restrict
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 5; by_rrem /= 5;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 5; by_rrem /= 5;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+    for (int r0 = by_lane; r0 < 3; r0 += 32) {
       const float v = in0[(r0)*20 + (i0)*5 + (i1)];
       acc = by_max(acc, v);
     }
@@ -5608,15 +5608,15 @@ BY_DEVICE void sub_rows_k0_body(const float* __restrict__ in0, float* __restrict
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 5; by_rrem /= 5;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 5; by_rrem /= 5;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+    for (int r0 = by_lane; r0 < 3; r0 += 32) {
       const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
       acc = acc + v;
     }
@@ -5627,16 +5627,16 @@ BY_DEVICE void sub_rows_k0_body(const float* __restrict__ in0, float* __restrict
     if (by_lane == 0) by_st1[by_rl] = (float)(by_log(acc));
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
-    const long long by_rl = by_lin / 3;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
+    const int by_rl = by_lin / 3;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i2 = by_rrem % 5; by_rrem /= 5;
-    const long long i1 = by_rrem;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 5; by_rrem /= 5;
+    const int i1 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 3);
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 3);
+    const int i0 = by_crem;
     (void)by_crem;
     out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)]) - by_st1[(by_rl)]));
   }
@@ -7152,14 +7152,14 @@ BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restric
 BY_DEVICE void rmsnorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 1) break;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 12; r0 += 32) {
+    for (int r0 = by_lane; r0 < 12; r0 += 32) {
       const float t0 = in0[((r0 / (4ll)))*4 + ((r0 % (4ll)))];
       const float v = (t0 * t0);
       acc = acc + v;
@@ -7171,13 +7171,13 @@ BY_DEVICE void rmsnorm_rows_k0_body(const float* __restrict__ in0, const float* 
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 12; by_lin += 256) {
-    const long long by_rl = by_lin / 12;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 12; by_lin += 256) {
+    const int by_rl = by_lin / 12;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 1) break;
-    long long by_crem = (by_lin % 12);
-    const long long i1 = by_crem % 4; by_crem /= 4;
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 12);
+    const int i1 = by_crem % 4; by_crem /= 4;
+    const int i0 = by_crem;
     (void)by_crem;
     out[i0 * 4 + i1 * 1] = (float)(((in0[(i0)*4 + (i1)] * (1.0f / by_sqrt(((by_st0[(by_rl)] / 12.0f) + 1e-05f)))) * in1[(i0)*4 + (i1)]));
   }
@@ -7878,18 +7878,18 @@ BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const flo
 BY_DEVICE void sce_logsumexp_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 18) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 6; by_rrem /= 6;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 6; by_rrem /= 6;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 5; r0 += 32) {
+    for (int r0 = by_lane; r0 < 5; r0 += 32) {
       const float v = in0[(i0)*30 + (r0)*6 + (i1)];
       acc = by_max(acc, v);
     }
@@ -7900,16 +7900,16 @@ BY_DEVICE void sce_logsumexp_rows_k0_body(const float* __restrict__ in0, float* 
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 1; by_lin += 256) {
-    const long long by_rl = by_lin / 1;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 1; by_lin += 256) {
+    const int by_rl = by_lin / 1;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 18) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 6; by_rrem /= 6;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 6; by_rrem /= 6;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 5; r0 += 1) {
+    for (int r0 = 0; r0 < 5; r0 += 1) {
       const float v = by_exp((in0[(i0)*30 + (r0)*6 + (i1)] - by_st0[(by_rl)]));
       acc = acc + v;
     }
@@ -8589,18 +8589,18 @@ BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, float* __rest
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 5; by_rrem /= 5;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 5; by_rrem /= 5;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+    for (int r0 = by_lane; r0 < 3; r0 += 32) {
       const float v = in0[(r0)*20 + (i0)*5 + (i1)];
       acc = by_max(acc, v);
     }
@@ -8611,15 +8611,15 @@ BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, float* __rest
     if (by_lane == 0) by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 5; by_rrem /= 5;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 5; by_rrem /= 5;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 3; r0 += 32) {
+    for (int r0 = by_lane; r0 < 3; r0 += 32) {
       const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
       acc = acc + v;
     }
@@ -8630,16 +8630,16 @@ BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, float* __rest
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
-    const long long by_rl = by_lin / 3;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
+    const int by_rl = by_lin / 3;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 20) break;
-    long long by_rrem = by_row;
-    const long long i2 = by_rrem % 5; by_rrem /= 5;
-    const long long i1 = by_rrem;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 5; by_rrem /= 5;
+    const int i1 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 3);
-    const long long i0 = by_crem;
+    int by_crem = (by_lin % 3);
+    const int i0 = by_crem;
     (void)by_crem;
     out[i0 * 20 + i1 * 5 + i2 * 1] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)])) / by_st1[(by_rl)]));
   }

@@ -34,18 +34,18 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = in0[(i0)*128 + (r0)];
       acc = acc + v;
     }
@@ -56,27 +56,27 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st0[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -88,34 +88,35 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 384; by_lin += 256) {
-    const long long by_rl = by_lin / 384;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 4; by_rl < 1; by_rl += 2) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 384);
-    const long long i1 = by_crem;
-    (void)by_crem;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(((((in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in1[(r0)]) + in2[(r0)])))))) * ((float)(((float)in3[(r0)*384 + (i1)]))));
-      acc = acc + v;
+    for (int by_col = (by_lane + 32 * (by_warp % 4)); by_col < 384; by_col += 128) {
+      int by_crem = by_col;
+      const int i1 = by_crem;
+      (void)by_crem;
+      float acc = 0.0f;
+      for (int r0 = 0; r0 < 128; r0 += 1) {
+        const float v = (((float)(((float)(by_half)((float)(((((in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in1[(r0)]) + in2[(r0)])))))) * ((float)(((float)in3[(r0)*384 + (i1)]))));
+        acc = acc + v;
+      }
+      out[i0 * 384 + i1 * 1] = (float)(acc);
     }
-    out[i0 * 384 + i1 * 1] = (float)(acc);
   }
 }
 BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, float* __restrict__ out) {
@@ -148,35 +149,35 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 272);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
-    const long long by_rl = by_lin / 64;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i2 = by_lin % 64;
+    const int i2 = by_lin % 64;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 64; r0 += 1) {
+    for (int r0 = 0; r0 < 64; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)((in0[(i1)*384 + (((i0 * (64ll)) + r0))] * 0.3535533845424652f)))))) * ((float)(((float)(by_half)((float)(in1[(i0)*4096 + (r0)*64 + (i2)]))))));
       acc = acc + v;
     }
     by_res[by_lin] = (float)((acc + in2[(i1)*64 + (i2)]));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = (-by_inf_f());
-    for (long long r0 = by_lane; r0 < 64; r0 += 32) {
+    for (int r0 = by_lane; r0 < 64; r0 += 32) {
       const float v = by_res[(by_rl)*64 + (r0)];
       acc = by_max(acc, v);
     }
@@ -187,15 +188,15 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = 0.0f;
-    for (long long r0 = by_lane; r0 < 64; r0 += 32) {
+    for (int r0 = by_lane; r0 < 64; r0 += 32) {
       const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
       acc = acc + v;
     }
@@ -206,25 +207,26 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     if (by_lane == 0) by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
-    const long long by_rl = by_lin / 64;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 128) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem % 64; by_rrem /= 64;
-    const long long i2 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i2 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 64);
-    const long long i3 = by_crem % 64; by_crem /= 64;
-    const long long i0 = by_crem;
-    (void)by_crem;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 64; r0 += 1) {
-      const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
-      const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)(by_half)((float)(in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))]))))));
-      acc = acc + v;
+    for (int by_col = by_lane; by_col < 64; by_col += 32) {
+      int by_crem = by_col;
+      const int i3 = by_crem % 64; by_crem /= 64;
+      const int i0 = by_crem;
+      (void)by_crem;
+      float acc = 0.0f;
+      for (int r0 = 0; r0 < 64; r0 += 1) {
+        const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
+        const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)(by_half)((float)(in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))]))))));
+        acc = acc + v;
+      }
+      out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
     }
-    out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
   }
 }
 BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
@@ -241,34 +243,34 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const by_half*
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
   float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
   float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i1 = by_lin % 128;
+    const int i1 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
+    for (int r0 = 0; r0 < 128; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
       acc = acc + v;
     }
     by_res0[by_lin] = (float)((acc + in2[(i0)*128 + (i1)]));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
@@ -279,27 +281,27 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const by_half*
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -311,44 +313,44 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const by_half*
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
-    const long long by_rl = by_lin / 512;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const int by_rl = by_lin / 512;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i1 = by_lin % 512;
+    const int i1 = by_lin % 512;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
+    for (int r0 = 0; r0 < 128; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)(((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)])))))) * ((float)(((float)in5[(r0)*512 + (i1)]))));
       acc = acc + v;
     }
     by_res3[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i1 = by_lin % 128;
+    const int i1 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
+    for (int r0 = 0; r0 < 512; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*512 + (r0)]))))) * ((float)(((float)in6[(r0)*128 + (i1)]))));
       acc = acc + v;
     }
@@ -356,15 +358,15 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const by_half*
     out0[by_row * 128 + i1] = (float)(by_res[by_lin]);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
@@ -375,27 +377,27 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const by_half*
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st5[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -407,34 +409,35 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const by_half*
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 384; by_lin += 256) {
-    const long long by_rl = by_lin / 384;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 4; by_rl < 1; by_rl += 2) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 384);
-    const long long i1 = by_crem;
-    (void)by_crem;
-    float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(((((by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)])))))) * ((float)(((float)in7[(r0)*384 + (i1)]))));
-      acc = acc + v;
+    for (int by_col = (by_lane + 32 * (by_warp % 4)); by_col < 384; by_col += 128) {
+      int by_crem = by_col;
+      const int i1 = by_crem;
+      (void)by_crem;
+      float acc = 0.0f;
+      for (int r0 = 0; r0 < 128; r0 += 1) {
+        const float v = (((float)(((float)(by_half)((float)(((((by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)])))))) * ((float)(((float)in7[(r0)*384 + (i1)]))));
+        acc = acc + v;
+      }
+      out[i0 * 384 + i1 * 1] = (float)(acc);
     }
-    out[i0 * 384 + i1 * 1] = (float)(acc);
   }
 }
 BY_KERNEL void __launch_bounds__(256) matmul_rows_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const by_half* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out) {
@@ -451,34 +454,34 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
   float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
   float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
-  const long long by_row0 = (long long)by_block.idx.x * 1;
+  const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i1 = by_lin % 128;
+    const int i1 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
+    for (int r0 = 0; r0 < 128; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
       acc = acc + v;
     }
     by_res0[by_lin] = (float)((acc + in2[(i0)*128 + (i1)]));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
@@ -489,27 +492,27 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st1[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -521,59 +524,59 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
-    const long long by_rl = by_lin / 512;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const int by_rl = by_lin / 512;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i1 = by_lin % 512;
+    const int i1 = by_lin % 512;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 128; r0 += 1) {
+    for (int r0 = 0; r0 < 128; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)(((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)])))))) * ((float)(((float)in5[(r0)*512 + (i1)]))));
       acc = acc + v;
     }
     by_res3[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
-    const long long i1 = by_lin % 128;
+    const int i1 = by_lin % 128;
     float acc = 0.0f;
-    for (long long r0 = 0; r0 < 512; r0 += 1) {
+    for (int r0 = 0; r0 < 512; r0 += 1) {
       const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*512 + (r0)]))))) * ((float)(((float)in6[(r0)*128 + (i1)]))));
       acc = acc + v;
     }
     by_res[by_lin] = (float)((by_res0[(by_rl)*128 + (i1)] + acc));
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
@@ -584,27 +587,27 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st5[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
     float acc = 0.0f;
-    for (long long r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
@@ -616,30 +619,31 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
   }
   __syncthreads();
-  for (long long by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
     const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
-    long long by_rrem = by_row;
-    const long long i0 = by_rrem;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
-  for (long long by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
-    const long long by_rl = by_lin / 128;
-    const long long by_row = by_row0 + by_rl;
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    long long by_rrem = by_row;
-    const long long i1 = by_rrem;
+    int by_rrem = by_row;
+    const int i1 = by_rrem;
     (void)by_rrem;
-    long long by_crem = (by_lin % 128);
-    const long long i2 = by_crem % 128; by_crem /= 128;
-    const long long i0 = by_crem;
-    (void)by_crem;
-    out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
+    for (int by_col = (by_lane + 32 * (by_warp % 2)); by_col < 128; by_col += 64) {
+      int by_crem = by_col;
+      const int i2 = by_crem % 128; by_crem /= 128;
+      const int i0 = by_crem;
+      (void)by_crem;
+      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
+    }
   }
 }
 BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const by_half* __restrict__ in6, float* __restrict__ out) {
