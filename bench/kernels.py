@@ -485,7 +485,9 @@ def dry_run(pairs, target_name: str, candidates: bool, store_dir: str | None) ->
     from compiler.pipeline import CompileOptions
     from compiler.targets import get_target
     from kernel_cache.store import KernelStore
+    from compiler.codegen.sass import disassemble_many, find_cuobjdump
     target = get_target(target_name)
+    tool = find_cuobjdump()     # the static SASS size of each kernel, where the disassembler is installed
     fails = 0
     with tempfile.TemporaryDirectory() as tmp:
         store = KernelStore(store_dir or tmp)
@@ -508,7 +510,11 @@ def dry_run(pairs, target_name: str, candidates: bool, store_dir: str | None) ->
                             build_cubin(kc.source, kc.entry, build_arch(target.arch, kc.arch_specific))
                             n_cand += 1
                 sched = ",".join(sorted({str(dict(k.config).get("schedule")) for k in ks}))
-                print(f"ok   {case.id} {dt}: {len(ks)} kernel(s) [{sched}]"
+                sass = ""
+                if tool is not None:
+                    fns = disassemble_many({k.digest: art.cubins[k.digest] for k in ks}, tool)
+                    sass = ", SASS " + "+".join(str(len(fns[k.digest][k.entry].instructions)) for k in ks)
+                print(f"ok   {case.id} {dt}: {len(ks)} kernel(s) [{sched}]{sass}"
                       + (f", {n_cand} candidates built" if candidates else "")
                       + f", tune {art.report['tune']['status']}, {time.perf_counter() - t0:.1f} s", flush=True)
             except Exception as e:

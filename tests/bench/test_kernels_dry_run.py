@@ -1,0 +1,20 @@
+"""bench/kernels.py --dry-run on the CPU: a case compiles, its kernels build with NVRTC, and each
+line carries the kernels' static SASS size (where the test extra's disassembler is installed)."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from compiler.codegen.sass import find_cuobjdump
+from tests.conftest import REPO
+
+
+def test_dry_run_builds_a_case_and_counts_its_sass():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "kernels.py"), "--dry-run", "--only",
+                          "softmax-32x12x128x128"], capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("ok ")]
+    assert len(lines) == 2 and "dry run: 2 of 2 cases built" in out.stdout, out.stdout
+    if find_cuobjdump() is not None:
+        assert all(int(re.search(r"SASS (\d+)", line).group(1)) > 0 for line in lines), lines
