@@ -268,8 +268,9 @@ class TcOperand:
 
     `source` is the float value of one element; the kernel rounds it to the mma element type (a
     no-op when `stored`, i.e. the source is a load whose storage already is that type). A direct
-    operand is a plain strided load of input `arg`: one var of its row group, one reduction var,
-    batch vars and broadcast zeros; `inner` names the axis its innermost dimension follows ("k" or
+    operand is a plain strided load of input `arg`: its row group and its reduction group each one
+    var or several that walk consecutive whole dimensions (named by the group's first var), batch
+    vars and broadcast zeros; `inner` names the axis its innermost dimension follows ("k" or
     "r" for the row group) and `strides` gives every var's element stride."""
 
     source: Expr
@@ -361,7 +362,7 @@ def _merged(entries: list, grp: tuple[tuple[str, int], ...]) -> list | None:
         return entries
     names = [v for v, _, _ in entries]
     used = [(v, n) for v, n in grp if v in names or n != 1]
-    if any(v not in names for v, _ in used):
+    if not used or any(v not in names for v, _ in used):
         return None
     pos = [names.index(v) for v, _ in used]
     if pos != list(range(pos[0], pos[0] + len(pos))):

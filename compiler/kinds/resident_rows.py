@@ -32,8 +32,9 @@ The kernel: a block of THREADS threads owns up to MAX_ROWS_PER_BLOCK consecutive
 in order, a barrier after each: resident rows a thread per element (the contraction's loop
 inline); a statistic a warp per row, lanes striding the row, shuffles combining (when the block
 has fewer rows than warps, `warps_per_row` warps share a row and one thread combines their
-partials). Then the final stage, threads over (row, column) so that consecutive threads write
-consecutive columns. Values are kept in the compute type (float for half types) after rounding to
+partials). Then the final stage: a row of at least 32 columns a warp (or several) with lanes over
+its columns, shorter rows threads over (row, column); either way consecutive threads write
+consecutive columns. Indices are 32-bit where every stage stays within them. Values are kept in the compute type (float for half types) after rounding to
 their element type, as a store and a load would."""
 from __future__ import annotations
 
