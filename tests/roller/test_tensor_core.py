@@ -211,10 +211,10 @@ def test_fixed_row_gathers(precision):
             p = tc_plan(kernel.expr, v, c)
             q = _fixed_rows(p, "b", 32 * p.warps)
             key = (q > 1, q == 1 and 32 * p.warps > p.BN, v.N % p.BN != 0, v.K % p.BK != 0)
-            if q and key not in seen:
+            if q and key not in seen and len(picked) < 4:   # `seen`: the forms that ran
                 seen.add(key)
                 picked.append(c)
-        run_candidates(kernel, values, ref, precision, picked[:4])
+        run_candidates(kernel, values, ref, precision, picked)
     assert {k[0] for k in seen} == {True, False} and any(k[1] for k in seen)
     assert any(k[2] for k in seen) and any(k[3] for k in seen)
 
