@@ -26,6 +26,7 @@ from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel
+from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
 from .tiled import _decompose, _epilogue, _kparams, _render, _signature, _unit_vars, index_ctype
 
 # mma element type -> (C type in shared memory, bytes, mma function, k per mma, f32x2 packer)
@@ -105,6 +106,7 @@ class TcPlan:
     orient_b: str
     tile_a: SmemTile
     tile_b: SmemTile
+    out_tile_bytes: int = 0    # the staged output tile over the stages (codegen/staged_epilogue.py)
 
     @property
     def warps(self) -> int:
@@ -112,7 +114,12 @@ class TcPlan:
 
     @property
     def shared_bytes(self) -> int:
-        return self.stages * (self.tile_a.stage_bytes + self.tile_b.stage_bytes)
+        return max(self.stages * (self.tile_a.stage_bytes + self.tile_b.stage_bytes), self.out_tile_bytes)
+
+
+def out_tile_bytes(te: TensorExpr, view: GemmView, BM: int, BN: int, split_k: int) -> int:
+    """The staged output tile's bytes; a split-K partial kernel writes the fp32 workspace directly."""
+    return tile_bytes(te, view, BM, BN) if split_k == 1 else 0
 
 
 def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
@@ -125,9 +132,11 @@ def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
     oa, ob = cfg.param("layout_a"), cfg.param("layout_b")
     swz = cfg.param("smem") == "swizzle"
     BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
+    SK = int(cfg.param("split_k", 1))
     return TcPlan(elem, BM, BN, BK, warp.size("m"), warp.size("n"), int(cfg.param("stages")),
-                  int(cfg.param("split_k", 1)), a, b, cfg.param("load_a"), cfg.param("load_b"), oa, ob,
-                  smem_tile(oa, BM, BK, eb, pad.get("a", 0), swz), smem_tile(ob, BN, BK, eb, pad.get("b", 0), swz))
+                  SK, a, b, cfg.param("load_a"), cfg.param("load_b"), oa, ob,
+                  smem_tile(oa, BM, BK, eb, pad.get("a", 0), swz), smem_tile(ob, BN, BK, eb, pad.get("b", 0), swz),
+                  out_tile_bytes(te, view, BM, BN, SK))
 
 
 def _out_offset(te: TensorExpr) -> str:
@@ -421,6 +430,9 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         L += compute(f"i % {S}", "    ") + ["  }"]
         if has_async:
             L.append("  by_cp_async_wait_all();")
+    if p.out_tile_bytes:
+        L += ["  __syncthreads();  // every warp has read its last stage: the output tile reuses them",
+              declare_tile(te, "by_smem")]
     # epilogue: lane (g, t) holds rows g, g+8 and columns 2t, 2t+1 of each m16n8 tile
     L += ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
@@ -434,9 +446,13 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     _decompose(L, "        ", it, "gn", view.n, "by_en")
     if SK > 1:
         L.append(f"        out[({it})by_ks * {te.output.size} + {_out_offset(te)}] = by_acc[mi][ni][q];")
+    elif p.out_tile_bytes:
+        stage_value(te, L, "        ", it, "by_acc[mi][ni][q]", tile_pitch(te, p.BN))
     else:
         _epilogue(te, L, "        ", it, "by_acc[mi][ni][q]", te.body.dtype)
     L += ["      }"]
+    if p.out_tile_bytes:
+        L += ["  __syncthreads();"] + copy_out(te, view, p.BM, p.BN, T, it)
     entry, source = finish_kernel(prefix, _signature(te, out_ct), L, launch_bounds=(T,))
     params = _kparams(te, out_value, in_values, out_ct)
     return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt * SK, 1, 1), block=(T, 1, 1),

@@ -88,13 +88,16 @@ def _store(te: TensorExpr, lines: list[str], ind: str, result: str, result_dt: D
         lines.append(f"{ind}out[{off}] = ({te.output.dtype.ctype})({result});")
 
 
-def _epilogue(te: TensorExpr, lines: list[str], ind: str, it: str, acc_expr: str, acc_dt: DType) -> None:
+def _epilogue(te: TensorExpr, lines: list[str], ind: str, it: str, acc_expr: str, acc_dt: DType,
+              sink: str | None = None) -> None:
+    """The accumulator's fused epilogue, stored to the output at the current index vars, or with
+    `sink` (an lvalue of the output's type, never bool) assigned there instead."""
     lines.append(f"{ind}const {acc_dt.compute_ctype} {ACC} = {acc_expr};")
-    if te.epilogue is not None:
-        val = _render(te, te.epilogue, lines, ind, it)
-        _store(te, lines, ind, val, te.epilogue.dtype)
+    val, dt = (_render(te, te.epilogue, lines, ind, it), te.epilogue.dtype) if te.epilogue is not None else (ACC, acc_dt)
+    if sink is not None:
+        lines.append(f"{ind}{sink} = ({te.output.dtype.ctype})({val});")
     else:
-        _store(te, lines, ind, ACC, acc_dt)
+        _store(te, lines, ind, val, dt)
 
 
 # ---- contractions ----------------------------------------------------------------------------

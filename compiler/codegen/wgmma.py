@@ -26,7 +26,8 @@ mbarriers.
 An operand whose innermost axis is K is copied as one box of 64 k x rows ("K-major" for wgmma);
 one whose innermost axis is M (N) as boxes of 64 rows x 64 k ("MN-major", the transpose bit).
 The copy engine zero-fills boxes past the tensor's edges, so ragged M, N, K need no guard until
-the epilogue, which is tiled.py's (bias, activation, casts) with stores guarded at M and N."""
+the epilogue, which is tiled.py's (bias, activation, casts) with stores guarded at M and N, staged
+through the stages' shared memory where the output allows (codegen/staged_epilogue.py)."""
 from __future__ import annotations
 
 import math
@@ -37,6 +38,7 @@ from ..analysis.views import GemmView, TcOperand, tc_operand
 from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
 from ..ir.kernel import Kernel, TensorMapDecl
+from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
 from .tiled import _decompose, _epilogue, _kparams, _signature, _unit_vars, index_ctype
 
 BK = 64                       # k per stage: 64 16-bit elements = one 128-byte swizzled row
@@ -60,6 +62,7 @@ class WgmmaPlan:
     b: TcOperand
     load_a: str = "tma"        # "tma" or "vector"
     load_b: str = "tma"
+    out_tile_bytes: int = 0    # the staged output tile (codegen/staged_epilogue.py), 0: direct stores
 
     @property
     def warpgroups(self) -> int:
@@ -74,9 +77,14 @@ class WgmmaPlan:
         return (self.BM + self.BN) * 128
 
     @property
+    def barrier_offset(self) -> int:
+        """Where the mbarriers start: after the stages, which the staged output tile reuses."""
+        return max(self.stages * self.stage_bytes, self.out_tile_bytes)
+
+    @property
     def shared_bytes(self) -> int:
         # 1024 bytes of slack to align the stages on a swizzle atom, then one mbarrier per stage
-        return 1024 + self.stages * self.stage_bytes + 8 * self.stages
+        return 1024 + self.barrier_offset + 8 * self.stages
 
     def mn_major(self, side: str) -> bool:
         return (self.a if side == "a" else self.b).inner == "r"
@@ -155,7 +163,8 @@ def wgmma_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> WgmmaPlan:
         raise ValueError(f"{te.name}: {why}")
     if (cfg.param("load_a", "tma"), cfg.param("load_b", "tma")) != (la, lb):
         raise ValueError(f"{te.name}: configuration loaders differ from the operands' ({la}, {lb})")
-    p = WgmmaPlan(elem, blk.size("m"), blk.size("n"), int(cfg.param("stages")), a, b, la, lb)
+    BM, BN = blk.size("m"), blk.size("n")
+    p = WgmmaPlan(elem, BM, BN, int(cfg.param("stages")), a, b, la, lb, tile_bytes(te, view, BM, BN))
     if not stages_allowed(p.stages, math.ceil(view.K / BK), p.has_vector):
         raise ValueError(f"{te.name}: {p.stages} stages with a register-staged operand need >= 3")
     return p
@@ -315,7 +324,7 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
     L = ["  BY_SHARED_BUFFER(by_smem);",
          "  // stages start on a 1024-byte swizzle atom (the dynamic buffer is only 16-byte aligned)",
          "  unsigned char* const by_base = by_smem + ((1024u - (by_smem_addr(by_smem) & 1023u)) & 1023u);",
-         f"  unsigned long long* const by_full = reinterpret_cast<unsigned long long*>(by_base + {S * p.stage_bytes});",
+         f"  unsigned long long* const by_full = reinterpret_cast<unsigned long long*>(by_base + {p.barrier_offset});",
          "  (void)by_full;",
          "  const int tid = threadIdx.x, by_wg = tid >> 7, by_w = (tid >> 5) & 3, lane = tid & 31;",
          "  const int by_g = lane >> 2, by_t = lane & 3;",
@@ -343,8 +352,11 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
           "    __syncthreads();     // every warpgroup is done with k-tile i - 1's stage: refill it",
           f"    if (i >= 1 && i - 1 + {S} < {nk}) by_load((i - 1) % {S}, i - 1 + {S});",
           "  }",
-          "  by_wgmma_wait<0>();",
-          # accumulator i of lane (g, t) in warp w: row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2
+          "  by_wgmma_wait<0>();"]
+    if p.out_tile_bytes:
+        L += ["  __syncthreads();  // every warpgroup's wgmma has read its last stage: the tile reuses them",
+              declare_tile(te, "by_base")]
+    L += [# accumulator i of lane (g, t) in warp w: row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2
           "  #pragma unroll",
           f"  for (int i = 0; i < {BN // 2}; ++i) {{",
           f"    const {it} gm = by_m0 + by_wg * 64 + by_w * 16 + by_g + 8 * ((i >> 1) & 1);",
@@ -354,8 +366,12 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
         L.append(f"    if (!({' && '.join(conds)})) continue;")
     _decompose(L, "    ", it, "gm", view.m, "by_em")
     _decompose(L, "    ", it, "gn", view.n, "by_en")
-    _epilogue(te, L, "    ", it, "by_acc[i]", te.body.dtype)
-    L += ["  }"]
+    if p.out_tile_bytes:
+        stage_value(te, L, "    ", it, "by_acc[i]", tile_pitch(te, BN))
+        L += ["  }", "  __syncthreads();"] + copy_out(te, view, p.BM, BN, T, it)
+    else:
+        _epilogue(te, L, "    ", it, "by_acc[i]", te.body.dtype)
+        L += ["  }"]
     entry, source = finish_kernel(prefix, sig, L, launch_bounds=(T, 1))
     params = _kparams(te, out_value, in_values)
     maps = tuple(tensor_map(view, p, sd) for sd in tma_sides)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import math
 
 from ..analysis.views import MMA_ELEMS, GemmView, TcOperand, gemm_view, inferred_precision, tc_operand
-from ..codegen.tensor_core import (ELEMS, SPLITK_REDUCE_THREADS, render_splitk_reduce, render_tc_gemm, smem_tile,
-                                   splitk_reduce_blocks)
+from ..codegen.staged_epilogue import l2_store_bytes
+from ..codegen.tensor_core import (ELEMS, SPLITK_REDUCE_THREADS, out_tile_bytes, render_splitk_reduce, render_tc_gemm,
+                                   smem_tile, splitk_reduce_blocks)
 from ..roller.construct import (bank_conflict_ways, dram_bytes, growth_path, io_sizes, load_count, loader_sectors,
                                 ops_per_element, pow2_ceil)
 from ..ir.kernel import Kernel
@@ -181,7 +182,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                         for S in stage_opts:
                             if S > max(1, nk_split):
                                 continue
-                            shared = S * (ta.stage_bytes + tb.stage_bytes)
+                            shared = max(S * (ta.stage_bytes + tb.stage_bytes), out_tile_bytes(te, view, BM, BN, SK))
                             if shared > target.shared_per_block:
                                 continue
                             w = _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared,
@@ -208,8 +209,10 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, s
     T = 32 * warps
     loads = blocks_mn * nk * BK * (BM * infl["a"] * src_item["a"] + BN * infl["b"] * src_item["b"])
     ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
-    l2 = loads + sizes[1] + ws
+    l2 = loads + (sizes[1] + ws if SK > 1 else l2_store_bytes(te, view))
     smem = blocks_mn * nk * BK * ((BM + BN) * eb + warps * (MI * 16 + NI * 8) * eb)
+    if SK == 1 and out_tile_bytes(te, view, BM, BN, SK):    # the staged epilogue: the tile in and out
+        smem += 2.0 * blocks_mn * BM * BN * te.output.dtype.itemsize
     n_ks = BK // kmma
     mma_i = MI * NI * n_ks
     frag_i = (MI + NI / 2) * n_ks if eb == 2 else (MI * 4 + NI * 2) * 2 * n_ks

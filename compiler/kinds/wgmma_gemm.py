@@ -9,6 +9,7 @@ import math
 from ..analysis.views import MMA_ELEMS, GemmView, gemm_view, inferred_precision
 from ..codegen.wgmma import (BK, FILL_UNROLL, WGMMA_N, WgmmaPlan, coordinate_limit, render_wgmma_gemm, stages_allowed,
                              wgmma_operands)
+from ..codegen.staged_epilogue import l2_store_bytes, tile_bytes
 from ..roller.construct import dram_bytes, io_sizes, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
@@ -97,7 +98,7 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
             if BN > max(64, pow2_ceil(view.N)):
                 continue
             for S in WGMMA_STAGES:
-                p = WgmmaPlan(elem, BM, BN, S, *ops)
+                p = WgmmaPlan(elem, BM, BN, S, *ops, tile_bytes(te, view, BM, BN))
                 if S > max(2, nk) or not stages_allowed(S, nk, p.has_vector):
                     continue
                 regs = BN // 2 + WGMMA_BASE_REGISTERS + (WGMMA_FILL_REGISTERS if p.has_vector else 0)
@@ -139,12 +140,14 @@ def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
     # the copy engine or the threads write each stage once; every warpgroup's wgmma reads its A
     # slice and all of B
     smem = blocks * nk * BK * 2.0 * ((p.BM + p.BN) + p.warpgroups * (64 + p.BN))
+    if p.out_tile_bytes:    # the staged epilogue writes and reads the output tile once each
+        smem += 2.0 * blocks * p.BM * p.BN * te.output.dtype.itemsize
     vec_rows = (p.BM if p.load_a == "vector" else 0) + (p.BN if p.load_b == "vector" else 0)
     eff = WGMMA_PIPELINE_EFFICIENCY * wgmma_fill_efficiency(target, elem, p.BM, p.BN, vec_rows, p.threads)
     return Workload(blocks=blocks, threads=p.threads, shared_bytes=p.shared_bytes, registers=regs,
                     flops=2.0 * blocks * p.BM * p.BN * nk * BK, compute_dtype=f"wgmma:{elem}",
-                    dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + sizes[1], shared_bytes_moved=smem,
-                    ilp=float(p.BN // 8), issue_efficiency=eff)
+                    dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + l2_store_bytes(te, view),
+                    shared_bytes_moved=smem, ilp=float(p.BN // 8), issue_efficiency=eff)
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:

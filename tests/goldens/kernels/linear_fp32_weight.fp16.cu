@@ -76,6 +76,8 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
     if (i >= 1 && i - 1 + 3 < 8) by_load((i - 1) % 3, i - 1 + 3);
   }
   by_wgmma_wait<0>();
+  __syncthreads();  // every warpgroup's wgmma has read its last stage: the tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_base);
   #pragma unroll
   for (int i = 0; i < 128; ++i) {
     const int gm = by_m0 + by_wg * 64 + by_w * 16 + by_g + 8 * ((i >> 1) & 1);
@@ -83,7 +85,23 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
     const int i0 = gm;
     const int i1 = gn;
     const float acc = by_acc[i];
-    out[(i0)*2048 + (i1)] = (float)(acc);
+    by_ct[(int)(gm - by_m0) * 260 + (int)(gn - by_n0)] = (float)(acc);
+  }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 8192; c += 256) {
+    const int r = c / 64, q = c % 64;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    const int i0 = gm;
+    float* const dst = out + ((i0)*2048) + gn;
+    const float* const src = by_ct + r * 260 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
   }
 }
 BY_KERNEL void __launch_bounds__(256, 1) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const __grid_constant__ by_tensor_map by_tmb) {

@@ -2,9 +2,9 @@
 // 5 launches, 4 distinct kernels
 // launch 0: lstm_xw_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float long long by_half float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 2: lstm_xw_k1 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 2: lstm_xw_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=20480 params=[float by_half float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 4: matmul_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=24576 params=[float by_half float out:float]
+// launch 4: matmul_k0 grid=[252, 1, 1] block=[32, 1, 1] shared=8192 params=[float by_half float out:float]
 
 // ===== lstm_xw_k0 =====
 BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -90,6 +90,8 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -101,8 +103,24 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const int i1 = gm;
         const int i3 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+        by_ct[(int)(gm - by_m0) * 68 + (int)(gn - by_n0)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 16, q = c % 16;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*512) + gn;
+    const float* const src = by_ct + r * 68 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
   lstm_xw_k0_body(in0, in1, in2, in3, out, by_this_block());
@@ -211,14 +229,14 @@ BY_KERNEL void __launch_bounds__(256) lstm_recurrence_k0(const float* __restrict
 BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 8192;
+  unsigned char* const by_sb = by_smem + 4096;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
   const int i2 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
@@ -234,9 +252,9 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __r
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 64;
     {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
+      unsigned char* const dst = by_sa + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
+      for (int c = tid; c < 256; c += 128) {
         const int o = c / 16, j = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 4;
@@ -249,7 +267,7 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __r
     {  // operand B: async, rows x k
       unsigned char* const dst = by_sb + stage * 8192;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
+      for (int c = tid; c < 512; c += 128) {
         const int o = c / 8, j = c % 8;
         const int gr = by_n0 + o;
         const int gk = k0 + j * 8;
@@ -268,7 +286,7 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __r
     if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const as = by_sa + (i % 2) * 2048;
       const unsigned char* const bs = by_sb + (i % 2) * 8192;
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -288,6 +306,8 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __r
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -299,10 +319,26 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __r
         const int i1 = gm;
         const int i3 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+        by_ct[(int)(gm - by_m0) * 68 + (int)(gn - by_n0)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 128) {
+    const int r = c / 16, q = c % 16;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*512) + gn;
+    const float* const src = by_ct + r * 68 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
-BY_KERNEL void __launch_bounds__(256) lstm_xw_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) lstm_xw_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   lstm_xw_k1_body(in0, in1, in2, out, by_this_block());
 }
 
@@ -310,14 +346,14 @@ BY_KERNEL void __launch_bounds__(256) lstm_xw_k1(const float* __restrict__ in0, 
 BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 8192;
+  unsigned char* const by_sb = by_smem + 4096;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 64; by_blk /= 16;
-  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_n0 = (by_blk % 63) * 16; by_blk /= 63;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -332,9 +368,9 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 64;
     {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
+      unsigned char* const dst = by_sa + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
+      for (int c = tid; c < 256; c += 32) {
         const int o = c / 16, j = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 4;
@@ -345,15 +381,15 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
       }
     }
     {  // operand B: async, k x rows
-      unsigned char* const dst = by_sb + stage * 8192;
+      unsigned char* const dst = by_sb + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 128; c += 32) {
+        const int o = c / 2, j = c % 2;
         const int gk = k0 + o;
         const int gr = by_n0 + j * 8;
         const int rem = 1000 - gr;
         const int nb = rem >= 8 ? 16 : (rem > 0 ? (int)rem * 2 : 0);
-        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gk)*1000 + (gr)) : (const void*)in1, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gk)*1000 + (gr)) : (const void*)in1, nb);
       }
     }
   };
@@ -367,8 +403,8 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
     if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 4096;
-      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      const unsigned char* const as = by_sa + (i % 2) * 2048;
+      const unsigned char* const bs = by_sb + (i % 2) * 2048;
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         unsigned a[1][4], b[2][2];
@@ -377,7 +413,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
           by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
@@ -387,6 +423,8 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -399,9 +437,26 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const by_half* __re
         const int i1 = gm;
         const int i2 = gn;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*1000 + (i2)] = (float)((acc + in2[(i2)]));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)((acc + in2[(i2)]));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 64; c += 32) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gn < 1000)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*1000) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(32) matmul_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   matmul_k0_body(in0, in1, in2, out, by_this_block());
 }

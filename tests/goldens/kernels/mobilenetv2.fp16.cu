@@ -15,26 +15,26 @@
 // launch 12: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
 // launch 13: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float by_half float out:float]
 // launch 14: conv_k11 grid=[2, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float by_half float out:float]
-// launch 15: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 15: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 16: conv_k13 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 17: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 17: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 18: conv_k13 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 19: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 19: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 20: conv_k13 grid=[6, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 21: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 21: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 22: conv_k14 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float out:float]
-// launch 23: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 23: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 24: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 25: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 25: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 26: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=640 params=[float float float by_half float float out:float]
-// launch 27: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=9216 params=[float by_half float out:float]
+// launch 27: conv_k15 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 28: conv_k17 grid=[1, 1, 1] block=[128, 1, 1] shared=20480 params=[float float float by_half float out:float]
 // launch 29: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
 // launch 30: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float by_half float float out:float]
 // launch 31: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
 // launch 32: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=384 params=[float float float by_half float float out:float]
 // launch 33: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
-// launch 34: conv_k20 grid=[1, 1, 1] block=[256, 1, 1] shared=9216 params=[float float float by_half float out:float]
+// launch 34: conv_k20 grid=[1, 1, 1] block=[256, 1, 1] shared=10240 params=[float float float by_half float out:float]
 // launch 35: conv_k21 grid=[10, 1, 1] block=[256, 1, 1] shared=36864 params=[float by_half float out:float]
 // launch 36: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
@@ -355,6 +355,8 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -369,8 +371,25 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_en % 16; by_en /= 16;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+        by_ct[(int)(gm - by_m0) * 132 + (int)(gn - by_n0)] = (float)((acc + in2[(i1)]));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 32, q = c % 32;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 8)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*256) + gn;
+    const float* const src = by_ct + r * 132 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k4_body(in0, in1, in2, out, by_this_block());
@@ -968,6 +987,8 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -982,8 +1003,25 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
         const int i3 = by_en % 4; by_en /= 4;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 144)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*16) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, out, by_this_block());
@@ -1224,6 +1262,8 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __res
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1238,8 +1278,25 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const by_half* __res
         const int i3 = by_en % 4; by_en /= 4;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 192)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*16) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k15(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k15_body(in0, in1, in2, out, by_this_block());
@@ -1421,6 +1478,8 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1435,8 +1494,25 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)((acc + in4[(i1)]));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 128) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 56 && gn < 4)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*4) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(128) conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
   conv_k17_body(in0, in1, in2, in3, in4, out, by_this_block());
@@ -1525,6 +1601,8 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const by_half* __res
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1539,8 +1617,25 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const by_half* __res
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 336 && gn < 4)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*4) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k18(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k18_body(in0, in1, in2, out, by_this_block());
@@ -1723,6 +1818,8 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1737,8 +1834,25 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)((acc + in4[(i1)]));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 112 && gn < 4)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*4) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
   conv_k20_body(in0, in1, in2, in3, in4, out, by_this_block());
@@ -1831,6 +1945,8 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const by_half* __res
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1845,8 +1961,25 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const by_half* __res
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gn < 4)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*4) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k21(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k21_body(in0, in1, in2, out, by_this_block());

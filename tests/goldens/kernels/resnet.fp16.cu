@@ -218,6 +218,8 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __rest
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -232,8 +234,25 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_en % 16; by_en /= 16;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        by_ct[(int)(gm - by_m0) * 132 + (int)(gn - by_n0)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 32, q = c % 32;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gm < 8)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*256) + gn;
+    const float* const src = by_ct + r * 132 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k1_body(in0, in1, in2, out, by_this_block());
@@ -731,6 +750,8 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -744,8 +765,24 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_en % 8; by_en /= 8;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        by_ct[(int)(gm - by_m0) * 68 + (int)(gn - by_n0)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 16, q = c % 16;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*64) + gn;
+    const float* const src = by_ct + r * 68 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k7_body(in0, in1, in2, out, by_this_block());
@@ -999,6 +1036,8 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1012,8 +1051,24 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
         const int i3 = by_en % 4; by_en /= 4;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 128) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*16) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(128) conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k10_body(in0, in1, in2, out, by_this_block());
@@ -1255,6 +1310,8 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
     }
   }
   by_cp_async_wait_all();
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1269,8 +1326,25 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
       }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 512; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 4 * q;
+    if (!(gn < 4)) continue;
+    const int i1 = gm;
+    float* const dst = out + ((i1)*4) + gn;
+    const float* const src = by_ct + r * 20 + 4 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+    }
+  }
 }
 BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
