@@ -52,6 +52,9 @@ class Workload:
     # bytes of global loads and stores each thread keeps in flight (0: not modelled, the
     # calibration of MEMORY_WARPS_PER_SM applies; >0: Little's law against DRAM latency)
     bytes_in_flight: float = 0.0
+    # global round trips a block's main loop waits for one after another: its k-tiles over the
+    # k-tiles its pipeline keeps in flight (0: no such loop modelled)
+    serial_steps: float = 0.0
 
     @functools.cached_property
     def key(self) -> str:

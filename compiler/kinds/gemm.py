@@ -72,7 +72,7 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
                     shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
                     flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
-                    issue_efficiency=ilp / (ilp + tm + tn + 2.0))
+                    issue_efficiency=ilp / (ilp + tm + tn + 2.0), serial_steps=kt / max(1, stages - 1))
 
 
 def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:

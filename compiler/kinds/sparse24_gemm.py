@@ -103,8 +103,8 @@ def candidates(te: TensorExpr, v: GemmView, side: str, values_arg: int, meta_arg
                             shared = S * (td.stage_bytes + tv.stage_bytes + meta_stage)
                             if shared > target.shared_per_block:
                                 continue
-                            w = _workload(v, sizes, target, elem, R, D, BR, BD, BK, WR, WD, shared, infl, src_item,
-                                          cost)
+                            w = _workload(v, sizes, target, elem, R, D, BR, BD, BK, WR, WD, S, shared, infl,
+                                          src_item, cost)
                             pads = (("dense", td.pad),) if td.pad else ()
                             tiles = (RTile("block", ((sparse_ax, BR), (dense_ax, BD), ("k", BK)), pads),
                                      RTile("warp", ((sparse_ax, WR), (dense_ax, WD))),
@@ -118,7 +118,7 @@ def candidates(te: TensorExpr, v: GemmView, side: str, values_arg: int, meta_arg
 
 
 def _workload(v: GemmView, sizes, target: Target, elem: str, R: int, D: int, BR: int, BD: int, BK: int, WR: int,
-              WD: int, shared: int, infl: float, src_item: float, cost: float) -> Workload:
+              WD: int, S: int, shared: int, infl: float, src_item: float, cost: float) -> Workload:
     """tc_gemm's model with the sparse operand at half the values plus a byte per 4 k, and half the
     multiply-adds (mma.sp does a dense mma's work per executed flop, on half of them)."""
     eb = ELEMS[elem][1]
@@ -138,7 +138,8 @@ def _workload(v: GemmView, sizes, target: Target, elem: str, R: int, D: int, BR:
     return Workload(blocks=blocks, threads=T, shared_bytes=shared, registers=MI * NI * 4 + MI * 5 + NI * 4 + 40,
                     flops=float(blocks * BR * BD * nk * BK), compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + sizes[1],
-                    shared_bytes_moved=smem, ilp=float(MI * NI), issue_efficiency=eff)
+                    shared_bytes_moved=smem, ilp=float(MI * NI), issue_efficiency=eff,
+                    serial_steps=nk / max(1, S - 1))
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:

@@ -185,7 +185,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                             shared = max(S * (ta.stage_bytes + tb.stage_bytes), out_tile_bytes(te, view, BM, BN, SK))
                             if shared > target.shared_per_block:
                                 continue
-                            w = _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared,
+                            w = _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S, shared,
                                              infl, src_item, cost, kmma, eb)
                             pads = tuple((s, t.pad) for s, t in (("a", ta), ("b", tb)) if t.pad)
                             tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK)), pads),
@@ -201,7 +201,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
     return out
 
 
-def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, shared, infl, src_item, cost,
+def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S, shared, infl, src_item, cost,
                  kmma, eb) -> Workload:
     M, N, K = view.M, view.N, view.K
     mt, nt, nk = math.ceil(M / BM), math.ceil(N / BN), math.ceil(K / BK)
@@ -222,7 +222,8 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, s
     return Workload(blocks=blocks_mn * SK, threads=T, shared_bytes=shared, registers=regs,
                     flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
-                    ilp=float(MI * NI), issue_efficiency=eff)
+                    ilp=float(MI * NI), issue_efficiency=eff,
+                    serial_steps=math.ceil(nk / SK) / max(1, S - 1))
 
 
 def splitk_reduce_workload(ws_elems: int, split_k: int) -> Workload:

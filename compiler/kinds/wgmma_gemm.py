@@ -147,7 +147,8 @@ def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
     return Workload(blocks=blocks, threads=p.threads, shared_bytes=p.shared_bytes, registers=regs,
                     flops=2.0 * blocks * p.BM * p.BN * nk * BK, compute_dtype=f"wgmma:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + l2_store_bytes(te, view),
-                    shared_bytes_moved=smem, ilp=float(p.BN // 8), issue_efficiency=eff)
+                    shared_bytes_moved=smem, ilp=float(p.BN // 8), issue_efficiency=eff,
+                    serial_steps=nk / max(1, p.stages - 1))
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:

@@ -276,9 +276,12 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     share = least_busiest_share if lower_bound else grid_busiest_share
     busy = share(view.B, math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n")), operand,
                  tuple(offsets), target.sms, k_tiles)
+    # the k loop's serial round trips: the longest block row's listed tiles
+    longest = max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
     w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
                             dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
-                            shared_bytes_moved=w.shared_bytes_moved * busy)
+                            shared_bytes_moved=w.shared_bytes_moved * busy,
+                            serial_steps=w.serial_steps * longest / k_tiles)
     flops = dense_flops - contraction + round(contraction * density)
     return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
         ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),

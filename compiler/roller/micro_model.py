@@ -9,8 +9,10 @@ instructions; kinds/wgmma_gemm.py for register-staged operands) and more bytes i
 warp for their 16-byte staged loads. Occupancy (blocks per SM, limited by threads, registers,
 shared memory and the block limit) and waves (blocks over SMs x resident blocks) decide how much
 of the machine the kernel uses. The kernel's time is the slowest level on the busiest SM (levels
-overlap, as on the GPU); a two-pass configuration (split-K, split reduction) adds its second
-kernel and a launch."""
+overlap, as on the GPU), or, when longer, the pipeline's: a contraction's k-loop waits for its
+k-tiles one round trip after another, S - 1 of them in flight, however many warps are resident
+(Workload.serial_steps x the L2 latency, per wave); a two-pass configuration (split-K, split
+reduction) adds its second kernel and a launch."""
 from __future__ import annotations
 
 import dataclasses
@@ -46,12 +48,14 @@ class Prediction:
     waves: int
     occupancy: float      # resident warps / max warps per SM
     bound: str            # the level that sets the time
+    pipeline_us: float = 0.0   # the k-loops' serial round trips on the busiest SM
 
     def as_dict(self) -> dict:
         return {"us": round(self.us, 4), "dram_us": round(self.dram_us, 4), "l2_us": round(self.l2_us, 4),
                 "shared_us": round(self.shared_us, 4), "compute_us": round(self.compute_us, 4),
                 "blocks_per_sm": self.blocks_per_sm, "waves": self.waves,
-                "occupancy": round(self.occupancy, 4), "bound": self.bound}
+                "occupancy": round(self.occupancy, 4), "bound": self.bound,
+                "pipeline_us": round(self.pipeline_us, 4)}
 
 
 def blocks_per_sm(w: Workload, target: Target) -> int:
@@ -114,12 +118,13 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     dram_us = w.dram_bytes / (target.dram_gbps * 1e3 * mlp)
     l2_us = w.l2_bytes / (target.l2_gbps * 1e3 * mlp)
     shared_us = (w.shared_bytes_moved / w.blocks) * busiest / (target.shared_gbps_per_sm * 1e3)
-    levels = {"compute": compute_us, "dram": dram_us, "l2": l2_us, "shared": shared_us}
+    pipeline_us = waves * w.serial_steps * target.l2_latency_ns * 1e-3
+    levels = {"compute": compute_us, "dram": dram_us, "l2": l2_us, "shared": shared_us, "pipeline": pipeline_us}
     bound = max(levels, key=lambda k: (levels[k], k))
     # one DRAM round trip per wave that cannot be hidden behind another wave's work
     latency_us = waves * target.dram_latency_ns * 1e-3 * (1.0 if resident == 1 else 0.5)
     return Prediction(levels[bound] + latency_us, dram_us, l2_us, shared_us, compute_us, per_sm, waves,
-                      min(1.0, occupancy), bound)
+                      min(1.0, occupancy), bound, pipeline_us)
 
 
 def predict(config: KernelConfig, target: Target) -> Prediction:

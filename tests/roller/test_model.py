@@ -54,7 +54,7 @@ def test_model_levels_and_waves():
     h100, t4 = get_target("h100"), get_target("t4")
     p = predict_workload(_w(), h100)
     assert p.us >= max(p.compute_us, p.dram_us, p.l2_us, p.shared_us)
-    assert p.bound in ("compute", "dram", "l2", "shared")
+    assert p.bound in ("compute", "dram", "l2", "shared", "pipeline")
     # twice the blocks (same work per block) is never faster; more waves on a smaller GPU
     assert predict_workload(_w(blocks=2000, flops=4e9), h100).us >= p.us
     assert predict_workload(_w(), t4).waves > p.waves
@@ -62,6 +62,25 @@ def test_model_levels_and_waves():
     # DRAM-bound workloads scale with bytes
     big = predict_workload(_w(dram_bytes=8e9, flops=1e6), h100)
     assert big.bound == "dram" and big.dram_us == pytest.approx(8e9 / (h100.dram_gbps * 1e3), rel=1e-6)
+
+
+def test_pipeline_bound():
+    """A k-loop's serial round trips bound a wave's time (k-tiles over the stages in flight, times
+    the L2 latency); the term is 0 for a workload without one and sets the time when it is the
+    longest; BERT-base's batch-1 FFN GEMM (128 x 768 . 768 x 3072, fp16) gets a candidate with at
+    most 8 serial steps, not the 48 of 16-deep k-tiles in 2 stages."""
+    h100 = get_target("h100")
+    assert predict_workload(_w(), h100).pipeline_us == 0.0
+    p = predict_workload(_w(serial_steps=400.0), h100)
+    assert p.pipeline_us == pytest.approx(p.waves * 400 * h100.l2_latency_ns * 1e-3)
+    assert p.bound == "pipeline" and p.us >= p.pipeline_us > max(p.compute_us, p.dram_us, p.l2_us, p.shared_us)
+    rng = np.random.default_rng(0)
+    a, w = rng.standard_normal((128, 768)).astype(np.float16), rng.standard_normal((768, 3072)).astype(np.float16)
+    kernel, _ = lower_single("MatMul", [a, w], {})
+    best = construct_rtiles(kernel.expr, h100, 8)[0]
+    assert best.workload.serial_steps <= 8, best.text()
+    nk = math.ceil(768 / best.tile("block").size("k"))
+    assert best.workload.serial_steps == pytest.approx(nk / max(1, best.param("stages") - 1))
 
 
 def test_candidates_ranked_by_model():

@@ -41,7 +41,7 @@ def test_bert_with_roller(models_dir):
             cfg = k["config"]
             assert cfg["tiles"] and abs(cfg["predicted_us"] - k["predicted_us"]) < 1e-3
             model = json.loads(cfg["model"])
-            assert model["bound"] in ("compute", "dram", "l2", "shared")
+            assert model["bound"] in ("compute", "dram", "l2", "shared", "pipeline")
             top = json.loads(cfg["top_k"])
             assert 1 <= len(top) <= 8 and top[0]["key"] == cfg["config_key"]
     ref = np.load(models_dir / "bert.npz")

@@ -1,16 +1,16 @@
 // golden: lstm.onnx h100 fp32
 // 5 launches, 4 distinct kernels
-// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=1024 params=[float long long float float out:float]
+// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=3328 params=[float long long float float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 2: lstm_xw_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=1280 params=[float float float out:float]
+// launch 2: lstm_xw_k1 grid=[1024, 1, 1] block=[32, 1, 1] shared=1792 params=[float float float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 4: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=1152 params=[float float float out:float]
+// launch 4: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 
 // ===== lstm_xw_k0 =====
 BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 96;
+  float* const by_bs = by_as + 288;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
@@ -25,11 +25,11 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 64; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 256; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -37,29 +37,29 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const long long t0 = in1[(i2)*64 + (i1)];
         v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
       }
-      by_as[(0) * 96 + kk * 12 + rr] = v;
+      by_as[(0) * 288 + kk * 9 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 512; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
         const int i3 = gr;
         const int r0 = gk;
         v = in2[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[(0) * 160 + kk * 20 + rr] = v;
+      by_bs[(0) * 544 + kk * 17 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 96;
-    const float* const bs = by_bs + cur * 160;
+    const float* const as = by_as + cur * 288;
+    const float* const bs = by_bs + cur * 544;
     #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
+    for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 12 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + i * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 20 + tx + j * 16];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 17 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -192,63 +192,63 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
+  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
   const int i0 = 0;
   const int i2 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+      by_as[(0) * 160 + kk * 5 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 256; e += 32) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
         const int i3 = gr;
         const int r0 = gk;
         v = in1[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[(0) * 160 + kk * 20 + rr] = v;
+      by_bs[(0) * 288 + kk * 9 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 160;
+    const float* const bs = by_bs + cur * 288;
     #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 32; ++kk) {
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 20 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 9 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -264,7 +264,7 @@ BY_KERNEL void lstm_xw_k1(const float* __restrict__ in0, const float* __restrict
 BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
@@ -278,38 +278,38 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     #pragma unroll
     for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 16; ++kt) {
+  for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+    for (int e = tid; e < 512; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 20 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
+    for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       if (gr < 1000) {
         const int i2 = gr;
         const int r0 = gk;
         v = in1[(r0)*1000 + (i2)];
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
+    for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
       for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
       #pragma unroll
