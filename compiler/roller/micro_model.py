@@ -11,7 +11,7 @@ shared memory and the block limit) and waves (blocks over SMs x resident blocks)
 of the machine the kernel uses. The kernel's time is the slowest level on the busiest SM (levels
 overlap, as on the GPU), or, when longer, the pipeline's: a contraction's k-loop waits for its
 k-tiles one round trip after another, S - 1 of them in flight, however many warps are resident
-(Workload.serial_steps x the L2 latency, per wave); a two-pass configuration (split-K, split
+(Workload.serial_steps after the first, which the wave's latency term counts, x the L2 latency); a two-pass configuration (split-K, split
 reduction) adds its second kernel and a launch."""
 from __future__ import annotations
 
@@ -118,7 +118,8 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     dram_us = w.dram_bytes / (target.dram_gbps * 1e3 * mlp)
     l2_us = w.l2_bytes / (target.l2_gbps * 1e3 * mlp)
     shared_us = (w.shared_bytes_moved / w.blocks) * busiest / (target.shared_gbps_per_sm * 1e3)
-    pipeline_us = waves * w.serial_steps * target.l2_latency_ns * 1e-3
+    # the first round trip of a wave is the latency term below; the loop waits for the others
+    pipeline_us = waves * max(0.0, w.serial_steps - 1.0) * target.l2_latency_ns * 1e-3
     levels = {"compute": compute_us, "dram": dram_us, "l2": l2_us, "shared": shared_us, "pipeline": pipeline_us}
     bound = max(levels, key=lambda k: (levels[k], k))
     # one DRAM round trip per wave that cannot be hidden behind another wave's work

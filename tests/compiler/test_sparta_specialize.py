@@ -200,9 +200,7 @@ def test_bert_block_sparse_weights_are_found_and_their_gemms_specialised(bert_sp
     assert executed <= 0.15 * dense, (executed, dense)
     sparse_us = sum(e["predicted_us"]["block_sparse"] for e in alone)
     dense_us = sum(e["predicted_us"]["dense"] for e in alone)
-    # not the FLOPs' 6x: a block still waits for its listed k-tiles one round trip after another
-    # (the micro-model's pipeline bound)
-    assert dense_us >= 2.0 * sparse_us, (dense_us, sparse_us)
+    assert dense_us >= 2.5 * sparse_us, (dense_us, sparse_us)
     assert on.report["flops"]["executed"] < off.report["flops"]["executed"] == off.report["flops"]["dense"]
     assert not off.report["sparsity"]["enabled"] and not off.report["sparsity"]["kernels"]
 

@@ -65,14 +65,15 @@ def test_model_levels_and_waves():
 
 
 def test_pipeline_bound():
-    """A k-loop's serial round trips bound a wave's time (k-tiles over the stages in flight, times
-    the L2 latency); the term is 0 for a workload without one and sets the time when it is the
+    """A k-loop's serial round trips bound a wave's time (k-tiles over the stages in flight, after
+    the first, which the wave's latency term counts, times the L2 latency); the term is 0 for a
+    workload without one (or with one round trip) and sets the time when it is the
     longest; BERT-base's batch-1 FFN GEMM (128 x 768 . 768 x 3072, fp16) gets a candidate with at
     most 8 serial steps, not the 48 of 16-deep k-tiles in 2 stages."""
     h100 = get_target("h100")
-    assert predict_workload(_w(), h100).pipeline_us == 0.0
+    assert predict_workload(_w(), h100).pipeline_us == predict_workload(_w(serial_steps=1.0), h100).pipeline_us == 0.0
     p = predict_workload(_w(serial_steps=400.0), h100)
-    assert p.pipeline_us == pytest.approx(p.waves * 400 * h100.l2_latency_ns * 1e-3)
+    assert p.pipeline_us == pytest.approx(p.waves * 399 * h100.l2_latency_ns * 1e-3)
     assert p.bound == "pipeline" and p.us >= p.pipeline_us > max(p.compute_us, p.dram_us, p.l2_us, p.shared_us)
     rng = np.random.default_rng(0)
     a, w = rng.standard_normal((128, 768)).astype(np.float16), rng.standard_normal((768, 3072)).astype(np.float16)

@@ -2,10 +2,10 @@
 // 8 launches, 5 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 2: colaunch_k0 grid=[288, 1, 1] block=[128, 1, 1] shared=5248 params=[float float float out:float float float float out:float]
+// launch 2: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
 // launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
-// launch 5: colaunch_k0 grid=[288, 1, 1] block=[128, 1, 1] shared=5248 params=[float float float out:float float float float out:float]
+// launch 5: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
 // launch 6: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
 // launch 7: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 
@@ -124,91 +124,16 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_a58c6909927465a1_w32_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = in0[(i2)*128 + (r0)];
-      }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
-    }
-    for (int e = tid; e < 256; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
-        const int r0 = gk;
-        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
-      }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
-    }
-    by_part_sync(1u, 32u);
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 256;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    by_part_sync(1u, 32u);
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
-      int by_en = gn;
-      const int i3 = by_en % 64; by_en /= 64;
-      const int i1 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
-    }
-  }
-}
-BY_DEVICE void matmul_e4d82eb097ca5a64_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 256;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
-  const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
   float by_acc[1][2];
   #pragma unroll
@@ -218,40 +143,40 @@ BY_DEVICE void matmul_e4d82eb097ca5a64_body(const float* __restrict__ in0, const
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 128) {
-      const int rr = e % 8; const int kk = e / 8;
+    for (int e = tid; e < 512; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
       const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
-        int by_rm = gr;
-        const int i2 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
+        const int i2 = gr;
         const int r0 = gk;
-        v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
+        v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 256 + kk * 8 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 1024; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
-        const int i3 = gr;
+        int by_rm = gr;
+        const int i3 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
         const int r0 = gk;
-        v = in0[(i3)*128 + (r0)];
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 1056 + kk * 33 + rr] = v;
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 256;
-    const float* const bs = by_bs + cur * 1056;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 33 + tx + j * 16];
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -261,13 +186,88 @@ BY_DEVICE void matmul_e4d82eb097ca5a64_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + i * 16;
+    const int i2 = gm;
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 64; by_en /= 64;
+      const int i1 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
+    }
+  }
+}
+BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 512;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int i0 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i2 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
+      }
+      by_as[(0) * 512 + kk * 16 + rr] = v;
+    }
+    for (int e = tid; e < 512; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      float v = 0;
+      {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = in0[(i3)*128 + (r0)];
+      }
+      by_bs[(0) * 544 + kk * 17 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 512;
+    const float* const bs = by_bs + cur * 544;
+    #pragma unroll
+    for (int kk = 0; kk < 32; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + j * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
@@ -276,8 +276,8 @@ BY_DEVICE void matmul_e4d82eb097ca5a64_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 256u) { if (threadIdx.x < 32u) matmul_a58c6909927465a1_w32_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1))); }
-  else if (by_b < 288u) matmul_e4d82eb097ca5a64_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(32, 1, 1)));
+  if (by_b < 32u) matmul_dbc18a66867f03b8_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(32, 1, 1)));
+  else if (by_b < 64u) matmul_9815b6f8a73db187_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 32u, dim3(32, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());

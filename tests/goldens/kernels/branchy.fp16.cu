@@ -48,7 +48,7 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-BY_DEVICE_CALLED void matmul_6f046dfb5178ea26_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_f5b75dd1d232d2b6_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -69,26 +69,26 @@ BY_DEVICE_CALLED void matmul_6f046dfb5178ea26_body(const float*  in0, const by_h
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = 0;
-  const int nloc = 4;
+  const int nloc = 2;
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
+    const int k0 = (int)kt * 64;
     {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 2048;
+      unsigned char* const dst = by_sa + stage * 4096;
       #pragma unroll
-      for (int c = tid; c < 256; c += 256) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 4;
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         const float* const src = in0;
         v = by_ld_global_v4(src + (i0)*8192 + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_64b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
     {  // operand B: async, k x rows
-      unsigned char* const dst = by_sb + stage * 4096;
+      unsigned char* const dst = by_sb + stage * 8192;
       #pragma unroll
-      for (int c = tid; c < 256; c += 256) {
+      for (int c = tid; c < 512; c += 256) {
         const int o = c / 8, j = c % 8;
         const int gk = k0 + o;
         const int gr = by_n0 + j * 8;
@@ -97,24 +97,24 @@ BY_DEVICE_CALLED void matmul_6f046dfb5178ea26_body(const float*  in0, const by_h
       }
     }
   };
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < 1; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<2>();
+    by_cp_async_wait<0>();
     __syncthreads();
-    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 4) * 2048;
-      const unsigned char* const bs = by_sb + (i % 4) * 4096;
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 64; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -159,7 +159,7 @@ BY_DEVICE_CALLED void matmul_6f046dfb5178ea26_body(const float*  in0, const by_h
     }
   }
 }
-BY_DEVICE_CALLED void matmul_a8392d2988dd3b4a_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_68c5689bf56eada7_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -180,26 +180,26 @@ BY_DEVICE_CALLED void matmul_a8392d2988dd3b4a_body(const float*  in0, const by_h
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = 0;
-  const int nloc = 4;
+  const int nloc = 2;
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
+    const int k0 = (int)kt * 64;
     {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 2048;
+      unsigned char* const dst = by_sa + stage * 4096;
       #pragma unroll
-      for (int c = tid; c < 256; c += 256) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 4;
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         const float* const src = in0;
         v = by_ld_global_v4(src + (i0)*8192 + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_64b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
     {  // operand B: async, k x rows
-      unsigned char* const dst = by_sb + stage * 4096;
+      unsigned char* const dst = by_sb + stage * 8192;
       #pragma unroll
-      for (int c = tid; c < 256; c += 256) {
+      for (int c = tid; c < 512; c += 256) {
         const int o = c / 8, j = c % 8;
         const int gk = k0 + o;
         const int gr = by_n0 + j * 8;
@@ -208,24 +208,24 @@ BY_DEVICE_CALLED void matmul_a8392d2988dd3b4a_body(const float*  in0, const by_h
       }
     }
   };
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < 1; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<2>();
+    by_cp_async_wait<0>();
     __syncthreads();
-    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 4) * 2048;
-      const unsigned char* const bs = by_sb + (i % 4) * 4096;
+      const unsigned char* const as = by_sa + (i % 2) * 4096;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 64; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -278,12 +278,12 @@ BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const by_half*
   const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
   (void)by_t; (void)by_tid; (void)by_nthreads;
   if (p0[0]) {  // If node_cond__0: then
-    for (unsigned int by_v = by_b; by_v < 4u; by_v += by_g) matmul_6f046dfb5178ea26_body(p1, p2, p3, p4, by_block_at(by_v, dim3(4, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 4u; by_v += by_g) matmul_f5b75dd1d232d2b6_body(p1, p2, p3, p4, by_block_at(by_v, dim3(4, 1, 1)));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p4[by_i];
     by_grid_sync();
   } else {
-    for (unsigned int by_v = by_b; by_v < 4u; by_v += by_g) matmul_a8392d2988dd3b4a_body(p1, p6, p7, p8, by_block_at(by_v, dim3(4, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 4u; by_v += by_g) matmul_68c5689bf56eada7_body(p1, p6, p7, p8, by_block_at(by_v, dim3(4, 1, 1)));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p8[by_i];
     by_grid_sync();

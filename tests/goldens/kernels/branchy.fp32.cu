@@ -1,7 +1,7 @@
 // golden: branchy.onnx h100 fp32
 // 2 launches, 2 distinct kernels
 // launch 0: reducemean_k0 grid=[1, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:bool]
-// launch 1: device_if_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=1664 cooperative params=[bool float float float out:float out:float float float out:float]
+// launch 1: device_if_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 cooperative params=[bool float float float out:float out:float float float out:float]
 
 // ===== reducemean_k0 =====
 BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
@@ -48,26 +48,26 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-BY_DEVICE_CALLED void matmul_282acb606ad8a9b5_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_7584abe047c87f3d_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
       const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
@@ -76,10 +76,10 @@ BY_DEVICE_CALLED void matmul_282acb606ad8a9b5_body(const float*  in0, const floa
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
@@ -87,31 +87,31 @@ BY_DEVICE_CALLED void matmul_282acb606ad8a9b5_body(const float*  in0, const floa
         const int r0 = gk;
         v = in1[(r0)*128 + (i2)];
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 16;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + j * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
@@ -119,26 +119,26 @@ BY_DEVICE_CALLED void matmul_282acb606ad8a9b5_body(const float*  in0, const floa
     }
   }
 }
-BY_DEVICE_CALLED void matmul_a1d164d403255def_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_a5574d41c9e6b247_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
       const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
@@ -147,10 +147,10 @@ BY_DEVICE_CALLED void matmul_a1d164d403255def_body(const float*  in0, const floa
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
@@ -158,31 +158,31 @@ BY_DEVICE_CALLED void matmul_a1d164d403255def_body(const float*  in0, const floa
         const int r0 = gk;
         v = in1[(r0)*128 + (i2)];
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 16;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + j * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
@@ -198,17 +198,17 @@ BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p
   const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
   (void)by_t; (void)by_tid; (void)by_nthreads;
   if (p0[0]) {  // If node_cond__0: then
-    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_282acb606ad8a9b5_body(p1, p2, p3, p4, by_block_at(by_v, dim3(256, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_7584abe047c87f3d_body(p1, p2, p3, p4, by_block_at(by_v, dim3(32, 1, 1)));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p4[by_i];
     by_grid_sync();
   } else {
-    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_a1d164d403255def_body(p1, p6, p7, p8, by_block_at(by_v, dim3(256, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_a5574d41c9e6b247_body(p1, p6, p7, p8, by_block_at(by_v, dim3(32, 1, 1)));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p8[by_i];
     by_grid_sync();
   }
 }
-BY_KERNEL void __launch_bounds__(32, 2) device_if_k0(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, const float* p6, const float* p7, float* p8) {
+BY_KERNEL void __launch_bounds__(128, 1) device_if_k0(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, const float* p6, const float* p7, float* p8) {
   device_if_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, by_this_block());
 }

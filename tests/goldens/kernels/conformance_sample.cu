@@ -2155,7 +2155,7 @@ BY_KERNEL void conv_integer_k0(const unsigned char* __restrict__ in0, const unsi
 
 // golden: test_convtranspose h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: conv_transpose_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=1152 params=[float float out:float]
+// launch 0: conv_transpose_k0 grid=[1, 1, 1] block=[64, 1, 1] shared=2176 params=[float float out:float]
 
 // ===== conv_transpose_k0 =====
 BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -2163,10 +2163,10 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 2; by_blk /= 1;
   const int i0 = 0;
   float by_acc[1][1];
@@ -2177,7 +2177,7 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
+    for (int e = tid; e < 32; e += 64) {
       const int kk = e % 16; const int rr = e / 16;
       const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
@@ -2190,8 +2190,8 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
       }
       by_as[(0) * 32 + kk * 2 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
-      const int rr = e % 16; const int kk = e / 16;
+    for (int e = tid; e < 512; e += 64) {
+      const int rr = e % 32; const int kk = e / 32;
       const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gr < 25 && gk < 9) {
@@ -2205,18 +2205,18 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
         const int t1 = (i3 - r1);
         v = (((((t0 >= (0ll)) && (t0 < (3ll))) && (t1 >= (0ll))) && (t1 < (3ll))) ? in0[(i0)*9 + (t0)*3 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[(0) * 512 + kk * 32 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 256;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + i * 2];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 32 + tx + j * 32];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -2230,7 +2230,7 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + j * 32;
       if (gn >= 25) continue;
       int by_en = gn;
       const int i3 = by_en % 5; by_en /= 5;
@@ -4205,7 +4205,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 
 // golden: test_gru_batchwise h100 fp32
 // 2 launches, 2 distinct kernels
-// launch 0: gru_xw_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=288 params=[float float out:float]
+// launch 0: gru_xw_k0 grid=[2, 1, 1] block=[64, 1, 1] shared=160 params=[float float out:float]
 // launch 1: gru_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=120 params=[float float out:float out:float]
 
 // ===== gru_xw_k0 =====
@@ -4217,19 +4217,19 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
   const int tx = tid % 16;
   const int ty = tid / 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
   const int i1 = 0;
-  float by_acc[2][2];
+  float by_acc[1][1];
   #pragma unroll
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 8; e += 32) {
+    for (int e = tid; e < 8; e += 64) {
       const int kk = e % 2; const int rr = e / 2;
       const int gr = by_ar0 + rr; const int gk = kt * 2 + kk;
       float v = 0;
@@ -4240,7 +4240,7 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
       }
       by_as[(0) * 8 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
+    for (int e = tid; e < 32; e += 64) {
       const int kk = e % 2; const int rr = e / 2;
       const int gr = by_br0 + rr; const int gk = kt * 2 + kk;
       float v = 0;
@@ -4249,32 +4249,32 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in1[(i0)*36 + (i3)*2 + (r0)];
       }
-      by_bs[(0) * 64 + kk * 32 + rr] = v;
+      by_bs[(0) * 32 + kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 8;
-    const float* const bs = by_bs + cur * 64;
+    const float* const bs = by_bs + cur * 32;
     #pragma unroll
     for (int kk = 0; kk < 2; ++kk) {
-      float a[2], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) a[i] = as[kk * 4 + ty + i * 2];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 32 + tx + j * 16];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i)
+      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int gm = by_m0 + ty + i * 2;
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
     if (gm >= 3) continue;
     const int i2 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 16;
       if (gn >= 18) continue;
       const int i3 = gn;
@@ -5716,7 +5716,7 @@ BY_KERNEL void __launch_bounds__(128) lrn_k0(const float* __restrict__ in0, floa
 
 // golden: test_lstm_batchwise h100 fp32
 // 2 launches, 2 distinct kernels
-// launch 0: lstm_xw_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=160 params=[float float out:float]
+// launch 0: lstm_xw_k0 grid=[4, 1, 1] block=[32, 1, 1] shared=96 params=[float float out:float]
 // launch 1: lstm_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=168 params=[float float out:float out:float]
 
 // ===== lstm_xw_k0 =====
@@ -5728,15 +5728,15 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_n0 = (by_blk % 4) * 8; by_blk /= 4;
   const int by_m0 = (by_blk % 1) * 4; by_blk /= 1;
   const int i0 = 0;
   const int i1 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
@@ -5751,7 +5751,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
       }
       by_as[(0) * 8 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 32; e += 32) {
+    for (int e = tid; e < 16; e += 32) {
       const int kk = e % 2; const int rr = e / 2;
       const int gr = by_br0 + rr; const int gk = kt * 2 + kk;
       float v = 0;
@@ -5760,22 +5760,22 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in1[(i0)*56 + (i3)*2 + (r0)];
       }
-      by_bs[(0) * 32 + kk * 16 + rr] = v;
+      by_bs[(0) * 16 + kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 8;
-    const float* const bs = by_bs + cur * 32;
+    const float* const bs = by_bs + cur * 16;
     #pragma unroll
     for (int kk = 0; kk < 2; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
@@ -5785,7 +5785,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
     if (gm >= 3) continue;
     const int i2 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 8;
       if (gn >= 28) continue;
       const int i3 = gn;
@@ -7188,30 +7188,30 @@ BY_KERNEL void __launch_bounds__(256) rmsnorm_rows_k0(const float* __restrict__ 
 
 // golden: test_rnn_seq_length h100 fp32
 // 2 launches, 2 distinct kernels
-// launch 0: rnn_xw_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=256 params=[float float float out:float]
+// launch 0: rnn_xw_k0 grid=[2, 1, 1] block=[32, 1, 1] shared=192 params=[float float float out:float]
 // launch 1: rnn_recurrence_k0 grid=[3, 1, 1] block=[64, 1, 1] shared=40 params=[float float out:float]
 
 // ===== rnn_xw_k0 =====
 BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
+  float* const by_bs = by_as + 16;
   const int tid = threadIdx.x;
-  const int tx = tid % 4;
-  const int ty = tid / 4;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
+    for (int e = tid; e < 16; e += 32) {
       const int kk = e % 4; const int rr = e / 4;
       const int gr = by_ar0 + rr; const int gk = kt * 4 + kk;
       float v = 0;
@@ -7222,7 +7222,7 @@ BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in0[(i1)*9 + (i2)*3 + (r0)];
       }
-      by_as[(0) * 32 + kk * 8 + rr] = v;
+      by_as[(0) * 16 + kk * 4 + rr] = v;
     }
     for (int e = tid; e < 32; e += 32) {
       const int kk = e % 4; const int rr = e / 4;
@@ -7236,32 +7236,32 @@ BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __rest
       by_bs[(0) * 32 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 32;
+    const float* const as = by_as + cur * 16;
     const float* const bs = by_bs + cur * 32;
     #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 8 + tx + j * 4];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + i * 4;
     if (gm >= 6) continue;
     int by_em = gm;
     const int i2 = by_em % 3; by_em /= 3;
     const int i1 = by_em;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 4;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
       if (gn >= 5) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];

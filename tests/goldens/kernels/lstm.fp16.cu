@@ -248,55 +248,55 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const by_half* __r
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = 0;
-  const int nloc = 4;
+  const int nloc = 2;
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
+    const int k0 = (int)kt * 64;
     {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 1024;
+      unsigned char* const dst = by_sa + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 128; c += 128) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 256; c += 128) {
+        const int o = c / 16, j = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 4;
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         const float* const src = in0;
         v = by_ld_global_v4(src + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_64b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
     {  // operand B: async, rows x k
-      unsigned char* const dst = by_sb + stage * 4096;
+      unsigned char* const dst = by_sb + stage * 8192;
       #pragma unroll
-      for (int c = tid; c < 256; c += 128) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 512; c += 128) {
+        const int o = c / 8, j = c % 8;
         const int gr = by_n0 + o;
         const int gk = k0 + j * 8;
         const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (i0)*65536 + (gr)*128 + (gk)) : (const void*)in1, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (i0)*65536 + (gr)*128 + (gk)) : (const void*)in1, nb);
       }
     }
   };
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < 1; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<2>();
+    by_cp_async_wait<0>();
     __syncthreads();
-    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 4) * 1024;
-      const unsigned char* const bs = by_sb + (i % 4) * 4096;
+      const unsigned char* const as = by_sa + (i % 2) * 2048;
+      const unsigned char* const bs = by_sb + (i % 2) * 8192;
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 64; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_64b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
+          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_128b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll

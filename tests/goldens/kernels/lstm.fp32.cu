@@ -2,7 +2,7 @@
 // 5 launches, 4 distinct kernels
 // launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=3328 params=[float long long float float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 2: lstm_xw_k1 grid=[1024, 1, 1] block=[32, 1, 1] shared=1792 params=[float float float out:float]
+// launch 2: lstm_xw_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=4352 params=[float float float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 4: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 
@@ -187,24 +187,24 @@ BY_KERNEL void __launch_bounds__(256) lstm_recurrence_k0(const float* __restrict
 BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 64) * 8; by_blk /= 64;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
   const int i0 = 0;
   const int i2 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
       const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
@@ -213,9 +213,9 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
       const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
@@ -224,31 +224,31 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in1[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[(0) * 288 + kk * 9 + rr] = v;
+      by_bs[(0) * 544 + kk * 17 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 288;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 544;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 9 + tx + j * 8];
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 16;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + j * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];

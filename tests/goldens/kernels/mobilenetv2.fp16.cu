@@ -1,13 +1,13 @@
 // golden: mobilenetv2.onnx h100 fp16
 // 37 launches, 23 distinct kernels
-// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=2688 params=[float by_half float out:float]
+// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1408 params=[float by_half float out:float]
 // launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: conv_k2 grid=[768, 1, 1] block=[32, 1, 1] shared=640 params=[float by_half float float float out:float]
+// launch 2: conv_k2 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float float float out:float]
 // launch 3: conv_k3 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
 // launch 4: conv_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=14592 params=[float by_half float out:float]
-// launch 5: conv_k5 grid=[192, 1, 1] block=[32, 1, 1] shared=640 params=[float float float out:float]
+// launch 5: conv_k5 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
 // launch 6: conv_k6 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 7: conv_k7 grid=[192, 1, 1] block=[32, 1, 1] shared=640 params=[float by_half float float float float out:float]
+// launch 7: conv_k7 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float float float float out:float]
 // launch 8: conv_k8 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float by_half float out:float]
 // launch 9: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float by_half float out:float]
 // launch 10: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float by_half float float out:float]
@@ -34,7 +34,7 @@
 // launch 31: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
 // launch 32: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float by_half float float out:float]
 // launch 33: conv_k18 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
-// launch 34: conv_k20 grid=[1, 1, 1] block=[256, 1, 1] shared=27648 params=[float float float by_half float out:float]
+// launch 34: conv_k20 grid=[1, 1, 1] block=[256, 1, 1] shared=18432 params=[float float float by_half float out:float]
 // launch 35: conv_k21 grid=[10, 1, 1] block=[256, 1, 1] shared=36864 params=[float by_half float out:float]
 // launch 36: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
@@ -42,7 +42,7 @@
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
@@ -56,11 +56,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
+  for (int kt = 0; kt < 2; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gk < 27) {
         const int i1 = gr;
@@ -70,11 +70,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*27 + (r0)*9 + (r1)*3 + (r2)])));
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[(0) * 96 + kk * 6 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gk < 27) {
         int by_rm = gr;
@@ -88,16 +88,16 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = ((i3 * (2ll)) + r2);
         v = ((float)(((float)(by_half)((float)((((t0 < (64ll)) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 256;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
       #pragma unroll
       for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
@@ -165,24 +165,24 @@ BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, con
 BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
-  const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
+  const int by_m0 = (by_blk % 6) * 8; by_blk /= 6;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
+    for (int e = tid; e < 64; e += 128) {
+      const int rr = e % 8; const int kk = e / 8;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
@@ -190,9 +190,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = in3[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[(0) * 64 + kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 128; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -206,29 +206,29 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 32;
+    const float* const as = by_as + cur * 64;
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 8;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -401,21 +401,21 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
+    for (int e = tid; e < 32; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -426,7 +426,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -444,15 +444,15 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
@@ -461,8 +461,8 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -516,21 +516,21 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
+    for (int e = tid; e < 32; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -541,7 +541,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -559,15 +559,15 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
@@ -576,8 +576,8 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -1726,7 +1726,7 @@ BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__
 BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 24576;
+  unsigned char* const by_sb = by_smem + 16384;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
@@ -1744,7 +1744,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = 0;
-  const int nloc = 11;
+  const int nloc = 21;
   int by_gb_i2[1], by_gb_i3[1];
   bool by_gb_ok[1];
   #pragma unroll
@@ -1758,22 +1758,21 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     by_gb_i3[q] = i3;
   }
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
+    const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 8192;
+      unsigned char* const dst = by_sa + stage * 4096;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
-        const int rem = gr < 112 ? 336 - gk : 0;
-        const int nb = rem >= 8 ? 16 : (rem > 0 ? (int)rem * 2 : 0);
-        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in3 + (gr)*336 + (gk)) : (const void*)in3, nb);
+        const int nb = gr < 112 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in3 + (gr)*336 + (gk)) : (const void*)in3, nb);
       }
     }
     {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 1024;
-      for (int o = tid / 16; o < 32; o += 16) {
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 16) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -1781,7 +1780,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
           const int i2 = by_gb_i2[q];
           const int i3 = by_gb_i3[q];
           float v = 0.0f;
-          if (by_gb_ok[q] && gk < 336) {
+          if (by_gb_ok[q]) {
             v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
           }
           *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
@@ -1789,24 +1788,24 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
       }
     }
   };
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 3; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<1>();
+    by_cp_async_wait<2>();
     __syncthreads();
-    if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 8192;
-      const unsigned char* const bs = by_sb + (i % 3) * 1024;
+      const unsigned char* const as = by_sa + (i % 4) * 4096;
+      const unsigned char* const bs = by_sb + (i % 4) * 512;
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));

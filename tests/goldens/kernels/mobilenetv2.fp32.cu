@@ -1,33 +1,33 @@
 // golden: mobilenetv2.onnx h100 fp32
 // 37 launches, 23 distinct kernels
-// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=2688 params=[float float float out:float]
+// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1408 params=[float float float out:float]
 // launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: conv_k2 grid=[768, 1, 1] block=[32, 1, 1] shared=640 params=[float float float float float out:float]
+// launch 2: conv_k2 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float float float out:float]
 // launch 3: conv_k3 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 4: conv_k4 grid=[32, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
-// launch 5: conv_k5 grid=[192, 1, 1] block=[32, 1, 1] shared=640 params=[float float float out:float]
+// launch 4: conv_k4 grid=[64, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
+// launch 5: conv_k5 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
 // launch 6: conv_k6 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 7: conv_k7 grid=[192, 1, 1] block=[32, 1, 1] shared=640 params=[float float float float float float out:float]
+// launch 7: conv_k7 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
 // launch 8: conv_k8 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float out:float]
 // launch 9: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
 // launch 10: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
 // launch 11: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
 // launch 12: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
 // launch 13: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
-// launch 14: conv_k11 grid=[4, 1, 1] block=[128, 1, 1] shared=3072 params=[float float float float float out:float]
-// launch 15: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 14: conv_k11 grid=[4, 1, 1] block=[128, 1, 1] shared=1536 params=[float float float float float out:float]
+// launch 15: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 16: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float float float float out:float]
-// launch 17: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 17: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 18: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float float float float out:float]
-// launch 19: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 19: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 20: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float float float float out:float]
-// launch 21: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 21: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 22: conv_k14 grid=[8, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float out:float]
-// launch 23: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 23: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 24: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
-// launch 25: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 25: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 26: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
-// launch 27: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
+// launch 27: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
 // launch 28: conv_k17 grid=[14, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float float float out:float]
 // launch 29: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float out:float]
 // launch 30: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float float float float out:float]
@@ -42,7 +42,7 @@
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
@@ -56,11 +56,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
+  for (int kt = 0; kt < 2; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 64) {
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gk < 27) {
         const int i1 = gr;
@@ -70,11 +70,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*27 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[(0) * 96 + kk * 6 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gk < 27) {
         int by_rm = gr;
@@ -88,16 +88,16 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int t1 = ((i3 * (2ll)) + r2);
         v = (((t0 < (64ll)) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 256;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
       #pragma unroll
       for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
@@ -165,24 +165,24 @@ BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, con
 BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
-  const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
+  const int by_m0 = (by_blk % 6) * 8; by_blk /= 6;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
+    for (int e = tid; e < 64; e += 128) {
+      const int rr = e % 8; const int kk = e / 8;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
       {
@@ -190,9 +190,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in3[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[(0) * 64 + kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 128; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -206,29 +206,29 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
       by_bs[(0) * 128 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 32;
+    const float* const as = by_as + cur * 64;
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 8;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -280,12 +280,12 @@ BY_KERNEL void __launch_bounds__(256) conv_k3(const float* __restrict__ in0, con
 BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
   const int i0 = 0;
   float by_acc[1][1];
@@ -294,37 +294,117 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
+  for (int kt = 0; kt < 3; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
-      if (gk < 48) {
+      {
         const int i1 = gr;
         const int r0 = gk;
         v = in1[(i1)*48 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[(0) * 64 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
-      if (gk < 48) {
+      {
         int by_rm = gr;
         const int i3 = by_rm % 16; by_rm /= 16;
         const int i2 = by_rm;
         const int r0 = gk;
         v = in0[(i0)*12288 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[(0) * 128 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
+      float a[1], b[1];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 4;
+    const int i1 = gm;
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 16; by_en /= 16;
+      const int i2 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
+    }
+  }
+}
+BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  conv_k4_body(in0, in1, in2, out, by_this_block());
+}
+
+// ===== conv_k5 =====
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 32;
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
+  const int i0 = 0;
+  float by_acc[1][1];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 1; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 32; e += 64) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        const int i1 = gr;
+        const int r0 = gk;
+        v = in1[(i1)*8 + (r0)];
+      }
+      by_as[(0) * 32 + kk * 4 + rr] = v;
+    }
+    for (int e = tid; e < 128; e += 64) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 16; by_rm /= 16;
+        const int i2 = by_rm;
+        const int r0 = gk;
+        v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
+      }
+      by_bs[(0) * 128 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 128;
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
@@ -344,86 +424,6 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + j * 16;
-      int by_en = gn;
-      const int i3 = by_en % 16; by_en /= 16;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)((acc + in2[(i1)]));
-    }
-  }
-}
-BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k4_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k5 =====
-BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
-  const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
-  const int i0 = 0;
-  float by_acc[1][2];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = in1[(i1)*8 + (r0)];
-      }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 32) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 16; by_rm /= 16;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
-      }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
-      #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -477,21 +477,21 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
   const int by_m0 = (by_blk % 12) * 4; by_blk /= 12;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 1; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
+    for (int e = tid; e < 32; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
       const int gr = by_ar0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -502,7 +502,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
       }
       by_as[(0) * 32 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 8 + kk;
       float v = 0;
@@ -520,15 +520,15 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+      float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
@@ -537,8 +537,8 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     const int gm = by_m0 + ty + i * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + j * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -795,7 +795,7 @@ BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__
 BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 512;
+  float* const by_bs = by_as + 256;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
@@ -809,22 +809,22 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
+  for (int kt = 0; kt < 6; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
+    for (int e = tid; e < 256; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gr < 24) {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*96 + (r0)];
       }
-      by_as[(0) * 512 + kk * 16 + rr] = v;
+      by_as[(0) * 256 + kk * 16 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 128) {
+    for (int e = tid; e < 128; e += 128) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -833,13 +833,13 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[(0) * 128 + kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 512;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 256;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
@@ -876,7 +876,7 @@ BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__
 BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
@@ -890,22 +890,22 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
+  for (int kt = 0; kt < 2; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 64; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gk < 24) {
         const int i1 = gr;
         const int r0 = gk;
         v = in1[(i1)*24 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[(0) * 64 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       if (gk < 24) {
         int by_rm = gr;
@@ -914,13 +914,13 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*384 + (r0)*16 + (i2)*4 + (i3)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 256;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
@@ -1117,7 +1117,7 @@ BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__
 BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
@@ -1131,22 +1131,22 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
+  for (int kt = 0; kt < 2; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 64; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in1[(i1)*32 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[(0) * 64 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -1155,13 +1155,13 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 256;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];

@@ -1,13 +1,13 @@
 // golden: resnet.onnx h100 fp16
 // 16 launches, 16 distinct kernels
-// launch 0: conv_k0 grid=[1024, 1, 1] block=[32, 1, 1] shared=1664 params=[float by_half float out:float]
+// launch 0: conv_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float]
 // launch 1: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 // launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:float]
 // launch 3: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=2688 params=[float by_half float out:float]
 // launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=2560 params=[float by_half float out:float]
+// launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=1280 params=[float by_half float out:float]
 // launch 6: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float]
-// launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=5120 params=[float by_half float float by_half float out:float]
+// launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=2560 params=[float by_half float float by_half float out:float]
 // launch 8: conv_k7 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
 // launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=2176 params=[float by_half float out:float]
 // launch 10: conv_k9 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float float by_half float out:float]
@@ -21,23 +21,23 @@
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 128) * 8; by_blk /= 128;
-  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 5; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
       const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
@@ -49,10 +49,10 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)])));
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       if (gk < 147) {
@@ -67,31 +67,31 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = (((i3 * (2ll)) + r2) - (3ll));
         v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + i * 16;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + j * 8;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
@@ -430,7 +430,7 @@ BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ 
 BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
@@ -444,22 +444,22 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
+  for (int kt = 0; kt < 2; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 64; e += 64) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = ((float)(((float)in1[(i1)*32 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[(0) * 64 + kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -468,13 +468,13 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)])))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[(0) * 256 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 256;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
@@ -598,7 +598,7 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict_
 BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 256;
+  float* const by_bs = by_as + 128;
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
@@ -612,22 +612,22 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 1; ++kt) {
+  for (int kt = 0; kt < 2; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 256) {
+    for (int e = tid; e < 128; e += 256) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = ((float)(((float)in4[(i1)*32 + (r0)])));
       }
-      by_as[(0) * 256 + kk * 8 + rr] = v;
+      by_as[(0) * 128 + kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 1024; e += 256) {
+    for (int e = tid; e < 512; e += 256) {
       const int rr = e % 32; const int kk = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -636,13 +636,13 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in3[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))])))));
       }
-      by_bs[(0) * 1024 + kk * 32 + rr] = v;
+      by_bs[(0) * 512 + kk * 32 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 256;
-    const float* const bs = by_bs + cur * 1024;
+    const float* const as = by_as + cur * 128;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];

@@ -4,10 +4,10 @@
 // launch 1: conv_splitk_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float out:float]
 // launch 2: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 3: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 4: colaunch_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float]
+// launch 4: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float float by_half float out:float]
 // launch 5: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float by_half float float float float out:float]
 // launch 6: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float out:float]
-// launch 7: colaunch_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float float by_half float out:float]
+// launch 7: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float float by_half float out:float]
 // launch 8: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float by_half float float float float out:float]
 // launch 9: layernorm_rows_k2 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float]
 
@@ -277,228 +277,164 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_abcd640871d52a2b_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 4096;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 544;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
-  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
+  float by_acc[1][2];
   #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
-  int by_gb_i1[1], by_gb_i3[1];
-  bool by_gb_ok[1];
-  #pragma unroll
-  for (int q = 0; q < 1; ++q) {
-    const int gr = by_n0 + tid % 64;
-    by_gb_ok[q] = gr < 128;
-    int by_rm = gr;
-    const int i3 = by_rm % 64; by_rm /= 64;
-    const int i1 = by_rm;
-    by_gb_i1[q] = i1;
-    by_gb_i3[q] = i3;
-  }
-  auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
-    {  // operand A: vector, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
-      #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 16, j = c % 16;
-        const int gr = by_m0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        if (gr < 17) v = by_ld_global_v4(src + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
-      }
-    }
-    {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 8192;
-      for (int o = tid / 64; o < 64; o += 4) {
-        const int gk = k0 + o;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 512; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      float v = 0;
+      if (gr < 17) {
+        const int i2 = gr;
         const int r0 = gk;
-        #pragma unroll
-        for (int q = 0; q < 1; ++q) {
-          const int i1 = by_gb_i1[q];
-          const int i3 = by_gb_i3[q];
-          float v = 0.0f;
-          {
-            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
-          }
-          *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, (tid % 64) * 2)) = by_half(v);
-        }
+        v = ((float)(((float)(by_half)((float)(in0[(i2)*128 + (r0)])))));
       }
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-  };
-  for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
-    __syncthreads();
-    {
-      const unsigned char* const as = by_sa + (0) * 4096;
-      const unsigned char* const bs = by_sb + (0) * 8192;
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        unsigned a[1][4], b[2][2];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
-        #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
-            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i3 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
+        const int r0 = gk;
+        v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))])));
       }
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
+    }
+    __syncthreads();
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
+    #pragma unroll
+    for (int kk = 0; kk < 32; ++kk) {
+      float a[1], b[2];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
+        #pragma unroll
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    if (gm >= 17) continue;
+    const int i2 = gm;
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
-        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        if (!(gm < 17)) continue;
-        const int i2 = gm;
-        int by_en = gn;
-        const int i3 = by_en % 64; by_en /= 64;
-        const int i1 = by_en;
-        const float acc = by_acc[mi][ni][q];
-        out[(i1)*1088 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
-      }
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      int by_en = gn;
+      const int i3 = by_en % 64; by_en /= 64;
+      const int i1 = by_en;
+      const float acc = by_acc[i][j];
+      out[(i1)*1088 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
+    }
+  }
 }
-BY_DEVICE void matmul_73d390a7b0091a88_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 8192;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 512;
+  const int tid = threadIdx.x;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
   const int i0 = 0;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
+  float by_acc[1][2];
   #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
-  int by_ga_i1[1], by_ga_i2[1];
-  bool by_ga_ok[1];
-  #pragma unroll
-  for (int q = 0; q < 1; ++q) {
-    const int gr = by_m0 + tid % 64;
-    by_ga_ok[q] = gr < 128;
-    int by_rm = gr;
-    const int i2 = by_rm % 64; by_rm /= 64;
-    const int i1 = by_rm;
-    by_ga_i1[q] = i1;
-    by_ga_i2[q] = i2;
-  }
-  auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
-    {  // operand A: generic, k x rows
-      unsigned char* const dst = by_sa + stage * 8192;
-      for (int o = tid / 64; o < 64; o += 4) {
-        const int gk = k0 + o;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  const int by_ar0 = by_m0, by_br0 = by_n0;
+  for (int kt = 0; kt < 4; ++kt) {
+    const int cur = 0;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      float v = 0;
+      {
+        int by_rm = gr;
+        const int i2 = by_rm % 64; by_rm /= 64;
+        const int i1 = by_rm;
         const int r0 = gk;
-        #pragma unroll
-        for (int q = 0; q < 1; ++q) {
-          const int i1 = by_ga_i1[q];
-          const int i2 = by_ga_i2[q];
-          float v = 0.0f;
-          {
-            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))]);
-          }
-          *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, (tid % 64) * 2)) = by_half(v);
-        }
+        v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))])));
       }
+      by_as[(0) * 512 + kk * 16 + rr] = v;
     }
-    {  // operand B: vector, rows x k
-      unsigned char* const dst = by_sb + stage * 4096;
-      #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 16, j = c % 16;
-        const int gr = by_n0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        if (gr < 17) v = by_ld_global_v4(src + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+    for (int e = tid; e < 512; e += 128) {
+      const int kk = e % 32; const int rr = e / 32;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      float v = 0;
+      if (gr < 17) {
+        const int i3 = gr;
+        const int r0 = gk;
+        v = ((float)(((float)(by_half)((float)(in0[(i3)*128 + (r0)])))));
       }
+      by_bs[(0) * 544 + kk * 17 + rr] = v;
     }
-  };
-  for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
     __syncthreads();
-    {
-      const unsigned char* const as = by_sa + (0) * 8192;
-      const unsigned char* const bs = by_sb + (0) * 4096;
+    const float* const as = by_as + cur * 512;
+    const float* const bs = by_bs + cur * 544;
+    #pragma unroll
+    for (int kk = 0; kk < 32; ++kk) {
+      float a[1], b[2];
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        unsigned a[1][4], b[2][2];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
+      #pragma unroll
+      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4_trans(a[mi], as + by_swizzle_128b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
-        #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_128b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
-            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
-      }
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + i * 16;
+    int by_em = gm;
+    const int i2 = by_em % 64; by_em /= 64;
+    const int i1 = by_em;
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
-      #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
-        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
-        if (!(gn < 17)) continue;
-        int by_em = gm;
-        const int i2 = by_em % 64; by_em /= 64;
-        const int i1 = by_em;
-        const int i3 = gn;
-        const float acc = by_acc[mi][ni][q];
-        out[(i1)*1088 + (i2)*17 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
-      }
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + j * 8;
+      if (gn >= 17) continue;
+      const int i3 = gn;
+      const float acc = by_acc[i][j];
+      out[(i1)*1088 + (i2)*17 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+    }
+  }
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 2u) matmul_abcd640871d52a2b_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(2, 1, 1)));
-  else if (by_b < 4u) matmul_73d390a7b0091a88_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 2u, dim3(2, 1, 1)));
+  if (by_b < 16u) matmul_bf7c78ba41217914_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_5790a8c2156f7ca4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
 }
-BY_KERNEL void __launch_bounds__(256) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
+BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
 }
 

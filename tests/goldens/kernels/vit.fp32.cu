@@ -3,10 +3,10 @@
 // launch 0: conv_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=3200 params=[float float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
-// launch 3: colaunch_k0 grid=[28, 1, 1] block=[128, 1, 1] shared=5248 params=[float float float out:float float float float out:float]
+// launch 3: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
 // launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float float float float float float out:float]
 // launch 5: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float out:float]
-// launch 6: colaunch_k0 grid=[28, 1, 1] block=[128, 1, 1] shared=5248 params=[float float float out:float float float float out:float]
+// launch 6: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
 // launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float float float float float float out:float]
 // launch 8: layernorm_rows_k2 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 
@@ -225,16 +225,16 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_af10ae0ebe18d37b_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 288;
+  float* const by_bs = by_as + 544;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 32; by_blk /= 4;
-  const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
   float by_acc[1][2];
   #pragma unroll
@@ -244,7 +244,7 @@ BY_DEVICE void matmul_af10ae0ebe18d37b_body(const float* __restrict__ in0, const
   const int by_ar0 = by_m0, by_br0 = by_n0;
   for (int kt = 0; kt < 4; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 128) {
+    for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
       const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
@@ -253,10 +253,10 @@ BY_DEVICE void matmul_af10ae0ebe18d37b_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 288 + kk * 9 + rr] = v;
+      by_as[(0) * 544 + kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 1024; e += 128) {
-      const int rr = e % 32; const int kk = e / 32;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
       const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
@@ -266,18 +266,18 @@ BY_DEVICE void matmul_af10ae0ebe18d37b_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 1024 + kk * 32 + rr] = v;
+      by_bs[(0) * 512 + kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 288;
-    const float* const bs = by_bs + cur * 1024;
+    const float* const as = by_as + cur * 544;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 32 + tx + j * 16];
+      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -287,12 +287,12 @@ BY_DEVICE void matmul_af10ae0ebe18d37b_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + i * 16;
     if (gm >= 17) continue;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + j * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -379,8 +379,8 @@ BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 12u) matmul_af10ae0ebe18d37b_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(12, 1, 1)));
-  else if (by_b < 28u) matmul_7e414e472973a54d_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 12u, dim3(16, 1, 1)));
+  if (by_b < 16u) matmul_ad31515b15cec737_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_7e414e472973a54d_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
