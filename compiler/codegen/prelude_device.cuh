@@ -69,6 +69,7 @@ BY_DEVICE int4 by_ld_global_v4(const int* p) { return *reinterpret_cast<const in
 BY_DEVICE uint4 by_ld_global_v4(const unsigned int* p) { return *reinterpret_cast<const uint4*>(p); }
 BY_DEVICE uint4 by_ld_global_b128(const void* p) { return *reinterpret_cast<const uint4*>(p); }
 BY_DEVICE uint4 by_ld_shared_b128(const void* p) { return *reinterpret_cast<const uint4*>(p); }
+BY_DEVICE float4 by_ld_shared_v4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 BY_DEVICE float2 by_ld_global_v2(const float* p) { return *reinterpret_cast<const float2*>(p); }
 BY_DEVICE void by_st_global_v4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
 BY_DEVICE void by_st_global_v4(int* p, int4 v) { *reinterpret_cast<int4*>(p) = v; }

@@ -1364,6 +1364,7 @@ inline int4 by_ld_global_v4(const int* p) { by_host::check_align("by_ld_global_v
 inline uint4 by_ld_global_v4(const unsigned int* p) { by_host::check_align("by_ld_global_v4", p, 16); uint4 v; memcpy(&v, p, 16); return v; }
 inline uint4 by_ld_global_b128(const void* p) { by_host::check_align("by_ld_global_b128", p, 16); uint4 v; memcpy(&v, p, 16); return v; }
 inline uint4 by_ld_shared_b128(const void* p) { by_host::check_shared("by_ld_shared_b128", p, 16); uint4 v; memcpy(&v, p, 16); return v; }
+inline float4 by_ld_shared_v4(const float* p) { by_host::check_shared("by_ld_shared_v4", p, 16); float4 v; memcpy(&v, p, 16); return v; }
 inline float2 by_ld_global_v2(const float* p) { by_host::check_align("by_ld_global_v2", p, 8); float2 v; memcpy(&v, p, 8); return v; }
 inline void by_st_global_v4(float* p, float4 v) { by_host::check_align("by_st_global_v4", p, 16); memcpy(p, &v, 16); }
 inline void by_st_global_v4(int* p, int4 v) { by_host::check_align("by_st_global_v4", p, 16); memcpy(p, &v, 16); }

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..ir.dtypes import DType
 from ..ir.texpr import TensorExpr
 from ..analysis.views import GemmView
-from .tiled import _decompose, _epilogue
+from .tiled import _decompose, _epilogue, contiguous_rows
 
 VECTOR_BYTES = 16
 STAGED_DTYPES = (DType.float16, DType.bfloat16, DType.float32)
@@ -27,11 +27,7 @@ TILE = "by_ct"
 def staged(te: TensorExpr, view: GemmView) -> bool:
     """Whether a tile row of this contraction's output is one contiguous, vector-aligned run."""
     out = te.output
-    if out.dtype not in STAGED_DTYPES or not view.n:
-        return False
-    dims = [f"i{d}" for d, e in enumerate(out.shape) if e != 1]
-    n_vars = [v for v, _ in view.n]
-    return dims[len(dims) - len(n_vars):] == n_vars and view.N % (VECTOR_BYTES // out.dtype.itemsize) == 0
+    return out.dtype in STAGED_DTYPES and contiguous_rows(te, view, VECTOR_BYTES // out.dtype.itemsize)
 
 
 def tile_pitch(te: TensorExpr, BN: int) -> int:

@@ -118,10 +118,50 @@ class TileList:
         return arr("off", self.offsets) + "\n" + arr("kt", self.ktiles)
 
 
+VEC = 4     # a thread's fragment reads and output stores take 4 consecutive 4-byte values at once
+
+
+def contiguous_rows(te: TensorExpr, view: GemmView, width: int) -> bool:
+    """Whether the output's columns (the view's n group) are its innermost dimensions, in order,
+    and N a whole number of `width`-element runs: every run of `width` columns starting at a
+    multiple of `width` is then `width` consecutive output elements, as aligned as the row."""
+    if not view.n:
+        return False
+    dims = [f"i{d}" for d, e in enumerate(te.output.shape) if e != 1]
+    n_vars = [v for v, _ in view.n]
+    return dims[len(dims) - len(n_vars):] == n_vars and view.N % width == 0
+
+
+def gemm_vector_reads(te: TensorExpr, view: GemmView, tm: int, tn: int, lda: int, ldb: int) -> tuple[bool, bool]:
+    """(A, B): whether a thread reads that operand's fragment from shared memory 4 values at a
+    time (LDS.128): 4-byte compute values, a thread tile of whole vectors, 16-byte tile rows. A
+    thread then owns runs of 4 consecutive rows (columns) instead of every TCM-th; for B that
+    makes its columns runs of 4, which the epilogue then stores as one vector, so B is vectorized
+    only where the output is float and its rows are runs of whole vectors."""
+    four = ctype_size(te.body.dtype.compute_ctype) == 4
+    vec_a = four and tm % VEC == 0 and lda % VEC == 0
+    vec_b = (four and tn % VEC == 0 and ldb % VEC == 0 and te.output.dtype is DType.float32
+             and contiguous_rows(te, view, VEC))
+    return vec_a, vec_b
+
+
+def _owned(var: str, tid: str, threads: int, vec: bool) -> str:
+    """Offset in the block tile of a thread's `var`-th row (column): runs of 4 when `vec`, else
+    every `threads`-th."""
+    if vec:
+        return f"(({var}) >> 2) * {threads * VEC} + {tid} * {VEC} + (({var}) & 3)"
+    return f"{tid} + ({var}) * {threads}"
+
+
 def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
                 in_values, tiles: TileList | None = None) -> Kernel:
     """batch x (M x K).(K x N) with block tiles in shared memory and thread tiles in registers;
-    with `tiles`, each block's k loop visits only its listed k tiles (the others hold zeros)."""
+    with `tiles`, each block's k loop visits only its listed k tiles (the others hold zeros).
+
+    With two stages the next k tile is fetched into registers before the current one is
+    computed and stored to shared memory after it, so the global loads' latency hides behind
+    the FMAs. Fragments are read 16 bytes at a time where `gemm_vector_reads` allows, and the
+    epilogue then stores a thread's 4 consecutive columns as one 16-byte vector."""
     blk, thr = cfg.tile("block"), cfg.tile("thread")
     BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
     TM, TN = thr.size("m"), thr.size("n")
@@ -134,6 +174,7 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
     M, N, K = view.M, view.N, view.K
     it = index_ctype(te)
     vt = te.body.dtype.compute_ctype
+    vec_a, vec_b = gemm_vector_reads(te, view, TM, TN, LDA, LDB)
     mt, nt = math.ceil(M / BM), math.ceil(N / BN)
     blocks = view.B * mt * nt
     # Small thread tiles build best without bounds (ptxas's cap for 1024 threads, 64 registers, is
@@ -153,19 +194,33 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
     L.append(f"  {vt} by_acc[{TM}][{TN}];")
     L.append(f"  #pragma unroll\n  for (int i = 0; i < {TM}; ++i)\n    #pragma unroll\n"
              f"    for (int j = 0; j < {TN}; ++j) by_acc[i][j] = 0;")
+    operands = (("as", view.a, view.m, BM, LDA, view.a_k_fastest, M),
+                ("bs", view.b, view.n, BN, LDB, view.b_k_fastest, N))
 
-    def loader(stage: str, k0: str, ind: str) -> list[str]:
+    def element(name, rows, k_fast, i2) -> list[str]:
+        """The tile coordinates (kk, rr) of element e of an operand's k tile."""
+        if k_fast:
+            return [f"{i2}const int kk = e % {BK}; const int rr = e / {BK};"]
+        return [f"{i2}const int rr = e % {rows}; const int kk = e / {rows};"]
+
+    def fetch(k0: str, ind: str, into: dict | None) -> list[str]:
+        """Each thread's elements of the k tile at `k0`: into registers by_p<name>[r] (`into`),
+        else straight into stage 0's shared tiles."""
         out: list[str] = []
-        for name, expr, group, rows, ld, k_fast, extent in (
-                ("as", view.a, view.m, BM, LDA, view.a_k_fastest, M),
-                ("bs", view.b, view.n, BN, LDB, view.b_k_fastest, N)):
+        for name, expr, group, rows, ld, k_fast, extent in operands:
             total = rows * BK
-            out.append(f"{ind}for (int e = tid; e < {total}; e += {T}) {{")
-            i2 = ind + "  "
-            if k_fast:
-                out.append(f"{i2}const int kk = e % {BK}; const int rr = e / {BK};")
+            if into is not None:
+                R = math.ceil(total / T)
+                into[name] = R
+                out.append(f"{ind}#pragma unroll")
+                out.append(f"{ind}for (int r = 0; r < {R}; ++r) {{")
+                out.append(f"{ind}  const int e = tid + r * {T};")
+                if total % T:
+                    out.append(f"{ind}  if (e >= {total}) break;")
             else:
-                out.append(f"{i2}const int rr = e % {rows}; const int kk = e / {rows};")
+                out.append(f"{ind}for (int e = tid; e < {total}; e += {T}) {{")
+            i2 = ind + "  "
+            out += element(name, rows, k_fast, i2)
             out.append(f"{i2}const {it} gr = by_{name[0]}r0 + rr; const {it} gk = {k0} + kk;")
             out.append(f"{i2}{vt} v = 0;")
             conds = []
@@ -173,19 +228,28 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
                 conds.append(f"gr < {extent}")
             if K % BK:
                 conds.append(f"gk < {K}")
-            if conds:
-                out.append(f"{i2}if ({' && '.join(conds)}) {{")
-                i3 = i2 + "  "
-            else:
-                out.append(f"{i2}{{")
-                i3 = i2 + "  "
+            out.append(f"{i2}if ({' && '.join(conds)}) {{" if conds else f"{i2}{{")
+            i3 = i2 + "  "
             _decompose(out, i3, it, "gr", group, "by_rm")
             _decompose(out, i3, it, "gk", view.k, "by_rk")
             val = _render(te, expr, out, i3, it)
             out.append(f"{i3}v = {val};")
             out.append(f"{i2}}}")
-            out.append(f"{i2}by_{name}[({stage}) * {BK * ld} + kk * {ld} + rr] = v;")
+            out.append(f"{i2}by_p{name}[r] = v;" if into is not None else f"{i2}by_{name}[kk * {ld} + rr] = v;")
             out.append(f"{ind}}}")
+        return out
+
+    def store(stage: str, ind: str, regs: dict) -> list[str]:
+        """The registers fetched by `fetch` into the shared tiles of `stage`."""
+        out: list[str] = []
+        for name, _, _, rows, ld, k_fast, _ in operands:
+            total = rows * BK
+            out += [f"{ind}#pragma unroll", f"{ind}for (int r = 0; r < {regs[name]}; ++r) {{",
+                    f"{ind}  const int e = tid + r * {T};"]
+            if total % T:
+                out.append(f"{ind}  if (e >= {total}) break;")
+            out += element(name, rows, k_fast, ind + "  ")
+            out += [f"{ind}  by_{name}[({stage}) * {BK * ld} + kk * {ld} + rr] = by_p{name}[r];", f"{ind}}}"]
         return out
 
     L.append(f"  const {it} by_ar0 = by_m0, by_br0 = by_n0;")
@@ -200,57 +264,102 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         L.append(f"  const int by_kt0 = {table}_off[{row}], by_nkt = {table}_off[{row} + 1] - by_kt0;")
         ktiles = "by_nkt"
         k_at = lambda t: f"({it}){table}_kt[by_kt0 + ({t})] * {BK}"   # noqa: E731
-    if stages == 2 and tiles is None:
-        L.extend(loader("0", k_at("0"), "  "))
-        L.append("  __syncthreads();")
-    elif stages == 2:      # a block row may have no non-zero k tile at all
-        L.append(f"  if ({ktiles} > 0) {{")
-        L.extend(loader("0", k_at("0"), "    "))
-        L.append("  }")
-        L.append("  __syncthreads();")
+    regs: dict = {}
+    if stages == 2:
+        body = fetch(k_at("0"), "    ", regs)
+        for name in ("as", "bs"):
+            L.append(f"  {vt} by_p{name}[{regs[name]}];")
+        L.append(f"  if ({ktiles} > 0) {{" if tiles is not None else "  {")   # a block row may have no k tile
+        L += body + store("0", "    ", regs) + ["  }", "  __syncthreads();"]
     L.append(f"  for ({it} kt = 0; kt < {ktiles}; ++kt) {{")
     if stages == 2:
         L.append("    const int cur = (int)(kt & 1);")
         L.append(f"    if (kt + 1 < {ktiles}) {{")
-        L.extend(loader("cur ^ 1", k_at("kt + 1"), "      "))
+        L.extend(fetch(k_at("kt + 1"), "      ", regs))
         L.append("    }")
     else:
         L.append("    const int cur = 0;")
-        L.extend(loader("0", k_at("kt"), "    "))
+        L.extend(fetch(k_at("kt"), "    ", None))
         L.append("    __syncthreads();")
     L += [f"    const {vt}* const as = by_as + cur * {BK * LDA};",
           f"    const {vt}* const bs = by_bs + cur * {BK * LDB};",
           "    #pragma unroll",
           f"    for (int kk = 0; kk < {BK}; ++kk) {{",
-          f"      {vt} a[{TM}], b[{TN}];",
-          "      #pragma unroll",
-          f"      for (int i = 0; i < {TM}; ++i) a[i] = as[kk * {LDA} + ty + i * {TCM}];",
-          "      #pragma unroll",
-          f"      for (int j = 0; j < {TN}; ++j) b[j] = bs[kk * {LDB} + tx + j * {TCN}];",
-          "      #pragma unroll",
+          f"      {vt} a[{TM}], b[{TN}];"]
+    for frag, vec, n, ld, tid, threads in (("a", vec_a, TM, LDA, "ty", TCM), ("b", vec_b, TN, LDB, "tx", TCN)):
+        src = "as" if frag == "a" else "bs"
+        if vec:
+            L += ["      #pragma unroll", f"      for (int g = 0; g < {n // VEC}; ++g) {{",
+                  f"        const float4 q = by_ld_shared_v4({src} + kk * {ld} + g * {threads * VEC} + {tid} * {VEC});",
+                  f"        {frag}[4 * g] = q.x; {frag}[4 * g + 1] = q.y; {frag}[4 * g + 2] = q.z; {frag}[4 * g + 3] = q.w;",
+                  "      }"]
+        else:
+            L += ["      #pragma unroll",
+                  f"      for (int i = 0; i < {n}; ++i) {frag}[i] = {src}[kk * {ld} + {_owned('i', tid, threads, False)}];"]
+    L += ["      #pragma unroll",
           f"      for (int i = 0; i < {TM}; ++i)",
           "        #pragma unroll",
           f"        for (int j = 0; j < {TN}; ++j) by_acc[i][j] += a[i] * b[j];",
-          "    }",
-          "    __syncthreads();",
-          "  }"]
-    # epilogue: thread (ty, tx) holds rows ty + i*TCM and columns tx + j*TCN of the block tile
+          "    }"]
+    if stages == 2:
+        L += [f"    if (kt + 1 < {ktiles}) {{"] + store("cur ^ 1", "      ", regs) + ["    }"]
+    L += ["    __syncthreads();", "  }"]
+    # epilogue: thread (ty, tx) holds the rows and columns _owned says
+    if vec_b:     # rows start at multiples of N, a whole number of vectors: the base decides
+        L.append("  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;")
     L += ["  #pragma unroll", f"  for (int i = 0; i < {TM}; ++i) {{",
-          f"    const {it} gm = by_m0 + ty + i * {TCM};"]
+          f"    const {it} gm = by_m0 + {_owned('i', 'ty', TCM, vec_a)};"]
     if M % BM:
         L.append(f"    if (gm >= {M}) continue;")
     _decompose(L, "    ", it, "gm", view.m, "by_em")
-    L += ["    #pragma unroll", f"    for (int j = 0; j < {TN}; ++j) {{",
-          f"      const {it} gn = by_n0 + tx + j * {TCN};"]
-    if N % BN:
-        L.append(f"      if (gn >= {N}) continue;")
-    _decompose(L, "      ", it, "gn", view.n, "by_en")
-    _epilogue(te, L, "      ", it, "by_acc[i][j]", te.body.dtype)
-    L += ["    }", "  }"]
+    if vec_b:
+        L += _vector_epilogue(te, view, it, TN, TCN, N % BN != 0)
+    else:
+        L += ["    #pragma unroll", f"    for (int j = 0; j < {TN}; ++j) {{",
+              f"      const {it} gn = by_n0 + {_owned('j', 'tx', TCN, False)};"]
+        if N % BN:
+            L.append(f"      if (gn >= {N}) continue;")
+        _decompose(L, "      ", it, "gn", view.n, "by_en")
+        _epilogue(te, L, "      ", it, "by_acc[i][j]", te.body.dtype)
+        L.append("    }")
+    L.append("  }")
     entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=bounds, helpers=helpers)
     shared = gemm_shared_bytes(BM, BN, BK, PA, PB, stages, ctype_size(vt))
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), shared_bytes=shared, config=(), expr=te)
+
+
+def _vector_epilogue(te: TensorExpr, view: GemmView, it: str, TN: int, TCN: int, ragged_n: bool) -> list[str]:
+    """Inside the row loop (gm and the m vars declared): each run of 4 columns a thread owns, its
+    fused epilogue into 4 registers, then one 16-byte store (element stores where the output
+    pointer is not 16-byte aligned: a caller's buffer; `by_out_aligned` says)."""
+    terms, stride = [], 1
+    n_vars = {v for v, _ in view.n}
+    for d in range(len(te.output.shape) - 1, -1, -1):
+        if te.output.shape[d] != 1 and f"i{d}" not in n_vars:
+            terms.append(f"(i{d})*{stride}" if stride != 1 else f"(i{d})")
+        stride *= te.output.shape[d]
+    row = " + ".join(reversed(terms)) if terms else "0"
+    L = [f"    float* const by_orow = out + ({row});",
+         "    #pragma unroll", f"    for (int g = 0; g < {TN // VEC}; ++g) {{",
+         f"      const {it} gn0 = by_n0 + g * {TCN * VEC} + tx * {VEC};"]
+    if ragged_n:
+        L.append(f"      if (gn0 >= {view.N}) continue;")   # N is whole runs of 4: a run is in or out
+    L.append(f"      float by_ov[{VEC}];")
+    for q in range(VEC):
+        L.append("      {")
+        L.append(f"        const {it} gn = gn0 + {q};")
+        _decompose(L, "        ", it, "gn", view.n, "by_en")
+        _epilogue(te, L, "        ", it, f"by_acc[i][4 * g + {q}]", te.body.dtype, sink=f"by_ov[{q}]")
+        L.append("      }")
+    L += ["      if (by_out_aligned) {",
+          "        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};",
+          "        by_st_global_v4(by_orow + gn0, by_v);",
+          "      } else {",
+          f"        for (int q = 0; q < {VEC}; ++q) by_orow[gn0 + q] = by_ov[q];",
+          "      }",
+          "    }"]
+    return L
 
 
 def ctype_size(ctype: str) -> int:

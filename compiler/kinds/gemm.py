@@ -1,14 +1,17 @@
 """Kind `gemm`: the SIMT tiled contraction (codegen/tiled.py renders it).
 
-Thread tiles of outputs in registers, k steps through 1-2 shared-memory stages. The block tile
-grows from the smallest warp-aligned tile along Roller's growth path (roller/construct.py); each
-operand's shared tile row is padded until the loader's stores are conflict-free."""
+Thread tiles of outputs in registers, k steps through 1-2 shared-memory stages (two: the next k
+tile is prefetched into registers). The block tile grows from the smallest warp-aligned tile along
+Roller's growth path (roller/construct.py); each operand's shared tile row is padded so that the
+loader's stores conflict least, keeping rows 16-byte aligned where a thread reads its fragment in
+16-byte vectors (codegen/tiled.py gemm_vector_reads): the model counts those reads as one issue
+slot per 4 values."""
 from __future__ import annotations
 
 import math
 
 from ..analysis.views import GemmView, gemm_view
-from ..codegen.tiled import ctype_size, gemm_shared_bytes, render_gemm
+from ..codegen.tiled import VEC, ctype_size, gemm_shared_bytes, gemm_vector_reads, render_gemm
 from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_sizes, loader_sectors, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
@@ -39,10 +42,15 @@ def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> 
     return [] if v is None else gemm_candidates(te, v, target)
 
 
-def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target: Target) -> int:
-    """Smallest padding of a [BK][rows] tile row that makes the loader's stores conflict-free."""
+PADS = (0, 1, 2, 4)
+VECTOR_PADS = (0, 4, 8, 12)     # keep tile rows 16-byte aligned for the fragments' vector reads
+
+
+def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target: Target,
+                   pads: tuple[int, ...] = PADS) -> int:
+    """The padding of a [BK][rows] tile row, among `pads`, whose loader stores conflict least."""
     best = (math.inf, 0)
-    for pad in (0, 1, 2, 4):
+    for pad in pads:
         ld = rows + pad
         addrs = []
         for lane in range(target.warp_size):
@@ -66,13 +74,17 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
     loads = blocks * kt * bk * (bm * infl_a + bn * infl_b) * in_item
     l2 = loads + out_bytes
     smem_moved = blocks * kt * bk * ((bm + bn) * item + threads * (tm + tn) * item)
-    regs = (tm * tn + tm + tn) * (2 if item == 8 else 1) + 28
+    # the k tile prefetched into registers while the current one is computed (two stages)
+    prefetch = math.ceil(bm * bk / threads) + math.ceil(bn * bk / threads) if stages == 2 else 0
+    regs = (tm * tn + tm + tn + prefetch) * (2 if item == 8 else 1) + 28
     ilp = tm * tn
+    vec_a, vec_b = gemm_vector_reads(te, view, tm, tn, bm + pad_a, bn + pad_b)
+    reads = (tm // VEC if vec_a else tm) + (tn // VEC if vec_b else tn)     # shared loads per k step
     return Workload(blocks=blocks, threads=threads,
                     shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
                     flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
-                    issue_efficiency=ilp / (ilp + tm + tn + 2.0), serial_steps=kt / max(1, stages - 1))
+                    issue_efficiency=ilp / (ilp + reads + 2.0), serial_steps=kt / max(1, stages - 1))
 
 
 def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:
@@ -107,6 +119,8 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
     out = []
     memo: dict = {}
     sizes = io_sizes(te)
+    four = item == 4
+    b_vector_ok = four and gemm_vector_reads(te, view, 1, VEC, VEC, VEC)[1]   # the output takes vector stores
     for bm, bn in grow_block_tiles(view, item, target):
         for tm in THREAD_SIZES:
             for tn in THREAD_SIZES:
@@ -115,16 +129,18 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
                 threads = (bm // tm) * (bn // tn)
                 if threads % target.warp_size or not MIN_THREADS <= threads <= MAX_THREADS:
                     continue
+                pads_a = VECTOR_PADS if four and tm % VEC == 0 else PADS
+                pads_b = VECTOR_PADS if b_vector_ok and tn % VEC == 0 else PADS
                 for bk in ks:
-                    if ("a", bm, bk) not in memo:
-                        memo["a", bm, bk] = (
-                            _store_padding(bm, bk, view.a_k_fastest, words, target),
+                    if ("a", bm, bk, pads_a) not in memo:
+                        memo["a", bm, bk, pads_a] = (
+                            _store_padding(bm, bk, view.a_k_fastest, words, target, pads_a),
                             loader_sectors(te, view, view.a, view.m, bm, bk, view.a_k_fastest, view.M))
-                    if ("b", bn, bk) not in memo:
-                        memo["b", bn, bk] = (
-                            _store_padding(bn, bk, view.b_k_fastest, words, target),
+                    if ("b", bn, bk, pads_b) not in memo:
+                        memo["b", bn, bk, pads_b] = (
+                            _store_padding(bn, bk, view.b_k_fastest, words, target, pads_b),
                             loader_sectors(te, view, view.b, view.n, bn, bk, view.b_k_fastest, view.N))
-                    (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk], memo["b", bn, bk]
+                    (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk, pads_a], memo["b", bn, bk, pads_b]
                     for stages in (1, 2):
                         if stages == 2 and view.K <= bk:
                             continue

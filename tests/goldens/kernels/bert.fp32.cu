@@ -124,7 +124,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_8160a9a1a41d932a_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 544;
@@ -152,7 +152,7 @@ BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -165,7 +165,7 @@ BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -174,9 +174,9 @@ BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -186,11 +186,11 @@ BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -199,7 +199,7 @@ BY_DEVICE void matmul_dbc18a66867f03b8_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_d6de08090c5823db_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 512;
@@ -229,7 +229,7 @@ BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
       }
-      by_as[(0) * 512 + kk * 16 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
@@ -240,7 +240,7 @@ BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[(0) * 544 + kk * 17 + rr] = v;
+      by_bs[kk * 17 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 512;
@@ -249,9 +249,9 @@ BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -261,13 +261,13 @@ BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
@@ -276,8 +276,8 @@ BY_DEVICE void matmul_9815b6f8a73db187_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 32u) matmul_dbc18a66867f03b8_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(32, 1, 1)));
-  else if (by_b < 64u) matmul_9815b6f8a73db187_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 32u, dim3(32, 1, 1)));
+  if (by_b < 32u) matmul_8160a9a1a41d932a_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(32, 1, 1)));
+  else if (by_b < 64u) matmul_d6de08090c5823db_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 32u, dim3(32, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());

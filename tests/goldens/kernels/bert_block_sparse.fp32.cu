@@ -126,7 +126,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 // ===== colaunch_k0 =====
 BY_DEVICE_CONST int by_bcsr_1db76af4dadc_off[17] = {0, 0, 0, 0, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24};
 BY_DEVICE_CONST int by_bcsr_1db76af4dadc_kt[24] = {0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 4, 5, 4, 5, 4, 5, 4, 5};
-BY_DEVICE void matmul_61db2e68b977a11e_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_45027eb7db5d1940_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
@@ -155,7 +155,7 @@ BY_DEVICE void matmul_61db2e68b977a11e_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 96 + kk * 6 + rr] = v;
+      by_as[kk * 6 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -168,7 +168,7 @@ BY_DEVICE void matmul_61db2e68b977a11e_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 96;
@@ -177,9 +177,9 @@ BY_DEVICE void matmul_61db2e68b977a11e_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -189,11 +189,11 @@ BY_DEVICE void matmul_61db2e68b977a11e_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -204,7 +204,7 @@ BY_DEVICE void matmul_61db2e68b977a11e_body(const float* __restrict__ in0, const
 }
 BY_DEVICE_CONST int by_bcsr_9c9d6cd9a8db_off[33] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 16, 16, 16, 16, 16, 16, 16, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48};
 BY_DEVICE_CONST int by_bcsr_9c9d6cd9a8db_kt[48] = {6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
-BY_DEVICE void matmul_2ae620263dcc4ffe_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_ca0b4087d03b0b5c_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -235,7 +235,7 @@ BY_DEVICE void matmul_2ae620263dcc4ffe_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int kk = e % 16; const int rr = e / 16;
@@ -246,7 +246,7 @@ BY_DEVICE void matmul_2ae620263dcc4ffe_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[(0) * 160 + kk * 10 + rr] = v;
+      by_bs[kk * 10 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -255,9 +255,9 @@ BY_DEVICE void matmul_2ae620263dcc4ffe_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 10 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 10 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -267,13 +267,13 @@ BY_DEVICE void matmul_2ae620263dcc4ffe_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
@@ -282,8 +282,8 @@ BY_DEVICE void matmul_2ae620263dcc4ffe_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 256u) matmul_61db2e68b977a11e_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
-  else if (by_b < 512u) matmul_2ae620263dcc4ffe_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
+  if (by_b < 256u) matmul_45027eb7db5d1940_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
+  else if (by_b < 512u) matmul_ca0b4087d03b0b5c_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
@@ -608,7 +608,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict_
 // ===== colaunch_k1 =====
 BY_DEVICE_CONST int by_bcsr_d9ee8910de0c_off[17] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 24, 24, 24, 24};
 BY_DEVICE_CONST int by_bcsr_d9ee8910de0c_kt[24] = {4, 5, 4, 5, 4, 5, 4, 5, 2, 3, 2, 3, 2, 3, 2, 3, 6, 7, 6, 7, 6, 7, 6, 7};
-BY_DEVICE void matmul_235f90f9cf711630_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_961f11eaf72971c6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
@@ -637,7 +637,7 @@ BY_DEVICE void matmul_235f90f9cf711630_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 96 + kk * 6 + rr] = v;
+      by_as[kk * 6 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -650,7 +650,7 @@ BY_DEVICE void matmul_235f90f9cf711630_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 96;
@@ -659,9 +659,9 @@ BY_DEVICE void matmul_235f90f9cf711630_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -671,11 +671,11 @@ BY_DEVICE void matmul_235f90f9cf711630_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -686,7 +686,7 @@ BY_DEVICE void matmul_235f90f9cf711630_body(const float* __restrict__ in0, const
 }
 BY_DEVICE_CONST int by_bcsr_dc4e847db8a4_off[33] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 4, 6, 8, 10, 12, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 24, 24, 24, 24, 24, 24, 24, 24};
 BY_DEVICE_CONST int by_bcsr_dc4e847db8a4_kt[24] = {2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0};
-BY_DEVICE void matmul_d15f6b7aca7a2aa9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_f88f90b9a1c8e995_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 128;
@@ -717,7 +717,7 @@ BY_DEVICE void matmul_d15f6b7aca7a2aa9_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int kk = e % 32; const int rr = e / 32;
@@ -728,7 +728,7 @@ BY_DEVICE void matmul_d15f6b7aca7a2aa9_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[(0) * 288 + kk * 9 + rr] = v;
+      by_bs[kk * 9 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -737,9 +737,9 @@ BY_DEVICE void matmul_d15f6b7aca7a2aa9_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 9 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 9 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -749,13 +749,13 @@ BY_DEVICE void matmul_d15f6b7aca7a2aa9_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
@@ -764,8 +764,8 @@ BY_DEVICE void matmul_d15f6b7aca7a2aa9_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 256u) matmul_235f90f9cf711630_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
-  else if (by_b < 512u) matmul_d15f6b7aca7a2aa9_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
+  if (by_b < 256u) matmul_961f11eaf72971c6_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1)));
+  else if (by_b < 512u) matmul_f88f90b9a1c8e995_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(32) colaunch_k1(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());

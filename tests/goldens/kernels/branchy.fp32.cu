@@ -48,7 +48,7 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-BY_DEVICE_CALLED void matmul_7584abe047c87f3d_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_d22905c3eb3c7c76_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 544;
@@ -76,7 +76,7 @@ BY_DEVICE_CALLED void matmul_7584abe047c87f3d_body(const float*  in0, const floa
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -87,7 +87,7 @@ BY_DEVICE_CALLED void matmul_7584abe047c87f3d_body(const float*  in0, const floa
         const int r0 = gk;
         v = in1[(r0)*128 + (i2)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -96,9 +96,9 @@ BY_DEVICE_CALLED void matmul_7584abe047c87f3d_body(const float*  in0, const floa
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -108,18 +108,18 @@ BY_DEVICE_CALLED void matmul_7584abe047c87f3d_body(const float*  in0, const floa
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*128 + (i2)] = (float)(by_max((acc + in2[(i2)]), 0.0f));
     }
   }
 }
-BY_DEVICE_CALLED void matmul_a5574d41c9e6b247_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_0265d88014b31300_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 544;
@@ -147,7 +147,7 @@ BY_DEVICE_CALLED void matmul_a5574d41c9e6b247_body(const float*  in0, const floa
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -158,7 +158,7 @@ BY_DEVICE_CALLED void matmul_a5574d41c9e6b247_body(const float*  in0, const floa
         const int r0 = gk;
         v = in1[(r0)*128 + (i2)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -167,9 +167,9 @@ BY_DEVICE_CALLED void matmul_a5574d41c9e6b247_body(const float*  in0, const floa
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -179,11 +179,11 @@ BY_DEVICE_CALLED void matmul_a5574d41c9e6b247_body(const float*  in0, const floa
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       const int i2 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*128 + (i2)] = (float)(by_tanh((acc + in2[(i2)])));
@@ -198,12 +198,12 @@ BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p
   const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
   (void)by_t; (void)by_tid; (void)by_nthreads;
   if (p0[0]) {  // If node_cond__0: then
-    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_7584abe047c87f3d_body(p1, p2, p3, p4, by_block_at(by_v, dim3(32, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_d22905c3eb3c7c76_body(p1, p2, p3, p4, by_block_at(by_v, dim3(32, 1, 1)));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p4[by_i];
     by_grid_sync();
   } else {
-    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_a5574d41c9e6b247_body(p1, p6, p7, p8, by_block_at(by_v, dim3(32, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_0265d88014b31300_body(p1, p6, p7, p8, by_block_at(by_v, dim3(32, 1, 1)));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p8[by_i];
     by_grid_sync();

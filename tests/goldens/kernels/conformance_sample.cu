@@ -2098,7 +2098,7 @@ BY_DEVICE void conv_integer_k0_body(const unsigned char* __restrict__ in0, const
         const int r0 = by_rk;
         v = (((int)(in1[(i1)*4 + (r0)*2 + (r1)])) - ((int)(in3[(i1)])));
       }
-      by_as[(0) * 8 + kk * 2 + rr] = v;
+      by_as[kk * 2 + rr] = v;
     }
     for (int e = tid; e < 64; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
@@ -2115,7 +2115,7 @@ BY_DEVICE void conv_integer_k0_body(const unsigned char* __restrict__ in0, const
         const int t1 = ((i3 + r1) - (1ll));
         v = (((((t0 >= (0ll)) && (t0 < (3ll))) && (t1 >= (0ll))) && (t1 < (3ll))) ? (((int)(in0[(i0)*9 + (t0)*3 + (t1)])) - ((int)(in2[0]))) : ((int)0));
       }
-      by_bs[(0) * 64 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const int* const as = by_as + cur * 8;
@@ -2124,9 +2124,9 @@ BY_DEVICE void conv_integer_k0_body(const unsigned char* __restrict__ in0, const
     for (int kk = 0; kk < 4; ++kk) {
       int a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + i * 2];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + (i) * 2];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -2136,11 +2136,11 @@ BY_DEVICE void conv_integer_k0_body(const unsigned char* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 2;
+    const int gm = by_m0 + ty + (i) * 2;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -2188,7 +2188,7 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
         const int r0 = by_rk;
         v = in1[(i1)*9 + (r0)*3 + (r1)];
       }
-      by_as[(0) * 32 + kk * 2 + rr] = v;
+      by_as[kk * 2 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 32; const int kk = e / 32;
@@ -2205,7 +2205,7 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
         const int t1 = (i3 - r1);
         v = (((((t0 >= (0ll)) && (t0 < (3ll))) && (t1 >= (0ll))) && (t1 < (3ll))) ? in0[(i0)*9 + (t0)*3 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 512 + kk * 32 + rr] = v;
+      by_bs[kk * 32 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -2214,9 +2214,9 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + i * 2];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 2 + ty + (i) * 2];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 32 + tx + j * 32];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 32 + tx + (i) * 32];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -2226,11 +2226,11 @@ BY_DEVICE void conv_transpose_k0_body(const float* __restrict__ in0, const float
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 2;
+    const int gm = by_m0 + ty + (i) * 2;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 32;
+      const int gn = by_n0 + tx + (j) * 32;
       if (gn >= 25) continue;
       int by_en = gn;
       const int i3 = by_en % 5; by_en /= 5;
@@ -3930,7 +3930,7 @@ BY_DEVICE void gemm_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(r0)*3 + (i0)];
       }
-      by_as[(0) * 16 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 32; e += 32) {
       const int kk = e % 4; const int rr = e / 4;
@@ -3941,7 +3941,7 @@ BY_DEVICE void gemm_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*4 + (r0)];
       }
-      by_bs[(0) * 32 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 16;
@@ -3950,9 +3950,9 @@ BY_DEVICE void gemm_k0_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 4; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -3962,12 +3962,12 @@ BY_DEVICE void gemm_k0_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     if (gm >= 3) continue;
     const int i0 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 5) continue;
       const int i1 = gn;
       const float acc = by_acc[i][j];
@@ -4238,7 +4238,7 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in0[(i2)*2 + (i1)*2 + (r0)];
       }
-      by_as[(0) * 8 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 32; e += 64) {
       const int kk = e % 2; const int rr = e / 2;
@@ -4249,7 +4249,7 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in1[(i0)*36 + (i3)*2 + (r0)];
       }
-      by_bs[(0) * 32 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 8;
@@ -4258,9 +4258,9 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
     for (int kk = 0; kk < 2; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -4270,12 +4270,12 @@ BY_DEVICE void gru_xw_k0_body(const float* __restrict__ in0, const float* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     if (gm >= 3) continue;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       if (gn >= 18) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -5749,7 +5749,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in0[(i2)*2 + (i1)*2 + (r0)];
       }
-      by_as[(0) * 8 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 16; e += 32) {
       const int kk = e % 2; const int rr = e / 2;
@@ -5760,7 +5760,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in1[(i0)*56 + (i3)*2 + (r0)];
       }
-      by_bs[(0) * 16 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 8;
@@ -5769,9 +5769,9 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
     for (int kk = 0; kk < 2; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -5781,12 +5781,12 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const float* __res
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     if (gm >= 3) continue;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 28) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -5886,7 +5886,7 @@ BY_DEVICE void matmul_integer_k0_body(const unsigned char* __restrict__ in0, con
         const int r0 = gk;
         v = (((int)(in0[(i0)*3 + (r0)])) - ((int)(in2[0])));
       }
-      by_as[(0) * 16 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 32; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -5897,7 +5897,7 @@ BY_DEVICE void matmul_integer_k0_body(const unsigned char* __restrict__ in0, con
         const int r0 = gk;
         v = (((int)(in1[(r0)*2 + (i1)])) - ((int)(in3[0])));
       }
-      by_bs[(0) * 32 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const int* const as = by_as + cur * 16;
@@ -5906,9 +5906,9 @@ BY_DEVICE void matmul_integer_k0_body(const unsigned char* __restrict__ in0, con
     for (int kk = 0; kk < 4; ++kk) {
       int a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -5918,11 +5918,11 @@ BY_DEVICE void matmul_integer_k0_body(const unsigned char* __restrict__ in0, con
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i0 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 2) continue;
       const int i1 = gn;
       const int acc = by_acc[i][j];
@@ -6783,7 +6783,7 @@ BY_DEVICE void qlinear_matmul_k0_body(const signed char* __restrict__ in0, const
         const int r0 = gk;
         v = (((int)(in0[(i0)*4 + (r0)])) - ((int)(in2[0])));
       }
-      by_as[(0) * 16 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 32; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -6794,7 +6794,7 @@ BY_DEVICE void qlinear_matmul_k0_body(const signed char* __restrict__ in0, const
         const int r0 = gk;
         v = (((int)(in3[(r0)*3 + (i1)])) - ((int)(in5[0])));
       }
-      by_bs[(0) * 32 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const int* const as = by_as + cur * 16;
@@ -6803,9 +6803,9 @@ BY_DEVICE void qlinear_matmul_k0_body(const signed char* __restrict__ in0, const
     for (int kk = 0; kk < 4; ++kk) {
       int a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -6815,12 +6815,12 @@ BY_DEVICE void qlinear_matmul_k0_body(const signed char* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     if (gm >= 2) continue;
     const int i0 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 3) continue;
       const int i1 = gn;
       const int acc = by_acc[i][j];
@@ -7222,7 +7222,7 @@ BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in0[(i1)*9 + (i2)*3 + (r0)];
       }
-      by_as[(0) * 16 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 32; e += 32) {
       const int kk = e % 4; const int rr = e / 4;
@@ -7233,7 +7233,7 @@ BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in1[(i0)*15 + (i3)*3 + (r0)];
       }
-      by_bs[(0) * 32 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 16;
@@ -7242,9 +7242,9 @@ BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __rest
     for (int kk = 0; kk < 4; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -7254,14 +7254,14 @@ BY_DEVICE void rnn_xw_k0_body(const float* __restrict__ in0, const float* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     if (gm >= 6) continue;
     int by_em = gm;
     const int i2 = by_em % 3; by_em /= 3;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 5) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];

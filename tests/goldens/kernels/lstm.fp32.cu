@@ -37,7 +37,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const long long t0 = in1[(i2)*64 + (i1)];
         v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
       }
-      by_as[(0) * 288 + kk * 9 + rr] = v;
+      by_as[kk * 9 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
@@ -48,7 +48,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const int r0 = gk;
         v = in2[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[(0) * 544 + kk * 17 + rr] = v;
+      by_bs[kk * 17 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 288;
@@ -57,9 +57,9 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 17 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 17 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -69,11 +69,11 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       const int i3 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
@@ -213,7 +213,7 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
@@ -224,7 +224,7 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
         const int r0 = gk;
         v = in1[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[(0) * 544 + kk * 17 + rr] = v;
+      by_bs[kk * 17 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -233,9 +233,9 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -245,11 +245,11 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       const int i3 = gn;
       const float acc = by_acc[i][j];
       out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
@@ -289,7 +289,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -300,7 +300,7 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
         const int r0 = gk;
         v = in1[(r0)*1000 + (i2)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -309,9 +309,9 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -321,11 +321,11 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 1000) continue;
       const int i2 = gn;
       const float acc = by_acc[i][j];

@@ -70,7 +70,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*27 + (r0)*9 + (r1)*3 + (r2)])));
       }
-      by_as[(0) * 96 + kk * 6 + rr] = v;
+      by_as[kk * 6 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -88,7 +88,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = ((i3 * (2ll)) + r2);
         v = ((float)(((float)(by_half)((float)((((t0 < (64ll)) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 96;
@@ -97,9 +97,9 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -109,11 +109,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -190,7 +190,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = in3[(i1)*8 + (r0)];
       }
-      by_as[(0) * 64 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 128; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -203,7 +203,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = (([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(r0)*16 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*16384 + (q0_0)*1024 + (i2)*32 + (i3)])))))); } return tf0_acc; }()) + in2[(r0)]);
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -212,9 +212,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -224,11 +224,11 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -424,7 +424,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -437,7 +437,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -446,9 +446,9 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -458,11 +458,11 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -539,7 +539,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = in4[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -552,7 +552,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = (in3[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)] + (([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 48; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(r0)*48 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*12288 + (q0_0)*256 + (i2)*16 + (i3)])))))); } return tf0_acc; }()) + in2[(r0)]));
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -561,9 +561,9 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -573,11 +573,11 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -619,7 +619,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*48 + (r0)])));
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -632,7 +632,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (16ll)) && (tf0_1 < (16ll))) ? in0[(i0)*12288 + (r0)*256 + (tf0_0)*16 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -641,9 +641,9 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -653,11 +653,11 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -699,7 +699,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)in1[(i1)*16 + (r0)])));
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -712,7 +712,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)])))));
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -721,9 +721,9 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -733,11 +733,11 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -779,7 +779,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*96 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -792,7 +792,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (8ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -801,9 +801,9 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -813,11 +813,11 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -859,7 +859,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*96 + (r0)])));
       }
-      by_as[(0) * 512 + kk * 16 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
     for (int e = tid; e < 512; e += 256) {
       const int rr = e % 16; const int kk = e / 16;
@@ -872,7 +872,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 512;
@@ -881,9 +881,9 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -893,12 +893,12 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     if (gm >= 24) continue;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1056,7 +1056,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*144 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -1069,7 +1069,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1078,9 +1078,9 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1090,11 +1090,11 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1136,7 +1136,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*144 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -1149,7 +1149,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1158,9 +1158,9 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1170,11 +1170,11 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1331,7 +1331,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*192 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -1344,7 +1344,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1353,9 +1353,9 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1365,11 +1365,11 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1670,7 +1670,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*336 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1683,7 +1683,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f))))));
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1692,9 +1692,9 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1704,11 +1704,11 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;

@@ -70,7 +70,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*27 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[(0) * 96 + kk * 6 + rr] = v;
+      by_as[kk * 6 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -88,7 +88,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int t1 = ((i3 * (2ll)) + r2);
         v = (((t0 < (64ll)) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 96;
@@ -97,9 +97,9 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -109,11 +109,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -190,7 +190,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in3[(i1)*8 + (r0)];
       }
-      by_as[(0) * 64 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 128; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -203,7 +203,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = (([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*16384 + (q0_0)*1024 + (i2)*32 + (i3)] * in1[(r0)*16 + (q0_0)]); } return tf0_acc; }()) + in2[(r0)]);
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -212,9 +212,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -224,11 +224,11 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -305,7 +305,7 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*48 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -318,7 +318,7 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*12288 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -327,9 +327,9 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -339,11 +339,11 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -385,7 +385,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -398,7 +398,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -407,9 +407,9 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -419,11 +419,11 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -500,7 +500,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in4[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -513,7 +513,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = (in3[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)] + (([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 48; ++q0_0) { tf0_acc = tf0_acc + (in0[(i0)*12288 + (q0_0)*256 + (i2)*16 + (i3)] * in1[(r0)*48 + (q0_0)]); } return tf0_acc; }()) + in2[(r0)]));
       }
-      by_bs[(0) * 128 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -522,9 +522,9 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -534,11 +534,11 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -580,7 +580,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in3[(i1)*48 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -593,7 +593,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (16ll)) && (tf0_1 < (16ll))) ? in0[(i0)*12288 + (r0)*256 + (tf0_0)*16 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -602,9 +602,9 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -614,11 +614,11 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -660,7 +660,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*16 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -673,7 +673,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*1024 + (r0)*64 + (i2)*8 + (i3)];
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -682,9 +682,9 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -694,11 +694,11 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -740,7 +740,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*96 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -753,7 +753,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (8ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -762,9 +762,9 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -774,11 +774,11 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -820,7 +820,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*96 + (r0)];
       }
-      by_as[(0) * 256 + kk * 16 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
     for (int e = tid; e < 128; e += 128) {
       const int rr = e % 8; const int kk = e / 8;
@@ -833,7 +833,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 256;
@@ -842,9 +842,9 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -854,12 +854,12 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     if (gm >= 24) continue;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -901,7 +901,7 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in1[(i1)*24 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -914,7 +914,7 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*384 + (r0)*16 + (i2)*4 + (i3)];
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -923,9 +923,9 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -935,11 +935,11 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -981,7 +981,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*144 + (r0)];
       }
-      by_as[(0) * 512 + kk * 16 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
     for (int e = tid; e < 512; e += 256) {
       const int rr = e % 16; const int kk = e / 16;
@@ -994,7 +994,7 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 512;
@@ -1003,9 +1003,9 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1015,12 +1015,12 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     if (gm >= 24) continue;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1062,7 +1062,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*144 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -1075,7 +1075,7 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*2304 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1084,9 +1084,9 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1096,11 +1096,11 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1142,7 +1142,7 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in1[(i1)*32 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -1155,7 +1155,7 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*512 + (r0)*16 + (i2)*4 + (i3)];
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -1164,9 +1164,9 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1176,11 +1176,11 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1222,7 +1222,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*192 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -1235,7 +1235,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (4ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1244,9 +1244,9 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1256,11 +1256,11 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1302,7 +1302,7 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*192 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1315,7 +1315,7 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (4ll)) && (tf0_1 < (4ll))) ? in0[(i0)*3072 + (r0)*16 + (tf0_0)*4 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1324,9 +1324,9 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1336,11 +1336,11 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1383,7 +1383,7 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in1[(i1)*56 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1396,7 +1396,7 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*224 + (r0)*4 + (i2)*2 + (i3)];
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1405,9 +1405,9 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1417,11 +1417,11 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1464,7 +1464,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*336 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1477,7 +1477,7 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1486,9 +1486,9 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1498,11 +1498,11 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1545,7 +1545,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i1)*336 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1558,7 +1558,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (2ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (2ll))) ? in0[(i0)*1344 + (r0)*4 + (tf0_0)*2 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1567,9 +1567,9 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1579,11 +1579,11 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1626,7 +1626,7 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in1[(i1)*112 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1639,7 +1639,7 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*448 + (r0)*4 + (i2)*2 + (i3)];
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -1648,9 +1648,9 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1660,11 +1660,11 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;

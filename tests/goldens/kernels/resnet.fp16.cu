@@ -49,7 +49,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)])));
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -67,7 +67,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = (((i3 * (2ll)) + r2) - (3ll));
         v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -76,9 +76,9 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -88,11 +88,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -290,7 +290,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*72 + (r0)*9 + (r1)*3 + (r2)])));
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[kk * 5 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -308,7 +308,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = ((i3 + r2) - (1ll));
         v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 160;
@@ -317,9 +317,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -329,11 +329,11 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -375,7 +375,7 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -388,7 +388,7 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -397,9 +397,9 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -409,11 +409,11 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -455,7 +455,7 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)in1[(i1)*32 + (r0)])));
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -468,7 +468,7 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)])))));
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -477,9 +477,9 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -489,11 +489,11 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -538,7 +538,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*144 + (r0)*9 + (r1)*3 + (r2)])));
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -556,7 +556,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = (((i3 * (2ll)) + r2) - (1ll));
         v = ((float)(((float)(by_half)((float)((((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -565,9 +565,9 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -577,11 +577,11 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -623,7 +623,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)in4[(i1)*32 + (r0)])));
       }
-      by_as[(0) * 128 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 512; e += 256) {
       const int rr = e % 32; const int kk = e / 32;
@@ -636,7 +636,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in3[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))])))));
       }
-      by_bs[(0) * 512 + kk * 32 + rr] = v;
+      by_bs[kk * 32 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -645,9 +645,9 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 32 + tx + j * 32];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 32 + tx + (i) * 32];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -657,11 +657,11 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 32;
+      const int gn = by_n0 + tx + (j) * 32;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -820,7 +820,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = by_rk;
         v = ((float)(((float)in1[(i1)*288 + (r0)*9 + (r1)*3 + (r2)])));
       }
-      by_as[(0) * 288 + kk * 9 + rr] = v;
+      by_as[kk * 9 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 8; const int kk = e / 8;
@@ -838,7 +838,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
         const int t1 = (((i3 * (2ll)) + r2) - (1ll));
         v = ((float)(((float)(by_half)((float)((((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)] : 0.0f))))));
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 288;
@@ -847,9 +847,9 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -859,11 +859,11 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -905,7 +905,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)in4[(i1)*64 + (r0)])));
       }
-      by_as[(0) * 256 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -918,7 +918,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))])))));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 256;
@@ -927,9 +927,9 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -939,11 +939,11 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __rest
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;

@@ -48,7 +48,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -66,7 +66,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int t1 = (((i3 * (2ll)) + r2) - (3ll));
         v = (((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -75,9 +75,9 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -87,11 +87,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 32; by_en /= 32;
       const int i2 = by_en;
@@ -171,7 +171,7 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*32 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -184,7 +184,7 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 128 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -193,9 +193,9 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -205,11 +205,11 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -254,7 +254,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*72 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[kk * 5 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -272,7 +272,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int t1 = ((i3 + r2) - (1ll));
         v = (((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 160;
@@ -281,9 +281,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -293,11 +293,11 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -339,7 +339,7 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*8 + (r0)];
       }
-      by_as[(0) * 32 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -352,7 +352,7 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*2048 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 64 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 32;
@@ -361,9 +361,9 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -373,11 +373,11 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -419,7 +419,7 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*32 + (r0)];
       }
-      by_as[(0) * 64 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -432,7 +432,7 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)];
       }
-      by_bs[(0) * 256 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 64;
@@ -441,9 +441,9 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -453,11 +453,11 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -502,7 +502,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*144 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -520,7 +520,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int t1 = (((i3 * (2ll)) + r2) - (1ll));
         v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -529,9 +529,9 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -541,11 +541,11 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -587,7 +587,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in4[(i1)*32 + (r0)];
       }
-      by_as[(0) * 128 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 512; e += 256) {
       const int rr = e % 32; const int kk = e / 32;
@@ -600,7 +600,7 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in3[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))];
       }
-      by_bs[(0) * 512 + kk * 32 + rr] = v;
+      by_bs[kk * 32 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -609,9 +609,9 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 32 + tx + j * 32];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 32 + tx + (i) * 32];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -621,11 +621,11 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 32;
+      const int gn = by_n0 + tx + (j) * 32;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -667,7 +667,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in1[(i1)*64 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -680,7 +680,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*4096 + (r0)*64 + (i2)*8 + (i3)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -689,9 +689,9 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -701,11 +701,11 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -750,7 +750,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*288 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[(0) * 288 + kk * 9 + rr] = v;
+      by_as[kk * 9 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 8; const int kk = e / 8;
@@ -768,7 +768,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int t1 = (((i3 * (2ll)) + r2) - (1ll));
         v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 288;
@@ -777,9 +777,9 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -789,11 +789,11 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -835,7 +835,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in4[(i1)*64 + (r0)];
       }
-      by_as[(0) * 256 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -848,7 +848,7 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 256;
@@ -857,9 +857,9 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -869,11 +869,11 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -915,7 +915,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in1[(i1)*128 + (r0)];
       }
-      by_as[(0) * 128 + kk * 4 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
     for (int e = tid; e < 512; e += 64) {
       const int rr = e % 16; const int kk = e / 16;
@@ -928,7 +928,7 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*2048 + (r0)*16 + (i2)*4 + (i3)];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 128;
@@ -937,9 +937,9 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 16 + tx + j * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -949,11 +949,11 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 16;
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -998,7 +998,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = by_rk;
         v = in1[(i1)*576 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[(0) * 160 + kk * 5 + rr] = v;
+      by_as[kk * 5 + rr] = v;
     }
     for (int e = tid; e < 256; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1016,7 +1016,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int t1 = (((i3 * (2ll)) + r2) - (1ll));
         v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*1024 + (r0)*16 + (t0)*4 + (t1)] : 0.0f);
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 160;
@@ -1025,9 +1025,9 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + i * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + (i) * 4];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1037,11 +1037,11 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 4;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1084,7 +1084,7 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in4[(i1)*128 + (r0)];
       }
-      by_as[(0) * 256 + kk * 8 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
     for (int e = tid; e < 256; e += 64) {
       const int rr = e % 8; const int kk = e / 8;
@@ -1097,7 +1097,7 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))];
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 256;
@@ -1106,9 +1106,9 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + i * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -1118,11 +1118,11 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 8;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;

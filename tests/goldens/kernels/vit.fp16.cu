@@ -277,7 +277,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_b205fe8ec9d9f4cb_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 544;
@@ -305,7 +305,7 @@ BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in0[(i2)*128 + (r0)])))));
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -318,7 +318,7 @@ BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))])));
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -327,9 +327,9 @@ BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -339,12 +339,12 @@ BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     if (gm >= 17) continue;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -353,7 +353,7 @@ BY_DEVICE void matmul_bf7c78ba41217914_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_f27710f0ceee4070_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 512;
@@ -383,7 +383,7 @@ BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))])));
       }
-      by_as[(0) * 512 + kk * 16 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
@@ -394,7 +394,7 @@ BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = ((float)(((float)(by_half)((float)(in0[(i3)*128 + (r0)])))));
       }
-      by_bs[(0) * 544 + kk * 17 + rr] = v;
+      by_bs[kk * 17 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 512;
@@ -403,9 +403,9 @@ BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -415,13 +415,13 @@ BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 17) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -431,8 +431,8 @@ BY_DEVICE void matmul_5790a8c2156f7ca4_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 16u) matmul_bf7c78ba41217914_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
-  else if (by_b < 32u) matmul_5790a8c2156f7ca4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
+  if (by_b < 16u) matmul_b205fe8ec9d9f4cb_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_f27710f0ceee4070_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());

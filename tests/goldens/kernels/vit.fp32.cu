@@ -42,7 +42,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*768 + (r0)*256 + (r1)*16 + (r2)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 256; e += 128) {
       const int rr = e % 8; const int kk = e / 8;
@@ -58,7 +58,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in0[(i0)*12288 + (r0)*4096 + (((i2 * (16ll)) + r1))*64 + (((i3 * (16ll)) + r2))];
       }
-      by_bs[(0) * 256 + kk * 8 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -67,9 +67,9 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 1; ++j) b[j] = bs[kk * 8 + tx + j * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -79,11 +79,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -225,7 +225,7 @@ BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict_
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_c3a3303e4ee04ff5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 544;
@@ -253,7 +253,7 @@ BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[(0) * 544 + kk * 17 + rr] = v;
+      by_as[kk * 17 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int rr = e % 16; const int kk = e / 16;
@@ -266,7 +266,7 @@ BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i3))];
       }
-      by_bs[(0) * 512 + kk * 16 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
@@ -275,9 +275,9 @@ BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 16 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -287,12 +287,12 @@ BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     if (gm >= 17) continue;
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -301,7 +301,7 @@ BY_DEVICE void matmul_ad31515b15cec737_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_d746e06f48a800c4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 512;
@@ -331,7 +331,7 @@ BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
       }
-      by_as[(0) * 512 + kk * 16 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
       const int kk = e % 32; const int rr = e / 32;
@@ -342,7 +342,7 @@ BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[(0) * 544 + kk * 17 + rr] = v;
+      by_bs[kk * 17 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 512;
@@ -351,9 +351,9 @@ BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + i * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[kk * 17 + tx + j * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -363,13 +363,13 @@ BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const
   }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + i * 16;
+    const int gm = by_m0 + ty + (i) * 16;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + j * 8;
+      const int gn = by_n0 + tx + (j) * 8;
       if (gn >= 17) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -379,8 +379,8 @@ BY_DEVICE void matmul_7e414e472973a54d_body(const float* __restrict__ in0, const
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 16u) matmul_ad31515b15cec737_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
-  else if (by_b < 32u) matmul_7e414e472973a54d_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
+  if (by_b < 16u) matmul_c3a3303e4ee04ff5_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
+  else if (by_b < 32u) matmul_d746e06f48a800c4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
