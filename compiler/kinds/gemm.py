@@ -119,8 +119,8 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
     out = []
     memo: dict = {}
     sizes = io_sizes(te)
-    four = item == 4
-    b_vector_ok = four and gemm_vector_reads(te, view, 1, VEC, VEC, VEC)[1]   # the output takes vector stores
+    floats = te.body.dtype.compute_ctype == "float"
+    b_vector_ok = floats and gemm_vector_reads(te, view, 1, VEC, VEC, VEC)[1]   # the output takes vector stores
     for bm, bn in grow_block_tiles(view, item, target):
         for tm in THREAD_SIZES:
             for tn in THREAD_SIZES:
@@ -129,7 +129,7 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
                 threads = (bm // tm) * (bn // tn)
                 if threads % target.warp_size or not MIN_THREADS <= threads <= MAX_THREADS:
                     continue
-                pads_a = VECTOR_PADS if four and tm % VEC == 0 else PADS
+                pads_a = VECTOR_PADS if floats and tm % VEC == 0 else PADS
                 pads_b = VECTOR_PADS if b_vector_ok and tn % VEC == 0 else PADS
                 for bk in ks:
                     if ("a", bm, bk, pads_a) not in memo:

@@ -20,7 +20,7 @@ from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
-from tests.roller.single_op import lower_single, lower_types
+from tests.roller.single_op import check_builds, lower_single, lower_types
 
 TARGET = get_target("h100")
 
@@ -172,3 +172,22 @@ def test_sass_has_vector_fragment_reads_and_stores(stages, monkeypatch):
     assert vec["stg128"] >= 1 and scalar["stg128"] == 0 and scalar["lds128"] == 0, (vec, scalar)
     assert scalar["lds"] >= 16 * cfg.tile("block").size("k"), (vec, scalar)   # 8 + 8 values each k step
     assert vec["local"] == 0 and scalar["local"] == 0, (vec, scalar)
+
+
+def test_integer_contractions_keep_scalar_reads():
+    """An int32 MatMul (4-byte values, but not floats) reads and stores element by element, and
+    every candidate builds and is exact."""
+    rng = np.random.default_rng(6)
+    arrays = [rng.integers(-50, 50, s).astype(np.int32) for s in ((40, 32), (32, 48))]
+    kernel, ref = lower_single("MatMul", arrays, {})
+    cfgs = _gemm_configs(kernel)
+    assert {_form(kernel, c)[:2] for c in cfgs} == {(False, False)}
+    picked = list({(c.tile("thread").size("m"), c.param("stages")): c for c in cfgs}.values())
+    assert any(c.tile("thread").size("m") % 4 == 0 for c in picked)
+    launches = [_render(kernel, c) for c in picked]
+    check_builds(launches)
+    module = build_host_module(launches, mode="shuffle", seed=3)
+    for k in launches:
+        y = np.zeros(ref.shape, np.int32)
+        module.launch(k, arrays + [y])
+        np.testing.assert_array_equal(y, ref)
