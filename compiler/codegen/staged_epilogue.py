@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..ir.dtypes import DType
 from ..ir.texpr import TensorExpr
 from ..analysis.views import GemmView
-from .tiled import _decompose, _epilogue, contiguous_rows
+from .tiled import _decompose, _epilogue, contiguous_rows, row_offset
 
 VECTOR_BYTES = 16
 STAGED_DTYPES = (DType.float16, DType.bfloat16, DType.float32)
@@ -70,13 +70,7 @@ def copy_out(te: TensorExpr, view: GemmView, BM: int, BN: int, threads: int, it:
     V = VECTOR_BYTES // itemsize
     pitch = tile_pitch(te, BN)
     chunks = BN // V
-    n_vars = {v for v, _ in view.n}
-    terms, stride = [], 1
-    for d in range(len(te.output.shape) - 1, -1, -1):
-        if te.output.shape[d] != 1 and f"i{d}" not in n_vars:
-            terms.append(f"(i{d})*{stride}" if stride != 1 else f"(i{d})")
-        stride *= te.output.shape[d]
-    row = " + ".join(reversed(terms)) if terms else "0"
+    row = row_offset(te, view)
     conds = [c for c, need in ((f"gm < {M}", M % BM != 0), (f"gn < {N}", N % BN != 0)) if need]
     L = ["  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;",
          f"  for (int c = threadIdx.x; c < {BM * chunks}; c += {threads}) {{",

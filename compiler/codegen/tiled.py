@@ -132,6 +132,18 @@ def contiguous_rows(te: TensorExpr, view: GemmView, width: int) -> bool:
     return dims[len(dims) - len(n_vars):] == n_vars and view.N % width == 0
 
 
+def row_offset(te: TensorExpr, view: GemmView) -> str:
+    """Where `contiguous_rows` holds: the output offset of the current row (its m and batch vars
+    declared), to which a column's gn adds."""
+    terms, stride = [], 1
+    n_vars = {v for v, _ in view.n}
+    for d in range(len(te.output.shape) - 1, -1, -1):
+        if te.output.shape[d] != 1 and f"i{d}" not in n_vars:
+            terms.append(f"(i{d})*{stride}" if stride != 1 else f"(i{d})")
+        stride *= te.output.shape[d]
+    return " + ".join(reversed(terms)) if terms else "0"
+
+
 def gemm_vector_reads(te: TensorExpr, view: GemmView, tm: int, tn: int, lda: int, ldb: int) -> tuple[bool, bool]:
     """(A, B): whether a thread reads that operand's fragment from shared memory 4 values at a
     time (LDS.128): float compute values, a thread tile of whole vectors, 16-byte tile rows. A
@@ -333,14 +345,7 @@ def _vector_epilogue(te: TensorExpr, view: GemmView, it: str, TN: int, TCN: int,
     """Inside the row loop (gm and the m vars declared): each run of 4 columns a thread owns, its
     fused epilogue into 4 registers, then one 16-byte store (element stores where the output
     pointer is not 16-byte aligned: a caller's buffer; `by_out_aligned` says)."""
-    terms, stride = [], 1
-    n_vars = {v for v, _ in view.n}
-    for d in range(len(te.output.shape) - 1, -1, -1):
-        if te.output.shape[d] != 1 and f"i{d}" not in n_vars:
-            terms.append(f"(i{d})*{stride}" if stride != 1 else f"(i{d})")
-        stride *= te.output.shape[d]
-    row = " + ".join(reversed(terms)) if terms else "0"
-    L = [f"    float* const by_orow = out + ({row});",
+    L = [f"    float* const by_orow = out + ({row_offset(te, view)});",
          "    #pragma unroll", f"    for (int g = 0; g < {TN // VEC}; ++g) {{",
          f"      const {it} gn0 = by_n0 + g * {TCN * VEC} + tx * {VEC};"]
     if ragged_n:
