@@ -144,16 +144,21 @@ def row_offset(te: TensorExpr, view: GemmView) -> str:
     return " + ".join(reversed(terms)) if terms else "0"
 
 
+def vector_stores(te: TensorExpr, view: GemmView) -> bool:
+    """Whether the SIMT epilogue can store a thread's 4 consecutive columns as one 16-byte vector:
+    an fp32 output whose rows are runs of whole vectors."""
+    return te.output.dtype is DType.float32 and contiguous_rows(te, view, VEC)
+
+
 def gemm_vector_reads(te: TensorExpr, view: GemmView, tm: int, tn: int, lda: int, ldb: int) -> tuple[bool, bool]:
     """(A, B): whether a thread reads that operand's fragment from shared memory 4 values at a
     time (LDS.128): float compute values, a thread tile of whole vectors, 16-byte tile rows. A
     thread then owns runs of 4 consecutive rows (columns) instead of every TCM-th; for B that
     makes its columns runs of 4, which the epilogue then stores as one vector, so B is vectorized
-    only where the output is float and its rows are runs of whole vectors."""
+    only where `vector_stores` holds."""
     floats = te.body.dtype.compute_ctype == "float"
     vec_a = floats and tm % VEC == 0 and lda % VEC == 0
-    vec_b = (floats and tn % VEC == 0 and ldb % VEC == 0 and te.output.dtype is DType.float32
-             and contiguous_rows(te, view, VEC))
+    vec_b = floats and tn % VEC == 0 and ldb % VEC == 0 and vector_stores(te, view)
     return vec_a, vec_b
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..analysis.views import GemmView, gemm_view
-from ..codegen.tiled import VEC, ctype_size, gemm_shared_bytes, gemm_vector_reads, render_gemm
+from ..codegen.tiled import VEC, ctype_size, gemm_shared_bytes, gemm_vector_reads, render_gemm, vector_stores
 from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_sizes, loader_sectors, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
@@ -120,7 +120,7 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
     memo: dict = {}
     sizes = io_sizes(te)
     floats = te.body.dtype.compute_ctype == "float"
-    b_vector_ok = floats and gemm_vector_reads(te, view, 1, VEC, VEC, VEC)[1]   # the output takes vector stores
+    b_vector_ok = floats and vector_stores(te, view)
     for bm, bn in grow_block_tiles(view, item, target):
         for tm in THREAD_SIZES:
             for tn in THREAD_SIZES:

@@ -11,8 +11,9 @@ shared memory and the block limit) and waves (blocks over SMs x resident blocks)
 of the machine the kernel uses. The kernel's time is the slowest level on the busiest SM (levels
 overlap, as on the GPU), or, when longer, the pipeline's: a contraction's k-loop waits for its
 k-tiles one round trip after another, S - 1 of them in flight, however many warps are resident
-(Workload.serial_steps after the first, which the wave's latency term counts, x the L2 latency); a two-pass configuration (split-K, split
-reduction) adds its second kernel and a launch."""
+(Workload.serial_steps after the first, which the wave's latency term counts, x the L2
+latency); a two-pass configuration (split-K, split reduction) adds its second kernel and a
+launch."""
 from __future__ import annotations
 
 import dataclasses

@@ -45,9 +45,8 @@ class Target:
     fp16_tflops: float = 134.0                   # SIMT, half2
     int32_tops: float = 33.5                     # SIMT integer multiply-add
     dram_latency_ns: float = 600.0
-    # an L2 hit as a pipelined k-loop waits for it (load, wait, barrier). An estimate until a GPU
-    # run calibrates it: L2-hit microbenchmarks report a few hundred cycles (222-339 by SM on an
-    # L40, arXiv 2606.22588), and the loop adds its wait and barrier
+    # an L2 hit as a pipelined k-loop waits for it (load, wait, barrier): an estimate of a few
+    # hundred cycles until a GPU run calibrates it (the kernel suite's GEMMs at 2 against 4 stages)
     l2_latency_ns: float = 300.0
     launch_us: float = 2.0
     # What a compilation must fit: device memory (weights + arena + inputs and outputs) and launch limits.

@@ -101,3 +101,16 @@ def run_on_host(kernels, arrays, ref, *, rtol=1e-4, atol=1e-4) -> None:
             module.launch(kern, args + [out])
             np.testing.assert_allclose(out.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=atol,
                                        err_msg=f"{kern.entry} ({mode})")
+
+
+def sass_of(kernel, arch: str):
+    """The SassFunction of a rendered kernel built for `arch` (skips where cuobjdump is not
+    installed: the test extra brings it, `make install`)."""
+    import pytest
+    from compiler.codegen.sass import disassemble_many, find_cuobjdump
+    tool = find_cuobjdump()
+    if tool is None:
+        pytest.skip("cuobjdump/nvdisasm not found: install the test extra (`make install`)")
+    cubin = build_cubin(kernel.source, kernel.entry, arch).cubin
+    return disassemble_many({"k": cubin}, tool)["k"][kernel.entry]
+

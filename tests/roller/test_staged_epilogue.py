@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from compiler.analysis.views import gemm_view
-from compiler.codegen.nvrtc import build_arch, build_cubin
+from compiler.codegen.nvrtc import build_arch
 from compiler.codegen.staged_epilogue import l2_store_bytes, staged
 from compiler.kinds import construct_rtiles, render_config
 from compiler.runtime.host_harness import build_host_module
 from compiler.targets import get_target
-from tests.roller.single_op import lower_single
+from tests.roller.single_op import lower_single, sass_of
 from tests.roller.test_tensor_core import TOL_SAME, prepare, run_candidates
 
 STAGED_READ = "by_ld_shared_b128("
@@ -135,16 +135,10 @@ def test_the_model_charges_scattered_stores():
         assert l2_store_bytes(te, gemm_view(te)) == factor * ref.size * 2
 
 
-def _store_counts(source, entry, arch):
-    from compiler.codegen.sass import disassemble_many, find_cuobjdump
-    tool = find_cuobjdump()
-    if tool is None:
-        pytest.skip("cuobjdump/nvdisasm not found: install the test extra (`make install`)")
-    cubin = build_cubin(source, entry, arch).cubin
-    fn = disassemble_many({"k": cubin}, tool)["k"][entry]
-    stg = [i for i in fn.instructions if i.opcode.split(".")[0] == "STG"]
-    wide = [i for i in stg if "128" in i.opcode.split(".")]
-    return len(wide), len(stg) - len(wide)
+def _store_counts(kernel, arch):
+    fn = sass_of(kernel, arch)
+    wide = len(fn.having("STG", "128"))
+    return wide, len(fn.having("STG")) - wide
 
 
 @pytest.mark.parametrize("target,kind,module", [("a100", "tc_gemm", "tensor_core"), ("h100", "wgmma_gemm", "wgmma")])
@@ -165,7 +159,7 @@ def test_staged_kernels_store_128_bit_vectors(target, kind, module, monkeypatch)
         assert (STAGED_READ in k.source) is not off
         accumulators = cfg.tile("block").size("m") * cfg.tile("block").size("n") // k.block[0]
         arch = build_arch(get_target(target).arch, k.arch_specific)
-        counts.append((*_store_counts(k.source, k.entry, arch), accumulators))
+        counts.append((*_store_counts(k, arch), accumulators))
     (wide, narrow, acc), (wide_off, narrow_off, _) = counts
     assert wide >= 1 and narrow < acc // 2, counts
     assert wide_off == 0 and narrow_off >= acc // 2, counts
