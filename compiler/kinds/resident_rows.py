@@ -402,7 +402,7 @@ def _resident_phase(r: Reader, c: _Phase) -> list[str]:
     L.append(f"    const {it} i{len(chain.rows)} = by_lin % {n};")
     body, result = _value(rend, "    ")
     buf = c.names[r.output]
-    L += body + [f"    {buf}[by_lin] = {_rounded(result, c.stored[r.output], c.buf_type[r.output])};"]
+    L += body + [f"    {buf}[by_lin] = {rounded(result, c.stored[r.output], c.buf_type[r.output])};"]
     if r.output in c.out_args:
         L.append(f"    {c.out_args[r.output]}[by_row * {n} + i{len(chain.rows)}] = "
                  f"({c.stored[r.output].ctype})({buf}[by_lin]);")
@@ -422,7 +422,7 @@ def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
     if wpr == 1:
         body, result = _value(rend, "    ", lanes=("by_lane", 32))
         return L + body + [f"    if (by_lane == 0) {c.names[s.output]}[by_rl] = "
-                           f"{_rounded(result, c.stored[s.output], c.buf_type[s.output])};",
+                           f"{rounded(result, c.stored[s.output], c.buf_type[s.output])};",
                            "  }", "  __syncthreads();"]
     # several warps share a row: each leaves its partial in shared memory, then one thread per
     # row combines them in warp order (the same order every run) and applies the epilogue
@@ -439,7 +439,7 @@ def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
     L += [f"    {vct} acc = by_part[by_rl * {wpr}];",
           f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(s.expr.reduce.op, 'acc', f'by_part[by_rl * {wpr} + by_w]')};"]
     body, result = _epilogue(rend, "    ")
-    return L + body + [f"    {c.names[s.output]}[by_rl] = {_rounded(result, c.stored[s.output], c.buf_type[s.output])};",
+    return L + body + [f"    {c.names[s.output]}[by_rl] = {rounded(result, c.stored[s.output], c.buf_type[s.output])};",
                        "  }", "  __syncthreads();"]
 
 
@@ -574,7 +574,7 @@ def _value(rend: "_Renderer", ind: str, *, lanes: tuple[str, int] | None = None,
     return L + more, v
 
 
-def _rounded(value: str, stored: DType, buf: DType) -> str:
+def rounded(value: str, stored: DType, buf: DType) -> str:
     """`value` rounded to the stored element type, kept in the buffer's type."""
     if stored.ctype == buf.ctype:
         return f"({buf.ctype})({value})"

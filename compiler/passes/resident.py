@@ -46,7 +46,7 @@ from ..ir.graph import TensorType
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_vars
-from ..kinds import flash_attention, resident_rows
+from ..kinds import flash_attention, register_rows, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
 
@@ -383,11 +383,15 @@ def _memory_bound(stat: resident_rows.Reader) -> bool:
 def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, KernelSpec]]:
     """The kinds that can render the chain as one kernel: each one's predicted time and the spec
     as it would be placed. Blocks owning whole rows (the spec as it is) when the rows fit in
-    shared memory; the online softmax over key tiles on tensor cores (the spec with that kind and
+    shared memory (a warp a row, in registers, for statistics over short rows); the online softmax over key tiles on tensor cores (the spec with that kind and
     its configuration) when the chain is attention in fp16/bf16 and the target has mma.sync."""
     out = {}
-    if isinstance(resident_rows.analyse(spec), resident_rows.RowChain):
-        out[resident_rows.NAME] = (_predict_us(spec, target), spec)
+    chain = resident_rows.analyse(spec)
+    if isinstance(chain, resident_rows.RowChain):
+        # the spec as it is: in a warp's registers when it is statistics over rows that fit them
+        rows = register_rows if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows) \
+            else resident_rows
+        out[rows.NAME] = (_predict_us(spec, target), spec)
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)

@@ -185,7 +185,8 @@ def test_the_cases_cover_every_kernel_kind():
         seen[case] = {dict(k.config).get("schedule") for k in art.plan.kernels()}
     kinds = set().union(*seen.values())
     for want in ("roller_elementwise_vec", "roller_reduce", "roller_reduce_split", "roller_split_combine",
-                 "simt_elementwise", "roller_tc_gemm", "roller_gemm", "roller_transpose", "resident_rows", "row_warp", "row_block",
+                 "simt_elementwise", "roller_tc_gemm", "roller_gemm", "roller_transpose", "register_rows", "resident_rows", "row_warp",
+                 "row_block",
                  "ordered_updates", "roi_per_thread"):
         assert want in kinds, f"no case compiles to {want}: {seen}"
 
@@ -219,7 +220,7 @@ def test_small_kernels_keep_32_bit_indices():
     sm = model([node("Softmax", ["x"], ["y"], axis=-1)], [vi("x", F16, [4, 12, 128, 128])], [vi("y", F16, [4, 12, 128, 128])])
     art = compiler.compile(sm, "h100", CompileOptions(build=False))
     (k,) = art.plan.kernels()
-    assert dict(k.config)["schedule"] == "resident_rows"
+    assert dict(k.config)["schedule"] == "register_rows"
     declared = check_kernel(k).declared
     assert any(t.base == "int" for t in declared.values()), declared
     assert not [v for v, t in declared.items() if t.is_int and t.base == "long long"], declared

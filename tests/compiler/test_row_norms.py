@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from compiler import compile
 from compiler.ir.graph import Node
-from compiler.kinds import resident_rows
+from compiler.kinds import register_rows, resident_rows
 from compiler.ops.registry import lookup
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
@@ -48,8 +48,11 @@ def check(data: bytes, feeds: dict, tol: float, disable=(), want: dict | None = 
     return art.report
 
 
+ROW_KINDS = (register_rows.NAME, resident_rows.NAME)    # a warp's registers, or a block's shared memory
+
+
 def row_kernels(report) -> list[dict]:
-    return [k for k in report["kernels"] if k["config"].get("schedule") == resident_rows.NAME]
+    return [k for k in report["kernels"] if k["config"].get("schedule") in ROW_KINDS]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
@@ -64,7 +67,9 @@ def test_layernorm_is_one_row_chain_and_right(shape, axis, dtype):
     x = (RNG.standard_normal(shape) * 2 + 3).astype(npt)
     rep = check(data, {"x": x}, TOL[dtype])
     (k,) = rep["kernels"]
-    assert k["config"]["schedule"] == resident_rows.NAME and k["config"]["statistics"] == 2
+    # rows up to 64 values a lane stay in a warp's registers; 3000 do not
+    want = resident_rows.NAME if int(np.prod(pshape)) > 32 * register_rows.MAX_CACHED else register_rows.NAME
+    assert k["config"]["schedule"] == want and k["config"]["statistics"] == 2
     if shape == (2, 3000):       # two rows of 3000 on 256 threads: a block's eight warps share a row
         assert k["config"]["rows_per_block"] == 1 and k["config"]["warps_per_row"] == 8
 
@@ -91,7 +96,7 @@ def test_rms_instance_and_group_norm_are_row_chains_and_right():
                            tuple((a.name, helper.get_attribute_value(a)) for a in node.attribute))
             want = {"y": lookup(node.op_type).reference(ir_node, [x] + [a for _, a in inits], opset)[0]}
         rep = check(data, {"x": x}, 2e-5, want=want)
-        assert [k["config"]["schedule"] for k in rep["kernels"]] == [resident_rows.NAME], node.op_type
+        assert [k["config"]["schedule"] for k in rep["kernels"]] == [register_rows.NAME], node.op_type
 
 
 def decomposed_layernorm(head: str, t: int = 64, h: int = 128) -> tuple[bytes, dict]:
@@ -127,7 +132,9 @@ def test_a_layernorm_written_by_hand_is_one_kernel_with_what_comes_before(head):
     assert len(g["ops"]) == 11 and g["predicted_us"]["fused"] < g["predicted_us"]["apart"]
     assert sorted(lvl for lvl in g["carried"].values() if lvl == "shared") == ["shared"] * (3 if head == "matmul" else 2)
     (k,) = row_kernels(fused)
-    assert k["config"]["resident"] == (head == "matmul") and k["config"]["statistics"] == 2
+    # resident rows (the product) keep the chain in shared memory; statistics alone, in registers
+    assert k["config"]["schedule"] == (resident_rows.NAME if head == "matmul" else register_rows.NAME)
+    assert k["config"].get("resident", False) == (head == "matmul") and k["config"]["statistics"] == 2
     assert fused["traffic"]["dram_bytes"] < apart["traffic"]["dram_bytes"]
 
 
@@ -156,7 +163,7 @@ def test_a_gemm_then_layernorm_is_one_kernel_where_the_cost_model_says_so():
             assert not shared
             (d,) = [d for d in fusion["declined"] if "MatMul_0" in d["ops"]]
             assert d["predicted_us"]["fused"] >= d["predicted_us"]["apart"]
-            assert [k["config"]["schedule"] for k in art.report["kernels"]][-1] == resident_rows.NAME
+            assert [k["config"]["schedule"] for k in art.report["kernels"]][-1] == register_rows.NAME
 
 
 def test_a_contraction_is_no_row_statistic_without_a_resident_stage():

@@ -123,7 +123,8 @@ def test_a_computed_contraction_operand_is_not_recomputed():
 def test_a_broadcast_reduction_is_not_recomputed():
     """ReduceMean then x - mean: the subtraction reads each mean many times (one-to-many), so the
     register level does not fold the reduction into it (it would be computed once per element);
-    the shared-memory level stitches the two, the mean a row statistic computed once per row."""
+    the shared-memory level stitches the two, the mean a row statistic computed once per row (in a
+    warp's registers: the rows are short)."""
     nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["m"], keepdims=1), helper.make_node("Sub", ["x", "m"], ["y"])]
     data = model(nodes, [("x", [4, 16])], [("y", [4, 16])], [("axes", np.array([1], np.int64))])
     rep = check(data, {"x": RNG.standard_normal((4, 16)).astype(np.float32)})
@@ -131,7 +132,7 @@ def test_a_broadcast_reduction_is_not_recomputed():
     (g,) = [g for g in rep["fusion"]["groups"] if g.get("level") == "shared"]
     assert g["carried"] == {"m": "shared"}
     (k,) = rep["kernels"]
-    assert k["config"]["schedule"] == "resident_rows" and k["config"]["statistics"] == 1
+    assert k["config"]["schedule"] == "register_rows" and k["config"]["statistics"] == 1
 
 
 def test_a_value_read_outside_the_group_is_written():

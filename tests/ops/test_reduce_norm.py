@@ -374,9 +374,10 @@ def _schedules(case: Case) -> list[str]:
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 def test_softmax_routing(op):
     x = rnd(1, (2, 3, 16))
-    # the last axis: tensor expressions in one kernel with its statistics in shared memory, which
-    # fusion can extend (kinds/resident_rows.py); several trailing axes: the hand-written row kernel
-    assert _schedules(Case("inner", op, 13, [x], {"axis": -1})) == ["resident_rows"]
+    # the last axis: tensor expressions in one kernel, which fusion can extend, its statistics in a
+    # warp's registers (kinds/register_rows.py) or, for rows too long for them, in shared memory
+    # (kinds/resident_rows.py); several trailing axes: the hand-written row kernel
+    assert _schedules(Case("inner", op, 13, [x], {"axis": -1})) == ["register_rows"]
     assert _schedules(Case("long", op, 13, [rnd(2, (2, 4096))])) == ["resident_rows"]
     assert _schedules(Case("coerced", op, 11, [x], {"axis": 1})) == ["row_warp"]
     assert _schedules(Case("coerced_long", op, 11, [rnd(2, (2, 2, 2048))], {"axis": 1})) == ["row_block"]
@@ -388,7 +389,7 @@ def test_norm_routing():
     # LayerNormalization asked for its training outputs (mean, inv_std_dev) is the row kernel
     for c in norm_cases():
         if c.op in ("LayerNormalization", "RMSNormalization", "InstanceNormalization", "GroupNormalization"):
-            want = ["row_warp"] if c.op == "LayerNormalization" and c.n_out > 1 else ["resident_rows"]
+            want = ["row_warp"] if c.op == "LayerNormalization" and c.n_out > 1 else ["register_rows"]
             if c.id == "LayerNorm-longrow":
                 want = ["row_block"]
             assert _schedules(c) == want, c.id

@@ -1,13 +1,13 @@
 // golden: bert_block_sparse.onnx h100 fp32
 // 8 launches, 6 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
-// launch 1: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float out:float]
+// launch 1: layernorm_regrows_k0 grid=[64, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
 // launch 2: colaunch_k0 grid=[512, 1, 1] block=[32, 1, 1] shared=896 params=[float float float out:float float float float out:float]
 // launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 4: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 4: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 // launch 5: colaunch_k1 grid=[512, 1, 1] block=[32, 1, 1] shared=1664 params=[float float float out:float float float float out:float]
 // launch 6: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 7: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -29,98 +29,121 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
   add_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== layernorm_rows_k0 =====
-BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 64; by_rrem /= 64;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+// ===== layernorm_regrows_k0 =====
+BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 64) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 64; by_rrem /= 64;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  const bool by_aligned = (((unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2) | (unsigned long long)(out)) & 15ull) == 0ull;
+  float by_c0[4];
+  float by_c1[4];
+  float by_c2[4];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 128 + by_lane * 4;
+    if (by_j0 < 128) {
+      if (by_aligned) {
+        const int by_base = (by_r0) * 8192 + (by_r1) * 128 + (by_j0);
+        const uint4 by_v = by_ld_global_b128(in0 + by_base);
+        const float* const by_e = reinterpret_cast<const float*>(&by_v);
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) by_c0[by_k * 4 + by_u] = (float)by_e[by_u];
+      } else {
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) {
+          const int by_j = by_j0 + by_u;
+          by_c0[by_k * 4 + by_u] = in0[(by_r0)*8192 + (by_r1)*128 + (by_j)];
+        }
+      }
+      if (by_aligned) {
+        const int by_base = (by_j0);
+        const uint4 by_v = by_ld_global_b128(in1 + by_base);
+        const float* const by_e = reinterpret_cast<const float*>(&by_v);
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) by_c1[by_k * 4 + by_u] = (float)by_e[by_u];
+      } else {
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) {
+          const int by_j = by_j0 + by_u;
+          by_c1[by_k * 4 + by_u] = in1[(by_j)];
+        }
+      }
+      if (by_aligned) {
+        const int by_base = (by_j0);
+        const uint4 by_v = by_ld_global_b128(in2 + by_base);
+        const float* const by_e = reinterpret_cast<const float*>(&by_v);
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) by_c2[by_k * 4 + by_u] = (float)by_e[by_u];
+      } else {
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) {
+          const int by_j = by_j0 + by_u;
+          by_c2[by_k * 4 + by_u] = in2[(by_j)];
+        }
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = in0[(i0)*8192 + (i1)*128 + (r0)];
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 4; ++by_s) {
+      const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
+      (void)by_j;
+      acc = acc + (by_c0[(by_s)]);
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 64; by_rrem /= 64;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    float acc = by_part[by_rl * 2];
-    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st0[by_rl] = (float)(acc);
-  }
-  __syncthreads();
-  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 64; by_rrem /= 64;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+  float by_st1;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (in0[(i0)*8192 + (i1)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
-      const float v = (t0 * t0);
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 4; ++by_s) {
+      const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
+      (void)by_j;
+      const float t0 = (by_c0[(by_s)] - (by_st0 / 128.0f));
+      acc = acc + ((t0 * t0));
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+    by_st1 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 64; by_rrem /= 64;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    float acc = by_part[by_rl * 2];
-    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st1[by_rl] = (float)(acc);
+  float by_o[4];
+  #pragma unroll
+  for (int by_s = 0; by_s < 4; ++by_s) {
+    const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
+    (void)by_j;
+    by_o[by_s] = (float)(((((by_c0[(by_s)] - (by_st0 / 128.0f)) * (1.0f / by_sqrt(((by_st1 / 128.0f) + 9.999999960041972e-13f)))) * by_c1[(by_s)]) + by_c2[(by_s)]));
   }
-  __syncthreads();
-  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 64) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 64; by_rrem /= 64;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    for (int by_col = (by_lane + 32 * (by_warp % 2)); by_col < 128; by_col += 64) {
-      int by_crem = by_col;
-      const int i2 = by_crem;
-      (void)by_crem;
-      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((in0[(i0)*8192 + (i1)*128 + (i2)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in1[(i2)]) + in2[(i2)]));
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 128 + by_lane * 4;
+    if (by_j0 < 128) {
+      const int by_off = by_r0 * 8192 + by_r1 * 128 + by_j0;
+      if (by_aligned) {
+        uint4 by_v;
+        float* const by_e = reinterpret_cast<float*>(&by_v);
+        #pragma unroll
+        for (int by_u = 0; by_u < 4; ++by_u) by_e[by_u] = by_o[by_k * 4 + by_u];
+        by_st_global_b128(out + by_off, by_v);
+      } else {
+        for (int by_u = 0; by_u < 4; ++by_u) out[by_off + by_u] = by_o[by_k * 4 + by_u];
+      }
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_regrows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== colaunch_k0 =====
@@ -397,8 +420,8 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
-// ===== layernorm_rows_k1 =====
-BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
+// ===== layernorm_rows_k0 =====
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
@@ -601,8 +624,8 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out) {
-  layernorm_rows_k1_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, const float* __restrict__ in6, const float* __restrict__ in7, float* __restrict__ out) {
+  layernorm_rows_k0_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
 }
 
 // ===== colaunch_k1 =====

@@ -4133,74 +4133,93 @@ BY_KERNEL void __launch_bounds__(512) grid_sample_k0(const float* __restrict__ i
 
 // golden: test_group_normalization_epsilon h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: layernorm_rows_k0 grid=[6, 1, 1] block=[256, 1, 1] shared=32 params=[float float float out:float]
+// launch 0: layernorm_regrows_k0 grid=[6, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
 
-// ===== layernorm_rows_k0 =====
-BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 6) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 2; by_rrem /= 2;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+// ===== layernorm_regrows_k0 =====
+BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 6) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 2; by_rrem /= 2;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 8) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_r0)*16 + (((by_r1 * (2ll)) + (by_j / (4ll))))*4 + (((by_j / (2ll)) % (2ll)))*2 + ((by_j % (2ll)))];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 8; r0 += 32) {
-      const float v = in0[(i0)*16 + (((i1 * (2ll)) + (r0 / (4ll))))*4 + (((r0 / (2ll)) % (2ll)))*2 + ((r0 % (2ll)))];
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 8) {
+        acc = acc + (by_c0[(by_s)]);
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 6) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 2; by_rrem /= 2;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+  float by_st1;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 8; r0 += 32) {
-      const float t0 = (in0[(i0)*16 + (((i1 * (2ll)) + (r0 / (4ll))))*4 + (((r0 / (2ll)) % (2ll)))*2 + ((r0 % (2ll)))] - (by_st0[(by_rl)] / 8.0f));
-      const float v = (t0 * t0);
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 8) {
+        const float t0 = (by_c0[(by_s)] - (by_st0 / 8.0f));
+        acc = acc + ((t0 * t0));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    by_st1 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
-    const int by_rl = by_lin / 8;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 6) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 2; by_rrem /= 2;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    int by_crem = (by_lin % 8);
-    const int i4 = by_crem % 2; by_crem /= 2;
-    const int i3 = by_crem % 2; by_crem /= 2;
-    const int i2 = by_crem;
-    (void)by_crem;
-    const int t0 = ((i1 * (2ll)) + i2);
-    out[i0 * 16 + i1 * 8 + i2 * 4 + i3 * 2 + i4 * 1] = (float)(((((in0[(i0)*16 + (t0)*4 + (i3)*2 + (i4)] - (by_st0[(by_rl)] / 8.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 8.0f) + 0.009999999776482582f)))) * in1[(t0)]) + in2[(t0)]));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 8) {
+      const int t0 = ((by_r1 * (2ll)) + ((by_j / (4ll)) % (2ll)));
+      by_o[by_s] = (float)(((((in0[(by_r0)*16 + (t0)*4 + (((by_j / (2ll)) % (2ll)))*2 + ((by_j % (2ll)))] - (by_st0 / 8.0f)) * (1.0f / by_sqrt(((by_st1 / 8.0f) + 0.009999999776482582f)))) * in1[(t0)]) + in2[(t0)]));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 8) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i4 = by_crem % 2; by_crem /= 2;
+        const int by_i3 = by_crem % 2; by_crem /= 2;
+        const int by_i2 = by_crem;
+        (void)by_crem;
+        out[by_r0 * 16 + by_r1 * 8 + by_i2 * 4 + by_i3 * 2 + by_i4 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_regrows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // golden: test_gru_batchwise h100 fp32
@@ -4784,72 +4803,91 @@ BY_KERNEL void __launch_bounds__(32, 1) device_if_k0(const bool* p0, float* p1, 
 
 // golden: test_instancenorm_epsilon h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: layernorm_rows_k0 grid=[6, 1, 1] block=[256, 1, 1] shared=32 params=[float float float out:float]
+// launch 0: layernorm_regrows_k0 grid=[6, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
 
-// ===== layernorm_rows_k0 =====
-BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 6) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 3; by_rrem /= 3;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+// ===== layernorm_regrows_k0 =====
+BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 6) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 3; by_rrem /= 3;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 20) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_r0)*60 + (by_r1)*20 + ((by_j / (5ll)))*5 + ((by_j % (5ll)))];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 20; r0 += 32) {
-      const float v = in0[(i0)*60 + (i1)*20 + ((r0 / (5ll)))*5 + ((r0 % (5ll)))];
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 20) {
+        acc = acc + (by_c0[(by_s)]);
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 6) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 3; by_rrem /= 3;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+  float by_st1;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 20; r0 += 32) {
-      const float t0 = (in0[(i0)*60 + (i1)*20 + ((r0 / (5ll)))*5 + ((r0 % (5ll)))] - (by_st0[(by_rl)] / 20.0f));
-      const float v = (t0 * t0);
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 20) {
+        const float t0 = (by_c0[(by_s)] - (by_st0 / 20.0f));
+        acc = acc + ((t0 * t0));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    by_st1 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 20; by_lin += 256) {
-    const int by_rl = by_lin / 20;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 6) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 3; by_rrem /= 3;
-    const int i0 = by_rrem;
-    (void)by_rrem;
-    int by_crem = (by_lin % 20);
-    const int i3 = by_crem % 5; by_crem /= 5;
-    const int i2 = by_crem;
-    (void)by_crem;
-    out[i0 * 60 + i1 * 20 + i2 * 5 + i3 * 1] = (float)(((((in0[(i0)*60 + (i1)*20 + (i2)*5 + (i3)] - (by_st0[(by_rl)] / 20.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 20.0f) + 0.009999999776482582f)))) * in1[(i1)]) + in2[(i1)]));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 20) {
+      by_o[by_s] = (float)(((((in0[(by_r0)*60 + (by_r1)*20 + (((by_j / (5ll)) % (4ll)))*5 + ((by_j % (5ll)))] - (by_st0 / 20.0f)) * (1.0f / by_sqrt(((by_st1 / 20.0f) + 0.009999999776482582f)))) * in1[(by_r1)]) + in2[(by_r1)]));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 20) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i3 = by_crem % 5; by_crem /= 5;
+        const int by_i2 = by_crem;
+        (void)by_crem;
+        out[by_r0 * 60 + by_r1 * 20 + by_i2 * 5 + by_i3 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  layernorm_rows_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  layernorm_regrows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // golden: test_isinf h100 fp32
@@ -4894,43 +4932,68 @@ BY_KERNEL void __launch_bounds__(512) isnan_k0(const float* __restrict__ in0, bo
 
 // golden: test_l1normalization_axis_0 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: lpnorm_rows_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=16 params=[float out:float]
+// launch 0: lpnorm_regrows_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float]
 
-// ===== lpnorm_rows_k0 =====
-BY_DEVICE void lpnorm_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 1) break;
+// ===== lpnorm_regrows_k0 =====
+BY_DEVICE void lpnorm_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 1) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 2) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_j)];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 2; r0 += 32) {
-      const float v = by_abs(in0[(r0)]);
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 2) {
+        acc = acc + (by_abs(by_c0[(by_s)]));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
-    const int by_rl = by_lin / 2;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 1) break;
-    int by_crem = (by_lin % 2);
-    const int i0 = by_crem;
-    (void)by_crem;
-    const float t0 = by_st0[(by_rl)];
-    out[i0 * 1] = (float)(((t0 == 0.0f) ? 0.0f : (in0[(i0)] / t0)));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 2) {
+      by_o[by_s] = (float)(((by_st0 == 0.0f) ? 0.0f : (by_c0[(by_s)] / by_st0)));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 2) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i0 = by_crem;
+        (void)by_crem;
+        out[by_i0 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) lpnorm_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  lpnorm_rows_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) lpnorm_regrows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  lpnorm_regrows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_layer_normalization_2d_axis0 h100 fp32
@@ -5511,138 +5574,176 @@ BY_KERNEL void __launch_bounds__(512) log_k0(const float* __restrict__ in0, floa
 
 // golden: test_logsoftmax_axis_0 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: logsoftmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=32 params=[float out:float]
+// launch 0: logsoftmax_regrows_k0 grid=[20, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float]
 
-// ===== logsoftmax_rows_k0 =====
-BY_DEVICE void logsoftmax_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 5; by_rrem /= 5;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+// ===== logsoftmax_regrows_k0 =====
+BY_DEVICE void logsoftmax_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 20) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 5; by_rrem /= 5;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 3) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_j)*20 + (by_r0)*5 + (by_r1)];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = (-by_inf_f());
-    for (int r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = in0[(r0)*20 + (i0)*5 + (i1)];
-      acc = by_max(acc, v);
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 3) {
+        acc = by_max(acc, (by_c0[(by_s)]));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 5; by_rrem /= 5;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+  float by_st1;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 3) {
+        acc = acc + (by_exp((by_c0[(by_s)] - by_st0)));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    by_st1 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
-    const int by_rl = by_lin / 3;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i2 = by_rrem % 5; by_rrem /= 5;
-    const int i1 = by_rrem;
-    (void)by_rrem;
-    int by_crem = (by_lin % 3);
-    const int i0 = by_crem;
-    (void)by_crem;
-    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)]) - by_log(by_st1[(by_rl)])));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 3) {
+      by_o[by_s] = (float)(((by_c0[(by_s)] - by_st0) - by_log(by_st1)));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 3) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i0 = by_crem;
+        (void)by_crem;
+        out[by_i0 * 20 + by_r0 * 5 + by_r1 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) logsoftmax_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  logsoftmax_rows_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) logsoftmax_regrows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  logsoftmax_regrows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_logsoftmax_axis_0_expanded_ver18 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: sub_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=32 params=[float out:float]
+// launch 0: sub_regrows_k0 grid=[20, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float]
 
-// ===== sub_rows_k0 =====
-BY_DEVICE void sub_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 5; by_rrem /= 5;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+// ===== sub_regrows_k0 =====
+BY_DEVICE void sub_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 20) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 5; by_rrem /= 5;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 3) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_j)*20 + (by_r0)*5 + (by_r1)];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = (-by_inf_f());
-    for (int r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = in0[(r0)*20 + (i0)*5 + (i1)];
-      acc = by_max(acc, v);
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 3) {
+        acc = by_max(acc, (by_c0[(by_s)]));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 5; by_rrem /= 5;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+  float by_st1;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 3) {
+        acc = acc + (by_exp((by_c0[(by_s)] - by_st0)));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(by_log(acc));
+    by_st1 = (float)(by_log(acc));
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
-    const int by_rl = by_lin / 3;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i2 = by_rrem % 5; by_rrem /= 5;
-    const int i1 = by_rrem;
-    (void)by_rrem;
-    int by_crem = (by_lin % 3);
-    const int i0 = by_crem;
-    (void)by_crem;
-    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)(((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)]) - by_st1[(by_rl)]));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 3) {
+      by_o[by_s] = (float)(((by_c0[(by_s)] - by_st0) - by_st1));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 3) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i0 = by_crem;
+        (void)by_crem;
+        out[by_i0 * 20 + by_r0 * 5 + by_r1 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) sub_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  sub_rows_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) sub_regrows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sub_regrows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_loop11 h100 fp32
@@ -7146,44 +7247,60 @@ BY_KERNEL void __launch_bounds__(512) reverse_sequence_k0(const float* __restric
 
 // golden: test_rms_normalization_2d_axis0 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: rmsnorm_rows_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=16 params=[float float out:float]
+// launch 0: rmsnorm_regrows_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=0 params=[float float out:float]
 
-// ===== rmsnorm_rows_k0 =====
-BY_DEVICE void rmsnorm_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 1) break;
+// ===== rmsnorm_regrows_k0 =====
+BY_DEVICE void rmsnorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 1) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  float by_st0;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 12; r0 += 32) {
-      const float t0 = in0[((r0 / (4ll)))*4 + ((r0 % (4ll)))];
-      const float v = (t0 * t0);
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 12) {
+        const float t0 = in0[((by_j / (4ll)))*4 + ((by_j % (4ll)))];
+        acc = acc + ((t0 * t0));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 12; by_lin += 256) {
-    const int by_rl = by_lin / 12;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 1) break;
-    int by_crem = (by_lin % 12);
-    const int i1 = by_crem % 4; by_crem /= 4;
-    const int i0 = by_crem;
-    (void)by_crem;
-    out[i0 * 4 + i1 * 1] = (float)(((in0[(i0)*4 + (i1)] * (1.0f / by_sqrt(((by_st0[(by_rl)] / 12.0f) + 1e-05f)))) * in1[(i0)*4 + (i1)]));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 12) {
+      const int t0 = ((by_j / (4ll)) % (3ll));
+      const int t1 = (by_j % (4ll));
+      by_o[by_s] = (float)(((in0[(t0)*4 + (t1)] * (1.0f / by_sqrt(((by_st0 / 12.0f) + 1e-05f)))) * in1[(t0)*4 + (t1)]));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 12) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i1 = by_crem % 4; by_crem /= 4;
+        const int by_i0 = by_crem;
+        (void)by_crem;
+        out[by_i0 * 4 + by_i1 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) rmsnorm_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  rmsnorm_rows_k0_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) rmsnorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  rmsnorm_regrows_k0_body(in0, in1, out, by_this_block());
 }
 
 // golden: test_rnn_seq_length h100 fp32
@@ -7870,54 +7987,69 @@ BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const flo
 
 // golden: test_sce_NCd1_mean_weight_negative_ii h100 fp32
 // 3 launches, 3 distinct kernels
-// launch 0: sce_logsumexp_rows_k0 grid=[18, 1, 1] block=[256, 1, 1] shared=16 params=[float out:float]
+// launch 0: sce_logsumexp_regrows_k0 grid=[18, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float]
 // launch 1: sce_loss_weight_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float out:float]
 // launch 2: sce_loss_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float float out:float]
 
-// ===== sce_logsumexp_rows_k0 =====
-BY_DEVICE void sce_logsumexp_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 18) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 6; by_rrem /= 6;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+// ===== sce_logsumexp_regrows_k0 =====
+BY_DEVICE void sce_logsumexp_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 18) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 6; by_rrem /= 6;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 5) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_r0)*30 + (by_j)*6 + (by_r1)];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = (-by_inf_f());
-    for (int r0 = by_lane; r0 < 5; r0 += 32) {
-      const float v = in0[(i0)*30 + (r0)*6 + (i1)];
-      acc = by_max(acc, v);
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 5) {
+        acc = by_max(acc, (by_c0[(by_s)]));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 1; by_lin += 256) {
-    const int by_rl = by_lin / 1;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 18) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 6; by_rrem /= 6;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+  float by_out;
+  {
     float acc = 0.0f;
-    for (int r0 = 0; r0 < 5; r0 += 1) {
-      const float v = by_exp((in0[(i0)*30 + (r0)*6 + (i1)] - by_st0[(by_rl)]));
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 5) {
+        acc = acc + (by_exp((by_c0[(by_s)] - by_st0)));
+      }
     }
-    out[i0 * 6 + i1 * 1] = (float)((by_log(acc) + by_st0[(by_rl)]));
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    by_out = (float)((by_log(acc) + by_st0));
   }
+  if (by_lane == 0) out[by_r0 * 6 + by_r1 * 1] = (float)(by_out);
 }
-BY_KERNEL void __launch_bounds__(256) sce_logsumexp_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  sce_logsumexp_rows_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) sce_logsumexp_regrows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  sce_logsumexp_regrows_k0_body(in0, out, by_this_block());
 }
 
 // ===== sce_loss_weight_sum_k0 =====
@@ -8582,70 +8714,89 @@ BY_KERNEL void __launch_bounds__(512) sinh_k0(const float* __restrict__ in0, flo
 
 // golden: test_softmax_axis_0 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: softmax_rows_k0 grid=[20, 1, 1] block=[256, 1, 1] shared=32 params=[float out:float]
+// launch 0: softmax_regrows_k0 grid=[20, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float]
 
-// ===== softmax_rows_k0 =====
-BY_DEVICE void softmax_rows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 5; by_rrem /= 5;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+// ===== softmax_regrows_k0 =====
+BY_DEVICE void softmax_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 20) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  int by_rrem = by_row;
+  const int by_r1 = by_rrem % 5; by_rrem /= 5;
+  const int by_r0 = by_rrem;
+  (void)by_rrem;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 3) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_j)*20 + (by_r0)*5 + (by_r1)];
+      }
+    }
+  }
+  float by_st0;
+  {
     float acc = (-by_inf_f());
-    for (int r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = in0[(r0)*20 + (i0)*5 + (i1)];
-      acc = by_max(acc, v);
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 3) {
+        acc = by_max(acc, (by_c0[(by_s)]));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = by_max(acc, o);
     }
-    if (by_lane == 0) by_st0[by_rl] = (float)(acc);
+    by_st0 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i1 = by_rrem % 5; by_rrem /= 5;
-    const int i0 = by_rrem;
-    (void)by_rrem;
+  float by_st1;
+  {
     float acc = 0.0f;
-    for (int r0 = by_lane; r0 < 3; r0 += 32) {
-      const float v = by_exp((in0[(r0)*20 + (i0)*5 + (i1)] - by_st0[(by_rl)]));
-      acc = acc + v;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 3) {
+        acc = acc + (by_exp((by_c0[(by_s)] - by_st0)));
+      }
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
       acc = acc + o;
     }
-    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+    by_st1 = (float)(acc);
   }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 3; by_lin += 256) {
-    const int by_rl = by_lin / 3;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 20) break;
-    int by_rrem = by_row;
-    const int i2 = by_rrem % 5; by_rrem /= 5;
-    const int i1 = by_rrem;
-    (void)by_rrem;
-    int by_crem = (by_lin % 3);
-    const int i0 = by_crem;
-    (void)by_crem;
-    out[i0 * 20 + i1 * 5 + i2 * 1] = (float)((by_exp((in0[(i0)*20 + (i1)*5 + (i2)] - by_st0[(by_rl)])) / by_st1[(by_rl)]));
+  float by_o[1];
+  #pragma unroll
+  for (int by_s = 0; by_s < 1; ++by_s) {
+    const int by_j = (by_s) * 32 + by_lane;
+    (void)by_j;
+    if (by_j < 3) {
+      by_o[by_s] = (float)((by_exp((by_c0[(by_s)] - by_st0)) / by_st1));
+    }
+  }
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 3) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i0 = by_crem;
+        (void)by_crem;
+        out[by_i0 * 20 + by_r0 * 5 + by_r1 * 1] = by_o[by_k * 1 + by_u];
+      }
+    }
   }
 }
-BY_KERNEL void __launch_bounds__(256) softmax_rows_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  softmax_rows_k0_body(in0, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) softmax_regrows_k0(const float* __restrict__ in0, float* __restrict__ out) {
+  softmax_regrows_k0_body(in0, out, by_this_block());
 }
 
 // golden: test_softplus h100 fp32
