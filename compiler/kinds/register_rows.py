@@ -10,16 +10,21 @@ for the final, with a barrier between phases. Here each lane loads its columns o
 into registers, and every phase reads them from there:
 
 - the values read along the row by at least two phases at the same index (the input of softmax,
-  x and the residual of an add + LayerNorm) are *cached*: a lane owns runs of `width`
-  consecutive columns (one 16- or 8-byte load each where the operand's rows are contiguous and
-  its pointer aligned, element loads otherwise), `chunks` runs 32 lanes apart;
+  x and the residual of an add + LayerNorm) are *cached*, and so are contiguous values one
+  phase reads (LayerNorm's scale) while registers last: a lane owns runs of `width` consecutive
+  columns (one 16- or 8-byte load each where the operand's rows are contiguous and its pointer
+  aligned, element loads otherwise), `chunks` runs a row's lanes apart;
 - a statistic reduces the lane's cached columns, then the warp's lanes by xor shuffles, so every
-  lane holds it in a register for the phases after it: no shared memory, no barrier;
+  lane holds it in a register for the phases after it: no shared memory, no barrier (a row of
+  several warps: each warp's value through shared memory, combined in warp order, a barrier);
 - the final writes the lane's columns, as vectors where the output's rows are contiguous.
 
-A row whose cached values would take more than MAX_CACHED registers a lane declines (resident_rows
-takes it). Blocks hold 1..MAX_WARPS warps, a row each: enough blocks to fill the GPU first
-(resident_rows.BLOCKS_WANTED), then up to MAX_WARPS rows a block."""
+Thread mapping (AStitch's adaptive one): a row gets the fewest warps (`warps_per_row`, a power
+of two, at most MAX_ROW_WARPS) whose lanes hold its cached values in MAX_CACHED registers each,
+more while the rows are too few to fill the GPU and each lane keeps MIN_LANE_VALUES; short rows
+a warp each, up to MAX_WARPS rows a block once there are enough blocks
+(resident_rows.BLOCKS_WANTED). A row longer than MAX_ROW_WARPS warps hold declines
+(resident_rows takes it)."""
 from __future__ import annotations
 
 import math
@@ -40,7 +45,9 @@ from .resident_rows import Reader, RowChain
 NAME = "register_rows"
 TIER = None                 # not tiled by Roller: a warp per row
 MAX_CACHED = 64             # row values a lane keeps in registers, over every cached operand
-MAX_WARPS = 8
+MAX_WARPS = 8               # rows of a warp each in one block
+MAX_ROW_WARPS = 32          # warps of one row (a block of 1024 threads)
+MIN_LANE_VALUES = 8         # a row spread over more warps to fill the GPU keeps this many a lane
 VECTOR_BYTES = (16, 8)      # the loads and stores a lane's run of columns may take, widest first
 _J = Var("by_j", DType.int64)       # the column a phase reads (a statistic's reduction variable, the final's column)
 _SLOT = Var("by_s", DType.int64)    # a lane's slot: run by_s / width, column by_s % width of it
@@ -71,8 +78,18 @@ class RegisterRows:
     final: TensorExpr
     cached: tuple[Cached, ...]
     width: int                       # consecutive columns a lane owns
-    chunks: int                      # runs of them a lane owns, 32 * width columns apart
-    warps: int                       # per block, a row each
+    chunks: int                      # runs of them a lane owns, lanes * width columns apart
+    warps: int                       # per block: a row each, or (warps_per_row > 1) one row's
+    warps_per_row: int
+
+    @property
+    def lanes(self) -> int:
+        """Threads that share a row."""
+        return 32 * self.warps_per_row
+
+    @property
+    def rows_per_block(self) -> int:
+        return self.warps // self.warps_per_row
 
     @property
     def slots(self) -> int:
@@ -103,7 +120,7 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
         return chain
     if chain.residents():
         return "resident rows: a block computes them into shared memory (resident_rows)"
-    n, nrow = chain.length, len(chain.rows)
+    n = chain.length
     rows = {_row(p).name: (0, d - 1) for p, d in enumerate(chain.rows)}
     env = dict(rows, by_j=(0, n - 1))
     stats = tuple(_canonical(s, chain) for s in chain.stats)
@@ -114,12 +131,10 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     # the values several phases read along the row at one in-bounds index
     seen: dict[tuple[str, tuple[Expr, ...]], set[int]] = {}
     dtypes: dict[tuple[str, tuple[Expr, ...]], DType] = {}
-    shapes = {}
     for k, (te, r) in enumerate(zip(readers, chain.stats + (chain.final,))):
         for a, v in enumerate(r.values):
             if v in chain.shared_values():
                 continue
-            shapes[v] = te.inputs[a].shape
             for ld in loads_of(te, a):
                 used = set().union(*(vars_of(i) for i in ld.index)) if ld.index else set()
                 if _J.name not in used or not used <= set(env):
@@ -134,21 +149,30 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     contiguous = {key: _contiguous(key[1]) for key in seen}
     # a value one phase reads (LayerNorm's scale and bias) is cached too where it loads as vectors
     single = [key for key in seen if len(seen[key]) == 1 and contiguous[key]]
-    width = _width(n, [dtypes[k].itemsize for k in shared + single if contiguous[k]]
-                   + [final.output.dtype.itemsize])
-    chunks = -(-n // (32 * width))
+    sizes = [dtypes[k].itemsize for k in shared + single if contiguous[k]] + [final.output.dtype.itemsize]
+    wpr = 1       # the fewest warps whose lanes hold the shared values
+    while len(shared) * _slots(n, 32 * wpr, sizes) > MAX_CACHED:
+        if wpr == MAX_ROW_WARPS:
+            return f"a row of {n} in {len(shared)} cached value(s) takes more than {MAX_CACHED} registers " \
+                   f"a lane of {MAX_ROW_WARPS} warps"
+        wpr *= 2
+    # more warps a row while the rows leave the GPU idle (a few long rows: batch 1)
+    while wpr < MAX_WARPS and chain.row_count * wpr < 4 * resident_rows.BLOCKS_WANTED \
+            and n >= 2 * 32 * wpr * MIN_LANE_VALUES:
+        wpr *= 2
+    lanes = 32 * wpr
+    width = _width(n, lanes, sizes)
+    chunks = -(-n // (lanes * width))
     slots = chunks * width
-    if len(shared) * slots > MAX_CACHED:
-        return f"a row of {n} in {len(shared)} cached value(s) takes more than {MAX_CACHED} registers a lane"
     keys = shared + single[:MAX_CACHED // slots - len(shared)]
     cached = tuple(Cached(v, idx, dtypes[(v, idx)], f"by_c{k}", contiguous[(v, idx)])
                    for k, (v, idx) in enumerate(keys))
-    warps = 1
-    while warps < MAX_WARPS and -(-chain.row_count // (2 * warps)) >= resident_rows.BLOCKS_WANTED:
+    warps = wpr
+    while wpr == 1 and warps < MAX_WARPS and -(-chain.row_count // (2 * warps)) >= resident_rows.BLOCKS_WANTED:
         warps *= 2
-    if -(-chain.row_count // warps) > MAX_GRID_X:
+    if -(-chain.row_count // (warps // wpr)) > MAX_GRID_X:
         return f"{chain.row_count} rows exceed one grid"
-    return RegisterRows(chain, stats, final, cached, width, chunks, warps)
+    return RegisterRows(chain, stats, final, cached, width, chunks, warps, wpr)
 
 
 def _canonical(r: Reader, chain: RowChain) -> TensorExpr | str:
@@ -182,15 +206,19 @@ def _contiguous(index: tuple[Expr, ...]) -> bool:
         not any(_J.name in vars_of(i) for i in index[:-1])
 
 
-def _width(n: int, itemsizes: list[int]) -> int:
-    """Consecutive columns a lane owns: a whole vector of every vector operand, every lane busy."""
-    width = 1
+def _width(n: int, lanes: int, itemsizes: list[int]) -> int:
+    """Consecutive columns a lane owns: a whole vector of every operand, every lane busy."""
     for vb in VECTOR_BYTES:
         w = vb // max(itemsizes)
-        if w > 1 and n % w == 0 and n >= 32 * w:
-            width = w
-            break
-    return width
+        if w > 1 and n % w == 0 and n >= lanes * w:
+            return w
+    return 1
+
+
+def _slots(n: int, lanes: int, itemsizes: list[int]) -> int:
+    """Values of one cached operand a lane keeps."""
+    width = _width(n, lanes, itemsizes)
+    return -(-n // (lanes * width)) * width
 
 
 def render(spec: KernelSpec, target=None) -> list[Kernel]:
@@ -199,7 +227,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
         raise ValueError(f"spec {spec.name}: {NAME} does not apply: {plan}")
     chain = plan.chain
     it = resident_rows.chain_index_ctype(spec, chain)
-    n, W, S, V = chain.length, plan.warps, plan.slots, plan.width
+    n, W, S, V, R = chain.length, plan.warps, plan.slots, plan.width, plan.rows_per_block
     types = {}
     for st in spec.stages:
         for v, t in zip(st.inputs, st.expr.inputs):
@@ -208,9 +236,14 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     stored = {st.output: st.expr.output.dtype for st in spec.stages}
     out_t = plan.final.output
     rows = [_row(p).name for p in range(len(chain.rows))]
-    L = [f"  const {it} by_row = ({it}){BLOCK_X} * {W} + (threadIdx.x >> 5);",
-         f"  if (by_row >= {chain.row_count}) return;  // the whole warp leaves together",
-         "  const int by_lane = threadIdx.x & 31;"]
+    if plan.warps_per_row == 1:
+        L = [f"  const {it} by_row = ({it}){BLOCK_X} * {R} + (threadIdx.x >> 5);",
+             f"  if (by_row >= {chain.row_count}) return;  // the whole warp leaves together",
+             "  const int by_lane = threadIdx.x & 31;"]
+    else:       # the block's warps share its row (no early return: they meet at barriers)
+        L = ["  BY_SHARED_BUFFER(by_smem_raw);",
+             f"  const {it} by_row = ({it}){BLOCK_X};",
+             "  const int by_lane = threadIdx.x;"]
     L += decompose_index("  ", "by_row", chain.rows, rows, "by_rrem", it)
     vectors = [c for c in plan.cached if c.contiguous and V * c.dtype.itemsize in VECTOR_BYTES
                and types[c.value].shape[-1] % V == 0]
@@ -232,19 +265,21 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     entry, source = finish_kernel(spec.name + "_regrows", params, L, launch_bounds=(32 * W,))
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in spec.inputs)
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
-    return [Kernel(entry=entry, source=source, params=kparams, grid=(-(-chain.row_count // W), 1, 1),
-                   block=(32 * W, 1, 1), shared_bytes=0, ops=spec.ops,
-                   config=(("schedule", NAME), ("rows_per_block", W), ("row_length", n),
+    shared = 8 * plan.warps_per_row if plan.warps_per_row > 1 else 0     # the warps' partials
+    return [Kernel(entry=entry, source=source, params=kparams, grid=(-(-chain.row_count // R), 1, 1),
+                   block=(32 * W, 1, 1), shared_bytes=shared, ops=spec.ops,
+                   config=(("schedule", NAME), ("rows_per_block", R), ("warps_per_row", plan.warps_per_row),
+                           ("row_length", n),
                            ("rows", chain.row_count), ("statistics", len(chain.stats)),
                            ("cached", len(plan.cached)), ("lane_columns", S), ("width", V),
                            ("flops", resident_rows.chain_flops(chain))))]
 
 
-def _column(V: int, slot: str) -> str:
+def _column(lanes: int, V: int, slot: str) -> str:
     """The row column of a lane's slot (a C expression)."""
     if V == 1:
-        return f"({slot}) * 32 + by_lane"
-    return f"(({slot}) / {V}) * {32 * V} + by_lane * {V} + ({slot}) % {V}"
+        return f"({slot}) * {lanes} + by_lane"
+    return f"(({slot}) / {V}) * {lanes * V} + by_lane * {V} + ({slot}) % {V}"
 
 
 def _fill(plan: RegisterRows, in_args, types, vectors, it) -> list[str]:
@@ -255,7 +290,7 @@ def _fill(plan: RegisterRows, in_args, types, vectors, it) -> list[str]:
     if not plan.cached:
         return L
     L += ["  #pragma unroll", f"  for (int by_k = 0; by_k < {C}; ++by_k) {{",
-          f"    const int by_j0 = by_k * {32 * V} + by_lane * {V};",
+          f"    const int by_j0 = by_k * {plan.lanes * V} + by_lane * {V};",
           f"    if (by_j0 < {n}) {{"]
     for c in plan.cached:
         arg, ct = in_args[c.value], c.dtype.ctype
@@ -321,8 +356,8 @@ def _slot_loop(plan: RegisterRows, ind: str) -> tuple[list[str], list[str], str]
     slot's column; the body is guarded to the row unless the lanes' runs tile it exactly."""
     n, V = plan.chain.length, plan.width
     head = [f"{ind}#pragma unroll", f"{ind}for (int by_s = 0; by_s < {plan.slots}; ++by_s) {{",
-            f"{ind}  const int by_j = {_column(V, 'by_s')};", f"{ind}  (void)by_j;"]
-    if n % (32 * V) == 0:
+            f"{ind}  const int by_j = {_column(plan.lanes, V, 'by_s')};", f"{ind}  (void)by_j;"]
+    if n % (plan.lanes * V) == 0:
         return head, [f"{ind}}}"], ind + "  "
     return head + [f"{ind}  if (by_j < {n}) {{"], [f"{ind}  }}", f"{ind}}}"], ind + "    "
 
@@ -344,6 +379,16 @@ def _statistic(plan, te, r, name, stat_vars, in_args, types, stored, it) -> list
                        "    for (int by_d = 16; by_d > 0; by_d >>= 1) {",
                        f"      const {vct} o = __shfl_xor_sync(0xffffffffu, acc, by_d);",
                        f"      acc = {combine(red.op, 'acc', 'o')};", "    }"]
+    wpr = plan.warps_per_row
+    if wpr > 1:
+        # every thread combines the warps' values in warp order (all agree bit for bit); the
+        # second barrier keeps the next statistic from overwriting values still being read
+        L += [f"    {vct}* const by_part = reinterpret_cast<{vct}*>(by_smem_raw);",
+              "    if ((threadIdx.x & 31) == 0) by_part[threadIdx.x >> 5] = acc;",
+              "    __syncthreads();",
+              "    acc = by_part[0];",
+              f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(red.op, 'acc', 'by_part[by_w]')};",
+              "    __syncthreads();"]
     result = ACC
     if epilogue is not None:
         rend.memo, rend.lines = {}, []
@@ -375,7 +420,7 @@ def _final(plan, stat_vars, in_args, types, it, store_vec: bool) -> list[str]:
     L += head + rend.lines + [f"{ind}by_o[by_s] = ({oct_})({v});"] + tail
     V, n = plan.width, chain.length
     L += ["  #pragma unroll", f"  for (int by_k = 0; by_k < {plan.chunks}; ++by_k) {{",
-          f"    const int by_j0 = by_k * {32 * V} + by_lane * {V};",
+          f"    const int by_j0 = by_k * {plan.lanes * V} + by_lane * {V};",
           f"    if (by_j0 < {n}) {{"]
     ind = "      "
     if store_vec:

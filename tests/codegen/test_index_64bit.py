@@ -107,6 +107,9 @@ CASES = {
     "softmax": lambda: model([node("Softmax", ["x"], ["y"], axis=-1)], [vi("x", F16, [ROWS, 64])], [vi("y", F16, [ROWS, 64])]),
     "softmax_long_rows": lambda: model([node("Softmax", ["x"], ["y"], axis=-1)], [vi("x", F16, [BIG // 4096, 4096])],
                                        [vi("y", F16, [BIG // 4096, 4096])]),
+    # rows longer than a block's registers hold: statistics in shared memory (resident_rows)
+    "softmax_huge_rows": lambda: model([node("Softmax", ["x"], ["y"], axis=-1)], [vi("x", F16, [BIG // 131072, 131072])],
+                                       [vi("y", F16, [BIG // 131072, 131072])]),
     "layernorm": lambda: model([node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
                                [vi("x", F16, [ROWS, 64]), vi("g", F16, [64]), vi("b", F16, [64])], [vi("y", F16, [ROWS, 64])]),
     "layernorm_long_rows": lambda: model([node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
@@ -179,7 +182,7 @@ def test_the_cases_cover_every_kernel_kind():
     between equivalent kinds; these are the ones each family must still reach)."""
     seen = {}
     for case in ("relu", "reduce_rows", "reduce_columns", "argmax", "matmul_fp16", "matmul_fp32", "transpose",
-                 "softmax", "softmax_long_rows", "layernorm", "layernorm_long_rows", "layernorm_stats",
+                 "softmax", "softmax_long_rows", "softmax_huge_rows", "layernorm", "layernorm_long_rows", "layernorm_stats",
                  "layernorm_stats_long_rows", "scatter_nd", "roi_align"):
         art = compiler.compile(CASES[case](), "h100", CompileOptions(build=False))
         seen[case] = {dict(k.config).get("schedule") for k in art.plan.kernels()}

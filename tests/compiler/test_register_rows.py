@@ -114,16 +114,21 @@ def _opset(model: bytes, opset: int) -> bytes:
     return m.SerializeToString()
 
 
-# (case, shape, dtype, cached values, columns a lane owns as one run)
+# (case, shape, dtype, cached values, columns a lane owns as one run, warps a row)
 CASES = [
-    (_softmax_case, (3, 5, 40), "float32", 1, 1),       # 40 columns: two runs a lane, the second partial
-    (_softmax_case, (6, 128), "float16", 1, 4),         # 4 halves a lane: one 8-byte vector
-    (_softmax_case, (2, 197), "float32", 1, 1),         # an odd row: element loads only
-    (_residual_layernorm_case, (5, 768), "float32", 2, 4),   # x and the residual, 6 runs of 4 floats
-    (_rmsnorm_case, (3, 1000), "float16", 2, 8),        # x and the scale, 16-byte vectors, the last run partial
-    (_variance_case, (7, 96), "float32", 1, 2),         # the final reduces: written by lane 0
-    (_layernorm_two_axes_case, (2, 3, 5, 8), "float32", 1, 1),   # the column a (5, 8) index
-    (_softmax_transposed_case, (6, 64), "float32", 1, 2),        # element stores down the output's columns
+    (_softmax_case, (3, 5, 40), "float32", 1, 1, 1),    # 40 columns: two runs a lane, the second partial
+    (_softmax_case, (6, 128), "float16", 1, 4, 1),      # 4 halves a lane: one 8-byte vector
+    (_softmax_case, (2, 197), "float32", 1, 1, 1),      # an odd row: element loads only
+    # x and the residual, then the scale and bias (vectors a phase reads once); 2 warps for 5 rows
+    (_residual_layernorm_case, (5, 768), "float32", 4, 4, 2),
+    (_rmsnorm_case, (3, 1000), "float16", 2, 8, 2),     # x and the scale, 16-byte vectors, the last run partial
+    (_variance_case, (7, 96), "float32", 1, 2, 1),      # the final reduces: written by lane 0
+    (_layernorm_two_axes_case, (2, 3, 5, 8), "float32", 1, 1, 1),   # the column a (5, 8) index
+    (_softmax_transposed_case, (6, 64), "float32", 1, 2, 1),        # element stores down the output's columns
+    (_softmax_case, (3, 3000), "float32", 1, 4, 8),     # 3000 > 64 values a lane of one warp; 8 for 3 rows
+    (_rmsnorm_case, (1, 4096), "float16", 2, 8, 8),     # one row (batch 1): 8 warps share it
+    # 2 warps hold x and the residual (48 values a lane), 4 for 2 rows; the warps meet in shared memory
+    (_residual_layernorm_case, (2, 1536), "float32", 4, 4, 4),
 ]
 
 
@@ -157,14 +162,18 @@ def _run(kernel, feeds, ref, offset=0, mode="default"):
 
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_register_rows_are_right_in_both_thread_orders_and_alignments(case):
-    make, shape, dtype, n_cached, width = CASES[case]
+    make, shape, dtype, n_cached, width, warps_per_row = CASES[case]
     model, feeds, ref = make(shape, dtype)
     spec = _row_spec(model)
     assert kind_for(spec) is register_rows, register_rows.applies(spec)
     plan = register_rows.analyse(spec)
-    assert (len(plan.cached), plan.width) == (n_cached, width)
+    assert (len(plan.cached), plan.width, plan.warps_per_row) == (n_cached, width, warps_per_row)
     (k,) = register_rows.render(spec, TARGET)
-    assert k.shared_bytes == 0 and "__syncthreads" not in k.source
+    # a row of one warp: no shared memory, no barrier; of several: only the warps' partials
+    if warps_per_row == 1:
+        assert k.shared_bytes == 0 and "__syncthreads" not in k.source
+    else:
+        assert k.shared_bytes == 8 * warps_per_row and k.block[0] == 32 * warps_per_row
     tol = 2e-3 if dtype == "float16" else 2e-5
     scale = max(1.0, float(np.abs(ref).max()))
     got = {}
@@ -184,9 +193,10 @@ def test_register_rows_are_right_in_both_thread_orders_and_alignments(case):
 
 
 def test_partial_runs_stay_in_bounds_under_the_sanitizer():
-    """RMSNorm over 1000 halves (the last 16-byte runs past the row's end are skipped) and softmax
-    over 40 floats, unaligned: AddressSanitizer sees no access outside the buffers."""
-    for make, shape, dtype, _, _ in (CASES[0], CASES[4]):
+    """RMSNorm over 1000 halves (the last 16-byte runs past the row's end are skipped), softmax
+    over 40 floats and over 3000 on 8 warps, aligned and not: AddressSanitizer sees no access
+    outside the buffers."""
+    for make, shape, dtype, *_ in (CASES[0], CASES[4], CASES[8]):
         model, feeds, ref = make(shape, dtype)
         (k,) = register_rows.render(_row_spec(model), TARGET)
         for offset in (0, 1):
@@ -196,9 +206,9 @@ def test_partial_runs_stay_in_bounds_under_the_sanitizer():
 
 
 def test_what_declines_goes_to_resident_rows():
-    """Rows longer than a warp's registers hold, and chains with resident rows (a product kept for
+    """Rows longer than a block's registers hold, and chains with resident rows (a product kept for
     a LayerNorm), are resident_rows' with the reason recorded."""
-    model, _, _ = _softmax_case((2, 32 * register_rows.MAX_CACHED + 32), "float32")
+    model, _, _ = _softmax_case((1, 32 * register_rows.MAX_ROW_WARPS * register_rows.MAX_CACHED + 1024), "float32")
     spec = _row_spec(model)
     assert "registers a lane" in register_rows.applies(spec) and kind_for(spec) is resident_rows
     h = 64

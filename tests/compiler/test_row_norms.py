@@ -67,9 +67,8 @@ def test_layernorm_is_one_row_chain_and_right(shape, axis, dtype):
     x = (RNG.standard_normal(shape) * 2 + 3).astype(npt)
     rep = check(data, {"x": x}, TOL[dtype])
     (k,) = rep["kernels"]
-    # rows up to 64 values a lane stay in a warp's registers; 3000 do not
-    want = resident_rows.NAME if int(np.prod(pshape)) > 32 * register_rows.MAX_CACHED else register_rows.NAME
-    assert k["config"]["schedule"] == want and k["config"]["statistics"] == 2
+    # statistics alone: the rows in registers, 3000 values on several warps
+    assert k["config"]["schedule"] == register_rows.NAME and k["config"]["statistics"] == 2
     if shape == (2, 3000):       # two rows of 3000 on 256 threads: a block's eight warps share a row
         assert k["config"]["rows_per_block"] == 1 and k["config"]["warps_per_row"] == 8
 

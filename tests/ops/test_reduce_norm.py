@@ -374,11 +374,11 @@ def _schedules(case: Case) -> list[str]:
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 def test_softmax_routing(op):
     x = rnd(1, (2, 3, 16))
-    # the last axis: tensor expressions in one kernel, which fusion can extend, its statistics in a
-    # warp's registers (kinds/register_rows.py) or, for rows too long for them, in shared memory
-    # (kinds/resident_rows.py); several trailing axes: the hand-written row kernel
+    # the last axis: tensor expressions in one kernel, which fusion can extend, its rows in
+    # registers (kinds/register_rows.py: a warp a short row, several a long one); several trailing
+    # axes: the hand-written row kernel
     assert _schedules(Case("inner", op, 13, [x], {"axis": -1})) == ["register_rows"]
-    assert _schedules(Case("long", op, 13, [rnd(2, (2, 4096))])) == ["resident_rows"]
+    assert _schedules(Case("long", op, 13, [rnd(2, (2, 4096))])) == ["register_rows"]
     assert _schedules(Case("coerced", op, 11, [x], {"axis": 1})) == ["row_warp"]
     assert _schedules(Case("coerced_long", op, 11, [rnd(2, (2, 2, 2048))], {"axis": 1})) == ["row_block"]
     assert _schedules(Case("middle", op, 13, [x], {"axis": 1})) == ["simt_elementwise"] * 3
