@@ -237,3 +237,26 @@ def test_the_row_is_loaded_once_with_no_barrier():
     assert not r.having("BAR") and not r.having("LDS") and not r.having("STS")
     assert not r.having("LDL") and not r.having("STL")
     assert len(s.having("BAR")) >= 2 and len(s.having("LDG")) >= 3
+
+
+def test_independent_row_chains_co_launched_stay_right():
+    """Two LayerNorms over 4 rows of 1024 (4 warps a row, barriers between them) and a softmax over
+    128 (a warp a row, early return) are independent: Rammer runs them in one launch, each body on
+    its own range of blocks (narrowed to its own threads where the block is wider); the model is
+    right in both thread orders."""
+    from tests.compiler.test_row_norms import check, make
+    h = 1024
+    nodes = [helper.make_node("LayerNormalization", ["a", "g", "b"], ["ya"], axis=-1),
+             helper.make_node("LayerNormalization", ["c", "g", "b"], ["yc"], axis=-1),
+             helper.make_node("Softmax", ["d"], ["yd"], axis=-1)]
+    f = TensorProto.FLOAT
+    data = make(nodes, [("a", f, [4, h]), ("c", f, [4, h]), ("d", f, [6, 128])],
+                [("ya", f, [4, h]), ("yc", f, [4, h]), ("yd", f, [6, 128])],
+                [("g", RNG.standard_normal(h).astype(np.float32)), ("b", RNG.standard_normal(h).astype(np.float32))])
+    feeds = {"a": RNG.standard_normal((4, h)).astype(np.float32), "c": RNG.standard_normal((4, h)).astype(np.float32),
+             "d": RNG.standard_normal((6, 128)).astype(np.float32)}
+    rep = check(data, feeds, 2e-5)
+    (launch,) = rep["kernels"]
+    assert launch["config"]["schedule"] == "rammer_co_launch", launch["config"]
+    members = launch["config"]["members"]
+    assert len(members) == 3 and all("_regrows_" in m for m in members), members
