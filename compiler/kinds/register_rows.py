@@ -123,11 +123,11 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     n = chain.length
     rows = {_row(p).name: (0, d - 1) for p, d in enumerate(chain.rows)}
     env = dict(rows, by_j=(0, n - 1))
-    stats = tuple(_canonical(s, chain) for s in chain.stats)
-    final = _canonical(chain.final, chain)
-    if isinstance(final, str):
-        return final
-    readers = stats + (final,)
+    readers = tuple(_canonical(r, chain) for r in chain.stats + (chain.final,))
+    why = next((r for r in readers if isinstance(r, str)), None)
+    if why is not None:
+        return why
+    stats, final = readers[:-1], readers[-1]
     # the values several phases read along the row at one in-bounds index
     seen: dict[tuple[str, tuple[Expr, ...]], set[int]] = {}
     dtypes: dict[tuple[str, tuple[Expr, ...]], DType] = {}
@@ -164,7 +164,7 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     width = _width(n, lanes, sizes)
     chunks = -(-n // (lanes * width))
     slots = chunks * width
-    keys = shared + single[:MAX_CACHED // slots - len(shared)]
+    keys = shared + single[:max(0, MAX_CACHED // slots - len(shared))]
     cached = tuple(Cached(v, idx, dtypes[(v, idx)], f"by_c{k}", contiguous[(v, idx)])
                    for k, (v, idx) in enumerate(keys))
     warps = wpr
@@ -183,7 +183,7 @@ def _canonical(r: Reader, chain: RowChain) -> TensorExpr | str:
     if te.reduce is not None:     # a statistic written out (its kept size-1 axes index 0)
         if any(te.output.shape[a] != 1 for a in cols) or len(te.reduce.axes) != 1 \
                 or te.reduce.extent != chain.length:
-            return f"{te.name}: the final reduces other than along the row"
+            return f"{te.name}: reduces other than along the row"
         mapping.update({f"i{a}": const(0, DType.int64) for a in cols})
         mapping[te.reduce.axes[0][0]] = _J
     else:
