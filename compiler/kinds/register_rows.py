@@ -266,8 +266,11 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in spec.inputs)
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     shared = 8 * plan.warps_per_row if plan.warps_per_row > 1 else 0     # the warps' partials
+    # the spec carries its statistics in shared memory (resident_rows' form); here every lane
+    # holds them in registers, and its maps are composed as there
+    carried = tuple((v, "register" if v in stat_vars else lvl.value) for v, lvl in spec.carried)
     return [Kernel(entry=entry, source=source, params=kparams, grid=(-(-chain.row_count // R), 1, 1),
-                   block=(32 * W, 1, 1), shared_bytes=shared, ops=spec.ops,
+                   block=(32 * W, 1, 1), shared_bytes=shared, ops=spec.ops, carried=carried,
                    config=(("schedule", NAME), ("rows_per_block", R), ("warps_per_row", plan.warps_per_row),
                            ("row_length", n),
                            ("rows", chain.row_count), ("statistics", len(chain.stats)),

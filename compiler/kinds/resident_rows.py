@@ -26,7 +26,8 @@ without any, the statistics'). Every stage reads resident rows at (row..., j) an
 the row's is read off those loads) and `j` its reduction variable or one of its own output
 variables over that row's length: what a block owns is then exactly what it reads. Anything else
 declines, with the reason. Rows longer than shared memory holds decline too
-(kinds/flash_attention.py takes attention of any row length).
+(kinds/flash_attention.py takes attention of any row length). A chain of statistics alone whose
+row fits registers is kinds/register_rows.py's (the row read once, not once per phase).
 
 The kernel: a block of THREADS threads owns up to MAX_ROWS_PER_BLOCK consecutive rows. Each phase
 in order, a barrier after each: resident rows a thread per element (the contraction's loop

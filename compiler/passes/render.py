@@ -42,8 +42,10 @@ def render_step(step, target: Target | None = None) -> list:
 
 def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None, kind=None) -> list[Kernel]:
     """The launches of one spec, in order (`target` is needed only by a tiled spec's prediction),
-    each naming the values its spec's stages carry (a fused spec's, for the report)."""
+    each naming the values its spec's stages carry (a fused spec's, for the report), at the
+    levels the spec gives them unless the kind says where it keeps them (register_rows: its
+    statistics in registers)."""
     kernels = (kind or kind_for(spec)).render(spec, target)
     carried = tuple((v, lvl.value) for v, lvl in getattr(spec, "carried", ()))
-    return [dataclasses.replace(k, carried=carried) for k in kernels] if carried else kernels
+    return [dataclasses.replace(k, carried=k.carried or carried) for k in kernels] if carried else kernels
 

@@ -260,3 +260,16 @@ def test_independent_row_chains_co_launched_stay_right():
     assert launch["config"]["schedule"] == "rammer_co_launch", launch["config"]
     members = launch["config"]["members"]
     assert len(members) == 3 and all("_regrows_" in m for m in members), members
+
+
+def test_the_report_says_the_statistics_are_in_registers():
+    """The spec carries a softmax's max and sum in shared memory (the welder stage's level for a
+    row statistic); register_rows keeps them in registers, and the report's kernel says so."""
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    model, _, _ = _softmax_case((8, 128), "float32")
+    spec = _row_spec(model)
+    assert {lvl.value for _, lvl in spec.carried} == {"shared"}
+    (k,) = compile(model, TARGET, CompileOptions(build=False)).report["kernels"]
+    assert k["config"]["schedule"] == register_rows.NAME
+    assert [c["level"] for c in k["carried"]] == ["register"] * len(spec.carried) and len(spec.carried) == 2
