@@ -61,6 +61,12 @@ class Workload:
         return _fields_key(self)
 
 
+def serial_steps(k_tiles: float, stages: int) -> float:
+    """Workload.serial_steps of a k-loop of `k_tiles` tiles whose pipeline of `stages` shared
+    stages keeps stages - 1 of them in flight (one stage: each tile waits for its own loads)."""
+    return k_tiles / max(1, stages - 1)
+
+
 @dataclass(frozen=True)
 class KernelConfig:
     """One candidate: the kernel kind, one rTile per memory level, and the remaining knobs."""

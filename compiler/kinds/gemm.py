@@ -16,7 +16,7 @@ from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_s
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload
+from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
 
@@ -84,7 +84,7 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
                     shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
                     flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
-                    issue_efficiency=ilp / (ilp + reads + 2.0), serial_steps=kt / max(1, stages - 1))
+                    issue_efficiency=ilp / (ilp + reads + 2.0), serial_steps=serial_steps(kt, stages))
 
 
 def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:

@@ -1,5 +1,5 @@
-"""Kind `register_rows`: a row chain of statistics as one kernel in which a warp owns each row and
-keeps it in registers (AStitch's local scheme for reductions with broadcasts).
+"""Kind `register_rows`: a row chain of statistics as one kernel in which a row's lanes (a warp,
+or several) keep it in registers (AStitch's local scheme for reductions with broadcasts).
 
 The chains it takes are those `resident_rows.analyse` reads with no resident rows: statistics
 (a row max and a sum of exponentials, a mean and a variance, a mean of squares) and a final map
@@ -43,7 +43,7 @@ from . import resident_rows
 from .resident_rows import Reader, RowChain
 
 NAME = "register_rows"
-TIER = None                 # not tiled by Roller: a warp per row
+TIER = None                 # not tiled by Roller: its threads follow the rows
 MAX_CACHED = 64             # row values a lane keeps in registers, over every cached operand
 MAX_WARPS = 8               # rows of a warp each in one block
 MAX_ROW_WARPS = 32          # warps of one row (a block of 1024 threads)
@@ -57,9 +57,19 @@ def _row(p: int) -> Var:
     return Var(f"by_r{p}", DType.int64)
 
 
+def _vector(nbytes: int) -> tuple[str, str, str]:
+    """(carrier type, load, store) of a lane's run of `nbytes` (16 or 8): `load` and `store` are
+    formats over {p} (an element pointer) and {v} (the carrier)."""
+    if nbytes == 16:
+        return "uint4", "by_ld_global_b128({p})", "by_st_global_b128({p}, {v})"
+    return ("float2", "by_ld_global_v2(reinterpret_cast<const float*>({p}))",
+            "by_st_global_v2(reinterpret_cast<float*>({p}), {v})")
+
+
 @dataclass(frozen=True)
 class Cached:
-    """A value read along the row by several phases at one index: loaded once into `name`."""
+    """A value read along the row at one index by several phases (or, contiguous, by one):
+    loaded once into the lane's registers `name`."""
 
     value: str                   # the external input it reads
     index: tuple[Expr, ...]      # over the row variables by_r<p> and the column by_j
@@ -257,9 +267,9 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     stat_vars: dict[str, str] = {}
     for k, (te, r) in enumerate(zip(plan.stats, chain.stats)):
         name = f"by_st{k}"
-        L += _statistic(plan, te, r, name, stat_vars, in_args, types, stored, it)
+        L += _statistic(plan, te, r, name, stat_vars, in_args, stored, it)
         stat_vars[r.output] = name
-    L += _final(plan, stat_vars, in_args, types, it, store_vec)
+    L += _final(plan, stat_vars, in_args, it, store_vec)
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in spec.inputs]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
     entry, source = finish_kernel(spec.name + "_regrows", params, L, launch_bounds=(32 * W,))
@@ -301,12 +311,10 @@ def _fill(plan: RegisterRows, in_args, types, vectors, it) -> list[str]:
         ind = "      "
         if c in vectors:
             lines, base = _offset(rend, c.index, Var("by_j0", DType.int64), "        ")
-            load = f"by_ld_global_b128({arg} + by_base)" if V * c.dtype.itemsize == 16 else \
-                f"by_ld_global_v2(reinterpret_cast<const float*>({arg} + by_base))"
-            carrier = "uint4" if V * c.dtype.itemsize == 16 else "float2"
+            carrier, load, _ = _vector(V * c.dtype.itemsize)
             L += ["      if (by_aligned) {"] + lines + [
                   f"        const {it} by_base = {base};",
-                  f"        const {carrier} by_v = {load};",
+                  f"        const {carrier} by_v = {load.format(p=f'{arg} + by_base')};",
                   f"        const {ct}* const by_e = reinterpret_cast<const {ct}*>(&by_v);",
                   "        #pragma unroll",
                   f"        for (int by_u = 0; by_u < {V}; ++by_u) "
@@ -365,7 +373,7 @@ def _slot_loop(plan: RegisterRows, ind: str) -> tuple[list[str], list[str], str]
     return head + [f"{ind}  if (by_j < {n}) {{"], [f"{ind}  }}", f"{ind}}}"], ind + "    "
 
 
-def _statistic(plan, te, r, name, stat_vars, in_args, types, stored, it) -> list[str]:
+def _statistic(plan, te, r, name, stat_vars, in_args, stored, it) -> list[str]:
     """The lane's slots reduced, the warp's lanes combined by xor shuffles (every lane gets the
     row's value), the epilogue applied and rounded as a store would: a register `name`."""
     rend, body, epilogue = _renderer(plan, te, r, stat_vars, in_args, it)
@@ -400,7 +408,7 @@ def _statistic(plan, te, r, name, stat_vars, in_args, types, stored, it) -> list
     return L + [f"    {name} = {resident_rows.rounded(result, stored[r.output], buf)};", "  }"]
 
 
-def _final(plan, stat_vars, in_args, types, it, store_vec: bool) -> list[str]:
+def _final(plan, stat_vars, in_args, it, store_vec: bool) -> list[str]:
     """The final stage: a map written a lane's columns at a time (a run as one vector where the
     output allows), or a statistic written once by lane 0."""
     chain = plan.chain
@@ -408,15 +416,14 @@ def _final(plan, stat_vars, in_args, types, it, store_vec: bool) -> list[str]:
     out_t = te.output
     oct_ = out_t.dtype.ctype
     strides = contiguous_strides(out_t.shape)
-    rend, body, epilogue = _renderer(plan, te, f, stat_vars, in_args, it)
     if te.reduce is not None:       # a statistic written out: its row is the output's index
         stored = {f.output: out_t.dtype}
-        L = _statistic(plan, te, f, "by_out", stat_vars, in_args, types, stored, it)
+        L = _statistic(plan, te, f, "by_out", stat_vars, in_args, stored, it)
         off = " + ".join(f"{_row(p).name} * {strides[a]}" for p, a in enumerate(f.row_axes)) or "0"
         return L + [f"  if (by_lane == 0) out[{off}] = ({oct_})(by_out);"]
     index = {a: _row(p).name for p, a in enumerate(f.row_axes)}
     cols = [a for a in range(out_t.rank) if a not in f.row_axes]
-    rend.memo, rend.lines = {}, []
+    rend, body, _ = _renderer(plan, te, f, stat_vars, in_args, it)      # a map: no epilogue
     L = [f"  {oct_} by_o[{plan.slots}];"]
     head, tail, ind = _slot_loop(plan, "  ")
     v = rend.render(body, ind)
@@ -428,16 +435,14 @@ def _final(plan, stat_vars, in_args, types, it, store_vec: bool) -> list[str]:
     ind = "      "
     if store_vec:
         row_off = " + ".join(f"{_row(p).name} * {strides[a]}" for p, a in enumerate(f.row_axes)) or "0"
-        carrier = "uint4" if V * out_t.dtype.itemsize == 16 else "float2"
-        st = "by_st_global_b128(out + by_off, by_v)" if carrier == "uint4" else \
-            "by_st_global_v2(reinterpret_cast<float*>(out + by_off), by_v)"
+        carrier, _, store = _vector(V * out_t.dtype.itemsize)
         L += [f"{ind}const {it} by_off = {row_off} + by_j0;",
               f"{ind}if (by_aligned) {{",
               f"{ind}  {carrier} by_v;",
               f"{ind}  {oct_}* const by_e = reinterpret_cast<{oct_}*>(&by_v);",
               f"{ind}  #pragma unroll",
               f"{ind}  for (int by_u = 0; by_u < {V}; ++by_u) by_e[by_u] = by_o[by_k * {V} + by_u];",
-              f"{ind}  {st};",
+              f"{ind}  {store.format(p='out + by_off', v='by_v')};",
               f"{ind}}} else {{"]
         L += [f"{ind}  for (int by_u = 0; by_u < {V}; ++by_u) out[by_off + by_u] = by_o[by_k * {V} + by_u];",
               f"{ind}}}"]

@@ -16,7 +16,7 @@ from ..codegen.tensor_core import ELEMS
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload
+from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..roller.construct import dram_bytes, io_sizes, load_count, loader_sectors, ops_per_element, pow2_ceil
 from ..targets import Target
 from ._tiled import render_tiled
@@ -139,7 +139,7 @@ def _workload(v: GemmView, sizes, target: Target, elem: str, R: int, D: int, BR:
                     flops=float(blocks * BR * BD * nk * BK), compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + sizes[1],
                     shared_bytes_moved=smem, ilp=float(MI * NI), issue_efficiency=eff,
-                    serial_steps=nk / max(1, S - 1))
+                    serial_steps=serial_steps(nk, S))
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:

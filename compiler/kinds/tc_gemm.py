@@ -16,7 +16,7 @@ from ..roller.construct import (bank_conflict_ways, dram_bytes, growth_path, io_
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload
+from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
 
@@ -223,7 +223,7 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S
                     flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
                     ilp=float(MI * NI), issue_efficiency=eff,
-                    serial_steps=math.ceil(nk / SK) / max(1, S - 1))
+                    serial_steps=serial_steps(math.ceil(nk / SK), S))
 
 
 def splitk_reduce_workload(ws_elems: int, split_k: int) -> Workload:

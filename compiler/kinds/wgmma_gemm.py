@@ -14,7 +14,7 @@ from ..roller.construct import dram_bytes, io_sizes, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload
+from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
 
@@ -148,7 +148,7 @@ def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
                     flops=2.0 * blocks * p.BM * p.BN * nk * BK, compute_dtype=f"wgmma:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + l2_store_bytes(te, view),
                     shared_bytes_moved=smem, ilp=float(p.BN // 8), issue_efficiency=eff,
-                    serial_steps=nk / max(1, p.stages - 1))
+                    serial_steps=serial_steps(nk, p.stages))
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:

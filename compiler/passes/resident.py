@@ -383,12 +383,13 @@ def _memory_bound(stat: resident_rows.Reader) -> bool:
 def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, KernelSpec]]:
     """The kinds that can render the chain as one kernel: each one's predicted time and the spec
     as it would be placed. Blocks owning whole rows (the spec as it is) when the rows fit in
-    shared memory (a warp a row, in registers, for statistics over short rows); the online softmax over key tiles on tensor cores (the spec with that kind and
-    its configuration) when the chain is attention in fp16/bf16 and the target has mma.sync."""
+    shared memory, or in registers for a chain of statistics alone (register_rows); the online
+    softmax over key tiles on tensor cores (the spec with that kind and its configuration) when
+    the chain is attention in fp16/bf16 and the target has mma.sync."""
     out = {}
     chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
-        # the spec as it is: in a warp's registers when it is statistics over rows that fit them
+        # the spec as it is: in registers when it is statistics over rows that fit them
         rows = register_rows if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows) \
             else resident_rows
         out[rows.NAME] = (_predict_us(spec, target), spec)

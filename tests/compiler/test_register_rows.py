@@ -132,14 +132,13 @@ CASES = [
 ]
 
 
-def _args(kernel, values, offset: int):
-    """The kernel's arguments, each starting `offset` elements past a 16-byte boundary."""
+def _args(kernel, feeds, out_like: np.ndarray, offset: int):
+    """The kernel's arguments (its output NaN, shaped and typed as `out_like`), each starting
+    `offset` elements past a 16-byte boundary."""
     out = []
     for p in kernel.params:
-        a = values.get(p.value)
-        if p.output:
-            a = np.full(_out_shape(values, kernel), np.nan, values["__out_dtype"])
-        elif a is None:
+        a = np.full(out_like.shape, np.nan, out_like.dtype) if p.output else feeds.get(p.value)
+        if a is None:
             raise AssertionError(f"{p.value}: no array for the parameter")
         buf = np.empty(a.size + 16, a.dtype)
         start = (-buf.ctypes.data // a.itemsize) % (16 // a.itemsize) + offset
@@ -149,13 +148,8 @@ def _args(kernel, values, offset: int):
     return out
 
 
-def _out_shape(values, kernel):
-    return values["__out_shape"]
-
-
-def _run(kernel, feeds, ref, offset=0, mode="default"):
-    values = dict(feeds, __out_shape=ref.shape, __out_dtype=next(iter(feeds.values())).dtype)
-    args = _args(kernel, values, offset)
+def _run(kernel, feeds, ref, dtype, offset=0, mode="default"):
+    args = _args(kernel, feeds, ref.astype(dtype), offset)
     build_host_module([kernel], mode=mode, seed=3).launch(kernel, args)
     return args[-1]
 
@@ -179,7 +173,7 @@ def test_register_rows_are_right_in_both_thread_orders_and_alignments(case):
     got = {}
     for mode in ("default", "shuffle"):
         for offset in (0, 1):      # 1: every pointer an element past a 16-byte boundary
-            y = _run(k, feeds, ref, offset, mode)
+            y = _run(k, feeds, ref, dtype, offset, mode)
             assert np.isfinite(y).all(), f"{mode}, offset {offset}: outputs left unwritten"
             np.testing.assert_allclose(y.astype(np.float64), ref, rtol=tol, atol=tol * scale,
                                        err_msg=f"{mode}, offset {offset}")
@@ -188,7 +182,7 @@ def test_register_rows_are_right_in_both_thread_orders_and_alignments(case):
     np.testing.assert_array_equal(got["default", 0], got["default", 1])
     # and the shared-memory form of the same chain agrees
     (shared,) = resident_rows.render(spec, TARGET)
-    np.testing.assert_allclose(_run(shared, feeds, ref).astype(np.float64), got["default", 0].astype(np.float64),
+    np.testing.assert_allclose(_run(shared, feeds, ref, dtype).astype(np.float64), got["default", 0].astype(np.float64),
                                rtol=tol, atol=tol * scale)
 
 
@@ -200,9 +194,18 @@ def test_partial_runs_stay_in_bounds_under_the_sanitizer():
         model, feeds, ref = make(shape, dtype)
         (k,) = register_rows.render(_row_spec(model), TARGET)
         for offset in (0, 1):
-            args = _args(k, dict(feeds, __out_shape=ref.shape, __out_dtype=np.dtype(dtype)), offset)
+            args = _args(k, feeds, ref.astype(dtype), offset)
             run_kernels_asan([(k, args)])
             np.testing.assert_allclose(args[-1].astype(np.float64), ref, rtol=2e-3, atol=2e-3 * max(1.0, np.abs(ref).max()))
+
+
+def test_the_mapping_follows_the_rows():
+    """Add + LayerNorm over BERT-base's 768: at batch 1 (128 rows, too few for the GPU) a row gets
+    2 warps; at batch 32 (4096 rows) a warp, 8 rows a block (docs/fusion.md quotes both)."""
+    for batch, warps_per_row, rows_per_block in ((1, 2, 1), (32, 1, 8)):
+        model, _, _ = _residual_layernorm_case((batch, 128, 768), "float32")
+        plan = register_rows.analyse(_row_spec(model))
+        assert (plan.warps_per_row, plan.rows_per_block) == (warps_per_row, rows_per_block), batch
 
 
 def test_what_declines_goes_to_resident_rows():

@@ -28,10 +28,10 @@ def _device(a: np.ndarray, offset: int):
     return view
 
 
-def _launch_args(kernel, feeds, ref, offset):
+def _launch_args(kernel, feeds, ref, dtype, offset):
     args = []
     for p in kernel.params:
-        a = np.full(ref.shape, np.nan, next(iter(feeds.values())).dtype) if p.output else feeds[p.value]
+        a = np.full(ref.shape, np.nan, dtype) if p.output else feeds[p.value]
         args.append(_device(a, offset))
     return args
 
@@ -64,12 +64,12 @@ def test_register_rows_on_gpu(case):
     tol = 2e-3 if dtype == "float16" else 2e-5
     scale = max(1.0, float(np.abs(ref).max()))
     for offset in (0, 1):
-        args = _launch_args(k, feeds, ref, offset)
+        args = _launch_args(k, feeds, ref, dtype, offset)
         be.launch(k, args)
         be.synchronize()
         np.testing.assert_allclose(cupy.asnumpy(args[-1]).astype(np.float64), ref, rtol=tol, atol=tol * scale,
                                    err_msg=f"offset {offset}")
-    args = _launch_args(k, feeds, ref, 0)
+    args = _launch_args(k, feeds, ref, dtype, 0)
     print(f"register_rows {make.__name__} {shape} {dtype}: {_time_us(be, k, args):.2f} us a launch, "
-          f"resident_rows {_time_us(be, shared, _launch_args(shared, feeds, ref, 0)):.2f} us "
+          f"resident_rows {_time_us(be, shared, _launch_args(shared, feeds, ref, dtype, 0)):.2f} us "
           f"({dict(k.config)['warps_per_row']} warp(s) a row, width {dict(k.config)['width']})")
