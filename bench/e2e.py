@@ -336,7 +336,7 @@ def brickyard_row(row: dict, onnx_path: Path, inputs: dict, dtype: str, ref: lis
         "compile": {"seconds": _round(rep["compile"]["seconds"], 3), "cache": rep["compile"]["cache"],
                     "stages": {s["name"]: round(s["seconds"], 3) for s in rep["compile"]["stages"]}},
         "kernels": len(rep["kernels"]), "distinct_kernels": len({k["digest"] for k in rep["kernels"]}),
-        "predicted_us": rep["latency"]["predicted_us"], "tune": {k: tune.get(k) for k in ("status", "reason") if k in tune},
+        "predicted_us": rep["latency"]["predicted_us"], "tune": _tune_summary(tune),
         "times": rep.get("times"), "precision": rep.get("precision"), "disable": list(ctx.args.disable),
         "dram_bytes_predicted": (rep.get("traffic") or {}).get("dram_bytes"),
         "memory": rep.get("memory")}
@@ -901,10 +901,32 @@ def summarize(paths: list[str]) -> str:
         if stages.get("tune") is not None and r.get("brickyard_compile_s"):
             parts.append(f"tune {stages['tune']:.1f} of {r['brickyard_compile_s']:.1f} s compile "
                          f"({100 * stages['tune'] / r['brickyard_compile_s']:.0f}%)")
+        tune = (r.get("brickyard") or {}).get("tune") or {}
+        if tune.get("distinct") is not None:
+            phases = ", ".join(f"{n[:-2]} {v:.1f} s" for n, v in (tune.get("phases") or {}).items())
+            parts.append(f"{tune.get('specs')} specs tuned as {tune['distinct']} distinct launch sets "
+                         f"({tune.get('cache_hits')} from the cache; {phases})")
         if parts:
             lines.append(f"{r['model']} b{r['batch']} {r['dtype']}: " + "; ".join(parts))
     lines.append("sources: " + ", ".join(Path(p).name for p in paths))
     return "\n".join(lines)
+
+
+def _tune_summary(tune: dict) -> dict:
+    """The report's tune record in brief: status, how many specs and distinct launch sets, cache
+    hits, and the seconds its measurements spent in each phase (summed over the measured specs)."""
+    out = {k: tune[k] for k in ("status", "reason", "distinct", "shared", "cache_hits", "candidates_measured")
+           if k in tune}
+    records = tune.get("kernels")
+    if isinstance(records, list):
+        out["specs"] = len(records)
+        phases: dict[str, float] = {}
+        for r in records:
+            for name, v in (r.get("phases") or {}).items():
+                if not r.get("cached"):
+                    phases[name] = phases.get(name, 0.0) + float(v)
+        out["phases"] = {n: round(v, 3) for n, v in phases.items()}
+    return out
 
 
 def _progress(r: dict) -> None:

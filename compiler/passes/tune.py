@@ -2,9 +2,10 @@
 target's kind, each tiled spec's top-K configurations (`KernelSpec.candidates`, typed) are
 rendered with the spec's kinds, built through the kernel cache, checked against the model's choice
 and timed; the fastest becomes the spec's `config`, which the render stage then renders. Each
-measurement is stored in the kernel cache under (spec key, toolchain, device, driver): the spec's
-key covers its expression, its choice and its candidates, so the same spec on the same device and
-driver is never measured twice. Without a GPU, or on a GPU of another architecture, the stage
+measurement is stored in the kernel cache under what the GPU runs (`tune_key`: the candidate
+launches and their buffers' types, the toolchain, device and driver), never under value names: the
+same contraction in each layer of a model is measured once per run, and never again on that device
+and driver. Without a GPU, or on a GPU of another architecture, the stage
 does nothing and says why: the micro-model's choice stands.
 
 A candidate is rendered exactly as the render stage renders the spec with that configuration
@@ -35,7 +36,7 @@ from ..ir.texpr import TensorExpr
 from ..targets import Target
 from ..ir.tiles import KernelConfig
 
-TUNE_FORMAT = 2
+TUNE_FORMAT = 3   # 3: keyed by the launches measured, not by the spec (names)
 # A candidate must beat the model's choice by this much (or by its own spread) to replace it.
 MIN_GAIN = 0.02
 # Candidates whose output differs from the model's choice by more than this are rejected.
@@ -68,10 +69,23 @@ def render_candidate(spec: KernelSpec, cfg: KernelConfig, target: Target) -> Ker
     return k
 
 
-def tune_key(spec: KernelSpec, toolchain: str, device: str, driver: str) -> str:
-    """The cache key of one spec's measurement: the spec (its expression, choice and candidates),
-    the toolchain that builds them, and the device and driver that ran them."""
-    parts = [f"brickyard-tune/{TUNE_FORMAT}", spec.key, toolchain, device, driver]
+def candidate_launches(spec: KernelSpec, configs: list[KernelConfig], target: Target) -> list[Kernel]:
+    """The launches the tuner measures, in rank order: each configuration rendered, or the spec's
+    own launch when it has none."""
+    return [render_candidate(spec, c, target) for c in configs] if configs else list(render_spec(spec, target))
+
+
+def tune_key(launches: list[Kernel], expr: TensorExpr, toolchain: str, device: str, driver: str) -> str:
+    """The cache key of one measurement: what the GPU runs and nothing else -- each candidate launch
+    in rank order (its source, grid, block, shared memory, tensor maps), the types of the buffers
+    it runs on, the toolchain that builds it, and the device and driver that run it. Value and op
+    names are in no part of it, so the same contraction in each of a model's layers is measured
+    once (a spec's key names its values: BERT-base's 12 layers would be measured 12 times)."""
+    parts = [f"brickyard-tune/{TUNE_FORMAT}", toolchain, device, driver,
+             repr([(t.dtype.name, t.shape) for t in (*expr.inputs, expr.output)])]
+    for k in launches:
+        parts.append(repr((k.digest, k.grid, k.block, k.shared_bytes, k.cooperative, k.arch_specific,
+                           k.tensor_maps)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -249,26 +263,31 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
     replaced: dict[str, KernelSpec] = {}
     measured: dict[str, float] = {}
     records = []
-    hits = n_measured = 0
+    hits = shared = n_measured = 0
+    this_run: dict[str, dict] = {}       # tune key -> record, for the specs that repeat a launch set
     workers = max(1, min(8, os.cpu_count() or 1))
     for skey, spec in specs.items():
         t0 = time.perf_counter()
-        key = tune_key(spec, toolchain, name, driver)
         configs = candidate_configs(spec)
         if top_k is not None:
             configs = configs[:max(1, top_k)]
-        cached = store.get_ref(key) if store is not None else None
-        if cached is not None and cached.get("format") == TUNE_FORMAT:
-            hits += 1
+        launches = candidate_launches(spec, configs, target)
+        key = tune_key(launches, spec.expr, toolchain, name, driver)
+        cached = this_run.get(key)
+        if cached is not None:
+            shared += 1
             rec = dict(cached, cached=True)
+        elif store is not None and (cached := store.get_ref(key)) is not None and cached.get("format") == TUNE_FORMAT:
+            hits += 1
+            rec = this_run[key] = dict(cached, cached=True)
         else:
-            rec = _measure_spec(spec, configs, target, build, device, timing, workers)
+            rec = _measure_spec(spec, configs, launches, target, device, timing, build, workers)
             rec.update(format=TUNE_FORMAT, device=name, driver=driver, toolchain=toolchain,
                        measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             n_measured += sum(1 for c in rec["candidates"] if c.get("measured_us") is not None)
             if store is not None:
                 store.put_ref(key, rec)
-            rec = dict(rec, cached=False)
+            rec = this_run[key] = dict(rec, cached=False)
         chosen = rec.get("chosen")
         new = spec
         if chosen and configs and chosen != spec.config.key[:16]:
@@ -276,7 +295,11 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
             if cfg is None:
                 raise CompilerError(f"spec {spec.name}: the cached choice {chosen} is not among its candidates")
             new = replaced[skey] = with_config(spec, cfg)
-        (before,), (after,) = render_spec(spec, target), render_spec(new, target)
+        # the launches the render stage makes of the spec as it came and as chosen (rendered above)
+        rank = {c.key[:16]: i for i, c in enumerate(configs)}
+        own = rank.get(spec.config.key[:16]) if configs else None
+        before = launches[own] if own is not None else render_spec(spec, target)[0]
+        after = launches[rank[chosen]] if new is not spec else before
         us = rec.get("chosen_us")
         if us is not None:    # the launch the render stage will make of the chosen configuration
             measured[after.digest] = float(us)
@@ -284,11 +307,13 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
                         "model_choice": rec.get("model_choice"), "chosen": chosen,
                         "measured_us": us, "model_choice_us": rec.get("model_choice_us"),
                         "predicted_us": dict(after.config).get("predicted_us"), "cached": rec["cached"],
-                        "seconds": round(time.perf_counter() - t0, 4), "candidates": rec["candidates"]})
+                        "tune_key": key[:16], "seconds": round(time.perf_counter() - t0, 4),
+                        "phases": rec.get("phases"), "candidates": rec["candidates"]})
     plan = replace_specs(plan, replaced) if replaced else plan
     info = {"status": "measured", "times": "measured", "device": name, "driver": driver,
             "kernels": len(specs), "tuned": sum(1 for r in records if len(r["candidates"]) > 1),
-            "changed": len(replaced), "cache_hits": hits, "candidates_measured": n_measured,
+            "changed": len(replaced), "distinct": len(this_run), "cache_hits": hits, "shared": shared,
+            "candidates_measured": n_measured,
             "kernel_records": records}
     return plan, measured, info
 
@@ -309,13 +334,14 @@ def _measurable(spec, types: dict) -> bool:
     return True
 
 
-def _measure_spec(spec: KernelSpec, configs, target: Target, build, device, timing, workers) -> dict:
-    """Builds, checks and times one spec's candidates (its launch alone when it has none)."""
-    if configs:
-        kerns = [(rank, cfg.key[:16], render_candidate(spec, cfg, target)) for rank, cfg in enumerate(configs)]
-    else:
-        kerns = [(0, None, render_spec(spec, target)[0])]
-    cands = [(rank, key, float(dict(kern.config).get("predicted_us", 0.0) or 0.0), kern) for rank, key, kern in kerns]
+def _measure_spec(spec: KernelSpec, configs, launches: list[Kernel], target: Target, device, timing, build,
+                  workers) -> dict:
+    """Builds, checks and times one spec's candidate launches (its launch alone when it has none);
+    `phases` says where the seconds went (building, buffers, checking and timing)."""
+    t0 = time.perf_counter()
+    keys = [c.key[:16] for c in configs] or [None]
+    cands = [(rank, key, float(dict(kern.config).get("predicted_us", 0.0) or 0.0), kern)
+             for rank, (key, kern) in enumerate(zip(keys, launches))]
 
     def one(c):
         try:
@@ -325,7 +351,10 @@ def _measure_spec(spec: KernelSpec, configs, target: Target, build, device, timi
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         built = list(pool.map(one, cands))
+    t1 = time.perf_counter()
     bench = CandidateBench(spec.expr, device["arch"], int(device.get("l2_bytes") or target.l2_bytes))
+    t2 = time.perf_counter()
+    check_s = 0.0
     results = []
     ref = None
     try:
@@ -336,6 +365,7 @@ def _measure_spec(spec: KernelSpec, configs, target: Target, build, device, timi
                 r["status"] = why
                 results.append(r)
                 continue
+            tc = time.perf_counter()
             try:
                 bench.load(kern, cubin)
                 out = bench.run_once(kern)
@@ -353,7 +383,9 @@ def _measure_spec(spec: KernelSpec, configs, target: Target, build, device, timi
                 if not (err <= tol):
                     r["status"] = f"output differs from the model's choice (rel. error {err:.3g} > {tol:g})"
                     results.append(r)
+                    check_s += time.perf_counter() - tc
                     continue
+            check_s += time.perf_counter() - tc
             t = bench.time(kern, **timing)
             r.update(measured_us=round(t.median_us, 4), spread=round(t.spread, 4), method=t.method,
                      samples=t.samples, inner=t.inner, sets=t.sets)
@@ -362,9 +394,12 @@ def _measure_spec(spec: KernelSpec, configs, target: Target, build, device, timi
             results.append(r)
     finally:
         bench.close()
+    t3 = time.perf_counter()
     best = pick_fastest(results)
     first = next((r for r in results if r["rank"] == 0), None)
+    phases = {"build_s": t1 - t0, "buffers_s": t2 - t1, "check_s": check_s, "time_s": t3 - t2 - check_s}
     return {"candidates": results, "chosen": best["key"] if best else None,
+            "phases": {n: round(v, 4) for n, v in phases.items()},
             "chosen_us": best["measured_us"] if best else None,
             "model_choice": first["key"] if first else None,
             "model_choice_us": first["measured_us"] if first else None}

@@ -147,10 +147,16 @@ def test_summarize_joins_runs_and_gives_the_geomean_speedups(tmp_path):
     def row(model, by, graph, torch, tc=None):
         return {"model": model, "batch": 1, "dtype": "fp16", "brickyard_us": by, "brickyard_graph_us": graph,
                 "torch_us": torch, "torch_compile_us": tc}
+    tune = _load_e2e()._tune_summary({"status": "measured", "distinct": 2, "shared": 1, "cache_hits": 0, "kernels": [
+        {"cached": False, "phases": {"build_s": 1.0, "buffers_s": 0.5, "check_s": 0.25, "time_s": 2.0}},
+        {"cached": True, "phases": {"build_s": 1.0, "buffers_s": 0.5, "check_s": 0.25, "time_s": 2.0}},
+        {"cached": False, "phases": {"build_s": 0.5, "buffers_s": 0.25, "check_s": 0.25, "time_s": 1.0}}]})
+    assert tune["specs"] == 3 and tune["phases"] == {"build_s": 1.5, "buffers_s": 0.75, "check_s": 0.5, "time_s": 3.0}
     first, second = tmp_path / "e2e-a.json", tmp_path / "e2e-b.json"
     first.write_text(json.dumps({"rows": [row("bert", 400.0, 300.0, 100.0), row("vit", 100.0, 50.0, 300.0, 150.0)]}))
     second.write_text(json.dumps({"rows": [dict(row("bert", 200.0, 100.0, 800.0, 400.0), launches_per_inference=4,
-                                                brickyard_compile_s=8.0, brickyard={"compile": {"stages": {"tune": 6.0}}})]}))
+                                                brickyard_compile_s=8.0, brickyard={"compile": {"stages": {"tune": 6.0}},
+                                                                                   "tune": tune})]}))
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "e2e.py"), "--summarize", str(first), str(second)],
                           capture_output=True, text=True, timeout=60, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
@@ -163,4 +169,15 @@ def test_summarize_joins_runs_and_gives_the_geomean_speedups(tmp_path):
     assert f"geomean {math.sqrt(400 / 100 * 150 / 50):.2f}x over 2 models" in tc_graph
     assert not any("max-autotune / Brickyard" in ln for ln in lines)   # no row ran it
     # (plain - graph) / launches, and the tune stage's share of the compile
-    assert "bert b1 fp16: a plain launch costs 25.0 us over the graph; tune 6.0 of 8.0 s compile (75%)" in lines
+    assert ("bert b1 fp16: a plain launch costs 25.0 us over the graph; tune 6.0 of 8.0 s compile (75%); "
+            "3 specs tuned as 2 distinct launch sets (0 from the cache; build 1.5 s, buffers 0.8 s, check 0.5 s, "
+            "time 3.0 s)") in lines
+
+
+def _load_e2e():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_e2e", REPO / "bench" / "e2e.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module       # its dataclasses look their module up while being made
+    spec.loader.exec_module(module)
+    return module

@@ -16,8 +16,8 @@ from compiler.codegen.nvrtc import build_cubin
 from compiler.errors import CompilerError
 from compiler.passes.render import render_plan
 from compiler.pipeline import STAGES, CompileOptions, plan_before
-from compiler.passes.tune import (candidate_configs, pick_fastest, render_candidate, replace_specs, tune_gate,
-                                  tune_key, with_config)
+from compiler.passes.tune import (candidate_configs, candidate_launches, pick_fastest, render_candidate,
+                                  replace_specs, tune_gate, tune_key, with_config)
 from compiler.runtime.timing import percentile, plan_samples, rotation_sets, summarize
 from compiler.targets import get_target
 
@@ -97,48 +97,71 @@ def test_only_specs_whose_buffers_match_their_expression_are_measured(spec_plan)
     assert not _measurable(dataclasses.replace(spec, workspace="y.splitk"), types)
 
 
-def test_tune_key_is_stable_and_separates_candidates_device_driver_toolchain(spec_plan):
+def _key(spec, tool="tool", device="NVIDIA H100 80GB HBM3", driver="580.159.04", k=None):
+    target = get_target("h100")
+    configs = candidate_configs(spec)[:k]
+    return tune_key(candidate_launches(spec, configs, target), spec.expr, tool, device, driver)
+
+
+def test_tune_key_is_stable_and_separates_launches_device_driver_toolchain(spec_plan):
     (spec,) = spec_plan.specs()
-    a = tune_key(spec, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
-    assert a == tune_key(spec, "tool", "NVIDIA H100 80GB HBM3", "580.159.04")
+    a = _key(spec)
+    assert a == _key(spec)
     assert len(a) == 64 and int(a, 16) >= 0
-    others = {tune_key(spec, "tool2", "NVIDIA H100 80GB HBM3", "580.159.04"),
-              tune_key(spec, "tool", "NVIDIA H200", "580.159.04"),
-              tune_key(spec, "tool", "NVIDIA H100 80GB HBM3", "580.159.03"),
-              tune_key(dataclasses.replace(spec, candidates=spec.candidates[:2]), "tool",
-                       "NVIDIA H100 80GB HBM3", "580.159.04")}
+    others = {_key(spec, tool="tool2"), _key(spec, device="NVIDIA H200"), _key(spec, driver="580.159.03"),
+              _key(spec, k=2)}
     assert a not in others and len(others) == 4
-    # the same model lowered and tiled again yields the same spec, hence the same key
+    # the same model lowered and tiled again yields the same launches, hence the same key
     (again,) = plan_before("tune", _matmul_model(), "h100", CompileOptions(build=False)).specs()
-    assert tune_key(again, "tool", "d", "v") == tune_key(spec, "tool", "d", "v")
+    assert _key(again) == _key(spec)
+    # another shape renders other launches
+    (other,) = plan_before("tune", _matmul_model(m=128), "h100", CompileOptions(build=False)).specs()
+    assert _key(other) != _key(spec)
 
 
-def test_a_stored_measurement_replaces_the_choice_and_keys_its_time_by_the_rendered_launch(spec_plan, tmp_path):
-    """A measurement stored by an earlier run on the same device, driver and toolchain (the kernel
-    cache's record under tune_key) is applied without measuring again: its winner becomes the spec's
-    config, and its time is keyed by the digest of the launch the render stage then makes."""
+def _layers_model(layers=3, m=64, d=96):
+    """A chain of `layers` MatMuls with weights of one shape and different values: one contraction
+    per layer, each named after its layer."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(5)
+    nodes, inits, x = [], [], "x"
+    for i in range(layers):
+        inits.append(numpy_helper.from_array(rng.standard_normal((d, d)).astype(np.float32), f"w{i}"))
+        nodes.append(helper.make_node("MatMul", [x, f"w{i}"], [f"y{i}"]))
+        x = f"y{i}"
+    g = helper.make_graph(nodes, "layers", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, d])],
+                          [helper.make_tensor_value_info(x, TensorProto.FLOAT, [m, d])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+def test_a_layer_repeated_is_measured_once(tmp_path):
+    """Three layers of one shape: three specs (their keys name their weights), one tune key. A
+    stored measurement is looked up once and applied to all three; their launches, times and
+    choices are the same."""
     from compiler.passes.tune import TUNE_FORMAT, tune_plan
     from kernel_cache.store import KernelStore
     target = get_target("h100")
-    (spec,) = spec_plan.specs()
-    cfgs = candidate_configs(spec)
+    # welder off: it would chain these small GEMMs into one kernel
+    plan = plan_before("tune", _layers_model(), "h100", CompileOptions(build=False, disable=("welder",)))
+    specs = list(plan.specs())
+    assert len(specs) == 3 and len({s.key for s in specs}) == 3
+    assert len({_key(s, "tool", "d", "v") for s in specs}) == 1
+    cfgs = candidate_configs(specs[0])
+    assert len(cfgs) >= 2
     store = KernelStore(tmp_path / "cache")
     record = {"format": TUNE_FORMAT, "candidates": [{"rank": i, "key": c.key[:16], "measured_us": 10.0 - i,
                                                      "status": "ok"} for i, c in enumerate(cfgs)],
               "chosen": cfgs[1].key[:16], "chosen_us": 9.0, "model_choice": cfgs[0].key[:16], "model_choice_us": 10.0}
-    store.put_ref(tune_key(spec, "tool", "d", "v"), record)
+    store.put_ref(_key(specs[0], "tool", "d", "v"), record)
     device = {"name": "d", "driver": "v", "arch": "sm_90"}
-    plan, measured, info = tune_plan(spec_plan, target, store=store, build=None, device=device, toolchain="tool")
-    (new,) = plan.specs()
-    assert new == with_config(spec, cfgs[1]) and new != spec and info["changed"] == 1 and info["cache_hits"] == 1
-    (launch,) = render_plan(plan, target)[0].kernels()
-    assert measured == {launch.digest: 9.0}
-    (rec,) = info["kernel_records"]
-    assert rec["digest"] == launch.digest and rec["cached"] is True and rec["chosen"] == cfgs[1].key[:16]
-    # a stored choice that is not among the spec's candidates is an error, not a silent fallback
-    store.put_ref(tune_key(spec, "tool", "d", "v"), dict(record, chosen="0" * 16))
-    with pytest.raises(CompilerError, match="not among its candidates"):
-        tune_plan(spec_plan, target, store=store, build=None, device=device, toolchain="tool")
+    new, measured, info = tune_plan(plan, target, store=store, build=None, device=device, toolchain="tool")
+    assert (info["kernels"], info["distinct"], info["cache_hits"], info["shared"]) == (3, 1, 1, 2)
+    assert info["changed"] == 3
+    assert [s.config.key for s in new.specs()] == [cfgs[1].key] * 3
+    launches = render_plan(new, target)[0].kernels()
+    assert len({k.digest for k in launches}) == 1 and measured == {launches[0].digest: 9.0}
+    assert len({r["tune_key"] for r in info["kernel_records"]}) == 1
 
 
 def test_pick_fastest_keeps_the_model_choice_within_noise():
