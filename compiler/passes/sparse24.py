@@ -157,13 +157,18 @@ def _two_four_operand(te: TensorExpr, view, ins, consts: dict, half: DType):
         if values is None or values.shape[0] != 1:     # not all constant, too large, or per batch
             continue
         values = np.asarray(values[0], np.float32)
-        R = values.shape[0]
-        if not np.array_equal(values.astype(half.np).astype(np.float32), values, equal_nan=True):
+        # the pattern first, on one row and then on all: a dense weight fails at once
+        if not (_two_four(values[:1]) and _two_four(values)):
             continue
-        if ((values != 0).reshape(R, -1, 4).sum(axis=2) > 2).any():
+        if not np.array_equal(values.astype(half.np).astype(np.float32), values, equal_nan=True):
             continue
         return side, expr, values
     return None
+
+
+def _two_four(values: np.ndarray) -> bool:
+    """Whether every row [*, K] keeps at most two non-zeros in each group of four along K."""
+    return not ((values != 0).reshape(values.shape[0], -1, 4).sum(axis=2) > 2).any()
 
 
 def compress(values: np.ndarray, half: DType) -> tuple[np.ndarray, np.ndarray]:
