@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
-from .codegen.nvrtc import arch_options, build_arch, build_cubin, nvrtc_version
+from .codegen.nvrtc import arch_options, build_arch, build_cubin, build_workers, nvrtc_version
 from .context import CompileContext
 from .ir.plan import Plan
 from .targets import Target
@@ -48,7 +48,7 @@ def build(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, {"hits": 0, "misses": 0, "kernels": len(kernels)}
     store = ctx.kernel_store()
     tool = toolchain_key(ctx.target.arch)
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=build_workers()) as pool:
         done = pool.map(lambda k: (k.digest, cached_build(k, ctx.target, store, tool)), kernels.values())
         builds = dict(done)
     ctx.builds = builds

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -83,6 +84,12 @@ def build_arch(arch: str, arch_specific: bool = False) -> str:
 
 def arch_options(arch: str) -> list[str]:
     return [f"-arch={arch}", "-std=c++17", "--use_fast_math=false", "-Xptxas=-v", "-default-device"]
+
+
+def build_workers() -> int:
+    """Threads that build kernels at once: NVRTC releases the GIL, so builds scale with the cores
+    (6 tensor-core candidates on a 2-core machine: 0.70 s on one thread, 0.39 s on two), up to 8."""
+    return max(1, min(8, os.cpu_count() or 1))
 
 
 def build_cubin(source: str, entry: str, arch: str) -> BuildResult:

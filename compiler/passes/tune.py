@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
+from ..codegen.nvrtc import build_workers
 from ..ir.kernel import Kernel
 from ..errors import CompilerError, CudaCompileError, RuntimeFault
 from .render import render_spec
@@ -265,7 +265,7 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
     records = []
     hits = shared = n_measured = 0
     this_run: dict[str, dict] = {}       # tune key -> record, for the specs that repeat a launch set
-    workers = max(1, min(8, os.cpu_count() or 1))
+    workers = build_workers()
     for skey, spec in specs.items():
         t0 = time.perf_counter()
         configs = candidate_configs(spec)
