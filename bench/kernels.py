@@ -55,6 +55,7 @@ class Case:
     dtypes: tuple[str, ...] = ("fp32", "fp16")
     quick: tuple[str, ...] = ()              # dtypes that run in --quick
     flops: float = 0.0                       # useful arithmetic (2 per multiply-add)
+    opset: int = OPSET                       # the model's ONNX opset (Attention needs 23)
 
     @property
     def id(self) -> str:
@@ -82,6 +83,14 @@ def _ew(group, name, op, shape, n_inputs=1, **kw) -> Case:
 def _pool(group, name, op, shape, k, s, pad=0, **kw) -> Case:
     attrs = (("kernel_shape", (k, k)), ("pads", (pad,) * 4), ("strides", (s, s)))
     return Case(group, name, op, (tuple(shape),), attrs, flops=float(math.prod(shape)), **kw)
+
+
+def _attention(group, name, B, H, S, D, causal=False, **kw) -> Case:
+    """ONNX Attention (opset 23) over Q, K, V of (batch, heads, seq, head size): the fused
+    attention kernel against PyTorch's scaled_dot_product_attention (flash attention)."""
+    flops = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)    # Q.K^T and P.V
+    return Case(group, name, "Attention", ((B, H, S, D),) * 3, (("is_causal", int(causal)),), flops=flops,
+                opset=23, **kw)
 
 
 def _softmax(group, name, shape, **kw) -> Case:
@@ -151,6 +160,8 @@ def all_cases() -> list[Case]:
     c.append(_mm("bert", "attn-qk", S, S, D // Hh, batch=(B, Hh), quick=F16))
     c.append(_mm("bert", "attn-av", S, D // Hh, S, batch=(B, Hh)))
     c.append(_softmax("bert", "softmax-32x12x128x128", (B, Hh, S, S), quick=BOTH))
+    c.append(_attention("bert", "attention-32x12x128x64", B, Hh, S, D // Hh, quick=F16))
+    c.append(_attention("bert", "attention-1x12x128x64", 1, Hh, S, D // Hh, dtypes=F16))
     c.append(_layernorm("bert", "layernorm-32x128x768", (B, S, D), quick=F32))
     c.append(_ew("bert", "gelu-32x128x3072", "Gelu", (B, S, 4 * D), quick=F16))
     c.append(_ew("bert", "add-32x128x768", "Add", (B, S, D), 2))
@@ -177,6 +188,9 @@ def all_cases() -> list[Case]:
     c.append(_softmax("vit", "softmax-32x12x197x197", (N, Hh, T, T)))
     c.append(_layernorm("vit", "layernorm-32x197x768", (N, T, D)))
     c.append(_ew("vit", "gelu-32x197x3072", "Gelu", (N, T, 4 * D)))
+    c.append(_attention("vit", "attention-32x12x197x64", N, Hh, T, D // Hh, dtypes=F16))
+    # GPT-2 small's causal attention over its 1024 positions, batch 8
+    c.append(_attention("gpt2", "causal-attention-8x12x1024x64", 8, Hh, 1024, D // Hh, causal=True, dtypes=F16))
     return c
 
 
@@ -220,7 +234,7 @@ def onnx_model(case: Case, dtype: str):
     node = helper.make_node(case.op, names, ["y"], name="n0", **attrs)
     graph = helper.make_graph([node], case.name.replace("-", "_"), inputs,
                               [helper.make_tensor_value_info("y", et, None)], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)])
     model.ir_version = min(model.ir_version, 10)
     model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
     return model.SerializeToString()
@@ -269,6 +283,9 @@ def torch_fn(case: Case):
         return lambda x, g, b: F.layer_norm(x, (x.shape[-1],), g, b, eps)
     if op == "Gelu":
         return lambda x: F.gelu(x)
+    if op == "Attention":
+        causal = bool(a.get("is_causal", 0))
+        return lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     raise ValueError(f"no PyTorch peer for {op}")
 
 

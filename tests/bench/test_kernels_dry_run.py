@@ -18,3 +18,12 @@ def test_dry_run_builds_a_case_and_counts_its_sass():
     assert len(lines) == 2 and "dry run: 2 of 2 cases built" in out.stdout, out.stdout
     if find_cuobjdump() is not None:
         assert all(int(re.search(r"SASS (\d+)", line).group(1)) > 0 for line in lines), lines
+
+
+def test_dry_run_builds_the_attention_cases_as_one_fused_kernel():
+    """The suite's ONNX Attention cases (opset 23) compile to one kernel each: flash attention in fp16."""
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "kernels.py"), "--dry-run", "--only",
+                          "attention-1x12x128x64"], capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (line,) = [line for line in out.stdout.splitlines() if line.startswith("ok ")]
+    assert "fp16: 1 kernel(s) [flash_attention]" in line, line
