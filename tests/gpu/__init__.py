@@ -1,0 +1,20 @@
+"""Tests that need a CUDA GPU (`make gpu-check` runs them on the device machine)."""
+from __future__ import annotations
+
+import pytest
+
+
+def gpu_module(min_capability: int = 0, only_capability: int | None = None):
+    """(cupy, pytestmark) for a tests/gpu module: the module is skipped where CuPy is missing, and
+    its tests where no GPU (of compute capability at least `min_capability`, or exactly
+    `only_capability`) answers."""
+    cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
+    try:
+        have = cupy.cuda.runtime.getDeviceCount() > 0
+        cc = int(cupy.cuda.Device().compute_capability) if have else 0
+    except Exception:  # noqa: BLE001 - no driver
+        have, cc = False, 0
+    ok = have and cc >= min_capability and (only_capability is None or cc == only_capability)
+    what = (f"sm_{only_capability} GPU" if only_capability else
+            f"sm_{min_capability}+ GPU" if min_capability else "CUDA GPU")
+    return cupy, [pytest.mark.gpu, pytest.mark.skipif(not ok, reason=f"no {what} on this machine")]

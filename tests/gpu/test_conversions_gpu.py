@@ -5,14 +5,10 @@ cvt, so the two must round alike. NaNs need only stay NaN (which NaN is not spec
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_GPU = cupy.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no driver
-    HAVE_GPU = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no GPU on this machine")]
+from tests.gpu import gpu_module
+
+cupy, pytestmark = gpu_module()
 
 from compiler.codegen.naming import finish_source  # noqa: E402
 from compiler.ir.kernel import Kernel, KernelParam  # noqa: E402

@@ -12,12 +12,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_SM80 = cupy.cuda.runtime.getDeviceCount() > 0 and int(cupy.cuda.Device().compute_capability) >= 80
-except Exception:  # no driver
-    HAVE_SM80 = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_SM80, reason="no sm_80+ GPU on this machine")]
+from tests.gpu import gpu_module
+
+cupy, pytestmark = gpu_module(min_capability=80)
 
 from tests.compiler.test_flash_attention import CASES, flash_kernels, flash_only  # noqa: E402,F401  (fixture)
 from tests.compiler.test_resident import TOL, attention_feeds, attention_np, exported_attention  # noqa: E402

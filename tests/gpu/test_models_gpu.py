@@ -7,13 +7,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import shared_models
+from tests.gpu import gpu_module
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_GPU = cupy.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no driver
-    HAVE_GPU = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no CUDA GPU on this machine")]
+cupy, pytestmark = gpu_module()
 
 
 @pytest.mark.parametrize("name", shared_models())

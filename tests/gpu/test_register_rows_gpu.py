@@ -9,12 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_GPU = cupy.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no driver
-    HAVE_GPU = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no GPU on this machine")]
+from tests.gpu import gpu_module
+
+cupy, pytestmark = gpu_module()
 
 from tests.compiler.test_register_rows import CASES, TARGET, _row_spec  # noqa: E402
 

@@ -11,12 +11,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_SM80 = cupy.cuda.runtime.getDeviceCount() > 0 and int(cupy.cuda.Device().compute_capability) >= 80
-except Exception:  # no driver
-    HAVE_SM80 = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_SM80, reason="no sm_80+ GPU on this machine")]
+from tests.gpu import gpu_module
+
+cupy, pytestmark = gpu_module(min_capability=80)
 
 from tests.codegen import test_prelude_sparse_tensor_core as sp  # noqa: E402  (kernels only)
 from tests.compiler import test_sparse24 as t24  # noqa: E402

@@ -10,12 +10,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_GPU = cupy.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no driver
-    HAVE_GPU = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="no GPU on this machine")]
+from tests.gpu import gpu_module
+
+cupy, pytestmark = gpu_module()
 
 from tests.compiler import test_sparta_cover as tc  # noqa: E402
 

@@ -11,12 +11,9 @@ import time
 import numpy as np
 import pytest
 
-cupy = pytest.importorskip("cupy", reason="tests/gpu needs CuPy and a GPU")
-try:
-    HAVE_SM90 = cupy.cuda.runtime.getDeviceCount() > 0 and cupy.cuda.Device().compute_capability == "90"
-except Exception:  # no driver
-    HAVE_SM90 = False
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_SM90, reason="no sm_90 GPU on this machine")]
+from tests.gpu import gpu_module
+
+cupy, pytestmark = gpu_module(only_capability=90)
 
 from tests.codegen.test_prelude_hopper import WGMMA_CASES  # noqa: E402  (kernels only: no GPU needed)
 
