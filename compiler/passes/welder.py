@@ -14,6 +14,10 @@ tensor expressions (analysis/dependence.py), never from op names:
 - a reducing consumer (contraction, convolution, reduction) joins a group of maps: a group that
   only moves data (transposes, reshapes, slices, casts) is folded into its loads, and one whose
   elements the consumer reads once each (injective index) is computed in its loads;
+- a contraction that joins also takes in the maps that make its other operands, when they only
+  move data or cost a few operations and nothing else reads them (K split from a fused QKV
+  projection, reshaped, transposed and scaled, beside the group of Q): its operands' producers
+  need not have grown into it, since a consumer joins one group only;
 - a consumer reading the group through reshape aliases reads the group's value through the
   reshaped index instead (the alias steps go);
 - a group's values other than its last are read by nobody else (the group writes one value);
@@ -70,6 +74,11 @@ class _Scope:
     constants: set[str]                # weights: a fold may re-read them freely
     target: Target | None              # what folds are priced on (none: no fold)
     taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
+
+    @property
+    def alias_by_dst(self) -> dict[str, int]:
+        """Reshape alias value -> the alias step that makes it."""
+        return {a.dst: k for k, a in self.alias_of.items()}
 
     @classmethod
     def of(cls, plan: Plan, target: Target | None) -> "_Scope":
@@ -190,6 +199,8 @@ def _grow(start: int, scope: _Scope) -> _Group:
         if stage is None:
             g.stop = f"{steps[c].spec.name}: {why}"
             break
+        if stage.expr.reduce is not None and gemm_view(stage.expr) is not None:
+            stage = _take_operand_producers(g, c, stage, scope)
         g.members.append(c)
         g.stages.append(stage)
         g.ops.append(steps[c].spec.ops)
@@ -200,6 +211,67 @@ def _grow(start: int, scope: _Scope) -> _Group:
     if scope.target is not None and len(g.members) > 1:
         _absorb(g, scope)
     return g
+
+
+# The most steps a contraction takes in from its other operands' producers (a split's part, its
+# reshapes and transposes, a scale: attention's K as exporters write it is four)
+MAX_OPERAND_STEPS = 8
+
+
+def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
+    """A contraction joining the group also takes in the maps that make its other operands, where
+    they only move data or cost a few operations per element and nothing else reads them (K
+    split from a fused QKV projection, reshaped, transposed and scaled, beside Q's group: without
+    this, K's maps are a kernel of their own that writes K to DRAM for the contraction to read).
+    They become stages before the contraction; returns its stage reading their values."""
+    taken: list[tuple[int, Stage, set[int]]] = []
+    group_values = {st.output for st in g.stages}
+
+    def pull(st: Stage, reader: int) -> Stage:
+        te, inputs = st.expr, list(st.inputs)
+        for arg, v in enumerate(st.inputs):
+            if v in group_values:
+                continue
+            src, hops, at = v, set(), reader
+            while True:       # back through reshape aliases that only this reader reads
+                if src in scope.pinned or scope.readers.get(src, set()) != {at}:
+                    src = None
+                    break
+                a = scope.alias_by_dst.get(src)
+                if a is None:
+                    break
+                hops.add(a)
+                at, src = a, scope.alias_of[a].src
+            p = scope.producer.get(src) if src is not None else None
+            if (p is None or p in scope.taken or p in g.members or any(p == q for q, _, _ in taken)
+                    or len(taken) >= MAX_OPERAND_STEPS):
+                continue
+            producer = scope.steps[p].spec.stages[0]
+            if producer.expr.reduce is not None or not (moves_data(producer.expr) or cheap(producer.expr)):
+                continue
+            mark = len(taken)
+            made = pull(producer, p)        # its own producers first
+            trial = read_reshaped(te, arg, scope.types[src]) if hops else te
+            try:
+                compose(tuple(t for _, t, _ in taken) + (made, Stage(trial, tuple(inputs[:arg]) + (src,) +
+                                                                     tuple(inputs[arg + 1:]), st.output)),
+                        {t.output for _, t, _ in taken} | {made.output})
+            except NotComposable:
+                del taken[mark:]
+                continue
+            taken.append((p, made, hops))
+            te, inputs[arg] = trial, src
+        return Stage(te, tuple(inputs), st.output)
+
+    stage = pull(stage, c)
+    for p, st, hops in taken:
+        g.members.append(p)
+        g.stages.append(st)
+        g.ops.append(scope.steps[p].spec.ops)
+        g.precision = g.precision or scope.steps[p].spec.precision
+        g.member_aliases[p] = hops
+        g.aliases |= hops
+    return stage
 
 
 def _next_reader(g: _Group, scope: _Scope, values):

@@ -94,6 +94,41 @@ def test_head_split_transpose_and_scale_fold_into_the_projection():
     assert unfused["launches_per_inference"] == 4 and fused["launches_per_inference"] == 1
 
 
+def _split_attention_scores(k_map="Mul", k_is_output=False) -> bytes:
+    """Q.K^T as the SDPA export writes it after a fused QKV projection: Split, per-head Reshape and
+    Transpose, both sides scaled by a constant (`k_map` on K: Mul, or Exp that computes)."""
+    nodes = [helper.make_node("Split", ["x"], ["q", "k"], axis=2, num_outputs=2),
+             helper.make_node("Reshape", ["q", "heads"], ["qh"]),
+             helper.make_node("Transpose", ["qh"], ["qt"], perm=[0, 2, 1, 3]),
+             helper.make_node("Mul", ["qt", "scale"], ["qs"]),
+             helper.make_node("Reshape", ["k", "heads"], ["kh"]),
+             helper.make_node("Transpose", ["kh"], ["kt"], perm=[0, 2, 3, 1]),
+             helper.make_node("Mul", ["kt", "scale"], ["ks"]) if k_map == "Mul" else helper.make_node("Exp", ["kt"], ["ks"]),
+             helper.make_node("MatMul", ["qs", "ks"], ["y"])]
+    inits = [("heads", np.array([1, 8, 2, 8], np.int64)), ("scale", np.array(0.5, np.float32))]
+    outputs = [("y", [1, 2, 8, 8])] + ([("ks", [1, 2, 8, 8])] if k_is_output else [])
+    return model(nodes, [("x", [1, 8, 32])], outputs, inits)
+
+
+def test_a_contraction_takes_in_the_maps_of_its_other_operand():
+    """Q's group takes the MatMul; K's split part, reshape, transpose and scale are taken in with
+    it (they only move data or cost a multiply), so K is never written: one kernel, not two."""
+    data = _split_attention_scores()
+    fused, unfused = both(data, {"x": RNG.standard_normal((1, 8, 32)).astype(np.float32)})
+    assert fused["launches_per_inference"] == 1 and unfused["launches_per_inference"] > 2
+    (group,) = fused["fusion"]["groups"]
+    assert sum(op.startswith("Mul") for op in group["ops"]) == 2 and any(op.startswith("MatMul") for op in group["ops"])
+
+
+@pytest.mark.parametrize("case", ["computes", "read_elsewhere"])
+def test_an_operand_map_that_computes_or_is_read_elsewhere_stays_its_own_kernel(case):
+    """K's maps are not taken in when they compute (Exp: recomputed per tile) or when their value
+    is also a graph output (it must be written anyway)."""
+    data = _split_attention_scores(k_map="Exp") if case == "computes" else _split_attention_scores(k_is_output=True)
+    rep = check(data, {"x": RNG.standard_normal((1, 8, 32)).astype(np.float32)})
+    assert rep["launches_per_inference"] == 2
+
+
 def test_a_transposed_operand_folds_into_the_matmul():
     """Transpose -> MatMul: the transpose moves data only, so the contraction reads through it."""
     nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0]), helper.make_node("MatMul", ["xt", "w"], ["y"])]

@@ -3515,106 +3515,8 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
 // refused: unsupported_op
 
 // golden: test_flexattention_causal_mask_expanded_ver26 h100 fp32
-// 2 launches, 2 distinct kernels
-// launch 0: mul_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 1: matmul_rows_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=48 params=[float float bool float out:float]
-
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 16; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        int by_rem = by_lin;
-        const int i3 = by_rem % 8; by_rem /= 8;
-        const int i2 = by_rem % 4; by_rem /= 4;
-        const int i1 = by_rem;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 16) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 16) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 16) {
-          const int by_lin = by_q * 4;
-          int by_rem = by_lin;
-          const int i3 = by_rem % 8; by_rem /= 8;
-          const int i2 = by_rem % 4; by_rem /= 4;
-          const int i1 = by_rem;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*64 + (i1)*32 + (i2)*8 + (i3)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)((by_e0[by_j] * 0.5946035385131836f));
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 64; by_lin += by_step) {
-      int by_rem = by_lin;
-      const int i3 = by_rem % 8; by_rem /= 8;
-      const int i2 = by_rem % 4; by_rem /= 4;
-      const int i1 = by_rem;
-      out[(i1)*32 + (i2)*8 + (i3)] = (float)((in0[(i0)*64 + (i1)*32 + (i2)*8 + (i3)] * 0.5946035385131836f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k0_body(in0, out, by_this_block());
-}
+// 1 launches, 1 distinct kernels
+// launch 0: matmul_rows_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=48 params=[float float bool float out:float]
 
 // ===== matmul_rows_k0 =====
 BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
@@ -3636,7 +3538,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     const int i2 = by_lin % 4;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 8; r0 += 1) {
-      const float v = (in1[(i0)*32 + (i1)*8 + (r0)] * (in0[(i0)*32 + (i2)*8 + (r0)] * 0.5946035385131836f));
+      const float v = ((in1[(i0)*32 + (i1)*8 + (r0)] * 0.5946035385131836f) * (in0[(i0)*32 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
     by_res[by_lin] = (float)((in2[(i1)*4 + (i2)] ? acc : (-by_inf_f())));

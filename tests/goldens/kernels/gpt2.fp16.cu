@@ -1,13 +1,11 @@
 // golden: gpt2.onnx h100 fp16
-// 8 launches, 6 distinct kernels
+// 6 launches, 5 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float out:float]
 // launch 1: matmul_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float by_half out:float]
-// launch 2: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 3: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
-// launch 4: matmul_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half by_half by_half out:float out:float]
-// launch 5: mul_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
-// launch 6: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float float out:float]
-// launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half by_half out:float]
+// launch 2: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float out:float]
+// launch 3: matmul_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half by_half by_half out:float out:float]
+// launch 4: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float out:float]
+// launch 5: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half by_half out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -123,28 +121,8 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
   matmul_rows_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
-// ===== mul_k0 =====
-BY_DEVICE void mul_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i3 = by_rem % 64; by_rem /= 64;
-      const int i2 = by_rem % 64; by_rem /= 64;
-      const int i1 = by_rem;
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)((in0[(i3)*384 + ((((i1 * (64ll)) + i2) + (128ll)))] * 0.3535533845424652f));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) mul_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  mul_k0_body(in0, out, by_this_block());
-}
-
 // ===== matmul_rows_k1 =====
-BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
@@ -163,10 +141,11 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     const int i2 = by_lin % 64;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)((in0[(i1)*384 + (((i0 * (64ll)) + r0))] * 0.3535533845424652f)))))) * ((float)(((float)(by_half)((float)(in1[(i0)*4096 + (r0)*64 + (i2)]))))));
+      const int t0 = ((i0 * (64ll)) + r0);
+      const float v = (((float)(((float)(by_half)((float)((in0[(i1)*384 + (t0)] * 0.3535533845424652f)))))) * ((float)(((float)(by_half)((float)((in0[(i2)*384 + ((t0 + (128ll)))] * 0.3535533845424652f)))))));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in2[(i1)*64 + (i2)]));
+    by_res[by_lin] = (float)((acc + in1[(i1)*64 + (i2)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -229,8 +208,8 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_rows_k1_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
+  matmul_rows_k1_body(in0, in1, out, by_this_block());
 }
 
 // ===== matmul_rows_k2 =====
