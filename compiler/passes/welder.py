@@ -37,6 +37,7 @@ lists each group, its folds with both predictions, and the edge that stopped it,
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped
 from ..analysis.views import gemm_view
@@ -75,7 +76,7 @@ class _Scope:
     target: Target | None              # what folds are priced on (none: no fold)
     taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
 
-    @property
+    @functools.cached_property
     def alias_by_dst(self) -> dict[str, int]:
         """Reshape alias value -> the alias step that makes it."""
         return {a.dst: k for k, a in self.alias_of.items()}
@@ -243,7 +244,7 @@ def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> S
                 hops.add(a)
                 at, src = a, scope.alias_of[a].src
             p = scope.producer.get(src) if src is not None else None
-            if (p is None or p in scope.taken or p in g.members or any(p == q for q, _, _ in taken)
+            if (p is None or p in scope.taken or p in g.members or p in {q for q, _, _ in taken}
                     or len(taken) >= MAX_OPERAND_STEPS):
                 continue
             producer = scope.steps[p].spec.stages[0]
