@@ -253,10 +253,10 @@ def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> S
             mark = len(taken)
             made = pull(producer, p)        # its own producers first
             trial = read_reshaped(te, arg, scope.types[src]) if hops else te
-            try:
-                compose(tuple(t for _, t, _ in taken) + (made, Stage(trial, tuple(inputs[:arg]) + (src,) +
-                                                                     tuple(inputs[arg + 1:]), st.output)),
-                        {t.output for _, t, _ in taken} | {made.output})
+            reading = Stage(trial, (*inputs[:arg], src, *inputs[arg + 1:]), st.output)
+            earlier = tuple(t for _, t, _ in taken) + (made,)
+            try:      # the consumer must compose with what it takes in
+                compose(earlier + (reading,), {t.output for t in earlier})
             except NotComposable:
                 del taken[mark:]
                 continue

@@ -120,6 +120,35 @@ def test_a_contraction_takes_in_the_maps_of_its_other_operand():
     assert sum(op.startswith("Mul") for op in group["ops"]) == 2 and any(op.startswith("MatMul") for op in group["ops"])
 
 
+def test_gpt2_attention_keeps_its_k_maps_in_the_flash_attention_kernel():
+    """GPT-2's export at its head size in fp16: Q, K and V split from one projection, K reshaped,
+    transposed, reshaped again and scaled, a causal mask, softmax, P.V. The attention is one
+    flash_attention kernel that also computes K's maps; the output matches onnxruntime."""
+    S, heads, D = 128, 12, 64          # GPT-2 small's attention (at 2 heads resident_rows is predicted faster)
+    H = heads * D
+    nodes = [helper.make_node("Split", ["x"], ["q", "k", "v"], axis=2, num_outputs=3)]
+    for t in "qkv":
+        nodes += [helper.make_node("Reshape", [t, "heads"], [t + "h"]),
+                  helper.make_node("Transpose", [t + "h"], [t + "t"], perm=[0, 2, 1, 3])]
+    nodes += [helper.make_node("Reshape", ["kt", "k3"], ["kr"]), helper.make_node("Transpose", ["kr"], ["krt"], perm=[0, 2, 1]),
+              helper.make_node("Reshape", ["krt", "k4"], ["kT"]),
+              helper.make_node("Mul", ["qt", "scale"], ["qs"]), helper.make_node("Mul", ["kT", "scale"], ["ks"]),
+              helper.make_node("MatMul", ["qs", "ks"], ["s"]), helper.make_node("Add", ["s", "causal"], ["sm"]),
+              helper.make_node("Softmax", ["sm"], ["a"], axis=-1), helper.make_node("MatMul", ["a", "vt"], ["y"])]
+    inits = [("heads", np.array([1, S, heads, D], np.int64)), ("k3", np.array([heads, S, D], np.int64)),
+             ("k4", np.array([1, heads, D, S], np.int64)), ("scale", np.array(D ** -0.25, np.float32)),
+             ("causal", np.triu(np.full((S, S), -1e4, np.float32), 1)[None, None])]
+    data = model(nodes, [("x", [1, S, 3 * H])], [("y", [1, heads, S, D])], inits)
+    art = compile(data, "h100", CompileOptions(build=False, precision="fp16", disable=("rammer",)))
+    (k,) = art.report["kernels"]
+    assert k["config"]["schedule"] == "flash_attention"
+    assert sum(op.startswith("Mul") for op in k["ops"]) == 2, k["ops"]     # Q's scale and K's
+    x = RNG.standard_normal((1, S, 3 * H)).astype(np.float32)
+    (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    got = Executor(art.plan, make_backend("host")).run({"x": x})["y"]
+    assert np.max(np.abs(got - want)) / np.max(np.abs(want)) < 1e-2
+
+
 @pytest.mark.parametrize("case", ["computes", "read_elsewhere"])
 def test_an_operand_map_that_computes_or_is_read_elsewhere_stays_its_own_kernel(case):
     """K's maps are not taken in when they compute (Exp: recomputed per tile) or when their value
