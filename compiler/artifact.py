@@ -195,7 +195,8 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
                           "tensor_maps": [{"param": m.param, "dtype": m.dtype, "dims": list(m.dims),
                                            "strides": list(m.strides), "box": list(m.box), "swizzle": m.swizzle}
                                           for m in k.tensor_maps],
-                          "arch_specific": k.arch_specific, "carried": [[v, lvl] for v, lvl in k.carried]})
+                          "arch_specific": k.arch_specific, "carried": [[v, lvl] for v, lvl in k.carried],
+                          "arrivals": k.arrivals})
         elif isinstance(s, AliasStep):
             steps.append({"alias": s.dst, "src": s.src})
         elif isinstance(s, IfStep):
@@ -233,7 +234,8 @@ def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Consta
                                                        tuple(m["box"]), m["swizzle"])
                                          for m in s.get("tensor_maps", [])),
                        arch_specific=bool(s.get("arch_specific", False)),
-                       carried=tuple((v, lvl) for v, lvl in s.get("carried", [])))
+                       carried=tuple((v, lvl) for v, lvl in s.get("carried", [])),
+                       arrivals=int(s.get("arrivals", 0)))
             steps.append(LaunchStep(k))
         elif "alias" in s:
             steps.append(AliasStep(s["alias"], s["src"]))

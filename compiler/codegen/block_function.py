@@ -11,6 +11,12 @@ between grid barriers (Grinder). threadIdx/blockDim stay the hardware's: a wrapp
 must launch the body's block shape (Kernel.block), or run it narrowed (`narrowed_source`) on the
 first threads of a wider one-dimensional block.
 
+A body whose blocks combine their parts of a result (split-K: `by_arrive`) counts arrivals on
+counters of its launch's own, `by_block.arrivals`: a wrapper keeps them (`BY_DEVICE_STATE`, zero
+when the module loads, reset by the last block) and passes them in the block index, one array per
+call site, so that two calls of one body in one launch (co-launched members, a persistent
+kernel's steps) never share them (Kernel.arrivals says how many).
+
 The body is force-inlined into its wrapper, so the compiled kernel is the one the body alone would
 have been. A `__grid_constant__` parameter (a TMA tensor map) reaches the body by const reference:
 its address stays the kernel parameter's, which is what the copy engine reads."""
@@ -61,14 +67,21 @@ def _body_param(decl: str) -> tuple[str, str]:
     return decl, name
 
 
+def arrivals_array(owner: str, arrivals: int) -> tuple[str, str]:
+    """(declaration, name) of the `arrivals` counters a wrapper named `owner` keeps for one call."""
+    name = f"{owner}_arrivals"
+    return f"BY_DEVICE_STATE unsigned int {name}[{arrivals}];", name
+
+
 def block_function(params: str | Sequence[str], body: str | Sequence[str], *,
-                   launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = ()) -> str:
+                   launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = (), arrivals: int = 0) -> str:
     """The source (named NAME_PLACEHOLDER, for finish_source) of a kernel whose block does `body`.
 
     params: the kernel's parameter declarations (a list, or the list's text kept as written);
     body: the statements of the block (lines, or one text), reading BLOCK_X/GRID_X/... for the
     block's position; launch_bounds: the wrapper's __launch_bounds__ arguments (none: no bounds);
-    helpers: device functions the body calls, written before it."""
+    helpers: device functions the body calls, written before it; arrivals: how many counters the
+    body's blocks arrive on (by_block.arrivals), which the wrapper keeps."""
     body_text = body if isinstance(body, str) else "\n".join(body)
     body_text = body_text.rstrip("\n")
     helper_text = helpers if isinstance(helpers, str) else "\n".join(helpers)
@@ -85,11 +98,13 @@ def block_function(params: str | Sequence[str], body: str | Sequence[str], *,
     body_name = NAME_PLACEHOLDER + BODY_SUFFIX
     sep = ", " if body_params.strip() else ""
     bounds = f"__launch_bounds__({', '.join(map(str, launch_bounds))}) " if launch_bounds else ""
-    args = ", ".join([n for _, n in pairs] + ["by_this_block()"])
+    state, state_name = arrivals_array(NAME_PLACEHOLDER, arrivals) if arrivals else ("", "")
+    args = ", ".join([n for _, n in pairs] + [f"by_this_block({state_name})"])
     lines = [helper_text] if helper_text else []
     lines += [f"BY_DEVICE void {body_name}({body_params}{sep}const by_block_index {BLOCK}) {{",
               body_text,
               "}",
+              *([state] if state else []),
               f"BY_KERNEL void {bounds}{NAME_PLACEHOLDER}({text}) {{",
               f"  {body_name}({args});",
               "}"]
@@ -97,9 +112,11 @@ def block_function(params: str | Sequence[str], body: str | Sequence[str], *,
 
 
 def finish_kernel(prefix: str, params: str | Sequence[str], body: str | Sequence[str], *,
-                  launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = ()) -> tuple[str, str]:
+                  launch_bounds: Sequence[int] = (), helpers: str | Sequence[str] = (),
+                  arrivals: int = 0) -> tuple[str, str]:
     """(entry, source) of a block-function kernel named after its content (naming.finish_source)."""
-    return finish_source(prefix, block_function(params, body, launch_bounds=launch_bounds, helpers=helpers))
+    return finish_source(prefix, block_function(params, body, launch_bounds=launch_bounds, helpers=helpers,
+                                                arrivals=arrivals))
 
 
 _WRAPPER = re.compile(r"^BY_KERNEL void (?:__launch_bounds__\([^)]*\) )?(?P<name>\w+)\((?P<params>[^)]*)\) \{$", re.M)
@@ -107,11 +124,14 @@ _WRAPPER = re.compile(r"^BY_KERNEL void (?:__launch_bounds__\([^)]*\) )?(?P<name
 
 def split_wrapper(source: str, entry: str) -> tuple[str, list[str]]:
     """A finished kernel's source without its `__global__` wrapper (its helpers and body, which
-    another wrapper may call), and the wrapper's parameter declarations as written."""
+    another wrapper may call, keeping arrival counters of its own), and the wrapper's parameter
+    declarations as written."""
     m = next((m for m in _WRAPPER.finditer(source) if m["name"] == entry), None)
     if m is None:
         raise ValueError(f"{entry}: no wrapper in the source")
-    return source[:m.start()], [d.strip() for d in m["params"].split(",") if d.strip()]
+    before = source[:m.start()]
+    state = re.escape(f"BY_DEVICE_STATE unsigned int {entry}_arrivals[") + r"\d+\];\n\Z"
+    return re.sub(state, "", before), [d.strip() for d in m["params"].split(",") if d.strip()]
 
 
 def can_run_narrowed(k) -> bool:

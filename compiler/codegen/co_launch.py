@@ -8,7 +8,8 @@ one-dimensional: then the launch's block is the widest member's and a narrower m
 its first threads, the others idle for its blocks; its body sees its own width (blockDim.x) and
 syncs its own threads on hardware barrier 1 instead of __syncthreads (`narrowed`). Shared memory
 is the largest member's; identical member sources are included once (their names are content
-hashes, so distinct sources never clash; a narrowed body is renamed for its width).
+hashes, so distinct sources never clash; a narrowed body is renamed for its width). A member whose
+blocks count arrivals (Kernel.arrivals: split-K) gets counters of its own from the co-launch.
 
 The barrier variant (`co_launch(parts, waits=...)`) also runs members that depend on each other:
 a block of a member first waits on the step counters (prelude: by_step_wait) of the members it
@@ -24,7 +25,8 @@ import re
 from collections.abc import Sequence
 
 from ..ir.kernel import Kernel, KernelParam
-from .block_function import BLOCK_X, can_run_narrowed, finish_kernel, narrowed_source, split_wrapper
+from .block_function import BLOCK_X, arrivals_array, can_run_narrowed, finish_kernel, narrowed_source, split_wrapper
+from .naming import NAME_PLACEHOLDER
 
 _PARAM_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 
@@ -82,6 +84,7 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
     helpers: dict[str, None] = {}
     lines = [f"  const unsigned int by_b = {BLOCK_X};"]
     steps = None
+    states: list[str] = []
     if waits is not None:   # one counter per part and one of finished blocks; named after the launch
         steps = "by_steps_" + hashlib.sha256(repr([(k.entry, k.grid) for k in parts] + [list(w) for w in waits])
                                              .encode()).hexdigest()[:16]
@@ -103,7 +106,12 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
             ours.append(f"m{j}_{name}")
         n = k.blocks
         gx, gy, gz = k.grid
-        call = f"{body}({', '.join(ours + [f'by_block_at(by_b - {start}u, dim3({gx}, {gy}, {gz}))'])});"
+        at = f"by_b - {start}u, dim3({gx}, {gy}, {gz})"
+        if k.arrivals:     # this member's own counters (a body may be a member twice)
+            decl, state = arrivals_array(f"{NAME_PLACEHOLDER}_m{j}", k.arrivals)
+            states.append(decl)
+            at += f", {state}"
+        call = f"{body}({', '.join(ours + [f'by_block_at({at})'])});"
         if k.threads < block[0]:
             call = f"{{ if (threadIdx.x < {k.threads}u) {call} }}"   # braced: the dispatch's else is not its
         test = f"{'if' if j == 0 else 'else if'} (by_b < {start + n}u)"
@@ -117,7 +125,7 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
         start += n
     threads = block[0] * block[1] * block[2]
     bounds: tuple[int, ...] = (threads,)
-    helper_text = "".join(helpers).rstrip("\n")
+    helper_text = "\n".join(t for t in ["".join(helpers).rstrip("\n"), *states] if t)
     if steps is not None:
         lines.append(f"  by_steps_reset({steps}, {len(parts)}, {start}u);")
         bounds = (threads, max(1, blocks_per_sm))

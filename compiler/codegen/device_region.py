@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from ..ir.graph import Constant, TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
-from .block_function import BLOCK_X, GRID_X, finish_kernel, narrowed_source, split_wrapper
+from .block_function import BLOCK_X, GRID_X, arrivals_array, finish_kernel, narrowed_source, split_wrapper
+from .naming import NAME_PLACEHOLDER
 
 _PLACEHOLDER = re.compile(r"@(\d+):([^@]+)@")
 _THREAD_X = re.compile(r"\bthreadIdx\.x\b")
@@ -104,6 +105,7 @@ class _Emitter:
         self.slots: dict[str, int] = {}               # buffer (root value) -> parameter index
         self.written: set[str] = set()
         self.helpers: dict[str, None] = {}
+        self.states: list[str] = []      # arrival counters, one array per step that counts them
         self.lines: list[str] = []
         self.regions = 0
         self.threads = 0
@@ -203,10 +205,15 @@ class _Emitter:
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]
         gx, gy, gz = k.grid
+        at = f"by_v, dim3({gx}, {gy}, {gz})"
+        if k.arrivals:     # this step's own counters (a body may run at several steps)
+            decl, state = arrivals_array(f"{NAME_PLACEHOLDER}_s{len(self.states)}", k.arrivals)
+            self.states.append(decl)
+            at += f", {state}"
         first = "by_b" if subs == 1 else f"by_b * {subs}u + by_t / {n}u"
         step = "by_g" if subs == 1 else f"by_g * {subs}u"
         call = (f"for (unsigned int by_v = {first}; by_v < {k.blocks}u; by_v += {step}) "
-                f"{k.body}({', '.join(args)}, by_block_at(by_v, dim3({gx}, {gy}, {gz})));")
+                f"{k.body}({', '.join(args)}, by_block_at({at}));")
         self.emit(call if n == self.threads else f"if (by_t < {subs * n}u) {{ {call} }}", depth)
         self.emit("by_grid_sync();", depth)
 
@@ -374,7 +381,8 @@ class _Emitter:
         self.lines = [self.resolve(line, order) for line in self.lines]
         prefix = {IfStep: "device_if", LoopStep: "device_loop", ScanStep: "device_scan"}[type(region)]
         entry, source = finish_kernel(prefix, decls, head + self.lines, launch_bounds=(self.threads, blocks_per_sm),
-                                      helpers="".join(self.helpers).rstrip("\n"))
+                                      helpers="\n".join(t for t in ("".join(self.helpers).rstrip("\n"), *self.states)
+                                                         if t))
         params = tuple(KernelParam(self.type_of(v).dtype.ctype, v, v in self.written) for v in order)
         k = Kernel(entry=entry, source=source, params=params, grid=(grid, 1, 1), block=(self.threads, 1, 1),
                    shared_bytes=region_shared(kernels, self.threads, self.shared_limit), cooperative=True,

@@ -246,23 +246,27 @@ BY_HD unsigned long long by_wgmma_desc(unsigned int smem_addr, unsigned int lbo_
 // bodies co-launched by block range, or bodies called between grid barriers of a persistent
 // kernel). threadIdx and blockDim are not virtual: a body runs at its own block shape.
 struct by_block_index {
-  uint3 idx;   // this block's index in the virtual grid
-  dim3 grid;   // the virtual grid's extent
+  uint3 idx;                // this block's index in the virtual grid
+  dim3 grid;                // the virtual grid's extent
+  unsigned int* arrivals;   // the launch's counters (Kernel.arrivals of them; by_arrive_last), or null
 };
 // The hardware block as a virtual one: what a plain launch's wrapper passes.
-BY_DEVICE by_block_index by_this_block() {
+BY_DEVICE by_block_index by_this_block(unsigned int* arrivals = nullptr) {
   by_block_index b;
   b.idx = blockIdx;
   b.grid = gridDim;
+  b.arrivals = arrivals;
   return b;
 }
 // Block `linear` (x fastest, then y, then z) of a virtual grid of extent `grid`: what a wrapper
-// that dispatches a range of its blocks to a body passes (linear = hardware block - range start).
-BY_DEVICE by_block_index by_block_at(unsigned int linear, dim3 grid) {
+// that dispatches a range of its blocks to a body passes (linear = hardware block - range start),
+// with the counters the wrapper keeps for that body's call (each call site its own).
+BY_DEVICE by_block_index by_block_at(unsigned int linear, dim3 grid, unsigned int* arrivals = nullptr) {
   by_block_index b;
   b.idx.x = linear % grid.x;
   b.idx.y = (linear / grid.x) % grid.y;
   b.idx.z = linear / (grid.x * grid.y);
   b.grid = grid;
+  b.arrivals = arrivals;
   return b;
 }

@@ -4,6 +4,7 @@
 #define BY_DEVICE __device__ __forceinline__
 #define BY_DEVICE_CALLED __device__ __noinline__   // a body a persistent kernel calls (Grinder)
 #define BY_DEVICE_CONST __device__ const           // a table baked into a kernel (SparTA's tile lists)
+#define BY_DEVICE_STATE __device__                 // a launch's own counters, zero when loaded (by_arrive_last)
 #define BY_ROLLED _Pragma("unroll 1")              // a fold's loop kept a loop inside unrolled tile code
 #define BY_KERNEL extern "C" __global__
 // All shared memory of a block is carved from one dynamic buffer.
@@ -60,6 +61,18 @@ BY_DEVICE void by_steps_reset(unsigned int* counters, int n, unsigned int blocks
     for (int i = 0; i <= n; ++i) atomicExch(&counters[i], 0u);
     __threadfence();
   }
+}
+
+// ---- arrival counters: one result computed in parts by several blocks (split-K) -----------------
+// Each block writes its part, fences and syncs its threads (in its body, so that a narrowed body's
+// barrier is its own), then its first thread arrives on the result's counter: true for the block
+// that arrives last, which then reads every part (after a fence). That block resets the counter,
+// so the next launch, or a graph's replay, finds it zero. No block waits for another: safe at any
+// occupancy and in any block order. The counters are the launch's own (by_block.arrivals).
+BY_DEVICE bool by_arrive(unsigned int* counter, unsigned int parts) {
+  const bool last = atomicAdd(counter, 1u) == parts - 1u;
+  if (last) atomicExch(counter, 0u);
+  return last;
 }
 
 // ---- vector memory (docs/prelude.md) ------------------------------------------------------------

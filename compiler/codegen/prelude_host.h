@@ -41,6 +41,7 @@
 #define BY_DEVICE inline
 #define BY_DEVICE_CALLED __attribute__((noinline))
 #define BY_DEVICE_CONST const
+#define BY_DEVICE_STATE
 #define BY_ROLLED
 #define BY_KERNEL extern "C"
 #define BY_HOST_EXPORT extern "C" __attribute__((visibility("default")))
@@ -1820,6 +1821,13 @@ inline void by_step_signal(unsigned int* counter) {
 inline void by_steps_reset(unsigned int* counters, int n, unsigned int blocks) {
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0 && ++counters[n] == blocks)
     for (int i = 0; i <= n; ++i) counters[i] = 0u;
+}
+// Arrival counters (prelude_device.cuh says the protocol): fibers switch only at barriers, so the
+// count and the reset are atomic here.
+inline bool by_arrive(unsigned int* counter, unsigned int parts) {
+  const bool last = ++*counter == parts;
+  if (last) *counter = 0u;
+  return last;
 }
 // Every access is immediate on the host; the fence is counted for the async-proxy check.
 inline void by_fence_proxy_async() {

@@ -25,8 +25,9 @@ from ..ir.kernel import Kernel
 from ..ir.texpr import TensorExpr
 from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
-from .tensor_core import ELEMS, SmemTile, TcPlan, _loader, smem_tile
-from .tiled import _decompose, _epilogue, _kparams, _signature, _unit_vars, index_ctype
+from .cuda import INT32_LIMIT
+from .tensor_core import ELEMS, SmemTile, TcPlan, _loader, smem_tile, split_k_params, split_k_slice, split_k_sum
+from .tiled import _decompose, _epilogue, _unit_vars, index_ctype
 
 MMA_SP = {"float16": "by_mma_sp_m16n8k32_f16_f32", "bfloat16": "by_mma_sp_m16n8k32_bf16_f32"}
 MMA_K = 32                      # logical k per mma.sp
@@ -153,9 +154,13 @@ def _fragments(p: Sp24Plan) -> list[str]:
 
 
 def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: TcOperand, prefix: str,
-                     out_value: str, in_values) -> Kernel:
-    """The mma.sp kernel of one sparse24_gemm configuration."""
+                     out_value: str, in_values, workspace: str = "") -> Kernel:
+    """The mma.sp kernel of one sparse24_gemm configuration; split-K as tc_gemm's (its partial
+    sums in `workspace`, summed by each tile's last block in the same launch)."""
     p = sp24_plan(te, view, cfg, dense)
+    SK = int(cfg.param("split_k", 1) or 1)
+    if SK > 1 and not workspace:
+        raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     mma = MMA_SP[p.elem]
     MI, NI = p.WR // 16, p.WD // 8
     WGD = p.BD // p.WD
@@ -163,9 +168,12 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
     M, N, K = view.M, view.N, view.K
     BMv, BNv = (p.BD, p.BR) if p.side == "b" else (p.BR, p.BD)
     mt, nt, nk = math.ceil(M / BMv), math.ceil(N / BNv), K // p.BK
+    kt_per = math.ceil(nk / SK)
     R, D = (N, M) if p.side == "b" else (M, N)
     r0, d0 = ("by_n0", "by_m0") if p.side == "b" else ("by_m0", "by_n0")
     it = index_ctype(te)
+    if SK > 1 and SK * te.output.size * 2 >= INT32_LIMIT:    # the workspace [split_k][outputs]
+        it = "long long"
     S = p.stages
     sd = p.dense_side
     L = ["  BY_SHARED_BUFFER(by_smem);",
@@ -183,14 +191,20 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
          f"  {it} by_blk = {BLOCK_X};",
          f"  const {it} by_n0 = (by_blk % {nt}) * {BNv}; by_blk /= {nt};",
          f"  const {it} by_m0 = (by_blk % {mt}) * {BMv}; by_blk /= {mt};"]
+    L += split_k_slice(SK, mt * nt)
     _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L.append("  (void)by_lr; (void)by_lc; (void)by_g; (void)by_t;")
     L += [f"  float by_acc[{MI}][{NI}][4];",
           "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
-          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;",
-          "  auto by_load = [&](int stage, int kt) {",
+          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;"]
+    if SK > 1:
+        L += [f"  const int kt_begin = by_ks * {kt_per};",
+              f"  const int nloc = {nk} - kt_begin < {kt_per} ? {nk} - kt_begin : {kt_per};"]
+    else:
+        L += ["  const int kt_begin = 0;", f"  const int nloc = {nk};"]
+    L += ["  auto by_load = [&](int stage, int kt) {",
           f"    const {it} k0 = ({it})kt * {p.BK};",
           "    (void)k0;"]
     L += _loader(te, view, _dense_tc_plan(p), sd, it, T)
@@ -212,36 +226,47 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
         return out
 
     if S == 1:
-        L += [f"  for (int i = 0; i < {nk}; ++i) {{", "    by_load(0, i);",
+        L += ["  for (int i = 0; i < nloc; ++i) {", "    by_load(0, kt_begin + i);",
               "    by_cp_async_commit();", "    by_cp_async_wait_all();",
               "    __syncthreads();"] + compute("0", "    ") + ["    __syncthreads();", "  }"]
     else:
         # as tc_gemm: S-1 tiles in flight; each iteration waits for its tile, refills the stage the
         # previous iteration read (every warp is past the barrier) and multiplies
-        L += [f"  for (int s = 0; s < {S - 1}; ++s) {{", f"    if (s < {nk}) by_load(s, s);",
+        L += [f"  for (int s = 0; s < {S - 1}; ++s) {{", "    if (s < nloc) by_load(s, kt_begin + s);",
               "    by_cp_async_commit();", "  }",
-              f"  for (int i = 0; i < {nk}; ++i) {{",
+              "  for (int i = 0; i < nloc; ++i) {",
               f"    by_cp_async_wait<{S - 2}>();",
               "    __syncthreads();",
-              f"    if (i + {S - 1} < {nk}) by_load((i + {S - 1}) % {S}, i + {S - 1});",
+              f"    if (i + {S - 1} < nloc) by_load((i + {S - 1}) % {S}, kt_begin + i + {S - 1});",
               "    by_cp_async_commit();"]
         L += compute(f"i % {S}", "    ") + ["  }", "  by_cp_async_wait_all();"]
-    # epilogue: lane (g, t) holds sparse rows g, g+8 and dense rows 2t, 2t+1 of each m16n8 tile
-    L += ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
-          "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
-          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
-          f"        const {it} gs = {r0} + wr0 + mi * 16 + by_g + (q >> 1) * 8;",
-          f"        const {it} gd = {d0} + wd0 + ni * 8 + 2 * by_t + (q & 1);"]
-    conds = [c for c, need in ((f"gs < {R}", R % p.BR != 0), (f"gd < {D}", D % p.BD != 0)) if need]
-    if conds:
-        L.append(f"        if (!({' && '.join(conds)})) continue;")
-    gm, gn = ("gd", "gs") if p.side == "b" else ("gs", "gd")
-    _decompose(L, "        ", it, gm, view.m, "by_em")
-    _decompose(L, "        ", it, gn, view.n, "by_en")
-    _epilogue(te, L, "        ", it, "by_acc[mi][ni][q]", te.body.dtype)
-    L += ["      }"]
-    out_ct = te.output.dtype.ctype
-    entry, source = finish_kernel(prefix, _signature(te, out_ct), L, launch_bounds=(T,))
-    params = _kparams(te, out_value, in_values, out_ct)
-    return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt, 1, 1), block=(T, 1, 1),
-                  shared_bytes=p.shared_bytes, expr=te)
+
+    def each_fragment(inner: list[str]) -> list[str]:
+        """`inner` for every accumulator of the thread, at its output index vars: lane (g, t) holds
+        sparse rows g, g+8 and dense rows 2t, 2t+1 of each m16n8 tile."""
+        out = ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
+               "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
+               "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
+               f"        const {it} gs = {r0} + wr0 + mi * 16 + by_g + (q >> 1) * 8;",
+               f"        const {it} gd = {d0} + wd0 + ni * 8 + 2 * by_t + (q & 1);"]
+        conds = [c for c, need in ((f"gs < {R}", R % p.BR != 0), (f"gd < {D}", D % p.BD != 0)) if need]
+        if conds:
+            out.append(f"        if (!({' && '.join(conds)})) continue;")
+        gm, gn = ("gd", "gs") if p.side == "b" else ("gs", "gd")
+        _decompose(out, "        ", it, gm, view.m, "by_em")
+        _decompose(out, "        ", it, gn, view.n, "by_en")
+        return out + inner + ["      }"]
+
+    acc, total = "by_acc[mi][ni][q]", []
+    if SK > 1:
+        tail, total = split_k_sum(te, it, SK, each_fragment, acc)
+        L += tail
+        acc = "by_sum"
+    sum_lines: list[str] = []
+    _epilogue(te, sum_lines, "        ", it, acc, te.body.dtype)
+    L += each_fragment(total + sum_lines)
+    params, kparams = split_k_params(te, out_value, in_values, workspace if SK > 1 else "")
+    tiles = view.B * mt * nt
+    entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), arrivals=tiles if SK > 1 else 0)
+    return Kernel(entry=entry, source=source, params=kparams, grid=(tiles * SK, 1, 1), block=(T, 1, 1),
+                  shared_bytes=p.shared_bytes, expr=te, arrivals=tiles if SK > 1 else 0)

@@ -13,8 +13,9 @@ Shared tiles keep each operand's global innermost axis innermost ("k": rows x BK
 16-bit fragments come from ldmatrix (.trans for "r"), tf32 fragments from 32-bit loads rounded
 with cvt.rna. Tiles of 32/64/128-byte rows are swizzled, others padded (bank-conflict-free
 fragment reads, checked by simulation in compiler/roller/construct.py). With split_k > 1 each
-block reduces a slice of K into an fp32 workspace and a second kernel sums the slices in a fixed
-order and applies the epilogue (no atomics: results are deterministic)."""
+block reduces a slice of K into an fp32 workspace and arrives on its output tile's counter; the
+last of the tile's blocks to arrive sums the slices in a fixed order and applies the epilogue, in
+the same launch (one atomic per block; the sum's order is fixed, so results are deterministic)."""
 from __future__ import annotations
 
 import math
@@ -24,8 +25,8 @@ from ..ir.texpr import TensorExpr
 from ..analysis.views import GemmView, TcOperand, tc_operand
 from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT
-from .block_function import BLOCK_X, GRID_X, finish_kernel
-from ..ir.kernel import Kernel
+from .block_function import BLOCK_X, finish_kernel
+from ..ir.kernel import Kernel, KernelParam
 from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
 from .tiled import _decompose, _epilogue, _kparams, _render, _signature, _unit_vars, index_ctype
 
@@ -35,13 +36,6 @@ ELEMS = {
     "bfloat16": ("by_bfloat16", 2, "by_mma_m16n8k16_bf16_f32", 16, "by_pack_bf162"),
     "float32": ("float", 4, "by_mma_m16n8k8_tf32_f32", 8, None),
 }
-SPLITK_REDUCE_THREADS = 256
-SPLITK_REDUCE_MAX_BLOCKS = 65535     # the split-K sum is grid-strided beyond this many blocks
-
-
-def splitk_reduce_blocks(n: int) -> int:
-    """Blocks of the split-K sum over `n` outputs (the micro-model predicts this launch)."""
-    return max(1, min(math.ceil(n / SPLITK_REDUCE_THREADS), SPLITK_REDUCE_MAX_BLOCKS))
 
 
 @dataclass(frozen=True)
@@ -346,9 +340,12 @@ def _fragments(p: TcPlan) -> list[str]:
 
 
 def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
-                   in_values) -> Kernel:
-    """The tensor-core kernel of one tc_gemm configuration (with split_k > 1: the partial-sum kernel,
-    whose output `out_value` is the fp32 workspace [split_k][output elements])."""
+                   in_values, workspace: str = "") -> Kernel:
+    """The tensor-core kernel of one tc_gemm configuration; with split_k > 1 its blocks write
+    partial sums to `workspace` (fp32 [split_k][output elements]) and the last block of each
+    output tile sums them into `out_value` with the epilogue, in the same launch."""
+    if (cfg.param("split_k", 1) or 1) > 1 and not workspace:
+        raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     p = tc_plan(te, view, cfg)
     ctype, eb, mma, kmma, _ = ELEMS[p.elem]
     MI, NI = p.WM // 16, p.WN // 8
@@ -363,7 +360,6 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         it = "long long"
     S = p.stages
     has_async = "async" in (p.load_a, p.load_b)
-    out_ct = "float" if SK > 1 else te.output.dtype.ctype
     L = ["  BY_SHARED_BUFFER(by_smem);",
          "  unsigned char* const by_sa = by_smem;",
          f"  unsigned char* const by_sb = by_smem + {S * p.tile_a.stage_bytes};",
@@ -374,8 +370,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
          f"  {it} by_blk = {BLOCK_X};",
          f"  const {it} by_n0 = (by_blk % {nt}) * {p.BN}; by_blk /= {nt};",
          f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
-    if SK > 1:
-        L.append(f"  const int by_ks = (int)(by_blk % {SK}); by_blk /= {SK};")
+    L += split_k_slice(SK, mt * nt)
     _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L.append("  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;")
@@ -433,49 +428,96 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     if p.out_tile_bytes:
         L += ["  __syncthreads();  // every warp has read its last stage: the output tile reuses them",
               declare_tile(te, "by_smem")]
-    # epilogue: lane (g, t) holds rows g, g+8 and columns 2t, 2t+1 of each m16n8 tile
-    L += ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
-          "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
-          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
-          f"        const {it} gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;",
-          f"        const {it} gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);"]
-    conds = [c for c, need in ((f"gm < {M}", M % p.BM != 0), (f"gn < {N}", N % p.BN != 0)) if need]
-    if conds:
-        L.append(f"        if (!({' && '.join(conds)})) continue;")
-    _decompose(L, "        ", it, "gm", view.m, "by_em")
-    _decompose(L, "        ", it, "gn", view.n, "by_en")
+
+    def each_fragment(inner: list[str]) -> list[str]:
+        """`inner` for every accumulator of the thread, at its output index vars: lane (g, t) holds
+        rows g, g+8 and columns 2t, 2t+1 of each m16n8 tile."""
+        out = ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
+               "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
+               "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
+               f"        const {it} gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;",
+               f"        const {it} gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);"]
+        conds = [c for c, need in ((f"gm < {M}", M % p.BM != 0), (f"gn < {N}", N % p.BN != 0)) if need]
+        if conds:
+            out.append(f"        if (!({' && '.join(conds)})) continue;")
+        _decompose(out, "        ", it, "gm", view.m, "by_em")
+        _decompose(out, "        ", it, "gn", view.n, "by_en")
+        return out + inner + ["      }"]
+
+    acc, total = "by_acc[mi][ni][q]", []
     if SK > 1:
-        L.append(f"        out[({it})by_ks * {te.output.size} + {_out_offset(te)}] = by_acc[mi][ni][q];")
-    elif p.out_tile_bytes:
-        stage_value(te, L, "        ", it, "by_acc[mi][ni][q]", tile_pitch(te, p.BN))
-    else:
-        _epilogue(te, L, "        ", it, "by_acc[mi][ni][q]", te.body.dtype)
-    L += ["      }"]
+        tail, total = split_k_sum(te, it, SK, each_fragment, acc)
+        L += tail
+        acc = "by_sum"
     if p.out_tile_bytes:
+        L += each_fragment(total + _stage_value_lines(te, it, acc, tile_pitch(te, p.BN)))
         L += ["  __syncthreads();"] + copy_out(te, view, p.BM, p.BN, T, it)
-    entry, source = finish_kernel(prefix, _signature(te, out_ct), L, launch_bounds=(T,))
-    params = _kparams(te, out_value, in_values, out_ct)
-    return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt * SK, 1, 1), block=(T, 1, 1),
-                  shared_bytes=p.shared_bytes, expr=te)
+    else:
+        L += each_fragment(total + _epilogue_lines(te, it, acc))
+    params, kparams = split_k_params(te, out_value, in_values, workspace if SK > 1 else "")
+    tiles = view.B * mt * nt
+    entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), arrivals=tiles if SK > 1 else 0)
+    return Kernel(entry=entry, source=source, params=kparams, grid=(tiles * SK, 1, 1), block=(T, 1, 1),
+                  shared_bytes=p.shared_bytes, expr=te, arrivals=tiles if SK > 1 else 0)
 
 
-def render_splitk_reduce(te: TensorExpr, split_k: int, prefix: str, ws_value: str, out_value: str,
-                         in_values) -> Kernel:
-    """Sums the split_k fp32 partial results of every output in a fixed order and applies the epilogue."""
+# ---- split-K in one launch (tc_gemm, sparse24_gemm) ----------------------------------------------
+# Block (tile, slice) reduces its slice of K and writes the partial sums to the fp32 workspace
+# [split][outputs]; the last of the tile's blocks to arrive (by_arrive, on the launch's counters)
+# sums the slices in slice order, so the result does not depend on which block is last, and
+# applies the epilogue. Its own slice is read back too (each thread reads what it wrote): taking
+# it from registers instead makes ptxas spill on sm_90.
+
+def split_k_slice(split: int, tiles_per_batch: int) -> list[str]:
+    """After the tile's position is taken from by_blk: the block's slice `by_ks` and its tile's
+    counter `by_tile` (block order: tiles fastest, then slices, then batch)."""
+    if split == 1:
+        return []
+    return [f"  const int by_ks = (int)(by_blk % {split}); by_blk /= {split};",
+            f"  const unsigned int by_tile = {BLOCK_X} % {tiles_per_batch}u + "
+            f"{BLOCK_X} / {tiles_per_batch * split}u * {tiles_per_batch}u;"]
+
+
+def split_k_sum(te: TensorExpr, it: str, split: int, each_fragment, acc: str) -> tuple[list[str], list[str]]:
+    """(the partial sums written and the block's arrival, where all but the last block return;
+    the lines that set `by_sum` at an output element). `each_fragment(lines)` runs lines at every
+    accumulator of the thread, its output index vars declared; shared memory's first bytes are
+    free (every stage has been read)."""
     n = te.output.size
-    T = SPLITK_REDUCE_THREADS
-    it = "int" if n * split_k * 2 < INT32_LIMIT and index_ctype(te) == "int" else "long long"
-    L = [f"  for ({it} lin = ({it}){BLOCK_X} * {T} + threadIdx.x; lin < {n}; lin += ({it}){GRID_X} * {T}) {{",
-         "    float s = 0.0f;",
-         f"    for (int k = 0; k < {split_k}; ++k) s += by_ws[({it})k * {n} + lin];"]
-    group = tuple((f"i{d}", e) for d, e in enumerate(te.output.shape))
-    for v, e in group:
-        if e == 1:
-            L.append(f"    const {it} {v} = 0;")
-    _decompose(L, "    ", it, "lin", tuple(g for g in group if g[1] != 1), "by_rem")
-    _epilogue(te, L, "    ", it, "s", te.body.dtype)
-    L += ["  }"]
-    entry, source = finish_kernel(prefix, _signature(te, ws=True), L, launch_bounds=(T,))
-    params = _kparams(te, out_value, in_values, ws_value=ws_value)
-    return Kernel(entry=entry, source=source, params=params, grid=(splitk_reduce_blocks(n), 1, 1),
-                  block=(T, 1, 1), expr=te)
+    tail = each_fragment([f"        by_ws[({it})by_ks * {n} + {_out_offset(te)}] = {acc};"])
+    tail += ["  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives",
+             "  __syncthreads();",
+             "  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done",
+             f"  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], {split}u);",
+             "  __syncthreads();",
+             "  if (!*by_last) return;",
+             "  __threadfence();   // the other slices are read after their arrivals were seen"]
+    total = ["        float by_sum = 0.0f;",
+             f"        for (int k = 0; k < {split}; ++k)",
+             f"          by_sum += __ldcg(&by_ws[({it})k * {n} + {_out_offset(te)}]);"]
+    return tail, total
+
+
+def split_k_params(te: TensorExpr, out_value: str, in_values, workspace: str) -> tuple[list[str], tuple]:
+    """(declarations, KernelParams) of a contraction kernel: inputs, the workspace when split
+    (written and read), then the output."""
+    params = _signature(te)
+    kparams = _kparams(te, out_value, in_values)
+    if workspace:
+        params.insert(-1, "float* __restrict__ by_ws")
+        kparams = kparams[:-1] + (KernelParam("float", workspace, True),) + kparams[-1:]
+    return params, kparams
+
+
+def _stage_value_lines(te: TensorExpr, it: str, value: str, pitch: int) -> list[str]:
+    """`value` (with the epilogue) into the staged output tile, at the fragment loop's indent."""
+    out: list[str] = []
+    stage_value(te, out, "        ", it, value, pitch)
+    return out
+
+
+def _epilogue_lines(te: TensorExpr, it: str, value: str) -> list[str]:
+    """`value` with the epilogue, stored to the output, at the fragment loop's indent."""
+    out: list[str] = []
+    _epilogue(te, out, "        ", it, value, te.body.dtype)
+    return out

@@ -68,6 +68,7 @@ class Kernel:
     tensor_maps: tuple[TensorMapDecl, ...] = ()
     arch_specific: bool = False          # needs the arch-specific target (sm_90a: wgmma)
     carried: tuple[tuple[str, str], ...] = ()   # values its fused stages pass inside it, and their level
+    arrivals: int = 0                    # counters its blocks arrive on (by_block.arrivals; split-K: one per tile)
     expr: TensorExpr | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property

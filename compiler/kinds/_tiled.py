@@ -1,8 +1,9 @@
 """What the tiled kinds share: the one-stage test of `applies`, and the launches of a tiled spec.
 
-A tiled spec renders as its kind's kernel for the chosen configuration; a split configuration
-(split-K, split reduction) as two launches, partial results into the spec's workspace and then
-their combination with the epilogue. Each launch record's `config` is the report's summary of
+A tiled spec renders as its kind's kernel for the chosen configuration; a split configuration as
+one launch whose blocks combine their partial results in the spec's workspace (tc_gemm's split-K),
+or as two (a split reduction): partial results into the workspace, then their combination with
+the epilogue. Each launch record's `config` is the report's summary of
 the choice: kind, tiles, the micro-model's prediction, the top K."""
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..ir.tiles import KernelConfig, configs_json
 from ..roller.micro_model import predict, predict_workload
 from ..targets import Target
 
-RenderConfig = Callable[[TensorExpr, KernelConfig, str, str, tuple], Kernel]
+RenderConfig = Callable[..., Kernel]   # (te, config, prefix, out, ins[, workspace=]) -> Kernel
 # (the second launch's schedule name, its renderer (te, split, workspace, out, ins) -> Kernel)
 SecondPass = tuple[str, Callable[..., Kernel]]
 
@@ -32,8 +33,10 @@ def one_stage(spec, view: Callable, what: str) -> str | None:
 
 
 def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderConfig,
-                 second_pass: SecondPass | None = None) -> list[Kernel]:
-    """The launches of a one-stage spec whose configuration this kind chose."""
+                 second_pass: SecondPass | None = None, workspace_in_launch: bool = False) -> list[Kernel]:
+    """The launches of a one-stage spec whose configuration this kind chose: one, or two for a
+    split configuration of a kind with a `second_pass`; a kind that finishes its split inside
+    the launch (`workspace_in_launch`: tc_gemm's split-K) gets the workspace as a keyword."""
     if target is None:
         raise ValueError(f"spec {spec.name} of kind {spec.kind}: rendering it needs the target")
     stage = spec.stage
@@ -41,11 +44,11 @@ def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderC
     best, configs, precision = spec.config, spec.candidates, spec.precision
     kind = best.kind
     why = (("declined", "; ".join(spec.declined)),) if spec.declined else ()
-    if not spec.workspace:
+    if not spec.workspace or workspace_in_launch:
         extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
             else ()
         pred = predict(best, target)
-        k = render_config(te, best, te.name, out, ins)
+        k = render_config(te, best, te.name, out, ins, **({"workspace": spec.workspace} if spec.workspace else {}))
         config = (("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()),
                   *best.params, *extra, *why, ("predicted_us", round(pred.us, 4)),
                   ("model", json.dumps(pred.as_dict(), sort_keys=True)),

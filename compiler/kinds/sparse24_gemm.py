@@ -20,7 +20,7 @@ from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..roller.construct import dram_bytes, io_sizes, load_count, loader_sectors, ops_per_element, pow2_ceil
 from ..targets import Target
 from ._tiled import render_tiled
-from .tc_gemm import MMA_ISSUE_SLOTS, _tc_tile, tc_loader
+from .tc_gemm import MMA_ISSUE_SLOTS, SPLIT_K_STEPS, TC_SPLITS, _tc_tile, tc_loader
 
 NAME = "sparse24_gemm"
 TIER = None          # chosen by passes/sparse24.py, never by Roller's construction
@@ -52,8 +52,8 @@ def dense_operand(te: TensorExpr, v: GemmView, side: str, elem: str) -> TcOperan
 def candidates(te: TensorExpr, v: GemmView, side: str, values_arg: int, meta_arg: int, elem: str,
                target: Target) -> list[KernelConfig]:
     """Every configuration that fits: block and warp tiles over (sparse rows, dense rows), k steps
-    of one or two mma.sp, 1-4 cp.async stages; none below sm_80, for other types, or when K is not
-    a multiple of 32."""
+    of one or two mma.sp, 1-4 cp.async stages, split-K (one launch, as tc_gemm's) when the output
+    tiles cannot fill the SMs; none below sm_80, for other types, or when K is not a multiple of 32."""
     if elem not in MMA_SP or target.sm_version < 80 or target.tensor_core_tflops(elem) <= 0 or v.K % MMA_K:
         return []
     dense = dense_operand(te, v, side, elem)
@@ -95,32 +95,40 @@ def candidates(te: TensorExpr, v: GemmView, side: str, values_arg: int, meta_arg
                             infl = sect_memo[key]
                         else:
                             infl = 1.0
-                        for S in STAGES:
-                            nk = v.K // BK
-                            if S > max(1, nk):
+                        nk = v.K // BK
+                        blocks_mn = v.B * math.ceil(R / BR) * math.ceil(D / BD)
+                        splits = [1]      # split-K as tc_gemm's: when the output tiles cannot fill the SMs
+                        if blocks_mn < target.sms:
+                            splits += [s for s in TC_SPLITS if nk >= 2 * s and blocks_mn * s <= 2 * target.sms]
+                        for SK, S in ((sk, st) for sk in splits for st in STAGES):
+                            if S > max(1, math.ceil(nk / SK)):
                                 continue
                             meta_stage = -(-BR * (BK // 4) // 128) * 128
                             shared = S * (td.stage_bytes + tv.stage_bytes + meta_stage)
                             if shared > target.shared_per_block:
                                 continue
-                            w = _workload(v, sizes, target, elem, R, D, BR, BD, BK, WR, WD, S, shared, infl,
+                            w = _workload(te, v, sizes, target, elem, R, D, BR, BD, BK, WR, WD, S, SK, shared, infl,
                                           src_item, cost)
                             pads = (("dense", td.pad),) if td.pad else ()
                             tiles = (RTile("block", ((sparse_ax, BR), (dense_ax, BD), ("k", BK)), pads),
                                      RTile("warp", ((sparse_ax, WR), (dense_ax, WD))),
                                      RTile("thread", ((sparse_ax, 16), (dense_ax, 8), ("k", MMA_K))))
-                            params = (("elem", elem), ("operand", side), ("stages", S),
+                            params = (("elem", elem), ("operand", side), ("stages", S), ("split_k", SK),
                                       ("load_dense", load), ("layout_dense", orient),
                                       ("smem", "swizzle" if td.swizzle else "pad"),
                                       ("values_arg", values_arg), ("meta_arg", meta_arg))
+                            if SK > 1:
+                                params += (("ws_elems", SK * te.output.size),)
                             out.append(KernelConfig(NAME, tiles, params, w))
     return out
 
 
-def _workload(v: GemmView, sizes, target: Target, elem: str, R: int, D: int, BR: int, BD: int, BK: int, WR: int,
-              WD: int, S: int, shared: int, infl: float, src_item: float, cost: float) -> Workload:
+def _workload(te: TensorExpr, v: GemmView, sizes, target: Target, elem: str, R: int, D: int, BR: int, BD: int,
+              BK: int, WR: int, WD: int, S: int, SK: int, shared: int, infl: float, src_item: float,
+              cost: float) -> Workload:
     """tc_gemm's model with the sparse operand at half the values plus a byte per 4 k, and half the
-    multiply-adds (mma.sp does a dense mma's work per executed flop, on half of them)."""
+    multiply-adds (mma.sp does a dense mma's work per executed flop, on half of them); split-K's
+    partial sums and their read-back as tc_gemm's."""
     eb = ELEMS[elem][1]
     rt, dt, nk = math.ceil(R / BR), math.ceil(D / BD), v.K // BK
     blocks = v.B * rt * dt
@@ -135,18 +143,21 @@ def _workload(v: GemmView, sizes, target: Target, elem: str, R: int, D: int, BR:
     frag_i = (MI * 8 + NI) * steps           # ldmatrix, two metadata loads and the nibble packing per mi
     loader_i = (BD * BK * cost + BR * BK // 2 * 2.0 / (16 // eb) + BR * BK / 4) / T
     eff = min(1.0, MMA_ISSUE_SLOTS * mma_i / (mma_i + frag_i + loader_i + 4.0))
-    return Workload(blocks=blocks, threads=T, shared_bytes=shared, registers=MI * NI * 4 + MI * 5 + NI * 4 + 40,
+    ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
+    return Workload(blocks=blocks * SK, threads=T, shared_bytes=shared, registers=MI * NI * 4 + MI * 5 + NI * 4 + 40,
                     flops=float(blocks * BR * BD * nk * BK), compute_dtype=f"tc:{elem}",
-                    dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + sizes[1],
+                    dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=loads + sizes[1] + ws,
                     shared_bytes_moved=smem, ilp=float(MI * NI), issue_efficiency=eff,
-                    serial_steps=serial_steps(nk, S))
+                    serial_steps=serial_steps(math.ceil(nk / SK), S) + (SPLIT_K_STEPS if SK > 1 else 0.0))
 
 
-def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
+                  workspace: str = "") -> Kernel:
+    """The kernel of one configuration (a split-K one writes its partial sums to `workspace`)."""
     v = view(te)
     dense = dense_operand(te, v, cfg.param("operand"), cfg.param("elem"))
-    return render_sp24_gemm(te, v, cfg, dense, prefix, out_value, in_values)
+    return render_sp24_gemm(te, v, cfg, dense, prefix, out_value, in_values, workspace)
 
 
 def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
-    return render_tiled(spec, target, render_config)
+    return render_tiled(spec, target, render_config, workspace_in_launch=True)

@@ -1,16 +1,16 @@
 """Kind `tc_gemm`: mma.sync tensor-core contractions, tf32/fp16/bf16 (codegen/tensor_core.py).
 
 Warp tiles of m16n8 mma tiles, swizzled or padded conflict-free shared tiles, 1-4 stages (cp.async
-on sm_80+), and split-K into an fp32 workspace plus a second summing kernel when the output tiles
-cannot fill the SMs. Block tiles grow along Roller's growth path by reuse score."""
+on sm_80+), and split-K when the output tiles cannot fill the SMs: partial sums into an fp32
+workspace, summed by the last block of each tile in the same launch. Block tiles grow along
+Roller's growth path by reuse score."""
 from __future__ import annotations
 
 import math
 
 from ..analysis.views import MMA_ELEMS, GemmView, TcOperand, gemm_view, inferred_precision, tc_operand
 from ..codegen.staged_epilogue import l2_store_bytes
-from ..codegen.tensor_core import (ELEMS, SPLITK_REDUCE_THREADS, out_tile_bytes, render_splitk_reduce, render_tc_gemm,
-                                   smem_tile, splitk_reduce_blocks)
+from ..codegen.tensor_core import ELEMS, out_tile_bytes, render_tc_gemm, smem_tile
 from ..roller.construct import (bank_conflict_ways, dram_bytes, growth_path, io_sizes, load_count, loader_sectors,
                                 ops_per_element, pow2_ceil)
 from ..ir.kernel import Kernel
@@ -23,7 +23,6 @@ from ._tiled import one_stage, render_tiled
 NAME = "tc_gemm"
 TIER = 0            # contractions
 TENSOR_CORE = True   # its arithmetic runs on tensor cores (the report's compute ceiling)
-SECOND_PASS = "roller_splitk_reduce"
 
 
 def view(te: TensorExpr) -> GemmView | None:
@@ -45,6 +44,9 @@ TC_WARP = (16, 32, 64)
 
 TC_BK = {"float32": (8, 16, 32), "float16": (16, 32, 64), "bfloat16": (16, 32, 64)}
 TC_SPLITS = (2, 4, 8, 16)
+# the dependent L2 round trips split-K adds after a block's k-loop: the fence and the arrival's
+# atomic (its answer decides who sums), then the last block's read-back of the slices
+SPLIT_K_STEPS = 2.0
 
 
 TC_PADS = (0, 16, 32, 48)          # bytes: whole 16-byte chunks, so cp.async stays aligned
@@ -196,8 +198,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                                       ("smem", "swizzle" if (ta.swizzle or tb.swizzle) else "pad")]
                             if SK > 1:
                                 params.append(("ws_elems", SK * te.output.size))
-                            second = splitk_reduce_workload(SK * te.output.size, SK) if SK > 1 else None
-                            out.append(KernelConfig("tc_gemm", tiles, tuple(params), w, second))
+                            out.append(KernelConfig("tc_gemm", tiles, tuple(params), w))
     return out
 
 
@@ -208,6 +209,7 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S
     blocks_mn = view.B * mt * nt
     T = 32 * warps
     loads = blocks_mn * nk * BK * (BM * infl["a"] * src_item["a"] + BN * infl["b"] * src_item["b"])
+    # split-K: SK slices of partial sums written, and read back by each tile's last block
     ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
     l2 = loads + (sizes[1] + ws if SK > 1 else l2_store_bytes(te, view))
     smem = blocks_mn * nk * BK * ((BM + BN) * eb + warps * (MI * 16 + NI * 8) * eb)
@@ -223,27 +225,14 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S
                     flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
                     ilp=float(MI * NI), issue_efficiency=eff,
-                    serial_steps=serial_steps(math.ceil(nk / SK), S))
+                    serial_steps=serial_steps(math.ceil(nk / SK), S) + (SPLIT_K_STEPS if SK > 1 else 0.0))
 
 
-def splitk_reduce_workload(ws_elems: int, split_k: int) -> Workload:
-    """The second kernel of a split-K contraction: sums split_k fp32 partials per output."""
-    out = max(1, ws_elems // max(1, split_k))
-    return Workload(blocks=splitk_reduce_blocks(out), threads=SPLITK_REDUCE_THREADS, shared_bytes=0, registers=24,
-                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * (ws_elems + out),
-                    l2_bytes=4.0 * (ws_elems + out),
-                    shared_bytes_moved=0.0, ilp=float(split_k), issue_efficiency=0.5)
-
-
-def render_second_pass(te: TensorExpr, split: int, workspace: str, out_value: str, in_values) -> Kernel:
-    """The summing kernel of a split-K configuration: the workspace's partials into the output, with the epilogue."""
-    return render_splitk_reduce(te, split, f"{te.name}_splitk", workspace, out_value, in_values)
-
-
-def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
-    return render_tc_gemm(te, view(te), cfg, prefix, out_value, in_values)
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
+                  workspace: str = "") -> Kernel:
+    """The kernel of one configuration (a split-K one writes its partial sums to `workspace`)."""
+    return render_tc_gemm(te, view(te), cfg, prefix, out_value, in_values, workspace)
 
 
 def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
-    return render_tiled(spec, target, render_config, (SECOND_PASS, render_second_pass))
+    return render_tiled(spec, target, render_config, workspace_in_launch=True)

@@ -6,7 +6,8 @@ with the micro-model; the spec keeps the best as its configuration and the top K
 (for the tuner). Specs that no tiled kind covers, and hand-written (extern) specs, are left as they
 are. A contraction the precision stage marked tf32, fp16 or bf16 also gets tensor-core candidates;
 a split-K winner, and a split reduction of few long rows, gets an fp32 workspace (a temporary of
-the plan) for its partial results: the render stage writes it as two launches."""
+the plan) for its partial results: split-K is one launch whose tiles' last blocks sum them, a split
+reduction two launches."""
 from __future__ import annotations
 
 import dataclasses
@@ -59,14 +60,28 @@ def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, memo
     if stats is not None:
         stats["tiled"] += 1
         stats["kinds"][best.kind] = stats["kinds"].get(best.kind, 0) + 1
-    workspace = ""
-    if int(best.param("split_k", 1) or 1) > 1:
+    if int(best.param("split_k", 1) or 1) > 1 and stats is not None:
+        stats["split_k"] = stats.get("split_k", 0) + 1
+    return with_workspace(dataclasses.replace(spec, kind=best.kind, config=best, candidates=tuple(configs),
+                                              declined=tuple(why)), types)
+
+
+def with_workspace(spec: KernelSpec, types: dict) -> KernelSpec:
+    """`spec` with the workspace its configuration needs: a split configuration's fp32 partial
+    sums, a temporary of the plan sized in `types` (its name kept when it has one), else none
+    (a workspace it no longer needs leaves `types`)."""
+    cfg = spec.config
+    need = int(cfg.param("ws_elems", 0) or 0) if cfg is not None and int(cfg.param("split_k", 1) or 1) > 1 else 0
+    if not need:
+        if spec.workspace:
+            types.pop(spec.workspace, None)
+            return dataclasses.replace(spec, workspace="")
+        return spec
+    workspace = spec.workspace
+    if not workspace:
         out = spec.stage.output
         workspace, n = f"{out}.splitk", 1
         while workspace in types:
             workspace, n = f"{out}.splitk{n}", n + 1
-        types[workspace] = TensorType(DType.float32, (int(best.param("ws_elems")),))
-        if stats is not None:
-            stats["split_k"] = stats.get("split_k", 0) + 1
-    return dataclasses.replace(spec, kind=best.kind, config=best, candidates=tuple(configs), declined=tuple(why),
-                               workspace=workspace)
+    types[workspace] = TensorType(DType.float32, (need,))
+    return dataclasses.replace(spec, workspace=workspace)

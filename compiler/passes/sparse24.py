@@ -33,7 +33,7 @@ from ..kinds import sparse24_gemm, tc_gemm, wgmma_gemm
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
-from .roller import tile_spec
+from .roller import tile_spec, with_workspace
 from .sparta_specialize import operand_values
 
 DENSE_KINDS = (tc_gemm.NAME, wgmma_gemm.NAME)
@@ -85,7 +85,7 @@ def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, ta
                record: dict) -> KernelSpec | None:
     """The spec re-kinded sparse24_gemm (its expression reading the compressed operand, added to
     `consts`/`types`) when that is predicted faster; None when it stays as it is."""
-    if spec.kind not in DENSE_KINDS or spec.config is None or spec.workspace or not spec.composable:
+    if spec.kind not in DENSE_KINDS or spec.config is None or not spec.composable:
         return None
     # the tensor-core element type Roller chose: the precision stage's half type, or the model's own
     half = {"float16": DType.float16, "bfloat16": DType.bfloat16}.get(spec.config.param("elem"))
@@ -144,8 +144,10 @@ def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, ta
     best = dataclasses.replace(best, params=best.params + (
         ("format", "2:4"), ("density", 0.5), ("flops", executed), ("flops_dense", dense_flops)))
     entry.update(chosen="sparse24", flops_dense=dense_flops, flops_executed=executed)
-    return dataclasses.replace(spec, stages=(Stage(new_te, new_ins, stage.output),), carried=(), kind=sparse24_gemm.NAME,
-                               config=best, candidates=(best,), declined=())
+    # (against a dense split-K choice too: its workspace leaves with it)
+    return with_workspace(dataclasses.replace(spec, stages=(Stage(new_te, new_ins, stage.output),), carried=(),
+                                              kind=sparse24_gemm.NAME, config=best, candidates=(best,), declined=()),
+                          types)
 
 
 def _two_four_operand(te: TensorExpr, view, ins, consts: dict, half: DType):

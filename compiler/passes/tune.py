@@ -10,10 +10,11 @@ does nothing and says why: the micro-model's choice stands.
 
 A candidate is rendered exactly as the render stage renders the spec with that configuration
 chosen (`render_candidate`), so a measured time is keyed by the launch's digest and the report
-finds it on the launch the render stage makes. Split configurations (two launches through a
-workspace) are not interchangeable with a single launch: only candidates with split_k 1 are
-measured, and a spec whose choice is split is not tuned. An untiled one-stage spec (naive) is
-measured alone, for the report.
+finds it on the launch the render stage makes. Every candidate is one launch: tc_gemm's split-K
+sums its slices inside its launch (its workspace is one more buffer of the bench, and the plan
+gains or loses the workspace with the choice). A two-launch configuration (a split reduction) is
+not interchangeable with one launch: it is not measured, and a spec whose choice it is is not
+tuned. An untiled one-stage spec (naive) is measured alone, for the report.
 
 The pure parts (candidates, rendering, cache keys, the gate, the choice) need no GPU; the
 measuring part imports CuPy only when it runs."""
@@ -29,6 +30,7 @@ from ..codegen.nvrtc import build_workers
 from ..ir.kernel import Kernel
 from ..errors import CompilerError, CudaCompileError, RuntimeFault
 from .render import render_spec
+from .roller import with_workspace
 from ..ir.dataflow import all_types, rewrite
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Spec
@@ -45,22 +47,19 @@ TOLERANCE = {2: 2e-2, 4: 1e-3, 8: 1e-9}
 
 # ---- pure parts ----------------------------------------------------------------------------------
 
-def _split(cfg: KernelConfig) -> int:
-    return int(cfg.param("split_k", 1) or 1)
-
-
 def candidate_configs(spec: Spec) -> list[KernelConfig]:
     """The configurations the tuner chooses among, in the model's order (its choice first): the
-    spec's candidates that are a single launch (split_k 1). None for an untiled or hand-written
-    spec, or one whose choice is split (it launches twice, through a workspace)."""
-    if not isinstance(spec, KernelSpec) or spec.config is None or spec.workspace or _split(spec.config) > 1:
+    spec's candidates that are a single launch. None for an untiled or hand-written spec, or one
+    whose choice launches twice (a split reduction)."""
+    if not isinstance(spec, KernelSpec) or spec.config is None or spec.config.second_pass is not None:
         return []
-    return [c for c in spec.candidates if _split(c) == 1]
+    return [c for c in spec.candidates if c.second_pass is None]
 
 
 def with_config(spec: KernelSpec, cfg: KernelConfig) -> KernelSpec:
-    """`spec` with `cfg` chosen (its kind too: the top K may mix kinds of one tier)."""
-    return dataclasses.replace(spec, kind=cfg.kind, config=cfg)
+    """`spec` with `cfg` chosen (its kind too: the top K may mix kinds of one tier) and a workspace
+    when `cfg` needs one (named here for rendering; replace_specs sizes it in the plan)."""
+    return with_workspace(dataclasses.replace(spec, kind=cfg.kind, config=cfg), {})
 
 
 def render_candidate(spec: KernelSpec, cfg: KernelConfig, target: Target) -> Kernel:
@@ -115,10 +114,13 @@ def tune_gate(target: Target, enabled: bool = True, build: bool = True) -> tuple
 
 
 def replace_specs(plan: Plan, by_key: dict[str, KernelSpec]) -> Plan:
-    """The plan with each spec in `by_key` (old spec key -> new spec) replaced, in every body."""
+    """The plan with each spec in `by_key` (old spec key -> new spec) replaced, in every body; the
+    workspace a new choice needs is sized in its plan's types (one it no longer needs leaves)."""
     def swap(step, types):
         if isinstance(step, ComputeStep) and step.spec.key in by_key:
-            return ComputeStep(by_key[step.spec.key])
+            # the workspace keeps its name when the spec had one, else gets a fresh one
+            new = dataclasses.replace(by_key[step.spec.key], workspace=step.spec.workspace)
+            return ComputeStep(with_workspace(new, types))
         return step
     return rewrite(plan, swap)
 
@@ -204,6 +206,7 @@ class CandidateBench:
         per_set = sum(t.nbytes for t in self.in_types) + self.out_type.nbytes
         self.sets = rotation_sets(per_set, l2_bytes, max_sets=16, max_bytes=1 << 30)
         self.args = []
+        self.workspace = None
         for s in range(self.sets):
             ins = [_random_buffer(cupy, t, seed + 97 * s + j) for j, t in enumerate(self.in_types)]
             out = cupy.empty(max(1, self.out_type.size), dtype=_storage(cupy, self.out_type.dtype))
@@ -214,23 +217,37 @@ class CandidateBench:
         self.backend.cubins[kernel.digest] = cubin
         self.backend.prepare([kernel])
 
+    def _args(self, kernel: Kernel, i: int) -> list:
+        """Input set i's buffers for `kernel`: a split-K launch's workspace (param before the
+        output, fp32, every set sharing one) between the inputs and the output."""
+        args = self.args[i]
+        if len(kernel.params) == len(args):
+            return args
+        n = int(dict(kernel.config).get("ws_elems") or 0)
+        if len(kernel.params) != len(args) + 1 or n <= 0:
+            raise CompilerError(f"{kernel.entry}: {len(kernel.params)} buffers for {len(args)} the expression has, "
+                                f"and no workspace size (ws_elems {n}) in its config")
+        if self.workspace is None or self.workspace.size < n:
+            self.workspace = self.cp.empty(n, dtype=self.cp.float32)
+        return args[:-1] + [self.workspace[:n]] + args[-1:]
+
     def run_once(self, kernel: Kernel):
         """Output of one launch on input set 0, the output buffer poisoned first."""
         out = self.args[0][-1]
         with self.clock.active():
             _poison(self.cp, out, self.out_type.dtype)
-            self.backend.launch(kernel, self.args[0])
+            self.backend.launch(kernel, self._args(kernel, 0))
         self.clock.synchronize()
         self.cp.cuda.runtime.deviceSynchronize()     # surfaces a launch error here, not later
         return out.copy()
 
     def time(self, kernel: Kernel, **kw):
         from ..runtime.timing import measure
-        args = self.args
         n = self.sets
+        sets = [self._args(kernel, i) for i in range(n)]
 
         def enqueue(i: int) -> None:
-            self.backend.launch(kernel, args[i % n])
+            self.backend.launch(kernel, sets[i % n])
 
         return measure(enqueue, self.clock, sets=n, **kw)
 
@@ -239,6 +256,7 @@ class CandidateBench:
 
     def close(self) -> None:
         self.args = []
+        self.workspace = None
         self.cp.get_default_memory_pool().free_all_blocks()
 
 
@@ -319,11 +337,13 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
 
 
 def _measurable(spec, types: dict) -> bool:
-    """Whether a spec renders as one launch whose buffers are exactly its expression's inputs and
-    output (so that the tuner's buffers, made from the expression, are the right size): not true
-    of a split configuration (whose first launch writes a workspace), of a multi-stage spec, nor
-    of a hand-written kernel."""
-    if not isinstance(spec, KernelSpec) or not spec.composable or spec.workspace:
+    """Whether a spec renders as one launch whose buffers are its expression's inputs and output
+    (and a split-K workspace, which the bench adds), so that the tuner's buffers, made from the
+    expression, are the right size: not true of a two-launch configuration (a split reduction),
+    of a multi-stage spec, nor of a hand-written kernel."""
+    if not isinstance(spec, KernelSpec) or not spec.composable:
+        return False
+    if spec.config is not None and spec.config.second_pass is not None:
         return False
     stage = spec.stage
     te = stage.expr

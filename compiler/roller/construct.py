@@ -50,7 +50,9 @@ def construct(te: TensorExpr, target: Target, k: int, precision: str | None,
 
 def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig]:
     """The k best-predicted distinct configurations; equal predicted times (the same bound level):
-    the one that issues less work first, then the total order."""
+    the one that issues less work first, then the total order. When all k split their reduction
+    (split-K), the last place goes to the best unsplit one, so that the tuner measures the split's
+    atomics and summing tail, which the model only estimates, against a configuration without."""
     scored = sorted(((p.us, p.compute_us, _order(cfg), cfg) for cfg in cands for p in (predict(cfg, target),)),
                     key=lambda x: (x[0], x[1], x[2]))
     out, seen = [], set()
@@ -61,7 +63,15 @@ def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig
         out.append(cfg)
         if len(out) == k:
             break
+    if k > 1 and len(out) == k and all(_split(c) > 1 for c in out):
+        unsplit = next((cfg for us, _, _, cfg in scored if not math.isinf(us) and _split(cfg) == 1), None)
+        if unsplit is not None:
+            out[-1] = unsplit
     return out
+
+
+def _split(cfg: KernelConfig) -> int:
+    return int(cfg.param("split_k", 1) or 1)
 
 
 def _order(cfg: KernelConfig) -> tuple:

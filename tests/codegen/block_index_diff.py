@@ -12,6 +12,9 @@ The inverse mapping of codegen/block_function.py: a body and its wrapper
       <K>_body(<args>, by_this_block());
     }
 
+(with `BY_DEVICE_STATE unsigned int <K>_arrivals[n];` before the wrapper, which passes
+`by_this_block(<K>_arrivals)`, when its blocks count arrivals: split-K)
+
 become the wrapper's signature line(s) over the body, with by_block.idx./by_block.grid. read as
 blockIdx./gridDim. Checked on the way: the body's parameters are the wrapper's (a
 `__grid_constant__` one as a const reference), the wrapper passes exactly their names, and no
@@ -35,8 +38,9 @@ REPO = Path(__file__).resolve().parents[2]
 KERNEL = re.compile(
     r"^BY_DEVICE void (?P<name>\w+)_body\((?P<bparams>.*?),? ?const by_block_index by_block\) \{\n"
     r"(?P<body>.*?)\n\}\n"
+    r"(?:BY_DEVICE_STATE unsigned int (?P=name)_arrivals\[(?P<arrivals>\d+)\];\n)?"
     r"(?P<sig>BY_KERNEL void (?:__launch_bounds__\([^)]*\) )?(?P=name)\((?P<params>.*?)\) \{)\n"
-    r"  (?P=name)_body\((?P<args>.*?)by_this_block\(\)\);\n\}$",
+    r"  (?P=name)_body\((?P<args>.*?)by_this_block\((?P<state>\w*)\)\);\n\}$",
     re.S | re.M)
 DECL = re.compile(r"^(.*?)\s*\b([A-Za-z_]\w*)$", re.S)
 
@@ -61,6 +65,10 @@ def _check(m: re.Match) -> list[str]:
     args = _decls(m["args"].rstrip().rstrip(","))
     if args != names:
         problems.append(f"{m['name']}: the wrapper passes {args}, not its parameters {names}")
+    # arrival counters (split-K): declared for the wrapper, passed in the block index, or neither
+    want_state = f"{m['name']}_arrivals" if m["arrivals"] else ""
+    if m["state"] != want_state:
+        problems.append(f"{m['name']}: the wrapper passes counters {m['state']!r}, declares {want_state!r}")
     return problems
 
 

@@ -56,7 +56,7 @@ INT_TYPES = {
 FLOAT_TYPES = {"float", "double", "by_half", "by_bfloat16", "half", "__half", "__nv_bfloat16"}
 QUALIFIERS = {"const", "volatile", "constexpr", "static", "__restrict__", "__restrict", "__grid_constant__",
               "__shared__", "extern", "inline", "__device__", "__forceinline__", "register",
-              "BY_DEVICE_CALLED", "BY_DEVICE_CONST"}
+              "BY_DEVICE_CALLED", "BY_DEVICE_CONST", "BY_DEVICE_STATE"}
 TYPE_KEYWORDS = {"signed", "unsigned", "int", "long", "short", "char", "bool", "float", "double", "void", "auto"}
 OTHER_TYPE_NAMES = {"uint4", "uint2", "uint3", "uint1", "int4", "int2", "int3", "float4", "float2", "float3",
                     "double2", "dim3", "by_tensor_map", "by_block_index", "by_half2", "by_bfloat162", "half2"}
@@ -332,7 +332,8 @@ class Parser:
     def program(self) -> dict:
         funcs = {}
         while self.peek().kind != "eof":
-            if self.peek().text in ("BY_KERNEL", "BY_DEVICE", "BY_DEVICE_CALLED", "BY_DEVICE_CONST", "BY_HD", "extern", "__global__", "__device__",
+            if self.peek().text in ("BY_KERNEL", "BY_DEVICE", "BY_DEVICE_CALLED", "BY_DEVICE_CONST", "BY_DEVICE_STATE",
+                                    "BY_HD", "extern", "__global__", "__device__",
                                     "__forceinline__", "inline", "static") or self.peek().kind == "str":
                 self.next()
                 continue

@@ -45,6 +45,7 @@ def _param_names(params_text: str) -> list[str]:
 
 def test_every_emitted_kernel_is_one_body_and_one_wrapper(kernels):
     schedules = collections.Counter()
+    arrivals = 0
     for k in kernels:
         src = k.source
         assert not HARDWARE.search(src), f"{k.entry} reads {HARDWARE.search(src).group(0)}"
@@ -63,11 +64,16 @@ def test_every_emitted_kernel_is_one_body_and_one_wrapper(kernels):
         # tensor maps: __grid_constant__ parameters of the wrapper, const references in the body
         assert m["params"].count("const __grid_constant__ by_tensor_map ") == len(k.tensor_maps), k.entry
         assert m["bparams"].count("const by_tensor_map& ") == len(k.tensor_maps), k.entry
+        # arrival counters (split-K): as many as the kernel says, the wrapper's own
+        assert int(m["arrivals"] or 0) == k.arrivals, k.entry
+        assert (m["state"] == f"{k.entry}_arrivals") == bool(k.arrivals), k.entry
+        arrivals += bool(k.arrivals)
         schedules[str(dict(k.config).get("schedule", "?")).removeprefix("roller_")] += 1
     # every renderer and hand-written kind the goldens reach was looked at
     assert {"simt_elementwise", "gemm", "tc_gemm", "wgmma_gemm", "elementwise", "elementwise_vec", "reduce", "transpose",
-            "splitk_reduce", "row_warp", "device_loop_recurrence", "ordered_updates",
+            "row_warp", "device_loop_recurrence", "ordered_updates",
             "roi_per_thread", "matrix_per_thread"} <= set(schedules), sorted(schedules)
+    assert arrivals, "no split-K kernel among the goldens"
 
 
 def _string_literals(path: Path):
@@ -122,10 +128,15 @@ def remapped(k: Kernel) -> Kernel:
     bounds, params, names = _wrapper_parts(k)
     gx, gy, gz = k.grid
     n = gx * gy * gz
-    src = k.source + (
+    at = f"{n - 1}u - hw.idx.x, dim3({gx}, {gy}, {gz})"
+    state = ""
+    if k.arrivals:      # a body whose blocks count arrivals (split-K) gets counters of this wrapper's
+        state = f"BY_DEVICE_STATE unsigned int {k.entry}_remapped_arrivals[{k.arrivals}];\n"
+        at += f", {k.entry}_remapped_arrivals"
+    src = k.source + state + (
         f"BY_KERNEL void {bounds}{k.entry}_remapped({params}) {{\n"
         f"  const by_block_index hw = by_this_block();\n"
-        f"  {k.body}({', '.join(names + [f'by_block_at({n - 1}u - hw.idx.x, dim3({gx}, {gy}, {gz}))'])});\n"
+        f"  {k.body}({', '.join(names + [f'by_block_at({at})'])});\n"
         f"}}\n")
     return dataclasses.replace(k, entry=f"{k.entry}_remapped", source=src, grid=(n, 1, 1))
 

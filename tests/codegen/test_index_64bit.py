@@ -128,7 +128,8 @@ CASES = {
 
 def candidates(kernel, target):
     """The other kernels the tuner may pick for a Roller kernel: its top-K configurations, rendered
-    (a split configuration's partial kernel writes a workspace not in the plan)."""
+    (a split configuration writes a workspace not in the plan: tc_gemm's split-K as one launch, a
+    split reduction's partial kernel as its output)."""
     te = kernel.expr
     if te is None or "top_k" not in dict(kernel.config):
         return []
@@ -136,9 +137,17 @@ def candidates(kernel, target):
     out = kernel.params[-1].value
     made = []
     for cfg in construct_rtiles(te, target, DEFAULT_TOP_K, dict(kernel.config).get("precision")):
-        split = int(cfg.param("split_k", 1) or 1)
-        made.append(render_config(te, cfg, te.name, out if split == 1 else f"{out}.candidate_ws", ins))
+        made.append(_render(te, cfg, te.name, out, ins, f"{out}.candidate_ws"))
     return made
+
+
+def _render(te, cfg, prefix, out, ins, ws):
+    """One configuration's (first) launch; a split one writes `ws`."""
+    if int(cfg.param("split_k", 1) or 1) == 1:
+        return render_config(te, cfg, prefix, out, ins)
+    if cfg.kind == "tc_gemm":
+        return render_config(te, cfg, prefix, out, ins, workspace=ws)
+    return render_config(te, cfg, prefix, ws, ins)
 
 
 def check_plan_kernels(art, target_name: str, built: bool = True) -> tuple[set[str], int]:
@@ -253,15 +262,15 @@ def test_wgmma_declines_k_beyond_its_32_bit_coordinates():
     first = art.plan.kernels()[0]
     made = construct_rtiles(first.expr, get_target("h200"), 64, dict(first.config).get("precision"))
     for cfg in made:                # every configuration of every kind, not only the top K
-        k = render_config(first.expr, cfg, "mm", "ws" if int(cfg.param("split_k", 1) or 1) > 1 else "y", ("a", "b"))
+        k = _render(first.expr, cfg, "mm", "y", ("a", "b"), "ws")
         assert not check_kernel(k).problems(), (cfg.kind, check_kernel(k).problems())
     assert made and not [c for c in made if c.kind == "wgmma_gemm"]
     assert "wgmma_gemm declined" in dict(first.config).get("declined", ""), dict(first.config)
 
 
 def test_split_k_workspace_beyond_2_31_indexes_in_64_bits():
-    """A split-K partial kernel writes [split_k][outputs]: with 2^28 outputs (32-bit indices would
-    do for them) and 16 slices the workspace has 2^32 elements."""
+    """A split-K launch writes and reads back [split_k][outputs]: with 2^28 outputs (32-bit indices
+    would do for them) and 16 slices the workspace has 2^32 elements."""
     small = model([node("MatMul", ["a", "b"], ["y"])], [vi("a", F16, [128, 4096]), vi("b", F16, [4096, 128])],
                   [vi("y", F16, [128, 128])])
     big = model([node("MatMul", ["a", "b"], ["y"])], [vi("a", F16, [32768, 4096]), vi("b", F16, [4096, 8192])],
@@ -271,10 +280,11 @@ def test_split_k_workspace_beyond_2_31_indexes_in_64_bits():
     split = [c for c in construct_rtiles(te_small, get_target("h100"), 64) if int(c.param("split_k", 1) or 1) == 16]
     assert split, "no split-K configuration to render"
     assert index_ctype(te_big) == "int"          # the outputs alone fit 32 bits
-    k = render_tc_gemm(te_big, gemm_view(te_big), split[0], "mm", "ws", ("a", "b"))
+    k = render_tc_gemm(te_big, gemm_view(te_big), split[0], "mm", "y", ("a", "b"), workspace="ws")
     report = check_kernel(k)
     assert not report.problems(), "\n".join(report.problems())
     assert report.span("ws")[1] >= 16 * te_big.output.size - 1
+    assert report.span("y")[1] >= te_big.output.size - 1
 
 
 # ---- the check itself ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ runtime's count of host round trips against the report's."""
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import onnx
@@ -395,3 +396,34 @@ def test_an_if_with_a_predicate_known_at_import_is_its_chosen_branch():
         isinstance(s, IfStep) for s in art.plan.steps_within())
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_allclose(Executor(art.plan, HostBackend()).run({"x": x})["y"], 2 * x)
+
+
+def test_split_k_bodies_in_a_device_loop_count_arrivals_on_counters_of_their_own():
+    """A Loop whose body multiplies a skinny carried state by two long-K weights in fp16: the model
+    splits K, and the persistent kernel calls both split-K bodies, each with counters of its own
+    step (by_block.arrivals) that the last block of each tile resets, every iteration; right in
+    both thread orders against onnxruntime."""
+    rows, n, trips = 4, 512, 3
+    rng = np.random.default_rng(7)
+    w1, w2 = (rng.standard_normal((n, n)).astype(np.float32) / np.sqrt(n) for _ in range(2))
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c2"]),
+         helper.make_node("MatMul", ["h", "w1"], ["a"]), helper.make_node("MatMul", ["h", "w2"], ["b"]),
+         helper.make_node("Tanh", ["a"], ["ta"]), helper.make_node("Add", ["ta", "b"], ["h2"])],
+        "body", [_vi("i", [], TensorProto.INT64), _vi("c", [], TensorProto.BOOL), _vi("h", [rows, n])],
+        [_vi("c2", [], TensorProto.BOOL), _vi("h2", [rows, n])])
+    m = _model([helper.make_node("Loop", ["trips", "go", "h0"], ["h_final"], body=body)],
+               [_vi("h0", [rows, n])], [_vi("h_final", [rows, n])],
+               [_c("trips", trips, np.int64), _c("go", True, np.bool_), _c("w1", w1), _c("w2", w2)])
+    inputs = {"h0": rng.standard_normal((rows, n)).astype(np.float32)}
+    art = compiler.compile(m, "h100", CompileOptions(build=False, precision="fp16"))
+    assert art.report["control_flow"]["host_round_trips_per_inference"] == 0
+    (region,) = [k for k in art.plan.kernels() if k.cooperative and "device_loop" in k.entry]
+    steps = sorted(set(re.findall(r"BY_DEVICE_STATE unsigned int (\w+_s\d+_arrivals)\[", region.source)))
+    assert len(steps) == 2, steps                   # one array per split-K step of the body
+    for s in steps:
+        assert f", {s})" in region.source          # passed to that step's by_block_at
+    want = _reference(m, inputs)["h_final"]
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, HostBackend(mode=mode, seed=5)).run(inputs)["h_final"]
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-2 * float(np.abs(want).max()), err_msg=mode)

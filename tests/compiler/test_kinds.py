@@ -73,7 +73,9 @@ def test_a_contraction_falls_back_to_the_reductions_only_when_no_contraction_kin
     assert fallback and {c.kind for c in fallback} == {"reduce"}    # reduce_split leaves contractions to split-K
 
 
-def test_two_launch_configurations_carry_their_second_workload():
+def test_only_split_reductions_take_two_launches():
+    """A split reduction's configuration carries its second launch's workload; tc_gemm's split-K
+    finishes inside its one launch (each tile's last block sums the slices): none."""
     few_long_rows = _kernel("ReduceSum", [(8, 1 << 20)], (8, 1), {"keepdims": 1})
     f16 = DType.float16
     thin = lower_types("MatMul", [TensorType(f16, (64, 8192)), TensorType(f16, (8192, 64))], TensorType(f16, (64, 64)), {})
@@ -81,7 +83,7 @@ def test_two_launch_configurations_carry_their_second_workload():
     splits += [c for c in construct_rtiles(thin.expr, H100, 10**6, "fp16") if c.kind == "tc_gemm"]
     assert {c.kind for c in splits if int(c.param("split_k", 1)) > 1} == {"reduce_split", "tc_gemm"}
     for c in splits:
-        assert (c.second_pass is not None) == (int(c.param("split_k", 1)) > 1)
+        assert (c.second_pass is not None) == (c.kind == "reduce_split" and int(c.param("split_k", 1)) > 1)
     for c in construct_rtiles(ADD.expr, H100, 10**6):
         assert c.second_pass is None
 

@@ -57,8 +57,11 @@ def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, targ
     if op == "Conv":   # the weight [F, C, kh, kw] is a plain F x (C kh kw) matrix: cp.async, not a gather
         assert picked[0].param("load_a") == "async", picked[0].params
     ins = tuple(p.value for p in kernel.params[:-1])
-    launches = [render_config(kernel.expr, c, kernel.expr.name, "y", ins) for c in picked
-                if int(c.param("split_k", 1) or 1) == 1]
+    # a split-K configuration is one launch too: its partial sums in a workspace before the output
+    split = {c.key: int(c.param("ws_elems", 0) or 0) if int(c.param("split_k", 1) or 1) > 1 else 0 for c in picked}
+    launches = [render_config(kernel.expr, c, kernel.expr.name, "y", ins, **({"workspace": "ws"} if split[c.key] else {}))
+                for c in picked]
+    ws_elems = {k.entry: split[c.key] for k, c in zip(launches, picked)}
     assert launches
     for k in launches:
         r = build_cubin(k.source, k.entry, build_arch(get_target(target).arch, k.arch_specific))
@@ -67,7 +70,8 @@ def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, targ
     want = ref.astype(np.float64)
     for k in launches:
         out = np.full(ref.shape, np.nan, dtype=ref.dtype)
-        module.launch(k, [np.ascontiguousarray(a) for a in arrays] + [out])
+        ws = [np.full(ws_elems[k.entry], np.nan, np.float32)] if ws_elems[k.entry] else []
+        module.launch(k, [np.ascontiguousarray(a) for a in arrays] + ws + [out])
         err = np.abs(out.astype(np.float64) - want).max() / np.abs(want).max()
         # fp32 accumulation; the output is rounded to the half type once
         assert err < (1e-2 if dtype == "bfloat16" else 2e-3), (k.entry, dict(k.config).get("tiles"), err)

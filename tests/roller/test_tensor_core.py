@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from compiler.codegen.nvrtc import build_cubin
-from compiler.codegen.tensor_core import render_splitk_reduce, tc_plan
+from compiler.codegen.tensor_core import tc_plan
 from compiler.errors import CompilerError
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Constant
@@ -81,11 +81,8 @@ def launches(kernel, cfg):
     """The launches of one configuration: [(kernel, [arg value names])]."""
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    sk = cfg.param("split_k", 1)
-    if sk > 1:
-        k1 = render_config(te, cfg, te.name, "ws", ins)
-        k2 = render_splitk_reduce(te, sk, te.name + "_sk", "ws", "y", ins)
-        return [(k1, list(ins) + ["ws"]), (k2, list(ins) + ["ws", "y"])]
+    if cfg.param("split_k", 1) > 1:      # one launch: partial sums in the workspace, summed by each tile's last block
+        return [(render_config(te, cfg, te.name, "y", ins, workspace="ws"), list(ins) + ["ws", "y"])]
     return [(render_config(te, cfg, te.name, "y", ins), list(ins) + ["y"])]
 
 
@@ -259,33 +256,74 @@ def test_heaviest_candidates_build_without_spills(precision):
 
 
 def test_split_k_for_skinny_contractions():
-    """Small M x N with a long K: the model picks split-K; partial sums go to an fp32 workspace the
-    plan gains, a second kernel sums them in a fixed order (bitwise the same in any thread order)."""
+    """Small M x N with a long K: the model picks split-K. One launch: its blocks write partial sums
+    to an fp32 workspace the plan gains and arrive on their output tile's counter; the last to
+    arrive sums the slices in a fixed order (bitwise the same in any block or thread order) and
+    resets the counter, so launching it again (new inputs) is right too."""
     rng = np.random.default_rng(8)
     kernel, values, ref = prepare("MatMul", [_f(rng, (8, 2048)), _f(rng, (2048, 24))], {}, "fp16", (1,))
     target = get_target("a100")
     best = construct_rtiles(kernel.expr, target, 4, "fp16")[0]
-    assert best.kind == "tc_gemm" and best.param("split_k") > 1
+    sk = best.param("split_k")
+    assert best.kind == "tc_gemm" and sk > 1 and best.second_pass is None
     types: dict = {}
     ks = tile_launch(kernel, target, 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
-    assert len(ks) == 2 and [dict(k.config)["schedule"] for k in ks] == ["roller_tc_gemm", "roller_splitk_reduce"]
+    assert len(ks) == 1 and dict(ks[0].config)["schedule"] == "roller_tc_gemm"
+    (k,) = ks
     (ws, t), = types.items()
-    assert t.dtype is DType.float32 and t.shape == (best.param("split_k") * ref.size,)
-    assert ks[0].params[-1].value == ws and ks[1].params[-2].value == ws
+    assert t.dtype is DType.float32 and t.shape == (sk * ref.size,)
+    assert [(p.value, p.output) for p in k.params[-2:]] == [(ws, True), (kernel.params[-1].value, True)]
+    tiles = k.blocks // sk
+    assert k.arrivals == tiles and f"_arrivals[{tiles}];" in k.source
+    a_name = kernel.params[0].value
     outs = []
     for mode in ("default", "shuffle"):
         module = build_host_module(ks, mode=mode, seed=2)
-        bufs = dict(values, **{ws: np.full(t.shape, np.nan, np.float32)})
-        y = np.full(ref.shape, np.nan, np.float32)
-        bufs[kernel.params[-1].value] = y
-        for k in ks:
+        for run in range(3):         # the counters are back at zero after each launch
+            a = values[a_name] if run == 0 else _f(rng, values[a_name].shape)
+            bufs = dict(values, **{a_name: a, ws: np.full(t.shape, np.nan, np.float32)})
+            y = np.full(ref.shape, np.nan, np.float32)
+            bufs[kernel.params[-1].value] = y
             module.launch(k, [bufs[p.value] for p in k.params])
-        outs.append(y)
-        np.testing.assert_allclose(y, ref, rtol=0, atol=1e-2 * float(np.abs(ref).max()))
+            want = ref if run == 0 else a.astype(np.float64) @ values[kernel.params[1].value].astype(np.float64)
+            np.testing.assert_allclose(y, want, rtol=0, atol=1e-2 * float(np.abs(want).max()))
+            if run == 0:
+                outs.append(y)
     np.testing.assert_array_equal(outs[0], outs[1])
     check_builds(ks)
-    # the ranking includes the second kernel and its launch
-    assert predict(best, target).us > predict_workload(best.workload, target).us + target.launch_us
+    # one launch: the ranking prices the partial sums' round trip, not a second kernel
+    assert predict(best, target).us == predict_workload(best.workload, target).us
+    assert best.workload.l2_bytes >= 2 * sk * ref.size * 4
+
+
+def test_one_split_k_body_co_launched_twice_keeps_two_sets_of_counters():
+    """Rammer may co-launch two launches of one split-K kernel (the same body, other buffers): each
+    member gets counters of its own from the co-launch, so the blocks of one never complete the
+    other's tiles; right in both block orders (shuffled, the members' blocks interleave)."""
+    import dataclasses
+    from compiler.codegen.co_launch import co_launch
+    rng = np.random.default_rng(9)
+    kernel, values, ref = prepare("MatMul", [_f(rng, (8, 2048)), _f(rng, (2048, 24))], {}, "fp16", (1,))
+    types: dict = {}
+    (k,) = tile_launch(kernel, get_target("a100"), 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
+    assert k.arrivals
+    other = dataclasses.replace(k, params=tuple(dataclasses.replace(p, value=p.value + "#2") for p in k.params))
+    co = co_launch([k, other])
+    assert co.source.count("BY_DEVICE_STATE unsigned int ") == 2 and co.source.count(f"{k.body}(") == 3
+    (ws, t), = types.items()
+    a_name, b_name, y_name = kernel.params[0].value, kernel.params[1].value, kernel.params[-1].value
+    a2 = _f(rng, values[a_name].shape)
+    want2 = a2.astype(np.float64) @ values[b_name].astype(np.float64)
+    for mode in ("default", "shuffle"):
+        module = build_host_module([co], mode=mode, seed=4)
+        bufs = dict(values, **{ws: np.full(t.shape, np.nan, np.float32), ws + "#2": np.full(t.shape, np.nan, np.float32),
+                               y_name: np.full(ref.shape, np.nan, np.float32),
+                               y_name + "#2": np.full(ref.shape, np.nan, np.float32),
+                               a_name + "#2": a2, b_name + "#2": values[b_name]})
+        module.launch(co, [bufs[p.value] for p in co.params])
+        np.testing.assert_allclose(bufs[y_name], ref, rtol=0, atol=1e-2 * float(np.abs(ref).max()), err_msg=mode)
+        np.testing.assert_allclose(bufs[y_name + "#2"], want2, rtol=0, atol=1e-2 * float(np.abs(want2).max()),
+                                   err_msg=mode)
 
 
 def test_fragment_reads_are_bank_conflict_free():

@@ -59,9 +59,9 @@ def test_candidates_are_the_specs_top_k_in_order(spec_plan):
     (spec,) = spec_plan.specs()
     cfgs = candidate_configs(spec)
     assert len(cfgs) >= 2 and cfgs[0] == spec.config
-    assert cfgs == [c for c in spec.candidates if int(c.param("split_k", 1) or 1) == 1]
-    # a split choice (two launches through a workspace) is not tuned
-    assert candidate_configs(dataclasses.replace(spec, workspace="y.splitk")) == []
+    assert cfgs == [c for c in spec.candidates if c.second_pass is None]
+    # a two-launch choice (a split reduction: a second kernel through a workspace) is not tuned
+    assert candidate_configs(dataclasses.replace(spec, config=_two_launch(spec.config))) == []
     assert candidate_configs(dataclasses.replace(spec, kind=None, config=None, candidates=())) == []
 
 
@@ -94,7 +94,48 @@ def test_only_specs_whose_buffers_match_their_expression_are_measured(spec_plan)
     stage = spec.stages[0]
     wrong = dict(types, **{stage.output: types[stage.inputs[0]]})   # an output of another size
     assert not _measurable(spec, wrong)
-    assert not _measurable(dataclasses.replace(spec, workspace="y.splitk"), types)
+    assert not _measurable(dataclasses.replace(spec, config=_two_launch(spec.config)), types)
+
+
+def _two_launch(cfg):
+    """`cfg` as if it had a second launch (a split reduction's configuration)."""
+    return dataclasses.replace(cfg, second_pass=cfg.workload)
+
+
+def test_split_k_candidates_are_tuned_and_the_choice_brings_its_workspace():
+    """A skinny fp16 contraction: the model's top K mixes split-K (one launch: partial sums in a
+    workspace, summed by each tile's last block) and unsplit configurations, and the tuner
+    measures both. Choosing across them in the plan adds or drops the workspace, sized for the
+    choice; the plan renders and runs right on the host harness either way."""
+    import numpy as np
+    from compiler.ir.dataflow import all_types
+    from compiler.passes.memory_plan import plan_memory
+    from compiler.runtime.executor import Executor, HostBackend
+    target = get_target("h100")
+    plan = plan_before("tune", _matmul_model(m=8, n=64, k=2048), "h100", CompileOptions(build=False, precision="fp16"))
+    (spec,) = plan.specs()
+    cfgs = candidate_configs(spec)
+    split = [c for c in cfgs if int(c.param("split_k", 1) or 1) > 1]
+    whole = [c for c in cfgs if int(c.param("split_k", 1) or 1) == 1]
+    assert split and whole, [c.text() for c in cfgs]
+    k = render_candidate(spec, split[0], target)
+    assert k.arrivals and [p.value for p in k.params][-1] == "y" and k.params[-2].output
+    rng = np.random.default_rng(2)
+    feeds = {"a": rng.standard_normal((8, 2048)).astype(np.float32),
+             "b": rng.standard_normal((2048, 64)).astype(np.float32)}
+    want = feeds["a"].astype(np.float64) @ feeds["b"].astype(np.float64)
+    for cfg in (split[0], whole[0]):
+        chosen = replace_specs(plan, {spec.key: with_config(spec, cfg)})
+        (new,) = chosen.specs()
+        types = all_types(chosen)
+        n_ws = int(cfg.param("ws_elems", 0) or 0) if cfg in split else 0
+        assert bool(new.workspace) == bool(n_ws)
+        assert [t.size for name, t in types.items() if name.endswith(".splitk")] == ([n_ws] if n_ws else [])
+        rendered, _ = render_plan(chosen, target)
+        (launch,) = rendered.kernels()
+        assert launch.digest == render_candidate(spec, cfg, target).digest
+        got = Executor(plan_memory(rendered), HostBackend(mode="shuffle", seed=1)).run(feeds)["y"]
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-2 * float(np.abs(want).max()), err_msg=cfg.text())
 
 
 def _key(spec, tool="tool", device="NVIDIA H100 80GB HBM3", driver="580.159.04", k=None):

@@ -1,23 +1,25 @@
 // golden: lstm.onnx h100 fp16
 // 5 launches, 4 distinct kernels
-// launch 0: lstm_xw_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=24576 params=[float long long by_half float out:float]
+// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=3072 params=[float long long by_half float out:float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 2: lstm_xw_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=20480 params=[float by_half float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 4: matmul_k0 grid=[252, 1, 1] block=[32, 1, 1] shared=8192 params=[float by_half float out:float]
 
 // ===== lstm_xw_k0 =====
-BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 8192;
+  unsigned char* const by_sb = by_smem + 1024;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_n0 = (by_blk % 16) * 32; by_blk /= 16;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
   const int i2 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
@@ -28,14 +30,14 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
+  const int kt_begin = by_ks * 2;
+  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
+    const int k0 = (int)kt * 16;
     {  // operand A: generic, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
-      for (int c = tid; c < 2048; c += 256) {
-        const int o = c / 64, ii = c % 64;
+      unsigned char* const dst = by_sa + stage * 512;
+      for (int c = tid; c < 256; c += 64) {
+        const int o = c / 16, ii = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + ii;
         float v = 0.0f;
@@ -45,18 +47,18 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
           const long long t0 = in1[(i2)*64 + (i1)];
           v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
         }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, ii * 2)) = by_half(v);
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
       }
     }
     {  // operand B: async, rows x k
-      unsigned char* const dst = by_sb + stage * 8192;
+      unsigned char* const dst = by_sb + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 64; c += 64) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_n0 + o;
         const int gk = k0 + j * 8;
         const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in2 + (i0)*65536 + (gr)*128 + (gk)) : (const void*)in2, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in2 + (i0)*65536 + (gr)*128 + (gk)) : (const void*)in2, nb);
       }
     }
   };
@@ -70,17 +72,17 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 4096;
-      const unsigned char* const bs = by_sb + (i % 2) * 8192;
+      const unsigned char* const as = by_sa + (i % 2) * 512;
+      const unsigned char* const bs = by_sb + (i % 2) * 1024;
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_128b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
+          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_32b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
@@ -90,8 +92,6 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     }
   }
   by_cp_async_wait_all();
-  __syncthreads();  // every warp has read its last stage: the output tile reuses them
-  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -102,28 +102,35 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
         const int i1 = gm;
         const int i3 = gn;
-        const float acc = by_acc[mi][ni][q];
-        by_ct[(int)(gm - by_m0) * 68 + (int)(gn - by_n0)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+        by_ws[(int)by_ks * 32768 + (i1)*512 + (i3)] = by_acc[mi][ni][q];
       }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
-  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
-  for (int c = threadIdx.x; c < 512; c += 256) {
-    const int r = c / 16, q = c % 16;
-    const int gm = by_m0 + r;
-    const int gn = by_n0 + 4 * q;
-    const int i1 = gm;
-    float* const dst = out + ((i1)*512) + gn;
-    const float* const src = by_ct + r * 68 + 4 * q;
-    if (by_out_aligned) {
-      by_st_global_b128(dst, by_ld_shared_b128(src));
-    } else {  // rare (a caller's buffer): kept small
-      #pragma unroll 1
-      for (int e = 0; e < 4; ++e) dst[e] = src[e];
-    }
-  }
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        const int i3 = gn;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 32768 + (i1)*512 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+      }
 }
-BY_KERNEL void __launch_bounds__(256) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  lstm_xw_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_DEVICE_STATE unsigned int lstm_xw_k0_arrivals[64];
+BY_KERNEL void __launch_bounds__(64) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, in2, in3, by_ws, out, by_this_block(lstm_xw_k0_arrivals));
 }
 
 // ===== lstm_recurrence_k0 =====

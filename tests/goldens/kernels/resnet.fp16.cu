@@ -1,108 +1,168 @@
 // golden: resnet.onnx h100 fp16
-// 16 launches, 16 distinct kernels
-// launch 0: conv_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float]
+// 15 launches, 15 distinct kernels
+// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1536 params=[float by_half float out:float out:float]
 // launch 1: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 // launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:float]
-// launch 3: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=2688 params=[float by_half float out:float]
+// launch 3: conv_k2 grid=[32, 1, 1] block=[32, 1, 1] shared=3072 params=[float by_half float out:float out:float]
 // launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=1280 params=[float by_half float out:float]
-// launch 6: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float]
+// launch 6: conv_k5 grid=[16, 1, 1] block=[32, 1, 1] shared=3072 params=[float by_half float out:float out:float]
 // launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=2560 params=[float by_half float float by_half float out:float]
 // launch 8: conv_k7 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=2176 params=[float by_half float out:float]
+// launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=4608 params=[float by_half float out:float out:float]
 // launch 10: conv_k9 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float float by_half float out:float]
-// launch 11: conv_k10 grid=[1, 1, 1] block=[128, 1, 1] shared=20480 params=[float by_half float out:float]
-// launch 12: conv_k11 grid=[8, 1, 1] block=[128, 1, 1] shared=15360 params=[float by_half float out:float]
-// launch 13: conv_splitk_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float float out:float]
-// launch 14: conv_k12 grid=[2, 1, 1] block=[256, 1, 1] shared=36864 params=[float by_half float float by_half float out:float]
-// launch 15: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 11: conv_k10 grid=[2, 1, 1] block=[128, 1, 1] shared=10240 params=[float by_half float out:float out:float]
+// launch 12: conv_k11 grid=[16, 1, 1] block=[64, 1, 1] shared=7680 params=[float by_half float out:float out:float]
+// launch 13: conv_k12 grid=[4, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float float by_half float out:float out:float]
+// launch 14: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
-BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 512;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
+  const int by_n0 = (by_blk % 32) * 32; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
-  float by_acc[1][2];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 5; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gk < 147) {
-        const int i1 = gr;
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 10 - kt_begin < 3 ? 10 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 32;
+    by_gb_ok[q] = gr < 1024;
+    int by_rm = gr;
+    const int i3 = by_rm % 32; by_rm /= 32;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: generic, rows x k
+      unsigned char* const dst = by_sa + stage * 512;
+      for (int c = tid; c < 256; c += 64) {
+        const int o = c / 16, ii = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + ii;
+        float v = 0.0f;
+        if (gk < 147) {
+          const int i1 = gr;
+          int by_rk = gk;
+          const int r2 = by_rk % 7; by_rk /= 7;
+          const int r1 = by_rk % 7; by_rk /= 7;
+          const int r0 = by_rk;
+          v = ((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int o = tid / 32; o < 16; o += 2) {
+        const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 7; by_rk /= 7;
         const int r1 = by_rk % 7; by_rk /= 7;
         const int r0 = by_rk;
-        v = ((float)(((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)])));
-      }
-      by_as[kk * 17 + rr] = v;
-    }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gk < 147) {
-        int by_rm = gr;
-        const int i3 = by_rm % 32; by_rm /= 32;
-        const int i2 = by_rm;
-        int by_rk = gk;
-        const int r2 = by_rk % 7; by_rk /= 7;
-        const int r1 = by_rk % 7; by_rk /= 7;
-        const int r0 = by_rk;
-        const int t0 = (((i2 * (2ll)) + r1) - (3ll));
-        const int t1 = (((i3 * (2ll)) + r2) - (3ll));
-        v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
-      }
-      by_bs[kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (gk < 147) {
+            const int t0 = (((i2 * (2ll)) + r1) - (3ll));
+            const int t1 = (((i3 * (2ll)) + r2) - (3ll));
+            v = (((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, (tid % 32) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 512;
+      const unsigned char* const bs = by_sb + (0) * 1024;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 32; by_en /= 32;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 32768 + (i1)*1024 + (i2)*32 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 32768 + (i1)*1024 + (i2)*32 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
 }
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k0_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k0_arrivals[64];
+BY_KERNEL void __launch_bounds__(64) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k0_body(in0, in1, in2, by_ws, out, by_this_block(conv_k0_arrivals));
 }
 
 // ===== maxpool_k0 =====
@@ -259,91 +319,154 @@ BY_KERNEL void __launch_bounds__(256) conv_k1(const float* __restrict__ in0, con
 }
 
 // ===== conv_k2 =====
-BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 1536;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
-  const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 16u + by_block.idx.x / 32u * 16u;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gk < 72) {
-        const int i1 = gr;
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 5 - kt_begin < 3 ? 5 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 256;
+    int by_rm = gr;
+    const int i3 = by_rm % 16; by_rm /= 16;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 512;
+      #pragma unroll
+      for (int c = tid; c < 32; c += 32) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int rem = gr < 8 ? 72 - gk : 0;
+        const int nb = rem >= 8 ? 16 : (rem > 0 ? (int)rem * 2 : 0);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*72 + (gk)) : (const void*)in1, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 2) {
+        const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 3; by_rk /= 3;
         const int r1 = by_rk % 3; by_rk /= 3;
         const int r0 = by_rk;
-        v = ((float)(((float)in1[(i1)*72 + (r0)*9 + (r1)*3 + (r2)])));
-      }
-      by_as[kk * 5 + rr] = v;
-    }
-    for (int e = tid; e < 512; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gk < 72) {
-        int by_rm = gr;
-        const int i3 = by_rm % 16; by_rm /= 16;
-        const int i2 = by_rm;
-        int by_rk = gk;
-        const int r2 = by_rk % 3; by_rk /= 3;
-        const int r1 = by_rk % 3; by_rk /= 3;
-        const int r0 = by_rk;
-        const int t0 = ((i2 + r1) - (1ll));
-        const int t1 = ((i3 + r2) - (1ll));
-        v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f))))));
-      }
-      by_bs[kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + (i) * 4];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (gk < 72) {
+            const int t0 = ((i2 + r1) - (1ll));
+            const int t1 = ((i3 + r2) - (1ll));
+            v = (((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
     }
+  };
+  for (int s = 0; s < 2; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<1>();
     __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 16; by_en /= 16;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+    if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const bs = by_sb + (i % 3) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 8)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 16; by_en /= 16;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 2048 + (i1)*256 + (i2)*16 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 8)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 16; by_en /= 16;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 2048 + (i1)*256 + (i2)*16 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
 }
-BY_KERNEL void conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k2_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k2_arrivals[16];
+BY_KERNEL void __launch_bounds__(32) conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k2_body(in0, in1, in2, by_ws, out, by_this_block(conv_k2_arrivals));
 }
 
 // ===== conv_k3 =====
@@ -507,91 +630,151 @@ BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict_
 }
 
 // ===== conv_k5 =====
-BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 1536;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 4u + by_block.idx.x / 16u * 4u;
   const int i0 = 0;
-  float by_acc[1][2];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 5; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gk < 144) {
-        const int i1 = gr;
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 9 - kt_begin < 3 ? 9 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 64;
+    int by_rm = gr;
+    const int i3 = by_rm % 8; by_rm /= 8;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 512;
+      #pragma unroll
+      for (int c = tid; c < 32; c += 32) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*144 + (gk)) : (const void*)in1, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 2) {
+        const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 3; by_rk /= 3;
         const int r1 = by_rk % 3; by_rk /= 3;
         const int r0 = by_rk;
-        v = ((float)(((float)in1[(i1)*144 + (r0)*9 + (r1)*3 + (r2)])));
-      }
-      by_as[kk * 17 + rr] = v;
-    }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gk < 144) {
-        int by_rm = gr;
-        const int i3 = by_rm % 8; by_rm /= 8;
-        const int i2 = by_rm;
-        int by_rk = gk;
-        const int r2 = by_rk % 3; by_rk /= 3;
-        const int r1 = by_rk % 3; by_rk /= 3;
-        const int r0 = by_rk;
-        const int t0 = (((i2 * (2ll)) + r1) - (1ll));
-        const int t1 = (((i3 * (2ll)) + r2) - (1ll));
-        v = ((float)(((float)(by_half)((float)((((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f))))));
-      }
-      by_bs[kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            const int t0 = (((i2 * (2ll)) + r1) - (1ll));
+            const int t1 = (((i3 * (2ll)) + r2) - (1ll));
+            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
     }
+  };
+  for (int s = 0; s < 2; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<1>();
     __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 8; by_en /= 8;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+    if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const bs = by_sb + (i % 3) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 8; by_en /= 8;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 1024 + (i1)*64 + (i2)*8 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 8; by_en /= 8;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*64 + (i2)*8 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
 }
-BY_KERNEL void conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k5_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k5_arrivals[4];
+BY_KERNEL void __launch_bounds__(32) conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k5_body(in0, in1, in2, by_ws, out, by_this_block(conv_k5_arrivals));
 }
 
 // ===== conv_k6 =====
@@ -789,91 +972,151 @@ BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, con
 }
 
 // ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 288;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 3072;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
-  const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 8u * 1u;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 9; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 256; e += 64) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 3;
+  const int nloc = 18 - kt_begin < 3 ? 18 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 16;
+    int by_rm = gr;
+    const int i3 = by_rm % 4; by_rm /= 4;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 1024;
+      #pragma unroll
+      for (int c = tid; c < 64; c += 64) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*288 + (gk)) : (const void*)in1, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 4) {
+        const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 3; by_rk /= 3;
         const int r1 = by_rk % 3; by_rk /= 3;
         const int r0 = by_rk;
-        v = ((float)(((float)in1[(i1)*288 + (r0)*9 + (r1)*3 + (r2)])));
-      }
-      by_as[kk * 9 + rr] = v;
-    }
-    for (int e = tid; e < 256; e += 64) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        int by_rk = gk;
-        const int r2 = by_rk % 3; by_rk /= 3;
-        const int r1 = by_rk % 3; by_rk /= 3;
-        const int r0 = by_rk;
-        const int t0 = (((i2 * (2ll)) + r1) - (1ll));
-        const int t1 = (((i3 * (2ll)) + r2) - (1ll));
-        v = ((float)(((float)(by_half)((float)((((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)] : 0.0f))))));
-      }
-      by_bs[kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 288;
-    const float* const bs = by_bs + cur * 256;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            const int t0 = (((i2 * (2ll)) + r1) - (1ll));
+            const int t1 = (((i3 * (2ll)) + r2) - (1ll));
+            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)] : 0.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
     }
+  };
+  for (int s = 0; s < 2; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<1>();
     __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+    if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 3) * 1024;
+      const unsigned char* const bs = by_sb + (i % 3) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
   }
+  by_cp_async_wait_all();
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 512 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 8; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 512 + (i1)*16 + (i2)*4 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
 }
-BY_KERNEL void conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k8_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k8_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, by_ws, out, by_this_block(conv_k8_arrivals));
 }
 
 // ===== conv_k9 =====
@@ -957,10 +1200,10 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict_
 }
 
 // ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 16384;
+  unsigned char* const by_sb = by_smem + 8192;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
@@ -968,6 +1211,8 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 2u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -977,25 +1222,24 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
     for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
+    const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 8192;
+      unsigned char* const dst = by_sa + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 512; c += 128) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 128; c += 128) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
         const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gr)*128 + (gk)) : (const void*)in1, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*128 + (gk)) : (const void*)in1, nb);
       }
     }
     {  // operand B: vector, k x rows
-      unsigned char* const dst = by_sb + stage * 2048;
-      #pragma unroll
-      for (int c = tid; c < 256; c += 128) {
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int c = tid; c < 64; c += 128) {
         const int o = c / 4, j = c % 4;
         const int gk = k0 + o;
         const int gr = by_n0 + j * 4;
@@ -1006,24 +1250,24 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
       }
     }
   };
-  for (int s = 0; s < 1; ++s) {
+  for (int s = 0; s < 3; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<0>();
+    by_cp_async_wait<2>();
     __syncthreads();
-    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 8192;
-      const unsigned char* const bs = by_sb + (i % 2) * 2048;
+      const unsigned char* const as = by_sa + (i % 4) * 2048;
+      const unsigned char* const bs = by_sb + (i % 4) * 512;
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -1036,8 +1280,6 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
     }
   }
   by_cp_async_wait_all();
-  __syncthreads();  // every warp has read its last stage: the output tile reuses them
-  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1050,54 +1292,64 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
         int by_en = gn;
         const int i3 = by_en % 4; by_en /= 4;
         const int i2 = by_en;
-        const float acc = by_acc[mi][ni][q];
-        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        by_ws[(int)by_ks * 1024 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
       }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
-  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
-  for (int c = threadIdx.x; c < 256; c += 128) {
-    const int r = c / 4, q = c % 4;
-    const int gm = by_m0 + r;
-    const int gn = by_n0 + 4 * q;
-    const int i1 = gm;
-    float* const dst = out + ((i1)*16) + gn;
-    const float* const src = by_ct + r * 20 + 4 * q;
-    if (by_out_aligned) {
-      by_st_global_b128(dst, by_ld_shared_b128(src));
-    } else {  // rare (a caller's buffer): kept small
-      #pragma unroll 1
-      for (int e = 0; e < 4; ++e) dst[e] = src[e];
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 12288;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int by_g = lane >> 2, by_t = lane & 3;
-  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
-  const int i0 = 0;
-  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
     for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*16 + (i2)*4 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
+}
+BY_DEVICE_STATE unsigned int conv_k10_arrivals[1];
+BY_KERNEL void __launch_bounds__(128) conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, by_ws, out, by_this_block(conv_k10_arrivals));
+}
+
+// ===== conv_k11 =====
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 6144;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 32, wn0 = (warp % 1) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 16u * 1u;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[2][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 2; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = by_ks * 3;
-  const int nloc = 18 - kt_begin < 3 ? 18 - kt_begin : 3;
+  const int nloc = 36 - kt_begin < 3 ? 36 - kt_begin : 3;
   int by_gb_i2[1], by_gb_i3[1];
   bool by_gb_ok[1];
   #pragma unroll
@@ -1111,21 +1363,21 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
     by_gb_i3[q] = i3;
   }
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
+    const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
+      unsigned char* const dst = by_sa + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 256; c += 128) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 128; c += 64) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
         const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*576 + (gk)) : (const void*)in1, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*576 + (gk)) : (const void*)in1, nb);
       }
     }
     {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 1024;
-      for (int o = tid / 16; o < 32; o += 8) {
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 4) {
         const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 3; by_rk /= 3;
@@ -1156,19 +1408,19 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
     if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 4096;
-      const unsigned char* const bs = by_sb + (i % 3) * 1024;
+      const unsigned char* const as = by_sa + (i % 3) * 2048;
+      const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        unsigned a[1][4], b[2][2];
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[2][4], b[2][2];
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        for (int mi = 0; mi < 2; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi)
+        for (int mi = 0; mi < 2; ++mi)
           #pragma unroll
           for (int ni = 0; ni < 2; ++ni)
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
@@ -1177,7 +1429,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
   }
   by_cp_async_wait_all();
   #pragma unroll
-  for (int mi = 0; mi < 1; ++mi)
+  for (int mi = 0; mi < 2; ++mi)
     #pragma unroll
     for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
@@ -1189,36 +1441,45 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
         int by_en = gn;
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
-        out[(int)by_ks * 256 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
+        by_ws[(int)by_ks * 256 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 2; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 16; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 256 + (i1)*4 + (i2)*2 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
       }
 }
-BY_KERNEL void __launch_bounds__(128) conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, out, by_this_block());
-}
-
-// ===== conv_splitk_k0 =====
-BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
-  for (int lin = (int)by_block.idx.x * 256 + threadIdx.x; lin < 256; lin += (int)by_block.grid.x * 256) {
-    float s = 0.0f;
-    for (int k = 0; k < 8; ++k) s += by_ws[(int)k * 256 + lin];
-    const int i0 = 0;
-    int by_rem = lin;
-    const int i3 = by_rem % 2; by_rem /= 2;
-    const int i2 = by_rem % 2; by_rem /= 2;
-    const int i1 = by_rem;
-    const float acc = s;
-    out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ by_ws, float* __restrict__ out) {
-  conv_splitk_k0_body(in0, in1, in2, by_ws, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k11_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, by_ws, out, by_this_block(conv_k11_arrivals));
 }
 
 // ===== conv_k12 =====
-BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 32768;
+  unsigned char* const by_sb = by_smem + 16384;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
@@ -1226,6 +1487,8 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 2) * 128; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 4u * 2u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -1235,8 +1498,8 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
     for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = 0;
-  const int nloc = 2;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
   int by_gb_i2[1], by_gb_i3[1];
   bool by_gb_ok[1];
   #pragma unroll
@@ -1250,21 +1513,21 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
     by_gb_i3[q] = i3;
   }
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 64;
+    const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 16384;
+      unsigned char* const dst = by_sa + stage * 4096;
       #pragma unroll
-      for (int c = tid; c < 1024; c += 256) {
-        const int o = c / 8, j = c % 8;
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
         const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in4 + (gr)*128 + (gk)) : (const void*)in4, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in4 + (gr)*128 + (gk)) : (const void*)in4, nb);
       }
     }
     {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 2048;
-      for (int o = tid / 16; o < 64; o += 16) {
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 16) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -1280,24 +1543,24 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
       }
     }
   };
-  for (int s = 0; s < 1; ++s) {
+  for (int s = 0; s < 3; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<0>();
+    by_cp_async_wait<2>();
     __syncthreads();
-    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 16384;
-      const unsigned char* const bs = by_sb + (i % 2) * 2048;
+      const unsigned char* const as = by_sa + (i % 4) * 4096;
+      const unsigned char* const bs = by_sb + (i % 4) * 512;
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -1310,8 +1573,6 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
     }
   }
   by_cp_async_wait_all();
-  __syncthreads();  // every warp has read its last stage: the output tile reuses them
-  float* const by_ct = reinterpret_cast<float*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -1325,29 +1586,38 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
         int by_en = gn;
         const int i3 = by_en % 2; by_en /= 2;
         const int i2 = by_en;
-        const float acc = by_acc[mi][ni][q];
-        by_ct[(int)(gm - by_m0) * 20 + (int)(gn - by_n0)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+        by_ws[(int)by_ks * 1024 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
       }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
-  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
-  for (int c = threadIdx.x; c < 512; c += 256) {
-    const int r = c / 4, q = c % 4;
-    const int gm = by_m0 + r;
-    const int gn = by_n0 + 4 * q;
-    if (!(gn < 4)) continue;
-    const int i1 = gm;
-    float* const dst = out + ((i1)*4) + gn;
-    const float* const src = by_ct + r * 20 + 4 * q;
-    if (by_out_aligned) {
-      by_st_global_b128(dst, by_ld_shared_b128(src));
-    } else {  // rare (a caller's buffer): kept small
-      #pragma unroll 1
-      for (int e = 0; e < 4; ++e) dst[e] = src[e];
-    }
-  }
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*4 + (i2)*2 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+      }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k12_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k12_arrivals[2];
+BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k12_arrivals));
 }
 
 // ===== reducemean_k0 =====

@@ -1,21 +1,20 @@
 // golden: vit.onnx h100 fp16
-// 10 launches, 8 distinct kernels
-// launch 0: conv_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half out:float]
-// launch 1: conv_splitk_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=0 params=[float by_half float out:float]
-// launch 2: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
-// launch 3: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
-// launch 4: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float float by_half float out:float]
-// launch 5: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float by_half float float float float out:float]
-// launch 6: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float out:float]
-// launch 7: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float by_half float out:float float by_half float out:float]
-// launch 8: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float by_half float float float float out:float]
-// launch 9: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float]
+// 9 launches, 7 distinct kernels
+// launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=13824 params=[float by_half out:float out:float]
+// launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
+// launch 2: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
+// launch 3: colaunch_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float out:float out:float float by_half float out:float out:float]
+// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float by_half float float float float out:float]
+// launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float out:float]
+// launch 6: colaunch_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float out:float out:float float by_half float out:float out:float]
+// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float by_half float float float float out:float]
+// launch 8: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float by_half float float float by_half float by_half out:float]
 
 // ===== conv_k0 =====
-BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 16384;
+  unsigned char* const by_sb = by_smem + 12288;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
@@ -23,7 +22,8 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
   const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 16u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -34,7 +34,7 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = by_ks * 3;
-  const int nloc = 24 - kt_begin < 3 ? 24 - kt_begin : 3;
+  const int nloc = 48 - kt_begin < 3 ? 48 - kt_begin : 3;
   int by_gb_i2[1], by_gb_i3[1];
   bool by_gb_ok[1];
   #pragma unroll
@@ -48,21 +48,21 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
     by_gb_i3[q] = i3;
   }
   auto by_load = [&](int stage, int kt) {
-    const int k0 = (int)kt * 32;
+    const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 8192;
+      unsigned char* const dst = by_sa + stage * 4096;
       #pragma unroll
-      for (int c = tid; c < 512; c += 256) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
         const int nb = true ? 16 : 0;
-        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*768 + (gk)) : (const void*)in1, nb);
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*768 + (gk)) : (const void*)in1, nb);
       }
     }
     {  // operand B: generic, k x rows
-      unsigned char* const dst = by_sb + stage * 1024;
-      for (int o = tid / 16; o < 32; o += 16) {
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 16) {
         const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 16; by_rk /= 16;
@@ -81,24 +81,24 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
       }
     }
   };
-  for (int s = 0; s < 1; ++s) {
+  for (int s = 0; s < 2; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<0>();
+    by_cp_async_wait<1>();
     __syncthreads();
-    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 8192;
-      const unsigned char* const bs = by_sb + (i % 2) * 1024;
+      const unsigned char* const as = by_sa + (i % 3) * 4096;
+      const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
-          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
@@ -123,29 +123,37 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __rest
         int by_en = gn;
         const int i3 = by_en % 4; by_en /= 4;
         const int i2 = by_en;
-        out[(int)by_ks * 2048 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
+        by_ws[(int)by_ks * 2048 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 16; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 2048 + (i1)*16 + (i2)*4 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*16 + (i2)*4 + (i3)] = (float)(acc);
       }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ out) {
-  conv_k0_body(in0, in1, out, by_this_block());
-}
-
-// ===== conv_splitk_k0 =====
-BY_DEVICE void conv_splitk_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
-  for (int lin = (int)by_block.idx.x * 256 + threadIdx.x; lin < 2048; lin += (int)by_block.grid.x * 256) {
-    float s = 0.0f;
-    for (int k = 0; k < 8; ++k) s += by_ws[(int)k * 2048 + lin];
-    const int i0 = 0;
-    int by_rem = lin;
-    const int i3 = by_rem % 4; by_rem /= 4;
-    const int i2 = by_rem % 4; by_rem /= 4;
-    const int i1 = by_rem;
-    const float acc = s;
-    out[(i1)*16 + (i2)*4 + (i3)] = (float)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) conv_splitk_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ by_ws, float* __restrict__ out) {
-  conv_splitk_k0_body(in0, in1, by_ws, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k0_arrivals[1];
+BY_KERNEL void __launch_bounds__(256) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k0_body(in0, in1, by_ws, out, by_this_block(conv_k0_arrivals));
 }
 
 // ===== add_k0 =====
@@ -300,165 +308,285 @@ BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restric
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_b205fe8ec9d9f4cb_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_90ed025de3ed5e6a_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 1024;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 32;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
   const int i0 = 0;
-  float by_acc[1][2];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][4][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i2)*128 + (r0)])))));
+    for (int ni = 0; ni < 4; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 2;
+  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  int by_gb_i1[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 64;
+    by_gb_ok[q] = gr < 128;
+    int by_rm = gr;
+    const int i3 = by_rm % 64; by_rm /= 64;
+    const int i1 = by_rm;
+    by_gb_i1[q] = i1;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: vector, rows x k
+      unsigned char* const dst = by_sa + stage * 1024;
+      #pragma unroll
+      for (int c = tid; c < 128; c += 128) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr < 17) v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
-      by_as[kk * 17 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 64; o < 16; o += 2) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))])));
-      }
-      by_bs[kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i1 = by_gb_i1[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, (tid % 64) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 1024;
+      const unsigned char* const bs = by_sb + (0) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[4][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 2; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    if (gm >= 17) continue;
-    const int i2 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 64; by_en /= 64;
-      const int i1 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*1088 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
-    }
-  }
+    for (int ni = 0; ni < 4; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i2 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 64; by_en /= 64;
+        const int i1 = by_en;
+        by_ws[(int)by_ks * 2176 + (i1)*1088 + (i2)*64 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i2 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 64; by_en /= 64;
+        const int i1 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 2176 + (i1)*1088 + (i2)*64 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*1088 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
+      }
 }
-BY_DEVICE void matmul_f27710f0ceee4070_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_ff8f565add88369c_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 512;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 2048;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 32;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_m0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
   const int i0 = 0;
-  float by_acc[1][2];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][4][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i2 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
+    for (int ni = 0; ni < 4; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 2;
+  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  int by_ga_i1[1], by_ga_i2[1];
+  bool by_ga_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_m0 + tid % 64;
+    by_ga_ok[q] = gr < 128;
+    int by_rm = gr;
+    const int i2 = by_rm % 64; by_rm /= 64;
+    const int i1 = by_rm;
+    by_ga_i1[q] = i1;
+    by_ga_i2[q] = i2;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: generic, k x rows
+      unsigned char* const dst = by_sa + stage * 2048;
+      for (int o = tid / 64; o < 16; o += 2) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))])));
-      }
-      by_as[kk * 16 + rr] = v;
-    }
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i3)*128 + (r0)])))));
-      }
-      by_bs[kk * 17 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 512;
-    const float* const bs = by_bs + cur * 544;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i1 = by_ga_i1[q];
+          const int i2 = by_ga_i2[q];
+          float v = 0.0f;
+          {
+            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, (tid % 64) * 2)) = by_half(v);
+        }
+      }
+    }
+    {  // operand B: vector, rows x k
+      unsigned char* const dst = by_sb + stage * 1024;
+      #pragma unroll
+      for (int c = tid; c < 128; c += 128) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_n0 + o;
+        const int gk = k0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr < 17) v = by_ld_global_v4(src + (gr)*128 + (gk));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 2048;
+      const unsigned char* const bs = by_sb + (0) * 1024;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[4][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4_trans(a[mi], as + by_swizzle_128b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 2; ++nj)
+          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_32b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    int by_em = gm;
-    const int i2 = by_em % 64; by_em /= 64;
-    const int i1 = by_em;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      if (gn >= 17) continue;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*1088 + (i2)*17 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
-    }
-  }
+    for (int ni = 0; ni < 4; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 17)) continue;
+        int by_em = gm;
+        const int i2 = by_em % 64; by_em /= 64;
+        const int i1 = by_em;
+        const int i3 = gn;
+        by_ws[(int)by_ks * 2176 + (i1)*1088 + (i2)*17 + (i3)] = by_acc[mi][ni][q];
+      }
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 17)) continue;
+        int by_em = gm;
+        const int i2 = by_em % 64; by_em /= 64;
+        const int i1 = by_em;
+        const int i3 = gn;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 2176 + (i1)*1088 + (i2)*17 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*1088 + (i2)*17 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+      }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
+BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[2];
+BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[2];
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 16u) matmul_b205fe8ec9d9f4cb_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
-  else if (by_b < 32u) matmul_f27710f0ceee4070_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
+  if (by_b < 8u) matmul_90ed025de3ed5e6a_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(8, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 16u) matmul_ff8f565add88369c_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 8u, dim3(8, 1, 1), colaunch_k0_m1_arrivals));
 }
-BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
+BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
