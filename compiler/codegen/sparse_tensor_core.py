@@ -26,7 +26,8 @@ from ..ir.texpr import TensorExpr
 from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
 from .cuda import INT32_LIMIT
-from .tensor_core import ELEMS, SmemTile, TcPlan, _loader, smem_tile, split_k_params, split_k_slice, split_k_sum
+from .tensor_core import (ELEMS, SmemTile, TcPlan, _loader, fragment_loop, smem_tile, split_k_params, split_k_slice,
+                          split_k_sum)
 from .tiled import _decompose, _epilogue, _unit_vars, index_ctype
 
 MMA_SP = {"float16": "by_mma_sp_m16n8k32_f16_f32", "bfloat16": "by_mma_sp_m16n8k32_bf16_f32"}
@@ -241,21 +242,15 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
               "    by_cp_async_commit();"]
         L += compute(f"i % {S}", "    ") + ["  }", "  by_cp_async_wait_all();"]
 
+    # the mma's rows are the sparse operand's (gs), its columns the dense one's (gd)
+    gm, gn = ("gd", "gs") if p.side == "b" else ("gs", "gd")
+    index_vars: list[str] = []
+    _decompose(index_vars, "        ", it, gm, view.m, "by_em")
+    _decompose(index_vars, "        ", it, gn, view.n, "by_en")
+    guards = [c for c, need in ((f"gs < {R}", R % p.BR != 0), (f"gd < {D}", D % p.BD != 0)) if need]
+
     def each_fragment(inner: list[str]) -> list[str]:
-        """`inner` for every accumulator of the thread, at its output index vars: lane (g, t) holds
-        sparse rows g, g+8 and dense rows 2t, 2t+1 of each m16n8 tile."""
-        out = ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
-               "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
-               "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
-               f"        const {it} gs = {r0} + wr0 + mi * 16 + by_g + (q >> 1) * 8;",
-               f"        const {it} gd = {d0} + wd0 + ni * 8 + 2 * by_t + (q & 1);"]
-        conds = [c for c, need in ((f"gs < {R}", R % p.BR != 0), (f"gd < {D}", D % p.BD != 0)) if need]
-        if conds:
-            out.append(f"        if (!({' && '.join(conds)})) continue;")
-        gm, gn = ("gd", "gs") if p.side == "b" else ("gs", "gd")
-        _decompose(out, "        ", it, gm, view.m, "by_em")
-        _decompose(out, "        ", it, gn, view.n, "by_en")
-        return out + inner + ["      }"]
+        return fragment_loop(it, MI, NI, ("gs", f"{r0} + wr0"), ("gd", f"{d0} + wd0"), guards, index_vars, inner)
 
     acc, total = "by_acc[mi][ni][q]", []
     if SK > 1:

@@ -429,20 +429,13 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         L += ["  __syncthreads();  // every warp has read its last stage: the output tile reuses them",
               declare_tile(te, "by_smem")]
 
+    index_vars: list[str] = []
+    _decompose(index_vars, "        ", it, "gm", view.m, "by_em")
+    _decompose(index_vars, "        ", it, "gn", view.n, "by_en")
+    guards = [c for c, need in ((f"gm < {M}", M % p.BM != 0), (f"gn < {N}", N % p.BN != 0)) if need]
+
     def each_fragment(inner: list[str]) -> list[str]:
-        """`inner` for every accumulator of the thread, at its output index vars: lane (g, t) holds
-        rows g, g+8 and columns 2t, 2t+1 of each m16n8 tile."""
-        out = ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
-               "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
-               "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
-               f"        const {it} gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;",
-               f"        const {it} gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);"]
-        conds = [c for c, need in ((f"gm < {M}", M % p.BM != 0), (f"gn < {N}", N % p.BN != 0)) if need]
-        if conds:
-            out.append(f"        if (!({' && '.join(conds)})) continue;")
-        _decompose(out, "        ", it, "gm", view.m, "by_em")
-        _decompose(out, "        ", it, "gn", view.n, "by_en")
-        return out + inner + ["      }"]
+        return fragment_loop(it, MI, NI, ("gm", "by_m0 + wm0"), ("gn", "by_n0 + wn0"), guards, index_vars, inner)
 
     acc, total = "by_acc[mi][ni][q]", []
     if SK > 1:
@@ -459,6 +452,23 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), arrivals=tiles if SK > 1 else 0)
     return Kernel(entry=entry, source=source, params=kparams, grid=(tiles * SK, 1, 1), block=(T, 1, 1),
                   shared_bytes=p.shared_bytes, expr=te, arrivals=tiles if SK > 1 else 0)
+
+
+def fragment_loop(it: str, MI: int, NI: int, rows: tuple[str, str], cols: tuple[str, str], guards: list[str],
+                  index_vars: list[str], inner: list[str]) -> list[str]:
+    """`inner` at every accumulator of the thread's MI x NI m16n8 mma tiles (lane (g, t) holds rows
+    g, g+8 and columns 2t, 2t+1 of each): `rows`/`cols` are (the variable declared, the C expression
+    of the warp tile's first row/column); `guards` skip elements past the edges; `index_vars`
+    declare the output's index vars from them."""
+    (rv, r0), (cv, c0) = rows, cols
+    out = ["  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
+           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
+           "      #pragma unroll", "      for (int q = 0; q < 4; ++q) {",
+           f"        const {it} {rv} = {r0} + mi * 16 + by_g + (q >> 1) * 8;",
+           f"        const {it} {cv} = {c0} + ni * 8 + 2 * by_t + (q & 1);"]
+    if guards:
+        out.append(f"        if (!({' && '.join(guards)})) continue;")
+    return out + index_vars + inner + ["      }"]
 
 
 # ---- split-K in one launch (tc_gemm, sparse24_gemm) ----------------------------------------------
