@@ -248,7 +248,7 @@ BY_HD unsigned long long by_wgmma_desc(unsigned int smem_addr, unsigned int lbo_
 struct by_block_index {
   uint3 idx;                // this block's index in the virtual grid
   dim3 grid;                // the virtual grid's extent
-  unsigned int* arrivals;   // the launch's counters (Kernel.arrivals of them; by_arrive_last), or null
+  unsigned int* arrivals;   // the launch's counters (Kernel.arrivals of them; by_arrive), or null
 };
 // The hardware block as a virtual one: what a plain launch's wrapper passes.
 BY_DEVICE by_block_index by_this_block(unsigned int* arrivals = nullptr) {

@@ -4,7 +4,7 @@
 #define BY_DEVICE __device__ __forceinline__
 #define BY_DEVICE_CALLED __device__ __noinline__   // a body a persistent kernel calls (Grinder)
 #define BY_DEVICE_CONST __device__ const           // a table baked into a kernel (SparTA's tile lists)
-#define BY_DEVICE_STATE __device__                 // a launch's own counters, zero when loaded (by_arrive_last)
+#define BY_DEVICE_STATE __device__                 // a launch's own counters, zero when loaded (by_arrive)
 #define BY_ROLLED _Pragma("unroll 1")              // a fold's loop kept a loop inside unrolled tile code
 #define BY_KERNEL extern "C" __global__
 // All shared memory of a block is carved from one dynamic buffer.

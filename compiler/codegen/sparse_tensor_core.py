@@ -25,10 +25,9 @@ from ..ir.kernel import Kernel
 from ..ir.texpr import TensorExpr
 from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
-from .cuda import INT32_LIMIT
-from .tensor_core import (ELEMS, SmemTile, TcPlan, _loader, fragment_loop, smem_tile, split_k_params, split_k_slice,
-                          split_k_sum)
-from .tiled import _decompose, _epilogue, _unit_vars, index_ctype
+from .tensor_core import (ELEMS, SmemTile, TcPlan, _loader, fragment_loop, smem_tile, split_k_index_type,
+                          split_k_params, split_k_range, split_k_slice, split_k_sum)
+from .tiled import _decompose, _epilogue, _unit_vars
 
 MMA_SP = {"float16": "by_mma_sp_m16n8k32_f16_f32", "bfloat16": "by_mma_sp_m16n8k32_bf16_f32"}
 MMA_K = 32                      # logical k per mma.sp
@@ -169,12 +168,9 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
     M, N, K = view.M, view.N, view.K
     BMv, BNv = (p.BD, p.BR) if p.side == "b" else (p.BR, p.BD)
     mt, nt, nk = math.ceil(M / BMv), math.ceil(N / BNv), K // p.BK
-    kt_per = math.ceil(nk / SK)
     R, D = (N, M) if p.side == "b" else (M, N)
     r0, d0 = ("by_n0", "by_m0") if p.side == "b" else ("by_m0", "by_n0")
-    it = index_ctype(te)
-    if SK > 1 and SK * te.output.size * 2 >= INT32_LIMIT:    # the workspace [split_k][outputs]
-        it = "long long"
+    it = split_k_index_type(te, SK)
     S = p.stages
     sd = p.dense_side
     L = ["  BY_SHARED_BUFFER(by_smem);",
@@ -200,11 +196,7 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
           "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
           "      #pragma unroll", "      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;"]
-    if SK > 1:
-        L += [f"  const int kt_begin = by_ks * {kt_per};",
-              f"  const int nloc = {nk} - kt_begin < {kt_per} ? {nk} - kt_begin : {kt_per};"]
-    else:
-        L += ["  const int kt_begin = 0;", f"  const int nloc = {nk};"]
+    L += split_k_range(SK, nk)
     L += ["  auto by_load = [&](int stage, int kt) {",
           f"    const {it} k0 = ({it})kt * {p.BK};",
           "    (void)k0;"]

@@ -354,10 +354,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     M, N, K = view.M, view.N, view.K
     mt, nt, nk = math.ceil(M / p.BM), math.ceil(N / p.BN), math.ceil(K / p.BK)
     SK = p.split_k
-    kt_per = math.ceil(nk / SK)
-    it = index_ctype(te)
-    if SK > 1 and SK * te.output.size * 2 >= INT32_LIMIT:    # the workspace [split_k][outputs]
-        it = "long long"
+    it = split_k_index_type(te, SK)
     S = p.stages
     has_async = "async" in (p.load_a, p.load_b)
     L = ["  BY_SHARED_BUFFER(by_smem);",
@@ -378,11 +375,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
           "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
           "      #pragma unroll", "      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;"]
-    if SK > 1:
-        L += [f"  const int kt_begin = by_ks * {kt_per};",
-              f"  const int nloc = {nk} - kt_begin < {kt_per} ? {nk} - kt_begin : {kt_per};"]
-    else:
-        L += ["  const int kt_begin = 0;", f"  const int nloc = {nk};"]
+    L += split_k_range(SK, nk)
     L += gather_rows(view, p, "a", it, T) + gather_rows(view, p, "b", it, T)
     L.append("  auto by_load = [&](int stage, int kt) {")
     L.append(f"    const {it} k0 = ({it})kt * {p.BK};")
@@ -477,6 +470,23 @@ def fragment_loop(it: str, MI: int, NI: int, rows: tuple[str, str], cols: tuple[
 # sums the slices in slice order, so the result does not depend on which block is last, and
 # applies the epilogue. Its own slice is read back too (each thread reads what it wrote): taking
 # it from registers instead makes ptxas spill on sm_90.
+
+def split_k_index_type(te: TensorExpr, split: int) -> str:
+    """The kernel's index type: the expression's, or 64-bit where the workspace [split][outputs]
+    passes 2^31 elements."""
+    if split > 1 and split * te.output.size * 2 >= INT32_LIMIT:
+        return "long long"
+    return index_ctype(te)
+
+
+def split_k_range(split: int, k_tiles: int) -> list[str]:
+    """The k tiles the block's slice reduces: `nloc` of them from `kt_begin` (all of them unsplit)."""
+    if split == 1:
+        return ["  const int kt_begin = 0;", f"  const int nloc = {k_tiles};"]
+    per = math.ceil(k_tiles / split)
+    return [f"  const int kt_begin = by_ks * {per};",
+            f"  const int nloc = {k_tiles} - kt_begin < {per} ? {k_tiles} - kt_begin : {per};"]
+
 
 def split_k_slice(split: int, tiles_per_batch: int) -> list[str]:
     """After the tile's position is taken from by_blk: the block's slice `by_ks` and its tile's

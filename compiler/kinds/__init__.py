@@ -15,8 +15,8 @@ and a tiled kind (TIER set) also:
   with the workload the micro-model reads (and, for a two-launch configuration, a split
   reduction's, the second launch's workload);
 - `render_config(te, cfg, prefix, out, ins) -> Kernel`: the kernel of one configuration (the
-  tuner renders its candidates with it; a kind that finishes a split inside its launch, tc_gemm,
-  takes the split's `workspace=` too);
+  tuner renders its candidates with it; a kind that finishes a split inside its launch, tc_gemm
+  and sparse24_gemm, takes the split's `workspace=` too);
 - optionally `TENSOR_CORE = True` for a kind whose arithmetic runs on tensor cores (the report
   takes its compute ceiling from the tensor-core peak of the configuration's `elem`);
 - optionally `declined(te, target, precision)`, why it offers nothing for an expression it would
@@ -81,7 +81,7 @@ def declined(te: TensorExpr, target: Target, kind: str, precision: str | None = 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
                   workspace: str = "") -> Kernel:
-    """The kernel of one configuration of any tiled kind: of tc_gemm's split-K, the whole launch
+    """The kernel of one configuration of any tiled kind: of a split-K one (tc_gemm), the whole launch
     (its partial sums in `workspace`); of a split reduction, the partial-sum kernel."""
     if workspace:
         return KINDS[cfg.kind].render_config(te, cfg, prefix, out_value, in_values, workspace=workspace)

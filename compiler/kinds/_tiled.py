@@ -1,7 +1,7 @@
 """What the tiled kinds share: the one-stage test of `applies`, and the launches of a tiled spec.
 
 A tiled spec renders as its kind's kernel for the chosen configuration; a split configuration as
-one launch whose blocks combine their partial results in the spec's workspace (tc_gemm's split-K),
+one launch whose blocks combine their partial results in the spec's workspace (split-K),
 or as two (a split reduction): partial results into the workspace, then their combination with
 the epilogue. Each launch record's `config` is the report's summary of
 the choice: kind, tiles, the micro-model's prediction, the top K."""
@@ -36,7 +36,8 @@ def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderC
                  second_pass: SecondPass | None = None, workspace_in_launch: bool = False) -> list[Kernel]:
     """The launches of a one-stage spec whose configuration this kind chose: one, or two for a
     split configuration of a kind with a `second_pass`; a kind that finishes its split inside
-    the launch (`workspace_in_launch`: tc_gemm's split-K) gets the workspace as a keyword."""
+    the launch (`workspace_in_launch`: tc_gemm's and sparse24_gemm's split-K) gets the workspace
+    as a keyword ("" unsplit)."""
     if target is None:
         raise ValueError(f"spec {spec.name} of kind {spec.kind}: rendering it needs the target")
     stage = spec.stage
@@ -48,7 +49,7 @@ def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderC
         extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
             else ()
         pred = predict(best, target)
-        k = render_config(te, best, te.name, out, ins, **({"workspace": spec.workspace} if spec.workspace else {}))
+        k = render_config(te, best, te.name, out, ins, **({"workspace": spec.workspace} if workspace_in_launch else {}))
         config = (("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()),
                   *best.params, *extra, *why, ("predicted_us", round(pred.us, 4)),
                   ("model", json.dumps(pred.as_dict(), sort_keys=True)),

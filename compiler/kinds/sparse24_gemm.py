@@ -16,11 +16,11 @@ from ..codegen.tensor_core import ELEMS
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
+from ..ir.tiles import KernelConfig, RTile, Workload
 from ..roller.construct import dram_bytes, io_sizes, load_count, loader_sectors, ops_per_element, pow2_ceil
 from ..targets import Target
 from ._tiled import render_tiled
-from .tc_gemm import MMA_ISSUE_SLOTS, SPLIT_K_STEPS, TC_SPLITS, _tc_tile, tc_loader
+from .tc_gemm import MMA_ISSUE_SLOTS, _tc_tile, split_k_factors, split_k_terms, tc_loader
 
 NAME = "sparse24_gemm"
 TIER = None          # chosen by passes/sparse24.py, never by Roller's construction
@@ -96,10 +96,7 @@ def candidates(te: TensorExpr, v: GemmView, side: str, values_arg: int, meta_arg
                         else:
                             infl = 1.0
                         nk = v.K // BK
-                        blocks_mn = v.B * math.ceil(R / BR) * math.ceil(D / BD)
-                        splits = [1]      # split-K as tc_gemm's: when the output tiles cannot fill the SMs
-                        if blocks_mn < target.sms:
-                            splits += [s for s in TC_SPLITS if nk >= 2 * s and blocks_mn * s <= 2 * target.sms]
+                        splits = split_k_factors(v.B * math.ceil(R / BR) * math.ceil(D / BD), nk, target)
                         for SK, S in ((sk, st) for sk in splits for st in STAGES):
                             if S > max(1, math.ceil(nk / SK)):
                                 continue
@@ -143,12 +140,12 @@ def _workload(te: TensorExpr, v: GemmView, sizes, target: Target, elem: str, R: 
     frag_i = (MI * 8 + NI) * steps           # ldmatrix, two metadata loads and the nibble packing per mi
     loader_i = (BD * BK * cost + BR * BK // 2 * 2.0 / (16 // eb) + BR * BK / 4) / T
     eff = min(1.0, MMA_ISSUE_SLOTS * mma_i / (mma_i + frag_i + loader_i + 4.0))
-    ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
+    ws, steps = split_k_terms(te, SK, nk, S)
     return Workload(blocks=blocks * SK, threads=T, shared_bytes=shared, registers=MI * NI * 4 + MI * 5 + NI * 4 + 40,
                     flops=float(blocks * BR * BD * nk * BK), compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=loads + sizes[1] + ws,
                     shared_bytes_moved=smem, ilp=float(MI * NI), issue_efficiency=eff,
-                    serial_steps=serial_steps(math.ceil(nk / SK), S) + (SPLIT_K_STEPS if SK > 1 else 0.0))
+                    serial_steps=steps)
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,

@@ -49,6 +49,22 @@ TC_SPLITS = (2, 4, 8, 16)
 SPLIT_K_STEPS = 2.0
 
 
+def split_k_factors(blocks_mn: int, k_tiles: int, target: Target) -> list[int]:
+    """How many slices K may be split into: 1, and when the output tiles cannot fill the SMs, each
+    split of at least two k tiles a slice that stays within two blocks an SM."""
+    if blocks_mn >= target.sms:
+        return [1]
+    return [1] + [s for s in TC_SPLITS if k_tiles >= 2 * s and blocks_mn * s <= 2 * target.sms]
+
+
+def split_k_terms(te: TensorExpr, split: int, k_tiles: int, stages: int) -> tuple[float, float]:
+    """(the workspace bytes a split moves: its slices written and read back by each tile's last
+    block; the k-loop's serial round trips plus the split's own) for the micro-model."""
+    if split == 1:
+        return 0.0, serial_steps(k_tiles, stages)
+    return 2.0 * split * te.output.size * 4, serial_steps(math.ceil(k_tiles / split), stages) + SPLIT_K_STEPS
+
+
 TC_PADS = (0, 16, 32, 48)          # bytes: whole 16-byte chunks, so cp.async stays aligned
 MMA_ISSUE_SLOTS = 4                # instructions a scheduler may issue per mma at tensor-core peak
 
@@ -174,10 +190,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                         if key not in sect_memo:
                             sect_memo[key] = loader_sectors(te, view, expr, group, rows, BK, k_fast, ext)
                         infl[side] = sect_memo[key]
-                    splits = [1]
-                    if blocks_mn < target.sms:
-                        splits += [s for s in TC_SPLITS if nk >= 2 * s and blocks_mn * s <= 2 * target.sms]
-                    for SK in splits:
+                    for SK in split_k_factors(blocks_mn, nk, target):
                         nk_split = math.ceil(nk / SK)
                         stage_opts = ((2, 3, 4) if nk_split >= 2 else (1,)) if has_async else \
                             ((1, 2) if nk_split >= 2 else (1,))
@@ -209,8 +222,7 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S
     blocks_mn = view.B * mt * nt
     T = 32 * warps
     loads = blocks_mn * nk * BK * (BM * infl["a"] * src_item["a"] + BN * infl["b"] * src_item["b"])
-    # split-K: SK slices of partial sums written, and read back by each tile's last block
-    ws = 2.0 * SK * te.output.size * 4 if SK > 1 else 0.0
+    ws, steps = split_k_terms(te, SK, nk, S)
     l2 = loads + (sizes[1] + ws if SK > 1 else l2_store_bytes(te, view))
     smem = blocks_mn * nk * BK * ((BM + BN) * eb + warps * (MI * 16 + NI * 8) * eb)
     if SK == 1 and out_tile_bytes(te, view, BM, BN, SK):    # the staged epilogue: the tile in and out
@@ -225,7 +237,7 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S
                     flops=2.0 * blocks_mn * BM * BN * nk * BK, compute_dtype=f"tc:{elem}",
                     dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=l2, shared_bytes_moved=smem,
                     ilp=float(MI * NI), issue_efficiency=eff,
-                    serial_steps=serial_steps(math.ceil(nk / SK), S) + (SPLIT_K_STEPS if SK > 1 else 0.0))
+                    serial_steps=steps)
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
