@@ -1,5 +1,6 @@
-"""Fusion's predicted effect (CPU, no GPU): each shared model compiled with the welder stage on (the
-default) and with `--disable welder`; launches per inference and predicted DRAM bytes per inference
+"""Fusion's predicted effect (CPU, no GPU): each shared model, and bench/decoder_models.py's Llama
+decoders (eager and SDPA attention), compiled with the welder stage on (the default) and with
+`--disable welder`; launches per inference and predicted DRAM bytes per inference
 from report.json, their ratios, and compile time (NVRTC builds included, fresh kernel cache each).
 The first table runs both sides with `--disable rammer`, so its counts are the welder stage's
 alone (the rammer stage's co-launches are measured by bench/schedule.py); the second is the
@@ -41,21 +42,32 @@ def compile_one(path: Path, target: str, precision: str, disable: tuple[str, ...
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", help="comma-separated names in the shared models folder (default: all)")
+    ap.add_argument("--models", help="comma-separated names: the shared models folder's and "
+                    "bench/decoder_models.py's (default: all)")
     ap.add_argument("--shared", default=os.environ.get("BRICKYARD_SHARED", str(ROOT.parent / "shared")))
     ap.add_argument("--target", default="h100")
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = ap.parse_args()
     models_dir = Path(a.shared) / "models"
-    names = a.models.split(",") if a.models else sorted(p.stem for p in models_dir.glob("*.onnx"))
+    sys.path.insert(0, str(ROOT / "bench"))
+    import decoder_models
+    built = tempfile.TemporaryDirectory(prefix="brickyard-fusion-models-")
+    paths = {p.stem: p for p in models_dir.glob("*.onnx")}
+    for name, make in decoder_models.MODELS.items():     # models beyond the shared set
+        paths[name] = Path(built.name) / f"{name}.onnx"
+        paths[name].write_bytes(make().SerializeToString())
+    names = a.models.split(",") if a.models else sorted(paths)
+    unknown = [n for n in names if n not in paths]
+    if unknown:
+        ap.error(f"unknown models {unknown}: choose from {sorted(paths)}")
     rows = []
     for name in names:
-        fused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("rammer",))
-        unfused = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("rammer", "welder"))
+        fused = compile_one(paths[name], a.target, a.precision, ("rammer",))
+        unfused = compile_one(paths[name], a.target, a.precision, ("rammer", "welder"))
         # the acceptance's comparison: the default pipeline (rammer on) against --disable welder
-        default = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ())
-        no_welder = compile_one(models_dir / f"{name}.onnx", a.target, a.precision, ("welder",))
+        default = compile_one(paths[name], a.target, a.precision, ())
+        no_welder = compile_one(paths[name], a.target, a.precision, ("welder",))
         rows.append({"name": name, "fused": fused, "unfused": unfused,
                      "launch_ratio": round(fused["launches"] / unfused["launches"], 4),
                      "dram_ratio": round(fused["dram_bytes"] / unfused["dram_bytes"], 4),

@@ -108,6 +108,29 @@ def injective(index: tuple[Expr, ...], shape: tuple[int, ...], extents: dict[str
     return True
 
 
+def reads_once(te: TensorExpr, arg: int) -> bool:
+    """Whether `te` reads each element of input `arg` at most once: every load's index is
+    injective over `te`'s variables, or moves each variable along an axis of its own (a slice's or
+    a concat's offset, a transpose), which is injective whatever range a guard leaves it."""
+    ext = extents_of(te)
+    moving = {v for v, n in ext.items() if n > 1}
+
+    def per_axis(index: tuple[Expr, ...]) -> bool:
+        seen: set[str] = set()
+        for x in index:
+            a = affine(x)
+            if a is None:
+                return False
+            terms = {v: c for v, c in a[0].items() if c}
+            if len(terms) > 1 or any(abs(c) != 1 for c in terms.values()) or set(terms) & seen:
+                return False
+            seen |= set(terms)
+        return moving <= seen
+
+    shape = te.inputs[arg].shape
+    return all(injective(ld.index, shape, ext) or per_axis(ld.index) for ld in loads_of(te, arg))
+
+
 def reshape_index(index: tuple[Expr, ...], from_shape: tuple[int, ...], to_shape: tuple[int, ...],
                   extents: dict[str, int]) -> tuple[Expr, ...]:
     """The index into `to_shape` of the element `index` reads in `from_shape` (same bytes, another

@@ -14,10 +14,12 @@ tensor expressions (analysis/dependence.py), never from op names:
 - a reducing consumer (contraction, convolution, reduction) joins a group of maps: a group that
   only moves data (transposes, reshapes, slices, casts) is folded into its loads, and one whose
   elements the consumer reads once each (injective index) is computed in its loads;
-- a contraction that joins also takes in the maps that make its other operands, when they only
-  move data or cost a few operations and nothing else reads them (K split from a fused QKV
-  projection, reshaped, transposed and scaled, beside the group of Q): its operands' producers
-  need not have grown into it, since a consumer joins one group only;
+- a consumer that joins also takes in the maps that make its other operands, where nothing else
+  reads them: any map it reads one-to-one (the two halves of a rotary embedding's rotate-half,
+  meeting in a Concat and an Add), and otherwise (a contraction's operand, re-read per tile) a map
+  that only moves data or costs a few operations (K split from a fused QKV projection, reshaped,
+  transposed and scaled, beside the group of Q). Groups grow forward, and a consumer joins one
+  group only, so without this a consumer's other producers stay kernels of their own;
 - a consumer reading the group through reshape aliases reads the group's value through the
   reshaped index instead (the alias steps go);
 - a group's values other than its last are read by nobody else (the group writes one value);
@@ -39,13 +41,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped
+from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped, reads_once
 from ..analysis.views import gemm_view
 from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
-from ..ir.dtypes import DType
 from ..ir.texpr import FOLD_OPS, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, walk
 from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
 from ..targets import Target
@@ -147,7 +148,9 @@ def cheap(te: TensorExpr) -> bool:
 
 
 def _is_index(e: Expr) -> bool:
-    return e.dtype is DType.int64 and not any(isinstance(x, Load) for x in walk(e))
+    """Index arithmetic and its comparisons (a concat's or a pad's choice of source), constants:
+    nothing that depends on a loaded value."""
+    return not any(isinstance(x, Load) for x in walk(e))
 
 
 @dataclasses.dataclass
@@ -200,8 +203,7 @@ def _grow(start: int, scope: _Scope) -> _Group:
         if stage is None:
             g.stop = f"{steps[c].spec.name}: {why}"
             break
-        if stage.expr.reduce is not None and gemm_view(stage.expr) is not None:
-            stage = _take_operand_producers(g, c, stage, scope)
+        stage = _take_producers(g, c, stage, scope)
         g.members.append(c)
         g.stages.append(stage)
         g.ops.append(steps[c].spec.ops)
@@ -214,21 +216,24 @@ def _grow(start: int, scope: _Scope) -> _Group:
     return g
 
 
-# The most steps a contraction takes in from its other operands' producers (a split's part, its
-# reshapes and transposes, a scale: attention's K as exporters write it is four)
+# The most steps a consumer takes in from its other operands' producers (a split's part, its
+# reshapes and transposes, a scale: attention's K as exporters write it is four; a rotary
+# embedding's halves, negation and products with cos and sin, five)
 MAX_OPERAND_STEPS = 8
 
 
-def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
-    """A contraction joining the group also takes in the maps that make its other operands, where
-    they only move data or cost a few operations per element and nothing else reads them (K
-    split from a fused QKV projection, reshaped, transposed and scaled, beside Q's group: without
-    this, K's maps are a kernel of their own that writes K to DRAM for the contraction to read).
-    They become stages before the contraction; returns its stage reading their values."""
+def _take_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
+    """A consumer joining the group also takes in the maps that make its other operands, where
+    nothing else reads them: a map it reads one-to-one at any cost (it is computed once either
+    way), one it re-reads (a contraction's operand, once per tile; a broadcast) only if it moves
+    data or costs a few operations per element. Without this, a consumer's other producers stay
+    kernels of their own that write their values to DRAM for it to read (attention's K beside Q's
+    group; the negated half of a rotate-half beside the other half's group). They become stages
+    before the consumer; returns its stage reading their values."""
     taken: list[tuple[int, Stage, set[int]]] = []
     group_values = {st.output for st in g.stages}
 
-    def pull(st: Stage, reader: int) -> Stage:
+    def pull(st: Stage, reader: int, recomputed: bool) -> Stage:
         te, inputs = st.expr, list(st.inputs)
         for arg, v in enumerate(st.inputs):
             if v in group_values:
@@ -248,10 +253,13 @@ def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> S
                     or len(taken) >= MAX_OPERAND_STEPS):
                 continue
             producer = scope.steps[p].spec.stages[0]
-            if producer.expr.reduce is not None or not (moves_data(producer.expr) or cheap(producer.expr)):
+            if producer.expr.reduce is not None or _epilogue_of_a_reduction(p, producer, scope):
+                continue
+            again = recomputed or not reads_once(te, arg)
+            if again and not (moves_data(producer.expr) or cheap(producer.expr)):
                 continue
             mark = len(taken)
-            made = pull(producer, p)        # its own producers first
+            made = pull(producer, p, again)        # its own producers first
             trial = read_reshaped(te, arg, scope.types[src]) if hops else te
             reading = Stage(trial, (*inputs[:arg], src, *inputs[arg + 1:]), st.output)
             earlier = tuple(t for _, t, _ in taken) + (made,)
@@ -264,7 +272,7 @@ def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> S
             te, inputs[arg] = trial, src
         return Stage(te, tuple(inputs), st.output)
 
-    stage = pull(stage, c)
+    stage = pull(stage, c, False)
     for p, st, hops in taken:
         g.members.append(p)
         g.stages.append(st)
@@ -273,6 +281,23 @@ def _take_operand_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> S
         g.member_aliases[p] = hops
         g.aliases |= hops
     return stage
+
+
+def _epilogue_of_a_reduction(p: int, producer: Stage, scope: _Scope) -> bool:
+    """Whether map `p` is the only reader of a reduction no group has taken yet: its epilogue when
+    that reduction's group grows (a bias add stays with its GEMM, not with the GEMM's reader)."""
+    for v in producer.inputs:
+        at = p
+        while v not in scope.producer:        # back through reshape aliases
+            a = scope.alias_by_dst.get(v)
+            if a is None or scope.readers.get(v, set()) != {at}:
+                break
+            at, v = a, scope.alias_of[a].src
+        r = scope.producer.get(v)
+        if (r is not None and r not in scope.taken and scope.steps[r].spec.stages[0].expr.reduce is not None
+                and scope.readers.get(v, set()) == {at}):
+            return True
+    return False
 
 
 def _next_reader(g: _Group, scope: _Scope, values):

@@ -158,6 +158,48 @@ def test_an_operand_map_that_computes_or_is_read_elsewhere_stays_its_own_kernel(
     assert rep["launches_per_inference"] == 2
 
 
+def _rotate_half(expensive_half: bool = False) -> bytes:
+    """A rotary embedding as exporters write it: t * cos + Concat(-t[..., 4:], t[..., :4]) * sin.
+    Each of its maps reads another's value one-to-one, and they meet in the Concat and the Add, so
+    a group grown forward from the first Slice leaves the negated half and t * cos behind.
+    `expensive_half` makes the negated half an Erf (not a few operations per element)."""
+    nodes = [helper.make_node("Slice", ["t", "zero", "half", "last"], ["x1"]),
+             helper.make_node("Slice", ["t", "half", "end", "last"], ["x2"]),
+             helper.make_node("Erf" if expensive_half else "Neg", ["x2"], ["n2"]),
+             helper.make_node("Concat", ["n2", "x1"], ["rot"], axis=-1),
+             helper.make_node("Mul", ["t", "cos"], ["tc"]), helper.make_node("Mul", ["rot", "sin"], ["rs"]),
+             helper.make_node("Add", ["tc", "rs"], ["y"])]
+    inits = [("zero", np.array([0], np.int64)), ("half", np.array([4], np.int64)),
+             ("end", np.array([8], np.int64)), ("last", np.array([-1], np.int64)),
+             ("cos", RNG.standard_normal((6, 8)).astype(np.float32)), ("sin", RNG.standard_normal((6, 8)).astype(np.float32))]
+    return model(nodes, [("t", [2, 6, 8])], [("y", [2, 6, 8])], inits)
+
+
+@pytest.mark.parametrize("expensive_half", [False, True])
+def test_a_map_takes_in_the_maps_it_reads_one_to_one(expensive_half):
+    """The rotate-half's pieces are one kernel: the Concat takes in the negated half and the Add
+    takes in t * cos (each read one-to-one, so computed once wherever it runs), at any cost."""
+    data = _rotate_half(expensive_half)
+    fused, unfused = both(data, {"t": RNG.standard_normal((2, 6, 8)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 7 and fused["launches_per_inference"] == 1
+    (group,) = fused["fusion"]["groups"]
+    assert len(group["ops"]) == 7
+
+
+def test_a_bias_add_stays_with_its_gemm_when_another_group_reads_it():
+    """(h @ W2 + b2) + (x @ W1 + b1), the second GEMM written after the first group: the final Add
+    may take in the maps it reads, but `x @ W1 + b1` is that GEMM's epilogue, and stays with it."""
+    nodes = [helper.make_node("MatMul", ["h", "w2"], ["m2"]), helper.make_node("Add", ["m2", "b2"], ["a2"]),
+             helper.make_node("MatMul", ["x", "w1"], ["m1"]), helper.make_node("Add", ["m1", "b1"], ["a1"]),
+             helper.make_node("Add", ["a2", "a1"], ["y"])]
+    data = model(nodes, [("h", [4, 96]), ("x", [4, 96])], [("y", [4, 16])],
+                 [("w1", weight(96, 16)), ("b1", weight(16)), ("w2", weight(96, 16)), ("b2", weight(16))])
+    rep = check(data, {"h": RNG.standard_normal((4, 96)).astype(np.float32),
+                       "x": RNG.standard_normal((4, 96)).astype(np.float32)})
+    groups = {g["ops"][0]: g["ops"] for g in rep["fusion"]["groups"]}
+    assert groups["MatMul_2"] == ["MatMul_2", "Add_3"], rep["fusion"]["groups"]
+
+
 def test_a_transposed_operand_folds_into_the_matmul():
     """Transpose -> MatMul: the transpose moves data only, so the contraction reads through it."""
     nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0]), helper.make_node("MatMul", ["xt", "w"], ["y"])]

@@ -114,3 +114,35 @@ def test_control_flow_on_the_device_on_gpu(name, size):
             for k, want in ref.items():
                 err = np.max(np.abs(out[k].astype(np.float64) - want)) / max(np.max(np.abs(want)), 1e-30)
                 assert err < 1e-3, (name, size, disable, graph, k, err)
+
+
+@pytest.mark.parametrize("attention", ["eager", "sdpa"])
+@pytest.mark.parametrize("precision,seq", [("fp32", 16), ("fp16", 256)])
+def test_llama_decoder_on_gpu(attention, precision, seq):
+    """bench/decoder_models.py's Llama decoder (rotary embeddings computed in the attention
+    kernel, grouped-query heads read in place; flash_attention at 256 positions in fp16) on the
+    device, plain and replayed as one CUDA graph, against onnxruntime."""
+    import sys
+    from pathlib import Path
+    import onnxruntime as ort
+    from compiler import compile
+    from compiler.context import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from compiler.runtime.gpu import device_arch
+    from compiler.targets import get_target
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import decoder_models
+    model = decoder_models.llama(**decoder_models.SMALL, seq=seq, attention=attention)
+    feeds = decoder_models.inputs(model)
+    (want,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    target = dataclasses.replace(get_target("h100"), arch=device_arch())
+    art = compile(model, target, CompileOptions(precision=precision))
+    schedules = [k["config"]["schedule"] for k in art.report["kernels"]]
+    for graph in (False, True):
+        ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch), graph=graph)
+        for _ in range(2):
+            got = ex.run(feeds)["out"]
+        err = np.max(np.abs(got.astype(np.float64) - want)) / np.max(np.abs(want))
+        print(f"llama {attention} {precision} seq {seq} graph={graph}: {ex.launches} launches, {schedules}, "
+              f"max rel error {err:.2e}")
+        assert err < (1e-3 if precision == "fp32" else 5e-3)
