@@ -57,6 +57,8 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
         st = stages[k]
 
         def one(ld: Load) -> Expr:
+            if ld.arg >= _RESOLVED:    # a load of the composed inputs, substituted in with an index
+                return Load(ld.arg - _RESOLVED, ld.index, ld.dtype)
             value = st.inputs[ld.arg]
             if value in registers:
                 p = producer[value]
@@ -69,7 +71,9 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
         return replace_loads(e, one)
 
     def at(index: tuple[Expr, ...]) -> dict[str, Expr]:
-        return {f"i{d}": x for d, x in enumerate(index)}
+        """The variables of a stage read at `index`, an index already over the composed inputs: its
+        loads (a gather's indices) are shielded from the stage's own load resolution."""
+        return {f"i{d}": _shield(x) for d, x in enumerate(index)}
 
     def value_at(k: int, index: tuple[Expr, ...]) -> Expr:
         """Stage k's element at `index` (a map, or a folded reduction), over the external inputs."""
@@ -89,7 +93,7 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
             env = dict(at(index), **{name: Var(fresh) for name, fresh in names.items()})
             body = loads_of(k, substitute_vars(te.body, env))
             fold = Fold(te.reduce.op, tuple((names[name], m) for name, m in te.reduce.axes), body, te.body.dtype)
-            value = fold if te.epilogue is None else loads_of(k, substitute_vars(te.epilogue, {**at(index), ACC: fold}))
+            value = fold if te.epilogue is None else loads_of(k, substitute_vars(te.epilogue, {**at(index), ACC: _shield(fold)}))
             folds[(k, index)] = cast(value, te.output.dtype)
         return folds[(k, index)]
 
@@ -118,6 +122,15 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
         body = _guarded(body, e_index, a.output.shape, final.output.shape)
         te = TensorExpr(a.name, (), final.output, body, a.reduce, epilogue)
     return te.replace(inputs=tuple(ext_types.values())), tuple(ext_types)
+
+
+# Added to a load's input number while it sits in an index substituted into a stage: it already
+# names a composed input, and `loads_of` takes the offset off instead of resolving it again.
+_RESOLVED = 1 << 30
+
+
+def _shield(x: Expr) -> Expr:
+    return replace_loads(x, lambda ld: Load(ld.arg + _RESOLVED, ld.index, ld.dtype))
 
 
 def _guarded(body: Expr, index: tuple[Expr, ...], extents, out_shape) -> Expr:

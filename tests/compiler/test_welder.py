@@ -200,6 +200,22 @@ def test_a_bias_add_stays_with_its_gemm_when_another_group_reads_it():
     assert groups["MatMul_2"] == ["MatMul_2", "Add_3"], rep["fusion"]["groups"]
 
 
+def test_a_map_read_at_gathered_indices_is_computed_in_the_gather():
+    """Exp -> Gather by runtime indices (Falcon's export has the same shape: a GatherND over a
+    transposed value): the gather's index loads the indices, and that load must stay a load of
+    the fused kernel's inputs when the Exp is evaluated at it (it was resolved a second time, as
+    an input of the Exp, and compose failed with an IndexError)."""
+    nodes = [helper.make_node("Exp", ["x"], ["e"]), helper.make_node("Gather", ["e", "idx"], ["y"], axis=0)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 3]),
+                                       helper.make_tensor_value_info("idx", TensorProto.INT64, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    feeds = {"x": RNG.standard_normal((5, 3)).astype(np.float32), "idx": np.array([4, 0, 2, -1], np.int64)}
+    fused, unfused = both(m.SerializeToString(), feeds)
+    assert fused["launches_per_inference"] == 1 and unfused["launches_per_inference"] == 2
+
+
 def test_a_transposed_operand_folds_into_the_matmul():
     """Transpose -> MatMul: the transpose moves data only, so the contraction reads through it."""
     nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0]), helper.make_node("MatMul", ["xt", "w"], ["y"])]
