@@ -87,6 +87,15 @@ class Window:
     def may_underflow(self, d: int) -> bool:
         return self.pads_begin[d] > 0
 
+    def reachable(self, d: int) -> tuple[int, int]:
+        """(first, count): the kernel positions along dim d that some output reads inside the input.
+        A window wider than its input (EfficientNet's pooler: a 2560-wide AveragePool over a 2x2
+        map, ceil_mode) reduces over these alone; the rest are padding for every output."""
+        s, dil, pb = self.strides[d], self.dilations[d], self.pads_begin[d]
+        lo = max(0, -(-(pb - (self.out_shape[d] - 1) * s) // dil))      # k * dil >= pb - o_max * s
+        hi = min(self.kernel[d] - 1, (self.in_shape[d] - 1 + pb) // dil)  # k * dil <= in - 1 + pb (o = 0)
+        return (lo, hi - lo + 1) if hi >= lo else (0, 1)
+
     def may_overflow(self, d: int) -> bool:
         last = (self.out_shape[d] - 1) * self.strides[d] + (self.kernel[d] - 1) * self.dilations[d] - self.pads_begin[d]
         return last > self.in_shape[d] - 1

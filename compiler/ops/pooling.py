@@ -36,17 +36,20 @@ def _check_window(ctx: LowerCtx, win: Window, y: TensorType) -> None:
 
 
 def _window_loads(x: TensorType, win: Window, op: str, fill, compute: DType | None = None):
-    """(body, reduce, kernel offset exprs): x at each window position, `fill` outside the input."""
+    """(body, reduce, kernel offset exprs, their first positions): x at each window position,
+    `fill` outside the input. The reduction runs over the kernel positions some output reads
+    inside the input (Window.reachable); the others read `fill` for every output."""
     i = out_vars(x.rank)
-    ks, red = reduction_axes(win.kernel, op)
-    pos = [win.position(d, i[2 + d], ks[d]) for d in range(len(ks))]
+    first, counts = zip(*(win.reachable(d) for d in range(len(win.kernel))))
+    ks, red = reduction_axes(counts, op)
+    pos = [win.position(d, i[2 + d], ks[d] + first[d] if first[d] else ks[d]) for d in range(len(ks))]
     v = load(0, x, (i[0], i[1]) + tuple(pos))
     if compute is not None:
         v = cast(v, compute)
     guard = window_guard(win, pos)
     if guard is not None:
         v = select(guard, v, const(fill, v.dtype))
-    return v, red, ks
+    return v, red, ks, first
 
 
 # --- MaxPool ---------------------------------------------------------------------------------------
@@ -89,7 +92,7 @@ def lower_maxpool(ctx: LowerCtx) -> None:
     x, y = ctx.input(0), ctx.out_types[0]
     win = _pool_window(ctx.node, x.shape)
     _check_window(ctx, win, y)
-    body, red, ks = _window_loads(x, win, "max", _lowest(x.dtype))
+    body, red, ks, first = _window_loads(x, win, "max", _lowest(x.dtype))
     ctx.emit(TensorExpr("maxpool", (x,), y, body, red), [ctx.in_name(0)], ctx.out_name(0))
     if len(ctx.node.outputs) < 2 or not ctx.node.outputs[1]:
         return
@@ -111,7 +114,7 @@ def lower_maxpool(ctx: LowerCtx) -> None:
         kvals[radix[j]] = rest % n if j > 0 else rest
         rest = rest // n
     for d in range(len(ks)):
-        coords.append(win.position(d, i[2 + d], kvals[d]))
+        coords.append(win.position(d, i[2 + d], kvals[d] + first[d] if first[d] else kvals[d]))
     plane = math.prod(win.in_shape)
     flat: Expr = const(0, DType.int64)
     mult = 1
@@ -193,7 +196,7 @@ def lower_avgpool(ctx: LowerCtx) -> None:
         raise ctx.unsupported(f"AveragePool on {x.dtype.name}")
     win = _pool_window(ctx.node, x.shape)
     _check_window(ctx, win, y)
-    body, red, _ = _window_loads(x, win, "sum", 0.0)
+    body, red, _, _ = _window_loads(x, win, "sum", 0.0)
     count = _window_count(win, bool(ctx.attr("count_include_pad", 0)), x.rank)
     acc = acc_var(body)
     epi = acc / (float(count) if isinstance(count, int) else cast(count, acc.dtype))
@@ -239,7 +242,7 @@ def lower_lppool(ctx: LowerCtx) -> None:
     win = _pool_window(ctx.node, x.shape)
     _check_window(ctx, win, y)
     p = _lp_p(ctx.node)
-    v, red, _ = _window_loads(x, win, "sum", 0.0)
+    v, red, _, _ = _window_loads(x, win, "sum", 0.0)
     body = _lp_body(v, p)
     ctx.emit(TensorExpr("lppool", (x,), y, body, red, _lp_root(acc_var(body), p)), [ctx.in_name(0)], ctx.out_name(0))
 

@@ -186,6 +186,16 @@ def _pool_cases():
         Case("AveragePool", [x2.astype(F16)], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, id="avgpool_f16",
              rtol=1e-2, atol=1e-2),
         Case("LpPool", [x1], {"kernel_shape": [3], "strides": [2], "p": 1}, id="lppool1d_p1"),
+        # windows wider than their input (EfficientNet's pooler: AveragePool of its width, ceil_mode)
+        *[Case("AveragePool", [x2], {"kernel_shape": [64, 64], "strides": [64, 64], "ceil_mode": 1,
+                                     "count_include_pad": incl}, id=f"avgpool2d_wider_than_input_incl{incl}")
+          for incl in (0, 1)],
+        Case("MaxPool", [x2], {"kernel_shape": [9, 10], "strides": [4, 4], "pads": [2, 2, 2, 2]}, n_out=2,
+             id="maxpool2d_wider_than_input_indices"),
+        Case("MaxPool", [x2], {"kernel_shape": [12, 3], "strides": [12, 1], "pads": [5, 0, 5, 0]}, n_out=2,
+             id="maxpool2d_first_positions_padding_indices"),
+        Case("LpPool", [x2], {"kernel_shape": [12, 3], "strides": [12, 1], "pads": [5, 0, 5, 0], "p": 2},
+             id="lppool2d_first_positions_padding"),
         Case("LpPool", [x3], {"kernel_shape": [2, 2, 2], "p": 2, "pads": [1, 1, 0, 0, 1, 1]}, id="lppool3d"),
     ]
     # MaxUnpool of a real MaxPool's values and indices
@@ -241,6 +251,8 @@ _ORT_ORACLE = {
     "maxpool2d_same_lower": "SAME_LOWER output extent floor(in/stride) where the spec says ceil",
     "maxpool2d_same_lower_indices": "SAME_LOWER output extent floor(in/stride) where the spec says ceil",
     "lppool2d_ceil": "LpPool rescales by kernel_size/valid_count in ceil_mode windows",
+    "avgpool2d_wider_than_input_incl0": "a ceil_mode window wider than the input averages to NaN",
+    "avgpool2d_wider_than_input_incl1": "a ceil_mode window wider than the input averages to 0",
     "gmp_1d": "GlobalMaxPool reduces the wrong axes for non-2-D inputs",
     "gmp_3d": "GlobalMaxPool reduces the wrong axes for non-2-D inputs",
     "glp_1d": "GlobalLpPool has no implementation", "glp_2d": "GlobalLpPool has no implementation",
@@ -438,6 +450,18 @@ def test_lowering_computes_the_reference(case):
         _assert_close(got, np.asarray(w), case)
 
 
+@pytest.mark.parametrize("case_id,extent", [("avgpool2d_wider_than_input_incl0", 7 * 8),
+                                             ("maxpool2d_first_positions_padding_indices", 7 * 3)])
+def test_a_pool_reduces_over_the_window_positions_inside_its_input(case_id, extent):
+    """A window wider than its input reduces over the positions some output reads inside it (a
+    64x64 window over 7x8: 56 steps, not 4096; a window whose first 5 rows are padding for its one
+    output row: from the 6th row on)."""
+    (case,) = [c for c in CASES if c.id == case_id]
+    steps, _ = _lower(case)
+    for step in (s for s in steps if isinstance(s, LaunchStep)):
+        assert step.kernel.expr.reduce.extent == extent
+
+
 # one case per op and per distinct expression shape is enough to exercise the C renderer with NVRTC
 _BUILD = [c for c in CASES if c.id in {
     "conv2d_pad_bias", "conv2d_group2", "conv2d_depthwise", "conv1d", "conv3d", "conv2d_f16", "convT_stride_pad_bias",
@@ -445,11 +469,11 @@ _BUILD = [c for c in CASES if c.id in {
     "matmul_(4,)x(4,)", "matmul_f16", "gemm_t11_a2.0_b0.25_c(3, 5)", "einsum_...ij,...jk->...ik", "einsum_iij->j",
     "matmul_integer_vector_zp", "qlinear_matmul_i8", "maxpool2d_ceil_pad_indices", "maxpool_int8",
     "maxpool2d_colmajor_indices", "avgpool2d_ceil_pad_incl", "avgpool2d_dilated", "lppool2d_stride_pad",
-    "avgpool_f16", "gap_2d", "gmp_3d", "glp_2d", "maxunpool2d"}]
+    "avgpool_f16", "gap_2d", "gmp_3d", "glp_2d", "maxunpool2d", "maxpool2d_first_positions_padding_indices"}]
 
 
 def test_build_list_is_complete():
-    assert len(_BUILD) == 29
+    assert len(_BUILD) == 30
     assert {c.op for c in _BUILD} == {c.op for c in CASES}
 
 
