@@ -1,0 +1,164 @@
+"""Architectures beyond the shared set: transformers' models at tiny sizes, exported by
+../shared/tools/zoo.py's own export() (torch.onnx, dynamo first), each compiled in fp32 and fp16
+and checked on the host harness against onnxruntime. It answers "does a model we never tuned for
+compile, run right and fuse?" for the decoder, encoder, vision, speech and state-space families
+users bring.
+
+    # 1. export (PyTorch and transformers: a side venv as bench/README.md shows, or the GPU machine)
+    /tmp/zoovenv/bin/python bench/architectures.py export --out var/architectures
+    # 2. compile and check (the project's venv, no GPU)
+    .venv/bin/python bench/architectures.py compile --models-dir var/architectures [--only a,b]
+
+`compile` writes bench/results/architectures-<UTC time>.json (one row per model and precision:
+launches per inference, predicted us, compile seconds, the host check's max relative error, or the
+error that stopped it) and prints a table. An export failure is recorded in the models folder's
+exports.json and the model is left out."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+V = 1000      # vocabulary of the text models
+SEQ = 64      # positions of the text models
+RES = 64      # image side of the vision models
+
+
+def architectures(zoo, tf, torch) -> dict:
+    """name -> (make_model, make_inputs), tiny configurations of each family's published layout."""
+    HS = zoo.HiddenState
+
+    def ids():
+        return (zoo.ids(1, SEQ, V),)
+
+    def image():
+        return (zoo.image(1, RES),)
+
+    def pooled(model):
+        return zoo.torch_init(HS(model, key="pooler_output"))
+
+    text = dict(vocab_size=V)
+    return {
+        # decoders: rotary (full, partial, per-head), GQA/MQA, ALiBi, RMSNorm, SwiGLU/GELU
+        "llama": (lambda: HS(tf.LlamaModel(tf.LlamaConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256)), use_cache=False), ids),
+        "qwen2": (lambda: HS(tf.Qwen2Model(tf.Qwen2Config(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256)), use_cache=False), ids),
+        "mistral": (lambda: HS(tf.MistralModel(tf.MistralConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256, sliding_window=None)), use_cache=False), ids),
+        "gemma": (lambda: HS(tf.GemmaModel(tf.GemmaConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=32, intermediate_size=256)), use_cache=False), ids),
+        "phi": (lambda: HS(tf.PhiModel(tf.PhiConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, partial_rotary_factor=0.5)), use_cache=False), ids),
+        "gpt_neox": (lambda: HS(tf.GPTNeoXModel(tf.GPTNeoXConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, rotary_pct=0.25)), use_cache=False), ids),
+        "falcon": (lambda: HS(tf.FalconModel(tf.FalconConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, new_decoder_architecture=False, multi_query=True)), use_cache=False), ids),
+        "bloom": (lambda: HS(tf.BloomModel(tf.BloomConfig(**text, hidden_size=128, n_layer=2, n_head=4)), use_cache=False), ids),
+        "mpt": (lambda: HS(tf.MptModel(tf.MptConfig(**text, d_model=128, n_layers=2, n_heads=4, max_seq_len=128)), use_cache=False), ids),
+        "opt": (lambda: HS(tf.OPTModel(tf.OPTConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, ffn_dim=256, word_embed_proj_dim=128)), use_cache=False), ids),
+        "mamba": (lambda: HS(tf.MambaModel(tf.MambaConfig(**text, hidden_size=64, num_hidden_layers=2, state_size=8)), use_cache=False), ids),
+        # encoders
+        "roberta": (lambda: HS(tf.RobertaModel(tf.RobertaConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
+        "distilbert": (lambda: HS(tf.DistilBertModel(tf.DistilBertConfig(**text, dim=128, n_layers=2, n_heads=4, hidden_dim=256))), ids),
+        "albert": (lambda: HS(tf.AlbertModel(tf.AlbertConfig(**text, embedding_size=64, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
+        "electra": (lambda: HS(tf.ElectraModel(tf.ElectraConfig(**text, embedding_size=64, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
+        "deberta_v2": (lambda: HS(tf.DebertaV2Model(tf.DebertaV2Config(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
+        "clip_text": (lambda: HS(tf.CLIPTextModel(tf.CLIPTextConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, max_position_embeddings=SEQ))), ids),
+        "t5_encoder": (lambda: HS(tf.T5EncoderModel(tf.T5Config(**text, d_model=128, d_kv=32, d_ff=256, num_layers=2, num_heads=4))), ids),
+        "bart_encoder": (lambda: HS(tf.BartModel(tf.BartConfig(**text, d_model=128, encoder_layers=2, decoder_layers=1, encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256, max_position_embeddings=128)).get_encoder()), ids),
+        # vision
+        "deit": (lambda: HS(tf.DeiTModel(tf.DeiTConfig(image_size=RES, patch_size=8, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256), add_pooling_layer=False)), image),
+        "beit": (lambda: HS(tf.BeitModel(tf.BeitConfig(image_size=RES, patch_size=8, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, use_relative_position_bias=True), add_pooling_layer=False)), image),
+        "dinov2": (lambda: HS(tf.Dinov2Model(tf.Dinov2Config(image_size=RES, patch_size=8, hidden_size=128, num_hidden_layers=2, num_attention_heads=4))), image),
+        "swin": (lambda: HS(tf.SwinModel(tf.SwinConfig(image_size=RES, patch_size=4, embed_dim=32, depths=[1, 2], num_heads=[2, 4], window_size=4))), image),
+        "segformer": (lambda: HS(tf.SegformerModel(tf.SegformerConfig(hidden_sizes=[16, 32, 64, 128], num_attention_heads=[1, 2, 2, 4], depths=[1, 1, 1, 1]))), image),
+        "mobilevit": (lambda: pooled(tf.MobileViTModel(tf.MobileViTConfig(image_size=RES, hidden_sizes=[32, 48, 64], neck_hidden_sizes=[8, 8, 16, 24, 32, 40, 160]))), image),
+        "convnext": (lambda: pooled(tf.ConvNextModel(tf.ConvNextConfig(hidden_sizes=[32, 64, 128, 256], depths=[1, 1, 2, 1]))), image),
+        "efficientnet": (lambda: pooled(tf.EfficientNetModel(tf.EfficientNetConfig(image_size=RES, depth_coefficient=0.25))), image),
+        "regnet": (lambda: pooled(tf.RegNetModel(tf.RegNetConfig(hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1], groups_width=8))), image),
+        # speech
+        "whisper_encoder": (lambda: HS(tf.WhisperModel(tf.WhisperConfig(**text, d_model=64, encoder_layers=2, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16, max_source_positions=32, pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)).get_encoder()), lambda: (torch.randn(1, 16, 64),)),
+        "wav2vec2": (lambda: HS(tf.Wav2Vec2Model(tf.Wav2Vec2Config(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128, conv_dim=(32, 32, 32), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4))), lambda: (torch.randn(1, 4000),)),
+    }
+
+
+def export(a) -> int:
+    sys.path.insert(0, str(Path(a.shared) / "tools"))
+    import torch
+    import transformers as tf
+    import zoo
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    models = architectures(zoo, tf, torch)
+    wanted = [m for m in a.only.split(",") if m] or list(models)
+    records = {}
+    for name in wanted:
+        mk, inp = models[name]
+        try:
+            records[name] = zoo.export(name, mk, inp, str(out))
+            print("exported", records[name], flush=True)
+        except Exception as e:     # one exporter failure must not hide the rest
+            records[name] = {"name": name, "error": f"{type(e).__name__}: {str(e)[:300]}"}
+            print("FAILED", name, records[name]["error"], flush=True)
+    (out / "exports.json").write_text(json.dumps(records, indent=1) + "\n")
+    return 0
+
+
+def compile_one(path: Path, precision: str) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    t0 = time.perf_counter()
+    try:
+        art = compile(str(path), "h100", CompileOptions(precision=precision, verify="host", build=False))
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {str(e)[:300]}", "where": traceback.format_exc(limit=-2)[-600:]}
+    rep = art.report
+    return {"launches": rep["launches_per_inference"], "predicted_us": rep["latency"]["predicted_us"],
+            "compile_s": round(time.perf_counter() - t0, 2), "max_rel_error": rep["verification"]["max_rel_error"],
+            "verification": rep["verification"]["outcome"]}
+
+
+def compile_all(a) -> int:
+    sys.path.insert(0, str(ROOT))
+    from bench.kernels import write_results
+    models_dir = Path(a.models_dir)
+    names = [m for m in a.only.split(",") if m] or sorted(p.stem for p in models_dir.glob("*.onnx"))
+    if not names:
+        print(f"no models in {models_dir}: run `bench/architectures.py export --out {models_dir}` first", file=sys.stderr)
+        return 2
+    rows = []
+    for name in names:
+        for precision in ("fp32", "fp16"):
+            row = {"name": name, "precision": precision, **compile_one(models_dir / f"{name}.onnx", precision)}
+            rows.append(row)
+            print(f"{name:<16} {precision}  " + (f"ERROR {row['error']}" if "error" in row else
+                  f"{row['launches']:>4} launches  {row['predicted_us']:>9.1f} us predicted  "
+                  f"{row['compile_s']:>6.2f} s  err {row['max_rel_error']:.1e} ({row['verification']})"), flush=True)
+    exports = models_dir / "exports.json"
+    failed_exports = {k: v["error"] for k, v in json.loads(exports.read_text()).items() if "error" in v} if exports.exists() else {}
+    out = write_results("architectures", "none (host harness; predicted times)",
+                        {"target": "h100", "verify": "host against onnxruntime", "build": False,
+                         "export": "zoo.py export() (torch.onnx)", "failed_exports": failed_exports}, rows, a.out)
+    bad = [r for r in rows if "error" in r or r.get("verification") != "passed"]
+    print(f"{len(rows) - len(bad)} of {len(rows)} compiled and matched onnxruntime -> {out}")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export", help="export the architectures (needs PyTorch and transformers)")
+    e.add_argument("--out", required=True)
+    e.add_argument("--shared", default=os.environ.get("BRICKYARD_SHARED", str(ROOT.parent / "shared")))
+    e.add_argument("--only", default="")
+    c = sub.add_parser("compile", help="compile each exported model and check it on the host harness")
+    c.add_argument("--models-dir", required=True)
+    c.add_argument("--only", default="")
+    c.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    a = ap.parse_args()
+    return export(a) if a.cmd == "export" else compile_all(a)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
