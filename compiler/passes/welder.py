@@ -253,7 +253,7 @@ def _take_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
                     or len(taken) >= MAX_OPERAND_STEPS):
                 continue
             producer = scope.steps[p].spec.stages[0]
-            if producer.expr.reduce is not None or _epilogue_of_a_reduction(p, producer, scope):
+            if producer.expr.reduce is not None or _epilogue_of_a_reduction(p, producer, g.members[0], scope):
                 continue
             again = recomputed or not reads_once(te, arg)
             if again and not (moves_data(producer.expr) or cheap(producer.expr)):
@@ -283,9 +283,10 @@ def _take_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
     return stage
 
 
-def _epilogue_of_a_reduction(p: int, producer: Stage, scope: _Scope) -> bool:
-    """Whether map `p` is the only reader of a reduction no group has taken yet: its epilogue when
-    that reduction's group grows (a bias add stays with its GEMM, not with the GEMM's reader)."""
+def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope) -> bool:
+    """Whether map `p` is the only reader of a reduction whose group has not grown yet (groups grow
+    in plan order; this one from `start`): its epilogue when that group grows (a bias add stays
+    with its GEMM, not with the GEMM's reader)."""
     for v in producer.inputs:
         at = p
         while v not in scope.producer:        # back through reshape aliases
@@ -294,7 +295,7 @@ def _epilogue_of_a_reduction(p: int, producer: Stage, scope: _Scope) -> bool:
                 break
             at, v = a, scope.alias_of[a].src
         r = scope.producer.get(v)
-        if (r is not None and r not in scope.taken and scope.steps[r].spec.stages[0].expr.reduce is not None
+        if (r is not None and r > start and r not in scope.taken and scope.steps[r].spec.stages[0].expr.reduce is not None
                 and scope.readers.get(v, set()) == {at}):
             return True
     return False
