@@ -40,45 +40,84 @@ def architectures(zoo, tf, torch) -> dict:
     def image():
         return (zoo.image(1, RES),)
 
-    def pooled(model):
-        return zoo.torch_init(HS(model, key="pooler_output"))
+    def build(family: str, cfg: dict, *, config=None, text=True, cache=None, key=None, part=None, init=False,
+              **model_kw):
+        """transformers' <family>Model of <config or family>Config(cfg), wrapped as zoo.py wraps its
+        models (HiddenState; `part`: a method giving the submodule to export, as get_encoder)."""
+        def make():
+            vocab = {"vocab_size": V} if text else {}
+            config_cls = getattr(tf, f"{config or family}Config")
+            model = getattr(tf, f"{family}Model")(config_cls(**vocab, **cfg), **model_kw)
+            model = getattr(model, part)() if part else model
+            wrapped = HS(model, **({"key": key} if key else {}), **({"use_cache": cache} if cache is not None else {}))
+            return zoo.torch_init(wrapped) if init else wrapped
+        return make
 
-    text = dict(vocab_size=V)
+    def decoder(family, **cfg):
+        return build(family, cfg, cache=False), ids
+
+    def encoder(family, part=None, **cfg):
+        return build(family, cfg, part=part), ids
+
+    def vision(family, pooled=False, model_kw=(), **cfg):
+        """pooled: the pooler's output, weights drawn by zoo.torch_init (as zoo.py's CNNs)."""
+        kw = {"key": "pooler_output", "init": True} if pooled else {}
+        return build(family, cfg, text=False, **kw, **dict(model_kw)), image
+
+    small = dict(hidden_size=128, num_hidden_layers=2, num_attention_heads=4)   # most text models
+    gqa = dict(small, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256)
     return {
-        # decoders: rotary (full, partial, per-head), GQA/MQA, ALiBi, RMSNorm, SwiGLU/GELU
-        "llama": (lambda: HS(tf.LlamaModel(tf.LlamaConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256)), use_cache=False), ids),
-        "qwen2": (lambda: HS(tf.Qwen2Model(tf.Qwen2Config(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256)), use_cache=False), ids),
-        "mistral": (lambda: HS(tf.MistralModel(tf.MistralConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256, sliding_window=None)), use_cache=False), ids),
-        "gemma": (lambda: HS(tf.GemmaModel(tf.GemmaConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=32, intermediate_size=256)), use_cache=False), ids),
-        "phi": (lambda: HS(tf.PhiModel(tf.PhiConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, partial_rotary_factor=0.5)), use_cache=False), ids),
-        "gpt_neox": (lambda: HS(tf.GPTNeoXModel(tf.GPTNeoXConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, rotary_pct=0.25)), use_cache=False), ids),
-        "falcon": (lambda: HS(tf.FalconModel(tf.FalconConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, new_decoder_architecture=False, multi_query=True)), use_cache=False), ids),
-        "bloom": (lambda: HS(tf.BloomModel(tf.BloomConfig(**text, hidden_size=128, n_layer=2, n_head=4)), use_cache=False), ids),
-        "mpt": (lambda: HS(tf.MptModel(tf.MptConfig(**text, d_model=128, n_layers=2, n_heads=4, max_seq_len=128)), use_cache=False), ids),
-        "opt": (lambda: HS(tf.OPTModel(tf.OPTConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, ffn_dim=256, word_embed_proj_dim=128)), use_cache=False), ids),
-        "mamba": (lambda: HS(tf.MambaModel(tf.MambaConfig(**text, hidden_size=64, num_hidden_layers=2, state_size=8)), use_cache=False), ids),
+        # decoders: rotary (full, partial, per-head), GQA/MQA, ALiBi, RMSNorm, SwiGLU/GELU, a state space
+        "llama": decoder("Llama", **gqa),
+        "qwen2": decoder("Qwen2", **gqa),
+        "mistral": decoder("Mistral", **gqa, sliding_window=None),
+        "gemma": decoder("Gemma", **small, num_key_value_heads=1, head_dim=32, intermediate_size=256),
+        "phi": decoder("Phi", **small, intermediate_size=256, partial_rotary_factor=0.5),
+        "gpt_neox": decoder("GPTNeoX", **small, intermediate_size=256, rotary_pct=0.25),
+        "falcon": decoder("Falcon", **small, new_decoder_architecture=False, multi_query=True),
+        "bloom": decoder("Bloom", hidden_size=128, n_layer=2, n_head=4),
+        "mpt": decoder("Mpt", d_model=128, n_layers=2, n_heads=4, max_seq_len=128),
+        "opt": decoder("OPT", **small, ffn_dim=256, word_embed_proj_dim=128),
+        "mamba": decoder("Mamba", hidden_size=64, num_hidden_layers=2, state_size=8),
         # encoders
-        "roberta": (lambda: HS(tf.RobertaModel(tf.RobertaConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
-        "distilbert": (lambda: HS(tf.DistilBertModel(tf.DistilBertConfig(**text, dim=128, n_layers=2, n_heads=4, hidden_dim=256))), ids),
-        "albert": (lambda: HS(tf.AlbertModel(tf.AlbertConfig(**text, embedding_size=64, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
-        "electra": (lambda: HS(tf.ElectraModel(tf.ElectraConfig(**text, embedding_size=64, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
-        "deberta_v2": (lambda: HS(tf.DebertaV2Model(tf.DebertaV2Config(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256))), ids),
-        "clip_text": (lambda: HS(tf.CLIPTextModel(tf.CLIPTextConfig(**text, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, max_position_embeddings=SEQ))), ids),
-        "t5_encoder": (lambda: HS(tf.T5EncoderModel(tf.T5Config(**text, d_model=128, d_kv=32, d_ff=256, num_layers=2, num_heads=4))), ids),
-        "bart_encoder": (lambda: HS(tf.BartModel(tf.BartConfig(**text, d_model=128, encoder_layers=2, decoder_layers=1, encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256, max_position_embeddings=128)).get_encoder()), ids),
+        "roberta": encoder("Roberta", **small, intermediate_size=256),
+        "distilbert": encoder("DistilBert", dim=128, n_layers=2, n_heads=4, hidden_dim=256),
+        "albert": encoder("Albert", **small, embedding_size=64, intermediate_size=256),
+        "electra": encoder("Electra", **small, embedding_size=64, intermediate_size=256),
+        "deberta_v2": encoder("DebertaV2", **small, intermediate_size=256),
+        "clip_text": encoder("CLIPText", **small, intermediate_size=256, max_position_embeddings=SEQ),
+        "t5_encoder": (build("T5Encoder", dict(d_model=128, d_kv=32, d_ff=256, num_layers=2, num_heads=4), config="T5"),
+                       ids),
+        "bart_encoder": encoder("Bart", part="get_encoder", d_model=128, encoder_layers=2, decoder_layers=1,
+                                encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=256,
+                                decoder_ffn_dim=256, max_position_embeddings=128),
         # vision
-        "deit": (lambda: HS(tf.DeiTModel(tf.DeiTConfig(image_size=RES, patch_size=8, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256), add_pooling_layer=False)), image),
-        "beit": (lambda: HS(tf.BeitModel(tf.BeitConfig(image_size=RES, patch_size=8, hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=256, use_relative_position_bias=True), add_pooling_layer=False)), image),
-        "dinov2": (lambda: HS(tf.Dinov2Model(tf.Dinov2Config(image_size=RES, patch_size=8, hidden_size=128, num_hidden_layers=2, num_attention_heads=4))), image),
-        "swin": (lambda: HS(tf.SwinModel(tf.SwinConfig(image_size=RES, patch_size=4, embed_dim=32, depths=[1, 2], num_heads=[2, 4], window_size=4))), image),
-        "segformer": (lambda: HS(tf.SegformerModel(tf.SegformerConfig(hidden_sizes=[16, 32, 64, 128], num_attention_heads=[1, 2, 2, 4], depths=[1, 1, 1, 1]))), image),
-        "mobilevit": (lambda: pooled(tf.MobileViTModel(tf.MobileViTConfig(image_size=RES, hidden_sizes=[32, 48, 64], neck_hidden_sizes=[8, 8, 16, 24, 32, 40, 160]))), image),
-        "convnext": (lambda: pooled(tf.ConvNextModel(tf.ConvNextConfig(hidden_sizes=[32, 64, 128, 256], depths=[1, 1, 2, 1]))), image),
-        "efficientnet": (lambda: pooled(tf.EfficientNetModel(tf.EfficientNetConfig(image_size=RES, depth_coefficient=0.25))), image),
-        "regnet": (lambda: pooled(tf.RegNetModel(tf.RegNetConfig(hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1], groups_width=8))), image),
-        # speech
-        "whisper_encoder": (lambda: HS(tf.WhisperModel(tf.WhisperConfig(**text, d_model=64, encoder_layers=2, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16, max_source_positions=32, pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)).get_encoder()), lambda: (torch.randn(1, 16, 64),)),
-        "wav2vec2": (lambda: HS(tf.Wav2Vec2Model(tf.Wav2Vec2Config(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128, conv_dim=(32, 32, 32), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4))), lambda: (torch.randn(1, 4000),)),
+        "deit": vision("DeiT", image_size=RES, patch_size=8, **small, intermediate_size=256,
+                       model_kw={"add_pooling_layer": False}),
+        "beit": vision("Beit", image_size=RES, patch_size=8, **small, intermediate_size=256,
+                       use_relative_position_bias=True, model_kw={"add_pooling_layer": False}),
+        "dinov2": vision("Dinov2", image_size=RES, patch_size=8, **small),
+        "swin": vision("Swin", image_size=RES, patch_size=4, embed_dim=32, depths=[1, 2], num_heads=[2, 4],
+                       window_size=4),
+        "segformer": vision("Segformer", hidden_sizes=[16, 32, 64, 128], num_attention_heads=[1, 2, 2, 4],
+                            depths=[1, 1, 1, 1]),
+        "mobilevit": vision("MobileViT", pooled=True, image_size=RES, hidden_sizes=[32, 48, 64],
+                            neck_hidden_sizes=[8, 8, 16, 24, 32, 40, 160]),
+        "convnext": vision("ConvNext", pooled=True, hidden_sizes=[32, 64, 128, 256], depths=[1, 1, 2, 1]),
+        "efficientnet": vision("EfficientNet", pooled=True, image_size=RES, depth_coefficient=0.25),
+        "regnet": vision("RegNet", pooled=True, hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1], groups_width=8),
+        # speech encoders
+        "whisper_encoder": (build("Whisper", dict(d_model=64, encoder_layers=2, decoder_layers=1,
+                                                  encoder_attention_heads=2, decoder_attention_heads=2,
+                                                  encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16,
+                                                  max_source_positions=32, pad_token_id=0, bos_token_id=1,
+                                                  eos_token_id=2, decoder_start_token_id=1), part="get_encoder"),
+                            lambda: (torch.randn(1, 16, 64),)),
+        "wav2vec2": (build("Wav2Vec2", dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                            intermediate_size=128, conv_dim=(32, 32, 32), conv_stride=(5, 2, 2),
+                                            conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16,
+                                            num_conv_pos_embedding_groups=4), text=False),
+                     lambda: (torch.randn(1, 4000),)),
     }
 
 

@@ -227,7 +227,7 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
     """Pass 1: block (row, slice) reduces `chunk` consecutive k of its row into the fp32 workspace
     `out_value` at [row][slice]."""
     T = int(cfg.param("block_threads"))
-    S = int(cfg.param("split_k"))
+    S = cfg.split_k
     chunk = int(cfg.param("chunk"))
     op = te.reduce.op
     it = index_ctype(te)

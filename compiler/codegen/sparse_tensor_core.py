@@ -158,7 +158,7 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
     """The mma.sp kernel of one sparse24_gemm configuration; split-K as tc_gemm's (its partial
     sums in `workspace`, summed by each tile's last block in the same launch)."""
     p = sp24_plan(te, view, cfg, dense)
-    SK = int(cfg.param("split_k", 1) or 1)
+    SK = cfg.split_k
     if SK > 1 and not workspace:
         raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     mma = MMA_SP[p.elem]

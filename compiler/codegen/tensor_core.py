@@ -126,7 +126,7 @@ def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
     oa, ob = cfg.param("layout_a"), cfg.param("layout_b")
     swz = cfg.param("smem") == "swizzle"
     BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
-    SK = int(cfg.param("split_k", 1))
+    SK = cfg.split_k
     return TcPlan(elem, BM, BN, BK, warp.size("m"), warp.size("n"), int(cfg.param("stages")),
                   SK, a, b, cfg.param("load_a"), cfg.param("load_b"), oa, ob,
                   smem_tile(oa, BM, BK, eb, pad.get("a", 0), swz), smem_tile(ob, BN, BK, eb, pad.get("b", 0), swz),
@@ -344,7 +344,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     """The tensor-core kernel of one tc_gemm configuration; with split_k > 1 its blocks write
     partial sums to `workspace` (fp32 [split_k][output elements]) and the last block of each
     output tile sums them into `out_value` with the epilogue, in the same launch."""
-    if (cfg.param("split_k", 1) or 1) > 1 and not workspace:
+    if cfg.split_k > 1 and not workspace:
         raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     p = tc_plan(te, view, cfg)
     ctype, eb, mma, kmma, _ = ELEMS[p.elem]

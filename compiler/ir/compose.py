@@ -93,7 +93,8 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
             env = dict(at(index), **{name: Var(fresh) for name, fresh in names.items()})
             body = loads_of(k, substitute_vars(te.body, env))
             fold = Fold(te.reduce.op, tuple((names[name], m) for name, m in te.reduce.axes), body, te.body.dtype)
-            value = fold if te.epilogue is None else loads_of(k, substitute_vars(te.epilogue, {**at(index), ACC: _shield(fold)}))
+            value = fold if te.epilogue is None else \
+                loads_of(k, substitute_vars(te.epilogue, {**at(index), ACC: _shield(fold)}))
             folds[(k, index)] = cast(value, te.output.dtype)
         return folds[(k, index)]
 

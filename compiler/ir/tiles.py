@@ -75,7 +75,7 @@ class KernelConfig:
     tiles: tuple[RTile, ...]
     params: tuple[tuple[str, Any], ...]
     workload: Workload
-    second_pass: Workload | None = None   # a two-launch configuration's second kernel (split-K, split reduction)
+    second_pass: Workload | None = None   # a two-launch configuration's second kernel (a split reduction)
 
     @functools.cached_property
     def key(self) -> str:
@@ -86,6 +86,11 @@ class KernelConfig:
 
     def param(self, name: str, default=None):
         return dict(self.params).get(name, default)
+
+    @property
+    def split_k(self) -> int:
+        """The slices its reduction is split into (split-K, a split reduction); 1 unsplit."""
+        return int(self.param("split_k", 1) or 1)
 
     def describe(self) -> dict:
         """A JSON-able summary for reports and the tuner."""

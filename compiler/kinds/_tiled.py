@@ -57,7 +57,7 @@ def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderC
         return [dataclasses.replace(k, ops=spec.ops, config=config)]
     if second_pass is None:
         raise ValueError(f"spec {spec.name}: kind {kind} has no second pass for its workspace")
-    split = int(best.param("split_k", 1) or 1)
+    split = best.split_k
     ws = spec.workspace
     main_pred = predict_workload(best.workload, target)
     red_pred = predict_workload(best.second_pass, target)
@@ -65,7 +65,7 @@ def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderC
     k1 = dataclasses.replace(k1, ops=spec.ops, config=(
         ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params, *why,
         ("predicted_us", round(main_pred.us, 4)), ("model", json.dumps(main_pred.as_dict(), sort_keys=True)),
-        ("top_k", configs_json([c for c in configs if int(c.param("split_k", 1) or 1) == split]))))
+        ("top_k", configs_json([c for c in configs if c.split_k == split]))))
     schedule, render_second = second_pass
     k2 = render_second(te, split, ws, out, ins)
     k2 = dataclasses.replace(k2, ops=spec.ops, config=(

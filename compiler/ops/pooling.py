@@ -42,7 +42,7 @@ def _window_loads(x: TensorType, win: Window, op: str, fill, compute: DType | No
     i = out_vars(x.rank)
     first, counts = zip(*(win.reachable(d) for d in range(len(win.kernel))))
     ks, red = reduction_axes(counts, op)
-    pos = [win.position(d, i[2 + d], ks[d] + first[d] if first[d] else ks[d]) for d in range(len(ks))]
+    pos = [win.position(d, i[2 + d], _from(ks[d], first[d])) for d in range(len(ks))]
     v = load(0, x, (i[0], i[1]) + tuple(pos))
     if compute is not None:
         v = cast(v, compute)
@@ -50,6 +50,11 @@ def _window_loads(x: TensorType, win: Window, op: str, fill, compute: DType | No
     if guard is not None:
         v = select(guard, v, const(fill, v.dtype))
     return v, red, ks, first
+
+
+def _from(k: Expr, first: int) -> Expr:
+    """Kernel position `k` of the reduced range, counted from the window's `first` reachable one."""
+    return k + first if first else k
 
 
 # --- MaxPool ---------------------------------------------------------------------------------------
@@ -114,7 +119,7 @@ def lower_maxpool(ctx: LowerCtx) -> None:
         kvals[radix[j]] = rest % n if j > 0 else rest
         rest = rest // n
     for d in range(len(ks)):
-        coords.append(win.position(d, i[2 + d], kvals[d] + first[d] if first[d] else kvals[d]))
+        coords.append(win.position(d, i[2 + d], _from(kvals[d], first[d])))
     plane = math.prod(win.in_shape)
     flat: Expr = const(0, DType.int64)
     mult = 1

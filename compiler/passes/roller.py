@@ -60,7 +60,7 @@ def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, memo
     if stats is not None:
         stats["tiled"] += 1
         stats["kinds"][best.kind] = stats["kinds"].get(best.kind, 0) + 1
-    if int(best.param("split_k", 1) or 1) > 1 and stats is not None:
+    if best.split_k > 1 and stats is not None:
         stats["split_k"] = stats.get("split_k", 0) + 1
     return with_workspace(dataclasses.replace(spec, kind=best.kind, config=best, candidates=tuple(configs),
                                               declined=tuple(why)), types)
@@ -71,7 +71,7 @@ def with_workspace(spec: KernelSpec, types: dict) -> KernelSpec:
     sums, a temporary of the plan sized in `types` (its name kept when it has one), else none
     (a workspace it no longer needs leaves `types`)."""
     cfg = spec.config
-    need = int(cfg.param("ws_elems", 0) or 0) if cfg is not None and int(cfg.param("split_k", 1) or 1) > 1 else 0
+    need = int(cfg.param("ws_elems", 0) or 0) if cfg is not None and cfg.split_k > 1 else 0
     if not need:
         if spec.workspace:
             types.pop(spec.workspace, None)

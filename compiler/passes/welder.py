@@ -238,16 +238,7 @@ def _take_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
         for arg, v in enumerate(st.inputs):
             if v in group_values:
                 continue
-            src, hops, at = v, set(), reader
-            while True:       # back through reshape aliases that only this reader reads
-                if src in scope.pinned or scope.readers.get(src, set()) != {at}:
-                    src = None
-                    break
-                a = scope.alias_by_dst.get(src)
-                if a is None:
-                    break
-                hops.add(a)
-                at, src = a, scope.alias_of[a].src
+            src, hops = _sole_source(v, reader, scope)
             p = scope.producer.get(src) if src is not None else None
             if (p is None or p in scope.taken or p in g.members or p in {q for q, _, _ in taken}
                     or len(taken) >= MAX_OPERAND_STEPS):
@@ -288,17 +279,25 @@ def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope)
     in plan order; this one from `start`): its epilogue when that group grows (a bias add stays
     with its GEMM, not with the GEMM's reader)."""
     for v in producer.inputs:
-        at = p
-        while v not in scope.producer:        # back through reshape aliases
-            a = scope.alias_by_dst.get(v)
-            if a is None or scope.readers.get(v, set()) != {at}:
-                break
-            at, v = a, scope.alias_of[a].src
-        r = scope.producer.get(v)
-        if (r is not None and r > start and r not in scope.taken and scope.steps[r].spec.stages[0].expr.reduce is not None
-                and scope.readers.get(v, set()) == {at}):
+        src, _ = _sole_source(v, p, scope)
+        r = scope.producer.get(src) if src is not None else None
+        if r is not None and r > start and r not in scope.taken and scope.steps[r].spec.stages[0].expr.reduce is not None:
             return True
     return False
+
+
+def _sole_source(v: str, reader: int, scope: _Scope) -> tuple[str | None, set[int]]:
+    """The value step `reader` reads as `v`, back through reshape aliases, and those alias steps:
+    None when it or a value on the way has another reader or is a plan output."""
+    hops: set[int] = set()
+    while True:
+        if v in scope.pinned or scope.readers.get(v, set()) != {reader}:
+            return None, hops
+        a = scope.alias_by_dst.get(v)
+        if a is None:
+            return v, hops
+        hops.add(a)
+        reader, v = a, scope.alias_of[a].src
 
 
 def _next_reader(g: _Group, scope: _Scope, values):

@@ -63,15 +63,11 @@ def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig
         out.append(cfg)
         if len(out) == k:
             break
-    if k > 1 and len(out) == k and all(_split(c) > 1 for c in out):
-        unsplit = next((cfg for us, _, _, cfg in scored if not math.isinf(us) and _split(cfg) == 1), None)
+    if k > 1 and len(out) == k and all(c.split_k > 1 for c in out):
+        unsplit = next((cfg for us, _, _, cfg in scored if not math.isinf(us) and cfg.split_k == 1), None)
         if unsplit is not None:
             out[-1] = unsplit
     return out
-
-
-def _split(cfg: KernelConfig) -> int:
-    return int(cfg.param("split_k", 1) or 1)
 
 
 def _order(cfg: KernelConfig) -> tuple:

@@ -143,7 +143,7 @@ def candidates(kernel, target):
 
 def _render(te, cfg, prefix, out, ins, ws):
     """One configuration's (first) launch; a split one writes `ws`."""
-    if int(cfg.param("split_k", 1) or 1) == 1:
+    if cfg.split_k == 1:
         return render_config(te, cfg, prefix, out, ins)
     if cfg.kind == "tc_gemm":
         return render_config(te, cfg, prefix, out, ins, workspace=ws)
@@ -277,7 +277,7 @@ def test_split_k_workspace_beyond_2_31_indexes_in_64_bits():
                 [vi("y", F16, [32768, 8192])])
     te_small = compiler.compile(small, "h100", CompileOptions(build=False, disable=("roller",))).plan.kernels()[0].expr
     te_big = compiler.compile(big, "h100", CompileOptions(build=False, disable=("roller",))).plan.kernels()[0].expr
-    split = [c for c in construct_rtiles(te_small, get_target("h100"), 64) if int(c.param("split_k", 1) or 1) == 16]
+    split = [c for c in construct_rtiles(te_small, get_target("h100"), 64) if c.split_k == 16]
     assert split, "no split-K configuration to render"
     assert index_ctype(te_big) == "int"          # the outputs alone fit 32 bits
     k = render_tc_gemm(te_big, gemm_view(te_big), split[0], "mm", "y", ("a", "b"), workspace="ws")

@@ -81,9 +81,9 @@ def test_only_split_reductions_take_two_launches():
     thin = lower_types("MatMul", [TensorType(f16, (64, 8192)), TensorType(f16, (8192, 64))], TensorType(f16, (64, 64)), {})
     splits = [c for c in construct_rtiles(few_long_rows.expr, H100, 10**6) if c.kind == "reduce_split"]
     splits += [c for c in construct_rtiles(thin.expr, H100, 10**6, "fp16") if c.kind == "tc_gemm"]
-    assert {c.kind for c in splits if int(c.param("split_k", 1)) > 1} == {"reduce_split", "tc_gemm"}
+    assert {c.kind for c in splits if c.split_k > 1} == {"reduce_split", "tc_gemm"}
     for c in splits:
-        assert (c.second_pass is not None) == (c.kind == "reduce_split" and int(c.param("split_k", 1)) > 1)
+        assert (c.second_pass is not None) == (c.kind == "reduce_split" and c.split_k > 1)
     for c in construct_rtiles(ADD.expr, H100, 10**6):
         assert c.second_pass is None
 

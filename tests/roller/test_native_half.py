@@ -58,7 +58,7 @@ def test_native_half_contractions_use_tensor_cores_and_compute_the_op(case, targ
         assert picked[0].param("load_a") == "async", picked[0].params
     ins = tuple(p.value for p in kernel.params[:-1])
     # a split-K configuration is one launch too: its partial sums in a workspace before the output
-    split = {c.key: int(c.param("ws_elems", 0) or 0) if int(c.param("split_k", 1) or 1) > 1 else 0 for c in picked}
+    split = {c.key: int(c.param("ws_elems", 0) or 0) if c.split_k > 1 else 0 for c in picked}
     launches = [render_config(kernel.expr, c, kernel.expr.name, "y", ins, **({"workspace": "ws"} if split[c.key] else {}))
                 for c in picked]
     ws_elems = {k.entry: split[c.key] for k, c in zip(launches, picked)}

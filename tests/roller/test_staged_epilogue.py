@@ -57,7 +57,7 @@ def test_staged_fp32_outputs_are_right(case, target, kind):
     kernel, values, ref = prepare(op, arrays, attrs, "fp16", consts)
     te = kernel.expr
     assert staged(te, gemm_view(te))
-    cfgs = [c for c in _best(kernel, target, kind, "fp16") if c.param("split_k", 1) == 1][:2]
+    cfgs = [c for c in _best(kernel, target, kind, "fp16") if c.split_k == 1][:2]
     for c in cfgs:
         assert STAGED_READ in _render(kernel, c).source, c.text()
     assert run_candidates(kernel, values, ref, "fp16", cfgs, build=False) <= TOL_SAME["fp16"]

@@ -80,7 +80,7 @@ def launches(kernel, cfg):
     """The launches of one configuration: [(kernel, [arg value names])]."""
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    if cfg.param("split_k", 1) > 1:      # one launch: partial sums in the workspace, summed by each tile's last block
+    if cfg.split_k > 1:      # one launch: partial sums in the workspace, summed by each tile's last block
         return [(render_config(te, cfg, te.name, "y", ins, workspace="ws"), list(ins) + ["ws", "y"])]
     return [(render_config(te, cfg, te.name, "y", ins), list(ins) + ["y"])]
 
@@ -111,7 +111,7 @@ def run_candidates(kernel, values, ref, precision, cfgs, *, build=True):
         np.testing.assert_allclose(y0, ref, rtol=0, atol=TOL_REF[precision] * scale)
         for cfg, ls in runs:
             bufs = dict(values, y=np.full(ref.shape, np.nan, np.float32))
-            if cfg.param("split_k", 1) > 1:
+            if cfg.split_k > 1:
                 bufs["ws"] = np.full(cfg.param("ws_elems"), np.nan, np.float32)
             for k, names in ls:
                 module.launch(k, [bufs[n] for n in names])

@@ -115,8 +115,8 @@ def test_split_k_candidates_are_tuned_and_the_choice_brings_its_workspace():
     plan = plan_before("tune", _matmul_model(m=8, n=64, k=2048), "h100", CompileOptions(build=False, precision="fp16"))
     (spec,) = plan.specs()
     cfgs = candidate_configs(spec)
-    split = [c for c in cfgs if int(c.param("split_k", 1) or 1) > 1]
-    whole = [c for c in cfgs if int(c.param("split_k", 1) or 1) == 1]
+    split = [c for c in cfgs if c.split_k > 1]
+    whole = [c for c in cfgs if c.split_k == 1]
     assert split and whole, [c.text() for c in cfgs]
     k = render_candidate(spec, split[0], target)
     assert k.arrivals and [p.value for p in k.params][-1] == "y" and k.params[-2].output
