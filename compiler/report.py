@@ -316,12 +316,13 @@ def workspace_bytes(plan: Plan) -> int:
 def _fusion(records) -> dict:
     """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
     stopped each; a shared-memory group's predictions fused and apart), the row chains the cost
-    model declined, and the kernel counts before and after."""
+    model declined, the data-movement kernels duplicated into their readers, and the kernel counts
+    before and after."""
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
-            "groups": info["groups"], "declined": info.get("declined", [])}
+            "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", [])}
 
 
 def _sparsity(records) -> dict:

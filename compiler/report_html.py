@@ -349,9 +349,13 @@ def _details(report: dict) -> str:
     groups = "".join(
         f"<tr><td>{e(', '.join(g['ops']))}</td><td>{e(', '.join(f'{v} ({lvl})' for v, lvl in g['carried'].items()))}</td>"
         f"<td>{e(g.get('stopped', ''))}</td></tr>" for g in fusion.get("groups", []))
+    dup_rows = "".join(f"<tr><td>{e(', '.join(d['ops']))}</td><td>{e(d['value'])}</td><td>{d['into']}</td></tr>"
+                       for d in fusion.get("duplicated", []))
+    dup = (f"<h3>Data movement computed in its readers</h3><table class='duplicated'><tr><th>ONNX nodes</th><th>value</th>"
+           f"<th>readers</th></tr>{dup_rows}</table>") if dup_rows else ""
     out = (f"<section id='fusion'><h2>Fusion groups ({len(fusion.get('groups', []))}: {fusion.get('kernels_before')} "
            f"kernels before, {fusion.get('kernels_after')} after)</h2><table class='groups'><tr><th>ONNX nodes</th>"
-           f"<th>carried (level)</th><th>stopped by</th></tr>{groups}</table></section>") if fusion.get("enabled") else \
+           f"<th>carried (level)</th><th>stopped by</th></tr>{groups}</table>{dup}</section>") if fusion.get("enabled") else \
         "<section id='fusion'><h2>Fusion</h2><p>off (--disable welder)</p></section>"
     sched = report.get("schedule", {})
     co_rows = "".join(

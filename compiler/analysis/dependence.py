@@ -108,6 +108,27 @@ def injective(index: tuple[Expr, ...], shape: tuple[int, ...], extents: dict[str
     return True
 
 
+def injective_but_gathers(index: tuple[Expr, ...], extents: dict[str, int]) -> bool:
+    """Whether distinct values of the variables in `extents` read distinct elements except where
+    gathered indices repeat (a component loaded from a tensor: an embedding row chosen by a token
+    id, which two tokens may share): every other component moves one variable of its own by +-1,
+    and every variable moves some component."""
+    moving = {v for v, n in extents.items() if n > 1}
+    seen: set[str] = set()
+    for x in index:
+        if any(isinstance(y, Load) for y in walk(x)):
+            seen |= {y.name for y in walk(x) if isinstance(y, Var)}
+            continue
+        a = affine(x)
+        if a is None:
+            return False
+        terms = {v: c for v, c in a[0].items() if c}
+        if len(terms) > 1 or any(abs(c) != 1 for c in terms.values()) or set(terms) & seen:
+            return False
+        seen |= set(terms)
+    return moving <= seen
+
+
 def reads_once(te: TensorExpr, arg: int) -> bool:
     """Whether `te` reads each element of input `arg` at most once: every load's index is
     injective over `te`'s variables, or moves each variable along an axis of its own (a slice's or

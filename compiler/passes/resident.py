@@ -38,7 +38,7 @@ import dataclasses
 import math
 from typing import Callable
 
-from ..analysis.dependence import extents_of, injective, loads_of, read_reshaped
+from ..analysis.dependence import extents_of, injective, injective_but_gathers, loads_of, read_reshaped
 from ..analysis.views import vars_of
 from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.dtypes import DType
@@ -193,7 +193,7 @@ def _joined(members: list[KernelSpec]) -> KernelSpec:
         st, car = _stages_of(m)
         stages += st
         carried += car
-        ops += m.ops
+        ops += [op for op in m.ops if op not in ops]   # data movement duplicated into two members is one op
         if n < len(members) - 1:
             last = st[-1]
             carried.append((last.output, Level.SHARED if last.expr.reduce is not None else Level.REGISTER))
@@ -366,16 +366,17 @@ def _useful(chain: resident_rows.RowChain, statistics: bool) -> bool:
 
 def _memory_bound(stat: resident_rows.Reader) -> bool:
     """Whether a row statistic reads its operands along the row once each (a sum, a max, a mean
-    of what the row holds) rather than contracting them with an operand every row reads again (a
-    conv's or GEMM's weight): a block computes a contraction without Roller's tiles, which only
-    a resident stage's removed round trip is worth."""
+    of what the row holds, an embedding row gathered by its token id) rather than contracting them
+    with an operand every row reads again (a conv's or GEMM's weight): a block computes a
+    contraction without Roller's tiles, which only a resident stage's removed round trip is
+    worth."""
     te = stat.expr
     ext = extents_of(te)
     (j, _), = te.reduce.axes
     for a, v in enumerate(stat.values):
         for ld in loads_of(te, a):
             along = any(j in vars_of(i) for i in ld.index)
-            if along and not injective(ld.index, te.inputs[a].shape, ext):
+            if along and not (injective(ld.index, te.inputs[a].shape, ext) or injective_but_gathers(ld.index, ext)):
                 return False
     return True
 

@@ -31,6 +31,10 @@ tensor expressions (analysis/dependence.py), never from op names:
   recomputation at all; the smaller of the two is folded). A fold adds FLOPs, so it is kept only
   where the cost model predicts the fused kernel faster than the two apart (`fold_pays`).
 
+After the groups are chosen, a kernel that only moves data and that every reader can compute in
+its loads is prepended to each (passes/duplicate.py): groups grow forward, so a value several
+groups read stays written otherwise.
+
 Register-level fusion never adds DRAM traffic: the fused kernel reads a subset of its members'
 external inputs once and writes one value, and the one-to-one rules exclude recomputing a
 reduction outside a priced fold. So every admissible fusion without a fold is kept; the record
@@ -47,8 +51,9 @@ from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
-from ..ir.texpr import FOLD_OPS, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, walk
+from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, TensorExpr, Unary, walk
 from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
+from .duplicate import duplicate_moves, moves_data
 from ..targets import Target
 
 # The most reduction steps a fold may run per evaluation: a fold is a serial loop in one thread;
@@ -59,7 +64,7 @@ FOLD_EXTENT = 64
 def welder_plan(plan: Plan, target: Target | None = None) -> tuple[Plan, dict]:
     """The plan with its fusion groups as multi-stage specs; the record lists the groups. Folds
     are priced on `target`: without one, none is made."""
-    record: dict = {"groups": [], "kernels_before": 0, "kernels_after": 0}
+    record: dict = {"groups": [], "duplicated": [], "kernels_before": 0, "kernels_after": 0}
     return _plan(plan, record, target), record
 
 
@@ -110,6 +115,8 @@ def _plan(plan: Plan, record: dict, target: Target | None) -> Plan:
         placed[group.members[-1]] = ComputeStep(group.spec())   # the group runs where its last member did
         record["groups"].append(group.summary())
     out = [placed.get(k, s) for k, s in enumerate(steps) if k not in dropped]
+    out, duplicated = duplicate_moves(out, scope.types, scope.pinned, target)
+    record["duplicated"].extend(duplicated)
     record["kernels_after"] += sum(1 for s in out if isinstance(s, ComputeStep))
     return dataclasses.replace(plan, steps=tuple(out))
 
@@ -117,20 +124,6 @@ def _plan(plan: Plan, record: dict, target: Target | None) -> Plan:
 def _fusable(step) -> bool:
     return (isinstance(step, ComputeStep) and isinstance(step.spec, KernelSpec) and len(step.spec.stages) == 1
             and step.spec.kind is None and not step.spec.workspace)
-
-
-def moves_data(te: TensorExpr) -> bool:
-    """Whether every output element is some input element (or a constant), converted at most: a
-    transpose, slice, concat, pad or cast, whose recomputation costs a load."""
-    def value(e: Expr) -> bool:
-        if isinstance(e, (Load, Const)):
-            return True
-        if isinstance(e, Cast):
-            return value(e.x)
-        if isinstance(e, Select):
-            return value(e.a) and value(e.b)
-        return False
-    return te.reduce is None and value(te.body)
 
 
 CHEAP_OPS = 4   # arithmetic operations per element a map may cost to be recomputed in a contraction's loads

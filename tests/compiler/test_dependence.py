@@ -7,13 +7,13 @@ import itertools
 import numpy as np
 import pytest
 
-from compiler.analysis.dependence import (Dependence, box_size, dependence, injective, input_region, propagate,
-                                          reshape_index)
+from compiler.analysis.dependence import (Dependence, box_size, dependence, injective, injective_but_gathers,
+                                          input_region, propagate, reshape_index)
 from compiler.analysis.views import eval_index
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.spec import Stage
-from compiler.ir.texpr import Reduce, TensorExpr, Var, binary, const, load, out_vars
+from compiler.ir.texpr import Load, Reduce, TensorExpr, Var, binary, const, load, out_vars
 
 F32 = DType.float32
 
@@ -86,6 +86,28 @@ def test_injective_agrees_with_enumeration(index, shape, extents, expected):
     elems = list(_reads(idx, extents))
     assert (len(set(elems)) == len(elems)) is expected
     assert injective(idx, shape, extents) is expected
+
+
+@pytest.mark.parametrize("index, injective_expected", [
+    (lambda i, ids: (load(0, ids, (i[0],)), i[1]), True),                      # an embedding row per token
+    (lambda i, ids: (load(0, ids, (i[0],)), i[1] + 2), True),                  # ... at an offset along it
+    (lambda i, ids: (load(0, ids, (i[0],)), const(0, DType.int64)), False),    # one column for every i1
+    (lambda i, ids: (const(1, DType.int64), i[1]), False),                     # a row every i0 reads again
+    (lambda i, ids: (load(0, ids, (i[0],)), binary("idiv", i[1], const(2, DType.int64))), False),   # pairs
+])
+def test_injective_but_gathers(index, injective_expected):
+    """Distinct (i0, i1) read distinct elements unless the gathered ids repeat: checked by
+    enumeration with distinct ids, where every repeat is the index map's own."""
+    ids = TensorType(DType.int64, (4,))
+    idx = index([Var("i0"), Var("i1")], ids)
+    extents = {"i0": 4, "i1": 3}
+    assert injective_but_gathers(idx, extents) is injective_expected
+    token_ids = [5, 1, 7, 2]          # distinct: every repeat would be the index map's
+
+    def at(x, env):
+        return token_ids[eval_index(x.index[0], env)] if isinstance(x, Load) else eval_index(x, env)
+    elems = [tuple(at(x, {"i0": a, "i1": b}) for x in idx) for a in range(4) for b in range(3)]
+    assert (len(set(elems)) == len(elems)) is injective_expected
 
 
 @pytest.mark.parametrize("from_shape, to_shape, perm", [

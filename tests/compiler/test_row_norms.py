@@ -179,3 +179,22 @@ def test_a_contraction_is_no_row_statistic_without_a_resident_stage():
     rep = check(data, {"a": RNG.standard_normal((1, 72, 2, 2)).astype(np.float32),
                        "x": RNG.standard_normal((1, 72, 4, 4)).astype(np.float32)}, 1e-4)
     assert not row_kernels(rep)
+
+
+def test_an_embedding_lookup_then_layernorm_is_one_kernel():
+    """Gather(table, ids) -> LayerNormalization: the statistics read each gathered row once along
+    the row (a repeated token reads its row again, as any reader of the gather's output would),
+    so the lookup is stitched into the row chain and its output never reaches DRAM."""
+    vocab, n, h = 50, 12, 64
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
+             helper.make_node("LayerNormalization", ["e", "g", "b"], ["y"], axis=-1)]
+    inits = [("table", RNG.standard_normal((vocab, h)).astype(np.float32)),
+             ("g", RNG.standard_normal(h).astype(np.float32)), ("b", RNG.standard_normal(h).astype(np.float32))]
+    data = make(nodes, [("ids", TensorProto.INT64, [1, n])], [("y", TensorProto.FLOAT, [1, n, h])], inits)
+    ids = RNG.integers(-vocab, vocab, (1, n))
+    ids[0, :3] = 7                                        # a token repeated
+    fused = check(data, {"ids": ids}, 2e-5)
+    apart = check(data, {"ids": ids}, 2e-5, disable=("welder",))
+    assert fused["launches_per_inference"] == 1 < apart["launches_per_inference"]
+    (k,) = row_kernels(fused)
+    assert k["ops"] == ["Gather_0", "LayerNormalization_1"]

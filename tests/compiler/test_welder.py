@@ -323,3 +323,43 @@ def test_a_concat_after_a_conv_never_loads_past_the_weight():
     import onnxruntime as ort
     (want,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def _transpose_read_twice(t_is_output: bool = False) -> bytes:
+    """x -> Transpose -> t, read by a ReduceSum and by a MatMul (two groups). The group grown from
+    the Transpose takes the ReduceSum and drops it again (t is read outside), and the MatMul's
+    group cannot take t (another group reads it): three kernels without duplication."""
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+             helper.make_node("ReduceSum", ["t", "axes"], ["s"], keepdims=0),
+             helper.make_node("MatMul", ["t", "w"], ["m"])]
+    outputs = [("s", [2, 8]), ("m", [2, 8, 5])] + ([("t", [2, 8, 6])] if t_is_output else [])
+    return model(nodes, [("x", [2, 6, 8])], outputs, [("axes", np.array([-1], np.int64)), ("w", weight(6, 5))])
+
+
+def test_data_movement_read_by_two_groups_is_computed_in_each():
+    fused, unfused = both(_transpose_read_twice(), {"x": RNG.standard_normal((2, 6, 8)).astype(np.float32)})
+    assert unfused["launches_per_inference"] == 3 and fused["launches_per_inference"] == 2
+    assert fused["fusion"]["duplicated"] == [{"ops": ["Transpose_0"], "value": "t", "into": 2}]
+    assert sorted(k["ops"] for k in fused["kernels"]) == [["Transpose_0", "MatMul_2"], ["Transpose_0", "ReduceSum_1"]]
+    assert fused["traffic"]["dram_bytes"] < unfused["traffic"]["dram_bytes"]
+
+
+def test_data_movement_that_is_a_graph_output_stays_its_own_kernel():
+    rep = check(_transpose_read_twice(t_is_output=True), {"x": RNG.standard_normal((2, 6, 8)).astype(np.float32)})
+    assert rep["launches_per_inference"] == 3 and rep["fusion"]["duplicated"] == []
+
+
+@pytest.mark.parametrize("rows, duplicated", [(64, True), (4096, False)])
+def test_a_narrowing_cast_is_duplicated_only_while_the_extra_bytes_cost_less_than_its_launch(rows, duplicated):
+    """Cast fp32 -> fp16 read by four maps: each reader would read the fp32 input (4 bytes an
+    element) instead of the fp16 value (2), 2 bytes an element more in all. At 64 x 1024 that is
+    far less than a launch's time; at 4096 x 1024 (8 MiB more) far more, so the cast stays."""
+    nodes = [helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT16)]
+    nodes += [helper.make_node(op, ["h"], [f"y{k}"]) for k, op in enumerate(["Neg", "Abs", "Exp", "Sqrt"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, 1024])],
+                          [helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT16, [rows, 1024]) for k in range(4)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    rep = compile(m.SerializeToString(), "h100", CompileOptions(build=False, disable=("rammer",))).report
+    assert rep["launches_per_inference"] == (4 if duplicated else 5)
+    assert [d["value"] for d in rep["fusion"]["duplicated"]] == (["h"] if duplicated else [])

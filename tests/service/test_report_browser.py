@@ -134,7 +134,9 @@ def test_report_page_offline(pages, browser, name, tmp_path):
     assert [int(v) for v in _cells(page, 0)] == list(range(len(kernels)))
 
     # fusion groups, and a click on a roofline point picks its row
-    assert page.locator("#fusion table tr").count() == len(report["fusion"]["groups"]) + 1
+    assert page.locator("#fusion table.groups tr").count() == len(report["fusion"]["groups"]) + 1
+    duplicated = report["fusion"]["duplicated"]
+    assert page.locator("#fusion table.duplicated tr").count() == (len(duplicated) + 1 if duplicated else 0)
     points.nth(len(kernels) - 1).click()
     assert page.locator("tr.picked").get_attribute("id") == f"k{len(kernels) - 1}"
 

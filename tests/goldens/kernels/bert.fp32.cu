@@ -1,54 +1,31 @@
 // golden: bert.onnx h100 fp32
-// 8 launches, 5 distinct kernels
-// launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float float out:float]
-// launch 1: layernorm_regrows_k0 grid=[64, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
-// launch 2: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
-// launch 3: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 4: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
-// launch 5: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
-// launch 6: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 7: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
-
-// ===== add_k0 =====
-BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 128 + threadIdx.x; base < 8192; base += (int)by_block.grid.x * 128) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 128;
-      if (lin >= 8192) break;
-      const int i0 = 0;
-      int by_rem = lin;
-      const int i2 = by_rem % 128; by_rem /= 128;
-      const int i1 = by_rem;
-      const long long t0 = in1[(i0)*64 + (i1)];
-      out[(i1)*128 + (i2)] = (float)(((in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (i2)] + in2[(i0)*8192 + (i1)*128 + (i2)]) + in3[(i0)*8192 + (i1)*128 + (i2)]));
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  add_k0_body(in0, in1, in2, in3, out, by_this_block());
-}
+// 7 launches, 4 distinct kernels
+// launch 0: layernorm_regrows_k0 grid=[64, 1, 1] block=[32, 1, 1] shared=0 params=[float long long float float float float out:float]
+// launch 1: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
+// launch 2: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
+// launch 3: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 4: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
+// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
+// launch 6: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
 
 // ===== layernorm_regrows_k0 =====
-BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
   if (by_row >= 64) return;  // the whole warp leaves together
   const int by_lane = threadIdx.x & 31;
   int by_rrem = by_row;
-  const int by_r1 = by_rrem % 64; by_rrem /= 64;
   const int by_r0 = by_rrem;
   (void)by_rrem;
-  const bool by_aligned = (((unsigned long long)(in0) | (unsigned long long)(in1) | (unsigned long long)(in2) | (unsigned long long)(out)) & 15ull) == 0ull;
+  const bool by_aligned = (((unsigned long long)(in2) | (unsigned long long)(in3)) & 15ull) == 0ull;
   float by_c0[4];
   float by_c1[4];
-  float by_c2[4];
   #pragma unroll
   for (int by_k = 0; by_k < 1; ++by_k) {
     const int by_j0 = by_k * 128 + by_lane * 4;
     if (by_j0 < 128) {
       if (by_aligned) {
-        const int by_base = (by_r0) * 8192 + (by_r1) * 128 + (by_j0);
-        const uint4 by_v = by_ld_global_b128(in0 + by_base);
+        const int by_base = ((0ll)) * 8192 + (by_r0) * 128 + (by_j0);
+        const uint4 by_v = by_ld_global_b128(in2 + by_base);
         const float* const by_e = reinterpret_cast<const float*>(&by_v);
         #pragma unroll
         for (int by_u = 0; by_u < 4; ++by_u) by_c0[by_k * 4 + by_u] = (float)by_e[by_u];
@@ -56,12 +33,12 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
         #pragma unroll
         for (int by_u = 0; by_u < 4; ++by_u) {
           const int by_j = by_j0 + by_u;
-          by_c0[by_k * 4 + by_u] = in0[(by_r0)*8192 + (by_r1)*128 + (by_j)];
+          by_c0[by_k * 4 + by_u] = in2[(by_r0)*128 + (by_j)];
         }
       }
       if (by_aligned) {
-        const int by_base = (by_j0);
-        const uint4 by_v = by_ld_global_b128(in1 + by_base);
+        const int by_base = ((0ll)) * 8192 + (by_r0) * 128 + (by_j0);
+        const uint4 by_v = by_ld_global_b128(in3 + by_base);
         const float* const by_e = reinterpret_cast<const float*>(&by_v);
         #pragma unroll
         for (int by_u = 0; by_u < 4; ++by_u) by_c1[by_k * 4 + by_u] = (float)by_e[by_u];
@@ -69,20 +46,7 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
         #pragma unroll
         for (int by_u = 0; by_u < 4; ++by_u) {
           const int by_j = by_j0 + by_u;
-          by_c1[by_k * 4 + by_u] = in1[(by_j)];
-        }
-      }
-      if (by_aligned) {
-        const int by_base = (by_j0);
-        const uint4 by_v = by_ld_global_b128(in2 + by_base);
-        const float* const by_e = reinterpret_cast<const float*>(&by_v);
-        #pragma unroll
-        for (int by_u = 0; by_u < 4; ++by_u) by_c2[by_k * 4 + by_u] = (float)by_e[by_u];
-      } else {
-        #pragma unroll
-        for (int by_u = 0; by_u < 4; ++by_u) {
-          const int by_j = by_j0 + by_u;
-          by_c2[by_k * 4 + by_u] = in2[(by_j)];
+          by_c1[by_k * 4 + by_u] = in3[(by_r0)*128 + (by_j)];
         }
       }
     }
@@ -94,7 +58,8 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
     for (int by_s = 0; by_s < 4; ++by_s) {
       const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
       (void)by_j;
-      acc = acc + (by_c0[(by_s)]);
+      const long long t0 = in1[(by_r0)];
+      acc = acc + (((in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (by_j)] + by_c0[(by_s)]) + by_c1[(by_s)]));
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
@@ -109,8 +74,9 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
     for (int by_s = 0; by_s < 4; ++by_s) {
       const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
       (void)by_j;
-      const float t0 = (by_c0[(by_s)] - (by_st0 / 128.0f));
-      acc = acc + ((t0 * t0));
+      const long long t0 = in1[(by_r0)];
+      const float t1 = (((in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (by_j)] + by_c0[(by_s)]) + by_c1[(by_s)]) - (by_st0 / 128.0f));
+      acc = acc + ((t1 * t1));
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
       const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
@@ -123,27 +89,28 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
   for (int by_s = 0; by_s < 4; ++by_s) {
     const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
     (void)by_j;
-    by_o[by_s] = (float)(((((by_c0[(by_s)] - (by_st0 / 128.0f)) * (1.0f / by_sqrt(((by_st1 / 128.0f) + 9.999999960041972e-13f)))) * by_c1[(by_s)]) + by_c2[(by_s)]));
+    const long long t0 = in1[(by_r0)];
+    const int t1 = (by_j % (128ll));
+    by_o[by_s] = (float)(((((((in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (t1)] + in2[(by_r0)*128 + (t1)]) + in3[(by_r0)*128 + (t1)]) - (by_st0 / 128.0f)) * (1.0f / by_sqrt(((by_st1 / 128.0f) + 9.999999960041972e-13f)))) * in4[(t1)]) + in5[(t1)]));
   }
   #pragma unroll
   for (int by_k = 0; by_k < 1; ++by_k) {
     const int by_j0 = by_k * 128 + by_lane * 4;
     if (by_j0 < 128) {
-      const int by_off = by_r0 * 8192 + by_r1 * 128 + by_j0;
-      if (by_aligned) {
-        uint4 by_v;
-        float* const by_e = reinterpret_cast<float*>(&by_v);
-        #pragma unroll
-        for (int by_u = 0; by_u < 4; ++by_u) by_e[by_u] = by_o[by_k * 4 + by_u];
-        by_st_global_b128(out + by_off, by_v);
-      } else {
-        for (int by_u = 0; by_u < 4; ++by_u) out[by_off + by_u] = by_o[by_k * 4 + by_u];
+      #pragma unroll
+      for (int by_u = 0; by_u < 4; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        int by_crem = by_j;
+        const int by_i2 = by_crem % 128; by_crem /= 128;
+        const int by_i0 = by_crem;
+        (void)by_crem;
+        out[by_i0 * 8192 + by_r0 * 128 + by_i2 * 1] = by_o[by_k * 4 + by_u];
       }
     }
   }
 }
-BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  layernorm_regrows_k0_body(in0, in1, in2, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+  layernorm_regrows_k0_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== colaunch_k0 =====

@@ -4757,93 +4757,10 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // golden: test_layer_normalization_2d_axis0_expanded_ver18 h100 fp32
-// 4 launches, 4 distinct kernels
-// launch 0: cast_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float out:float]
-// launch 1: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 2: reducemean_k1 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 3: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float float out:float]
-
-// ===== cast_k0 =====
-BY_DEVICE void cast_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const bool by_aligned = (((unsigned long long)(out) | (unsigned long long)(in0)) & 15ull) == 0ull;
-  const int by_tid = (int)by_block.idx.x * 512 + threadIdx.x;
-  const int by_step = (int)by_block.grid.x * 512;
-  const int i0 = 0;
-  if (by_aligned) {
-    for (int by_v0 = (int)by_block.idx.x * 2048 + threadIdx.x; by_v0 < 3; by_v0 += (int)by_block.grid.x * 2048) {
-      {
-        const int by_q = by_v0 + 0;
-        const int by_lin = by_q * 4;
-        const int i1 = by_lin;
-        const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-        const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-        uint4 by_o;
-        float* const by_oe = reinterpret_cast<float*>(&by_o);
-        #pragma unroll
-        for (int by_j = 0; by_j < 4; ++by_j) {
-          by_oe[by_j] = (float)(by_e0[by_j]);
-        }
-        by_st_global_b128(out + by_lin, by_o);
-      }
-      {
-        const int by_q = by_v0 + 512;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1024;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-      {
-        const int by_q = by_v0 + 1536;
-        if (by_q < 3) {
-          const int by_lin = by_q * 4;
-          const int i1 = by_lin;
-          const uint4 by_r0 = by_ld_global_b128(in0 + ((i0)*12 + (i1)));
-          const float* const by_e0 = reinterpret_cast<const float*>(&by_r0);
-          uint4 by_o;
-          float* const by_oe = reinterpret_cast<float*>(&by_o);
-          #pragma unroll
-          for (int by_j = 0; by_j < 4; ++by_j) {
-            by_oe[by_j] = (float)(by_e0[by_j]);
-          }
-          by_st_global_b128(out + by_lin, by_o);
-        }
-      }
-    }
-  } else {
-    for (int by_lin = by_tid; by_lin < 12; by_lin += by_step) {
-      const int i1 = by_lin;
-      out[(i1)] = (float)(in0[(i0)*12 + (i1)]);
-    }
-  }
-}
-BY_KERNEL void __launch_bounds__(512) cast_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  cast_k0_body(in0, out, by_this_block());
-}
+// 3 launches, 3 distinct kernels
+// launch 0: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 1: reducemean_k1 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
+// launch 2: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float float out:float]
 
 // ===== reducemean_k0 =====
 BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
