@@ -8,8 +8,10 @@ import math
 import os
 from pathlib import Path
 
+from .analysis.dependence import unread_bytes
 from .ir.dataflow import all_types, graph_obstacle, reads, writes
 from .ir.plan import ComputeStep, LaunchStep, Plan
+from .ir.spec import KernelSpec
 from .kinds import KINDS
 from .report_html import report_html
 from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_skipped_bytes, kernel_us
@@ -301,6 +303,8 @@ def plan_traffic(plan: Plan) -> int:
             total += kernel_dram_bytes(s.kernel, types)
         elif isinstance(s, ComputeStep):
             total += sum(types[v].nbytes for v in reads(s) | writes(s) if v in types)
+            if isinstance(s.spec, KernelSpec):
+                total -= unread_bytes(s.spec.stages, types)
     return total
 
 

@@ -129,6 +129,52 @@ def injective_but_gathers(index: tuple[Expr, ...], extents: dict[str, int]) -> b
     return moving <= seen
 
 
+def gathered_elements(te: TensorExpr, arg: int) -> int | None:
+    """At most how many elements of input `arg` `te` reads, where every load of it indexes some
+    axis by loaded data (a gather: an embedding table's rows chosen by token ids, which reads the
+    rows the ids name, not the table); None where a load is affine (the whole input is counted,
+    as for any other input). Each index component takes at most as many values as its variables'
+    extents allow, and no more than its axis holds."""
+    ext = extents_of(te)
+    shape = te.inputs[arg].shape
+    loads = loads_of(te, arg)
+    if not loads:
+        return None
+    total = 0
+    for ld in loads:
+        if not any(isinstance(y, Load) for x in ld.index for y in walk(x)):
+            return None
+        count = 1
+        for x, n in zip(ld.index, shape):
+            values = math.prod(ext.get(y.name, 1) for y in {v for v in walk(x) if isinstance(v, Var)})
+            count *= min(n, values)
+        total += count
+    return min(total, te.inputs[arg].size)
+
+
+def input_bytes(te: TensorExpr) -> int:
+    """Bytes of its inputs `te` can read: each whole, a gathered one the rows its indices can name."""
+    total = 0
+    for arg, t in enumerate(te.inputs):
+        n = gathered_elements(te, arg)
+        total += t.nbytes if n is None else n * t.dtype.itemsize
+    return total
+
+
+def unread_bytes(stages, types: dict) -> int:
+    """Bytes of the inputs of `stages` (spec.Stage objects) that they never read: the rows of a
+    gathered table no index can name (`gathered_elements`); 0 when every input is read whole."""
+    made = {st.output for st in stages}
+    reads: dict[str, int | None] = {}
+    for st in stages:
+        for arg, v in enumerate(st.inputs):
+            if v in made or v not in types or reads.get(v, 0) is None:
+                continue
+            n = gathered_elements(st.expr, arg)
+            reads[v] = None if n is None else reads.get(v, 0) + n
+    return sum(max(0, types[v].nbytes - n * types[v].dtype.itemsize) for v, n in reads.items() if n is not None)
+
+
 def reads_once(te: TensorExpr, arg: int) -> bool:
     """Whether `te` reads each element of input `arg` at most once: every load's index is
     injective over `te`'s variables, or moves each variable along an axis of its own (a slice's or

@@ -116,6 +116,15 @@ class KernelSpec:
         """Values written to global memory."""
         return self.outputs or (self.stages[-1].output,)
 
+    @functools.cached_property
+    def types(self) -> dict:
+        """Every value its stages read or write -> its TensorType."""
+        out: dict = {}
+        for st in self.stages:
+            out.update(zip(st.inputs, st.expr.inputs))
+            out[st.output] = st.expr.output
+        return out
+
     @property
     def inputs(self) -> tuple[str, ...]:
         """Values read from outside the kernel, in first-use order."""

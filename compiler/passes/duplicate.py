@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..analysis.dependence import read_reshaped
+from ..analysis.dependence import read_reshaped, unread_bytes
 from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import readers_of
 from ..ir.plan import AliasStep, ComputeStep
@@ -163,9 +163,9 @@ def _prepended(moved: KernelSpec, reader: KernelSpec, via: dict[str, str], types
 def _pays(spec: KernelSpec, types: dict, value: str, n: int, target: Target | None) -> bool:
     """Whether n readers reading the kernel's inputs cost no more than the kernel's launch and
     its round trip: the inputs' bytes n times against the inputs, the output, and the output's
-    bytes n times. Equal or fewer bytes always pay; more (a widening cast read by many) only
+    bytes n times (a gathered table counts the rows its indices can name). Equal or fewer bytes always pay; more (a widening cast read by many) only
     when the extra bytes take less time than a launch."""
-    nin = sum(types[v].nbytes for v in spec.inputs)
+    nin = sum(types[v].nbytes for v in spec.inputs) - unread_bytes(spec.stages, types)
     nout = types[value].nbytes
     extra = n * nin - (nin + nout + n * nout)
     if extra <= 0:

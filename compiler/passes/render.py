@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.dependence import unread_bytes
 from ..ir.dataflow import rewrite
 from ..ir.kernel import Kernel
 from ..ir.plan import ComputeStep, LaunchStep, Plan
@@ -46,6 +47,19 @@ def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None, kin
     levels the spec gives them unless the kind says where it keeps them (register_rows: its
     statistics in registers)."""
     kernels = (kind or kind_for(spec)).render(spec, target)
+    if isinstance(spec, KernelSpec) and len(kernels) == 1:
+        kernels = [_with_unread(kernels[0], spec)]
     carried = tuple((v, lvl.value) for v, lvl in getattr(spec, "carried", ()))
     return [dataclasses.replace(k, carried=k.carried or carried) for k in kernels] if carried else kernels
 
+
+def _with_unread(kernel: Kernel, spec: KernelSpec) -> Kernel:
+    """The kernel with the bytes of its inputs it never reads (a gathered table's rows no index
+    names) added to its config's `skipped_bytes`, which the report's DRAM bytes and the fallback
+    prediction leave out."""
+    skip = unread_bytes(spec.stages, spec.types)
+    if not skip:
+        return kernel
+    cfg = dict(kernel.config)
+    cfg["skipped_bytes"] = int(cfg.get("skipped_bytes", 0)) + skip
+    return dataclasses.replace(kernel, config=tuple(cfg.items()))

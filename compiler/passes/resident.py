@@ -38,7 +38,7 @@ import dataclasses
 import math
 from typing import Callable
 
-from ..analysis.dependence import extents_of, injective, injective_but_gathers, loads_of, read_reshaped
+from ..analysis.dependence import extents_of, injective, injective_but_gathers, loads_of, read_reshaped, unread_bytes
 from ..analysis.views import vars_of
 from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.dtypes import DType
@@ -416,11 +416,9 @@ def _predict_us(spec: KernelSpec, target: Target) -> float:
     """The cost model's time of one spec as one launch: compulsory bytes over DRAM bandwidth, its
     FLOPs at the SIMT share its threads fill, or (a row chain) what its blocks read through L2 at
     the share of L2 bandwidth its grid draws, whichever is largest, plus the launch."""
-    types = {}
-    for st in spec.stages:
-        types.update(zip(st.inputs, st.expr.inputs))
-        types[st.output] = st.expr.output
-    nbytes = sum(types[v].nbytes for v in spec.inputs) + sum(types[v].nbytes for v in spec.written)
+    types = spec.types
+    nbytes = (sum(types[v].nbytes for v in spec.inputs) - unread_bytes(spec.stages, types)
+              + sum(types[v].nbytes for v in spec.written))
     chain = resident_rows.analyse(spec) if len(spec.stages) > 1 else None
     if isinstance(chain, resident_rows.RowChain):
         threads = math.ceil(chain.row_count / chain.rows_per_block) * resident_rows.THREADS

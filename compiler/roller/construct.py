@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Iterable, Protocol
 
+from ..analysis.dependence import input_bytes
 from ..analysis.views import GemmView, decompose, sectors_per_request
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..ir.tiles import KernelConfig
@@ -84,8 +85,9 @@ def load_count(e) -> int:
 
 
 def io_sizes(te: TensorExpr) -> tuple[int, int, int]:
-    """(input bytes, output bytes, largest input item size) of an expression."""
-    ins = sum(t.nbytes for t in te.inputs)
+    """(input bytes, output bytes, largest input item size) of an expression (a gathered table:
+    the rows its indices can name)."""
+    ins = input_bytes(te)
     return ins, te.output.nbytes, max([t.dtype.itemsize for t in te.inputs] + [1])
 
 

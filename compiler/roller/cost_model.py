@@ -23,8 +23,9 @@ GRID_SYNC_US = 1.5
 
 
 def kernel_bytes(kernel: Kernel, types: dict) -> int:
-    """Compulsory DRAM traffic: every parameter buffer read or written once."""
-    return sum(types[p.value].nbytes for p in kernel.params if p.value in types)
+    """Compulsory DRAM traffic: every parameter buffer read or written once, less what the kernel
+    never reads (a block-sparse operand's zero tiles, a gathered table's unnamed rows)."""
+    return sum(types[p.value].nbytes for p in kernel.params if p.value in types) - kernel_skipped_bytes(kernel)
 
 
 def kernel_flops(kernel: Kernel) -> int:
@@ -46,8 +47,9 @@ def kernel_flops_dense(kernel: Kernel) -> int:
 
 
 def kernel_skipped_bytes(kernel: Kernel) -> int:
-    """Bytes of its inputs a sparse kernel never reads: the zero tiles of a block-sparse operand
-    (SparTA; its config's count), 0 for every other kernel."""
+    """Bytes of its inputs a kernel never reads (its config's count): the zero tiles of a
+    block-sparse operand (SparTA), the rows of a gathered table no index can name (the render
+    stage's count, analysis/dependence.py `unread_bytes`); 0 for every other kernel."""
     return int(dict(kernel.config).get("skipped_bytes", 0))
 
 

@@ -7,8 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from compiler.analysis.dependence import (Dependence, box_size, dependence, injective, injective_but_gathers,
-                                          input_region, propagate, reshape_index)
+from compiler.analysis.dependence import (Dependence, box_size, dependence, gathered_elements, injective,
+                                          injective_but_gathers, input_bytes, input_region, propagate, reshape_index,
+                                          unread_bytes)
 from compiler.analysis.views import eval_index
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
@@ -170,3 +171,16 @@ def test_propagate_through_a_group():
     assert regions["bias"] == ((8, 11),)
     assert regions["a"] == ((2, 3), (0, 15))
     assert regions["b"] == ((0, 15), (8, 11))
+
+
+def test_a_gather_reads_the_rows_its_ids_can_name():
+    """table[ids[i], j] over 4 ids and rows of 8: at most 32 of the table's 8000 elements, the ids
+    whole; a stage reading the table at an affine index too counts it whole."""
+    te = gather(1000, 4, 8)
+    assert gathered_elements(te, 0) == 32 and gathered_elements(te, 1) is None
+    types = {"table": te.inputs[0], "ids": te.inputs[1], "y": te.output}
+    assert unread_bytes([Stage(te, ("table", "ids"), "y")], types) == (8000 - 32) * 4
+    assert input_bytes(te) == 32 * 4 + 4 * 8
+    whole = add_bias(1000, 8)
+    stages = [Stage(te, ("table", "ids"), "y"), Stage(whole, ("table", "b"), "z")]
+    assert unread_bytes(stages, dict(types, b=whole.inputs[1], z=whole.output)) == 0

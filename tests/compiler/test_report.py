@@ -176,3 +176,32 @@ def test_html_is_self_contained(resnet):
     assert "http://" not in page and "https://" not in page and "@import" not in page
     assert page.count("class='kpoint") == len(resnet["kernels"])
     assert "Verification passed" in page and "None" not in page
+
+
+def _lookup(vocab: int) -> bytes:
+    """An embedding lookup of 8 tokens from a vocab x 64 table, then a ReLU."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    table = np.random.default_rng(3).standard_normal((vocab, 64)).astype(np.float32)
+    g = helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
+                           helper.make_node("Relu", ["e"], ["y"])], "g",
+                          [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 64])],
+                          [numpy_helper.from_array(table, "table")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    return m.SerializeToString()
+
+
+def test_a_gather_counts_the_rows_its_ids_can_name_not_the_table():
+    """The kernel reads at most 8 rows of a 5000-row table (and the ids): its DRAM bytes, the
+    plan's traffic and its predicted time are those of a lookup from a 50-row table, not of the
+    table's 1.28 MB."""
+    big = compile(_lookup(5000), "h100", CompileOptions(build=False, verify="host")).report
+    small = compile(_lookup(50), "h100", CompileOptions(build=False)).report
+    (k,), (k_small,) = big["kernels"], small["kernels"]
+    rows, ids, out = 8 * 64 * 4, 8 * 8, 8 * 64 * 4
+    assert k["dram_bytes"] == rows + ids + out == big["traffic"]["dram_bytes"] == k_small["dram_bytes"]
+    assert k["config"]["skipped_bytes"] == 5000 * 64 * 4 - rows
+    assert k["predicted_us"] == k_small["predicted_us"]
+    assert big["verification"]["outcome"] == "passed"

@@ -1,6 +1,6 @@
 // golden: lstm.onnx h100 fp16
 // 5 launches, 4 distinct kernels
-// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=3072 params=[float long long by_half float out:float out:float]
+// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=3072 params=[float long long by_half float out:float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 2: lstm_xw_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=20480 params=[float by_half float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
@@ -14,7 +14,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 32;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 16) * 32; by_blk /= 16;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
@@ -23,11 +23,11 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   const int i0 = 0;
   const int i2 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][2][4];
+  float by_acc[1][4][4];
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
+    for (int ni = 0; ni < 4; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = by_ks * 2;
@@ -36,7 +36,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     const int k0 = (int)kt * 16;
     {  // operand A: generic, rows x k
       unsigned char* const dst = by_sa + stage * 512;
-      for (int c = tid; c < 256; c += 64) {
+      for (int c = tid; c < 256; c += 32) {
         const int o = c / 16, ii = c % 16;
         const int gr = by_m0 + o;
         const int gk = k0 + ii;
@@ -53,7 +53,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
     {  // operand B: async, rows x k
       unsigned char* const dst = by_sb + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 64; c += 64) {
+      for (int c = tid; c < 64; c += 32) {
         const int o = c / 2, j = c % 2;
         const int gr = by_n0 + o;
         const int gk = k0 + j * 8;
@@ -76,17 +76,17 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
       const unsigned char* const bs = by_sb + (i % 2) * 1024;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
-        unsigned a[1][4], b[2][2];
+        unsigned a[1][4], b[4][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
-        for (int nj = 0; nj < 1; ++nj)
+        for (int nj = 0; nj < 2; ++nj)
           by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_32b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni)
+          for (int ni = 0; ni < 4; ++ni)
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
@@ -95,7 +95,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
+    for (int ni = 0; ni < 4; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -114,7 +114,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 2; ++ni)
+    for (int ni = 0; ni < 4; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -129,7 +129,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
       }
 }
 BY_DEVICE_STATE unsigned int lstm_xw_k0_arrivals[64];
-BY_KERNEL void __launch_bounds__(64) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(32) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out) {
   lstm_xw_k0_body(in0, in1, in2, in3, by_ws, out, by_this_block(lstm_xw_k0_arrivals));
 }
 
