@@ -113,10 +113,16 @@ def injective_but_gathers(index: tuple[Expr, ...], extents: dict[str, int]) -> b
     gathered indices repeat (a component loaded from a tensor: an embedding row chosen by a token
     id, which two tokens may share): every other component moves one variable of its own by +-1,
     and every variable moves some component."""
-    moving = {v for v, n in extents.items() if n > 1}
+    return _per_axis(index, {v for v, n in extents.items() if n > 1}, gathered=True)
+
+
+def _per_axis(index: tuple[Expr, ...], moving: set[str], gathered: bool = False) -> bool:
+    """Whether each component of `index` moves one variable of its own by +-1 (or, `gathered`,
+    is loaded data, which moves the variables it reads at), and every variable in `moving` moves
+    one."""
     seen: set[str] = set()
     for x in index:
-        if any(isinstance(y, Load) for y in walk(x)):
+        if gathered and any(isinstance(y, Load) for y in walk(x)):
             seen |= {y.name for y in walk(x) if isinstance(y, Var)}
             continue
         a = affine(x)
@@ -181,21 +187,8 @@ def reads_once(te: TensorExpr, arg: int) -> bool:
     a concat's offset, a transpose), which is injective whatever range a guard leaves it."""
     ext = extents_of(te)
     moving = {v for v, n in ext.items() if n > 1}
-
-    def per_axis(index: tuple[Expr, ...]) -> bool:
-        seen: set[str] = set()
-        for x in index:
-            a = affine(x)
-            if a is None:
-                return False
-            terms = {v: c for v, c in a[0].items() if c}
-            if len(terms) > 1 or any(abs(c) != 1 for c in terms.values()) or set(terms) & seen:
-                return False
-            seen |= set(terms)
-        return moving <= seen
-
     shape = te.inputs[arg].shape
-    return all(injective(ld.index, shape, ext) or per_axis(ld.index) for ld in loads_of(te, arg))
+    return all(injective(ld.index, shape, ext) or _per_axis(ld.index, moving) for ld in loads_of(te, arg))
 
 
 def reshape_index(index: tuple[Expr, ...], from_shape: tuple[int, ...], to_shape: tuple[int, ...],
