@@ -1,17 +1,19 @@
-"""Data movement duplicated into its readers (part of the welder stage, after the groups are chosen).
+"""Data movement computed in its readers (part of the welder stage, after the groups are chosen).
 
 A kernel that only moves data (a transpose, a slice, a gather, a concat, a cast: every output
-element is one input element) and has several readers is left by the group search as a kernel of
-its own: groups grow forward and a consumer joins one group, so a value several groups read is
-written to DRAM for them. Its recomputation costs a load, the same load its readers make of its
-value, so each reader can compute it where it reads it instead: the kernel's stages are prepended
-to every reader's, carried in registers, and the kernel goes (Falcon's fused QKV split into K and
-V by a transpose and two gathers; GPT-NeoX's and Phi's rotary halves).
+element is one input element) is left by the group search as a kernel of its own when other
+groups read its value, or several members of one group do: groups grow forward and a consumer
+joins one group, and a consumer takes in only producers it alone reads. Its recomputation costs a
+load, the same load its readers make of its value, so each reader can compute it where it reads
+it instead: the kernel's stages, composed into one, are prepended to every reader's, carried in
+registers, and the kernel goes (Falcon's fused QKV split into K and V by a transpose and two
+gathers; GPT-NeoX's split of its fused QKV projection; Swin's padded window partition).
 
 All or nothing: a kernel goes only when every reader composes it; otherwise nothing changes (a
 reader that took it in would read the same bytes from the kernel's input as from its output, and
-the launch would stay). Readers read its inputs instead of its output, so where a cast widens
-what they read it is kept only when the cost model predicts the bytes cost less than the launch.
+the launch would stay). Readers read its inputs instead of its output, so where that is more bytes
+(a narrowing cast: its readers would read the wider input) it goes only when the cost model
+predicts the extra bytes cost less than the launch.
 """
 from __future__ import annotations
 
@@ -103,7 +105,7 @@ def _into_readers(spec: KernelSpec, steps: list, readers: dict[str, set[int]], t
                   target: Target | None, taken: dict, pinned: set[str]) -> dict[int, ComputeStep] | None:
     """Each reader of `spec`'s value with its stage prepended, or None when one cannot take it (it
     does not compose, or has taken MAX_TAKEN already), a reshape of the value is a plan output,
-    or, for a widening cast, when it does not pay."""
+    or the extra bytes its readers would read do not pay (`_pays`)."""
     value = spec.written[0]
     through: dict[int, dict[str, str]] = {}     # reader -> {alias value it reads: value}
     frontier = [value]
@@ -163,8 +165,9 @@ def _prepended(moved: KernelSpec, reader: KernelSpec, via: dict[str, str], types
 def _pays(spec: KernelSpec, types: dict, value: str, n: int, target: Target | None) -> bool:
     """Whether n readers reading the kernel's inputs cost no more than the kernel's launch and
     its round trip: the inputs' bytes n times against the inputs, the output, and the output's
-    bytes n times (a gathered table counts the rows its indices can name). Equal or fewer bytes always pay; more (a widening cast read by many) only
-    when the extra bytes take less time than a launch."""
+    bytes n times (a gathered table counts the rows its indices can name). Equal or fewer bytes
+    always pay; more (a narrowing cast read by many) only when the extra bytes take less time
+    than a launch."""
     nin = sum(types[v].nbytes for v in spec.inputs) - unread_bytes(spec.stages, types)
     nout = types[value].nbytes
     extra = n * nin - (nin + nout + n * nout)

@@ -53,8 +53,8 @@ from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, TensorExpr, Unary, walk
 from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
-from .duplicate import duplicate_moves, moves_data
 from ..targets import Target
+from .duplicate import duplicate_moves, moves_data
 
 # The most reduction steps a fold may run per evaluation: a fold is a serial loop in one thread;
 # a longer reduction is a contraction that belongs in a tiled kernel of its own.
@@ -274,7 +274,8 @@ def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope)
     for v in producer.inputs:
         src, _ = _sole_source(v, p, scope)
         r = scope.producer.get(src) if src is not None else None
-        if r is not None and r > start and r not in scope.taken and scope.steps[r].spec.stages[0].expr.reduce is not None:
+        if (r is not None and r > start and r not in scope.taken
+                and scope.steps[r].spec.stages[0].expr.reduce is not None):
             return True
     return False
 

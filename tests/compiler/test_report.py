@@ -10,7 +10,9 @@ import math
 import re
 
 import jsonschema
+import numpy as np
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from compiler import report as report_mod
 from compiler.context import CompileOptions
@@ -180,8 +182,6 @@ def test_html_is_self_contained(resnet):
 
 def _lookup(vocab: int) -> bytes:
     """An embedding lookup of 8 tokens from a vocab x 64 table, then a ReLU."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
     table = np.random.default_rng(3).standard_normal((vocab, 64)).astype(np.float32)
     g = helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
                            helper.make_node("Relu", ["e"], ["y"])], "g",
