@@ -135,50 +135,61 @@ def _per_axis(index: tuple[Expr, ...], moving: set[str], gathered: bool = False)
     return moving <= seen
 
 
-def gathered_elements(te: TensorExpr, arg: int) -> int | None:
-    """At most how many elements of input `arg` `te` reads, where every load of it indexes some
-    axis by loaded data (a gather: an embedding table's rows chosen by token ids, which reads the
-    rows the ids name, not the table); None where a load is affine (the whole input is counted,
-    as for any other input). Each index component takes at most as many values as its variables'
-    extents allow, and no more than its axis holds."""
+def elements_read(te: TensorExpr, arg: int) -> int | None:
+    """At most how many elements of input `arg` `te` reads: per load, per axis, no more values than
+    the index component's variables can take, than its interval spans, or than the axis holds.
+    A gather (an embedding table's rows chosen by token ids) reads the rows its ids can name, a
+    slice or a strided window its extent, not the whole input; None where `te` has no load of it
+    (nothing to bound: the input is counted whole, as before)."""
     ext = extents_of(te)
     shape = te.inputs[arg].shape
     loads = loads_of(te, arg)
     if not loads:
         return None
+    env = {v: (0, n - 1) for v, n in ext.items()}
     total = 0
     for ld in loads:
-        if not any(isinstance(y, Load) for x in ld.index for y in walk(x)):
-            return None
         count = 1
         for x, n in zip(ld.index, shape):
             values = math.prod(ext.get(y.name, 1) for y in {v for v in walk(x) if isinstance(v, Var)})
+            iv = index_interval(x, env)
+            if iv is not None:       # the interval, clipped to the axis (a guard keeps the rest out)
+                values = min(values, max(1, min(n - 1, iv[1]) - max(0, iv[0]) + 1))
             count *= min(n, values)
         total += count
     return min(total, te.inputs[arg].size)
 
 
 def input_bytes(te: TensorExpr) -> int:
-    """Bytes of its inputs `te` can read: each whole, a gathered one the rows its indices can name."""
+    """Bytes of its inputs `te` can read (`elements_read`: a gathered table the rows its indices can
+    name, a slice its extent)."""
     total = 0
     for arg, t in enumerate(te.inputs):
-        n = gathered_elements(te, arg)
+        n = elements_read(te, arg)
         total += t.nbytes if n is None else n * t.dtype.itemsize
     return total
 
 
-def unread_bytes(stages, types: dict) -> int:
-    """Bytes of the inputs of `stages` (spec.Stage objects) that they never read: the rows of a
-    gathered table no index can name (`gathered_elements`); 0 when every input is read whole."""
+def unread_by_value(stages, types: dict) -> dict[str, int]:
+    """Per input of `stages` (spec.Stage objects), the bytes they never read (`elements_read`: the
+    rows of a gathered table no index can name, what a slice leaves); inputs read whole are left
+    out. Several stages reading one input add up, at most to the whole."""
     made = {st.output for st in stages}
     reads: dict[str, int | None] = {}
     for st in stages:
         for arg, v in enumerate(st.inputs):
             if v in made or v not in types or reads.get(v, 0) is None:
                 continue
-            n = gathered_elements(st.expr, arg)
+            n = elements_read(st.expr, arg)
             reads[v] = None if n is None else reads.get(v, 0) + n
-    return sum(max(0, types[v].nbytes - n * types[v].dtype.itemsize) for v, n in reads.items() if n is not None)
+    unread = {v: types[v].nbytes - n * types[v].dtype.itemsize for v, n in reads.items() if n is not None}
+    return {v: b for v, b in unread.items() if b > 0}
+
+
+def unread_bytes(stages, types: dict) -> int:
+    """Bytes of the inputs of `stages` that they never read (`unread_by_value`, summed); 0 when
+    every input is read whole."""
+    return sum(unread_by_value(stages, types).values())
 
 
 def reads_once(te: TensorExpr, arg: int) -> bool:

@@ -145,7 +145,7 @@ def _co_kernel(kernels: list[Kernel], times: tuple[float, float], types, target:
     record["co_launches"].append({"entry": k.entry, "wave": wave, "block": list(k.block), "members": members,
                                   "predicted_us": {"co_launch": round(co, 3), "apart": round(apart, 3)}})
     config = (("schedule", "rammer_co_launch"), ("members", tuple(m.entry for m in kernels)),
-              ("predicted_us", round(co - LAUNCH_US, 3)), *members_totals(kernels))
+              ("predicted_us", round(co - LAUNCH_US, 3)), *members_totals(kernels, k.params, types))
     return dataclasses.replace(k, config=config)
 
 
@@ -237,5 +237,5 @@ def _barrier_kernel(run: list, types, target: Target, record: dict) -> Kernel:
                                        "members": members, "predicted_us": {"joined": round(joined_us, 3),
                                                                             "apart": round(apart_us, 3)}})
     config = (("schedule", "rammer_barrier"), ("members", tuple(m.entry for m in kernels)),
-              ("predicted_us", round(joined_us - LAUNCH_US, 3)), *members_totals(kernels))
+              ("predicted_us", round(joined_us - LAUNCH_US, 3)), *members_totals(kernels, k.params, types))
     return dataclasses.replace(k, config=config)

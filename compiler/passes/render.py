@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..analysis.dependence import unread_bytes
+from ..analysis.dependence import unread_by_value
 from ..ir.dataflow import rewrite
 from ..ir.kernel import Kernel
 from ..ir.plan import ComputeStep, LaunchStep, Plan
@@ -55,11 +55,13 @@ def render_spec(spec: KernelSpec | ExternSpec, target: Target | None = None, kin
 
 def _with_unread(kernel: Kernel, spec: KernelSpec) -> Kernel:
     """The kernel with the bytes of its inputs it never reads (a gathered table's rows no index
-    names) added to its config's `skipped_bytes`, which the report's DRAM bytes and the fallback
-    prediction leave out."""
-    skip = unread_bytes(spec.stages, spec.types)
-    if not skip:
+    names, the rest of a sliced input) added to its config's `skipped_bytes`, which the report's
+    DRAM bytes and the fallback prediction leave out, and named per input in `unread` (a co-launch
+    of slices of one input reads the parts its members read: roller/cost_model.members_totals)."""
+    unread = unread_by_value(spec.stages, spec.types)
+    if not unread:
         return kernel
     cfg = dict(kernel.config)
-    cfg["skipped_bytes"] = int(cfg.get("skipped_bytes", 0)) + skip
+    cfg["skipped_bytes"] = int(cfg.get("skipped_bytes", 0)) + sum(unread.values())
+    cfg["unread"] = tuple(sorted(unread.items()))
     return dataclasses.replace(kernel, config=tuple(cfg.items()))

@@ -53,12 +53,27 @@ def kernel_skipped_bytes(kernel: Kernel) -> int:
     return int(dict(kernel.config).get("skipped_bytes", 0))
 
 
-def members_totals(kernels) -> tuple[tuple[str, int], ...]:
-    """The config entries of a launch holding several kernels (a co-launch) that the report sums
-    over its members: FLOPs executed and dense, and the bytes sparse members skip (when some do)."""
-    skipped = sum(kernel_skipped_bytes(k) for k in kernels)
+def members_totals(kernels, params, types: dict) -> tuple[tuple[str, int], ...]:
+    """The config entries of a launch holding several kernels (a co-launch, whose `params` are the
+    members' without repeats) that the report sums over its members: FLOPs executed and dense, and
+    the bytes its members skip (when some do). An input several members take is one parameter of
+    the launch: of the bytes each leaves unread (config `unread`, per input: slices of one tensor),
+    the launch skips only what none of them reads; the other skipped bytes (a sparse operand's
+    zero tiles) are the member's own."""
+    skipped, unread, takers = 0, {}, {}
+    for k in kernels:
+        own = dict(dict(k.config).get("unread", ()))
+        skipped += kernel_skipped_bytes(k) - sum(own.values())
+        for p in {p.value for p in k.params if p.value in types}:
+            unread[p] = unread.get(p, 0) + own.get(p, 0)     # bytes of p not read, summed over takers
+            takers[p] = takers.get(p, 0) + 1
+    left = {v: max(0, types[v].nbytes - (takers[v] * types[v].nbytes - unread[v]))
+            for v in {p.value for p in params} if unread.get(v)}
+    left = {v: b for v, b in left.items() if b}
+    skipped += sum(left.values())
     return (("flops", sum(kernel_flops(k) for k in kernels)),
-            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels))) + ((("skipped_bytes", skipped),) if skipped else ())
+            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels))) + (
+        (("skipped_bytes", skipped),) if skipped else ()) + ((("unread", tuple(sorted(left.items()))),) if left else ())
 
 
 # A tiled contraction's block extent along M and N, for counting how often an operand computed in

@@ -7,14 +7,14 @@ import itertools
 import numpy as np
 import pytest
 
-from compiler.analysis.dependence import (Dependence, box_size, dependence, gathered_elements, injective,
+from compiler.analysis.dependence import (Dependence, loads_of, box_size, dependence, elements_read, injective,
                                           injective_but_gathers, input_bytes, input_region, propagate, reshape_index,
                                           unread_bytes)
 from compiler.analysis.views import eval_index
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.spec import Stage
-from compiler.ir.texpr import Load, Reduce, TensorExpr, Var, binary, const, load, out_vars
+from compiler.ir.texpr import Load, Reduce, TensorExpr, Var, binary, const, load, out_vars, select
 
 F32 = DType.float32
 
@@ -177,10 +177,53 @@ def test_a_gather_reads_the_rows_its_ids_can_name():
     """table[ids[i], j] over 4 ids and rows of 8: at most 32 of the table's 8000 elements, the ids
     whole; a stage reading the table at an affine index too counts it whole."""
     te = gather(1000, 4, 8)
-    assert gathered_elements(te, 0) == 32 and gathered_elements(te, 1) is None
+    assert elements_read(te, 0) == 32 and elements_read(te, 1) == 4
     types = {"table": te.inputs[0], "ids": te.inputs[1], "y": te.output}
     assert unread_bytes([Stage(te, ("table", "ids"), "y")], types) == (8000 - 32) * 4
     assert input_bytes(te) == 32 * 4 + 4 * 8
     whole = add_bias(1000, 8)
     stages = [Stage(te, ("table", "ids"), "y"), Stage(whole, ("table", "b"), "z")]
     assert unread_bytes(stages, dict(types, b=whole.inputs[1], z=whole.output)) == 0
+
+
+def _slice(shape, starts, steps, out_shape):
+    """y[i] = x[start + i * step] per axis."""
+    i = out_vars(len(shape))
+    x = t(*shape)
+    return TensorExpr("slice", (x,), t(*out_shape),
+                      load(0, x, tuple(v * st + s for v, s, st in zip(i, starts, steps))))
+
+
+def _concat(a, b):
+    """y[i, j] = a[i, j] if j < a else b[i, j - a]: each input read under its guard."""
+    i0, i1 = out_vars(2)
+    x, y = t(4, a), t(4, b)
+    pick = select(i1 < a, load(0, x, (i0, i1)), load(1, y, (i0, i1 - a)))
+    return TensorExpr("concat", (x, y), t(4, a + b), pick)
+
+
+@pytest.mark.parametrize("te, arg", [
+    (_slice((4, 768), (0, 256), (1, 1), (4, 256)), 0),     # the middle third of a fused QKV
+    (_slice((16, 16), (1, 0), (2, 4), (7, 4)), 0),         # strided: the box holds more than it reads
+    (conv1d(64, 3, 2), 0),                                  # a strided window
+    (add_bias(4, 8), 1),                                    # a broadcast row
+    (_concat(5, 3), 0), (_concat(5, 3), 1),                 # guarded loads
+    (matmul(4, 6, 5), 1),
+])
+def test_elements_read_bound_the_elements_read(te, arg):
+    """elements_read never counts fewer elements than enumeration finds, and no more than the
+    input holds; a slice's count is its extent, not the input's."""
+    ext = {v.name: n for v, n in zip(out_vars(len(te.output.shape)), te.output.shape)}
+    ext.update(dict(te.reduce.axes) if te.reduce else {})
+    shape = te.inputs[arg].shape
+    read = {e for ld in loads_of(te, arg) for e in _reads(ld.index, ext)
+            if all(0 <= v < n for v, n in zip(e, shape))}
+    assert len(read) <= elements_read(te, arg) <= te.inputs[arg].size
+
+
+def test_a_slice_reads_its_extent():
+    assert elements_read(_slice((4, 768), (0, 256), (1, 1), (4, 256)), 0) == 4 * 256
+    assert elements_read(_concat(5, 3), 1) == 4 * 3
+    assert input_bytes(_slice((4, 768), (0, 512), (1, 1), (4, 256))) == 4 * 256 * 4
+
+

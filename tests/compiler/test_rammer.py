@@ -187,3 +187,33 @@ def test_light_inception_launches_fewer_times_than_it_has_kernels(name):
     for mode in ("default", "shuffle"):
         (got,) = Executor(art.plan, make_backend("host", mode=mode, seed=2)).run(feeds).values()
         np.testing.assert_allclose(got, want, rtol=case.rtol, atol=1e-6, err_msg=mode)
+
+
+def test_a_co_launch_skips_what_none_of_its_members_reads():
+    """Members' skipped bytes in one launch: slices of one input (config `unread`) skip only the
+    part no member reads; a sparse member's zero tiles (skipped, not per input) stay its own, even
+    when it shares another input with a member."""
+    from compiler.ir.graph import TensorType
+    from compiler.ir.dtypes import DType
+    from compiler.ir.kernel import Kernel, KernelParam
+    from compiler.roller.cost_model import kernel_bytes, members_totals
+
+    types = {v: TensorType(DType.float32, (1000,)) for v in ("x", "w", "a", "b", "c")}   # 4000 bytes each
+
+    def kernel(name, reads, writes, **config):
+        params = tuple(KernelParam("float", v, False) for v in reads) + (KernelParam("float", writes, True),)
+        return Kernel(name, "", params, (1, 1, 1), (32, 1, 1), config=tuple(config.items()))
+
+    first = kernel("k0", ["x"], "a", skipped_bytes=3000, unread=(("x", 3000),))     # reads a quarter of x
+    second = kernel("k1", ["x"], "b", skipped_bytes=2000, unread=(("x", 2000),))    # reads half of x
+    sparse = kernel("k2", ["x", "w"], "c", skipped_bytes=3000)                      # w three quarters zeros
+    def launch(parts):      # the launch's parameters: its members', each value once
+        seen = {p.value: p for k in parts for p in k.params}
+        merged = dict(members_totals(parts, tuple(seen.values()), types))
+        return Kernel("co", "", tuple(seen.values()), (1, 1, 1), (32, 1, 1), config=tuple(merged.items())), merged
+
+    both, merged = launch([first, second])
+    assert merged["skipped_bytes"] == 1000 and merged["unread"] == (("x", 1000),)   # a quarter of x unread
+    assert kernel_bytes(both, types) == 3000 + 2 * 4000                             # x's 3 quarters, a, b
+    _, merged = launch([first, second, sparse])
+    assert merged["skipped_bytes"] == 3000 and "unread" not in merged               # x read whole by k2

@@ -205,3 +205,22 @@ def test_a_gather_counts_the_rows_its_ids_can_name_not_the_table():
     assert k["config"]["skipped_bytes"] == 5000 * 64 * 4 - rows
     assert k["predicted_us"] == k_small["predicted_us"]
     assert big["verification"]["outcome"] == "passed"
+
+
+@pytest.mark.parametrize("disable, launches", [(("rammer",), [2, 2, 2]), ((), [6])])
+def test_a_slice_counts_the_part_it_reads(disable, launches):
+    """Split of a [64, 768] input into thirds, each through its own ReLU: each kernel reads its
+    third and writes it, so the plan moves the input once and the outputs once, not the input
+    three times; co-launched (rammer), the one launch reads the three thirds once."""
+    g = helper.make_graph([helper.make_node("Split", ["x"], ["q", "k", "v"], axis=1, num_outputs=3),
+                           *(helper.make_node("Relu", [a], [f"y{a}"]) for a in "qkv")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 768])],
+                          [helper.make_tensor_value_info(f"y{a}", TensorProto.FLOAT, [64, 256]) for a in "qkv"])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    report = compile(m.SerializeToString(), "h100",
+                     CompileOptions(build=False, verify="host", disable=disable)).report
+    third = 64 * 256 * 4
+    assert [k["dram_bytes"] for k in report["kernels"]] == [n * third for n in launches]
+    assert report["traffic"]["dram_bytes"] == 6 * third
+    assert report["verification"]["outcome"] == "passed"
