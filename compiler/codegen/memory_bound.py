@@ -7,9 +7,9 @@
 - "transpose": an elementwise map whose output's fast axis reads an input with a large stride;
   a TILE x TILE tile is read coalesced along the input's fast axis into padded shared memory and
   written coalesced along the output's fast axis;
-- "reduce_split": few long rows; pass 1 reduces slices of each row into an fp32 workspace
-  [rows][splits], pass 2 (render_split_combine) combines a row's slices in a fixed order (no
-  atomics: deterministic) and applies the epilogue.
+- "reduce_split": few long rows, each split into slices reduced by separate blocks into an fp32
+  workspace [rows][splits]; the last block of a row to arrive combines the row's slices in a fixed
+  order (deterministic: no atomics on the values) and applies the epilogue, in the same launch.
 
 Only the prelude's portable features are used, so the same source runs on NVRTC and the host
 harness (which checks the alignment of every vector access)."""
@@ -22,18 +22,9 @@ from ..analysis.views import ReduceView, TransposeView, VectorView
 from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT, ExprRenderer, combine, contiguous_strides
 from .block_function import BLOCK_X, GRID_X, finish_kernel
-from ..ir.kernel import Kernel
+from ..ir.kernel import Kernel, KernelParam
 from .tiled import (_INIT, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
                     index_ctype)
-
-COMBINE_WARPS = 4           # rows per block of the split reduction's second pass
-COMBINE_THREADS = 32 * COMBINE_WARPS
-
-
-def split_combine_blocks(rows: int) -> int:
-    """Blocks of the split reduction's second pass over `rows` rows (the micro-model predicts it)."""
-    return math.ceil(rows / COMBINE_WARPS)
-
 
 class SubstRenderer(ExprRenderer):
     """An ExprRenderer that renders chosen loads as given C expressions (vector lanes, staged tiles)."""
@@ -223,14 +214,19 @@ def split_chunk(K: int, splits: int) -> tuple[int, int]:
 
 
 def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: str, out_value: str,
-                        in_values) -> Kernel:
-    """Pass 1: block (row, slice) reduces `chunk` consecutive k of its row into the fp32 workspace
-    `out_value` at [row][slice]."""
+                        in_values, workspace: str) -> Kernel:
+    """One launch: block (row, slice) reduces `chunk` consecutive k of its row and writes its
+    partial to the fp32 workspace at [row][slice]; the last of the row's blocks to arrive (on the
+    launch's counters, one per row) combines the row's partials in slice order with its first warp
+    (lane-strided, then an xor tree: a fixed order, so the result does not depend on which block is
+    last) and applies the epilogue."""
     T = int(cfg.param("block_threads"))
     S = cfg.split_k
+    if S < 2 or not workspace:
+        raise ValueError(f"{prefix}: a split reduction has two or more slices and a workspace")
     chunk = int(cfg.param("chunk"))
     op = te.reduce.op
-    it = index_ctype(te)
+    it = "long long" if view.R * S * 2 >= INT32_LIMIT else index_ctype(te)    # the workspace's index too
     vt = te.body.dtype.compute_ctype
     flag = op in ("max", "min")
     R, K = view.R, view.K
@@ -255,46 +251,35 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
         L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
     L.append("  }")
     combine_partials(L, op, vt, flag, T, T)
+    L += [f"  if (tid == 0) by_ws[row * {S} + by_slice] = (float)by_racc;",
+          "  __threadfence();   // the partial is visible device-wide before the block arrives",
+          "  __syncthreads();",
+          "  int* const by_last = reinterpret_cast<int*>(by_smem);   // the partials' slots are read",
+          f"  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[row], {S}u);",
+          "  __syncthreads();",
+          "  if (!*by_last || tid >= 32) return;",
+          "  __threadfence();   // the other slices are read after their arrivals were seen",
+          f"  by_racc = {_INIT[op]};"]
     if flag:
-        L.append("  (void)have;")
-    L += ["  if (tid == 0) out[row * " + str(S) + " + by_slice] = (float)by_racc;"]
-    entry, source = finish_kernel(prefix, _signature(te, 'float'), L, launch_bounds=(T,))
-    params = _kparams(te, out_value, in_values, "float")
-    return Kernel(entry=entry, source=source, params=params, grid=(R * S, 1, 1), block=(T, 1, 1),
-                  shared_bytes=(T // 32) * (4 + 4), expr=te)
-
-
-def render_split_combine(te: TensorExpr, view: ReduceView, splits: int, prefix: str, ws_value: str, out_value: str,
-                         in_values) -> Kernel:
-    """Pass 2: one warp per row combines its `splits` partials (lane-strided, then an xor tree: a
-    fixed order) and applies the epilogue."""
-    op = te.reduce.op
-    flag = op in ("max", "min")
-    R = view.R
-    T = COMBINE_THREADS
-    it = "long long" if index_ctype(te) == "long long" or R * splits * 2 >= INT32_LIMIT else "int"
-    L = ["  const int lane = threadIdx.x & 31;",
-         f"  const {it} row = ({it}){BLOCK_X} * {COMBINE_WARPS} + (threadIdx.x >> 5);",
-         f"  if (row >= {R}) return;  // the whole warp leaves together",
-         f"  float by_racc = {_INIT[op]};"]
-    if flag:
-        L.append("  int have = 0;")
-    L.append(f"  for (int s = lane; s < {splits}; s += 32) {{")
-    L.append(f"    const float v = by_ws[row * {splits} + s];")
+        L.append("  have = 0;")
+    L.append(f"  for (int s = tid; s < {S}; s += 32) {{")
+    L.append(f"    const float v = __ldcg(&by_ws[row * {S} + s]);")
     if flag:
         L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
     else:
         L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
     L.append("  }")
-    combine_partials(L, op, "float", flag, 32, 32)
-    L.append("  if (lane == 0) {")
+    combine_partials(L, op, vt, flag, 32, 32)
+    L.append("  if (tid == 0) {")
     if flag:
         L.append("    (void)have;")
-    _unit_vars(L, "    ", it, view.unit)
-    _decompose(L, "    ", it, "row", view.rows, "by_rr")
     _epilogue(te, L, "    ", it, "by_racc", te.body.dtype)
-    L += ["  }"]
-    entry, source = finish_kernel(prefix, _signature(te, ws=True), L, launch_bounds=(T,))
-    params = _kparams(te, out_value, in_values, ws_value=ws_value)
-    return Kernel(entry=entry, source=source, params=params, grid=(split_combine_blocks(R), 1, 1),
-                  block=(T, 1, 1), expr=te)
+    L.append("  }")
+    signature = _signature(te)
+    signature.insert(-1, "float* __restrict__ by_ws")
+    params = _kparams(te, out_value, in_values)
+    params = params[:-1] + (KernelParam("float", workspace, True),) + params[-1:]
+    entry, source = finish_kernel(prefix, signature, L, launch_bounds=(T,), arrivals=R)
+    return Kernel(entry=entry, source=source, params=params, grid=(R * S, 1, 1), block=(T, 1, 1),
+                  shared_bytes=(T // 32) * (4 + 4), expr=te, arrivals=R)
+

@@ -27,22 +27,17 @@ def gemm_shared_bytes(block_m: int, block_n: int, block_k: int, pad_a: int, pad_
     return stages * block_k * ((block_m + pad_a) + (block_n + pad_b)) * itemsize
 
 
-def _signature(te: TensorExpr, out_ctype: str | None = None, ws: bool = False) -> list[str]:
-    """A rendered kernel's parameters: inputs in0.., with `ws` the fp32 workspace by_ws a second
-    pass reads, then out (of `out_ctype`, by default the output's type)."""
+def _signature(te: TensorExpr, out_ctype: str | None = None) -> list[str]:
+    """A rendered kernel's parameters: inputs in0.., then out (of `out_ctype`, by default the
+    output's type)."""
     params = [f"const {t.dtype.ctype}* __restrict__ in{k}" for k, t in enumerate(te.inputs)]
-    if ws:
-        params.append("const float* __restrict__ by_ws")
     params.append(f"{out_ctype or te.output.dtype.ctype}* __restrict__ out")
     return params
 
 
-def _kparams(te: TensorExpr, out_value: str, in_values, out_ctype: str | None = None,
-             ws_value: str | None = None) -> tuple[KernelParam, ...]:
-    """The KernelParams of a kernel with _signature(te, out_ctype, ws=ws_value is not None)."""
+def _kparams(te: TensorExpr, out_value: str, in_values, out_ctype: str | None = None) -> tuple[KernelParam, ...]:
+    """The KernelParams of a kernel with _signature(te, out_ctype)."""
     kp = tuple(KernelParam(t.dtype.ctype, v, False) for t, v in zip(te.inputs, in_values))
-    if ws_value is not None:
-        kp += (KernelParam("float", ws_value, False),)
     return kp + (KernelParam(out_ctype or te.output.dtype.ctype, out_value, True),)
 
 

@@ -75,7 +75,6 @@ class KernelConfig:
     tiles: tuple[RTile, ...]
     params: tuple[tuple[str, Any], ...]
     workload: Workload
-    second_pass: Workload | None = None   # a two-launch configuration's second kernel (a split reduction)
 
     @functools.cached_property
     def key(self) -> str:

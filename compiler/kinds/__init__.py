@@ -12,15 +12,14 @@ and a tiled kind (TIER set) also:
 
 - `view(te)`: what its construction and renderer read of a tensor expression (analysis/views.py);
 - `candidates(te, target, precision) -> list[KernelConfig]`: its aligned rTile configurations, each
-  with the workload the micro-model reads (and, for a two-launch configuration, a split
-  reduction's, the second launch's workload);
+  with the workload the micro-model reads;
 - `render_config(te, cfg, prefix, out, ins) -> Kernel`: the kernel of one configuration (the
-  tuner renders its candidates with it; a kind that finishes a split inside its launch, tc_gemm
-  and sparse24_gemm, takes the split's `workspace=` too);
+  tuner renders its candidates with it; a kind that finishes a split inside its launch, tc_gemm,
+  sparse24_gemm and reduce_split, takes the split's `workspace=` too);
 - optionally `TENSOR_CORE = True` for a kind whose arithmetic runs on tensor cores (the report
   takes its compute ceiling from the tensor-core peak of the configuration's `elem`);
 - optionally `declined(te, target, precision)`, why it offers nothing for an expression it would
-  otherwise take, and `SECOND_PASS` / `render_second_pass` for a workspace's second launch.
+  otherwise take.
 
 A new kind (fused row, tile graph, block-sparse) is a new module listed in KINDS."""
 from __future__ import annotations

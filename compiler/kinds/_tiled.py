@@ -15,12 +15,10 @@ from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
 from ..ir.tiles import KernelConfig, configs_json
-from ..roller.micro_model import predict, predict_workload
+from ..roller.micro_model import predict
 from ..targets import Target
 
 RenderConfig = Callable[..., Kernel]   # (te, config, prefix, out, ins[, workspace=]) -> Kernel
-# (the second launch's schedule name, its renderer (te, split, workspace, out, ins) -> Kernel)
-SecondPass = tuple[str, Callable[..., Kernel]]
 
 
 def one_stage(spec, view: Callable, what: str) -> str | None:
@@ -33,43 +31,25 @@ def one_stage(spec, view: Callable, what: str) -> str | None:
 
 
 def render_tiled(spec: KernelSpec, target: Target | None, render_config: RenderConfig,
-                 second_pass: SecondPass | None = None, workspace_in_launch: bool = False) -> list[Kernel]:
-    """The launches of a one-stage spec whose configuration this kind chose: one, or two for a
-    split configuration of a kind with a `second_pass`; a kind that finishes its split inside
-    the launch (`workspace_in_launch`: tc_gemm's and sparse24_gemm's split-K) gets the workspace
-    as a keyword ("" unsplit)."""
+                 workspace_in_launch: bool = False) -> list[Kernel]:
+    """The launch of a one-stage spec whose configuration this kind chose; a kind that finishes a
+    split inside its launch (`workspace_in_launch`: tc_gemm's and sparse24_gemm's split-K,
+    reduce_split) gets the workspace as a keyword ("" unsplit)."""
     if target is None:
         raise ValueError(f"spec {spec.name} of kind {spec.kind}: rendering it needs the target")
     stage = spec.stage
     te, ins, out = stage.expr, stage.inputs, stage.output
     best, configs, precision = spec.config, spec.candidates, spec.precision
     kind = best.kind
+    if spec.workspace and not workspace_in_launch:
+        raise ValueError(f"spec {spec.name}: kind {kind} has no use for a workspace")
     why = (("declined", "; ".join(spec.declined)),) if spec.declined else ()
-    if not spec.workspace or workspace_in_launch:
-        extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
-            else ()
-        pred = predict(best, target)
-        k = render_config(te, best, te.name, out, ins, **({"workspace": spec.workspace} if workspace_in_launch else {}))
-        config = (("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()),
-                  *best.params, *extra, *why, ("predicted_us", round(pred.us, 4)),
-                  ("model", json.dumps(pred.as_dict(), sort_keys=True)),
-                  ("top_k", configs_json(configs)))
-        return [dataclasses.replace(k, ops=spec.ops, config=config)]
-    if second_pass is None:
-        raise ValueError(f"spec {spec.name}: kind {kind} has no second pass for its workspace")
-    split = best.split_k
-    ws = spec.workspace
-    main_pred = predict_workload(best.workload, target)
-    red_pred = predict_workload(best.second_pass, target)
-    k1 = render_config(te, best, te.name, ws, ins)
-    k1 = dataclasses.replace(k1, ops=spec.ops, config=(
-        ("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()), *best.params, *why,
-        ("predicted_us", round(main_pred.us, 4)), ("model", json.dumps(main_pred.as_dict(), sort_keys=True)),
-        ("top_k", configs_json([c for c in configs if c.split_k == split]))))
-    schedule, render_second = second_pass
-    k2 = render_second(te, split, ws, out, ins)
-    k2 = dataclasses.replace(k2, ops=spec.ops, config=(
-        ("schedule", schedule), ("split_k", split),
-        ("precision", precision), ("predicted_us", round(red_pred.us, 4)),
-        ("model", json.dumps(red_pred.as_dict(), sort_keys=True))))
-    return [k1, k2]
+    extra = (("precision", precision),) if precision not in (None, "fp32") and best.param("precision") is None \
+        else ()
+    pred = predict(best, target)
+    k = render_config(te, best, te.name, out, ins, **({"workspace": spec.workspace} if workspace_in_launch else {}))
+    config = (("schedule", f"roller_{kind}"), ("config_key", best.key[:16]), ("tiles", best.text()),
+              *best.params, *extra, *why, ("predicted_us", round(pred.us, 4)),
+              ("model", json.dumps(pred.as_dict(), sort_keys=True)),
+              ("top_k", configs_json(configs)))
+    return [dataclasses.replace(k, ops=spec.ops, config=config)]

@@ -1,5 +1,6 @@
 """Kind `reduce_split`: few long rows, each split into slices reduced by separate blocks into an
-fp32 workspace, combined (with the epilogue) by a second kernel (codegen/memory_bound.py).
+fp32 workspace; the last block of a row to arrive combines its slices and applies the epilogue, in
+the same launch (codegen/memory_bound.py).
 
 Not for contractions: their k is split by tc_gemm's split-K."""
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..analysis.views import ReduceView, decompose, gemm_view, reduce_view, sectors_per_request
-from ..codegen.memory_bound import COMBINE_THREADS, render_split_combine, render_split_reduce, split_chunk, split_combine_blocks
+from ..codegen.memory_bound import render_split_reduce, split_chunk
 from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
@@ -18,7 +19,6 @@ from ._tiled import one_stage, render_tiled
 
 NAME = "reduce_split"
 TIER = 1            # reductions
-SECOND_PASS = "roller_split_combine"
 
 
 def view(te: TensorExpr) -> ReduceView | None:
@@ -42,8 +42,9 @@ SPLIT_MIN_PER_THREAD = 4          # elements each thread reduces at least (else 
 
 
 def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
-    """Two-pass reductions for rows too few to fill the SMs with one block each: `split_k` slices
-    per row reduced by separate blocks into an fp32 workspace, combined by a second kernel."""
+    """Reductions of rows too few to fill the SMs with one block each: `split_k` slices per row
+    reduced by separate blocks into an fp32 workspace, which the row's last block combines (one
+    warp reading the row's partials back from L2)."""
     if te.body.dtype.compute_ctype != "float" or view.R >= target.sms:
         return []
     R, K = view.R, view.K
@@ -57,7 +58,7 @@ def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) ->
         max_blocks = target.sms * max(1, target.max_threads_per_sm // T) * 4
         for S in SPLITS:
             chunk, slices = split_chunk(K, S)
-            if chunk < SPLIT_MIN_PER_THREAD * T or R * slices > max_blocks:
+            if slices < 2 or chunk < SPLIT_MIN_PER_THREAD * T or R * slices > max_blocks:
                 continue
             envs = []
             mid = (R // 2)
@@ -67,40 +68,26 @@ def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) ->
                 envs.append(env)
             sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
             requests = R * slices * math.ceil(chunk / T) * T / 32 * n_loads
-            ws = 4.0 * R * slices
+            ws = 2 * 4.0 * R * slices       # each partial written, and read back by the row's last block
             l2 = requests * sectors * SECTOR + ws
             blocks = R * slices
             w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * 8, registers=32,
-                         flops=float(R * K * ops + blocks * T * 2), compute_dtype=te.body.dtype.name,
+                         flops=float(R * K * ops + blocks * T * 2 + R * slices), compute_dtype=te.body.dtype.name,
                          dram_bytes=dram_bytes(sizes, l2 - ws, target) + ws, l2_bytes=l2,
                          shared_bytes_moved=blocks * (T // 32) * 8.0, ilp=1.0, issue_efficiency=0.5)
             tiles = (RTile("block", (("rows", 1), ("k", chunk))), RTile("warp", (("rows", 1), ("k", 32))),
                      RTile("thread", (("rows", 1), ("k", 1))))
             out.append(KernelConfig("reduce_split", tiles,
                                     (("block_threads", T), ("split_k", slices), ("chunk", chunk),
-                                     ("ws_elems", R * slices), ("out_bytes", te.output.nbytes)), w,
-                                    split_combine_workload(R * slices, slices, te.output.nbytes) if slices > 1 else None))
+                                     ("ws_elems", R * slices), ("out_bytes", te.output.nbytes)), w))
     return out
 
 
-def split_combine_workload(ws_elems: int, split: int, out_bytes: int) -> Workload:
-    """The second pass: one warp per row combines `split` fp32 partials."""
-    rows = max(1, ws_elems // max(1, split))
-    return Workload(blocks=split_combine_blocks(rows), threads=COMBINE_THREADS, shared_bytes=0, registers=24,
-                    flops=float(ws_elems), compute_dtype="float32", dram_bytes=4.0 * ws_elems + out_bytes,
-                    l2_bytes=4.0 * ws_elems + out_bytes, shared_bytes_moved=0.0,
-                    ilp=1.0, issue_efficiency=0.5)
-
-
-def render_second_pass(te: TensorExpr, split: int, workspace: str, out_value: str, in_values) -> Kernel:
-    """The combining kernel: each row's partials from the workspace into the output, with the epilogue."""
-    return render_split_combine(te, view(te), split, f"{te.name}_combine", workspace, out_value, in_values)
-
-
-def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (a split configuration's partial-sum kernel, whose output is the workspace)."""
-    return render_split_reduce(te, view(te), cfg, prefix, out_value, in_values)
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
+                  workspace: str = "") -> Kernel:
+    """The kernel of one configuration, its partial sums in `workspace`."""
+    return render_split_reduce(te, view(te), cfg, prefix, out_value, in_values, workspace)
 
 
 def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
-    return render_tiled(spec, target, render_config, (SECOND_PASS, render_second_pass))
+    return render_tiled(spec, target, render_config, workspace_in_launch=True)

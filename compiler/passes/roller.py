@@ -6,8 +6,7 @@ with the micro-model; the spec keeps the best as its configuration and the top K
 (for the tuner). Specs that no tiled kind covers, and hand-written (extern) specs, are left as they
 are. A contraction the precision stage marked tf32, fp16 or bf16 also gets tensor-core candidates;
 a split-K winner, and a split reduction of few long rows, gets an fp32 workspace (a temporary of
-the plan) for its partial results: split-K is one launch whose tiles' last blocks sum them, a split
-reduction two launches."""
+the plan) for its partial results: one launch whose tiles' (rows') last blocks combine them."""
 from __future__ import annotations
 
 import dataclasses

@@ -11,10 +11,8 @@ does nothing and says why: the micro-model's choice stands.
 A candidate is rendered exactly as the render stage renders the spec with that configuration
 chosen (`render_candidate`), so a measured time is keyed by the launch's digest and the report
 finds it on the launch the render stage makes. Every candidate is one launch: tc_gemm's split-K
-sums its slices inside its launch (its workspace is one more buffer of the bench, and the plan
-gains or loses the workspace with the choice). A two-launch configuration (a split reduction) is
-not interchangeable with one launch: it is not measured, and a spec whose choice it is is not
-tuned. An untiled one-stage spec (naive) is measured alone, for the report.
+and reduce_split sum their slices inside their launch (the workspace is one more buffer of the
+bench, and the plan gains or loses the workspace with the choice). An untiled one-stage spec (naive) is measured alone, for the report.
 
 The pure parts (candidates, rendering, cache keys, the gate, the choice) need no GPU; the
 measuring part imports CuPy only when it runs."""
@@ -49,11 +47,10 @@ TOLERANCE = {2: 2e-2, 4: 1e-3, 8: 1e-9}
 
 def candidate_configs(spec: Spec) -> list[KernelConfig]:
     """The configurations the tuner chooses among, in the model's order (its choice first): the
-    spec's candidates that are a single launch. None for an untiled or hand-written spec, or one
-    whose choice launches twice (a split reduction)."""
-    if not isinstance(spec, KernelSpec) or spec.config is None or spec.config.second_pass is not None:
+    spec's candidates. None for an untiled or hand-written spec."""
+    if not isinstance(spec, KernelSpec) or spec.config is None:
         return []
-    return [c for c in spec.candidates if c.second_pass is None]
+    return list(spec.candidates)
 
 
 def with_config(spec: KernelSpec, cfg: KernelConfig) -> KernelSpec:
@@ -338,12 +335,9 @@ def tune_plan(plan: Plan, target: Target, *, store, build: Callable[[Kernel], by
 
 def _measurable(spec, types: dict) -> bool:
     """Whether a spec renders as one launch whose buffers are its expression's inputs and output
-    (and a split-K workspace, which the bench adds), so that the tuner's buffers, made from the
-    expression, are the right size: not true of a two-launch configuration (a split reduction),
-    of a multi-stage spec, nor of a hand-written kernel."""
+    (and a split's workspace, which the bench adds), so that the tuner's buffers, made from the
+    expression, are the right size: not true of a multi-stage spec, nor of a hand-written kernel."""
     if not isinstance(spec, KernelSpec) or not spec.composable:
-        return False
-    if spec.config is not None and spec.config.second_pass is not None:
         return False
     stage = spec.stage
     te = stage.expr

@@ -12,11 +12,9 @@ of the machine the kernel uses. The kernel's time is the slowest level on the bu
 overlap, as on the GPU), or, when longer, the pipeline's: a contraction's k-loop waits for its
 k-tiles one round trip after another, S - 1 of them in flight, however many warps are resident
 (Workload.serial_steps after the first, which the wave's latency term counts, x the L2
-latency); a two-pass configuration (split-K, split reduction) adds its second kernel and a
-launch."""
+latency)."""
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -130,11 +128,5 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
 
 
 def predict(config: KernelConfig, target: Target) -> Prediction:
-    """Predicted time of one configuration on `target` (a two-pass configuration, split-K or a
-    split reduction, includes its second kernel and one more launch)."""
-    p = predict_workload(config.workload, target)
-    second = config.second_pass
-    if second is not None and math.isfinite(p.us):
-        r = predict_workload(second, target)
-        p = dataclasses.replace(p, us=p.us + r.us + target.launch_us)
-    return p
+    """Predicted time of one configuration on `target`."""
+    return predict_workload(config.workload, target)

@@ -128,8 +128,7 @@ CASES = {
 
 def candidates(kernel, target):
     """The other kernels the tuner may pick for a Roller kernel: its top-K configurations, rendered
-    (a split configuration writes a workspace not in the plan: tc_gemm's split-K as one launch, a
-    split reduction's partial kernel as its output)."""
+    (a split configuration writes a workspace not in the plan)."""
     te = kernel.expr
     if te is None or "top_k" not in dict(kernel.config):
         return []
@@ -142,12 +141,10 @@ def candidates(kernel, target):
 
 
 def _render(te, cfg, prefix, out, ins, ws):
-    """One configuration's (first) launch; a split one writes `ws`."""
+    """One configuration's launch; a split one (split-K, a split reduction) writes `ws` too."""
     if cfg.split_k == 1:
         return render_config(te, cfg, prefix, out, ins)
-    if cfg.kind == "tc_gemm":
-        return render_config(te, cfg, prefix, out, ins, workspace=ws)
-    return render_config(te, cfg, prefix, ws, ins)
+    return render_config(te, cfg, prefix, out, ins, workspace=ws)
 
 
 def check_plan_kernels(art, target_name: str, built: bool = True) -> tuple[set[str], int]:
@@ -196,7 +193,7 @@ def test_the_cases_cover_every_kernel_kind():
         art = compiler.compile(CASES[case](), "h100", CompileOptions(build=False))
         seen[case] = {dict(k.config).get("schedule") for k in art.plan.kernels()}
     kinds = set().union(*seen.values())
-    for want in ("roller_elementwise_vec", "roller_reduce", "roller_reduce_split", "roller_split_combine",
+    for want in ("roller_elementwise_vec", "roller_reduce", "roller_reduce_split",
                  "simt_elementwise", "roller_tc_gemm", "roller_gemm", "roller_transpose", "register_rows", "resident_rows", "row_warp",
                  "row_block",
                  "ordered_updates", "roi_per_thread"):

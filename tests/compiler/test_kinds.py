@@ -73,19 +73,21 @@ def test_a_contraction_falls_back_to_the_reductions_only_when_no_contraction_kin
     assert fallback and {c.kind for c in fallback} == {"reduce"}    # reduce_split leaves contractions to split-K
 
 
-def test_only_split_reductions_take_two_launches():
-    """A split reduction's configuration carries its second launch's workload; tc_gemm's split-K
-    finishes inside its one launch (each tile's last block sums the slices): none."""
+def test_splits_finish_in_their_launch():
+    """A split reduction and tc_gemm's split-K both finish inside their one launch (the row's or
+    the tile's last block combines the slices): each renders one kernel that counts arrivals and
+    writes a workspace of its slices' partial sums."""
     few_long_rows = _kernel("ReduceSum", [(8, 1 << 20)], (8, 1), {"keepdims": 1})
     f16 = DType.float16
     thin = lower_types("MatMul", [TensorType(f16, (64, 8192)), TensorType(f16, (8192, 64))], TensorType(f16, (64, 64)), {})
     splits = [c for c in construct_rtiles(few_long_rows.expr, H100, 10**6) if c.kind == "reduce_split"]
     splits += [c for c in construct_rtiles(thin.expr, H100, 10**6, "fp16") if c.kind == "tc_gemm"]
     assert {c.kind for c in splits if c.split_k > 1} == {"reduce_split", "tc_gemm"}
-    for c in splits:
-        assert (c.second_pass is not None) == (c.kind == "reduce_split" and c.split_k > 1)
-    for c in construct_rtiles(ADD.expr, H100, 10**6):
-        assert c.second_pass is None
+    for c in (next(c for c in splits if c.kind == kind and c.split_k > 1) for kind in ("reduce_split", "tc_gemm")):
+        expr = few_long_rows.expr if c.kind == "reduce_split" else thin.expr
+        k = KINDS[c.kind].render_config(expr, c, "k", "y", tuple(f"x{i}" for i in range(len(expr.inputs))),
+                                        workspace="ws")
+        assert k.arrivals > 0 and [p.value for p in k.params][-2:] == ["ws", "y"] and k.params[-2].output
 
 
 def test_the_render_stage_picks_the_untiled_kind_that_applies():

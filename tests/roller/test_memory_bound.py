@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.codegen.memory_bound import render_split_combine
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
 from compiler.ir.texpr import Binary, Const, Load, TensorExpr, Var
@@ -209,29 +208,29 @@ OPS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Reduc
        "ReduceLogSumExp"]
 
 
-def _split_launches(kernel, cfg, ws="ws"):
+def _split_launch(kernel, cfg, ws="ws"):
     te = kernel.expr
     ins = tuple(p.value for p in kernel.params[:-1])
-    k1 = render_config(te, cfg, te.name, ws, ins)
-    k2 = render_split_combine(te, KINDS[cfg.kind].view(te), cfg.param("split_k"), te.name + "_c", ws,
-                              kernel.params[-1].value, ins)
-    return k1, k2
+    return render_config(te, cfg, te.name, kernel.params[-1].value, ins, workspace=ws)
 
 
 def run_split(kernel, cfg, arrays, ref_shape, ref_dtype):
-    """Outputs of the two passes of one split configuration, in fixed and shuffled thread order."""
-    k1, k2 = _split_launches(kernel, cfg)
+    """Outputs of one split configuration's launch, in fixed and shuffled thread and block order;
+    launched twice, the second on a poisoned output (the rows' arrival counters are ready again)."""
+    k = _split_launch(kernel, cfg)
+    assert k.arrivals == cfg.param("ws_elems") // cfg.split_k      # one counter per row
     outs = []
     for mode in ("default", "shuffle"):
-        module = build_host_module([k1, k2], mode=mode, seed=5)
+        module = build_host_module([k], mode=mode, seed=5)
         bufs = {p.value: a for p, a in zip(kernel.params[:-1], arrays)}
         bufs["ws"] = np.full(cfg.param("ws_elems"), np.nan, np.float32)
-        bufs[kernel.params[-1].value] = np.full(ref_shape, np.nan, ref_dtype)
-        for k in (k1, k2):
+        for _ in range(2):
+            bufs[kernel.params[-1].value] = np.full(ref_shape, np.nan, ref_dtype)
             module.launch(k, [bufs[p.value] for p in k.params])
-        assert np.isfinite(bufs["ws"]).all(), "a slice left its partial unwritten"
-        outs.append(bufs[kernel.params[-1].value])
-    return outs, (k1, k2)
+            assert np.isfinite(bufs["ws"]).all(), "a slice left its partial unwritten"
+            outs.append(bufs[kernel.params[-1].value])
+    np.testing.assert_array_equal(outs[0], outs[1])
+    return outs[::2], k
 
 
 @st.composite
@@ -258,16 +257,16 @@ def test_split_reduce_candidates(case):
     picked = {c.param("block_threads"): c for c in reversed(cfgs)}       # the best of each block size
     ref64 = lower_single(op, [arrays[0].astype(np.float64), arrays[1]], attrs, consts)[1]
     for cfg in picked.values():
-        (o1, o2), ks = run_split(kernel, cfg, [arrays[0]], ref.shape, ref.dtype)
+        (o1, o2), _ = run_split(kernel, cfg, [arrays[0]], ref.shape, ref.dtype)
         np.testing.assert_array_equal(o1, o2)          # a fixed combination order: deterministic
         tol = 2e-3 if arrays[0].dtype == np.float16 else 1e-4
         np.testing.assert_allclose(o1.astype(np.float64), ref64, rtol=tol, atol=tol * max(1.0, float(np.abs(ref64).max())))
-    check_builds([k for c in list(picked.values())[:2] for k in _split_launches(kernel, c)])
+    check_builds([_split_launch(kernel, c) for c in list(picked.values())[:2]])
 
 
 def test_single_long_row_picks_the_split_reduction():
-    """One row of 4M: one block per row uses one SM; the model picks the two-pass split, the roller
-    stage turns it into two launches through an fp32 workspace the plan gains."""
+    """One row of 4M: one block per row uses one SM; the model picks the split reduction, one
+    launch through an fp32 workspace the plan gains."""
     rng = np.random.default_rng(6)
     ax = np.array([-1], np.int64)
     kernel, _ = lower_single("ReduceSum", [_a(rng, (1, 4096)), ax], {"keepdims": 1}, {1: ax})
@@ -283,14 +282,14 @@ def test_single_long_row_picks_the_split_reduction():
 
 @pytest.mark.parametrize("op", ["ReduceSum", "ReduceMax", "ReduceMean"])
 def test_split_reduce_through_the_roller_stage(op):
-    """tile_launch of a long row: two kernels, a float32 workspace of rows x slices, the result."""
+    """tile_launch of a long row: one kernel, a float32 workspace of rows x slices, the result."""
     rng = np.random.default_rng(7)
     ax = np.array([-1], np.int64)
     x = _a(rng, (2, 300000))
     kernel, ref = lower_single(op, [x, ax], {"keepdims": 0}, {1: ax})
     types: dict = {}
     ks = tile_launch(kernel, H100, 8, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
-    assert [dict(k.config)["schedule"] for k in ks] == ["roller_reduce_split", "roller_split_combine"]
+    assert [dict(k.config)["schedule"] for k in ks] == ["roller_reduce_split"]
     (ws, t), = types.items()
     assert t.dtype is DType.float32 and t.shape[0] == 2 * dict(ks[0].config)["split_k"]
     module = build_host_module(ks, mode="default", seed=1)

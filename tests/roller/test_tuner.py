@@ -59,9 +59,7 @@ def test_candidates_are_the_specs_top_k_in_order(spec_plan):
     (spec,) = spec_plan.specs()
     cfgs = candidate_configs(spec)
     assert len(cfgs) >= 2 and cfgs[0] == spec.config
-    assert cfgs == [c for c in spec.candidates if c.second_pass is None]
-    # a two-launch choice (a split reduction: a second kernel through a workspace) is not tuned
-    assert candidate_configs(dataclasses.replace(spec, config=_two_launch(spec.config))) == []
+    assert cfgs == list(spec.candidates)
     assert candidate_configs(dataclasses.replace(spec, kind=None, config=None, candidates=())) == []
 
 
@@ -94,12 +92,6 @@ def test_only_specs_whose_buffers_match_their_expression_are_measured(spec_plan)
     stage = spec.stages[0]
     wrong = dict(types, **{stage.output: types[stage.inputs[0]]})   # an output of another size
     assert not _measurable(spec, wrong)
-    assert not _measurable(dataclasses.replace(spec, config=_two_launch(spec.config)), types)
-
-
-def _two_launch(cfg):
-    """`cfg` as if it had a second launch (a split reduction's configuration)."""
-    return dataclasses.replace(cfg, second_pass=cfg.workload)
 
 
 def test_split_k_candidates_are_tuned_and_the_choice_brings_its_workspace():

@@ -1,18 +1,18 @@
 // golden: branchy.onnx h100 fp32
 // 2 launches, 2 distinct kernels
-// launch 0: reducemean_k0 grid=[1, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:bool]
+// launch 0: reducemean_k0 grid=[2, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:float out:bool]
 // launch 1: device_if_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 cooperative params=[bool float float float out:float out:float float float out:float]
 
 // ===== reducemean_k0 =====
-BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, bool* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ by_ws, bool* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 1024;
-  const int row = (int)by_block.idx.x * 1 + tid / 1024;
-  const bool active = row < 1;
+  const int by_slice = (int)by_block.idx.x % 2;
+  const int row = (int)by_block.idx.x / 2;
+  const int by_k0 = by_slice * 4096;
+  const int by_k1 = by_k0 + 4096 < 8192 ? by_k0 + 4096 : 8192;
   float by_racc = 0;
-  const int rowc = active ? row : 0;
-  if (active) for (int k = lane; k < 8192; k += 1024) {
+  for (int k = by_k0 + tid; k < by_k1; k += 1024) {
     int by_rk = k;
     const int r2 = by_rk % 128; by_rk /= 128;
     const int r1 = by_rk % 64; by_rk /= 64;
@@ -38,13 +38,31 @@ BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, bool* __restric
       by_racc = by_racc + other;
     }
   }
-  if (active && lane == 0) {
+  if (tid == 0) by_ws[row * 2 + by_slice] = (float)by_racc;
+  __threadfence();   // the partial is visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the partials' slots are read
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[row], 2u);
+  __syncthreads();
+  if (!*by_last || tid >= 32) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  by_racc = 0;
+  for (int s = tid; s < 2; s += 32) {
+    const float v = __ldcg(&by_ws[row * 2 + s]);
+    by_racc = by_racc + v;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+    by_racc = by_racc + other;
+  }
+  if (tid == 0) {
     const float acc = by_racc;
     out[0] = (bool)(((acc / 8192.0f) > 0.0f));
   }
 }
-BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ in0, bool* __restrict__ out) {
-  reducemean_k0_body(in0, out, by_this_block());
+BY_DEVICE_STATE unsigned int reducemean_k0_arrivals[1];
+BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ in0, float* __restrict__ by_ws, bool* __restrict__ out) {
+  reducemean_k0_body(in0, by_ws, out, by_this_block(reducemean_k0_arrivals));
 }
 
 // ===== device_if_k0 =====
