@@ -25,7 +25,7 @@ from ..ir.graph import Graph, Node, TensorType
 from ..ir.plan import AliasStep, ComputeStep
 from ..ir.spec import KernelSpec
 from ..ir.tesa import TeSA, default_bits, detect, from_zero_mask
-from ..ir.texpr import Binary, Cast, Expr, Fold, Load, Select, TensorExpr, Unary, Var, ACC, fold_axes
+from ..ir.texpr import ACC, Binary, Cast, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, fold_axes, walk
 from ..ops.registry import LowerCtx, lookup
 
 GRID_LIMIT = 1 << 24        # elements of one evaluation chunk (output index x reduction axes)
@@ -235,7 +235,11 @@ def _node_zeros(node: Node, lowered, state: _State, opset: int) -> tuple[dict[st
         for st in step.spec.stages:
             masks = [mask_of(v, t) for v, t in zip(st.inputs, st.expr.inputs)]
             values = [state.values.get(v) for v in st.inputs]
-            local[st.output] = zero_mask(st.expr, masks, values)
+            if any(m.size == 0 or m.any() for m in masks) or \
+                    may_make_zeros(st.expr, frozenset(k for k, v in enumerate(values) if v is not None)):
+                local[st.output] = zero_mask(st.expr, masks, values)
+            else:       # nothing zero in, nothing the expression zeroes itself: dense, without a grid
+                local[st.output] = np.zeros(st.expr.output.shape, dtype=bool)
     return {n: local[n] for n in node.outputs if n and n in local}, "exact"
 
 
@@ -265,6 +269,49 @@ def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray |
         sl[split] = slice(lo, hi)
         out[tuple(sl)] = _MaskEval(te, axes, masks, values, (split, lo, hi)).output()
     return out
+
+
+def may_make_zeros(te: TensorExpr, constant_args: frozenset[int]) -> bool:
+    """Whether `zero_mask` could find a zero in `te`'s output when none of its inputs holds one
+    (no known zero, no constant with a zero): False only where every rule of `_MaskEval` keeps the
+    output non-zero, so that a dense model's propagation skips the grid of each node (most of
+    them); True wherever a value computed from indices and constants alone could be 0 (a causal
+    mask, an iota), or the rules are not followed through."""
+    if te.reduce is None:
+        return not _never_zero(te.body, constant_args, False)
+    if FOLD_ZERO.get(te.reduce.op) is None or not _never_zero(te.body, constant_args, False):
+        return True
+    return te.epilogue is not None and not _never_zero(te.epilogue, constant_args, True)
+
+
+def _never_zero(e: Expr, constant_args: frozenset[int], acc_never: bool) -> bool:
+    """Whether `_MaskEval.zero(e)` is False everywhere, given no input element is zero
+    (`acc_never`: the accumulator an epilogue reads is not zero either)."""
+    if all(not isinstance(x, Load) or x.arg in constant_args for x in walk(e)):   # a concrete value
+        if isinstance(e, Const):
+            return e.value != 0
+        return isinstance(e, Load)      # a constant's element (the caller checked it has no zero)
+    if isinstance(e, Load):
+        return True
+    if isinstance(e, Var):
+        return e.name == ACC and acc_never
+    if isinstance(e, Cast):
+        return _never_zero(e.x, constant_args, acc_never)
+    if isinstance(e, Unary):
+        return e.fn not in ZERO_PRESERVING or _never_zero(e.x, constant_args, acc_never)
+    if isinstance(e, Binary):
+        a = _never_zero(e.a, constant_args, acc_never)
+        if e.fn in ZERO_IF_FIRST or e.fn in ZERO_IF_FIRST_BY_NONZERO or e.fn == "pow":
+            return a
+        b = _never_zero(e.b, constant_args, acc_never)
+        if e.fn in ZERO_IF_EITHER:
+            return a and b
+        return (a or b) if e.fn in ZERO_IF_BOTH else True
+    if isinstance(e, Select):
+        return _never_zero(e.a, constant_args, acc_never) and _never_zero(e.b, constant_args, acc_never)
+    if isinstance(e, Fold):
+        return FOLD_ZERO.get(e.op) is not None and _never_zero(e.body, constant_args, acc_never)
+    return False
 
 
 # unary functions with f(0) == 0 (or False: isnan(0), isinf(0))

@@ -17,6 +17,7 @@ from compiler.ir.tesa import BLOCK_SHAPES, Pattern, TeSA, detect
 from compiler.ops.control_flow import evaluate_graph
 from compiler.passes import sparta
 from compiler.passes.sparta import annotate, propagate, zero_masks
+from tests.conftest import MODELS_DIR, shared_models
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -472,3 +473,48 @@ def test_a_contraction_without_its_grid_gives_the_grid_s_masks(monkeypatch):
     consts = dict(im.graph.constants)
     xm, w = consts["xmask"].array() != 0, consts["w"].array() != 0
     np.testing.assert_array_equal(fast["mm"], (xm.astype(int) @ w.astype(int)) == 0)
+
+
+@pytest.mark.parametrize("name", shared_models())
+def test_skipping_nodes_that_cannot_make_zeros_finds_the_same_masks(name, monkeypatch):
+    """`may_make_zeros` lets the propagation skip the grid of a node with no zero in and none its
+    expression makes; with every node evaluated instead, the masks are the same."""
+    im = import_model(str(MODELS_DIR / f"{name}.onnx"))
+    attrs = annotate(im.graph, im.opset)
+    asked = []
+    rule = sparta.may_make_zeros
+    monkeypatch.setattr(sparta, "may_make_zeros", lambda te, c: asked.append(rule(te, c)) or asked[-1])
+    fast = zero_masks(im.graph, attrs, im.opset)
+    if name in ("bert", "gpt2", "vit"):     # a transformer: most nodes skipped (a CNN's padded windows are not)
+        assert asked.count(False) > len(asked) // 2
+    monkeypatch.setattr(sparta, "may_make_zeros", lambda te, c: True)
+    every = zero_masks(im.graph, attrs, im.opset)
+    assert fast.keys() == every.keys()
+    for v in fast:
+        np.testing.assert_array_equal(fast[v], every[v], v)
+
+
+def test_what_an_expression_can_make_zero_by_itself():
+    """A causal mask (zero where the key is after the query), an index difference and x * 0 can be
+    zero with no zero in; relu, exp, a sum of products and x times a constant without a zero
+    cannot."""
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import TensorType
+    from compiler.ir.texpr import Reduce, TensorExpr, Var, cast, const, load, maximum, out_vars, select, unary
+    f32 = DType.float32
+    i, j = out_vars(2)
+    x = TensorType(f32, (8, 8))
+    xij = load(0, x, (i, j))
+    causal = TensorExpr("causal", (x,), x, select(j > i, const(0.0, f32), xij))
+    diff = TensorExpr("diff", (x,), x, xij * cast(i - j, f32))
+    zeroed = TensorExpr("zeroed", (x,), x, xij * const(0.0, f32))
+    relu = TensorExpr("relu", (x,), x, maximum(xij, const(0.0, f32)))
+    ex = TensorExpr("exp", (x,), x, unary("exp", xij))
+    r = Var("r0")
+    mm = TensorExpr("mm", (x, x), x, load(0, x, (i, r)) * load(1, x, (r, j)), Reduce("sum", (("r0", 8),)))
+    scaled = TensorExpr("scaled", (x, x), x, xij * load(1, x, (i, j)))
+    for te in (causal, diff, zeroed):
+        assert sparta.may_make_zeros(te, frozenset()), te.name
+    for te in (relu, ex, mm, scaled):
+        assert not sparta.may_make_zeros(te, frozenset()), te.name
+    assert not sparta.may_make_zeros(scaled, frozenset({1}))     # input 1 a constant with no zero
