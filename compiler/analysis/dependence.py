@@ -47,14 +47,7 @@ def extents_of(te: TensorExpr) -> dict[str, int]:
 
 def loads_of(te: TensorExpr, arg: int) -> list[Load]:
     """The distinct loads of input `arg` in the body and the epilogue."""
-    out: list[Load] = []
-    for root in (te.body, te.epilogue):
-        if root is None:
-            continue
-        for x in walk(root):
-            if isinstance(x, Load) and x.arg == arg and x not in out:
-                out.append(x)
-    return out
+    return list(te.loads[arg]) if 0 <= arg < len(te.inputs) else []
 
 
 def is_identity(index: tuple[Expr, ...], shape: tuple[int, ...], out_shape: tuple[int, ...]) -> bool:

@@ -446,6 +446,18 @@ class TensorExpr:
     def key(self) -> str:
         return _fields_key(self)
 
+    @functools.cached_property
+    def loads(self) -> tuple[tuple["Load", ...], ...]:
+        """Per input, its distinct loads in the body, then the epilogue (in walk order): what the
+        analyses ask of an expression again and again, found once."""
+        found: list[dict[Load, None]] = [{} for _ in self.inputs]
+        for root in (self.body, self.epilogue):
+            if root is not None:
+                for x in walk(root):
+                    if isinstance(x, Load) and 0 <= x.arg < len(found):
+                        found[x.arg].setdefault(x)
+        return tuple(tuple(d) for d in found)
+
     def replace(self, **kw) -> "TensorExpr":
         return dataclasses.replace(self, **kw)
 
