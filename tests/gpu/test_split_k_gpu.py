@@ -1,5 +1,5 @@
-"""On a GPU: split-K in one launch (tc_gemm and sparse24_gemm). Each output tile's last block to
-arrive sums the slices and resets its counter; the counters must be back at zero after every
+"""On a GPU: split-K in one launch (tc_gemm and sparse24_gemm), and split reductions (reduce_split).
+Each output tile's (row's) last block to arrive sums the slices and resets its counter; the counters must be back at zero after every
 launch, so the same plan is run several times, with new inputs, by plain launches and replayed as
 one CUDA graph, and checked against NumPy each time. Two skinny contractions in one model also
 run co-launched by Rammer (each member with counters of its own)."""
@@ -52,5 +52,42 @@ def test_split_k_counters_reset_across_launches_and_graph_replays(graph):
             err = np.max(np.abs(out[name] - want)) / np.max(np.abs(want))
             print(f"graph={graph} run {run} {name}: max rel error {err:.2e} ({ex.graph_status})")
             assert err < 1e-2, (graph, run, name, err)
+    if graph:
+        assert ex.graph_status == "graph"
+
+
+def _long_rows(rows=2, k=300_000):
+    """Sum and max over rows of 300k (fewer rows than SMs: each row split across blocks)."""
+    g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0),
+         helper.make_node("ReduceMax", ["x", "axes"], ["m"], keepdims=0)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, k])],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, [rows]),
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, [rows])],
+        initializer=[numpy_helper.from_array(np.array([-1], np.int64), "axes")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_split_reduction_counters_reset_across_launches_and_graph_replays(graph):
+    from compiler import compile
+    from compiler.context import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from compiler.runtime.gpu import device_arch
+    from compiler.targets import get_target
+    target = dataclasses.replace(get_target("h100"), arch=device_arch())
+    art = compile(_long_rows(), target, CompileOptions(disable=("tune",)))   # the model's split, not the tuner's pick
+    schedules = [str(dict(k.config).get("schedule")) for k in art.plan.kernels()]
+    assert any("_arrivals[" in k.source for k in art.plan.kernels()), schedules
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch), graph=graph)
+    rng = np.random.default_rng(4)
+    for run in range(4):
+        x = rng.standard_normal((2, 300_000)).astype(np.float32)
+        out = ex.run({"x": x})
+        want = x.astype(np.float64).sum(axis=1)
+        err = np.max(np.abs(out["s"] - want)) / np.max(np.abs(x).sum(axis=1))
+        print(f"graph={graph} run {run}: sum max rel error {err:.2e}, schedules {schedules} ({ex.graph_status})")
+        assert err < 1e-5, (graph, run, err)
+        np.testing.assert_array_equal(out["m"], x.max(axis=1))
     if graph:
         assert ex.graph_status == "graph"
