@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ..analysis.views import vars_of
 from ..codegen.flash_attention import L_VALUE, M_VALUE, S_VALUE, render_flash_attention
 from ..ir.dtypes import DType
-from ..ir.spec import KernelSpec
+from ..ir.spec import KernelSpec, Level
 from ..ir.texpr import (Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, Var, map_children, replace_loads,
                         substitute_vars, walk)
 from ..roller.cost_model import LAUNCH_US
@@ -149,9 +149,20 @@ def applies(spec) -> str | None:
     return att if isinstance(att, str) else None
 
 
+def _maps_in_registers(spec: KernelSpec) -> KernelSpec:
+    """`spec` with the maps its final stage reads carried in registers: resident_rows keeps the
+    probabilities in shared memory so that P.V reads each once (passes/resident.py
+    `_computed_once`); this kernel computes them a tile at a time, in registers, either way."""
+    maps = {st.output for st in spec.stages[:-1] if st.expr.reduce is None and st.output not in spec.written
+            and st.output in spec.stages[-1].inputs}
+    if not any(lvl is Level.SHARED and v in maps for v, lvl in spec.carried):
+        return spec
+    return dataclasses.replace(spec, carried=tuple((v, Level.REGISTER if v in maps else lvl) for v, lvl in spec.carried))
+
+
 def analyse(spec: KernelSpec) -> Attention | str:
     """The spec's attention, or why it is not one."""
-    chain = resident_rows.analyse(spec, fit=False)
+    chain = resident_rows.analyse(_maps_in_registers(spec), fit=False)
     if isinstance(chain, str):
         return chain
     if len(chain.phases) != 3 or chain.phases[0].length is None or len(chain.stats) != 2:

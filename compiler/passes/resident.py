@@ -12,6 +12,11 @@ before one). It takes each next consumer of its values while the whole is still 
   where it is read;
 - a contraction over the row axis (P.V) ends the chain: it is computed from the resident rows.
 
+A map that a contraction of the chain reads along its reduction (the probabilities P.V reads, a
+LayerNorm'd row the next product reads) would be computed once per output column in registers;
+it is carried in shared memory instead, as resident rows computed once, where the rows still fit
+as many to a block (`_computed_once`).
+
 So QK^T -> mask -> softmax -> NaN guard -> .V (exporters' attention, whatever ops wrote it) and
 the ONNX Attention op's scores/max/sum/PV stages become one kernel with no rows x keys matrix in
 DRAM, MatMul -> Softmax and GEMM -> LayerNorm one kernel with the product's rows in shared
@@ -391,15 +396,41 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
         # the spec as it is: in registers when it is statistics over rows that fit them
-        rows = register_rows if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows) \
-            else resident_rows
-        out[rows.NAME] = (_predict_us(spec, target), spec)
+        if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows):
+            out[register_rows.NAME] = (_predict_us(spec, target), spec)
+        else:
+            out[resident_rows.NAME] = (_predict_us(spec, target), _computed_once(spec, chain))
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)
         out[flash_attention.NAME] = (flash_attention.predict_us(cfg, target),
                                      dataclasses.replace(spec, kind=flash_attention.NAME, config=cfg))
     return out
+
+
+def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelSpec:
+    """A map that a contraction of the chain reads along its reduction is computed for every
+    output column of a row when carried in registers (softmax's exp(s - max) / sum once per column
+    of P.V, a LayerNorm'd row once per column of the next product): carried in shared memory
+    instead, as resident rows, each element is computed once. Kept only where the chain stays a
+    chain with as many rows to a block (one more row buffer in shared memory each)."""
+    levels = dict(spec.carried)
+    maps = set()
+    for st in spec.stages:
+        te = st.expr
+        if te.reduce is None or te.output.size <= chain.row_count:     # one output per row: read once
+            continue
+        along = {name for name, _ in te.reduce.axes}
+        maps |= {v for a, v in enumerate(st.inputs) if levels.get(v) is Level.REGISTER and
+                 any(ld.index and isinstance(ld.index[-1], Var) and ld.index[-1].name in along
+                     for ld in loads_of(te, a))}
+    if not maps:
+        return spec
+    once = dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
+    again = resident_rows.analyse(once)
+    if not isinstance(again, resident_rows.RowChain) or again.rows_per_block < chain.rows_per_block:
+        return spec
+    return once
 
 
 def saved_us(fused_us: float, apart_us: float) -> float:

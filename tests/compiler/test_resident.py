@@ -184,7 +184,32 @@ def test_exported_attention_is_one_kernel_and_right(b, h, s, d, dtype, mask, mon
     assert rep["launches_per_inference"] == 1, [k["ops"] for k in rep["kernels"]]
     (k,) = fused_kernels(rep)
     assert k["config"]["resident"] and k["config"]["statistics"] == 2 and k["config"]["row_length"] == s
-    assert {c["level"] for c in k["carried"]} == {"shared", "register"}
+    levels = {c["value"]: c["level"] for c in k["carried"]}
+    # scores, max and sum in shared memory; the probabilities too where P.V would recompute them
+    # for each of its columns and the rows still fit (test_probabilities_are_computed_once)
+    assert [lvl for v, lvl in levels.items() if v != "p"] == ["shared"] * 3 and levels["p"] in ("shared", "register")
+
+
+def test_probabilities_are_computed_once(monkeypatch):
+    """P.V reads each probability once per column of V: carried in registers, exp(s - max) / sum
+    would be computed d times over; the chain keeps P in shared memory instead (one more row
+    buffer), so the final loop reads it, and the kernel's FLOPs count each exp once per element."""
+    rng = np.random.default_rng(12)
+    b, h, s, d = 1, 4, 64, 64
+    feeds = attention_feeds(rng, b, h, s, d, "float32", "causal")
+    art, got = run(exported_attention(b, h, s, d, "float32", "causal"), feeds)
+    for g in got:           # in fixed and shuffled thread order
+        np.testing.assert_allclose(g, attention_np(feeds, d), rtol=1e-4, atol=1e-4)
+    (k,) = fused_kernels(art.report)
+    assert {c["value"]: c["level"] for c in k["carried"]}["p"] == "shared"
+    (kernel,) = [x for x in art.plan.kernels() if x.entry == k["name"]]
+    final = kernel.source[kernel.source.rindex("__syncthreads();"):]
+    assert "by_exp" in kernel.source and "by_exp" not in final        # the last phase reads P
+    monkeypatch.setattr(resident, "_computed_once", lambda spec, chain: spec)   # P composed into P.V again
+    recomputed, _ = run(exported_attention(b, h, s, d, "float32", "causal"), feeds, modes=("default",))
+    (r,) = fused_kernels(recomputed.report)
+    # the exp, subtract and divide: once per element, not once per element and column of V
+    assert k["flops"]["executed"] < r["flops"]["executed"] - 3 * b * h * s * s * (d - 1)
 
 
 def test_the_cost_model_decides_and_the_report_says_why():

@@ -2,11 +2,11 @@
 // 7 launches, 5 distinct kernels
 // launch 0: layernorm_regrows_k0 grid=[64, 1, 1] block=[32, 1, 1] shared=0 params=[float long long float float float float out:float]
 // launch 1: colaunch_k0 grid=[512, 1, 1] block=[32, 1, 1] shared=896 params=[float float float out:float float float float out:float]
-// launch 2: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 3: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 2: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float float float float float float out:float]
+// launch 3: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float]
 // launch 4: colaunch_k1 grid=[512, 1, 1] block=[32, 1, 1] shared=1664 params=[float float float out:float float float float out:float]
-// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=544 params=[float float float float float float out:float]
-// launch 6: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float float float float float float out:float]
+// launch 6: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float]
 
 // ===== layernorm_regrows_k0 =====
 BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
@@ -283,9 +283,10 @@ BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in
 BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_res1 = reinterpret_cast<float*>(by_smem_raw + 256);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st3 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 544);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -320,7 +321,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       const float v = (by_res0[(by_rl)*64 + (r0)] * in3[(i0)*4096 + (r0)*64 + (i2)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in4[(i1)*64 + (i2)]));
+    by_res1[by_lin] = (float)((acc + in4[(i1)*64 + (i2)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -332,7 +333,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = (-by_inf_f());
     for (int r0 = by_lane; r0 < 64; r0 += 32) {
-      const float v = by_res[(by_rl)*64 + (r0)];
+      const float v = by_res1[(by_rl)*64 + (r0)];
       acc = by_max(acc, v);
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -351,7 +352,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (int r0 = by_lane; r0 < 64; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st2[(by_rl)]));
+      const float v = by_exp((by_res1[(by_rl)*64 + (r0)] - by_st2[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -359,6 +360,18 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       acc = acc + o;
     }
     if (by_lane == 0) by_st3[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 64;
+    by_res[by_lin] = (float)((by_exp((by_res1[(by_rl)*64 + (i2)] - by_st2[(by_rl)])) / by_st3[(by_rl)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -375,7 +388,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       (void)by_crem;
       float acc = 0.0f;
       for (int r0 = 0; r0 < 64; r0 += 1) {
-        const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st2[(by_rl)])) / by_st3[(by_rl)]);
+        const float t0 = by_res[(by_rl)*64 + (r0)];
         const float v = ((by_isnan(t0) ? 0.0f : t0) * in5[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]);
         acc = acc + v;
       }
@@ -394,9 +407,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
   float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
-  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
-  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
+  float* const by_res4 = reinterpret_cast<float*>(by_smem_raw + 1056);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3616);
+  float* const by_st7 = reinterpret_cast<float*>(by_smem_raw + 3632);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -422,7 +436,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
@@ -438,7 +452,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
@@ -453,7 +467,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
@@ -470,13 +484,24 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res3[by_lin] = (float)(((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i1)]) + in2[(i1)]));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
@@ -489,11 +514,11 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 512;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i1)]);
+      const float v = (by_res3[(by_rl)*128 + (r0)] * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
     const float t0 = (acc + in6[(i1)]);
-    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+    by_res4[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -506,11 +531,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 128;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
+      const float v = (by_res4[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    const float t0 = in2[(i1)];
-    by_res[by_lin] = (float)(((acc + t0) + ((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i1)]) + t0)));
+    by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res3[(by_rl)*128 + (i1)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -519,7 +543,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -535,13 +559,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st5[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -550,10 +574,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st6[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -567,13 +591,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st6[by_rl] = (float)(acc);
+    by_st7[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -587,7 +611,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
       const int i2 = by_crem % 128; by_crem /= 128;
       const int i0 = by_crem;
       (void)by_crem;
-      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
     }
   }
 }

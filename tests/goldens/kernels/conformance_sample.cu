@@ -3385,14 +3385,15 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
 
 // golden: test_flexattention_causal_mask_expanded_ver26 h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: matmul_rows_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=48 params=[float float bool float out:float]
+// launch 0: matmul_rows_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=64 params=[float float bool float out:float]
 
 // ===== matmul_rows_k0 =====
 BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 32);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 48);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -3410,7 +3411,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       const float v = ((in1[(i0)*32 + (i1)*8 + (r0)] * 0.5946035385131836f) * (in0[(i0)*32 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((in2[(i1)*4 + (i2)] ? acc : (-by_inf_f())));
+    by_res0[by_lin] = (float)((in2[(i1)*4 + (i2)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -3422,7 +3423,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = (-by_inf_f());
     for (int r0 = by_lane; r0 < 4; r0 += 32) {
-      const float v = by_res[(by_rl)*4 + (r0)];
+      const float v = by_res0[(by_rl)*4 + (r0)];
       acc = by_max(acc, v);
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -3441,7 +3442,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (int r0 = by_lane; r0 < 4; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)]));
+      const float v = by_exp((by_res0[(by_rl)*4 + (r0)] - by_st1[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -3449,6 +3450,18 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       acc = acc + o;
     }
     if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 4; by_lin += 256) {
+    const int by_rl = by_lin / 4;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 8) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 4;
+    by_res[by_lin] = (float)((by_exp((by_res0[(by_rl)*4 + (i2)] - by_st1[(by_rl)])) / by_st2[(by_rl)]));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
@@ -3465,7 +3478,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_crem;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 4; r0 += 1) {
-      const float v = ((by_exp((by_res[(by_rl)*4 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]) * in3[(i1)*32 + (r0)*8 + (i3)]);
+      const float v = (by_res[(by_rl)*4 + (r0)] * in3[(i1)*32 + (r0)*8 + (i3)]);
       acc = acc + v;
     }
     out[i0 * 64 + i1 * 32 + i2 * 8 + i3 * 1] = (float)(acc);

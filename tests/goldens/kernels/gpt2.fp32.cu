@@ -1,11 +1,11 @@
 // golden: gpt2.onnx h100 fp32
 // 6 launches, 5 distinct kernels
 // launch 0: add_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=0 params=[float long long float out:float]
-// launch 1: matmul_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=48 params=[float float float float out:float]
-// launch 2: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float out:float]
-// launch 3: matmul_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float out:float]
-// launch 4: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=288 params=[float float out:float]
-// launch 5: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float out:float]
+// launch 1: matmul_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=560 params=[float float float float out:float]
+// launch 2: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float float out:float]
+// launch 3: matmul_rows_k2 grid=[64, 1, 1] block=[256, 1, 1] shared=4176 params=[float float float float float float float float out:float out:float]
+// launch 4: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float float out:float]
+// launch 5: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float out:float]
 
 // ===== add_k0 =====
 BY_DEVICE void add_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
@@ -32,6 +32,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_st0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 32);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -41,7 +42,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = in0[(i0)*128 + (r0)];
@@ -57,7 +58,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
@@ -72,7 +73,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 32);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 544);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f));
@@ -89,13 +90,24 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 32);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 544);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res[by_lin] = (float)(((((in0[(i0)*128 + (i1)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in1[(i1)]) + in2[(i1)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 4; by_rl < 1; by_rl += 2) {
@@ -110,7 +122,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       (void)by_crem;
       float acc = 0.0f;
       for (int r0 = 0; r0 < 128; r0 += 1) {
-        const float v = (((((in0[(i0)*128 + (r0)] - (by_st0[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st1[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in1[(r0)]) + in2[(r0)]) * in3[(r0)*384 + (i1)]);
+        const float v = (by_res[(by_rl)*128 + (r0)] * in3[(r0)*384 + (i1)]);
         acc = acc + v;
       }
       out[i0 * 384 + i1 * 1] = (float)(acc);
@@ -124,9 +136,11 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
 // ===== matmul_rows_k1 =====
 BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 256);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 272);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 288);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 544);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -145,7 +159,7 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
       const float v = ((in0[(i1)*384 + (t0)] * 0.3535533845424652f) * (in0[(i2)*384 + ((t0 + (128ll)))] * 0.3535533845424652f));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in1[(i1)*64 + (i2)]));
+    by_res0[by_lin] = (float)((acc + in1[(i1)*64 + (i2)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -157,7 +171,7 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = (-by_inf_f());
     for (int r0 = by_lane; r0 < 64; r0 += 32) {
-      const float v = by_res[(by_rl)*64 + (r0)];
+      const float v = by_res0[(by_rl)*64 + (r0)];
       acc = by_max(acc, v);
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -176,7 +190,7 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (int r0 = by_lane; r0 < 64; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
+      const float v = by_exp((by_res0[(by_rl)*64 + (r0)] - by_st1[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -184,6 +198,30 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
       acc = acc + o;
     }
     if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 64;
+    by_res3[by_lin] = (float)((by_exp((by_res0[(by_rl)*64 + (i2)] - by_st1[(by_rl)])) / by_st2[(by_rl)]));
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 64;
+    by_res[by_lin] = (float)((bool)(by_isnan(by_res3[(by_rl)*64 + (i2)])));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -200,8 +238,7 @@ BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const float* _
       (void)by_crem;
       float acc = 0.0f;
       for (int r0 = 0; r0 < 64; r0 += 1) {
-        const float t0 = (by_exp((by_res[(by_rl)*64 + (r0)] - by_st1[(by_rl)])) / by_st2[(by_rl)]);
-        const float v = ((by_isnan(t0) ? 0.0f : t0) * in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))]);
+        const float v = ((by_res[(by_rl)*64 + (r0)] ? 0.0f : by_res3[(by_rl)*64 + (r0)]) * in0[(r0)*384 + ((((i2 * (64ll)) + i3) + (256ll)))]);
         acc = acc + v;
       }
       out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
@@ -219,9 +256,11 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
   float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
-  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
-  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
+  float* const by_res4 = reinterpret_cast<float*>(by_smem_raw + 1056);
+  float* const by_res5 = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3616);
+  float* const by_st7 = reinterpret_cast<float*>(by_smem_raw + 3632);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 3648);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -247,7 +286,7 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 4160);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
@@ -263,7 +302,7 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 4160);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
@@ -278,7 +317,7 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 4160);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
@@ -295,13 +334,24 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 4160);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res3[by_lin] = (float)(((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i1)]) + in4[(i1)]));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
@@ -314,10 +364,10 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
     const int i1 = by_lin % 512;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)]) * in5[(r0)*512 + (i1)]);
+      const float v = (by_res3[(by_rl)*128 + (r0)] * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
-    by_res3[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
+    by_res4[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -330,11 +380,11 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
     const int i1 = by_lin % 128;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in6[(r0)*128 + (i1)]);
+      const float v = (by_res4[(by_rl)*512 + (r0)] * in6[(r0)*128 + (i1)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((by_res0[(by_rl)*128 + (i1)] + acc));
-    out0[by_row * 128 + i1] = (float)(by_res[by_lin]);
+    by_res5[by_lin] = (float)((by_res0[(by_rl)*128 + (i1)] + acc));
+    out0[by_row * 128 + i1] = (float)(by_res5[by_lin]);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -343,10 +393,10 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 4160);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float v = by_res[(by_rl)*128 + (r0)];
+      const float v = by_res5[(by_rl)*128 + (r0)];
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -359,13 +409,13 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 4160);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st5[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -374,10 +424,10 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 4160);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float t0 = (by_res5[(by_rl)*128 + (r0)] - (by_st6[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -391,13 +441,24 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 4160);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st6[by_rl] = (float)(acc);
+    by_st7[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res[by_lin] = (float)(((((by_res5[(by_rl)*128 + (i1)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i1)]) + in4[(i1)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 4; by_rl < 1; by_rl += 2) {
@@ -412,7 +473,7 @@ BY_DEVICE void matmul_rows_k2_body(const float* __restrict__ in0, const float* _
       (void)by_crem;
       float acc = 0.0f;
       for (int r0 = 0; r0 < 128; r0 += 1) {
-        const float v = (((((by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)]) * in7[(r0)*384 + (i1)]);
+        const float v = (by_res[(by_rl)*128 + (r0)] * in7[(r0)*384 + (i1)]);
         acc = acc + v;
       }
       out[i0 * 384 + i1 * 1] = (float)(acc);
@@ -430,9 +491,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
   float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
-  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
-  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
+  float* const by_res4 = reinterpret_cast<float*>(by_smem_raw + 1056);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3616);
+  float* const by_st7 = reinterpret_cast<float*>(by_smem_raw + 3632);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -458,7 +520,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
@@ -474,7 +536,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
@@ -489,7 +551,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
@@ -506,13 +568,24 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res3[by_lin] = (float)(((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i1)]) + in4[(i1)]));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
@@ -525,10 +598,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 512;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(r0)]) + in4[(r0)]) * in5[(r0)*512 + (i1)]);
+      const float v = (by_res3[(by_rl)*128 + (r0)] * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
-    by_res3[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
+    by_res4[by_lin] = (float)(((acc * 0.5f) * (by_tanh(((acc + (by_pow(acc, 3.0f) * 0.044714998453855515f)) * 0.7978845834732056f)) + 1.0f)));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -541,7 +614,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 128;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in6[(r0)*128 + (i1)]);
+      const float v = (by_res4[(by_rl)*512 + (r0)] * in6[(r0)*128 + (i1)]);
       acc = acc + v;
     }
     by_res[by_lin] = (float)((by_res0[(by_rl)*128 + (i1)] + acc));
@@ -553,7 +626,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -569,13 +642,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st5[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -584,10 +657,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st6[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -601,13 +674,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 64) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st6[by_rl] = (float)(acc);
+    by_st7[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -621,7 +694,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
       const int i2 = by_crem % 128; by_crem /= 128;
       const int i0 = by_crem;
       (void)by_crem;
-      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
+      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999747378752e-06f)))) * in3[(i2)]) + in4[(i2)]));
     }
   }
 }

@@ -4,11 +4,11 @@
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
 // launch 3: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
-// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float float float float float float out:float]
-// launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float out:float]
+// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[float float float float float float out:float]
+// launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float out:float]
 // launch 6: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
-// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=368 params=[float float float float float float out:float]
-// launch 8: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3152 params=[float float float float float float float float out:float]
+// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[float float float float float float out:float]
+// launch 8: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
@@ -413,9 +413,10 @@ BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_i
 BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_res1 = reinterpret_cast<float*>(by_smem_raw + 256);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 336);
   float* const by_st3 = reinterpret_cast<float*>(by_smem_raw + 352);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 368);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -450,7 +451,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       const float v = (by_res0[(by_rl)*64 + (r0)] * in3[(i0)*1088 + (r0)*17 + (i2)]);
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((acc + in4[(i1)*17 + (i2)]));
+    by_res1[by_lin] = (float)((acc + in4[(i1)*17 + (i2)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -462,7 +463,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = (-by_inf_f());
     for (int r0 = by_lane; r0 < 17; r0 += 32) {
-      const float v = by_res[(by_rl)*17 + (r0)];
+      const float v = by_res1[(by_rl)*17 + (r0)];
       acc = by_max(acc, v);
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -481,7 +482,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
     (void)by_rrem;
     float acc = 0.0f;
     for (int r0 = by_lane; r0 < 17; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*17 + (r0)] - by_st2[(by_rl)]));
+      const float v = by_exp((by_res1[(by_rl)*17 + (r0)] - by_st2[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -489,6 +490,18 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       acc = acc + o;
     }
     if (by_lane == 0) by_st3[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 17; by_lin += 256) {
+    const int by_rl = by_lin / 17;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 34) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 17; by_rrem /= 17;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 17;
+    by_res[by_lin] = (float)((by_exp((by_res1[(by_rl)*17 + (i2)] - by_st2[(by_rl)])) / by_st3[(by_rl)]));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -505,7 +518,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* _
       (void)by_crem;
       float acc = 0.0f;
       for (int r0 = 0; r0 < 17; r0 += 1) {
-        const float t0 = (by_exp((by_res[(by_rl)*17 + (r0)] - by_st2[(by_rl)])) / by_st3[(by_rl)]);
+        const float t0 = by_res[(by_rl)*17 + (r0)];
         const float v = ((by_isnan(t0) ? 0.0f : t0) * in5[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]);
         acc = acc + v;
       }
@@ -524,9 +537,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
   float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
-  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
-  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
+  float* const by_res4 = reinterpret_cast<float*>(by_smem_raw + 1056);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3616);
+  float* const by_st7 = reinterpret_cast<float*>(by_smem_raw + 3632);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -552,7 +566,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
@@ -568,7 +582,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
@@ -583,7 +597,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
@@ -600,13 +614,24 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res3[by_lin] = (float)(((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i1)]) + in2[(i1)]));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
@@ -619,11 +644,11 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 512;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i1)]);
+      const float v = (by_res3[(by_rl)*128 + (r0)] * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
     const float t0 = (acc + in6[(i1)]);
-    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+    by_res4[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -636,7 +661,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 128;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
+      const float v = (by_res4[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
       acc = acc + v;
     }
     by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res0[(by_rl)*128 + (i1)]));
@@ -649,7 +674,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -665,13 +690,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st5[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -680,10 +705,10 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st6[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -697,13 +722,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st6[by_rl] = (float)(acc);
+    by_st7[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -717,7 +742,7 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const float
       const int i2 = by_crem % 128; by_crem /= 128;
       const int i0 = by_crem;
       (void)by_crem;
-      out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+      out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
     }
   }
 }
@@ -732,9 +757,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
   float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 2592);
-  float* const by_st5 = reinterpret_cast<float*>(by_smem_raw + 3104);
-  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3120);
+  float* const by_res4 = reinterpret_cast<float*>(by_smem_raw + 1056);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3616);
+  float* const by_st7 = reinterpret_cast<float*>(by_smem_raw + 3632);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -760,7 +786,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res0[(by_rl)*128 + (r0)];
@@ -776,7 +802,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
@@ -791,7 +817,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
@@ -808,13 +834,24 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
     by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 17) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res3[by_lin] = (float)(((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i1)]) + in2[(i1)]));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
@@ -827,11 +864,11 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 512;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((((by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(r0)]) + in2[(r0)]) * in5[(r0)*512 + (i1)]);
+      const float v = (by_res3[(by_rl)*128 + (r0)] * in5[(r0)*512 + (i1)]);
       acc = acc + v;
     }
     const float t0 = (acc + in6[(i1)]);
-    by_res3[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+    by_res4[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
@@ -844,7 +881,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     const int i1 = by_lin % 128;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (by_res3[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
+      const float v = (by_res4[(by_rl)*512 + (r0)] * in7[(r0)*128 + (i1)]);
       acc = acc + v;
     }
     by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res0[(by_rl)*128 + (i1)]));
@@ -856,7 +893,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
       const float v = by_res[(by_rl)*128 + (r0)];
@@ -872,13 +909,13 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st5[by_rl] = (float)(acc);
+    by_st6[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -887,10 +924,10 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
-    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3136);
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
     float acc = 0.0f;
     for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
-      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st5[(by_rl)] / 128.0f));
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st6[(by_rl)] / 128.0f));
       const float v = (t0 * t0);
       acc = acc + v;
     }
@@ -904,13 +941,13 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
   for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
     const int by_row = by_row0 + by_rl;
     if (by_row >= 17) break;
-    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3136);
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
     int by_rrem = by_row;
     const int i0 = by_rrem;
     (void)by_rrem;
     float acc = by_part[by_rl * 2];
     for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
-    by_st6[by_rl] = (float)(acc);
+    by_st7[by_rl] = (float)(acc);
   }
   __syncthreads();
   for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
@@ -924,7 +961,7 @@ BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const float
       const int i2 = by_crem % 128; by_crem /= 128;
       const int i0 = by_crem;
       (void)by_crem;
-      out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st5[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st6[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+      out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
     }
   }
 }
