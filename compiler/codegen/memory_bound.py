@@ -20,11 +20,11 @@ import math
 from ..ir.texpr import Expr, Load, TensorExpr
 from ..analysis.views import ReduceView, TransposeView, VectorView
 from ..ir.tiles import KernelConfig
-from .cuda import INT32_LIMIT, ExprRenderer, combine, contiguous_strides
+from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
 from .block_function import BLOCK_X, GRID_X, finish_kernel
-from ..ir.kernel import Kernel, KernelParam
-from .tiled import (_INIT, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, combine_partials,
-                    index_ctype)
+from ..ir.kernel import Kernel
+from .tiled import (_INIT, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, accumulate,
+                    combine_partials, index_ctype, split_params)
 
 class SubstRenderer(ExprRenderer):
     """An ExprRenderer that renders chosen loads as given C expressions (vector lanes, staged tiles)."""
@@ -245,10 +245,7 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
     _decompose(L, "    ", it, "k", view.k, "by_rk")
     val = _render_with(te, te.body, {}, L, "    ", it)
     L.append(f"    const {vt} v = {val};")
-    if flag:
-        L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
-    else:
-        L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
+    L.append(accumulate(op, flag))
     L.append("  }")
     combine_partials(L, op, vt, flag, T, T)
     L += [f"  if (tid == 0) by_ws[row * {S} + by_slice] = (float)by_racc;",
@@ -264,10 +261,7 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
         L.append("  have = 0;")
     L.append(f"  for (int s = tid; s < {S}; s += 32) {{")
     L.append(f"    const float v = __ldcg(&by_ws[row * {S} + s]);")
-    if flag:
-        L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
-    else:
-        L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
+    L.append(accumulate(op, flag))
     L.append("  }")
     combine_partials(L, op, vt, flag, 32, 32)
     L.append("  if (tid == 0) {")
@@ -275,11 +269,7 @@ def render_split_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, pre
         L.append("    (void)have;")
     _epilogue(te, L, "    ", it, "by_racc", te.body.dtype)
     L.append("  }")
-    signature = _signature(te)
-    signature.insert(-1, "float* __restrict__ by_ws")
-    params = _kparams(te, out_value, in_values)
-    params = params[:-1] + (KernelParam("float", workspace, True),) + params[-1:]
+    signature, params = split_params(te, out_value, in_values, workspace)
     entry, source = finish_kernel(prefix, signature, L, launch_bounds=(T,), arrivals=R)
     return Kernel(entry=entry, source=source, params=params, grid=(R * S, 1, 1), block=(T, 1, 1),
                   shared_bytes=(T // 32) * (4 + 4), expr=te, arrivals=R)
-

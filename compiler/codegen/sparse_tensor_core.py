@@ -26,8 +26,8 @@ from ..ir.texpr import TensorExpr
 from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
 from .tensor_core import (ELEMS, SmemTile, TcPlan, _loader, fragment_loop, smem_tile, split_k_index_type,
-                          split_k_params, split_k_range, split_k_slice, split_k_sum)
-from .tiled import _decompose, _epilogue, _unit_vars
+                          split_k_range, split_k_slice, split_k_sum)
+from .tiled import _decompose, _epilogue, _unit_vars, split_params
 
 MMA_SP = {"float16": "by_mma_sp_m16n8k32_f16_f32", "bfloat16": "by_mma_sp_m16n8k32_bf16_f32"}
 MMA_K = 32                      # logical k per mma.sp
@@ -252,7 +252,7 @@ def render_sp24_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, dense: T
     sum_lines: list[str] = []
     _epilogue(te, sum_lines, "        ", it, acc, te.body.dtype)
     L += each_fragment(total + sum_lines)
-    params, kparams = split_k_params(te, out_value, in_values, workspace if SK > 1 else "")
+    params, kparams = split_params(te, out_value, in_values, workspace if SK > 1 else "")
     tiles = view.B * mt * nt
     entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), arrivals=tiles if SK > 1 else 0)
     return Kernel(entry=entry, source=source, params=kparams, grid=(tiles * SK, 1, 1), block=(T, 1, 1),

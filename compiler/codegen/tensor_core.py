@@ -26,9 +26,9 @@ from ..analysis.views import GemmView, TcOperand, tc_operand
 from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT
 from .block_function import BLOCK_X, finish_kernel
-from ..ir.kernel import Kernel, KernelParam
+from ..ir.kernel import Kernel
 from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
-from .tiled import _decompose, _epilogue, _kparams, _render, _signature, _unit_vars, index_ctype
+from .tiled import _decompose, _epilogue, _render, _unit_vars, index_ctype, split_params
 
 # mma element type -> (C type in shared memory, bytes, mma function, k per mma, f32x2 packer)
 ELEMS = {
@@ -440,7 +440,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         L += ["  __syncthreads();"] + copy_out(te, view, p.BM, p.BN, T, it)
     else:
         L += each_fragment(total + _epilogue_lines(te, it, acc))
-    params, kparams = split_k_params(te, out_value, in_values, workspace if SK > 1 else "")
+    params, kparams = split_params(te, out_value, in_values, workspace if SK > 1 else "")
     tiles = view.B * mt * nt
     entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), arrivals=tiles if SK > 1 else 0)
     return Kernel(entry=entry, source=source, params=kparams, grid=(tiles * SK, 1, 1), block=(T, 1, 1),
@@ -516,17 +516,6 @@ def split_k_sum(te: TensorExpr, it: str, split: int, each_fragment, acc: str) ->
              f"        for (int k = 0; k < {split}; ++k)",
              f"          by_sum += __ldcg(&by_ws[({it})k * {n} + {_out_offset(te)}]);"]
     return tail, total
-
-
-def split_k_params(te: TensorExpr, out_value: str, in_values, workspace: str) -> tuple[list[str], tuple]:
-    """(declarations, KernelParams) of a contraction kernel: inputs, the workspace when split
-    (written and read), then the output."""
-    params = _signature(te)
-    kparams = _kparams(te, out_value, in_values)
-    if workspace:
-        params.insert(-1, "float* __restrict__ by_ws")
-        kparams = kparams[:-1] + (KernelParam("float", workspace, True),) + kparams[-1:]
-    return params, kparams
 
 
 def _stage_value_lines(te: TensorExpr, it: str, value: str, pitch: int) -> list[str]:

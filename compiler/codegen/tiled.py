@@ -41,6 +41,18 @@ def _kparams(te: TensorExpr, out_value: str, in_values, out_ctype: str | None = 
     return kp + (KernelParam(out_ctype or te.output.dtype.ctype, out_value, True),)
 
 
+def split_params(te: TensorExpr, out_value: str, in_values, workspace: str) -> tuple[list[str], tuple]:
+    """(declarations, KernelParams) of a kernel that may split its reduction across blocks (split-K,
+    a split reduction): inputs, the fp32 workspace `by_ws` of the partials when split (written,
+    and read back in the launch), then the output."""
+    params = _signature(te)
+    kparams = _kparams(te, out_value, in_values)
+    if workspace:
+        params.insert(-1, "float* __restrict__ by_ws")
+        kparams = kparams[:-1] + (KernelParam("float", workspace, True),) + kparams[-1:]
+    return params, kparams
+
+
 def _unit_vars(L: list[str], ind: str, it: str, unit) -> None:
     """Declares the output vars of extent 1 (always 0)."""
     for v in unit:
@@ -390,6 +402,14 @@ def _shuffle_lines(L: list[str], op: str, vt: str, flag: bool, width: int, ind: 
     L.append(f"{ind}}}")
 
 
+def accumulate(op: str, flag: bool, ind: str = "    ") -> str:
+    """The line folding `v` into a thread's partial `by_racc` (for max/min, `flag`: the first
+    value taken as it is, `have` set)."""
+    if flag:
+        return f"{ind}by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;"
+    return f"{ind}by_racc = {combine(op, 'by_racc', 'v')};"
+
+
 def combine_partials(L: list[str], op: str, vt: str, flag: bool, T: int, tpr: int) -> None:
     """Combines the `tpr` threads' partials `by_racc` (and flags `have`) of each output: shuffles
     within a warp, then (tpr > 32) one partial per warp through shared memory `by_smem`."""
@@ -439,10 +459,7 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
     _decompose(L, "    ", it, "k", view.k, "by_rk")
     val = _render(te, te.body, L, "    ", it)
     L.append(f"    const {vt} v = {val};")
-    if flag:
-        L.append(f"    by_racc = have ? {combine(op, 'by_racc', 'v')} : v; have = 1;")
-    else:
-        L.append(f"    by_racc = {combine(op, 'by_racc', 'v')};")
+    L.append(accumulate(op, flag))
     L.append("  }")
 
     combine_partials(L, op, vt, flag, T, tpr)

@@ -173,6 +173,8 @@ def _candidate(k, scope: _Scope, record, target, statistics: bool, speedup=None)
                                     f"{steps[members.steps[-1]].spec.name}: the chain with it predicted no gain")
     if not kinds:
         return None
+    if kind == resident_rows.NAME:      # the chosen chain only: each candidate is priced as it is
+        spec = _computed_once(spec, resident_rows.analyse(spec))
     return {"members": list(members.steps), "aliases": sorted(members.alias_steps), "spec": spec,
             "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart)}
 
@@ -396,10 +398,9 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
         # the spec as it is: in registers when it is statistics over rows that fit them
-        if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows):
-            out[register_rows.NAME] = (_predict_us(spec, target), spec)
-        else:
-            out[resident_rows.NAME] = (_predict_us(spec, target), _computed_once(spec, chain))
+        rows = register_rows if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows) \
+            else resident_rows
+        out[rows.NAME] = (_predict_us(spec, target), spec)
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)

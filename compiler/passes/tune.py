@@ -12,7 +12,8 @@ A candidate is rendered exactly as the render stage renders the spec with that c
 chosen (`render_candidate`), so a measured time is keyed by the launch's digest and the report
 finds it on the launch the render stage makes. Every candidate is one launch: tc_gemm's split-K
 and reduce_split sum their slices inside their launch (the workspace is one more buffer of the
-bench, and the plan gains or loses the workspace with the choice). An untiled one-stage spec (naive) is measured alone, for the report.
+bench, and the plan gains or loses the workspace with the choice). An untiled one-stage spec
+(naive) is measured alone, for the report.
 
 The pure parts (candidates, rendering, cache keys, the gate, the choice) need no GPU; the
 measuring part imports CuPy only when it runs."""

@@ -24,7 +24,8 @@ GRID_SYNC_US = 1.5
 
 def kernel_bytes(kernel: Kernel, types: dict) -> int:
     """Compulsory DRAM traffic: every parameter buffer read or written once, less what the kernel
-    never reads (a block-sparse operand's zero tiles, a gathered table's unnamed rows)."""
+    never reads (a block-sparse operand's zero tiles, a gathered table's unnamed rows, what a
+    slice leaves)."""
     return sum(types[p.value].nbytes for p in kernel.params if p.value in types) - kernel_skipped_bytes(kernel)
 
 
@@ -48,8 +49,9 @@ def kernel_flops_dense(kernel: Kernel) -> int:
 
 def kernel_skipped_bytes(kernel: Kernel) -> int:
     """Bytes of its inputs a kernel never reads (its config's count): the zero tiles of a
-    block-sparse operand (SparTA), the rows of a gathered table no index can name (the render
-    stage's count, analysis/dependence.py `unread_bytes`); 0 for every other kernel."""
+    block-sparse operand (SparTA), the rows of a gathered table no index can name and what a slice
+    leaves of its input (the render stage's count, analysis/dependence.py `unread_by_value`); 0 for
+    every other kernel."""
     return int(dict(kernel.config).get("skipped_bytes", 0))
 
 
