@@ -421,6 +421,28 @@ def fold_flops(e: Expr | None) -> int:
     return sum(fold_flops(c) for c in children(e))
 
 
+def value_ops(e: Expr | None) -> int:
+    """Arithmetic operations one evaluation of `e` spends on loaded values: every unary and binary
+    operation that depends on a load, the taken branch of a select (the larger, since which one
+    runs is known only at run time), and inside folds one combine per step besides the body.
+    Index arithmetic (a reshape's divisions, a concat's choice of source) is address computation
+    the CUDA compiler hoists and strength-reduces, and is not counted, nor are casts."""
+    def count(x: Expr) -> tuple[int, bool]:
+        if isinstance(x, Load):
+            return 0, True
+        if isinstance(x, Fold):
+            ops, _ = count(x.body)
+            return x.extent * (1 + ops), True
+        if isinstance(x, Select):
+            (c, lc), (a, la), (b, lb) = count(x.cond), count(x.a), count(x.b)
+            return c + max(a, b), lc or la or lb
+        parts = [count(c) for c in children(x)]
+        loaded = any(ld for _, ld in parts)
+        own = 1 if loaded and isinstance(x, (Unary, Binary)) else 0
+        return own + sum(n for n, _ in parts), loaded
+    return 0 if e is None else count(e)[0]
+
+
 def without_empty_reduction(te: "TensorExpr") -> "TensorExpr | None":
     """A tensor expression whose reduction runs over an empty set, as a map: the epilogue of the
     combiner's identity (or the identity itself); None when the combiner has no identity."""

@@ -53,7 +53,7 @@ from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
 from ..analysis.dependence import extents_of, loads_of
 from ..analysis.views import vars_of
-from ..ir.texpr import ACC, FOLD_OPS, Binary, Const, Expr, Load, TensorExpr, Unary, Var, reduce_identity, replace_loads, walk
+from ..ir.texpr import ACC, FOLD_OPS, Const, Expr, Load, TensorExpr, Var, reduce_identity, replace_loads, value_ops
 
 NAME = "resident_rows"
 TIER = None                 # not tiled by Roller: its block shape follows the rows
@@ -447,11 +447,13 @@ def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
 def chain_flops(chain: RowChain) -> int:
     """The arithmetic of every phase as the kernel computes it: per evaluation of a phase's body
     (each reduction step), its operations with the register maps composed into it (computed
-    where read, so once per read) and the reduction's combine; at least two (a multiply-add)."""
+    where read, so once per read) and the reduction's combine, at least two (a multiply-add);
+    then its epilogue's, once per output element. Only arithmetic on values counts
+    (`texpr.value_ops`): the index arithmetic of the maps' reshapes is address computation."""
     def of(r: Reader, count: int) -> int:
-        ops = sum(1 for x in walk(r.expr.body) if isinstance(x, (Binary, Unary)))
         steps = r.expr.reduce.extent if r.expr.reduce else 1
-        return count * steps * max(2, ops + (1 if r.expr.reduce else 0))
+        body = max(2, value_ops(r.expr.body) + (1 if r.expr.reduce else 0))
+        return count * (steps * body + value_ops(r.expr.epilogue))
     n = chain.row_count
     total = sum(of(r, n * r.length) for r in chain.residents())
     total += sum(of(s, n) for s in chain.stats)

@@ -173,8 +173,6 @@ def _candidate(k, scope: _Scope, record, target, statistics: bool, speedup=None)
                                     f"{steps[members.steps[-1]].spec.name}: the chain with it predicted no gain")
     if not kinds:
         return None
-    if kind == resident_rows.NAME:      # the chosen chain only: each candidate is priced as it is
-        spec = _computed_once(spec, resident_rows.analyse(spec))
     return {"members": list(members.steps), "aliases": sorted(members.alias_steps), "spec": spec,
             "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart)}
 
@@ -398,9 +396,11 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
         # the spec as it is: in registers when it is statistics over rows that fit them
-        rows = register_rows if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows) \
-            else resident_rows
-        out[rows.NAME] = (_predict_us(spec, target), spec)
+        if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows):
+            out[register_rows.NAME] = (_predict_us(spec, target), spec)
+        else:       # priced as placed: with the maps a contraction re-reads computed once
+            once = _computed_once(spec, chain)
+            out[resident_rows.NAME] = (_predict_us(once, target), once)
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)
@@ -456,7 +456,10 @@ def _predict_us(spec: KernelSpec, target: Target) -> float:
         threads = math.ceil(chain.row_count / chain.rows_per_block) * resident_rows.THREADS
     else:
         threads = types[spec.written[0]].size      # a tiled kind's threads cover its output, about
-    flops = sum(2 * st.expr.output.size * (st.expr.reduce.extent if st.expr.reduce else 1) for st in spec.stages)
+    if isinstance(chain, resident_rows.RowChain):   # as the kernel computes it, maps where they are read
+        flops = resident_rows.chain_flops(chain)
+    else:
+        flops = sum(2 * st.expr.output.size * (st.expr.reduce.extent if st.expr.reduce else 1) for st in spec.stages)
     l2_us = 0.0
     if isinstance(chain, resident_rows.RowChain):   # every block reads what its rows need through L2
         blocks = math.ceil(chain.row_count / chain.rows_per_block)
