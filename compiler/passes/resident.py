@@ -398,9 +398,10 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
         # the spec as it is: in registers when it is statistics over rows that fit them
         if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows):
             out[register_rows.NAME] = (_predict_us(spec, target), spec)
-        else:       # priced as placed: with the maps a contraction re-reads computed once
-            once = _computed_once(spec, chain)
-            out[resident_rows.NAME] = (_predict_us(once, target), once)
+        else:       # with the maps a contraction re-reads computed once, or as it is: the faster
+            # (once first: a tie, where FLOPs are not what bounds the chain, goes to fewer FLOPs)
+            ways = [once for once in [_computed_once(spec, chain)] if once is not None] + [spec]
+            out[resident_rows.NAME] = min(((_predict_us(w, target), w) for w in ways), key=lambda p: p[0])
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)
@@ -409,12 +410,13 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     return out
 
 
-def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelSpec:
+def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelSpec | None:
     """A map that a contraction of the chain reads along its reduction is computed for every
     output column of a row when carried in registers (softmax's exp(s - max) / sum once per column
     of P.V, a LayerNorm'd row once per column of the next product): carried in shared memory
-    instead, as resident rows, each element is computed once. Kept only where the chain stays a
-    chain with as many rows to a block (one more row buffer in shared memory each)."""
+    instead, as resident rows, each element is computed once, for one more row buffer in shared
+    memory (fewer rows to a block where they are long). That spec, when it is still a chain;
+    None when there is no such map."""
     levels = dict(spec.carried)
     maps = set()
     for st in spec.stages:
@@ -426,12 +428,9 @@ def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelS
                  any(ld.index and isinstance(ld.index[-1], Var) and ld.index[-1].name in along
                      for ld in loads_of(te, a))}
     if not maps:
-        return spec
+        return None
     once = dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
-    again = resident_rows.analyse(once)
-    if not isinstance(again, resident_rows.RowChain) or again.rows_per_block < chain.rows_per_block:
-        return spec
-    return once
+    return once if isinstance(resident_rows.analyse(once), resident_rows.RowChain) else None
 
 
 def saved_us(fused_us: float, apart_us: float) -> float:

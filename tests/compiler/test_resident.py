@@ -205,11 +205,36 @@ def test_probabilities_are_computed_once(monkeypatch):
     (kernel,) = [x for x in art.plan.kernels() if x.entry == k["name"]]
     final = kernel.source[kernel.source.rindex("__syncthreads();"):]
     assert "by_exp" in kernel.source and "by_exp" not in final        # the last phase reads P
-    monkeypatch.setattr(resident, "_computed_once", lambda spec, chain: spec)   # P composed into P.V again
+    monkeypatch.setattr(resident, "_computed_once", lambda spec, chain: None)   # P composed into P.V again
     recomputed, _ = run(exported_attention(b, h, s, d, "float32", "causal"), feeds, modes=("default",))
     (r,) = fused_kernels(recomputed.report)
     # the exp, subtract and divide: once per element, not once per element and column of V
     assert k["flops"]["executed"] < r["flops"]["executed"] - 3 * b * h * s * s * (d - 1)
+
+
+def test_computing_probabilities_once_is_kept_with_fewer_rows_to_a_block_when_it_pays(monkeypatch):
+    """512 keys: one more row buffer for P leaves room for fewer rows to a block (16 -> 11), yet
+    computing exp(s - max) / sum once per element instead of once per column of V is predicted
+    faster; the chain is priced both ways and keeps the faster, and stays right."""
+    rng = np.random.default_rng(15)
+    b, h, s, d = 1, 16, 512, 64
+    data = exported_attention(b, h, s, d, "float32", "padding")
+    feeds = attention_feeds(rng, b, h, s, d, "float32", "padding")
+    priced = []
+    predict = resident._predict_us
+    monkeypatch.setattr(resident, "_predict_us", lambda spec, target: priced.append(
+        (spec, resident_rows.analyse(spec), predict(spec, target))) or priced[-1][2])
+    art, got = run(data, feeds)
+    for g in got:
+        np.testing.assert_allclose(g, attention_np(feeds, d), rtol=1e-4, atol=1e-4)
+    whole = max(len(spec.stages) for spec, _, _ in priced)      # the chain from QK^T to the output
+    ways = {dict(spec.carried)["p"].value: (chain.rows_per_block, us) for spec, chain, us in priced
+            if len(spec.stages) == whole and isinstance(chain, resident_rows.RowChain)}
+    assert ways["shared"][0] < ways["register"][0] and ways["shared"][1] < ways["register"][1]
+    (k,) = fused_kernels(art.report)
+    assert {c["value"]: c["level"] for c in k["carried"]}["p"] == "shared"
+    assert k["config"]["rows_per_block"] == ways["shared"][0]
+    assert art.report["launches_per_inference"] == 1
 
 
 def test_the_cost_model_decides_and_the_report_says_why():
