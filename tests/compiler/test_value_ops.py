@@ -40,3 +40,21 @@ def test_a_fold_counts_its_body_and_combine_per_step():
     f = Fold("sum", (("q0_0", 8),), x * x, F32)
     assert value_ops(f) == 8 * (1 + 1)
     assert value_ops(binary("add", f, load(0, X, (i, j)))) == 16 + 1
+
+
+def test_a_map_is_cheap_by_its_arithmetic_on_values():
+    """welder.cheap decides whether a contraction may recompute a map in its loads: a scale read
+    through a reshape's index arithmetic is as cheap as the scale alone; a transcendental or
+    more than CHEAP_OPS operations on values is not."""
+    from compiler.ir.texpr import TensorExpr
+    from compiler.passes.welder import CHEAP_OPS, cheap
+    out = TensorType(F32, (8, 64))
+    flat = i * 64 + j
+    through_reshape = load(0, X, (flat // 64 % 8, flat % 64))
+    assert cheap(TensorExpr("scale", (X,), out, through_reshape * 0.5))
+    assert cheap(TensorExpr("scale", (X,), out, load(0, X, (i, j)) * 0.5))
+    assert not cheap(TensorExpr("exp", (X,), out, unary("exp", through_reshape)))
+    many = through_reshape
+    for _ in range(CHEAP_OPS + 1):
+        many = many * 0.5
+    assert not cheap(TensorExpr("many", (X,), out, many))
