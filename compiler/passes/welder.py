@@ -51,7 +51,7 @@ from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import first_reader, map_bodies, readers_of
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
-from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, TensorExpr, Unary, walk
+from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, TensorExpr, Unary, value_ops, walk
 from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
 from ..targets import Target
 from .duplicate import duplicate_moves, moves_data
@@ -130,14 +130,15 @@ CHEAP_OPS = 4   # arithmetic operations per element a map may cost to be recompu
 
 
 def cheap(te: TensorExpr) -> bool:
-    """Whether a map costs a few adds and multiplies per element (a scale, a bias, a cast): a
+    """Whether a map costs a few adds and multiplies per element (a scale, a bias, a cast; index
+    arithmetic, as a reshape composes into the loads, is not counted: `texpr.value_ops`): a
     contraction recomputes it in each tile that loads the element, which costs less than the
     DRAM round trip of its result."""
     if te.reduce is not None:
         return False
-    ops = [e for e in walk(te.body) if isinstance(e, (Unary, Binary))]
-    return (len(ops) <= CHEAP_OPS and all(isinstance(e, Binary) and e.fn in ("add", "sub", "mul") or
-                                          isinstance(e, Unary) and e.fn == "neg" for e in ops if not _is_index(e)))
+    ops = [e for e in walk(te.body) if isinstance(e, (Unary, Binary)) and not _is_index(e)]
+    return (value_ops(te.body) <= CHEAP_OPS and all(isinstance(e, Binary) and e.fn in ("add", "sub", "mul") or
+                                                    isinstance(e, Unary) and e.fn == "neg" for e in ops))
 
 
 def _is_index(e: Expr) -> bool:
