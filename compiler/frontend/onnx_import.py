@@ -205,7 +205,7 @@ def _check_strings(proto: onnx.ModelProto, source_name: str) -> None:
     paths; only when it finds a bad string does a second walk say where it is."""
     stack: list = [proto]
     while stack:
-        for field, value in stack.pop().ListFields():
+        for field, value in _set_fields(stack.pop()):
             kind, repeated = _FIELD_KINDS.get(field) or _field_kind(field)
             if kind == _MESSAGE:
                 if repeated:
@@ -219,6 +219,22 @@ def _check_strings(proto: onnx.ModelProto, source_name: str) -> None:
 
 _MESSAGE, _STRING, _OTHER = 0, 1, 2
 _FIELD_KINDS: dict = {}  # field descriptor -> (kind, repeated)
+_NOT_BYTES: dict = {}    # message descriptor -> its fields that are not `bytes`, or None if all are
+
+
+def _set_fields(msg) -> list:
+    """`msg.ListFields()` without its `bytes` fields where it has any: reading one copies it into
+    Python (a weight's raw_data, hundreds of megabytes in a large model), and they are not
+    checked."""
+    desc = msg.DESCRIPTOR
+    if desc not in _NOT_BYTES:
+        kept = tuple(f for f in desc.fields if f.type != f.TYPE_BYTES)
+        _NOT_BYTES[desc] = kept if len(kept) < len(desc.fields) else None
+    kept = _NOT_BYTES[desc]
+    if kept is None:
+        return msg.ListFields()
+    return [(f, getattr(msg, f.name)) for f in kept
+            if (len(getattr(msg, f.name)) if f.is_repeated else msg.HasField(f.name))]
 
 
 def _field_kind(field) -> tuple[int, bool]:
