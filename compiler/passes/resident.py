@@ -79,6 +79,12 @@ class _Scope:
     # two rounds, grow and are cut over the same prefixes (a member's spec as the chain reads it
     # follows from the members before it, so the step indices are the key)
     memo: dict = dataclasses.field(default_factory=dict)
+    apart: dict = dataclasses.field(default_factory=dict)      # step index -> its time as one launch
+
+    def apart_us(self, k: int, target: Target) -> float:
+        if k not in self.apart:
+            self.apart[k] = _predict_us(self.steps[k].spec, target)
+        return self.apart[k]
 
     def joined(self, members: "_Members") -> tuple[KernelSpec, "resident_rows.RowChain | str"]:
         if members.steps not in self.memo:
@@ -155,7 +161,7 @@ def _candidate(k, scope: _Scope, record, target, statistics: bool, speedup=None)
     while kinds:
         faster = [(speedup(steps[m].spec) if speedup else None) or 1.0 for m in members.steps]
         # a sparse member's work is faster, its launch is not
-        apart = sum((_predict_us(steps[m].spec, target) - LAUNCH_US) / f + LAUNCH_US
+        apart = sum((scope.apart_us(m, target) - LAUNCH_US) / f + LAUNCH_US
                     for m, f in zip(members.steps, faster))
         kind = min(kinds, key=lambda n: kinds[n][0])
         fused, spec = kinds[kind]
@@ -397,11 +403,11 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     if isinstance(chain, resident_rows.RowChain):
         # the spec as it is: in registers when it is statistics over rows that fit them
         if isinstance(register_rows.analyse(spec, chain), register_rows.RegisterRows):
-            out[register_rows.NAME] = (_predict_us(spec, target), spec)
+            out[register_rows.NAME] = (_predict_us(spec, target, chain), spec)
         else:       # with the maps a contraction re-reads computed once, or as it is: the faster
             # (once first: a tie, where FLOPs are not what bounds the chain, goes to fewer FLOPs)
-            ways = [once for once in [_computed_once(spec, chain)] if once is not None] + [spec]
-            out[resident_rows.NAME] = min(((_predict_us(w, target), w) for w in ways), key=lambda p: p[0])
+            ways = [w for w in [_computed_once(spec, chain)] if w is not None] + [(spec, chain)]
+            out[resident_rows.NAME] = min(((_predict_us(w, target, c), w) for w, c in ways), key=lambda p: p[0])
     att = flash_attention.analyse(spec)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)
@@ -410,13 +416,14 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     return out
 
 
-def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelSpec | None:
+def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain"
+                   ) -> "tuple[KernelSpec, resident_rows.RowChain] | None":
     """A map that a contraction of the chain reads along its reduction is computed for every
     output column of a row when carried in registers (softmax's exp(s - max) / sum once per column
     of P.V, a LayerNorm'd row once per column of the next product): carried in shared memory
     instead, as resident rows, each element is computed once, for one more row buffer in shared
-    memory (fewer rows to a block where they are long). That spec, when it is still a chain;
-    None when there is no such map."""
+    memory (fewer rows to a block where they are long). That spec and its chain, when it is still
+    a chain; None when there is no such map."""
     levels = dict(spec.carried)
     maps = set()
     for st in spec.stages:
@@ -430,7 +437,8 @@ def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelS
     if not maps:
         return None
     once = dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
-    return once if isinstance(resident_rows.analyse(once), resident_rows.RowChain) else None
+    again = resident_rows.analyse(once)
+    return (once, again) if isinstance(again, resident_rows.RowChain) else None
 
 
 def saved_us(fused_us: float, apart_us: float) -> float:
@@ -443,14 +451,15 @@ def pays(fused_us: float, apart_us: float) -> bool:
     return fused_us < apart_us
 
 
-def _predict_us(spec: KernelSpec, target: Target) -> float:
+def _predict_us(spec: KernelSpec, target: Target, chain=None) -> float:
     """The cost model's time of one spec as one launch: compulsory bytes over DRAM bandwidth, its
     FLOPs at the SIMT share its threads fill, or (a row chain) what its blocks read through L2 at
     the share of L2 bandwidth its grid draws, whichever is largest, plus the launch."""
     types = spec.types
     nbytes = (sum(types[v].nbytes for v in spec.inputs) - unread_bytes(spec.stages, types)
               + sum(types[v].nbytes for v in spec.written))
-    chain = resident_rows.analyse(spec) if len(spec.stages) > 1 else None
+    if chain is None and len(spec.stages) > 1:      # (the caller's, where it has analysed it)
+        chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
         threads = math.ceil(chain.row_count / chain.rows_per_block) * resident_rows.THREADS
     else:

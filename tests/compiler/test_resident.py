@@ -222,8 +222,8 @@ def test_computing_probabilities_once_is_kept_with_fewer_rows_to_a_block_when_it
     feeds = attention_feeds(rng, b, h, s, d, "float32", "padding")
     priced = []
     predict = resident._predict_us
-    monkeypatch.setattr(resident, "_predict_us", lambda spec, target: priced.append(
-        (spec, resident_rows.analyse(spec), predict(spec, target))) or priced[-1][2])
+    monkeypatch.setattr(resident, "_predict_us", lambda spec, target, chain=None: priced.append(
+        (spec, resident_rows.analyse(spec), predict(spec, target, chain))) or priced[-1][2])
     art, got = run(data, feeds)
     for g in got:
         np.testing.assert_allclose(g, attention_np(feeds, d), rtol=1e-4, atol=1e-4)
