@@ -155,12 +155,16 @@ def _two_four_operand(te: TensorExpr, view, ins, consts: dict, half: DType):
     constants, no batch axis, is exact in `half`, and keeps at most two of every four k; else None."""
     data = [consts[v].array() if v in consts else None for v in ins]
     for side, expr, group in (("b", view.b, view.n), ("a", view.a, view.m)):
+        # the pattern on the first row, then on all: a dense weight fails at once, before the
+        # whole operand is evaluated
+        first = operand_values(expr, view, tuple((v, 1) for v, _ in group), data)
+        if first is None or first.shape[0] != 1 or not _two_four(np.asarray(first[0], np.float32)):
+            continue
         values = operand_values(expr, view, group, data)
         if values is None or values.shape[0] != 1:     # not all constant, too large, or per batch
             continue
         values = np.asarray(values[0], np.float32)
-        # the pattern first, on one row and then on all: a dense weight fails at once
-        if not (_two_four(values[:1]) and _two_four(values)):
+        if not _two_four(values):
             continue
         if not np.array_equal(values.astype(half.np).astype(np.float32), values, equal_nan=True):
             continue
