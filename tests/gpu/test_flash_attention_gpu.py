@@ -53,3 +53,35 @@ def test_flash_attention_on_gpu(b, h, s, d, dtype, mask, flash_only):
     per_run = cupy.cuda.get_elapsed_time(start, end) * 1e3 / 20
     print(f"flash_attention {b}x{h}x{s}x{d} {dtype} {mask}: {per_run:.1f} us a run with copies "
           f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers)")
+
+
+# the ONNX Attention op (opset 23), as tests/compiler/test_resident.py builds it: at 130 x 128 fp16
+# the micro-model picks flash_attention, at 40 x 64 fp32 resident rows
+@pytest.mark.parametrize("s,d,causal,dtype", [(130, 128, 1, "float16"), (40, 64, 1, "float32")])
+def test_onnx_attention_op_on_gpu(s, d, causal, dtype):
+    import compiler
+    from onnx import helper
+    from compiler.context import CompileOptions
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import Node
+    from compiler.ops.registry import lookup
+    from compiler.runtime.executor import Executor, make_backend
+    from tests.compiler.test_resident import ONNX_TYPE, make_model
+    rng = np.random.default_rng(s + d + 1)
+    b, h, t = 1, 2, ONNX_TYPE[dtype]
+    feeds = {n: rng.standard_normal((b, h, s, d)).astype(np.float32).astype(DType[dtype].np) for n in ("q", "k", "v")}
+    feeds["mask"] = np.where(rng.random((s, s)) < 0.2, -np.inf, 0).astype(DType[dtype].np)
+    feeds["mask"][:, 0] = 0
+    node = helper.make_node("Attention", ["q", "k", "v", "mask"], ["y"], is_causal=causal)
+    data = make_model([node], [(n, t, [b, h, s, d]) for n in ("q", "k", "v")] + [("mask", t, [s, s])],
+                      [("y", t, [b, h, s, d])], opset=23)
+    tgt = _target()
+    art = compiler.compile(data, tgt, CompileOptions())
+    assert art.report["launches_per_inference"] == 1
+    got = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=tgt.arch)).run(feeds)[art.plan.outputs[0]]
+    ir_node = Node(op="Attention", name="a", inputs=("q", "k", "v", "mask"), outputs=("y",),
+                   attrs=(("is_causal", causal),))
+    (want,) = lookup("Attention").reference(ir_node, [feeds[n] for n in ("q", "k", "v", "mask")], 23)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=TOL[dtype], atol=TOL[dtype])
+    (k,) = art.report["kernels"]
+    print(f"ONNX Attention {s}x{d} {dtype}: {k['config']['schedule']} (predicted {k['predicted_us']} us)")
