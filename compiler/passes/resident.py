@@ -14,8 +14,9 @@ before one). It takes each next consumer of its values while the whole is still 
 
 A map that a contraction of the chain reads along its reduction (the probabilities P.V reads, a
 LayerNorm'd row the next product reads) would be computed once per output column in registers;
-it is carried in shared memory instead, as resident rows computed once, where the rows still fit
-as many to a block (`_computed_once`).
+carried in shared memory instead, as resident rows, it is computed once, for one more row buffer
+(fewer rows to a block where they are long): the chain is priced both ways and keeps the faster
+(`_computed_once`, `_fused_kinds`).
 
 So QK^T -> mask -> softmax -> NaN guard -> .V (exporters' attention, whatever ops wrote it) and
 the ONNX Attention op's scores/max/sum/PV stages become one kernel with no rows x keys matrix in
