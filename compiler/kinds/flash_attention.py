@@ -64,7 +64,7 @@ class Attention:
     `epilogue` in the final stage's."""
 
     chain: RowChain
-    elem: DType                   # the mma operand type
+    elem: DType | None            # the mma operand type (None: not a 16-bit product)
     heads: int                    # leading row axes a block shares (those K and V read)
     head_dim: int                 # D: the resident contraction's extent
     q: Expr                       # x(row, r)
@@ -161,7 +161,23 @@ def _maps_in_registers(spec: KernelSpec) -> KernelSpec:
 
 
 def analyse(spec: KernelSpec) -> Attention | str:
-    """The spec's attention, or why it is not one."""
+    """The spec's attention on tensor cores, or why it is not one."""
+    att = recognise(spec)
+    if isinstance(att, str):
+        return att
+    if att.elem is None:
+        return "its product is not fp16 or bf16 (the tensor-core path)"
+    if att.head_dim > MAX_HEAD_DIM or att.value_dim > MAX_HEAD_DIM:
+        return f"head size {att.head_dim} x {att.value_dim} is over {MAX_HEAD_DIM}"
+    if tiling(att) is None:
+        return "no block shape fits in shared memory"
+    return att
+
+
+def recognise(spec: KernelSpec) -> Attention | str:
+    """The spec's attention whatever its element type (`elem` None when the product is not in a
+    16-bit type the mma takes), or why it is not one: kinds/flash_attention_simt.py computes the
+    same algebra on SIMT lanes."""
     chain = resident_rows.analyse(_maps_in_registers(spec), fit=False)
     if isinstance(chain, str):
         return chain
@@ -173,8 +189,6 @@ def analyse(spec: KernelSpec) -> Attention | str:
     if mx.expr.reduce.op != "max" or sm.expr.reduce.op != "sum":
         return "its statistics are not a max then a sum"
     elem = _elem(spec, res.expr)
-    if elem is None:
-        return "its product is not fp16 or bf16 (the tensor-core path)"
     rte = res.expr
     if rte.reduce is None or rte.reduce.op != "sum" or len(rte.reduce.axes) != 1:
         return "the resident stage is not a contraction over one axis"
@@ -231,10 +245,6 @@ def analyse(spec: KernelSpec) -> Attention | str:
     att = Attention(chain, elem, heads, rte.reduce.extent, x, y,
                     None if _is_acc(rte.epilogue) else rte.epilogue, logit, key_var,
                     mx.expr.epilogue, sm.expr.epilogue, divided, guarded, v, epilogue)
-    if att.head_dim > MAX_HEAD_DIM or att.value_dim > MAX_HEAD_DIM:
-        return f"head size {att.head_dim} x {att.value_dim} is over {MAX_HEAD_DIM}"
-    if tiling(att) is None:
-        return "no block shape fits in shared memory"
     return att
 
 

@@ -52,7 +52,7 @@ from ..ir.graph import TensorType
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_vars
-from ..kinds import flash_attention, register_rows, resident_rows
+from ..kinds import flash_attention, flash_attention_simt, register_rows, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
 
@@ -398,7 +398,8 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     as it would be placed. Blocks owning whole rows (the spec as it is) when the rows fit in
     shared memory, or in registers for a chain of statistics alone (register_rows); the online
     softmax over key tiles on tensor cores (the spec with that kind and its configuration) when
-    the chain is attention in fp16/bf16 and the target has mma.sync."""
+    the chain is attention in fp16/bf16 and the target has mma.sync, and on SIMT lanes in fp32
+    when it is attention of any float type."""
     out = {}
     chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
@@ -414,6 +415,11 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
         cfg = flash_attention.configuration(att, spec)
         out[flash_attention.NAME] = (flash_attention.predict_us(cfg, target),
                                      dataclasses.replace(spec, kind=flash_attention.NAME, config=cfg))
+    att = flash_attention_simt.analyse(spec)
+    if isinstance(att, flash_attention.Attention):
+        cfg = flash_attention_simt.configuration(att, spec, target)
+        out[flash_attention_simt.NAME] = (flash_attention_simt.predict_us(cfg, target),
+                                          dataclasses.replace(spec, kind=flash_attention_simt.NAME, config=cfg))
     return out
 
 

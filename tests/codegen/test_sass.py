@@ -5,8 +5,8 @@ Built: every shared model for h100 (sm_90; wgmma kernels sm_90a) and a100 (sm_80
 --precision fp16 (tensor-core contractions). No shared model is large enough for the roller to pick
 wgmma (their contractions have 64 rows; tests/roller/test_wgmma.py), so two single-MatMul models
 made here add the two wgmma variants on h100: fp16 operands through the copy engine (TMA) and an
-fp32 activation converted on load against an fp16 weight; and an fp16 attention adds the
-flash_attention kernel on both targets.
+fp32 activation converted on load against an fp16 weight; and an attention in fp16 and in fp32
+adds the flash_attention and flash_attention_simt kernels on both targets.
 
 Checked, matching whole opcodes (base and modifiers), never substrings of the listing:
 - wgmma_gemm kernels contain HGMMA (`HGMMA.64x128x16.F32`) and are sm_90a cubins;
@@ -90,10 +90,12 @@ def _vector_models():
 
 
 def _attention_models():
-    """BERT-base's attention (12 heads x 128 tokens, fp16) as exporters write it: the welder stage
-    makes it one flash_attention kernel (mma.sync) on both targets."""
+    """BERT-base's attention (12 heads x 128 tokens) as exporters write it: the welder stage makes
+    it one flash_attention kernel (mma.sync) in fp16, and one flash_attention_simt kernel (FFMA)
+    in fp32, on both targets."""
     from tests.compiler.test_resident import exported_attention
-    return [("attention_fp16", exported_attention(1, 12, 128, 64, "float16", "padding"))]
+    return [("attention_fp16", exported_attention(1, 12, 128, 64, "float16", "padding")),
+            ("attention_fp32", exported_attention(1, 12, 128, 64, "float32", "padding"))]
 
 
 VECTOR_LOADS = ("by_ld_global_b128(", "by_ld_global_v4(")     # the prelude's 16-byte global loads
@@ -189,7 +191,8 @@ def test_categories_are_populated(kernels):
     for need in [("wgmma_gemm", "h100"), ("tc_gemm", "h100"), ("tc_gemm", "a100"),
                  ("elementwise_vec", "h100"), ("elementwise_vec", "a100"),
                  ("gemm", "h100"), ("gemm", "a100"), ("elementwise", "h100"), ("elementwise", "a100"),
-                 ("flash_attention", "h100"), ("flash_attention", "a100")]:
+                 ("flash_attention", "h100"), ("flash_attention", "a100"),
+                 ("flash_attention_simt", "h100"), ("flash_attention_simt", "a100")]:
         assert counts.get(need, 0) > 0, f"no {need[0]} kernel built for {need[1]}: {counts}"
     wgmma_variants = {k.model for k in of_kind(kernels, "wgmma_gemm")}
     assert wgmma_variants == {"matmul_fp16", "linear_fp32_weight"}, wgmma_variants
@@ -215,7 +218,9 @@ def test_mma_sync_kernels_issue_hmma(kernels, target):
     # the check can fail: SIMT contractions (fp32 and fp16) and wgmma kernels have no HMMA, though
     # many of them have HFMA2.MMA
     others = of_kind(kernels, "gemm", target) + of_kind(kernels, "wgmma_gemm", target)
-    assert others and not any(hmma(k.sass) for k in others)
+    simt_attention = of_kind(kernels, "flash_attention_simt", target)
+    assert others and simt_attention and not any(hmma(k.sass) for k in others + simt_attention)
+    assert all(k.sass.having("FFMA") for k in simt_attention)
     assert any(k.sass.having("HFMA2", "MMA") for k in others)
 
 

@@ -1,5 +1,6 @@
-"""On an sm_80+ GPU: the flash_attention kernel (online softmax over key tiles, mma.sync) against
-NumPy, over the cases tests/compiler/test_flash_attention.py runs on the host harness.
+"""On an sm_80+ GPU: the flash_attention kernel (online softmax over key tiles, mma.sync) and its
+SIMT fp32 sibling flash_attention_simt against NumPy, over the cases
+tests/compiler/test_flash_attention.py and test_flash_attention_simt.py run on the host harness.
 
 What the host harness cannot prove: that the hardware's ldmatrix and mma fragments are laid out as
 its emulation assumes where this kernel relies on it most (S's accumulators reused as P.V's A
@@ -17,6 +18,7 @@ from tests.gpu import gpu_module
 cupy, pytestmark = gpu_module(min_capability=80)
 
 from tests.compiler.test_flash_attention import CASES, flash_kernels, flash_only  # noqa: E402,F401  (fixture)
+from tests.compiler.test_flash_attention_simt import CASES as SIMT_CASES, simt_kernels, simt_only  # noqa: E402,F401
 from tests.compiler.test_resident import TOL, attention_feeds, attention_np, exported_attention  # noqa: E402
 
 
@@ -42,6 +44,11 @@ def test_flash_attention_on_gpu(b, h, s, d, dtype, mask, flash_only):
     ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=tgt.arch))
     got = ex.run(feeds)[art.plan.outputs[0]]
     np.testing.assert_allclose(got.astype(np.float32), attention_np(feeds, d), rtol=TOL[dtype], atol=TOL[dtype])
+    print(f"flash_attention {b}x{h}x{s}x{d} {dtype} {mask}: {_per_run_us(ex, feeds):.1f} us a run with copies "
+          f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers)")
+
+
+def _per_run_us(ex, feeds) -> float:
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     for _ in range(3):
         ex.run(feeds)
@@ -50,13 +57,32 @@ def test_flash_attention_on_gpu(b, h, s, d, dtype, mask, flash_only):
         ex.run(feeds)
     end.record()
     end.synchronize()
-    per_run = cupy.cuda.get_elapsed_time(start, end) * 1e3 / 20
-    print(f"flash_attention {b}x{h}x{s}x{d} {dtype} {mask}: {per_run:.1f} us a run with copies "
-          f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers)")
+    return cupy.cuda.get_elapsed_time(start, end) * 1e3 / 20
+
+
+# the SIMT kind (fp32): every other host case, BERT-base's attention, and a long fp32 sequence
+# whose S x S scores would take 512 MiB apart (forced: the micro-model keeps it apart)
+@pytest.mark.parametrize("b,h,s,d,dtype,mask", SIMT_CASES[::2] + [(1, 12, 128, 64, "float32", "padding"),
+                                                               (1, 32, 2048, 128, "float32", "causal")])
+def test_flash_attention_simt_on_gpu(b, h, s, d, dtype, mask, simt_only):
+    import compiler
+    from compiler.context import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    rng = np.random.default_rng(s * 11 + d)
+    feeds = attention_feeds(rng, b, h, s, d, dtype, mask)
+    tgt = _target()
+    art = compiler.compile(exported_attention(b, h, s, d, dtype, mask), tgt, CompileOptions())
+    (k,) = simt_kernels(art.report)
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=tgt.arch))
+    got = ex.run(feeds)[art.plan.outputs[0]]
+    np.testing.assert_allclose(got.astype(np.float32), attention_np(feeds, d), rtol=TOL[dtype], atol=TOL[dtype])
+    print(f"flash_attention_simt {b}x{h}x{s}x{d} {dtype} {mask} {k['config']['tiles']}: "
+          f"{_per_run_us(ex, feeds):.1f} us a run with copies "
+          f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers, {k['spills']} spill bytes)")
 
 
 # the ONNX Attention op (opset 23), as tests/compiler/test_resident.py builds it: at 130 x 128 fp16
-# the micro-model picks flash_attention, at 40 x 64 fp32 resident rows
+# the micro-model picks flash_attention; at 40 x 64 fp32 one of the SIMT kinds (the test prints which)
 @pytest.mark.parametrize("s,d,causal,dtype", [(130, 128, 1, "float16"), (40, 64, 1, "float32")])
 def test_onnx_attention_op_on_gpu(s, d, causal, dtype):
     import compiler
