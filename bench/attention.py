@@ -2,7 +2,7 @@
 scale, padding mask, Softmax, NaN guard, MatMul, Transpose) compiled at each shape, element type
 and target; from report.json's fusion record, the kind the welder stage chose and the predicted
 microseconds of each fused kernel that could render it (flash_attention on tensor cores,
-resident_rows on SIMT lanes) against the members apart. `--disable welder` is the apart column.
+flash_attention_simt and resident_rows on SIMT lanes) against the members apart. `--disable welder` is the apart column.
 
     .venv/bin/python bench/attention.py [--targets h100,a100] [--out DIR]
 
@@ -63,13 +63,14 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = ap.parse_args()
     rows = [one(*shape, dtype, target) for target in a.targets.split(",") for dtype in DTYPES for shape in SHAPES]
-    print(f"{'target':<6} {'dtype':<9} {'b x h x s x d':<18} {'chosen':<16} {'flash us':>9} {'rows us':>9} "
-          f"{'apart us':>9} {'launches':>8}")
+    print(f"{'target':<6} {'dtype':<9} {'b x h x s x d':<18} {'chosen':<20} {'flash us':>9} {'simt us':>9} "
+          f"{'rows us':>9} {'apart us':>9} {'launches':>8}")
     for r in rows:
         k = r["fused_kinds_us"]
         cell = lambda n: f"{k[n]:9.3f}" if n in k else f"{'-':>9}"   # noqa: E731
-        print(f"{r['target']:<6} {r['dtype']:<9} {'x'.join(map(str, r['shape'])):<18} {r['chosen']:<16} "
-              f"{cell('flash_attention')} {cell('resident_rows')} {r['apart_us'] or 0:9.3f} {r['launches']:8d}")
+        print(f"{r['target']:<6} {r['dtype']:<9} {'x'.join(map(str, r['shape'])):<18} {r['chosen']:<20} "
+              f"{cell('flash_attention')} {cell('flash_attention_simt')} {cell('resident_rows')} "
+              f"{r['apart_us'] or 0:9.3f} {r['launches']:8d}")
     path = write_results("attention", "none (predicted from report.json)", {"targets": a.targets}, rows, a.out)
     print(f"-> {path}")
     return 0
