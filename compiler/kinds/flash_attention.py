@@ -400,7 +400,8 @@ def configuration(att: Attention, spec: KernelSpec) -> KernelConfig:
         dram_bytes=sum(types[v].nbytes for v in spec.inputs) + out_bytes,
         l2_bytes=blocks * per_block_loaded + out_bytes,
         shared_bytes_moved=blocks * (per_block_loaded + t.warps * (keys // t.bc * MMA_ROWS * t.d16 + keys * (t.d16 + t.dv16)) * eb),
-        ilp=t.bc / 8, issue_efficiency=mma_cycles / (mma_cycles + scalar_cycles))
+        ilp=t.bc / 8, issue_efficiency=mma_cycles / (mma_cycles + scalar_cycles),
+        serial_steps=keys // t.bc + 1)     # the Q tile's round trip, then each key tile's, none in flight
     tiles = (RTile("block", (("m", t.br), ("n", t.bc), ("k", t.d16), ("v", t.dv16))),
              RTile("warp", (("m", MMA_ROWS), ("n", t.bc))))
     return KernelConfig(NAME, tiles, (("elem", att.elem.name),), work)
