@@ -163,8 +163,11 @@ def _maps_in_registers(spec: KernelSpec) -> KernelSpec:
 def analyse(spec: KernelSpec) -> Attention | str:
     """The spec's attention on tensor cores, or why it is not one."""
     att = recognise(spec)
-    if isinstance(att, str):
-        return att
+    return att if isinstance(att, str) else narrow(att)
+
+
+def narrow(att: Attention) -> Attention | str:
+    """A recognised attention this kind renders, or why not."""
     if att.elem is None:
         return "its product is not fp16 or bf16 (the tensor-core path)"
     if att.head_dim > MAX_HEAD_DIM or att.value_dim > MAX_HEAD_DIM:

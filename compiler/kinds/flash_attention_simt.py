@@ -104,8 +104,11 @@ def tilings(att: Attention, shared_limit: int = SHARED_LIMIT) -> list[Tiling]:
 def analyse(spec: KernelSpec) -> Attention | str:
     """The spec's attention computed in fp32, or why this kind does not take it."""
     att = recognise(spec)
-    if isinstance(att, str):
-        return att
+    return att if isinstance(att, str) else narrow(att)
+
+
+def narrow(att: Attention) -> Attention | str:
+    """A recognised attention (flash_attention.recognise) as this kind computes it, or why not."""
     if not tilings(att):
         return f"no block shape fits head sizes {att.head_dim} x {att.value_dim}"
     return dataclasses.replace(att, elem=DType.float32)

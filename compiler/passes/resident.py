@@ -410,12 +410,15 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
             # (once first: a tie, where FLOPs are not what bounds the chain, goes to fewer FLOPs)
             ways = [w for w in [_computed_once(spec, chain)] if w is not None] + [(spec, chain)]
             out[resident_rows.NAME] = min(((_predict_us(w, target, c), w) for w, c in ways), key=lambda p: p[0])
-    att = flash_attention.analyse(spec)
+    found = flash_attention.recognise(spec)       # once for both online-softmax kinds
+    if isinstance(found, str):
+        return out
+    att = flash_attention.narrow(found)
     if isinstance(att, flash_attention.Attention) and flash_attention.available(target, att):
         cfg = flash_attention.configuration(att, spec)
         out[flash_attention.NAME] = (flash_attention.predict_us(cfg, target),
                                      dataclasses.replace(spec, kind=flash_attention.NAME, config=cfg))
-    att = flash_attention_simt.analyse(spec)
+    att = flash_attention_simt.narrow(found)
     if isinstance(att, flash_attention.Attention):
         cfg = flash_attention_simt.configuration(att, spec, target)
         out[flash_attention_simt.NAME] = (flash_attention_simt.predict_us(cfg, target),
