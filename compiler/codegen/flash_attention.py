@@ -60,7 +60,7 @@ class _Scope:
 
 def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     chain = att.chain
-    res, mx, sm, fin = chain.resident, chain.stats[0], chain.stats[1], chain.final
+    res, mx, fin = chain.resident, chain.stats[0], chain.final
     ext = spec.inputs
     types: dict[str, TensorType] = {}
     for st in spec.stages:
@@ -219,50 +219,24 @@ def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
           "      }", "    }", "  }"]
 
     # the statistics the chain defines, from m~ and l~; the final epilogue at the output's index
-    m_stored, l_stored = mx.expr.output.dtype, sm.expr.output.dtype
-    ms, lsum, fs = _Scope(mx, in_args, "tm"), _Scope(sm, in_args, "tn"), _Scope(fin, in_args, "tf")
-    ind = "      "
-    m_body, m_val = ms.value(att.max_epilogue, ind, acc="by_mfin") if att.max_epilogue is not None else ([], "by_mfin")
-    n_body, n_val = lsum.value(att.sum_epilogue, ind, acc="by_lacc") if att.sum_epilogue is not None else ([], "by_lacc")
+    out_t = fte.output
     L += ["  #pragma unroll", "  for (int by_h = 0; by_h < 2; ++by_h) {",
           "    float by_lsum = by_lrun[by_h];",
           "    by_lsum += __shfl_xor_sync(0xffffffffu, by_lsum, 1);",
           "    by_lsum += __shfl_xor_sync(0xffffffffu, by_lsum, 2);",
           f"    const {INDEX} by_q = by_q0 + warp * 16 + by_g + 8 * by_h;",
           f"    if (by_q >= {Q}) continue;",
-          "    const float by_mfin = by_mrun[by_h];",
-          "    const float by_muse = by_mfin == -by_inf_f() ? 0.0f : by_mfin;",
-          "    float by_mst, by_lst, by_scale;",
-          "    {"]
-    L += rows_decl(ind, s_vars, "by_q")
-    L += m_body + [f"{ind}by_mst = {_rounded(m_val, m_stored)};",
-                   f"{ind}by_scale = expf(by_muse - by_mst);",
-                   f"{ind}const float by_lacc = by_lsum * by_scale;"]
-    L += n_body + [f"{ind}by_lst = {_rounded(n_val, l_stored)};", "    }",
-                   "    (void)by_lst;"]
-    out_t = fte.output
-    strides = contiguous_strides(out_t.shape)
-    off = " + ".join(f"i{a} * {s}" for a, s in enumerate(strides)) or "0"
+          "    const float by_mfin = by_mrun[by_h];"]
+    L += row_statistics(att, in_args, rows_decl("      ", s_vars, "by_q"))
     ind = "        "
-    if att.epilogue is not None:
-        e = substitute_vars(att.epilogue, {"acc": Var("by_sum", DType.float32)})
-        e_body, e_val = fs.value(e, ind)
-    else:
-        e_body, e_val = [], "by_sum"
     L += ["    #pragma unroll", f"    for (int nv = 0; nv < {NV}; ++nv)",
           "      #pragma unroll", "      for (int c = 0; c < 2; ++c) {",
           "        const long long by_cc = nv * 8 + 2 * by_t + c;",
           f"        if (by_cc >= {DV}) continue;",
           "        float by_sum = by_o[nv][2 * by_h + c] * by_scale;"]
-    if att.divided:
-        L.append("        by_sum = by_sum / by_lst;")
-    if att.guarded:   # every weight NaN (the max infinite, or 0/0): the guard made each 0
-        zero = "!isfinite(by_mst)" + (" || !(by_lst > 0.0f)" if att.divided else "")
-        L.append(f"        if ({zero}) by_sum = 0.0f;")
-    L += rows_decl(ind, f_vars, "by_q")
-    L += decompose_index(ind, "by_cc", col_shape, col_names, "by_crem", INDEX)
-    L += [f"{ind}const float {M_VALUE} = by_mst, {L_VALUE} = by_lst;", f"{ind}(void){M_VALUE}; (void){L_VALUE};"]
-    L += e_body + [f"{ind}out[{off}] = ({out_t.dtype.ctype})({e_val});", "      }", "  }"]
+    L += output_write(att, in_args, ind, rows_decl(ind, f_vars, "by_q") +
+                      decompose_index(ind, "by_cc", col_shape, col_names, "by_crem", INDEX))
+    L += ["      }", "  }"]
 
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
@@ -271,3 +245,43 @@ def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     return Kernel(entry=entry, source=source, params=kparams, grid=(att.head_count * qtiles, 1, 1), block=(T, 1, 1),
                   shared_bytes=t.shared_bytes(), ops=spec.ops, config=config)
+
+
+def row_statistics(att, in_args: dict[str, str], rows: list[str]) -> list[str]:
+    """A row's closing statements, where `by_lsum` and `by_mfin` hold its summed running sum l~
+    and its running max m~ and `rows` declares its row variables: by_mst and by_lst, the chain's
+    own statistics (phi, psi, stored types), and by_scale = exp(m~ - m), the shift between them."""
+    mx, sm = att.chain.stats
+    ms, lsum = _Scope(mx, in_args, "tm"), _Scope(sm, in_args, "tn")
+    ind = "      "
+    m_body, m_val = ms.value(att.max_epilogue, ind, acc="by_mfin") if att.max_epilogue is not None else ([], "by_mfin")
+    n_body, n_val = lsum.value(att.sum_epilogue, ind, acc="by_lacc") if att.sum_epilogue is not None else ([], "by_lacc")
+    return (["    const float by_muse = by_mfin == -by_inf_f() ? 0.0f : by_mfin;",
+             "    float by_mst, by_lst, by_scale;", "    {"] + rows
+            + m_body + [f"{ind}by_mst = {_rounded(m_val, mx.expr.output.dtype)};",
+                        f"{ind}by_scale = expf(by_muse - by_mst);",
+                        f"{ind}const float by_lacc = by_lsum * by_scale;"]
+            + n_body + [f"{ind}by_lst = {_rounded(n_val, sm.expr.output.dtype)};", "    }", "    (void)by_lst;"])
+
+
+def output_write(att, in_args: dict[str, str], ind: str, index: list[str]) -> list[str]:
+    """The statements that finish one output element from `by_sum` (O's accumulator times
+    by_scale): divided by l, zeroed where the chain's NaN guard zeroes every weight, then the final
+    epilogue (reading m and l) stored at the output's index, which `index` declares."""
+    fin = att.chain.final
+    out_t = fin.expr.output
+    off = " + ".join(f"i{a} * {s}" for a, s in enumerate(contiguous_strides(out_t.shape))) or "0"
+    if att.epilogue is not None:
+        e = substitute_vars(att.epilogue, {"acc": Var("by_sum", DType.float32)})
+        e_body, e_val = _Scope(fin, in_args, "tf").value(e, ind)
+    else:
+        e_body, e_val = [], "by_sum"
+    L = []
+    if att.divided:
+        L.append(f"{ind}by_sum = by_sum / by_lst;")
+    if att.guarded:   # every weight NaN (the max infinite, or 0/0): the guard made each 0
+        zero = "!isfinite(by_mst)" + (" || !(by_lst > 0.0f)" if att.divided else "")
+        L.append(f"{ind}if ({zero}) by_sum = 0.0f;")
+    L += index
+    L += [f"{ind}const float {M_VALUE} = by_mst, {L_VALUE} = by_lst;", f"{ind}(void){M_VALUE}; (void){L_VALUE};"]
+    return L + e_body + [f"{ind}out[{off}] = ({out_t.dtype.ctype})({e_val});"]

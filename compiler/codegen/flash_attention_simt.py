@@ -21,14 +21,12 @@ from m~ and l~ (phi, psi, the shift), and the final epilogue writes O at the out
 the same closing as the tensor-core kernel (codegen/flash_attention.py)."""
 from __future__ import annotations
 
-from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec
-from ..ir.texpr import Var, substitute_vars
 from .block_function import BLOCK_X, finish_kernel
-from .cuda import contiguous_strides, decompose_index
-from .flash_attention import INDEX, L_VALUE, M_VALUE, S_VALUE, _rounded, _Scope
+from .cuda import decompose_index
+from .flash_attention import INDEX, S_VALUE, _rounded, _Scope, output_write, row_statistics
 
 THREADS = 128
 LANES = 16                  # lanes that share a row: a half-warp
@@ -44,7 +42,7 @@ def _half_warp(combine: str, var: str) -> list[str]:
 
 def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     chain = att.chain
-    res, mx, sm, fin = chain.resident, chain.stats[0], chain.stats[1], chain.final
+    res, mx, fin = chain.resident, chain.stats[0], chain.final
     ext = spec.inputs
     types: dict[str, TensorType] = {}
     for st in spec.stages:
@@ -191,48 +189,22 @@ def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kern
                  "    }", "  }"]
 
     # the statistics the chain defines, from m~ and l~; the final epilogue at the output's index
-    m_stored, l_stored = mx.expr.output.dtype, sm.expr.output.dtype
-    ms, lsum, fs = _Scope(mx, in_args, "tm"), _Scope(sm, in_args, "tn"), _Scope(fin, in_args, "tf")
-    ind = "      "
-    m_body, m_val = ms.value(att.max_epilogue, ind, acc="by_mfin") if att.max_epilogue is not None else ([], "by_mfin")
-    n_body, n_val = lsum.value(att.sum_epilogue, ind, acc="by_lacc") if att.sum_epilogue is not None else ([], "by_lacc")
+    out_t = fte.output
     L += ["  #pragma unroll", f"  for (int a = 0; a < {TR}; ++a) {{",
           "    float by_lsum = by_lrun[a];"]
     L += ["    " + s for s in _half_warp("{v} + {other}", "by_lsum")]
     L += [f"    const {INDEX} by_q = by_q0 + {row_of('a')};",
           f"    if (by_q >= {Q}) continue;",
-          "    const float by_mfin = by_mrun[a];",
-          "    const float by_muse = by_mfin == -by_inf_f() ? 0.0f : by_mfin;",
-          "    float by_mst, by_lst, by_scale;",
-          "    {"]
-    L += rows_decl(ind, s_vars, "by_q")
-    L += m_body + [f"{ind}by_mst = {_rounded(m_val, m_stored)};",
-                   f"{ind}by_scale = expf(by_muse - by_mst);",
-                   f"{ind}const float by_lacc = by_lsum * by_scale;"]
-    L += n_body + [f"{ind}by_lst = {_rounded(n_val, l_stored)};", "    }",
-                   "    (void)by_lst;"]
-    out_t = fte.output
-    strides = contiguous_strides(out_t.shape)
-    off = " + ".join(f"i{a} * {s}" for a, s in enumerate(strides)) or "0"
+          "    const float by_mfin = by_mrun[a];"]
+    L += row_statistics(att, in_args, rows_decl("      ", s_vars, "by_q"))
     ind = "      "
-    if att.epilogue is not None:
-        e = substitute_vars(att.epilogue, {"acc": Var("by_sum", DType.float32)})
-        e_body, e_val = fs.value(e, ind)
-    else:
-        e_body, e_val = [], "by_sum"
     L += ["    #pragma unroll", f"    for (int c = 0; c < {CM}; ++c) {{",
           f"      const {INDEX} by_cc = by_t + {LANES} * c;",
           f"      if (by_cc >= {DV}) continue;",
           "      float by_sum = by_o[a][c] * by_scale;"]
-    if att.divided:
-        L.append("      by_sum = by_sum / by_lst;")
-    if att.guarded:   # every weight NaN (the max infinite, or 0/0): the guard made each 0
-        zero = "!isfinite(by_mst)" + (" || !(by_lst > 0.0f)" if att.divided else "")
-        L.append(f"      if ({zero}) by_sum = 0.0f;")
-    L += rows_decl(ind, f_vars, "by_q")
-    L += decompose_index(ind, "by_cc", col_shape, col_names, "by_crem", INDEX)
-    L += [f"{ind}const float {M_VALUE} = by_mst, {L_VALUE} = by_lst;", f"{ind}(void){M_VALUE}; (void){L_VALUE};"]
-    L += e_body + [f"{ind}out[{off}] = ({out_t.dtype.ctype})({e_val});", "    }", "  }"]
+    L += output_write(att, in_args, ind, rows_decl(ind, f_vars, "by_q") +
+                      decompose_index(ind, "by_cc", col_shape, col_names, "by_crem", INDEX))
+    L += ["    }", "  }"]
 
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
