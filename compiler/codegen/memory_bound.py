@@ -26,6 +26,7 @@ from ..ir.kernel import Kernel
 from .tiled import (_INIT, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, accumulate,
                     combine_partials, index_ctype, split_params)
 
+
 class SubstRenderer(ExprRenderer):
     """An ExprRenderer that renders chosen loads as given C expressions (vector lanes, staged tiles)."""
 

@@ -1,12 +1,13 @@
 """Kind `flash_attention_simt`: attention as one kernel with an online softmax over key tiles, as
 kind flash_attention computes it, on SIMT lanes in fp32 (any float inputs, any target).
 
-The tensor-core kind takes fp16/bf16 products on sm_80+. Without it an fp32 chain had the rows
-kernel (kinds/resident_rows.py), whose blocks hold whole rows of scores in shared memory: at
-2048 keys a block holds one fp32 row and re-reads the head's K and V for every row, so long fp32
-attention stayed apart, with the S x S scores in DRAM (32 heads x 2048^2 x 4 bytes = 512 MiB of
-arena). This kind reads the chain's algebra with the same recogniser
-(flash_attention.recognise) and keeps only a key tile of scores at a time.
+The tensor-core kind takes fp16/bf16 products on sm_80+. Without it an fp32 chain had only the
+rows kernel (kinds/resident_rows.py), whose blocks hold whole rows of scores in shared memory, so
+long rows leave few rows to a block and every block re-reads its head's K and V. This kind reads
+the chain's algebra with the same recogniser (flash_attention.recognise) and keeps one key tile of
+scores at a time. The welder stage prices it against the rows kernel and the members apart: at
+32 heads x 2048 x 128 the tiled GEMMs apart are still predicted faster (both products are
+compute-bound on SIMT lanes), and the S x S scores stay in DRAM (docs/fusion.md).
 
 The block: 128 threads as 8 row groups of 16 lanes (a half-warp shares its rows, so a row's max
 and sum are four shuffles); BR query rows of one head, TR = BR / 8 to a thread, rows g, g + 8,
@@ -30,7 +31,7 @@ from ..ir.tiles import KernelConfig, RTile, Workload
 from ..roller.cost_model import LAUNCH_US
 from ..roller.micro_model import predict
 from ..targets import Target
-from .flash_attention import Attention, recognise
+from .flash_attention import Attention, flops, recognise
 
 NAME = "flash_attention_simt"
 TIER = None                 # not tiled by Roller: chosen by the welder stage's shared-memory level
@@ -46,7 +47,8 @@ SCALAR_PER_SCORE = 20
 
 @dataclass(frozen=True)
 class Tiling:
-    """BR query rows a block, BC keys a tile; D and DV the head sizes, DV padded to the lanes."""
+    """BR query rows a block, BC keys a tile; D and DV the head sizes (V's tile padded to CM
+    columns a lane)."""
 
     br: int
     bc: int
@@ -82,7 +84,7 @@ class Tiling:
 
     def registers(self) -> int:
         """Per thread, about: scores, accumulators, statistics, a d step's operands, addressing."""
-        return self.tr * self.tc + self.tr * self.cm + 2 * self.tr + self.tr + self.tc + 40
+        return self.tr * self.tc + self.tr * self.cm + 3 * self.tr + self.tc + 40
 
 
 def tilings(att: Attention, shared_limit: int = SHARED_LIMIT) -> list[Tiling]:
@@ -122,13 +124,8 @@ def applies(spec) -> str | None:
     return att if isinstance(att, str) else None
 
 
-def flops(att: Attention) -> int:
-    """Two per multiply-add of both products, and the softmax's few per score."""
-    n, J = math.prod(att.rows), att.chain.length
-    return 2 * n * J * (att.head_dim + att.value_dim) + 4 * n * J
-
-
 def workload(att: Attention, spec: KernelSpec, t: Tiling) -> Workload:
+    """What the micro-model prices of one block shape (padded tiles, all blocks)."""
     types = spec.types
     blocks = att.head_count * -(-att.queries // t.br)
     tiles = -(-att.chain.length // t.bc)

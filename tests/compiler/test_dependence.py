@@ -225,5 +225,3 @@ def test_a_slice_reads_its_extent():
     assert elements_read(_slice((4, 768), (0, 256), (1, 1), (4, 256)), 0) == 4 * 256
     assert elements_read(_concat(5, 3), 1) == 4 * 3
     assert input_bytes(_slice((4, 768), (0, 512), (1, 1), (4, 256))) == 4 * 256 * 4
-
-

@@ -1,8 +1,9 @@
 """On a GPU: split-K in one launch (tc_gemm and sparse24_gemm), and split reductions (reduce_split).
 Each output tile's (row's) last block to arrive sums the slices and resets its counter; the
 counters must be back at zero after every launch, so the same plan is run several times, with new
-inputs, by plain launches and replayed as one CUDA graph, and checked against NumPy each time. Two skinny contractions in one model also
-run co-launched by Rammer (each member with counters of its own)."""
+inputs, by plain launches and replayed as one CUDA graph, and checked against NumPy each time. Two
+skinny contractions in one model also run co-launched by Rammer (each member with counters of
+their own)."""
 from __future__ import annotations
 
 import dataclasses
