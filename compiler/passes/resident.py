@@ -52,9 +52,10 @@ from ..ir.graph import TensorType
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_vars
-from ..kinds import flash_attention, flash_attention_simt, register_rows, resident_rows
+from ..kinds import flash_attention, flash_attention_simt, flash_decoding, register_rows, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
+from .roller import with_workspace
 
 
 def resident_plan(plan: Plan, target: Target,
@@ -133,6 +134,7 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
     taken: set[int] = set()
     dropped: set[int] = set()
     placed: dict[int, ComputeStep] = {}
+    types = dict(plan.types)        # gains the workspace of a kind that splits (flash_decoding)
     for c in sorted(chains, key=lambda c: (-c["gain"], c["members"])):
         if taken & set(c["members"]):
             if not set(c["members"]) <= taken:
@@ -142,7 +144,7 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
         taken.update(c["members"])
         dropped.update(c["members"][:-1])
         dropped.update(c["aliases"])      # read through by the chain: nothing else reads them
-        placed[c["members"][-1]] = ComputeStep(c["spec"])
+        placed[c["members"][-1]] = ComputeStep(with_workspace(c["spec"], types))
         record["removed"] += len(c["members"]) - 1
         group = {"ops": list(c["spec"].ops), "carried": {v: lvl.value for v, lvl in c["spec"].carried},
                  "level": "shared", "stopped": c["stop"], "predicted_us": c["predicted"]}
@@ -150,7 +152,7 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
             group["through_aliases"] = [steps[a].dst for a in c["aliases"]]
         record["groups"].append(group)
     out = [placed.get(k, s) for k, s in enumerate(steps) if k not in dropped]
-    return dataclasses.replace(plan, steps=tuple(out))
+    return dataclasses.replace(plan, steps=tuple(out), types=tuple(types.items()))
 
 
 def _candidate(k, scope: _Scope, record, target, statistics: bool, speedup=None) -> dict | None:
@@ -399,7 +401,8 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
     shared memory, or in registers for a chain of statistics alone (register_rows); the online
     softmax over key tiles on tensor cores (the spec with that kind and its configuration) when
     the chain is attention in fp16/bf16 and the target has mma.sync, and on SIMT lanes in fp32
-    when it is attention of any float type."""
+    when it is attention of any float type; with its keys split across blocks when the queries
+    a head are few (decoding)."""
     out = {}
     chain = resident_rows.analyse(spec)
     if isinstance(chain, resident_rows.RowChain):
@@ -423,6 +426,11 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
         cfg = flash_attention_simt.configuration(att, spec, target)
         out[flash_attention_simt.NAME] = (flash_attention_simt.predict_us(cfg, target),
                                           dataclasses.replace(spec, kind=flash_attention_simt.NAME, config=cfg))
+    att = flash_decoding.narrow(found)
+    if isinstance(att, flash_attention.Attention):
+        cfg = flash_decoding.configuration(att, spec, target)
+        out[flash_decoding.NAME] = (flash_decoding.predict_us(cfg, target),
+                                    dataclasses.replace(spec, kind=flash_decoding.NAME, config=cfg))
     return out
 
 

@@ -78,7 +78,7 @@ def with_workspace(spec: KernelSpec, types: dict) -> KernelSpec:
         return spec
     workspace = spec.workspace
     if not workspace:
-        out = spec.stage.output
+        out = spec.stages[-1].output      # (a row chain's spec has several stages)
         workspace, n = f"{out}.splitk", 1
         while workspace in types:
             workspace, n = f"{out}.splitk{n}", n + 1

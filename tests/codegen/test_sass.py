@@ -92,10 +92,13 @@ def _vector_models():
 def _attention_models():
     """BERT-base's attention (12 heads x 128 tokens) as exporters write it: the welder stage makes
     it one flash_attention kernel (mma.sync) in fp16, and one flash_attention_simt kernel (FFMA)
-    in fp32, on both targets."""
+    in fp32, on both targets; and a decoder's step (one token against 2048 cached keys), one
+    flash_decoding kernel with its keys split across blocks."""
+    from tests.compiler.test_flash_decoding import decoding_attention
     from tests.compiler.test_resident import exported_attention
     return [("attention_fp16", exported_attention(1, 12, 128, 64, "float16", "padding")),
-            ("attention_fp32", exported_attention(1, 12, 128, 64, "float32", "padding"))]
+            ("attention_fp32", exported_attention(1, 12, 128, 64, "float32", "padding")),
+            ("decoding_fp16", decoding_attention(1, 32, 1, 2048, 128, 128, "float16", "padding"))]
 
 
 VECTOR_LOADS = ("by_ld_global_b128(", "by_ld_global_v4(")     # the prelude's 16-byte global loads
@@ -192,7 +195,8 @@ def test_categories_are_populated(kernels):
                  ("elementwise_vec", "h100"), ("elementwise_vec", "a100"),
                  ("gemm", "h100"), ("gemm", "a100"), ("elementwise", "h100"), ("elementwise", "a100"),
                  ("flash_attention", "h100"), ("flash_attention", "a100"),
-                 ("flash_attention_simt", "h100"), ("flash_attention_simt", "a100")]:
+                 ("flash_attention_simt", "h100"), ("flash_attention_simt", "a100"),
+                 ("flash_decoding", "h100"), ("flash_decoding", "a100")]:
         assert counts.get(need, 0) > 0, f"no {need[0]} kernel built for {need[1]}: {counts}"
     wgmma_variants = {k.model for k in of_kind(kernels, "wgmma_gemm")}
     assert wgmma_variants == {"matmul_fp16", "linear_fp32_weight"}, wgmma_variants
@@ -222,6 +226,19 @@ def test_mma_sync_kernels_issue_hmma(kernels, target):
     assert others and simt_attention and not any(hmma(k.sass) for k in others + simt_attention)
     assert all(k.sass.having("FFMA") for k in simt_attention)
     assert any(k.sass.having("HFMA2", "MMA") for k in others)
+
+
+@pytest.mark.parametrize("target", ["a100", "h100"])
+def test_decoding_kernels_sum_over_shuffles_and_arrive_on_atomics(kernels, target):
+    """flash_decoding's dot products are warp shuffle trees (SHFL.BFLY) and its splits arrive on
+    the launch's counters (an atomic add whose old value is read: ATOMG); FMAs on SIMT lanes."""
+    decoding = of_kind(kernels, "flash_decoding", target)
+    assert decoding
+    for k in decoding:
+        assert k.sass.having("SHFL", "BFLY") and k.sass.having("ATOMG") and k.sass.having("FFMA"), k
+        assert not hmma(k.sass)
+    # the check can fail: the SIMT attention kernel, one block a query tile, has no arrivals
+    assert not any(k.sass.having("ATOMG") for k in of_kind(kernels, "flash_attention_simt", target))
 
 
 @pytest.mark.parametrize("target", ["a100", "h100"])

@@ -1,6 +1,7 @@
-"""On an sm_80+ GPU: the flash_attention kernel (online softmax over key tiles, mma.sync) and its
-SIMT fp32 sibling flash_attention_simt against NumPy, over the cases
-tests/compiler/test_flash_attention.py and test_flash_attention_simt.py run on the host harness.
+"""On an sm_80+ GPU: the flash_attention kernel (online softmax over key tiles, mma.sync), its
+SIMT fp32 sibling flash_attention_simt and the decoding kind flash_decoding (keys split across
+blocks) against NumPy, over the cases tests/compiler/test_flash_attention.py,
+test_flash_attention_simt.py and test_flash_decoding.py run on the host harness.
 
 What the host harness cannot prove: that the hardware's ldmatrix and mma fragments are laid out as
 its emulation assumes where this kernel relies on it most (S's accumulators reused as P.V's A
@@ -19,6 +20,8 @@ cupy, pytestmark = gpu_module(min_capability=80)
 
 from tests.compiler.test_flash_attention import CASES, flash_kernels, flash_only  # noqa: E402,F401  (fixture)
 from tests.compiler.test_flash_attention_simt import CASES as SIMT_CASES, simt_kernels, simt_only  # noqa: E402,F401
+from tests.compiler.test_flash_decoding import (CASES as DECODING_CASES, decoding_attention,  # noqa: E402,F401
+                                                 decoding_feeds, decoding_kernels, decoding_np, decoding_only)
 from tests.compiler.test_resident import TOL, attention_feeds, attention_np, exported_attention  # noqa: E402
 
 
@@ -78,6 +81,30 @@ def test_flash_attention_simt_on_gpu(b, h, s, d, dtype, mask, simt_only):
     np.testing.assert_allclose(got.astype(np.float32), attention_np(feeds, d), rtol=TOL[dtype], atol=TOL[dtype])
     print(f"flash_attention_simt {b}x{h}x{s}x{d} {dtype} {mask} {k['config']['tiles']}: "
           f"{_per_run_us(ex, feeds):.1f} us a run with copies "
+          f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers, {k['spills']} spill bytes)")
+
+
+# the decoding kind (keys split across blocks, the last block of a head combining them): every
+# other host case, forced, and two decoder steps unforced at sizes a 7B decoder has (32 heads x
+# 128 against 2048 and 16384 cached keys), where the micro-model picks it
+@pytest.mark.parametrize("b,h,sq,sk,d,dv,dtype,mask,forced", [c + (True,) for c in DECODING_CASES[::2]] + [
+    (1, 32, 1, 2048, 128, 128, "float16", "padding", False), (1, 32, 1, 16384, 128, 128, "float32", "none", False)])
+def test_flash_decoding_on_gpu(b, h, sq, sk, d, dv, dtype, mask, forced, request):
+    import compiler
+    from compiler.context import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    if forced:
+        request.getfixturevalue("decoding_only")
+    rng = np.random.default_rng(sk * 7 + d + sq)
+    feeds = decoding_feeds(rng, b, h, sq, sk, d, dv, dtype, mask)
+    tgt = _target()
+    art = compiler.compile(decoding_attention(b, h, sq, sk, d, dv, dtype, mask), tgt, CompileOptions())
+    (k,) = decoding_kernels(art.report)
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=tgt.arch))
+    got = ex.run(feeds)[art.plan.outputs[0]]
+    np.testing.assert_allclose(got.astype(np.float32), decoding_np(feeds, d), rtol=TOL[dtype], atol=TOL[dtype])
+    print(f"flash_decoding {b}x{h}x{sq}x{sk}x{d} {dtype} {mask} chunk {k['config']['key_chunk']} x "
+          f"{k['config']['key_splits']} splits: {_per_run_us(ex, feeds):.1f} us a run with copies "
           f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers, {k['spills']} spill bytes)")
 
 

@@ -1,0 +1,223 @@
+"""Kind flash_decoding (compiler/kinds/flash_decoding.py, compiler/codegen/flash_decoding.py):
+attention with few queries a head as one kernel whose blocks split the keys, the last block of a
+head combining the splits. Run on the host harness against NumPy (in default and shuffled block
+order, so that any block may arrive last) over key lengths 1..5000, head sizes 32..256 (and ones
+that are not a multiple of a warp), one to eight queries, with and without padding and causal
+masks, in fp32 and with 16-bit inputs, over every chunk the kind offers; the ONNX Attention op;
+and its price against the other kinds and the members apart."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper, numpy_helper
+
+from compiler import compile
+from compiler.ir.dtypes import DType
+from compiler.kinds import flash_attention, flash_decoding as fd, resident_rows
+from compiler.passes import resident
+from compiler.pipeline import CompileOptions, plan_before
+
+from .test_resident import ONNX_TYPE, TOL, make_model, run
+
+
+def decoding_kernels(report) -> list[dict]:
+    return [k for k in report["kernels"] if k["config"].get("schedule") == fd.NAME]
+
+
+@pytest.fixture
+def decoding_only(monkeypatch):
+    """The welder stage's choice forced to this kind where it applies, to check its kernel at
+    sizes where another kind or the members apart are predicted faster."""
+    kinds = resident._fused_kinds
+    monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
+    monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)   # the longest chain first
+    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
+        k: v for k, v in kinds(spec, target).items() if k == fd.NAME} or kinds(spec, target))
+
+
+def decoding_attention(b, h, sq, sk, d, dv, dtype, mask: str) -> bytes:
+    """Q (sq new tokens) against K and V (sk cached): Q.K^T * scale (+ mask) -> Softmax ->
+    Where(IsNaN, 0) -> .V -> transpose to (b, sq, h, dv), as exporters write a decoder's step."""
+    t = ONNX_TYPE[dtype]
+    scale = numpy_helper.from_array(np.array(1 / np.sqrt(d), DType[dtype].np), "scale")
+    zero = numpy_helper.from_array(np.array(0, DType[dtype].np), "zero")
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["qk"]),
+             helper.make_node("Mul", ["qk", "scale"], ["scores"])]
+    inputs = [("q", t, [b, h, sq, d]), ("k", t, [b, h, sk, d]), ("v", t, [b, h, sk, dv])]
+    logits = "scores"
+    if mask != "none":
+        inputs.append(("mask", t, [b, 1, 1, sk] if mask == "padding" else [sq, sk]))
+        nodes.append(helper.make_node("Add", ["scores", "mask"], ["masked"]))
+        logits = "masked"
+    nodes += [helper.make_node("Softmax", [logits], ["p"], axis=-1),
+              helper.make_node("IsNaN", ["p"], ["nan"]),
+              helper.make_node("Where", ["nan", "zero", "p"], ["pz"]),
+              helper.make_node("MatMul", ["pz", "v"], ["o"]),
+              helper.make_node("Transpose", ["o"], ["y"], perm=[0, 2, 1, 3])]
+    return make_model(nodes, inputs, [("y", t, [b, sq, h, dv])], [scale, zero])
+
+
+def decoding_feeds(rng, b, h, sq, sk, d, dv, dtype, mask) -> dict:
+    np_t = DType[dtype].np
+    feeds = {"q": rng.standard_normal((b, h, sq, d)), "k": rng.standard_normal((b, h, sk, d)),
+             "v": rng.standard_normal((b, h, sk, dv))}
+    feeds = {n: x.astype(np.float32).astype(np_t) for n, x in feeds.items()}
+    if mask == "padding":           # batch i pads its last i * sk / 3 keys
+        m = np.zeros((b, 1, 1, sk), np.float32)
+        for i in range(1, b):
+            m[i, ..., sk - i * max(1, sk // 3):] = -np.inf
+        feeds["mask"] = m.astype(np_t)
+    elif mask == "causal":          # the new tokens are the last sq of the sk
+        feeds["mask"] = np.triu(np.full((sq, sk), -np.inf, np.float32), sk - sq + 1).astype(np_t)
+    return feeds
+
+
+def decoding_np(feeds, d) -> np.ndarray:
+    q, k, v = (feeds[n].astype(np.float32) for n in ("q", "k", "v"))
+    scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1 / np.sqrt(d))
+    if "mask" in feeds:
+        scores = scores + feeds["mask"].astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        p = np.exp(scores - scores.max(-1, keepdims=True))
+        p = p / p.sum(-1, keepdims=True)
+    p = np.where(np.isnan(p), 0, p)
+    return (p @ v).transpose(0, 2, 1, 3)
+
+
+CASES = [
+    # (batch, heads, new tokens, cached keys, head size, value size, dtype, mask)
+    (1, 2, 1, 1, 32, 32, "float32", "none"),
+    (2, 3, 1, 100, 32, 32, "float32", "padding"),
+    (1, 4, 1, 2048, 64, 64, "float32", "padding"),
+    (1, 2, 4, 300, 128, 128, "float32", "causal"),
+    (1, 1, 3, 5000, 256, 256, "float32", "none"),
+    (2, 2, 8, 513, 40, 72, "float32", "causal"),
+    (2, 2, 1, 777, 96, 96, "float16", "padding"),
+    (1, 2, 2, 1030, 64, 64, "bfloat16", "causal"),
+]
+
+
+@pytest.mark.parametrize("b,h,sq,sk,d,dv,dtype,mask", CASES)
+def test_decoding_attention_is_one_kernel_and_right(b, h, sq, sk, d, dv, dtype, mask, decoding_only):
+    rng = np.random.default_rng(sk * 7 + d + sq)
+    feeds = decoding_feeds(rng, b, h, sq, sk, d, dv, dtype, mask)
+    art, got = run(decoding_attention(b, h, sq, sk, d, dv, dtype, mask), feeds)
+    want = decoding_np(feeds, d)
+    for g in got:
+        assert g.dtype == DType[dtype].np
+        np.testing.assert_allclose(g.astype(np.float32), want, rtol=TOL[dtype], atol=TOL[dtype])
+    rep = art.report
+    assert rep["launches_per_inference"] == 1
+    (k,) = decoding_kernels(rep)
+    cfg = k["config"]
+    assert (cfg["row_length"], cfg["head_dim"], cfg["value_dim"], cfg["heads"]) == (sk, d, dv, b * h)
+    assert cfg["key_splits"] == -(-sk // cfg["key_chunk"])
+    assert k["grid"][0] == b * h * cfg["key_splits"] and k["block"][0] == fd.THREADS
+
+
+def test_every_chunk_is_right(monkeypatch, decoding_only):
+    """Each chunk the kind offers, from one split (the closing in the block) to 22 (the head's
+    last block combines them), over a head size that is not a multiple of a warp (40) and a value
+    size that leaves key groups (48: two groups of 64 lanes, the second partly past the end)."""
+    b, h, sq, sk, d, dv = 2, 1, 3, 700, 40, 48
+    rng = np.random.default_rng(21)
+    feeds = decoding_feeds(rng, b, h, sq, sk, d, dv, "float32", "padding")
+    data = decoding_attention(b, h, sq, sk, d, dv, "float32", "padding")
+    want = decoding_np(feeds, d)
+    seen = set()
+    for ch in fd.CHUNKS:
+        if ch > 1024:       # longer than the shortest chunk that holds every key
+            continue
+        t = fd.Tiling(ch, -(-sk // ch), sq, d, dv)
+        monkeypatch.setattr(fd, "configuration", lambda att, spec, target, t=t: fd._config(
+            t, fd.workload(att, spec, t), att.head_count))
+        art, got = run(data, feeds)
+        for g in got:
+            np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
+        (k,) = decoding_kernels(art.report)
+        assert (k["config"]["key_chunk"], k["config"]["key_splits"]) == (ch, t.splits)
+        assert k["shared_bytes"] == t.shared_bytes()
+        seen.add(t.splits)
+    assert seen == {1, 2, 3, 6, 11, 22}
+
+
+def test_a_fully_masked_head_gives_zeros_through_the_nan_guard(decoding_only):
+    """Batch 1 masks every key: each split's max is -inf, so every block's weights are 0, and the
+    guard's zero is written, not 0/0."""
+    b, h, sq, sk, d = 2, 2, 1, 600, 32
+    rng = np.random.default_rng(5)
+    feeds = decoding_feeds(rng, b, h, sq, sk, d, d, "float32", "padding")
+    feeds["mask"][1] = -np.inf
+    art, got = run(decoding_attention(b, h, sq, sk, d, d, "float32", "padding"), feeds)
+    (k,) = decoding_kernels(art.report)
+    assert k["config"]["key_splits"] > 1
+    for g in got:
+        assert np.all(g[1] == 0) and np.all(np.isfinite(g))
+        np.testing.assert_allclose(g, decoding_np(feeds, d), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("sk,d,causal", [(900, 64, 0), (65, 128, 1)])
+def test_onnx_attention_op_decoding(sk, d, causal, decoding_only):
+    """The Attention op's lowering (its -inf -> 0 guard on the max, the division by the sum in
+    the product's epilogue) with one query against sk keys."""
+    from compiler.ir.graph import Node
+    from compiler.ops.registry import lookup
+    rng = np.random.default_rng(sk + d)
+    b, h = 2, 3
+    t = ONNX_TYPE["float32"]
+    feeds = {"q": rng.standard_normal((b, h, 1, d)).astype(np.float32),
+             "k": rng.standard_normal((b, h, sk, d)).astype(np.float32),
+             "v": rng.standard_normal((b, h, sk, d)).astype(np.float32)}
+    feeds["mask"] = np.where(rng.random((1, sk)) < 0.2, -np.inf, 0).astype(np.float32)
+    feeds["mask"][:, 0] = 0
+    node = helper.make_node("Attention", ["q", "k", "v", "mask"], ["y"], is_causal=causal)
+    data = make_model([node], [("q", t, [b, h, 1, d]), ("k", t, [b, h, sk, d]), ("v", t, [b, h, sk, d]),
+                               ("mask", t, [1, sk])], [("y", t, [b, h, 1, d])], opset=23)
+    art, got = run(data, feeds)
+    ir_node = Node(op="Attention", name="a", inputs=("q", "k", "v", "mask"), outputs=("y",),
+                   attrs=(("is_causal", causal),))
+    (want,) = lookup("Attention").reference(ir_node, [feeds[n] for n in ("q", "k", "v", "mask")], 23)
+    for g in got:
+        np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
+    assert art.report["launches_per_inference"] == 1
+    assert decoding_kernels(art.report)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_a_decoders_step_takes_this_kind_unforced_with_its_keys_split(dtype):
+    """One token of 32 heads against 2048 cached keys of 128 (a 7B decoder's step): the other
+    kinds give one block a head, 32 blocks on an h100's 132 SMs; this kind is priced faster than
+    each of them and than the members apart, and its chunk is the micro-model's choice. Its
+    workspace is in the plan's types, sized as the configuration says."""
+    from compiler.roller.micro_model import predict
+    from compiler.targets import get_target
+    data = decoding_attention(1, 32, 1, 2048, 128, 128, dtype, "padding")
+    art = compile(data, "h100", CompileOptions(build=False))
+    (g,) = [g for g in art.report["fusion"]["groups"] if g.get("level") == "shared"]
+    kinds = g["predicted_us"]["kinds"]
+    assert g["predicted_us"]["kind"] == fd.NAME == min(kinds, key=kinds.get)
+    assert resident_rows.NAME in kinds and g["predicted_us"]["fused"] < g["predicted_us"]["apart"]
+    assert art.report["launches_per_inference"] == 1
+    (k,) = decoding_kernels(art.report)
+    assert k["config"]["key_splits"] > 1 and k["grid"][0] == 32 * k["config"]["key_splits"]
+    plan = plan_before("roller", data, "h100", CompileOptions(build=False))
+    (spec,) = [s.spec for s in plan.steps if getattr(getattr(s, "spec", None), "kind", None) == fd.NAME]
+    types = dict(plan.types)
+    assert spec.workspace and types[spec.workspace].shape == (int(spec.config.param("ws_elems")),)
+    assert types[spec.workspace].shape[0] == 32 * k["config"]["key_splits"] * 1 * (128 + 2)
+    target = get_target("h100")
+    att = fd.analyse(spec)
+    best = min(predict(fd._config(t, fd.workload(att, spec, t), 32), target).us
+               for t in fd.tilings(att, target.shared_per_block))
+    assert k["config"]["predicted_us"] == round(best, 4)
+
+
+def test_prefill_is_not_this_kinds():
+    """Nine queries a head or more: the kind declines with the reason (the others tile them)."""
+    from .test_flash_attention import row_chains
+    data = decoding_attention(1, 2, 9, 64, 32, 32, "float32", "none")
+    (spec,) = [s for s in row_chains(data) if not isinstance(flash_attention.recognise(s), str)]
+    why = fd.analyse(spec)
+    assert isinstance(why, str) and "9 queries" in why and fd.applies(spec) == why
+    assert fd.applies(row_chains(decoding_attention(1, 2, 8, 64, 32, 32, "float32", "none"))[0]) is None
