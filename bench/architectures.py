@@ -56,6 +56,33 @@ def architectures(zoo, tf, torch) -> dict:
     def decoder(family, **cfg):
         return build(family, cfg, cache=False), ids
 
+    class DecodeStep(torch.nn.Module):
+        """One generated token: the new token's ids and each layer's cached keys and values in,
+        the last hidden state out (as a serving loop calls a decoder with use_cache)."""
+
+        def __init__(self, model, layers: int):
+            super().__init__()
+            self.model, self.layers = model, layers
+
+        def forward(self, token, *past):
+            cache = tf.DynamicCache(config=self.model.config)
+            for i in range(self.layers):
+                cache.update(past[2 * i], past[2 * i + 1], i)
+            return self.model(input_ids=token, past_key_values=cache, use_cache=True).last_hidden_state
+
+    def step(family, cached: int, **cfg):
+        """`family`'s decoder at one token against `cached` positions in its key/value cache."""
+        def make():
+            return DecodeStep(getattr(tf, f"{family}Model")(getattr(tf, f"{family}Config")(vocab_size=V, **cfg)),
+                              cfg["num_hidden_layers"])
+
+        def inputs():
+            kv = cfg.get("num_key_value_heads", cfg["num_attention_heads"])
+            head = cfg["hidden_size"] // cfg["num_attention_heads"]
+            return (zoo.ids(1, 1, V),) + tuple(torch.randn(1, kv, cached, head)
+                                               for _ in range(2 * cfg["num_hidden_layers"]))
+        return make, inputs
+
     def encoder(family, part=None, **cfg):
         return build(family, cfg, part=part), ids
 
@@ -79,6 +106,10 @@ def architectures(zoo, tf, torch) -> dict:
         "mpt": decoder("Mpt", d_model=128, n_layers=2, n_heads=4, max_seq_len=128),
         "opt": decoder("OPT", **small, ffn_dim=256, word_embed_proj_dim=128),
         "mamba": decoder("Mamba", hidden_size=64, num_hidden_layers=2, state_size=8),
+        # decoder steps: one token against a key/value cache (GQA and not)
+        "llama_step": step("Llama", 255, **gqa),
+        "qwen2_step": step("Qwen2", 511, **gqa),
+        "gpt_neox_step": step("GPTNeoX", 255, **small, intermediate_size=256),
         # encoders
         "roberta": encoder("Roberta", **small, intermediate_size=256),
         "distilbert": encoder("DistilBert", dim=128, n_layers=2, n_heads=4, hidden_dim=256),

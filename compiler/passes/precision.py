@@ -1,7 +1,7 @@
 """The precision stage (Plan -> Plan): contractions in tf32, fp16 or bf16, accumulation in fp32.
 
-For fp16/bf16 every contraction kernel (a sum of products, seen through its GEMM view) is
-rewritten so that its two operands are rounded to the half type: a constant fp32 weight read only
+For fp16/bf16 every contraction kernel (a sum of products, seen through its GEMM view, or a
+matrix-vector product: `operands`) is rewritten so that its two operands are rounded to the half type: a constant fp32 weight read only
 as an operand is converted once at compile time (a new constant, half the bytes; other readers
 keep the fp32 one), any other operand gets an explicit cast fp32 -> half -> fp32 in the tensor
 expression (contractions with K < 16 stay fp32). The sum, the epilogue and every tensor outside the contraction stay fp32, so graph
@@ -11,17 +11,18 @@ With fp32 the plan is returned unchanged. Every rewritten spec carries `precisio
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
-from ..analysis.views import gemm_view
+from ..analysis.views import gemm_view, mul_factors, vars_of
 from ..errors import CompilerError
 from ..ir.dataflow import map_bodies, with_steps
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Stage
-from ..ir.texpr import Binary, Cast, Load, TensorExpr, walk
+from ..ir.texpr import Binary, Cast, Expr, Load, TensorExpr, walk
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 HALF = {"fp16": DType.float16, "bf16": DType.bfloat16}
@@ -70,22 +71,46 @@ def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict
     te = stage.expr
     if te.body.dtype is not DType.float32:
         return None
-    view = gemm_view(te)
-    if view is None or view.K < MIN_REDUCED_K:
+    found = operands(te)
+    if found is None or found[2] < MIN_REDUCED_K:
         return None
     stats["contractions"] += 1
     in_values = list(stage.inputs)
     if precision in HALF:
-        te, in_values = _round_operands(te, view, HALF[precision], in_values, consts, types, converted, stats)
+        te, in_values = _round_operands(te, found[0], found[1], HALF[precision], in_values, consts, types,
+                                        converted, stats)
     return dataclasses.replace(spec, stages=(Stage(te, tuple(in_values), stage.output),), precision=precision)
+
+
+def operands(te: TensorExpr) -> tuple[Expr, Expr, int] | None:
+    """A contraction's two operands and the extent it sums over: its GEMM view's A and B, or the
+    two factors of a matrix-vector product (one operand has no output axis of its own: a decoder
+    step's x . W with one token, which gemm_view leaves to the reduction kinds, and whose weight
+    read is nearly all its traffic). None for anything else: a sum of squares or a norm's
+    variance (both factors over the same output axes) stays fp32."""
+    view = gemm_view(te)
+    if view is not None:
+        return view.a, view.b, view.K
+    if te.reduce is None or te.reduce.op != "sum":
+        return None
+    factors = mul_factors(te.body)
+    if len(factors) != 2 or any(f.dtype is not te.body.dtype or not any(isinstance(x, Load) for x in walk(f))
+                                for f in factors):
+        return None
+    out_vars = {f"i{d}" for d, e in enumerate(te.output.shape) if e != 1}
+    reduced = {n for n, _ in te.reduce.axes}
+    a, b = ((vars_of(f) & out_vars, vars_of(f) & reduced) for f in factors)
+    if not (a[1] and b[1]) or a[0] == b[0] or not (a[0] <= b[0] or b[0] <= a[0]):
+        return None
+    return factors[0], factors[1], math.prod(e for _, e in te.reduce.axes)
 
 
 def _loads_of(e, arg: int) -> int:
     return sum(1 for x in walk(e) if isinstance(x, Load) and x.arg == arg)
 
 
-def _round_operands(te: TensorExpr, view, half: DType, in_values: list[str], consts: dict, types: dict,
-                    converted: dict, stats: dict) -> tuple[TensorExpr, list[str]]:
+def _round_operands(te: TensorExpr, a_expr: Expr, b_expr: Expr, half: DType, in_values: list[str], consts: dict,
+                    types: dict, converted: dict, stats: dict) -> tuple[TensorExpr, list[str]]:
     inputs = list(te.inputs)
     values = list(in_values)
     f32 = DType.float32
@@ -112,6 +137,6 @@ def _round_operands(te: TensorExpr, view, half: DType, in_values: list[str], con
                 return Cast(Load(e.arg, e.index, half), f32)
         return Cast(Cast(e, half), f32)
 
-    a = operand(view.a, view.b)
-    b = operand(view.b, view.a)
+    a = operand(a_expr, b_expr)
+    b = operand(b_expr, a_expr)
     return te.replace(inputs=tuple(inputs), body=Binary("mul", a, b, f32)), values

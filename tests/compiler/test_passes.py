@@ -76,6 +76,52 @@ def test_precision_marks_the_contraction_and_converts_its_weight(lowered):
     assert dict(half.types)["w.float16"].dtype.name == "float16"
 
 
+def _decoder_step_model():
+    """One token (1 x 1 x 64) through x . W (a constant 64 x 32 weight), then the sum of its
+    squares (a norm's statistic) and a dot product with itself over the same axis."""
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((64, 32)).astype(np.float32), "w")
+    v = helper.make_tensor_value_info
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="mv"),
+             helper.make_node("ReduceSumSquare", ["m"], ["ss"], name="norm", keepdims=1),
+             helper.make_node("Mul", ["m", "ss"], ["y"], name="scale")]
+    g = helper.make_graph(nodes, "step", [v("x", TensorProto.FLOAT, [1, 1, 64])],
+                          [v("y", TensorProto.FLOAT, [1, 1, 32])], [w])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_precision_rounds_a_matrix_vector_product_but_not_a_sum_of_squares():
+    """A decoder step's x . W has no GEMM view (one token: no M), yet its weight is nearly all of
+    its traffic: fp16 converts the weight and rounds x; the sum of squares after it (both factors
+    over the same axes) stays fp32. The plan stays right on the host harness."""
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    im = import_model(_decoder_step_model())
+    plan = lower_graph(im.graph, im.opset)
+    half, info = precision_plan(plan, "fp16")
+    verify_plan(half)
+    assert info["contractions"] == 1 and info["weights_converted"] == 1 and info["weight_bytes_saved"] == 64 * 32 * 2
+    mv, norm = _specs(half)[:2]
+    assert mv.precision == "fp16" and mv.stages[0].inputs == ("x", "w.float16") and norm.precision is None
+    data = _decoder_step_model().SerializeToString()
+    x = np.random.default_rng(2).standard_normal((1, 1, 64)).astype(np.float32)
+    w = numpy_helper.to_array(_decoder_step_model().graph.initializer[0])
+
+    def step(m):
+        return m * (m * m).sum(-1, keepdims=True)
+    got = {}
+    for precision in ("fp32", "fp16"):
+        art = compile(data, "h100", CompileOptions(build=False, precision=precision))
+        got[precision] = Executor(art.plan, make_backend("host")).run({"x": x})["y"]
+    exact = step(x @ w)
+    rounded = step(x.astype(np.float16).astype(np.float32) @ w.astype(np.float16).astype(np.float32))
+    np.testing.assert_allclose(got["fp32"], exact, rtol=1e-5)
+    np.testing.assert_allclose(got["fp16"], rounded, rtol=1e-5)      # operands rounded, sums in fp32
+    assert np.abs(got["fp16"] - exact).max() > 10 * np.abs(got["fp16"] - rounded).max()
+    np.testing.assert_allclose(got["fp16"], exact, rtol=1e-2)
+
+
 def test_roller_gives_every_tileable_spec_a_kind_and_its_candidates(lowered):
     tiled, stats = roller_plan(lowered, H100)
     verify_plan(tiled)
