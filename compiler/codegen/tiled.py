@@ -475,6 +475,58 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
                   block=(T, 1, 1), shared_bytes=shared, expr=te)
 
 
+def render_reduce_columns(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: str, out_value: str,
+                          in_values) -> Kernel:
+    """Consecutive outputs across a warp's lanes (`rows_across_lanes` a block), each output's
+    reduction split among `k_groups` thread groups (group g takes k = g, g + G, ...): one load
+    instruction reads RL consecutive outputs' elements at one k, coalesced where the outputs are
+    contiguous and k strided (a matrix-vector product x . W with W stored k-major, as exporters
+    write a Linear; a column sum). The groups' partials meet in shared memory and group 0 combines
+    them in group order (deterministic). Every group has a k (G <= K), so max/min need no flag
+    across groups."""
+    RL = int(cfg.param("rows_across_lanes"))
+    G = int(cfg.param("k_groups"))
+    T = RL * G
+    op = te.reduce.op
+    it = index_ctype(te)
+    vt = te.body.dtype.compute_ctype
+    flag = op in ("max", "min")
+    R, K = view.R, view.K
+    if G > K:
+        raise ValueError(f"{prefix}: {G} k groups for a reduction over {K}")
+    L = ["  BY_SHARED_BUFFER(by_smem);",
+         "  const int tid = threadIdx.x;",
+         f"  const int by_r = tid % {RL}, by_g = tid / {RL};",
+         f"  const {it} row = ({it}){BLOCK_X} * {RL} + by_r;",
+         f"  const bool active = row < {R};",
+         f"  {vt} by_racc = {_INIT[op]};"]
+    if flag:
+        L.append("  int have = 0;")
+    _unit_vars(L, "  ", it, view.unit)
+    L.append(f"  const {it} rowc = active ? row : 0;")
+    _decompose(L, "  ", it, "rowc", view.rows, "by_rr")
+    L += ["  if (active) {", "    #pragma unroll 4", f"    for ({it} k = by_g; k < {K}; k += {G}) {{"]
+    _decompose(L, "      ", it, "k", view.k, "by_rk")
+    val = _render(te, te.body, L, "      ", it)
+    L.append(f"      const {vt} v = {val};")
+    L.append(accumulate(op, flag, "      "))
+    L += ["    }", "  }"]
+    if flag:
+        L.append("  (void)have;")
+    L += [f"  {vt}* const part = reinterpret_cast<{vt}*>(by_smem);",
+          "  part[tid] = by_racc;",
+          "  __syncthreads();",
+          "  if (by_g != 0 || !active) return;",
+          f"  for (int g = 1; g < {G}; ++g) {{",
+          f"    const {vt} other = part[g * {RL} + by_r];",
+          f"    by_racc = {combine(op, 'by_racc', 'other')};",
+          "  }"]
+    _epilogue(te, L, "  ", it, "by_racc", te.body.dtype)
+    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=(T,))
+    return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values),
+                  grid=(math.ceil(R / RL), 1, 1), block=(T, 1, 1), shared_bytes=T * ctype_size(vt), expr=te)
+
+
 # ---- elementwise -------------------------------------------------------------------------------
 
 def render_elementwise(te: TensorExpr, view: ElementwiseView, cfg: KernelConfig, prefix: str, out_value: str,

@@ -1,13 +1,15 @@
 """Kind `reduce`: one or more threads per output of a reduction (codegen/tiled.py).
 
 Adaptive thread mapping: how many threads share one row (1 to 1024; over 32 the warps meet in
-shared memory), chosen by the coalescing of the loads each mapping makes."""
+shared memory), or consecutive rows across a warp's lanes with the rows' k split among thread
+groups (`column_candidates`: k strided, outputs contiguous), chosen by the coalescing of the loads
+each mapping makes."""
 from __future__ import annotations
 
 import math
 
 from ..analysis.views import ReduceView, decompose, reduce_view, sectors_per_request
-from ..codegen.tiled import ctype_size, render_reduce
+from ..codegen.tiled import ctype_size, render_reduce, render_reduce_columns
 from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
@@ -66,11 +68,56 @@ def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
             tiles = (RTile("block", (("rows", rpb), ("k", tpr))), RTile("warp", (("rows", max(1, 32 // tpr)), ("k", min(tpr, 32)))),
                      RTile("thread", (("rows", 1), ("k", 1))))
             out.append(KernelConfig("reduce", tiles, (("block_threads", T), ("threads_per_row", tpr)), w))
+    return out + column_candidates(te, view, target)
+
+
+COLUMN_LANES = (32, 64, 128)
+COLUMN_GROUPS = (2, 4, 8, 16, 32)
+
+
+def column_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
+    """Consecutive outputs across lanes, each output's k split among G thread groups of the block
+    (codegen/tiled.py render_reduce_columns): for outputs contiguous in memory with k strided, a
+    warp's load reads 32 neighbouring outputs' elements, and the groups give a few hundred outputs
+    (a decoder step's x . W) enough warps to keep DRAM busy."""
+    R, K = view.R, view.K
+    sizes = io_sizes(te)
+    n_loads = max(1, load_count(te.body))
+    ops = ops_per_element(te.body)
+    item = ctype_size(te.body.dtype.compute_ctype)
+    out = []
+    for RL in COLUMN_LANES:
+        if RL > 32 and RL > R:
+            continue
+        envs = []
+        mid = (R // 2) // RL * RL
+        for lane in range(32):
+            env = decompose(min(mid + lane, max(R - 1, 0)), view.rows)
+            env.update(decompose(K // 2, view.k))
+            envs.append(env)
+        sectors = sectors_per_request(te.body, te.inputs, envs, SECTOR) or 1.0
+        for G in COLUMN_GROUPS:
+            T = RL * G
+            if G > K or T > target.max_threads_per_block:
+                continue
+            blocks = math.ceil(R / RL)
+            requests = blocks * (RL / 32) * K * n_loads
+            l2 = requests * sectors * SECTOR + te.output.nbytes
+            w = Workload(blocks=blocks, threads=T, shared_bytes=T * item, registers=32,
+                         flops=float(R * K * ops + R * G), compute_dtype=te.body.dtype.name,
+                         dram_bytes=dram_bytes(sizes, l2, target), l2_bytes=l2,
+                         shared_bytes_moved=blocks * T * item * 2.0, ilp=1.0, issue_efficiency=0.5)
+            tiles = (RTile("block", (("rows", RL), ("k", G))), RTile("warp", (("rows", 32), ("k", 1))),
+                     RTile("thread", (("rows", 1), ("k", 1))))
+            out.append(KernelConfig("reduce", tiles, (("block_threads", T), ("rows_across_lanes", RL),
+                                                      ("k_groups", G)), w))
     return out
 
 
 def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
     """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
+    if cfg.param("k_groups"):
+        return render_reduce_columns(te, view(te), cfg, prefix, out_value, in_values)
     return render_reduce(te, view(te), cfg, prefix, out_value, in_values)
 
 

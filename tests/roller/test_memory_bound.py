@@ -298,3 +298,55 @@ def test_split_reduce_through_the_roller_stage(op):
     for k in ks:
         module.launch(k, [bufs[p.value] for p in k.params])
     np.testing.assert_allclose(bufs[kernel.params[-1].value], ref, rtol=1e-4, atol=1e-3)
+
+
+# ---- reductions with outputs across lanes (k strided) ------------------------------------------
+
+def column_configs(te):
+    return [c for c in construct_rtiles(te, H100, 10**6) if c.kind == "reduce" and c.param("k_groups")]
+
+
+@pytest.mark.parametrize("op,shape,attrs", [
+    ("ReduceSum", (300, 97), {"axes": [0]}),          # a column sum: outputs not a multiple of a warp
+    ("ReduceMax", (77, 130), {"axes": [0]}),
+    ("ReduceMin", (40, 3, 33), {"axes": [0, 1]}),      # two reduced axes, k = 120
+    ("ReduceProd", (12, 64), {"axes": [0]}),           # k = 12: fewer than some groups (those are left out)
+])
+def test_column_reductions_are_right_over_every_mapping(op, shape, attrs):
+    """Every lanes x groups mapping offered, built by NVRTC and run on the host harness in fixed
+    and shuffled thread order (max/min need no flag across groups: each group has a k)."""
+    rng = np.random.default_rng(len(shape) + shape[0])
+    x = (1 + 0.05 * _a(rng, shape)) if op == "ReduceProd" else _a(rng, shape)
+    axes = attrs["axes"]
+    kernel, ref = lower_single(op, [x.astype(np.float32), np.array(axes, np.int64)], {"keepdims": 0},
+                               consts={1: np.array(axes, np.int64)})
+    cfgs = column_configs(kernel.expr)
+    K = int(np.prod([shape[a] for a in axes]))
+    assert cfgs and all(c.param("k_groups") <= K for c in cfgs)
+    assert {c.param("k_groups") for c in cfgs} == {g for g in (2, 4, 8, 16, 32) if g <= K}
+    kernels = rendered(kernel, cfgs)
+    check_builds(kernels[:4])
+    run_on_host(kernels, [x.astype(np.float32)], ref, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(ref).max())))
+
+
+def test_a_matrix_vector_product_is_right_and_takes_the_column_mapping():
+    """x . W with one row (a decoder step's Linear, W stored k-major as exporters write it): the
+    micro-model picks outputs across lanes with k split among groups at 1 x 4096 x 4096, predicted
+    faster than any threads-per-output mapping; at a small size every such mapping is right."""
+    from tests.roller.single_op import lower_types
+    rng = np.random.default_rng(3)
+    x, w = _a(rng, (1, 1, 200)), _a(rng, (200, 100))
+    kernel, ref = lower_single("MatMul", [x, w], {})
+    cfgs = column_configs(kernel.expr)
+    run_on_host(rendered(kernel, cfgs), [x, w], ref, rtol=1e-5, atol=1e-4)
+    big = lower_types("MatMul", [TensorType(DType.float32, (1, 1, 4096)), TensorType(DType.float32, (4096, 4096))],
+                      TensorType(DType.float32, (1, 1, 4096)), {})
+    ranked = construct_rtiles(big.expr, H100, 10**6)
+    best = ranked[0]
+    assert best.kind == "reduce" and best.param("k_groups")
+    per_output = [c for c in ranked if c.kind == "reduce" and not c.param("k_groups")]
+    assert per_output and predict(best, H100).us < min(predict(c, H100).us for c in per_output)
+    # the check can fail: a row-major reduction (k contiguous) keeps threads along its rows
+    rows = lower_types("ReduceSum", [TensorType(DType.float32, (64, 4096)), TensorType(DType.int64, (1,))],
+                       TensorType(DType.float32, (64,)), {"keepdims": 0}, consts={1: np.array([1], np.int64)})
+    assert not construct_rtiles(rows.expr, H100, 10**6)[0].param("k_groups")

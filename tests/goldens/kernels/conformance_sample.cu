@@ -988,13 +988,14 @@ BY_KERNEL void __launch_bounds__(256) attention_pv_rows_k0(const float* __restri
 
 // golden: test_averagepool_1d_default h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: avgpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 0: avgpool_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=512 params=[float out:float]
 
 // ===== avgpool_k0 =====
 BY_DEVICE void avgpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
+  const int by_r = tid % 64, by_g = tid / 64;
+  const int row = (int)by_block.idx.x * 64 + by_r;
   const bool active = row < 93;
   float by_racc = 0;
   const int i0 = 0;
@@ -1002,17 +1003,26 @@ BY_DEVICE void avgpool_k0_body(const float* __restrict__ in0, float* __restrict_
   int by_rr = rowc;
   const int i2 = by_rr % 31; by_rr /= 31;
   const int i1 = by_rr;
-  if (active) for (int k = lane; k < 2; k += 1) {
-    const int r0 = k;
-    const float v = in0[(i0)*96 + (i1)*32 + ((i2 + r0))];
-    by_racc = by_racc + v;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 2; k += 2) {
+      const int r0 = k;
+      const float v = in0[(i0)*96 + (i1)*32 + ((i2 + r0))];
+      by_racc = by_racc + v;
+    }
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*31 + (i2)] = (float)((acc / 2.0f));
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 2; ++g) {
+    const float other = part[g * 64 + by_r];
+    by_racc = by_racc + other;
   }
+  const float acc = by_racc;
+  out[(i1)*31 + (i2)] = (float)((acc / 2.0f));
 }
-BY_KERNEL void __launch_bounds__(256) avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) avgpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
   avgpool_k0_body(in0, out, by_this_block());
 }
 
@@ -5381,13 +5391,14 @@ BY_KERNEL void __launch_bounds__(32) sub_regrows_k0(const float* __restrict__ in
 
 // golden: test_lppool_1d_default h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: lppool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 0: lppool_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=512 params=[float out:float]
 
 // ===== lppool_k0 =====
 BY_DEVICE void lppool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
+  const int by_r = tid % 64, by_g = tid / 64;
+  const int row = (int)by_block.idx.x * 64 + by_r;
   const bool active = row < 93;
   float by_racc = 0;
   const int i0 = 0;
@@ -5395,17 +5406,26 @@ BY_DEVICE void lppool_k0_body(const float* __restrict__ in0, float* __restrict__
   int by_rr = rowc;
   const int i2 = by_rr % 31; by_rr /= 31;
   const int i1 = by_rr;
-  if (active) for (int k = lane; k < 2; k += 1) {
-    const int r0 = k;
-    const float v = by_pow(by_abs(in0[(i0)*96 + (i1)*32 + ((i2 + r0))]), 3.0f);
-    by_racc = by_racc + v;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 2; k += 2) {
+      const int r0 = k;
+      const float v = by_pow(by_abs(in0[(i0)*96 + (i1)*32 + ((i2 + r0))]), 3.0f);
+      by_racc = by_racc + v;
+    }
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*31 + (i2)] = (float)(by_pow(acc, 0.3333333333333333f));
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 2; ++g) {
+    const float other = part[g * 64 + by_r];
+    by_racc = by_racc + other;
   }
+  const float acc = by_racc;
+  out[(i1)*31 + (i2)] = (float)(by_pow(acc, 0.3333333333333333f));
 }
-BY_KERNEL void __launch_bounds__(256) lppool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) lppool_k0(const float* __restrict__ in0, float* __restrict__ out) {
   lppool_k0_body(in0, out, by_this_block());
 }
 
@@ -5667,13 +5687,14 @@ BY_KERNEL void matmul_integer_k0(const unsigned char* __restrict__ in0, const un
 
 // golden: test_maxpool_1d_default h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: maxpool_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
+// launch 0: maxpool_k0 grid=[2, 1, 1] block=[128, 1, 1] shared=512 params=[float out:float]
 
 // ===== maxpool_k0 =====
 BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
+  const int by_r = tid % 64, by_g = tid / 64;
+  const int row = (int)by_block.idx.x * 64 + by_r;
   const bool active = row < 93;
   float by_racc = 0;
   int have = 0;
@@ -5682,18 +5703,27 @@ BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict_
   int by_rr = rowc;
   const int i2 = by_rr % 31; by_rr /= 31;
   const int i1 = by_rr;
-  if (active) for (int k = lane; k < 2; k += 1) {
-    const int r0 = k;
-    const float v = in0[(i0)*96 + (i1)*32 + ((i2 + r0))];
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 2; k += 2) {
+      const int r0 = k;
+      const float v = in0[(i0)*96 + (i1)*32 + ((i2 + r0))];
+      by_racc = have ? by_max(by_racc, v) : v; have = 1;
+    }
   }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i1)*31 + (i2)] = (float)(acc);
+  (void)have;
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 2; ++g) {
+    const float other = part[g * 64 + by_r];
+    by_racc = by_max(by_racc, other);
   }
+  const float acc = by_racc;
+  out[(i1)*31 + (i2)] = (float)(acc);
 }
-BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
   maxpool_k0_body(in0, out, by_this_block());
 }
 
@@ -7618,8 +7648,8 @@ BY_KERNEL void scatter_nd_update_k0(const long long* __restrict__ idx, const flo
 // golden: test_sce_NCd1_mean_weight_negative_ii h100 fp32
 // 3 launches, 3 distinct kernels
 // launch 0: sce_logsumexp_regrows_k0 grid=[18, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float]
-// launch 1: sce_loss_weight_sum_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float out:float]
-// launch 2: sce_loss_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float long long float float float out:float]
+// launch 1: sce_loss_weight_sum_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=2048 params=[float long long float float out:float]
+// launch 2: sce_loss_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=2048 params=[float long long float float float out:float]
 
 // ===== sce_logsumexp_regrows_k0 =====
 BY_DEVICE void sce_logsumexp_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
@@ -7684,51 +7714,71 @@ BY_KERNEL void __launch_bounds__(32) sce_logsumexp_regrows_k0(const float* __res
 
 // ===== sce_loss_weight_sum_k0 =====
 BY_DEVICE void sce_loss_weight_sum_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
+  const int by_r = tid % 32, by_g = tid / 32;
+  const int row = (int)by_block.idx.x * 32 + by_r;
   const bool active = row < 1;
   float by_racc = 0;
   const int rowc = active ? row : 0;
-  if (active) for (int k = lane; k < 18; k += 1) {
-    int by_rk = k;
-    const int r1 = by_rk % 6; by_rk /= 6;
-    const int r0 = by_rk;
-    const long long t0 = in1[(r0)*6 + (r1)];
-    const float v = ((t0 != (-1ll)) ? in3[(by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))] : 0.0f);
-    by_racc = by_racc + v;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 18; k += 16) {
+      int by_rk = k;
+      const int r1 = by_rk % 6; by_rk /= 6;
+      const int r0 = by_rk;
+      const long long t0 = in1[(r0)*6 + (r1)];
+      const float v = ((t0 != (-1ll)) ? in3[(by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))] : 0.0f);
+      by_racc = by_racc + v;
+    }
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[0] = (float)(acc);
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 16; ++g) {
+    const float other = part[g * 32 + by_r];
+    by_racc = by_racc + other;
   }
+  const float acc = by_racc;
+  out[0] = (float)(acc);
 }
-BY_KERNEL void __launch_bounds__(256) sce_loss_weight_sum_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(512) sce_loss_weight_sum_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
   sce_loss_weight_sum_k0_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== sce_loss_k0 =====
 BY_DEVICE void sce_loss_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
+  const int by_r = tid % 32, by_g = tid / 32;
+  const int row = (int)by_block.idx.x * 32 + by_r;
   const bool active = row < 1;
   float by_racc = 0;
   const int rowc = active ? row : 0;
-  if (active) for (int k = lane; k < 18; k += 1) {
-    int by_rk = k;
-    const int r1 = by_rk % 6; by_rk /= 6;
-    const int r0 = by_rk;
-    const long long t0 = in1[(r0)*6 + (r1)];
-    const float v = ((t0 != (-1ll)) ? by_neg(((in0[(r0)*30 + (by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))*6 + (r1)] - in2[(r0)*6 + (r1)]) * in3[(by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))])) : 0.0f);
-    by_racc = by_racc + v;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 18; k += 16) {
+      int by_rk = k;
+      const int r1 = by_rk % 6; by_rk /= 6;
+      const int r0 = by_rk;
+      const long long t0 = in1[(r0)*6 + (r1)];
+      const float v = ((t0 != (-1ll)) ? by_neg(((in0[(r0)*30 + (by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))*6 + (r1)] - in2[(r0)*6 + (r1)]) * in3[(by_min((long long)(by_max((long long)(t0), (long long)((0ll)))), (long long)((4ll))))])) : 0.0f);
+      by_racc = by_racc + v;
+    }
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[0] = (float)((acc / in4[0]));
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 16; ++g) {
+    const float other = part[g * 32 + by_r];
+    by_racc = by_racc + other;
   }
+  const float acc = by_racc;
+  out[0] = (float)((acc / in4[0]));
 }
-BY_KERNEL void __launch_bounds__(256) sce_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(512) sce_loss_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
   sce_loss_k0_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 

@@ -1,12 +1,12 @@
 // golden: mobilenetv2.onnx h100 fp16
 // 37 launches, 23 distinct kernels
 // launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1408 params=[float by_half float out:float]
-// launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float float float out:float]
+// launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=512 params=[float float float out:float]
 // launch 2: conv_k2 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float by_half float float float out:float]
 // launch 3: conv_k3 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
 // launch 4: conv_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=14592 params=[float by_half float out:float]
 // launch 5: conv_k5 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
-// launch 6: conv_k6 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
+// launch 6: conv_k6 grid=[384, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float out:float]
 // launch 7: conv_k7 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float by_half float float float float out:float]
 // launch 8: conv_k8 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float by_half float out:float]
 // launch 9: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float by_half float out:float]
@@ -128,9 +128,10 @@ BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict_
 
 // ===== conv_k1 =====
 BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 4;
-  const int row = (int)by_block.idx.x * 32 + tid / 4;
+  const int by_r = tid % 32, by_g = tid / 32;
+  const int row = (int)by_block.idx.x * 32 + by_r;
   const bool active = row < 16384;
   float by_racc = 0;
   const int i0 = 0;
@@ -139,23 +140,28 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const float* __restri
   const int i3 = by_rr % 32; by_rr /= 32;
   const int i2 = by_rr % 32; by_rr /= 32;
   const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 4) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 + r0) - (1ll));
-    const int t1 = ((i3 + r1) - (1ll));
-    const float v = ((((((t0 >= (0ll)) && (t0 < (32ll))) && (t1 >= (0ll))) && (t1 < (32ll))) ? in0[(i0)*16384 + (i1)*1024 + (t0)*32 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 9; k += 4) {
+      int by_rk = k;
+      const int r1 = by_rk % 3; by_rk /= 3;
+      const int r0 = by_rk;
+      const int t0 = ((i2 + r0) - (1ll));
+      const int t1 = ((i3 + r1) - (1ll));
+      const float v = ((((((t0 >= (0ll)) && (t0 < (32ll))) && (t1 >= (0ll))) && (t1 < (32ll))) ? in0[(i0)*16384 + (i1)*1024 + (t0)*32 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+      by_racc = by_racc + v;
+    }
   }
-  for (int o = 2; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 4; ++g) {
+    const float other = part[g * 32 + by_r];
     by_racc = by_racc + other;
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
+  const float acc = by_racc;
+  out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
 }
 BY_KERNEL void __launch_bounds__(128) conv_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k1_body(in0, in1, in2, out, by_this_block());
@@ -477,9 +483,10 @@ BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ 
 
 // ===== conv_k6 =====
 BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 4;
-  const int row = (int)by_block.idx.x * 64 + tid / 4;
+  const int by_r = tid % 32, by_g = tid / 32;
+  const int row = (int)by_block.idx.x * 32 + by_r;
   const bool active = row < 12288;
   float by_racc = 0;
   const int i0 = 0;
@@ -488,23 +495,28 @@ BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const float* __restri
   const int i3 = by_rr % 16; by_rr /= 16;
   const int i2 = by_rr % 16; by_rr /= 16;
   const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 4) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = ((i2 + r0) - (1ll));
-    const int t1 = ((i3 + r1) - (1ll));
-    const float v = ((((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*12288 + (i1)*256 + (t0)*16 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
-    by_racc = by_racc + v;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 9; k += 8) {
+      int by_rk = k;
+      const int r1 = by_rk % 3; by_rk /= 3;
+      const int r0 = by_rk;
+      const int t0 = ((i2 + r0) - (1ll));
+      const int t1 = ((i3 + r1) - (1ll));
+      const float v = ((((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*12288 + (i1)*256 + (t0)*16 + (t1)] : 0.0f) * in1[(i1)*9 + (r0)*3 + (r1)]);
+      by_racc = by_racc + v;
+    }
   }
-  for (int o = 2; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 8; ++g) {
+    const float other = part[g * 32 + by_r];
     by_racc = by_racc + other;
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
-  }
+  const float acc = by_racc;
+  out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_min(by_max((acc + in2[(i1)]), 0.0f), 6.0f));
 }
 BY_KERNEL void __launch_bounds__(256) conv_k6(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
   conv_k6_body(in0, in1, in2, out, by_this_block());

@@ -1,7 +1,7 @@
 // golden: resnet.onnx h100 fp16
 // 15 launches, 15 distinct kernels
 // launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1536 params=[float by_half float out:float out:float]
-// launch 1: maxpool_k0 grid=[512, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
+// launch 1: maxpool_k0 grid=[256, 1, 1] block=[256, 1, 1] shared=1024 params=[float out:float]
 // launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:float]
 // launch 3: conv_k2 grid=[32, 1, 1] block=[32, 1, 1] shared=3072 params=[float by_half float out:float out:float]
 // launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
@@ -167,9 +167,10 @@ BY_KERNEL void __launch_bounds__(64) conv_k0(const float* __restrict__ in0, cons
 
 // ===== maxpool_k0 =====
 BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int lane = tid % 8;
-  const int row = (int)by_block.idx.x * 16 + tid / 8;
+  const int by_r = tid % 32, by_g = tid / 32;
+  const int row = (int)by_block.idx.x * 32 + by_r;
   const bool active = row < 8192;
   float by_racc = 0;
   int have = 0;
@@ -179,27 +180,31 @@ BY_DEVICE void maxpool_k0_body(const float* __restrict__ in0, float* __restrict_
   const int i3 = by_rr % 16; by_rr /= 16;
   const int i2 = by_rr % 16; by_rr /= 16;
   const int i1 = by_rr;
-  if (active) for (int k = lane; k < 9; k += 8) {
-    int by_rk = k;
-    const int r1 = by_rk % 3; by_rk /= 3;
-    const int r0 = by_rk;
-    const int t0 = (((i2 * (2ll)) + r0) - (1ll));
-    const int t1 = (((i3 * (2ll)) + r1) - (1ll));
-    const float v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*32768 + (i1)*1024 + (t0)*32 + (t1)] : (-by_inf_f()));
-    by_racc = have ? by_max(by_racc, v) : v; have = 1;
+  if (active) {
+    #pragma unroll 4
+    for (int k = by_g; k < 9; k += 8) {
+      int by_rk = k;
+      const int r1 = by_rk % 3; by_rk /= 3;
+      const int r0 = by_rk;
+      const int t0 = (((i2 * (2ll)) + r0) - (1ll));
+      const int t1 = (((i3 * (2ll)) + r1) - (1ll));
+      const float v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*32768 + (i1)*1024 + (t0)*32 + (t1)] : (-by_inf_f()));
+      by_racc = have ? by_max(by_racc, v) : v; have = 1;
+    }
   }
-  for (int o = 4; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
-    const int other_have = __shfl_xor_sync(0xFFFFFFFFu, have, o);
-    if (other_have) { by_racc = have ? by_max(by_racc, other) : other; have = 1; }
+  (void)have;
+  float* const part = reinterpret_cast<float*>(by_smem);
+  part[tid] = by_racc;
+  __syncthreads();
+  if (by_g != 0 || !active) return;
+  for (int g = 1; g < 8; ++g) {
+    const float other = part[g * 32 + by_r];
+    by_racc = by_max(by_racc, other);
   }
-  if (active && lane == 0) {
-    (void)have;
-    const float acc = by_racc;
-    out[(i1)*256 + (i2)*16 + (i3)] = (float)(acc);
-  }
+  const float acc = by_racc;
+  out[(i1)*256 + (i2)*16 + (i3)] = (float)(acc);
 }
-BY_KERNEL void __launch_bounds__(128) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, float* __restrict__ out) {
   maxpool_k0_body(in0, out, by_this_block());
 }
 
