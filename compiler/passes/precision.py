@@ -29,6 +29,11 @@ HALF = {"fp16": DType.float16, "bf16": DType.bfloat16}
 # Contractions over fewer terms (depthwise convolutions, outer products) stay fp32: shorter than
 # one mma k step, they are memory-bound, and rounding their inputs costs accuracy for no speed.
 MIN_REDUCED_K = 16
+# A matrix-vector product is rounded only for a constant weight of at least this many bytes: its
+# read is then the product's time (over 0.3 us at an H100's 3.35 TB/s, a sixth of a launch), and
+# halving it pays for the rounding; a squeeze-excitation block's small FCs stay fp32 (and in the
+# row chain the welder stage makes of them).
+MIN_MATVEC_WEIGHT_BYTES = 1 << 20
 
 
 def check_precision(precision: str) -> None:
@@ -74,6 +79,8 @@ def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict
     found = operands(te)
     if found is None or found[2] < MIN_REDUCED_K:
         return None
+    if gemm_view(te) is None and not _large_weight(found[:2], stage.inputs, consts):
+        return None
     stats["contractions"] += 1
     in_values = list(stage.inputs)
     if precision in HALF:
@@ -86,7 +93,8 @@ def operands(te: TensorExpr) -> tuple[Expr, Expr, int] | None:
     """A contraction's two operands and the extent it sums over: its GEMM view's A and B, or the
     two factors of a matrix-vector product (one operand has no output axis of its own: a decoder
     step's x . W with one token, which gemm_view leaves to the reduction kinds, and whose weight
-    read is nearly all its traffic). None for anything else: a sum of squares or a norm's
+    read is nearly all its traffic: rounded when that weight is large, `_large_weight`). None for
+    anything else: a sum of squares or a norm's
     variance (both factors over the same output axes) stays fp32."""
     view = gemm_view(te)
     if view is not None:
@@ -103,6 +111,12 @@ def operands(te: TensorExpr) -> tuple[Expr, Expr, int] | None:
     if not (a[1] and b[1]) or a[0] == b[0] or not (a[0] <= b[0] or b[0] <= a[0]):
         return None
     return factors[0], factors[1], math.prod(e for _, e in te.reduce.axes)
+
+
+def _large_weight(factors, in_values, consts: dict) -> bool:
+    """Whether one factor is a load of a constant of at least MIN_MATVEC_WEIGHT_BYTES."""
+    return any(isinstance(f, Load) and in_values[f.arg] in consts
+               and consts[in_values[f.arg]].type.nbytes >= MIN_MATVEC_WEIGHT_BYTES for f in factors)
 
 
 def _loads_of(e, arg: int) -> int:

@@ -1,9 +1,9 @@
 // golden: rnn_loop.onnx h100 fp16
 // 1 launches, 1 distinct kernels
-// launch 0: device_loop_k0 grid=[5, 1, 1] block=[1024, 1, 1] shared=4096 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long by_half float out:float float by_half float out:float out:bool out:long long out:float]
+// launch 0: device_loop_k0 grid=[129, 1, 1] block=[512, 1, 1] shared=32 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
 
 // ===== device_loop_k0 =====
-BY_DEVICE_CALLED void add_9e2ad08a72e3517a_w512_body(const long long*  in0, long long*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -13,71 +13,89 @@ BY_DEVICE_CALLED void add_9e2ad08a72e3517a_w512_body(const long long*  in0, long
     }
   }
 }
-BY_DEVICE_CALLED void matmul_9781c47ad6d50f8d_body(const float*  in0, const by_half*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_w128_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int by_r = tid % 32, by_g = tid / 32;
-  const int row = (int)by_block.idx.x * 32 + by_r;
+  const int lane = tid % 128;
+  const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
   float by_racc = 0;
   const int i0 = 0;
   const int rowc = active ? row : 0;
   const int i1 = rowc;
-  if (active) {
-    #pragma unroll 4
-    for (int k = by_g; k < 128; k += 32) {
-      const int r0 = k;
-      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
-      by_racc = by_racc + v;
-    }
+  if (active) for (int k = lane; k < 128; k += 128) {
+    const int r0 = k;
+    const float v = (in0[(i0)*128 + (r0)] * in1[(r0)*128 + (i1)]);
+    by_racc = by_racc + v;
   }
-  float* const part = reinterpret_cast<float*>(by_smem);
-  part[tid] = by_racc;
-  __syncthreads();
-  if (by_g != 0 || !active) return;
-  for (int g = 1; g < 32; ++g) {
-    const float other = part[g * 32 + by_r];
+  for (int o = 16; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
     by_racc = by_racc + other;
   }
-  const float acc = by_racc;
-  out[(i1)] = (float)((acc + in2[(i1)]));
+  float* const part = reinterpret_cast<float*>(by_smem);
+  int* const part_have = reinterpret_cast<int*>(part + 4);
+  if ((tid & 31) == 0) {
+    part[tid >> 5] = by_racc;
+    part_have[tid >> 5] = 1;
+  }
+  by_part_sync(1u, 128u);
+  if (tid < 32) {
+    by_racc = tid < 4 ? part[tid] : (float)0;
+    for (int o = 16; o > 0; o >>= 1) {
+      const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+      by_racc = by_racc + other;
+    }
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)((acc + in2[(i1)]));
+  }
 }
-BY_DEVICE_CALLED void colaunch_842b7c7ce6d22ade_body(const long long*  m0_in0, long long*  m0_out, const float*  m1_in0, const by_half*  m1_in1, const float*  m1_in2, float*  m1_out, const by_block_index by_block) {
+BY_DEVICE_CALLED void colaunch_39b59003ae64c81d_body(const long long*  m0_in0, long long*  m0_out, const float*  m1_in0, const float*  m1_in1, const float*  m1_in2, float*  m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 1u) { if (threadIdx.x < 512u) add_9e2ad08a72e3517a_w512_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1))); }
-  else if (by_b < 5u) matmul_9781c47ad6d50f8d_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 1u, dim3(4, 1, 1)));
+  if (by_b < 1u) add_9e2ad08a72e3517a_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
+  else if (by_b < 129u) { if (threadIdx.x < 128u) matmul_dda0b63bb95b8209_w128_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 1u, dim3(128, 1, 1))); }
 }
-BY_DEVICE_CALLED void matmul_19b5baaf2ab9f99f_body(const float*  in0, const long long*  in1, const by_half*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_w128_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
-  const int by_r = tid % 32, by_g = tid / 32;
-  const int row = (int)by_block.idx.x * 32 + by_r;
+  const int lane = tid % 128;
+  const int row = (int)by_block.idx.x * 1 + tid / 128;
   const bool active = row < 128;
   float by_racc = 0;
   const int i0 = 0;
   const int rowc = active ? row : 0;
   const int i1 = rowc;
-  if (active) {
-    #pragma unroll 4
-    for (int k = by_g; k < 128; k += 32) {
-      const int r0 = k;
-      const long long t0 = in1[0];
-      const float v = (((float)(((float)(by_half)((float)(in0[(((t0 < (0ll)) ? (t0 + (16ll)) : t0))*128 + (r0)]))))) * ((float)(((float)in2[(r0)*128 + (i1)]))));
-      by_racc = by_racc + v;
-    }
+  if (active) for (int k = lane; k < 128; k += 128) {
+    const int r0 = k;
+    const long long t0 = in1[0];
+    const float v = (in0[(((t0 < (0ll)) ? (t0 + (16ll)) : t0))*128 + (r0)] * in2[(r0)*128 + (i1)]);
+    by_racc = by_racc + v;
   }
-  float* const part = reinterpret_cast<float*>(by_smem);
-  part[tid] = by_racc;
-  __syncthreads();
-  if (by_g != 0 || !active) return;
-  for (int g = 1; g < 32; ++g) {
-    const float other = part[g * 32 + by_r];
+  for (int o = 16; o > 0; o >>= 1) {
+    const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
     by_racc = by_racc + other;
   }
-  const float acc = by_racc;
-  out[(i1)] = (float)(by_tanh((in4[(i0)*128 + (i1)] + (acc + in3[(i1)]))));
+  float* const part = reinterpret_cast<float*>(by_smem);
+  int* const part_have = reinterpret_cast<int*>(part + 4);
+  if ((tid & 31) == 0) {
+    part[tid >> 5] = by_racc;
+    part_have[tid >> 5] = 1;
+  }
+  by_part_sync(1u, 128u);
+  if (tid < 32) {
+    by_racc = tid < 4 ? part[tid] : (float)0;
+    for (int o = 16; o > 0; o >>= 1) {
+      const float other = __shfl_xor_sync(0xFFFFFFFFu, by_racc, o);
+      by_racc = by_racc + other;
+    }
+  }
+  if (active && lane == 0) {
+    const float acc = by_racc;
+    out[(i1)] = (float)(by_tanh((in4[(i0)*128 + (i1)] + (acc + in3[(i1)]))));
+  }
 }
-BY_DEVICE_CALLED void less_3ccf35201d13cb87_w512_body(const long long*  in0, bool*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
   for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
     #pragma unroll
     for (int u = 0; u < 1; ++u) {
@@ -87,12 +105,12 @@ BY_DEVICE_CALLED void less_3ccf35201d13cb87_w512_body(const long long*  in0, boo
     }
   }
 }
-BY_DEVICE_CALLED void colaunch_7e1bcefff3e70809_body(const float*  m0_in0, const long long*  m0_in1, const by_half*  m0_in2, const float*  m0_in3, const float*  m0_in4, float*  m0_out, const long long*  m1_in0, bool*  m1_out, const by_block_index by_block) {
+BY_DEVICE_CALLED void colaunch_199285ab1f9e9f94_body(const float*  m0_in0, const long long*  m0_in1, const float*  m0_in2, const float*  m0_in3, const float*  m0_in4, float*  m0_out, const long long*  m1_in0, bool*  m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 4u) matmul_19b5baaf2ab9f99f_body(m0_in0, m0_in1, m0_in2, m0_in3, m0_in4, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1)));
-  else if (by_b < 5u) { if (threadIdx.x < 512u) less_3ccf35201d13cb87_w512_body(m1_in0, m1_out, by_block_at(by_b - 4u, dim3(1, 1, 1))); }
+  if (by_b < 128u) { if (threadIdx.x < 128u) matmul_8fdd9357ac438ef2_w128_body(m0_in0, m0_in1, m0_in2, m0_in3, m0_in4, m0_out, by_block_at(by_b - 0u, dim3(128, 1, 1))); }
+  else if (by_b < 129u) less_3ccf35201d13cb87_body(m1_in0, m1_out, by_block_at(by_b - 128u, dim3(1, 1, 1)));
 }
-BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const by_half* p8, const float* p9, float* p10, const float* p11, const by_half* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17, const by_block_index by_block) {
+BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   const unsigned int by_g = by_block.grid.x;
   const unsigned int by_t = threadIdx.x;
@@ -107,9 +125,9 @@ BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long lon
     if (by_b == 0u && by_t == 0u) { p5[0] = 0; p6[0] = by_go1; }
     by_grid_sync();
     for (long long by_it1 = 0; by_it1 < by_trip1 && by_go1; ++by_it1) {
-      for (unsigned int by_v = by_b; by_v < 5u; by_v += by_g) colaunch_842b7c7ce6d22ade_body(p1, p7, p3, p8, p9, p10, by_block_at(by_v, dim3(5, 1, 1)));
+      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_39b59003ae64c81d_body(p1, p7, p3, p8, p9, p10, by_block_at(by_v, dim3(129, 1, 1)));
       by_grid_sync();
-      for (unsigned int by_v = by_b; by_v < 5u; by_v += by_g) colaunch_7e1bcefff3e70809_body(p11, p1, p12, p13, p10, p14, p7, p15, by_block_at(by_v, dim3(5, 1, 1)));
+      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_199285ab1f9e9f94_body(p11, p1, p12, p13, p10, p14, p7, p15, by_block_at(by_v, dim3(129, 1, 1)));
       by_grid_sync();
       by_go1 = (p15[0] != 0);
       for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p1[by_i] = p7[by_i];
@@ -122,6 +140,6 @@ BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long lon
     by_grid_sync();
   }
 }
-BY_KERNEL void __launch_bounds__(1024, 1) device_loop_k0(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const by_half* p8, const float* p9, float* p10, const float* p11, const by_half* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17) {
+BY_KERNEL void __launch_bounds__(512, 1) device_loop_k0(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17) {
   device_loop_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, by_this_block());
 }
