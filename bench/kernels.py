@@ -85,12 +85,14 @@ def _pool(group, name, op, shape, k, s, pad=0, **kw) -> Case:
     return Case(group, name, op, (tuple(shape),), attrs, flops=float(math.prod(shape)), **kw)
 
 
-def _attention(group, name, B, H, S, D, causal=False, **kw) -> Case:
-    """ONNX Attention (opset 23) over Q, K, V of (batch, heads, seq, head size): the fused
-    attention kernel against PyTorch's scaled_dot_product_attention (flash attention)."""
-    flops = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)    # Q.K^T and P.V
-    return Case(group, name, "Attention", ((B, H, S, D),) * 3, (("is_causal", int(causal)),), flops=flops,
-                opset=23, **kw)
+def _attention(group, name, B, H, S, D, causal=False, keys=None, **kw) -> Case:
+    """ONNX Attention (opset 23) over Q, K, V of (batch, heads, seq, head size), K and V over
+    `keys` positions when given (a decoder's step against its cache): the fused attention kernel
+    against PyTorch's scaled_dot_product_attention (flash attention)."""
+    keys = keys or S
+    flops = 4.0 * B * H * S * keys * D * (0.5 if causal else 1.0)    # Q.K^T and P.V
+    return Case(group, name, "Attention", ((B, H, S, D), (B, H, keys, D), (B, H, keys, D)),
+                (("is_causal", int(causal)),), flops=flops, opset=23, **kw)
 
 
 def _softmax(group, name, shape, **kw) -> Case:
@@ -191,6 +193,12 @@ def all_cases() -> list[Case]:
     c.append(_attention("vit", "attention-32x12x197x64", N, Hh, T, D // Hh, dtypes=F16))
     # GPT-2 small's causal attention over its 1024 positions, batch 8
     c.append(_attention("gpt2", "causal-attention-8x12x1024x64", 8, Hh, 1024, D // Hh, causal=True, dtypes=F16))
+    # a 7B decoder's step: one token's attention against its key/value cache (flash_decoding) and
+    # its Linears as matrix-vector products (the reduce kind's outputs across lanes)
+    c.append(_attention("decoder", "decode-1x32x1x4096x128", 1, 32, 1, 128, keys=4096, quick=F16))
+    c.append(_attention("decoder", "decode-8x32x1x2048x128", 8, 32, 1, 128, keys=2048, dtypes=F16))
+    c.append(_mm("decoder", "gemv-1x4096x4096", 1, 4096, 4096, quick=F16))
+    c.append(_mm("decoder", "gemv-1x11008x4096", 1, 11008, 4096))
     return c
 
 

@@ -27,3 +27,13 @@ def test_dry_run_builds_the_attention_cases_as_one_fused_kernel():
     assert out.returncode == 0, out.stdout + out.stderr
     (line,) = [line for line in out.stdout.splitlines() if line.startswith("ok ")]
     assert "fp16: 1 kernel(s) [flash_attention]" in line, line
+
+
+def test_dry_run_builds_a_decoder_step_as_flash_decoding():
+    """The decoder group's attention case (one token against 4096 cached keys, opset 23's
+    Attention with K and V longer than Q) compiles to one flash_decoding kernel in both types."""
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "kernels.py"), "--dry-run", "--only",
+                          "decode-1x32x1x4096x128"], capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("ok ")]
+    assert len(lines) == 2 and all("1 kernel(s) [flash_decoding]" in line for line in lines), out.stdout
