@@ -58,14 +58,36 @@ class _Scope:
         return list(self.rend.lines), v
 
 
-def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
-    chain = att.chain
-    res, mx, fin = chain.resident, chain.stats[0], chain.final
-    ext = spec.inputs
+def operand_types(spec: KernelSpec) -> dict[str, TensorType]:
+    """Each value the spec's stages read, with the type its first reader reads it as."""
     types: dict[str, TensorType] = {}
     for st in spec.stages:
         for v, ty in zip(st.inputs, st.expr.inputs):
             types.setdefault(v, ty)
+    return types
+
+
+def head_index(att) -> list[str]:
+    """The block's head `by_head` as its leading row axes `by_hv` (those K and V read)."""
+    rows = att.chain.rows
+    L = [f"  {INDEX} by_hv[{max(att.heads, 1)}] = {{0}};", f"  {INDEX} by_hrem = by_head;"]
+    L += [f"  by_hv[{p}] = by_hrem % {rows[p]}; by_hrem /= {rows[p]};" for p in reversed(range(att.heads))]
+    return L + ["  (void)by_hv; (void)by_hrem;"]
+
+
+def head_rows(att, ind: str, names: list[str], q: str) -> list[str]:
+    """Declarations of a row's variables `names`: the head's axes from by_hv, the others from
+    query `q` of the head."""
+    rows, heads = att.chain.rows, att.heads
+    out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads)]
+    return out + decompose_index(ind, q, rows[heads:], names[heads:], "by_qrem", INDEX)
+
+
+def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
+    chain = att.chain
+    res, mx, fin = chain.resident, chain.stats[0], chain.final
+    ext = spec.inputs
+    types = operand_types(spec)
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
     elem_ct, mma, pack = _MMA[att.elem]
     rows, heads = chain.rows, att.heads
@@ -84,8 +106,7 @@ def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     j_final = fte.reduce.axes[0][0]
 
     def rows_decl(ind: str, names: list[str], q: str) -> list[str]:
-        out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads)]
-        return out + decompose_index(ind, q, rows[heads:], names[heads:], "by_qrem", INDEX)
+        return head_rows(att, ind, names, q)
 
     L = ["  BY_SHARED_BUFFER(by_smem);",
          "  unsigned char* const by_qb = by_smem;",
@@ -100,10 +121,7 @@ def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
          f"  const {INDEX} by_q0 = ({INDEX})({BLOCK_X} % {qtiles}) * {t.br};",
          f"  const {INDEX} by_head = ({INDEX})({BLOCK_X} / {qtiles});"]
     # the block's head: its leading row axes, shared by the K and V reads
-    L += [f"  {INDEX} by_hv[{max(heads, 1)}] = {{0}};", f"  {INDEX} by_hrem = by_head;"]
-    for p in reversed(range(heads)):
-        L.append(f"  by_hv[{p}] = by_hrem % {rows[p]}; by_hrem /= {rows[p]};")
-    L.append("  (void)by_hv; (void)by_hrem;")
+    L += head_index(att)
 
     # 1. the Q tile, once
     qs = _Scope(res, in_args, "tq")

@@ -21,12 +21,12 @@ from m~ and l~ (phi, psi, the shift), and the final epilogue writes O at the out
 the same closing as the tensor-core kernel (codegen/flash_attention.py)."""
 from __future__ import annotations
 
-from ..ir.graph import TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec
 from .block_function import BLOCK_X, finish_kernel
 from .cuda import decompose_index
-from .flash_attention import INDEX, S_VALUE, _rounded, _Scope, output_write, row_statistics
+from .flash_attention import (INDEX, S_VALUE, _rounded, _Scope, head_index, head_rows, operand_types, output_write,
+                              row_statistics)
 
 THREADS = 128
 LANES = 16                  # lanes that share a row: a half-warp
@@ -44,10 +44,7 @@ def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kern
     chain = att.chain
     res, mx, fin = chain.resident, chain.stats[0], chain.final
     ext = spec.inputs
-    types: dict[str, TensorType] = {}
-    for st in spec.stages:
-        for v, ty in zip(st.inputs, st.expr.inputs):
-            types.setdefault(v, ty)
+    types = operand_types(spec)
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
     rows, heads = chain.rows, att.heads
     n = len(rows) + 1                       # the resident stage's rank: rows, then the key
@@ -66,8 +63,7 @@ def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kern
     col_shape = tuple(fte.output.shape[a] for a in cols)
 
     def rows_decl(ind: str, names: list[str], q: str) -> list[str]:
-        out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads)]
-        return out + decompose_index(ind, q, rows[heads:], names[heads:], "by_qrem", INDEX)
+        return head_rows(att, ind, names, q)
 
     def row_of(a: str) -> str:            # the block-local row of a lane's row a
         return f"(by_g + {ROW_GROUPS} * {a})"
@@ -81,10 +77,7 @@ def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kern
          f"  const int by_g = tid / {LANES}, by_t = tid % {LANES};",
          f"  const {INDEX} by_q0 = ({INDEX})({BLOCK_X} % {qtiles}) * {t.br};",
          f"  const {INDEX} by_head = ({INDEX})({BLOCK_X} / {qtiles});",
-         f"  {INDEX} by_hv[{max(heads, 1)}] = {{0}};", f"  {INDEX} by_hrem = by_head;"]
-    for p in reversed(range(heads)):
-        L.append(f"  by_hv[{p}] = by_hrem % {rows[p]}; by_hrem /= {rows[p]};")
-    L.append("  (void)by_hv; (void)by_hrem;")
+         ] + head_index(att)
 
     # the Q tile, once
     qs = _Scope(res, in_args, "tq")

@@ -21,12 +21,12 @@ O = sum O_s exp(m_s - M). The closing is the other attention kernels' (codegen/f
 the chain's statistics from M and l, the final epilogue at the output's own index."""
 from __future__ import annotations
 
-from ..ir.graph import TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.spec import KernelSpec
 from .block_function import BLOCK_X, finish_kernel
 from .cuda import decompose_index
-from .flash_attention import INDEX, S_VALUE, _rounded, _Scope, output_write, row_statistics
+from .flash_attention import (INDEX, S_VALUE, _rounded, _Scope, head_index, head_rows, operand_types, output_write,
+                              row_statistics)
 
 THREADS = 128
 WARPS = THREADS // 32
@@ -44,10 +44,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     chain = att.chain
     res, mx, fin = chain.resident, chain.stats[0], chain.final
     ext = spec.inputs
-    types: dict[str, TensorType] = {}
-    for st in spec.stages:
-        for v, ty in zip(st.inputs, st.expr.inputs):
-            types.setdefault(v, ty)
+    types = operand_types(spec)
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
     rows, heads = chain.rows, att.heads
     n = len(rows) + 1                       # the resident stage's rank: rows, then the key
@@ -63,8 +60,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     sh = t.shared_floats()
 
     def rows_decl(ind: str, names: list[str], q: str) -> list[str]:
-        out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads)]
-        return out + decompose_index(ind, q, rows[heads:], names[heads:], "by_qrem", INDEX)
+        return head_rows(att, ind, names, q)
 
     L = ["  BY_SHARED_BUFFER(by_smem);",
          "  float* const by_qs = reinterpret_cast<float*>(by_smem);",
@@ -78,10 +74,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
          f"  const {INDEX} by_head = ({INDEX}){BLOCK_X} / {S};",
          f"  const {INDEX} by_j0 = by_split * {CH};",
          f"  const int by_n = (int)({J} - by_j0 < {CH} ? {J} - by_j0 : {CH});   // the chunk's keys",
-         f"  {INDEX} by_hv[{max(heads, 1)}] = {{0}};", f"  {INDEX} by_hrem = by_head;"]
-    for p in reversed(range(heads)):
-        L.append(f"  by_hv[{p}] = by_hrem % {rows[p]}; by_hrem /= {rows[p]};")
-    L.append("  (void)by_hv; (void)by_hrem; (void)lane; (void)warp;")
+         "  (void)lane; (void)warp;"] + head_index(att)
 
     # the queries, once
     qs = _Scope(res, in_args, "tq")

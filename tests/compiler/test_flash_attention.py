@@ -14,11 +14,10 @@ from compiler import compile
 from compiler.ir.dtypes import DType
 from compiler.ir.spec import KernelSpec
 from compiler.kinds import flash_attention, flash_attention_simt, resident_rows
-from compiler.passes import resident
 from compiler.pipeline import CompileOptions, plan_before
 
-from .test_resident import (ONNX_TYPE, TOL, attention_feeds, attention_np, exported_attention, make_model, run,
-                            softmax_np)
+from .test_resident import (ONNX_TYPE, TOL, attention_feeds, attention_np, exported_attention, force_fused_kind,
+                            make_model, run, softmax_np)
 
 
 def flash_kernels(report) -> list[dict]:
@@ -36,11 +35,7 @@ def row_chains(data: bytes) -> list[KernelSpec]:
 def flash_only(monkeypatch):
     """The cost model's choice forced to this kind (where it applies), to check its kernel over
     sizes where the rows kernel or the members apart are predicted faster."""
-    kinds = resident._fused_kinds
-    monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
-    monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)   # the longest chain first
-    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
-        k: v for k, v in kinds(spec, target).items() if k == flash_attention.NAME} or kinds(spec, target))
+    force_fused_kind(monkeypatch, flash_attention.NAME)
 
 
 CASES = [

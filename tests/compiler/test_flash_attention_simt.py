@@ -14,11 +14,10 @@ from onnx import helper
 from compiler import compile
 from compiler.ir.dtypes import DType
 from compiler.kinds import flash_attention, flash_attention_simt as simt, resident_rows
-from compiler.passes import resident
 from compiler.pipeline import CompileOptions, plan_before
 
-from .test_resident import (ONNX_TYPE, TOL, attention_feeds, attention_np, exported_attention, make_model, run,
-                            softmax_np)
+from .test_resident import (ONNX_TYPE, TOL, attention_feeds, attention_np, exported_attention, force_fused_kind,
+                            make_model, run, softmax_np)
 
 
 def simt_kernels(report) -> list[dict]:
@@ -29,11 +28,7 @@ def simt_kernels(report) -> list[dict]:
 def simt_only(monkeypatch):
     """The welder stage's choice forced to this kind where it applies, to check its kernel at
     sizes where another kind or the members apart are predicted faster."""
-    kinds = resident._fused_kinds
-    monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
-    monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)   # the longest chain first
-    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
-        k: v for k, v in kinds(spec, target).items() if k == simt.NAME} or kinds(spec, target))
+    force_fused_kind(monkeypatch, simt.NAME)
 
 
 CASES = [

@@ -14,10 +14,9 @@ from onnx import helper, numpy_helper
 from compiler import compile
 from compiler.ir.dtypes import DType
 from compiler.kinds import flash_attention, flash_decoding as fd, resident_rows
-from compiler.passes import resident
 from compiler.pipeline import CompileOptions, plan_before
 
-from .test_resident import ONNX_TYPE, TOL, make_model, run
+from .test_resident import ONNX_TYPE, TOL, attention_np, force_fused_kind, make_model, run
 
 
 def decoding_kernels(report) -> list[dict]:
@@ -28,11 +27,7 @@ def decoding_kernels(report) -> list[dict]:
 def decoding_only(monkeypatch):
     """The welder stage's choice forced to this kind where it applies, to check its kernel at
     sizes where another kind or the members apart are predicted faster."""
-    kinds = resident._fused_kinds
-    monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
-    monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)   # the longest chain first
-    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
-        k: v for k, v in kinds(spec, target).items() if k == fd.NAME} or kinds(spec, target))
+    force_fused_kind(monkeypatch, fd.NAME)
 
 
 def decoding_attention(b, h, sq, sk, d, dv, dtype, mask: str) -> bytes:
@@ -73,16 +68,8 @@ def decoding_feeds(rng, b, h, sq, sk, d, dv, dtype, mask) -> dict:
     return feeds
 
 
-def decoding_np(feeds, d) -> np.ndarray:
-    q, k, v = (feeds[n].astype(np.float32) for n in ("q", "k", "v"))
-    scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1 / np.sqrt(d))
-    if "mask" in feeds:
-        scores = scores + feeds["mask"].astype(np.float32)
-    with np.errstate(invalid="ignore"):
-        p = np.exp(scores - scores.max(-1, keepdims=True))
-        p = p / p.sum(-1, keepdims=True)
-    p = np.where(np.isnan(p), 0, p)
-    return (p @ v).transpose(0, 2, 1, 3)
+# the reference: attention_np broadcasts the one-query scores against any number of keys alike
+decoding_np = attention_np
 
 
 CASES = [

@@ -45,6 +45,17 @@ def rows_kernel_only(monkeypatch):
         k: v for k, v in kinds(spec, target).items() if k != flash_attention_simt.NAME})
 
 
+def force_fused_kind(monkeypatch, name: str) -> None:
+    """The welder stage's choice forced to kind `name` wherever it applies (every chain kept, the
+    longest first), to check its kernel at sizes where another kind or the members apart are
+    predicted faster."""
+    kinds = resident._fused_kinds
+    monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
+    monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)
+    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
+        k: v for k, v in kinds(spec, target).items() if k == name} or kinds(spec, target))
+
+
 def fused_kernels(report) -> list[dict]:
     return [k for k in report["kernels"] if k["config"].get("schedule") == resident_rows.NAME]
 
