@@ -56,32 +56,8 @@ def architectures(zoo, tf, torch) -> dict:
     def decoder(family, **cfg):
         return build(family, cfg, cache=False), ids
 
-    class DecodeStep(torch.nn.Module):
-        """One generated token: the new token's ids and each layer's cached keys and values in,
-        the last hidden state out (as a serving loop calls a decoder with use_cache)."""
-
-        def __init__(self, model, layers: int):
-            super().__init__()
-            self.model, self.layers = model, layers
-
-        def forward(self, token, *past):
-            cache = tf.DynamicCache(config=self.model.config)
-            for i in range(self.layers):
-                cache.update(past[2 * i], past[2 * i + 1], i)
-            return self.model(input_ids=token, past_key_values=cache, use_cache=True).last_hidden_state
-
     def step(family, cached: int, **cfg):
-        """`family`'s decoder at one token against `cached` positions in its key/value cache."""
-        def make():
-            return DecodeStep(getattr(tf, f"{family}Model")(getattr(tf, f"{family}Config")(vocab_size=V, **cfg)),
-                              cfg["num_hidden_layers"])
-
-        def inputs():
-            kv = cfg.get("num_key_value_heads", cfg["num_attention_heads"])
-            head = cfg["hidden_size"] // cfg["num_attention_heads"]
-            return (zoo.ids(1, 1, V),) + tuple(torch.randn(1, kv, cached, head)
-                                               for _ in range(2 * cfg["num_hidden_layers"]))
-        return make, inputs
+        return decoder_step(zoo, tf, torch, family, cached, **cfg)
 
     def encoder(family, part=None, **cfg):
         return build(family, cfg, part=part), ids
@@ -150,6 +126,33 @@ def architectures(zoo, tf, torch) -> dict:
                                             num_conv_pos_embedding_groups=4), text=False),
                      lambda: (torch.randn(1, 4000),)),
     }
+
+
+def decoder_step(zoo, tf, torch, family: str, cached: int, **cfg):
+    """(make_model, make_inputs) of transformers' `family`Model at one new token against
+    `cached` positions in its key/value cache (a DynamicCache built from each layer's keys and
+    values, as a serving loop calls a decoder with use_cache); the last hidden state out."""
+    layers = cfg["num_hidden_layers"]
+
+    class DecodeStep(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, token, *past):
+            cache = tf.DynamicCache(config=self.model.config)
+            for i in range(layers):
+                cache.update(past[2 * i], past[2 * i + 1], i)
+            return self.model(input_ids=token, past_key_values=cache, use_cache=True).last_hidden_state
+
+    def make():
+        return DecodeStep(getattr(tf, f"{family}Model")(getattr(tf, f"{family}Config")(vocab_size=V, **cfg)))
+
+    def inputs():
+        kv = cfg.get("num_key_value_heads", cfg["num_attention_heads"])
+        head = cfg["hidden_size"] // cfg["num_attention_heads"]
+        return (zoo.ids(1, 1, V),) + tuple(torch.randn(1, kv, cached, head) for _ in range(2 * layers))
+    return make, inputs
 
 
 def export(a) -> int:

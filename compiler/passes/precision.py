@@ -1,7 +1,8 @@
 """The precision stage (Plan -> Plan): contractions in tf32, fp16 or bf16, accumulation in fp32.
 
 For fp16/bf16 every contraction kernel (a sum of products, seen through its GEMM view, or a
-matrix-vector product: `operands`) is rewritten so that its two operands are rounded to the half type: a constant fp32 weight read only
+matrix-vector product with a large constant weight: `operands`) is rewritten so that its two
+operands are rounded to the half type: a constant fp32 weight read only
 as an operand is converted once at compile time (a new constant, half the bytes; other readers
 keep the fp32 one), any other operand gets an explicit cast fp32 -> half -> fp32 in the tensor
 expression (contractions with K < 16 stay fp32). The sum, the epilogue and every tensor outside the contraction stay fp32, so graph
@@ -79,7 +80,7 @@ def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict
     found = operands(te)
     if found is None or found[2] < MIN_REDUCED_K:
         return None
-    if gemm_view(te) is None and not _large_weight(found[:2], stage.inputs, consts):
+    if found[3] and not _large_weight(found[:2], stage.inputs, consts):
         return None
     stats["contractions"] += 1
     in_values = list(stage.inputs)
@@ -89,16 +90,16 @@ def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict
     return dataclasses.replace(spec, stages=(Stage(te, tuple(in_values), stage.output),), precision=precision)
 
 
-def operands(te: TensorExpr) -> tuple[Expr, Expr, int] | None:
-    """A contraction's two operands and the extent it sums over: its GEMM view's A and B, or the
-    two factors of a matrix-vector product (one operand has no output axis of its own: a decoder
-    step's x . W with one token, which gemm_view leaves to the reduction kinds, and whose weight
-    read is nearly all its traffic: rounded when that weight is large, `_large_weight`). None for
-    anything else: a sum of squares or a norm's
+def operands(te: TensorExpr) -> tuple[Expr, Expr, int, bool] | None:
+    """A contraction's two operands, the extent it sums over, and whether it is a matrix-vector
+    product: its GEMM view's A and B, or the two factors of a product where one operand has no
+    output axis of its own (a decoder step's x . W with one token, which gemm_view leaves to the
+    reduction kinds, and whose weight read is nearly all its traffic: rounded only when that
+    weight is large, `_large_weight`). None for anything else: a sum of squares or a norm's
     variance (both factors over the same output axes) stays fp32."""
     view = gemm_view(te)
     if view is not None:
-        return view.a, view.b, view.K
+        return view.a, view.b, view.K, False
     if te.reduce is None or te.reduce.op != "sum":
         return None
     factors = mul_factors(te.body)
@@ -110,7 +111,7 @@ def operands(te: TensorExpr) -> tuple[Expr, Expr, int] | None:
     a, b = ((vars_of(f) & out_vars, vars_of(f) & reduced) for f in factors)
     if not (a[1] and b[1]) or a[0] == b[0] or not (a[0] <= b[0] or b[0] <= a[0]):
         return None
-    return factors[0], factors[1], math.prod(e for _, e in te.reduce.axes)
+    return factors[0], factors[1], math.prod(e for _, e in te.reduce.axes), True
 
 
 def _large_weight(factors, in_values, consts: dict) -> bool:

@@ -421,16 +421,11 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
         cfg = flash_attention.configuration(att, spec)
         out[flash_attention.NAME] = (flash_attention.predict_us(cfg, target),
                                      dataclasses.replace(spec, kind=flash_attention.NAME, config=cfg))
-    att = flash_attention_simt.narrow(found)
-    if isinstance(att, flash_attention.Attention):
-        cfg = flash_attention_simt.configuration(att, spec, target)
-        out[flash_attention_simt.NAME] = (flash_attention_simt.predict_us(cfg, target),
-                                          dataclasses.replace(spec, kind=flash_attention_simt.NAME, config=cfg))
-    att = flash_decoding.narrow(found)
-    if isinstance(att, flash_attention.Attention):
-        cfg = flash_decoding.configuration(att, spec, target)
-        out[flash_decoding.NAME] = (flash_decoding.predict_us(cfg, target),
-                                    dataclasses.replace(spec, kind=flash_decoding.NAME, config=cfg))
+    for kind in (flash_attention_simt, flash_decoding):     # SIMT lanes, any float type and target
+        att = kind.narrow(found)
+        if isinstance(att, flash_attention.Attention):
+            cfg = kind.configuration(att, spec, target)
+            out[kind.NAME] = (kind.predict_us(cfg, target), dataclasses.replace(spec, kind=kind.NAME, config=cfg))
     return out
 
 
