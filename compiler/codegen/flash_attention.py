@@ -67,20 +67,31 @@ def operand_types(spec: KernelSpec) -> dict[str, TensorType]:
     return types
 
 
-def head_index(att) -> list[str]:
-    """The block's head `by_head` as its leading row axes `by_hv` (those K and V read)."""
-    rows = att.chain.rows
+def head_index(att, group: int = 1) -> list[str]:
+    """The block's head `by_head` as its leading row axes `by_hv` (those K and V read). With a
+    `group` of G > 1 (kinds/flash_decoding.py), by_head numbers groups of G consecutive heads along
+    the last head axis and by_hv is the group's first head: the heads of a group read the same
+    keys and values."""
+    rows, last = att.chain.rows, att.heads - 1
     L = [f"  {INDEX} by_hv[{max(att.heads, 1)}] = {{0}};", f"  {INDEX} by_hrem = by_head;"]
-    L += [f"  by_hv[{p}] = by_hrem % {rows[p]}; by_hrem /= {rows[p]};" for p in reversed(range(att.heads))]
+    for p in reversed(range(att.heads)):
+        n = rows[p] // group if p == last else rows[p]
+        L.append(f"  by_hv[{p}] = by_hrem % {n}{f' * {group}' if p == last and group > 1 else ''}; by_hrem /= {n};")
     return L + ["  (void)by_hv; (void)by_hrem;"]
 
 
-def head_rows(att, ind: str, names: list[str], q: str) -> list[str]:
+def head_rows(att, ind: str, names: list[str], q: str, group: int = 1) -> list[str]:
     """Declarations of a row's variables `names`: the head's axes from by_hv, the others from
-    query `q` of the head."""
+    query `q` of the head. With a `group` of G heads (head_index), q runs over the group's G x
+    queries rows, head by head."""
     rows, heads = att.chain.rows, att.heads
-    out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads)]
-    return out + decompose_index(ind, q, rows[heads:], names[heads:], "by_qrem", INDEX)
+    if group == 1:
+        out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads)]
+        return out + decompose_index(ind, q, rows[heads:], names[heads:], "by_qrem", INDEX)
+    per_head = att.queries
+    out = [f"{ind}const {INDEX} {names[p]} = by_hv[{p}];" for p in range(heads - 1)]
+    out.append(f"{ind}const {INDEX} {names[heads - 1]} = by_hv[{heads - 1}] + ({INDEX})({q}) / {per_head};")
+    return out + decompose_index(ind, f"(({INDEX})({q}) % {per_head})", rows[heads:], names[heads:], "by_qrem", INDEX)
 
 
 def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:

@@ -2,7 +2,10 @@
 its blocks split the keys).
 
 Block b is split s = b % S of head b / S: all Q queries of the head against keys
-[s CH, min((s + 1) CH, J)). Its Q rows are loaded into shared memory once, in fp32; then
+[s CH, min((s + 1) CH, J)). With a head group of G (grouped-query attention whose keys are
+repeated per query head), "head" is a group of G heads that read the same keys and values, and
+its Q rows are the G heads' queries, head by head (codegen/flash_attention.py head_index).
+Its Q rows are loaded into shared memory once, in fp32; then
 
 1. scores: warp w takes keys w, w + WARPS, ...; lane l reads the key's elements l, l + 32, ...
    (each operand is an expression of the model's values, rendered element by element:
@@ -48,7 +51,8 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
     rows, heads = chain.rows, att.heads
     n = len(rows) + 1                       # the resident stage's rank: rows, then the key
-    J, D, DV, Q = chain.length, att.head_dim, att.value_dim, att.queries
+    J, D, DV, Q, G = chain.length, att.head_dim, att.value_dim, t.q, t.group
+    blocks_heads = att.head_count // G      # the grid's heads: groups of G
     S, CH, DL, CL, KG, CM, WR = t.splits, t.ch, t.dl, t.col_lanes, t.key_groups, t.cm, t.ws_row
     s_vars = [f"i{a}" for a in range(n - 1)]                   # resident/statistics rows
     f_vars = [f"i{a}" for a in fin.row_axes]                   # the final's rows
@@ -60,7 +64,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     sh = t.shared_floats()
 
     def rows_decl(ind: str, names: list[str], q: str) -> list[str]:
-        return head_rows(att, ind, names, q)
+        return head_rows(att, ind, names, q, G)
 
     L = ["  BY_SHARED_BUFFER(by_smem);",
          "  float* const by_qs = reinterpret_cast<float*>(by_smem);",
@@ -74,7 +78,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
          f"  const {INDEX} by_head = ({INDEX}){BLOCK_X} / {S};",
          f"  const {INDEX} by_j0 = by_split * {CH};",
          f"  const int by_n = (int)({J} - by_j0 < {CH} ? {J} - by_j0 : {CH});   // the chunk's keys",
-         "  (void)lane; (void)warp;"] + head_index(att)
+         "  (void)lane; (void)warp;"] + head_index(att, G)
 
     # the queries, once
     qs = _Scope(res, in_args, "tq")
@@ -225,7 +229,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     entry, source = finish_kernel(spec.name + "_flash_decoding", params, L, launch_bounds=(THREADS,),
-                                  arrivals=att.head_count if S > 1 else 0)
-    return Kernel(entry=entry, source=source, params=kparams, grid=(att.head_count * S, 1, 1),
+                                  arrivals=blocks_heads if S > 1 else 0)
+    return Kernel(entry=entry, source=source, params=kparams, grid=(blocks_heads * S, 1, 1),
                   block=(THREADS, 1, 1), shared_bytes=t.shared_bytes(), ops=spec.ops, config=config,
-                  arrivals=att.head_count if S > 1 else 0)
+                  arrivals=blocks_heads if S > 1 else 0)

@@ -21,8 +21,17 @@ to arrive (split-K's counters: codegen/block_function.py) combines them in split
 usual rescale by exp(m_s - M); then the same closing as the other attention kinds
 (codegen/flash_attention.py row_statistics, output_write). One launch, deterministic.
 
-The chunk is the micro-model's choice: shorter chunks give more blocks (more of the machine's
-memory bandwidth in use, fewer round trips a block) for more partials to write and combine."""
+Grouped-query attention (several query heads reading one key/value head) reaches this kind in
+two forms. Where the exporter broadcasts, the query heads sharing a key head are already rows of
+one head (`queries`). Where it repeats the keys (Expand and Reshape: repeat_kv), each query head
+reads its key head through a linearised index, K[(r + D j + D J h) / (D J G) % H_kv, ...]; a block
+then takes G consecutive heads (`head_group`) when the operands' indices, with h = G h' + g and
+simplified by the variables' bounds (analysis/quasi_affine.py), no longer read g: the G heads'
+G x queries rows share one pass over the chunk's keys and values instead of G.
+
+The chunk and the group are the micro-model's choice: shorter chunks give more blocks (more of the
+machine's memory bandwidth in use, fewer round trips a block) for more partials to write and
+combine; a larger group reads each key once for more queries, in fewer blocks."""
 from __future__ import annotations
 
 import dataclasses
@@ -30,9 +39,13 @@ import json
 import math
 from dataclasses import dataclass
 
+from ..analysis.dependence import extents_of
+from ..analysis.quasi_affine import simplify
+from ..analysis.views import vars_of
 from ..codegen.flash_decoding import PV_UNROLL, QK_UNROLL, THREADS, WARPS, render_flash_decoding
 from ..ir.dtypes import DType
 from ..ir.spec import KernelSpec
+from ..ir.texpr import Expr, TensorExpr, Var, binary, const, substitute_vars
 from ..ir.tiles import KernelConfig, RTile, Workload
 from ..roller.cost_model import LAUNCH_US
 from ..roller.micro_model import predict
@@ -52,13 +65,15 @@ SCALAR_PER_SCORE = 20
 
 @dataclass(frozen=True)
 class Tiling:
-    """CH keys a block, S splits of the keys; Q queries a head, D and DV the head sizes."""
+    """CH keys a block, S splits of the keys; Q query rows a block (`group` heads' queries), D and
+    DV the head sizes."""
 
     ch: int
     splits: int
     q: int
     d: int
     dv: int
+    group: int = 1
 
     @property
     def dl(self) -> int:                 # head elements a lane, scores
@@ -80,8 +95,8 @@ class Tiling:
     def ws_row(self) -> int:             # a query's partial in the workspace: O_s, then m_s and l_s
         return self.dv + 2
 
-    def ws_elems(self, heads: int) -> int:
-        return heads * self.splits * self.q * self.ws_row if self.splits > 1 else 0
+    def ws_elems(self, groups: int) -> int:
+        return groups * self.splits * self.q * self.ws_row if self.splits > 1 else 0
 
     def shared_floats(self) -> dict[str, int]:
         """The block's shared arrays, in floats, in order: Q, the chunk's scores then weights, the
@@ -123,25 +138,53 @@ def applies(spec) -> str | None:
     return att if isinstance(att, str) else None
 
 
+def head_groups(att: Attention) -> tuple[int, ...]:
+    """The numbers G of consecutive heads (along the last head axis) a block may take: 1, and
+    each G whose heads provably read the same keys and values, within MAX_QUERIES rows. A
+    divisor of a proven group is one too (its heads lie in one of the larger groups), so that
+    the key heads' whole groups are proven and smaller ones follow."""
+    if att.heads == 0:
+        return (1,)
+    res, fin = att.chain.resident, att.chain.final
+    last = att.heads - 1
+    n = att.rows[last]
+    proven = [g for g in range(2, n + 1) if n % g == 0
+              and _reads_group(att.k, res.expr, f"i{last}", g)
+              and _reads_group(att.v, fin.expr, f"i{fin.row_axes[last]}", g)]
+    return tuple(sorted({1} | {d for g in proven for d in range(2, g + 1)
+                               if g % d == 0 and d * att.queries <= MAX_QUERIES}))
+
+
+def _reads_group(e: Expr, te: TensorExpr, head: str, g: int) -> bool:
+    """Whether `e` (in `te`'s variables) has the same value for the g heads head = g h' + 0..g-1:
+    with that substitution, simplified by the variables' bounds, it no longer reads the offset."""
+    bounds = {v: (0, n - 1) for v, n in extents_of(te).items()}
+    n = bounds.pop(head)[1] + 1
+    bounds["by_h"], bounds["by_g"] = (0, n // g - 1), (0, g - 1)
+    split = binary("add", binary("mul", Var("by_h"), const(g, DType.int64)), Var("by_g"))
+    return "by_g" not in vars_of(simplify(substitute_vars(e, {head: split}), bounds))
+
+
 def tilings(att: Attention, shared_limit: int = SHARED_LIMIT) -> list[Tiling]:
-    """The chunks that fit, longest first: the shortest that holds every key (one split), and
-    the shorter ones."""
+    """The (group, chunk) pairs that fit: for each head group, the shortest chunk that holds every
+    key (one split), and the shorter ones, longest first."""
     J = att.chain.length
     one_split = min((ch for ch in CHUNKS if ch >= J), default=max(CHUNKS))
     out = []
-    for ch in CHUNKS:
-        if ch > one_split:
-            continue
-        t = Tiling(ch, -(-J // ch), att.queries, att.head_dim, att.value_dim)
-        if t.shared_bytes() <= shared_limit:
-            out.append(t)
+    for g in head_groups(att):
+        for ch in CHUNKS:
+            if ch > one_split:
+                continue
+            t = Tiling(ch, -(-J // ch), g * att.queries, att.head_dim, att.value_dim, g)
+            if t.shared_bytes() <= shared_limit:
+                out.append(t)
     return out
 
 
 def workload(att: Attention, spec: KernelSpec, t: Tiling) -> Workload:
     """What the micro-model prices of one chunk (all blocks)."""
     types = spec.types
-    heads = att.head_count
+    heads = att.head_count // t.group        # a block's heads read their keys once
     blocks = heads * t.splits
     keys = t.splits * t.ch
     out_bytes = sum(types[v].nbytes for v in spec.written)
@@ -172,13 +215,15 @@ def _config(t: Tiling, work: Workload, heads: int) -> KernelConfig:
     tiles = (RTile("block", (("m", t.q), ("n", t.ch), ("k", t.d), ("v", t.dv))),
              RTile("thread", (("m", t.q), ("n", t.key_groups), ("v", t.cm))))
     params = (("elem", "float32"),)
+    if t.group > 1:
+        params += (("head_group", t.group),)
     if t.splits > 1:       # the plan sizes the workspace from these (passes/roller.py with_workspace)
-        params += (("split_k", t.splits), ("ws_elems", t.ws_elems(heads)))
+        params += (("split_k", t.splits), ("ws_elems", t.ws_elems(heads // t.group)))
     return KernelConfig(NAME, tiles, params, work)
 
 
 def configuration(att: Attention, spec: KernelSpec, target: Target) -> KernelConfig:
-    """The chunk the micro-model predicts fastest (the longest on a tie)."""
+    """The group and chunk the micro-model predicts fastest (the first listed on a tie)."""
     cands = [_config(t, workload(att, spec, t), att.head_count) for t in tilings(att, target.shared_per_block)]
     return min(cands, key=lambda c: predict(c, target).us)
 
@@ -186,7 +231,8 @@ def configuration(att: Attention, spec: KernelSpec, target: Target) -> KernelCon
 def tiling_of(config: KernelConfig, att: Attention) -> Tiling:
     blk = config.tile("block")
     ch = blk.size("n")
-    return Tiling(ch, -(-att.chain.length // ch), blk.size("m"), blk.size("k"), blk.size("v"))
+    return Tiling(ch, -(-att.chain.length // ch), blk.size("m"), blk.size("k"), blk.size("v"),
+                  int(config.param("head_group", 1)))
 
 
 def predict_us(config: KernelConfig, target: Target) -> float:
@@ -210,7 +256,8 @@ def render(spec: KernelSpec, target=None):
         raise ValueError(f"spec {spec.name}: {NAME} splits the keys {t.splits} ways and has no workspace")
     config = (("schedule", NAME), ("config_key", cfg.key[:16]), ("tiles", cfg.text()), ("elem", "float32"),
               ("key_chunk", t.ch), ("key_splits", t.splits), ("row_length", att.chain.length),
-              ("rows", math.prod(att.rows)), ("heads", att.head_count), ("head_dim", att.head_dim),
+              ("rows", math.prod(att.rows)), ("heads", att.head_count), ("head_group", t.group),
+              ("head_dim", att.head_dim),
               ("value_dim", att.value_dim), ("flops", flops(att)))
     if target is not None:     # the report's latency and roofline read the micro-model's prediction
         pred = predict(cfg, target)

@@ -8,6 +8,7 @@ and its price against the other kinds and the members apart."""
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
 from onnx import helper, numpy_helper
 
@@ -198,6 +199,140 @@ def test_a_decoders_step_takes_this_kind_unforced_with_its_keys_split(dtype):
     best = min(predict(fd._config(t, fd.workload(att, spec, t), 32), target).us
                for t in fd.tilings(att, target.shared_per_block))
     assert k["config"]["predicted_us"] == round(best, 4)
+
+
+def gqa_decoding_attention(b, h, kv, sq, sk, d, dtype, mask, repeat) -> bytes:
+    """decoding_attention with `kv` key/value heads repeated to the h query heads as exporters
+    write it: "expand" (transformers' repeat_kv: Unsqueeze, Expand, Reshape; query head i reads
+    key head i / (h / kv)) or "tile" (Tile over the heads: query head i reads key head i % kv)."""
+    m = onnx.load_from_string(decoding_attention(b, h, sq, sk, d, d, dtype, mask))
+    g, rep = m.graph, h // kv
+    nodes = []
+    for name in ("k", "v"):
+        if repeat == "expand":
+            nodes += [helper.make_node("Unsqueeze", [name, "axis2"], [name + "_u"]),
+                      helper.make_node("Expand", [name + "_u", "expanded"], [name + "_e"]),
+                      helper.make_node("Reshape", [name + "_e", "repeated"], [name + "_r"])]
+        else:
+            nodes.append(helper.make_node("Tile", [name, "tiles"], [name + "_r"]))
+    for node in g.node:
+        node.input[:] = [x + "_r" if x in ("k", "v") else x for x in node.input]
+    chain = list(g.node)
+    del g.node[:]
+    g.node.extend(nodes + chain)
+    g.initializer.extend([numpy_helper.from_array(np.array(x, np.int64), n) for n, x in
+                          (("axis2", [2]), ("expanded", [b, kv, rep, sk, d]), ("repeated", [b, h, sk, d]),
+                           ("tiles", [1, rep, 1, 1]))])
+    for vi in g.input:
+        if vi.name in ("k", "v"):
+            vi.type.tensor_type.shape.dim[1].dim_value = kv
+    onnx.checker.check_model(m)
+    return m.SerializeToString()
+
+
+@pytest.mark.parametrize("b,h,kv,sq,sk,dtype,mask,group", [
+    (1, 8, 2, 1, 700, "float32", "none", 4),
+    (2, 8, 4, 3, 300, "float32", "causal", 2),       # 2 heads x 3 queries a block
+    (2, 12, 3, 2, 129, "float16", "padding", 4),
+    (1, 6, 2, 1, 90, "float32", "padding", 3),
+    (1, 8, 2, 3, 64, "float32", "none", 2),          # 4 x 3 rows are over 8: the group's halves
+])
+def test_grouped_query_heads_share_a_block(monkeypatch, b, h, kv, sq, sk, dtype, mask, group, decoding_only):
+    """Grouped-query attention whose keys are repeated per query head (repeat_kv): the query heads
+    of a key head are proven to read the same keys (analysis/quasi_affine.py) and share a block;
+    the largest group within MAX_QUERIES rows is offered, and its kernel (forced: at these sizes
+    the micro-model may prefer more blocks) is right."""
+    d = 64
+    rng = np.random.default_rng(h * sk + sq)
+    feeds = decoding_feeds(rng, b, kv, sq, sk, d, d, dtype, mask)
+    feeds["q"] = rng.standard_normal((b, h, sq, d)).astype(np.float32).astype(DType[dtype].np)
+    data = gqa_decoding_attention(b, h, kv, sq, sk, d, dtype, mask, "expand")
+    plan = plan_before("roller", data, "h100", CompileOptions(build=False))
+    (spec,) = [s.spec for s in plan.steps if getattr(getattr(s, "spec", None), "kind", None) == fd.NAME]
+    assert max(fd.head_groups(fd.analyse(spec))) == group
+    choose = fd.configuration
+    monkeypatch.setattr(fd, "configuration", lambda att, spec, target: min(
+        (fd._config(t, fd.workload(att, spec, t), att.head_count) for t in fd.tilings(att) if t.group == group),
+        key=lambda c: fd.predict(c, target).us) if fd.head_groups(att)[-1] == group else choose(att, spec, target))
+    art, got = run(data, feeds)
+    want = decoding_np({**feeds, "k": np.repeat(feeds["k"], h // kv, 1), "v": np.repeat(feeds["v"], h // kv, 1)}, d)
+    for y in got:
+        np.testing.assert_allclose(y.astype(np.float32), want, rtol=TOL[dtype], atol=TOL[dtype])
+    assert art.report["launches_per_inference"] == 1
+    (k,) = decoding_kernels(art.report)
+    cfg = k["config"]
+    assert cfg["head_group"] == group and k["grid"][0] == b * h // group * cfg["key_splits"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_a_gqa_decoders_step_groups_its_heads_unforced(dtype):
+    """One token of 32 query heads over 8 repeated key heads against 4096 cached keys of 128 (a
+    Llama-3-8B step): groups of 2 and 4 heads are offered, the micro-model prices a group below
+    one head a block (each key read once for several queries: a half or a quarter of the L2
+    traffic), and the welder stage takes the cheapest."""
+    from compiler.roller.micro_model import predict
+    from compiler.targets import get_target
+    data = gqa_decoding_attention(1, 32, 8, 1, 4096, 128, dtype, "padding", "expand")
+    art = compile(data, "h100", CompileOptions(build=False))
+    (k,) = decoding_kernels(art.report)
+    assert art.report["launches_per_inference"] == 1
+    plan = plan_before("roller", data, "h100", CompileOptions(build=False))
+    (spec,) = [s.spec for s in plan.steps if getattr(getattr(s, "spec", None), "kind", None) == fd.NAME]
+    att, target = fd.analyse(spec), get_target("h100")
+    assert fd.head_groups(att) == (1, 2, 4)
+    price = {t: predict(fd._config(t, fd.workload(att, spec, t), att.head_count), target).us
+             for t in fd.tilings(att, target.shared_per_block)}
+    best = {g: min(us for t, us in price.items() if t.group == g) for g in (1, 2, 4)}
+    chosen = k["config"]["head_group"]
+    assert chosen > 1 and best[chosen] == min(best.values()) < best[1]
+    assert k["config"]["predicted_us"] == round(best[chosen], 4)
+    assert k["grid"][0] == 32 // chosen * k["config"]["key_splits"]
+
+
+def test_every_head_group_is_right(monkeypatch, decoding_only):
+    """Each group the kind offers, with one split and with several (the workspace indexed by
+    group), the heads two row axes (batch and head) so that the group is on the last of them."""
+    b, h, kv, sq, sk, d = 2, 8, 2, 2, 300, 32
+    rng = np.random.default_rng(3)
+    feeds = decoding_feeds(rng, b, kv, sq, sk, d, d, "float32", "causal")
+    feeds["q"] = rng.standard_normal((b, h, sq, d)).astype(np.float32)
+    data = gqa_decoding_attention(b, h, kv, sq, sk, d, "float32", "causal", "expand")
+    want = decoding_np({**feeds, "k": np.repeat(feeds["k"], h // kv, 1), "v": np.repeat(feeds["v"], h // kv, 1)}, d)
+    seen = set()
+    for g in (1, 2, 4):
+        for ch in (512, 64):
+            t = fd.Tiling(ch, -(-sk // ch), g * sq, d, d, g)
+            monkeypatch.setattr(fd, "configuration", lambda att, spec, target, t=t: fd._config(
+                t, fd.workload(att, spec, t), att.head_count))
+            art, got = run(data, feeds)
+            for y in got:
+                np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+            (k,) = decoding_kernels(art.report)
+            assert (k["config"]["head_group"], k["config"]["key_splits"]) == (g, t.splits)
+            assert k["grid"][0] == b * h // g * t.splits
+            seen.add((g, t.splits))
+    assert seen == {(1, 1), (1, 5), (2, 1), (2, 5), (4, 1), (4, 5)}
+
+
+def test_interleaved_key_heads_are_not_grouped(decoding_only):
+    """Tile repeats the key heads interleaved (query head i reads key head i % kv): consecutive
+    query heads read different keys, so no group is proven, and the kernel is right one head a
+    block."""
+    b, h, kv, sq, sk, d = 1, 8, 2, 1, 200, 32
+    rng = np.random.default_rng(8)
+    feeds = decoding_feeds(rng, b, kv, sq, sk, d, d, "float32", "none")
+    feeds["q"] = rng.standard_normal((b, h, sq, d)).astype(np.float32)
+    data = gqa_decoding_attention(b, h, kv, sq, sk, d, "float32", "none", "tile")
+    art, got = run(data, feeds)
+    want = decoding_np({**feeds, "k": np.tile(feeds["k"], (1, h // kv, 1, 1)),
+                        "v": np.tile(feeds["v"], (1, h // kv, 1, 1))}, d)
+    for y in got:
+        np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+    plan = plan_before("roller", data, "h100", CompileOptions(build=False))
+    (spec,) = [s.spec for s in plan.steps if getattr(getattr(s, "spec", None), "kind", None) == fd.NAME]
+    assert fd.head_groups(fd.analyse(spec)) == (1,)
+    (k,) = decoding_kernels(art.report)
+    assert k["config"]["head_group"] == 1 and k["grid"][0] == h * k["config"]["key_splits"]
 
 
 def test_prefill_is_not_this_kinds():

@@ -108,6 +108,42 @@ def test_flash_decoding_on_gpu(b, h, sq, sk, d, dv, dtype, mask, forced, request
           f"(kernel predicted {k['predicted_us']} us, {k['registers']} registers, {k['spills']} spill bytes)")
 
 
+# grouped-query heads (repeat_kv's Expand/Reshape) in one block: each group forced at a small size,
+# and a Llama-3-8B step unforced (32 query heads over 8 key heads, 4096 keys), where the
+# micro-model picks a group over one head a block; the time printed beside the prediction
+@pytest.mark.parametrize("h,kv,sq,sk,dtype,group", [
+    (8, 2, 1, 700, "float32", 4), (8, 4, 3, 300, "float16", 2), (32, 8, 1, 4096, "float16", None)])
+def test_grouped_query_decoding_on_gpu(h, kv, sq, sk, dtype, group, monkeypatch):
+    import compiler
+    from compiler.context import CompileOptions
+    from compiler.kinds import flash_decoding as fd
+    from compiler.runtime.executor import Executor, make_backend
+    from tests.compiler.test_flash_decoding import gqa_decoding_attention
+    from tests.compiler.test_resident import force_fused_kind
+    d = 128 if group is None else 64
+    if group is not None:
+        force_fused_kind(monkeypatch, fd.NAME)
+        monkeypatch.setattr(fd, "configuration", lambda att, spec, target: min(
+            (fd._config(t, fd.workload(att, spec, t), att.head_count)
+             for t in fd.tilings(att, target.shared_per_block) if t.group == group),
+            key=lambda c: fd.predict(c, target).us))
+    rng = np.random.default_rng(h * sk + sq)
+    feeds = decoding_feeds(rng, 1, kv, sq, sk, d, d, dtype, "padding")
+    feeds["q"] = rng.standard_normal((1, h, sq, d)).astype(np.float32).astype(feeds["k"].dtype)
+    tgt = _target()
+    art = compiler.compile(gqa_decoding_attention(1, h, kv, sq, sk, d, dtype, "padding", "expand"), tgt,
+                           CompileOptions())
+    (k,) = decoding_kernels(art.report)
+    assert k["config"]["head_group"] == group if group is not None else k["config"]["head_group"] > 1
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=tgt.arch))
+    got = ex.run(feeds)[art.plan.outputs[0]]
+    want = decoding_np({**feeds, "k": np.repeat(feeds["k"], h // kv, 1), "v": np.repeat(feeds["v"], h // kv, 1)}, d)
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=TOL[dtype], atol=TOL[dtype])
+    print(f"flash_decoding GQA {h}/{kv} heads x{sq}x{sk}x{d} {dtype} group {k['config']['head_group']} chunk "
+          f"{k['config']['key_chunk']} x {k['config']['key_splits']}: {_per_run_us(ex, feeds):.1f} us a run with "
+          f"copies (kernel predicted {k['predicted_us']} us, {k['registers']} registers)")
+
+
 # the ONNX Attention op (opset 23), as tests/compiler/test_resident.py builds it: at 130 x 128 fp16
 # the micro-model picks flash_attention; at 40 x 64 fp32 one of the SIMT kinds (the test prints which)
 @pytest.mark.parametrize("s,d,causal,dtype", [(130, 128, 1, "float16"), (40, 64, 1, "float32")])
