@@ -36,6 +36,7 @@ from .ir.tesa import summary as tesa_summary
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
 from .passes.grinder import grinder_plan, host_regions, host_round_trips
+from .passes.indices import simplify_plan
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
 from .passes.precision import precision_plan
@@ -83,11 +84,12 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     plan, stats = welder_plan(plan, ctx.target)
+    plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
     plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx))   # the shared-memory level
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
     stats["kernels_after"] -= shared["removed"]
-    return plan, dict(stats, enabled=True, dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
+    return plan, dict(stats, enabled=True, index_divisions={"before": indices["divisions_before"], "after": indices["divisions_after"]}, dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 
 
 def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], float | None] | None:

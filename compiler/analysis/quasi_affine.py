@@ -17,7 +17,7 @@ variables within their bounds. Used by kinds that ask whether an operand depends
 from __future__ import annotations
 
 from ..ir.dtypes import DType
-from ..ir.texpr import Binary, Const, Expr, Var, binary, const, index_interval, map_children
+from ..ir.texpr import Binary, Const, Expr, Var, binary, const, index_interval, map_children, walk
 
 INDEX = DType.int64
 # a linear form: {term: coefficient} and a constant; a term is a Var or a canonical idiv / imod
@@ -32,6 +32,26 @@ def simplify(e: Expr, bounds: dict[str, tuple[int, int]]) -> Expr:
         if form is not None:
             return _expr(form)
     return map_children(e, lambda c: simplify(c, bounds))
+
+
+def fewer_divisions(e: Expr, bounds: dict[str, tuple[int, int]]) -> Expr:
+    """`e` with each integer index sub-expression replaced by its quasi-affine form only where
+    that form has fewer divisions and remainders (the generated code's costliest index
+    arithmetic: 64-bit, a dozen instructions or more each); everything else as it was."""
+    if e.dtype is INDEX:
+        form = _linear(e, bounds)
+        if form is not None:
+            out = _expr(form)
+            if divisions(out) < divisions(e):
+                return out
+    if not any(isinstance(n, Binary) and n.fn in ("idiv", "imod") for n in walk(e)):
+        return e
+    return map_children(e, lambda c: fewer_divisions(c, bounds))
+
+
+def divisions(e: Expr) -> int:
+    """The integer divisions and remainders in `e`."""
+    return sum(isinstance(n, Binary) and n.fn in ("idiv", "imod") for n in walk(e))
 
 
 def _linear(e: Expr, bounds) -> Linear | None:
