@@ -321,12 +321,15 @@ def _fusion(records) -> dict:
     """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
     stopped each; a shared-memory group's predictions fused and apart), the row chains the cost
     model declined, the data-movement kernels duplicated into their readers, and the kernel counts
-    before and after."""
+    before and after, and the index divisions canonicalisation removed (passes/indices.py)."""
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
-    return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
-            "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", [])}
+    out = {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
+           "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", [])}
+    if "index_divisions" in info:
+        out["index_divisions"] = info["index_divisions"]
+    return out
 
 
 def _sparsity(records) -> dict:

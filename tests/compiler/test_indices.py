@@ -64,6 +64,9 @@ def test_reshape_chains_lose_their_redundant_divisions_and_stay_right():
     want = {"d": c - c.mean(-1, keepdims=True), "y2": 2 * np.repeat(feeds["k"], 2, axis=1)}
     for disable in ((), ("welder",)):
         art = compile(data, "h100", CompileOptions(build=False, disable=disable))
+        if not disable:     # the report counts them
+            assert art.report["fusion"]["index_divisions"] == {"before": stats["divisions_before"],
+                                                               "after": stats["divisions_after"]}
         for mode in ("default", "shuffle"):
             got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)
             for name, w in want.items():
