@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..ir.dtypes import DType
 from ..ir.texpr import Binary, Const, Expr, Var, binary, const, index_interval, map_children, walk
+from .views import combine_affine
 
 INDEX = DType.int64
 # a linear form: {term: coefficient} and a constant; a term is a Var or a canonical idiv / imod
@@ -63,18 +64,7 @@ def _linear(e: Expr, bounds) -> Linear | None:
         return None
     if e.fn in ("add", "sub", "mul"):
         a, b = _linear(e.a, bounds), _linear(e.b, bounds)
-        if a is None or b is None:
-            return None
-        if e.fn == "mul":
-            if a[0] and b[0]:
-                return None             # a product of two variables: not affine
-            (terms, k), s = (a, b[1]) if not b[0] else (b, a[1])
-            return {t: c * s for t, c in terms.items() if c * s}, k * s
-        sign = 1 if e.fn == "add" else -1
-        terms = dict(a[0])
-        for t, c in b[0].items():
-            terms[t] = terms.get(t, 0) + sign * c
-        return {t: c for t, c in terms.items() if c}, a[1] + sign * b[1]
+        return None if a is None or b is None else combine_affine(e.fn, a, b)
     if e.fn in ("idiv", "imod") and isinstance(e.b, Const) and e.b.dtype is INDEX and int(e.b.value) > 0:
         x = _linear(e.a, bounds)
         s = int(e.b.value)

@@ -390,19 +390,23 @@ def affine(e: Expr) -> tuple[dict[str, int], int] | None:
         return affine(e.x)
     if isinstance(e, Binary) and e.fn in ("add", "sub", "mul"):
         a, b = affine(e.a), affine(e.b)
-        if a is None or b is None:
-            return None
-        if e.fn == "mul":
-            if a[0] and b[0]:
-                return None
-            (c, k), s = (a, b[1]) if not b[0] else (b, a[1])
-            return {v: x * s for v, x in c.items() if x * s}, k * s
-        sign = 1 if e.fn == "add" else -1
-        c = dict(a[0])
-        for v, x in b[0].items():
-            c[v] = c.get(v, 0) + sign * x
-        return {v: x for v, x in c.items() if x}, a[1] + sign * b[1]
+        return None if a is None or b is None else combine_affine(e.fn, a, b)
     return None
+
+
+def combine_affine(fn: str, a: tuple[dict, int], b: tuple[dict, int]) -> tuple[dict, int] | None:
+    """a fn b for two affine forms ({term: coefficient}, constant) and fn add, sub or mul; None for
+    the product of two non-constant forms (not affine)."""
+    if fn == "mul":
+        if a[0] and b[0]:
+            return None
+        (c, k), s = (a, b[1]) if not b[0] else (b, a[1])
+        return {v: x * s for v, x in c.items() if x * s}, k * s
+    sign = 1 if fn == "add" else -1
+    c = dict(a[0])
+    for v, x in b[0].items():
+        c[v] = c.get(v, 0) + sign * x
+    return {v: x for v, x in c.items() if x}, a[1] + sign * b[1]
 
 
 def load_affine(ld: Load, shape: tuple[int, ...]) -> tuple[dict[str, int], int] | None:

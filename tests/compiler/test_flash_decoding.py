@@ -104,6 +104,28 @@ def test_decoding_attention_is_one_kernel_and_right(b, h, sq, sk, d, dv, dtype, 
     assert k["grid"][0] == b * h * cfg["key_splits"] and k["block"][0] == fd.THREADS
 
 
+def run_tiling(monkeypatch, t: fd.Tiling, data: bytes, feeds: dict, want: np.ndarray) -> dict:
+    """The model compiled with the kind's configuration forced to tiling `t`, checked against
+    `want` on the host harness (fixed and shuffled block order): its kernel's report entry."""
+    monkeypatch.setattr(fd, "configuration", lambda att, spec, target: fd._config(
+        t, fd.workload(att, spec, t), att.head_count))
+    art, got = run(data, feeds)
+    for y in got:
+        np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+    (k,) = decoding_kernels(art.report)
+    return k
+
+
+def force_group(monkeypatch, group: int) -> None:
+    """The kind's configuration: the fastest predicted tiling with `group` heads a block, where
+    the attention offers that group (else the usual choice)."""
+    choose = fd.configuration
+    monkeypatch.setattr(fd, "configuration", lambda att, spec, target: min(
+        (fd._config(t, fd.workload(att, spec, t), att.head_count)
+         for t in fd.tilings(att, target.shared_per_block) if t.group == group),
+        key=lambda c: fd.predict(c, target).us) if group in fd.head_groups(att) else choose(att, spec, target))
+
+
 def test_every_chunk_is_right(monkeypatch, decoding_only):
     """Each chunk the kind offers, from one split (the closing in the block) to 22 (the head's
     last block combines them), over a head size that is not a multiple of a warp (40) and a value
@@ -118,12 +140,7 @@ def test_every_chunk_is_right(monkeypatch, decoding_only):
         if ch > 1024:       # longer than the shortest chunk that holds every key
             continue
         t = fd.Tiling(ch, -(-sk // ch), sq, d, dv)
-        monkeypatch.setattr(fd, "configuration", lambda att, spec, target, t=t: fd._config(
-            t, fd.workload(att, spec, t), att.head_count))
-        art, got = run(data, feeds)
-        for g in got:
-            np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
-        (k,) = decoding_kernels(art.report)
+        k = run_tiling(monkeypatch, t, data, feeds, want)
         assert (k["config"]["key_chunk"], k["config"]["key_splits"]) == (ch, t.splits)
         assert k["shared_bytes"] == t.shared_bytes()
         seen.add(t.splits)
@@ -250,10 +267,7 @@ def test_grouped_query_heads_share_a_block(monkeypatch, b, h, kv, sq, sk, dtype,
     plan = plan_before("roller", data, "h100", CompileOptions(build=False))
     (spec,) = [s.spec for s in plan.steps if getattr(getattr(s, "spec", None), "kind", None) == fd.NAME]
     assert max(fd.head_groups(fd.analyse(spec))) == group
-    choose = fd.configuration
-    monkeypatch.setattr(fd, "configuration", lambda att, spec, target: min(
-        (fd._config(t, fd.workload(att, spec, t), att.head_count) for t in fd.tilings(att) if t.group == group),
-        key=lambda c: fd.predict(c, target).us) if fd.head_groups(att)[-1] == group else choose(att, spec, target))
+    force_group(monkeypatch, group)
     art, got = run(data, feeds)
     want = decoding_np({**feeds, "k": np.repeat(feeds["k"], h // kv, 1), "v": np.repeat(feeds["v"], h // kv, 1)}, d)
     for y in got:
@@ -302,12 +316,7 @@ def test_every_head_group_is_right(monkeypatch, decoding_only):
     for g in (1, 2, 4):
         for ch in (512, 64):
             t = fd.Tiling(ch, -(-sk // ch), g * sq, d, d, g)
-            monkeypatch.setattr(fd, "configuration", lambda att, spec, target, t=t: fd._config(
-                t, fd.workload(att, spec, t), att.head_count))
-            art, got = run(data, feeds)
-            for y in got:
-                np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
-            (k,) = decoding_kernels(art.report)
+            k = run_tiling(monkeypatch, t, data, feeds, want)
             assert (k["config"]["head_group"], k["config"]["key_splits"]) == (g, t.splits)
             assert k["grid"][0] == b * h // g * t.splits
             seen.add((g, t.splits))

@@ -118,15 +118,12 @@ def test_grouped_query_decoding_on_gpu(h, kv, sq, sk, dtype, group, monkeypatch)
     from compiler.context import CompileOptions
     from compiler.kinds import flash_decoding as fd
     from compiler.runtime.executor import Executor, make_backend
-    from tests.compiler.test_flash_decoding import gqa_decoding_attention
+    from tests.compiler.test_flash_decoding import force_group, gqa_decoding_attention
     from tests.compiler.test_resident import force_fused_kind
     d = 128 if group is None else 64
     if group is not None:
         force_fused_kind(monkeypatch, fd.NAME)
-        monkeypatch.setattr(fd, "configuration", lambda att, spec, target: min(
-            (fd._config(t, fd.workload(att, spec, t), att.head_count)
-             for t in fd.tilings(att, target.shared_per_block) if t.group == group),
-            key=lambda c: fd.predict(c, target).us))
+        force_group(monkeypatch, group)
     rng = np.random.default_rng(h * sk + sq)
     feeds = decoding_feeds(rng, 1, kv, sq, sk, d, d, dtype, "padding")
     feeds["q"] = rng.standard_normal((1, h, sq, d)).astype(np.float32).astype(feeds["k"].dtype)
