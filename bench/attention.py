@@ -3,7 +3,8 @@ scale, padding mask, Softmax, NaN guard, MatMul, Transpose) compiled at each sha
 and target; from report.json's fusion record, the kind the welder stage chose and the predicted
 microseconds of each fused kernel that could render it (flash_attention on tensor cores,
 flash_attention_simt, flash_decoding (few queries a head: the keys split across blocks) and
-resident_rows on SIMT lanes) against the members apart, at prefill shapes and decoder steps. `--disable welder` is the apart column.
+resident_rows on SIMT lanes) against the members apart, at prefill shapes and decoder steps.
+`--disable welder` is the apart column.
 
     .venv/bin/python bench/attention.py [--targets h100,a100] [--out DIR]
 

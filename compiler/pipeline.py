@@ -89,7 +89,8 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
     stats["kernels_after"] -= shared["removed"]
-    return plan, dict(stats, enabled=True, index_divisions={"before": indices["divisions_before"], "after": indices["divisions_after"]}, dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
+    return plan, dict(stats, enabled=True, index_divisions=indices, dram_bytes_before=traffic_before,
+                      dram_bytes_after=plan_traffic(plan))
 
 
 def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], float | None] | None:

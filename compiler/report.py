@@ -325,11 +325,9 @@ def _fusion(records) -> dict:
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
-    out = {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
-           "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", [])}
-    if "index_divisions" in info:
-        out["index_divisions"] = info["index_divisions"]
-    return out
+    return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
+            "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),
+            "index_divisions": info["index_divisions"]}
 
 
 def _sparsity(records) -> dict:

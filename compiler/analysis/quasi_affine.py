@@ -38,7 +38,7 @@ def simplify(e: Expr, bounds: dict[str, tuple[int, int]]) -> Expr:
 def fewer_divisions(e: Expr, bounds: dict[str, tuple[int, int]]) -> Expr:
     """`e` with each integer index sub-expression replaced by its quasi-affine form only where
     that form has fewer divisions and remainders (the generated code's costliest index
-    arithmetic: 64-bit, a dozen instructions or more each); everything else as it was."""
+    arithmetic: 64-bit, a sequence of instructions each); everything else as it was."""
     if e.dtype is INDEX:
         form = _linear(e, bounds)
         if form is not None:

@@ -248,7 +248,6 @@ def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
           "      }", "    }", "  }"]
 
     # the statistics the chain defines, from m~ and l~; the final epilogue at the output's index
-    out_t = fte.output
     L += ["  #pragma unroll", "  for (int by_h = 0; by_h < 2; ++by_h) {",
           "    float by_lsum = by_lrun[by_h];",
           "    by_lsum += __shfl_xor_sync(0xffffffffu, by_lsum, 1);",
@@ -267,13 +266,24 @@ def render_flash_attention(spec: KernelSpec, att, t, config: tuple) -> Kernel:
                       decompose_index(ind, "by_cc", col_shape, col_names, "by_crem", INDEX))
     L += ["      }", "  }"]
 
-    params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
-    params.append(f"{out_t.dtype.ctype}* __restrict__ out")
+    params, kparams = kernel_params(spec, types, in_args)
     entry, source = finish_kernel(spec.name + "_flash", params, L, launch_bounds=(T,))
-    kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in ext)
-    kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     return Kernel(entry=entry, source=source, params=kparams, grid=(att.head_count * qtiles, 1, 1), block=(T, 1, 1),
                   shared_bytes=t.shared_bytes(), ops=spec.ops, config=config)
+
+
+def kernel_params(spec: KernelSpec, types: dict[str, TensorType], in_args: dict[str, str],
+                  workspace: bool = False) -> tuple[list[str], tuple[KernelParam, ...]]:
+    """An attention kernel's C parameters and the plan values they bind: the inputs (in_args' C
+    names), the fp32 workspace `by_ws` where it has one, the output `out`."""
+    out_t = spec.stages[-1].expr.output
+    params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in spec.inputs]
+    kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in spec.inputs)
+    if workspace:
+        params.append("float* __restrict__ by_ws")
+        kparams += (KernelParam("float", spec.workspace, True),)
+    params.append(f"{out_t.dtype.ctype}* __restrict__ out")
+    return params, kparams + (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
 
 
 def row_statistics(att, in_args: dict[str, str], rows: list[str]) -> list[str]:

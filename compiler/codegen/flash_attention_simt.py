@@ -21,12 +21,12 @@ from m~ and l~ (phi, psi, the shift), and the final epilogue writes O at the out
 the same closing as the tensor-core kernel (codegen/flash_attention.py)."""
 from __future__ import annotations
 
-from ..ir.kernel import Kernel, KernelParam
+from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from .block_function import BLOCK_X, finish_kernel
 from .cuda import decompose_index
-from .flash_attention import (INDEX, S_VALUE, _rounded, _Scope, head_index, head_rows, operand_types, output_write,
-                              row_statistics)
+from .flash_attention import (INDEX, S_VALUE, _rounded, _Scope, head_index, head_rows, kernel_params, operand_types,
+                              output_write, row_statistics)
 
 THREADS = 128
 LANES = 16                  # lanes that share a row: a half-warp
@@ -182,7 +182,6 @@ def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kern
                  "    }", "  }"]
 
     # the statistics the chain defines, from m~ and l~; the final epilogue at the output's index
-    out_t = fte.output
     L += ["  #pragma unroll", f"  for (int a = 0; a < {TR}; ++a) {{",
           "    float by_lsum = by_lrun[a];"]
     L += ["    " + s for s in _half_warp("{v} + {other}", "by_lsum")]
@@ -199,10 +198,7 @@ def render_flash_attention_simt(spec: KernelSpec, att, t, config: tuple) -> Kern
                       decompose_index(ind, "by_cc", col_shape, col_names, "by_crem", INDEX))
     L += ["    }", "  }"]
 
-    params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
-    params.append(f"{out_t.dtype.ctype}* __restrict__ out")
+    params, kparams = kernel_params(spec, types, in_args)
     entry, source = finish_kernel(spec.name + "_flash_simt", params, L, launch_bounds=(THREADS,))
-    kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in ext)
-    kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     return Kernel(entry=entry, source=source, params=kparams, grid=(att.head_count * qtiles, 1, 1),
                   block=(THREADS, 1, 1), shared_bytes=t.shared_bytes(), ops=spec.ops, config=config)

@@ -24,12 +24,12 @@ O = sum O_s exp(m_s - M). The closing is the other attention kernels' (codegen/f
 the chain's statistics from M and l, the final epilogue at the output's own index."""
 from __future__ import annotations
 
-from ..ir.kernel import Kernel, KernelParam
+from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from .block_function import BLOCK_X, finish_kernel
 from .cuda import decompose_index
-from .flash_attention import (INDEX, S_VALUE, _rounded, _Scope, head_index, head_rows, operand_types, output_write,
-                              row_statistics)
+from .flash_attention import (INDEX, S_VALUE, _rounded, _Scope, head_index, head_rows, kernel_params, operand_types,
+                              output_write, row_statistics)
 
 THREADS = 128
 WARPS = THREADS // 32
@@ -220,14 +220,7 @@ def render_flash_decoding(spec: KernelSpec, att, t, config: tuple) -> Kernel:
         L += ["    float by_sum = by_osum * by_scale;"]
         L += closing("    ", "by_q") + ["  }"]
 
-    out_t = fte.output
-    params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
-    kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in ext)
-    if S > 1:
-        params.append("float* __restrict__ by_ws")
-        kparams += (KernelParam("float", spec.workspace, True),)
-    params.append(f"{out_t.dtype.ctype}* __restrict__ out")
-    kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
+    params, kparams = kernel_params(spec, types, in_args, workspace=S > 1)
     entry, source = finish_kernel(spec.name + "_flash_decoding", params, L, launch_bounds=(THREADS,),
                                   arrivals=blocks_heads if S > 1 else 0)
     return Kernel(entry=entry, source=source, params=kparams, grid=(blocks_heads * S, 1, 1),

@@ -431,11 +431,19 @@ def render(spec: KernelSpec, target=None):
         raise ValueError(f"spec {spec.name}: {NAME} does not apply: {att}")
     cfg = spec.config if spec.config is not None else configuration(att, spec)
     t = tiling_of(cfg)
-    config = (("schedule", NAME), ("config_key", cfg.key[:16]), ("tiles", cfg.text()), ("elem", att.elem.name),
-              ("rows_per_block", t.br), ("key_tile", t.bc), ("row_length", att.chain.length),
-              ("rows", math.prod(att.rows)), ("heads", att.head_count), ("head_dim", att.head_dim),
-              ("value_dim", att.value_dim), ("flops", flops(att)))
-    if target is not None:     # the report's latency and roofline read the micro-model's prediction
+    config = described(NAME, cfg, att, target, att.elem.name, (("rows_per_block", t.br), ("key_tile", t.bc)))
+    return [render_flash_attention(spec, att, t, config)]
+
+
+def described(name: str, cfg: KernelConfig, att: Attention, target: Target | None, elem: str,
+              shape: tuple[tuple[str, object], ...]) -> tuple[tuple[str, object], ...]:
+    """An attention kernel's config for the report (the three attention kinds'): its kind,
+    configuration and element type, its block `shape`, the attention's sizes and FLOPs, and with a
+    target the micro-model's prediction (which the report's latency and roofline read)."""
+    config = ((("schedule", name), ("config_key", cfg.key[:16]), ("tiles", cfg.text()), ("elem", elem)) + shape
+              + (("row_length", att.chain.length), ("rows", math.prod(att.rows)), ("heads", att.head_count),
+                 ("head_dim", att.head_dim), ("value_dim", att.value_dim), ("flops", flops(att))))
+    if target is not None:
         pred = predict(cfg, target)
         config += (("predicted_us", round(pred.us, 4)), ("model", json.dumps(pred.as_dict(), sort_keys=True)))
-    return [render_flash_attention(spec, att, t, config)]
+    return config

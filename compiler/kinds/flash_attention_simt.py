@@ -20,18 +20,15 @@ among those that fit the target's shared memory and the registers."""
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
 from dataclasses import dataclass
 
 from ..codegen.flash_attention_simt import LANES, ROW_GROUPS, THREADS, render_flash_attention_simt
 from ..ir.dtypes import DType
 from ..ir.spec import KernelSpec
 from ..ir.tiles import KernelConfig, RTile, Workload
-from ..roller.cost_model import LAUNCH_US
 from ..roller.micro_model import predict
 from ..targets import Target
-from .flash_attention import Attention, flops, recognise
+from .flash_attention import Attention, described, recognise
 
 NAME = "flash_attention_simt"
 TIER = None                 # not tiled by Roller: chosen by the welder stage's shared-memory level
@@ -164,11 +161,6 @@ def tiling_of(config: KernelConfig) -> Tiling:
     return Tiling(blk.size("m"), blk.size("n"), blk.size("k"), blk.size("v"))
 
 
-def predict_us(config: KernelConfig, target: Target) -> float:
-    """The micro-model's time of a configuration's kernel, plus a launch."""
-    return predict(config, target).us + LAUNCH_US
-
-
 def render(spec: KernelSpec, target=None):
     att = analyse(spec)
     if isinstance(att, str):
@@ -181,11 +173,5 @@ def render(spec: KernelSpec, target=None):
         t0 = tilings(att)[0]
         cfg = _config(t0, workload(att, spec, t0))
     t = tiling_of(cfg)
-    config = (("schedule", NAME), ("config_key", cfg.key[:16]), ("tiles", cfg.text()), ("elem", "float32"),
-              ("rows_per_block", t.br), ("key_tile", t.bc), ("row_length", att.chain.length),
-              ("rows", math.prod(att.rows)), ("heads", att.head_count), ("head_dim", att.head_dim),
-              ("value_dim", att.value_dim), ("flops", flops(att)))
-    if target is not None:     # the report's latency and roofline read the micro-model's prediction
-        pred = predict(cfg, target)
-        config += (("predicted_us", round(pred.us, 4)), ("model", json.dumps(pred.as_dict(), sort_keys=True)))
+    config = described(NAME, cfg, att, target, "float32", (("rows_per_block", t.br), ("key_tile", t.bc)))
     return [render_flash_attention_simt(spec, att, t, config)]

@@ -35,8 +35,6 @@ combine; a larger group reads each key once for more queries, in fewer blocks.""
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
 from dataclasses import dataclass
 
 from ..analysis.dependence import extents_of
@@ -47,10 +45,9 @@ from ..ir.dtypes import DType
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Expr, TensorExpr, Var, binary, const, substitute_vars
 from ..ir.tiles import KernelConfig, RTile, Workload
-from ..roller.cost_model import LAUNCH_US
 from ..roller.micro_model import predict
 from ..targets import Target
-from .flash_attention import Attention, flops, recognise
+from .flash_attention import Attention, described, recognise
 
 NAME = "flash_decoding"
 TIER = None                 # not tiled by Roller: chosen by the welder stage's shared-memory level
@@ -235,11 +232,6 @@ def tiling_of(config: KernelConfig, att: Attention) -> Tiling:
                   int(config.param("head_group", 1)))
 
 
-def predict_us(config: KernelConfig, target: Target) -> float:
-    """The micro-model's time of a configuration's kernel, plus a launch."""
-    return predict(config, target).us + LAUNCH_US
-
-
 def render(spec: KernelSpec, target=None):
     att = analyse(spec)
     if isinstance(att, str):
@@ -254,12 +246,6 @@ def render(spec: KernelSpec, target=None):
     t = tiling_of(cfg, att)
     if t.splits > 1 and not spec.workspace:
         raise ValueError(f"spec {spec.name}: {NAME} splits the keys {t.splits} ways and has no workspace")
-    config = (("schedule", NAME), ("config_key", cfg.key[:16]), ("tiles", cfg.text()), ("elem", "float32"),
-              ("key_chunk", t.ch), ("key_splits", t.splits), ("row_length", att.chain.length),
-              ("rows", math.prod(att.rows)), ("heads", att.head_count), ("head_group", t.group),
-              ("head_dim", att.head_dim),
-              ("value_dim", att.value_dim), ("flops", flops(att)))
-    if target is not None:     # the report's latency and roofline read the micro-model's prediction
-        pred = predict(cfg, target)
-        config += (("predicted_us", round(pred.us, 4)), ("model", json.dumps(pred.as_dict(), sort_keys=True)))
+    config = described(NAME, cfg, att, target, "float32",
+                       (("key_chunk", t.ch), ("key_splits", t.splits), ("head_group", t.group)))
     return [render_flash_decoding(spec, att, t, config)]

@@ -4,7 +4,7 @@ divisions and remainders, where the variables' bounds prove them away (analysis/
 Reshapes, expands and window partitions lower to linearised offsets taken apart again by / and %:
 a grouped-query model's repeated keys read K[(r + 128 j + 524288 h) / 2097152 % 8, (r + 128 j +
 524288 h) / 128 % 4096, (r + ...) % 128], which is K[(...) / 2097152, j, r]. Each division is 64-bit
-arithmetic in every thread for every element (a dozen instructions or more), and a kind that looks
+arithmetic in every thread for every element (a sequence of instructions, not one), and a kind that looks
 for affine loads (coalescing, vector access, the attention kinds' operands) sees through fewer of
 them. The rewrite keeps a sub-expression unless its form has fewer divisions, so a spec without
 any provably redundant division is the same spec (its key and kernel unchanged).
@@ -27,8 +27,9 @@ from ..ir.texpr import TensorExpr
 
 
 def simplify_plan(plan: Plan) -> tuple[Plan, dict]:
-    """The plan with its specs' index arithmetic simplified; stats: divisions before and after."""
-    stats = {"divisions_before": 0, "divisions_after": 0, "specs_changed": 0}
+    """The plan with its specs' index arithmetic simplified; stats: the divisions and remainders
+    before and after, and the specs changed."""
+    stats = {"before": 0, "after": 0, "specs_changed": 0}
     return _plan(plan, stats), stats
 
 
@@ -60,8 +61,8 @@ def _stage(st: Stage, stats: dict | None) -> Stage:
     body = fewer_divisions(te.body, bounds)
     epilogue = fewer_divisions(te.epilogue, bounds) if te.epilogue is not None else None
     if stats is not None:
-        stats["divisions_before"] += divisions(te.body) + (divisions(te.epilogue) if te.epilogue is not None else 0)
-        stats["divisions_after"] += divisions(body) + (divisions(epilogue) if epilogue is not None else 0)
+        stats["before"] += divisions(te.body) + (divisions(te.epilogue) if te.epilogue is not None else 0)
+        stats["after"] += divisions(body) + (divisions(epilogue) if epilogue is not None else 0)
     if body == te.body and epilogue == te.epilogue:
         return st
     return dataclasses.replace(st, expr=TensorExpr(te.name, te.inputs, te.output, body, te.reduce, epilogue))

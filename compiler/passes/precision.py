@@ -78,15 +78,15 @@ def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict
     if te.body.dtype is not DType.float32:
         return None
     found = operands(te)
-    if found is None or found[2] < MIN_REDUCED_K:
+    if found is None:
         return None
-    if found[3] and not _large_weight(found[:2], stage.inputs, consts):
+    a, b, k, matvec = found
+    if k < MIN_REDUCED_K or matvec and not _large_weight((a, b), stage.inputs, consts):
         return None
     stats["contractions"] += 1
     in_values = list(stage.inputs)
     if precision in HALF:
-        te, in_values = _round_operands(te, found[0], found[1], HALF[precision], in_values, consts, types,
-                                        converted, stats)
+        te, in_values = _round_operands(te, a, b, HALF[precision], in_values, consts, types, converted, stats)
     return dataclasses.replace(spec, stages=(Stage(te, tuple(in_values), stage.output),), precision=precision)
 
 

@@ -425,7 +425,8 @@ def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Ker
         att = kind.narrow(found)
         if isinstance(att, flash_attention.Attention):
             cfg = kind.configuration(att, spec, target)
-            out[kind.NAME] = (kind.predict_us(cfg, target), dataclasses.replace(spec, kind=kind.NAME, config=cfg))
+            out[kind.NAME] = (flash_attention.predict_us(cfg, target),     # the micro-model's, as above
+                              dataclasses.replace(spec, kind=kind.NAME, config=cfg))
     return out
 
 
