@@ -47,6 +47,7 @@ from .passes.sparse24 import sparse24_plan, sparse24_speedup
 from .passes.sparta_cover import cover_plan, cover_speedup
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
+from .passes.prologue import prologue_plan
 from .passes.resident import resident_plan
 from .passes.welder import welder_plan
 from .report import make_header, make_report, plan_traffic, workspace_bytes
@@ -86,11 +87,12 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     plan, stats = welder_plan(plan, ctx.target)
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
     plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx))   # the shared-memory level
+    plan, prologues = prologue_plan(plan, ctx.target)      # operand maps into attention kernels' loads
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
-    stats["kernels_after"] -= shared["removed"]
-    return plan, dict(stats, enabled=True, index_divisions=indices, dram_bytes_before=traffic_before,
-                      dram_bytes_after=plan_traffic(plan))
+    stats["kernels_after"] -= shared["removed"] + prologues["removed"]
+    return plan, dict(stats, enabled=True, index_divisions=indices, prologues=prologues["tried"],
+                      dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 
 
 def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], float | None] | None:

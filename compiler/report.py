@@ -321,13 +321,14 @@ def _fusion(records) -> dict:
     """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
     stopped each; a shared-memory group's predictions fused and apart), the row chains the cost
     model declined, the data-movement kernels duplicated into their readers, and the kernel counts
-    before and after, and the index divisions canonicalisation removed (passes/indices.py)."""
+    before and after, the index divisions canonicalisation removed (passes/indices.py), and the
+    operand maps joined to attention kernels (passes/prologue.py)."""
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
     return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),
-            "index_divisions": info["index_divisions"]}
+            "index_divisions": info["index_divisions"], "prologues": info["prologues"]}
 
 
 def _sparsity(records) -> dict:

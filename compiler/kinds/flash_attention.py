@@ -38,7 +38,7 @@ from ..codegen.flash_attention import L_VALUE, M_VALUE, S_VALUE, render_flash_at
 from ..ir.dtypes import DType
 from ..ir.spec import KernelSpec, Level
 from ..ir.texpr import (Binary, Cast, Const, Expr, Load, Select, TensorExpr, Unary, Var, map_children, replace_loads,
-                        substitute_vars, walk)
+                        substitute_vars, value_ops, walk)
 from ..roller.cost_model import LAUNCH_US
 from ..roller.micro_model import predict
 from ..ir.tiles import KernelConfig, RTile, Workload
@@ -381,6 +381,14 @@ def flops(att: Attention) -> int:
     return 2 * n * J * (att.head_dim + att.value_dim) + 4 * n * J
 
 
+def operand_ops(att: Attention) -> tuple[int, int, int]:
+    """Arithmetic operations an element of Q, K and V costs where the kernel loads it (texpr
+    value_ops: a scale, a rotary embedding composed into the operand; index arithmetic is not
+    counted). Every kind evaluates Q once a block and K and V once a key tile, and prices them
+    there, so a map composed into an operand (passes/prologue.py) is weighed against its own launch."""
+    return value_ops(att.q), value_ops(att.k), value_ops(att.v)
+
+
 def configuration(att: Attention, spec: KernelSpec) -> KernelConfig:
     """The block shape and the workload the micro-model prices (roller/micro_model.py)."""
     t = tiling(att)
@@ -395,7 +403,11 @@ def configuration(att: Attention, spec: KernelSpec) -> KernelConfig:
     per_block_loaded = (t.br * t.d16 + keys * (t.d16 + t.dv16)) * eb
     mmas = (t.bc // 8) * (t.d16 // 16) + (t.bc // 16) * (t.dv16 // 8)     # a warp's, per key tile
     mma_cycles = MMA_ISSUE_CYCLES * mmas
-    scalar_cycles = SCALAR_CYCLES_PER_SCORE * MMA_ROWS * t.bc // 32
+    # a warp's share of the operands' arithmetic a key tile: K's and V's tiles, and Q's tile
+    # (loaded once) spread over the key tiles
+    q_ops, k_ops, v_ops = operand_ops(att)
+    operand_cycles = (t.bc * (t.d16 * k_ops + t.dv16 * v_ops) + t.br * t.d16 * q_ops * t.bc / keys) / (32 * t.warps)
+    scalar_cycles = SCALAR_CYCLES_PER_SCORE * MMA_ROWS * t.bc // 32 + operand_cycles
     work = Workload(
         blocks=blocks, threads=32 * t.warps, shared_bytes=t.shared_bytes(),
         registers=min(255, 48 + 4 * (t.bc // 8) + 4 * (t.dv16 // 8)),

@@ -28,7 +28,7 @@ from ..ir.spec import KernelSpec
 from ..ir.tiles import KernelConfig, RTile, Workload
 from ..roller.micro_model import predict
 from ..targets import Target
-from .flash_attention import Attention, described, recognise
+from .flash_attention import Attention, described, operand_ops, recognise
 
 NAME = "flash_attention_simt"
 TIER = None                 # not tiled by Roller: chosen by the welder stage's shared-memory level
@@ -133,6 +133,10 @@ def workload(att: Attention, spec: KernelSpec, t: Tiling) -> Workload:
     fma = t.d * t.tr * t.tc + t.bc * t.tr * t.cm
     reads = t.d * (t.tr + t.tc) + t.bc * (t.tr + t.cm)
     scalar = SCALAR_PER_SCORE * t.tr * t.tc
+    # the operands' arithmetic a lane spends a key tile (flash_attention.operand_ops): its share of
+    # the K and V tiles, and of the Q tile (loaded once) spread over the key tiles
+    q_ops, k_ops, v_ops = operand_ops(att)
+    scalar += (t.bc * (t.d * k_ops + t.dv * v_ops) + t.br * t.d * q_ops / tiles) / THREADS
     stored = t.bc * (t.d + t.v_pitch) + t.br * t.bc      # the K and V tiles and the weights, a tile
     return Workload(
         blocks=blocks, threads=THREADS, shared_bytes=t.shared_bytes(), registers=min(255, t.registers()),

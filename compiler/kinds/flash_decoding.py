@@ -47,7 +47,7 @@ from ..ir.texpr import Expr, TensorExpr, Var, binary, const, substitute_vars
 from ..ir.tiles import KernelConfig, RTile, Workload
 from ..roller.micro_model import predict
 from ..targets import Target
-from .flash_attention import Attention, described, recognise
+from .flash_attention import Attention, described, operand_ops, recognise
 
 NAME = "flash_decoding"
 TIER = None                 # not tiled by Roller: chosen by the welder stage's shared-memory level
@@ -190,9 +190,13 @@ def workload(att: Attention, spec: KernelSpec, t: Tiling) -> Workload:
     # warp instructions a key costs. Scores (one warp): the key's row, the q reads and FMAs of
     # each query, its shuffle tree (5 shuffles, 5 adds) and the scalar epilogue. O (each warp of
     # a key group): the value's columns, each weight's read, the FMAs.
+    # Operand maps (flash_attention.operand_ops): the key's and the value's in those loads, and
+    # the Q rows' (evaluated once a block) spread over the chunk's keys.
     col_warps = t.col_lanes // 32
-    qk_fma, qk_other = t.q * t.dl, t.dl + t.q * t.dl + 10 * t.q + SCALAR_PER_SCORE * t.q
-    pv_fma, pv_other = col_warps * t.q * t.cm, col_warps * (t.cm + t.q)
+    q_ops, k_ops, v_ops = operand_ops(att)
+    qk_fma = t.q * t.dl
+    qk_other = t.dl * (1 + k_ops) + t.q * t.dl + 10 * t.q + SCALAR_PER_SCORE * t.q + t.q * t.dl * q_ops / t.ch
+    pv_fma, pv_other = col_warps * t.q * t.cm, col_warps * (t.cm * (1 + v_ops) + t.q)
     fma, other = qk_fma + pv_fma, qk_other + pv_other
     return Workload(
         blocks=blocks, threads=THREADS, shared_bytes=t.shared_bytes(), registers=min(255, t.registers()),

@@ -16,7 +16,7 @@ A map that a contraction of the chain reads along its reduction (the probabiliti
 LayerNorm'd row the next product reads) would be computed once per output column in registers;
 carried in shared memory instead, as resident rows, it is computed once, for one more row buffer
 (fewer rows to a block where they are long): the chain is priced both ways and keeps the faster
-(`_computed_once`, `_fused_kinds`).
+(`_computed_once`, `fused_kinds`).
 
 So QK^T -> mask -> softmax -> NaN guard -> .V (exporters' attention, whatever ops wrote it) and
 the ONNX Attention op's scores/max/sum/PV stages become one kernel with no rows x keys matrix in
@@ -281,7 +281,7 @@ def _unit_axes(stages: list[Stage]) -> dict[str, tuple[int, ...]]:
 
 
 def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
-    """(members, the kinds that render them as one kernel (`_fused_kinds`), why growth stopped);
+    """(members, the kinds that render them as one kernel (`fused_kinds`), why growth stopped);
     no kinds when no useful chain forms. A chain longer than any kind renders is cut back."""
     steps = scope.steps
     members = _Members((start,), (steps[start].spec,), (frozenset(),))
@@ -353,7 +353,7 @@ def _cut(members: _Members, scope: _Scope, statistics: bool, target: Target, sto
                                        + (spec.stages[-1].output,))
             chain, leaks = resident_rows.analyse(spec, fit=False), []
         useful = not leaks and not isinstance(chain, str) and _useful(chain, statistics)
-        kinds = _fused_kinds(spec, target) if useful else {}
+        kinds = fused_kinds(spec, target) if useful else {}
         if kinds:
             return members, kinds, stop
         stop = (f"{', '.join(leaks)} is read outside the group" if leaks else
@@ -395,7 +395,7 @@ def _memory_bound(stat: resident_rows.Reader) -> bool:
     return True
 
 
-def _fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, KernelSpec]]:
+def fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, KernelSpec]]:
     """The kinds that can render the chain as one kernel: each one's predicted time and the spec
     as it would be placed. Blocks owning whole rows (the spec as it is) when the rows fit in
     shared memory, or in registers for a chain of statistics alone (register_rows); the online
@@ -463,6 +463,11 @@ def saved_us(fused_us: float, apart_us: float) -> float:
 def pays(fused_us: float, apart_us: float) -> bool:
     """Whether a chain is kept: the fused kernel is predicted faster than its members apart."""
     return fused_us < apart_us
+
+
+def apart_us(spec: KernelSpec, target: Target) -> float:
+    """A spec's time as a launch of its own, as members apart are priced (passes/prologue.py)."""
+    return _predict_us(spec, target)
 
 
 def _predict_us(spec: KernelSpec, target: Target, chain=None) -> float:

@@ -94,13 +94,16 @@ def _attention_models():
     it one flash_attention kernel (mma.sync) in fp16, and one flash_attention_simt kernel (FFMA)
     in fp32, on both targets; and a decoder's step (one token against 2048 cached keys), one
     flash_decoding kernel with its keys split across blocks; and a grouped-query step (32 query
-    heads over 8 repeated key heads against 4096 keys), whose blocks take several heads."""
+    heads over 8 repeated key heads against 4096 keys), whose blocks take several heads; and a step
+    whose Q is rotated (rotate-half) in the decoding kernel's Q load (passes/prologue.py)."""
     from tests.compiler.test_flash_decoding import decoding_attention, gqa_decoding_attention
+    from tests.compiler.test_prologue import mapped_attention
     from tests.compiler.test_resident import exported_attention
     return [("attention_fp16", exported_attention(1, 12, 128, 64, "float16", "padding")),
             ("attention_fp32", exported_attention(1, 12, 128, 64, "float32", "padding")),
             ("decoding_fp16", decoding_attention(1, 32, 1, 2048, 128, 128, "float16", "padding")),
-            ("decoding_gqa_fp16", gqa_decoding_attention(1, 32, 8, 1, 4096, 128, "float16", "padding", "expand"))]
+            ("decoding_gqa_fp16", gqa_decoding_attention(1, 32, 8, 1, 4096, 128, "float16", "padding", "expand")),
+            ("decoding_rotary_fp16", mapped_attention(1, 32, 1, 2048, 128, "float16", "rotary")[0])]
 
 
 VECTOR_LOADS = ("by_ld_global_b128(", "by_ld_global_v4(")     # the prelude's 16-byte global loads
@@ -235,7 +238,7 @@ def test_decoding_kernels_sum_over_shuffles_and_arrive_on_atomics(kernels, targe
     """flash_decoding's dot products are warp shuffle trees (SHFL.BFLY) and its splits arrive on
     the launch's counters (an atomic add whose old value is read: ATOMG); FMAs on SIMT lanes."""
     decoding = of_kind(kernels, "flash_decoding", target)
-    assert {k.model for k in decoding} == {"decoding_fp16", "decoding_gqa_fp16"}
+    assert {k.model for k in decoding} == {"decoding_fp16", "decoding_gqa_fp16", "decoding_rotary_fp16"}
     for k in decoding:
         assert k.sass.having("SHFL", "BFLY") and k.sass.having("ATOMG") and k.sass.having("FFMA"), k
         assert not hmma(k.sass)

@@ -40,8 +40,8 @@ def run(data: bytes, feeds: dict, *, disable=(), modes=("default", "shuffle")):
 def rows_kernel_only(monkeypatch):
     """The online-softmax kinds left out of the welder stage's choice (kinds/flash_attention_simt.py
     takes fp32 attention too): the tests that use it check the rows kernel's own pricing."""
-    kinds = resident._fused_kinds
-    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
+    kinds = resident.fused_kinds
+    monkeypatch.setattr(resident, "fused_kinds", lambda spec, target: {
         k: v for k, v in kinds(spec, target).items() if k != flash_attention_simt.NAME})
 
 
@@ -49,10 +49,10 @@ def force_fused_kind(monkeypatch, name: str) -> None:
     """The welder stage's choice forced to kind `name` wherever it applies (every chain kept, the
     longest first), to check its kernel at sizes where another kind or the members apart are
     predicted faster."""
-    kinds = resident._fused_kinds
+    kinds = resident.fused_kinds
     monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
     monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)
-    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
+    monkeypatch.setattr(resident, "fused_kinds", lambda spec, target: {
         k: v for k, v in kinds(spec, target).items() if k == name} or kinds(spec, target))
 
 
@@ -188,8 +188,8 @@ def test_exported_attention_is_one_kernel_and_right(b, h, s, d, dtype, mask, mon
     checks that one), so its decision is forced here to check this kernel itself."""
     monkeypatch.setattr(resident, "pays", lambda fused, apart: True)
     monkeypatch.setattr(resident, "saved_us", lambda fused, apart: apart)   # the longest chain first
-    only_rows = resident._fused_kinds
-    monkeypatch.setattr(resident, "_fused_kinds", lambda spec, target: {
+    only_rows = resident.fused_kinds
+    monkeypatch.setattr(resident, "fused_kinds", lambda spec, target: {
         k: v for k, v in only_rows(spec, target).items() if k == resident_rows.NAME})
     rng = np.random.default_rng(s * 131 + d)
     feeds = attention_feeds(rng, b, h, s, d, dtype, mask)

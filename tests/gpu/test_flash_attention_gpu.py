@@ -171,3 +171,26 @@ def test_onnx_attention_op_on_gpu(s, d, causal, dtype):
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=TOL[dtype], atol=TOL[dtype])
     (k,) = art.report["kernels"]
     print(f"ONNX Attention {s}x{d} {dtype}: {k['config']['schedule']} (predicted {k['predicted_us']} us)")
+
+
+# operand prologues (passes/prologue.py): Q rotated in the decoding kernel's load, and a SiLU'd
+# Q in the prefill kinds'; one launch, matched against NumPy on the device
+@pytest.mark.parametrize("b,h,sq,sk,d,dtype,how", [
+    (1, 32, 1, 4096, 128, "float16", "rotary"), (2, 2, 1, 300, 128, "float16", "rotary"),
+    (1, 8, 256, 256, 64, "float32", "silu"), (1, 2, 256, 256, 64, "float16", "silu")])
+def test_query_prologue_on_gpu(b, h, sq, sk, d, dtype, how):
+    import compiler
+    from compiler.context import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from tests.compiler.test_prologue import feeds_and_want, mapped_attention
+    data, cos, sin = mapped_attention(b, h, sq, sk, d, dtype, how)
+    feeds, want = feeds_and_want(b, h, sq, sk, d, dtype, how, cos, sin)
+    tgt = _target()
+    art = compiler.compile(data, tgt, CompileOptions())
+    assert [j["joined"] for j in art.report["fusion"]["prologues"]] == [True]
+    (k,) = art.report["kernels"]
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=tgt.arch))
+    got = ex.run(feeds)[art.plan.outputs[0]]
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=TOL[dtype], atol=TOL[dtype])
+    print(f"{k['config']['schedule']} with Q {how} {b}x{h}x{sq}x{sk}x{d} {dtype}: {_per_run_us(ex, feeds):.1f} us a run "
+          f"with copies (kernel predicted {k['predicted_us']} us)")
