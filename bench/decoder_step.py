@@ -48,7 +48,10 @@ def attention_record(report: dict) -> dict:
     for g in fusion["groups"] + fusion["declined"]:
         kinds = g.get("predicted_us", {}).get("kinds", {})
         if any(k.startswith("flash_") for k in kinds):
-            return {"kept": g in fusion["groups"], **g["predicted_us"]}
+            # with the operand maps tried in its loads (passes/prologue.py): operand, ops, joined
+            prologues = [{"operand": p["operand"], "ops": len(p["ops"]), "joined": p["joined"]}
+                         for p in fusion.get("prologues", [])]
+            return {"kept": g in fusion["groups"], **g["predicted_us"], "prologues": prologues}
     return {}
 
 
@@ -71,7 +74,8 @@ def compile_all(a) -> int:
                          "no_welder_predicted_us": off["latency"]["predicted_us"], "attention": att})
             print(f"{name:<24} {precision:<5} {on['launches_per_inference']:>4}/{off['launches_per_inference']:<4} "
                   f"{on['latency']['predicted_us']:>9.3f} {off['latency']['predicted_us']:>13.3f}  "
-                  f"{att.get('kind')} {att.get('kinds')} apart {att.get('apart')}", flush=True)
+                  f"{att.get('kind')} {att.get('kinds')} apart {att.get('apart')} "
+                  f"prologues {att.get('prologues')}", flush=True)
     out = write_results("decoder_step", "none (predicted from report.json)",
                         {"target": "h100", "build": False, "geometry": GEOMETRY, "steps": STEPS}, rows, a.out)
     print(f"-> {out}")
