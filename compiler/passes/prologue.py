@@ -11,15 +11,17 @@ as a rotary embedding on Q in a decoder step (a one-query product, read once per
 one, and five operations), is computed once per block that holds its rows when it joins the
 attention kernel, and its launch and its result's round trip through DRAM go.
 
-For each spec of those kinds, each value that only its Q, K or V expression reads, made by a map
-spec (register stages, no reduction) whose result nothing else reads (directly or through
-reshape aliases), is tried: the map's stage goes before the attention's stages, carried in
-registers, and the kind reads the attention again (its operand now composes the map) and
-configures it. The kinds price each operand's arithmetic where they evaluate it
-(flash_attention.operand_ops), so the map is kept there only when the kernel with it is predicted
-faster than the kernel without it plus the map as a launch of its own (resident.apart_us, as the
-shared-memory level prices members apart). Repeated until no map joins (a map may read another).
-The record lists each join with both predictions."""
+For each attention chain (a row chain of the shared-memory level or an online-softmax kind's
+spec, as flash_attention.recognise reads it), each value that only its Q, K or V expression
+reads, made by a map spec (register stages, no reduction) whose result nothing else reads
+(directly or through reshape aliases), is tried: the map's stage goes before the attention's
+stages, carried in registers, and the online-softmax kinds price that spec (resident.fused_kinds;
+each counts the operands' arithmetic where it evaluates it: flash_attention.operand_ops). The
+fastest is kept when it beats the chain as it is plus the map as a launch of its own
+(resident.apart_us, as the shared-memory level prices members apart); so the kind may change (a
+rows kernel, which would recompute Q for every key, gives way to flash_decoding). A joined map's
+own inputs are tried in turn. The record lists every map tried, joined or not, with the
+predictions."""
 from __future__ import annotations
 
 import dataclasses
