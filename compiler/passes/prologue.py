@@ -15,12 +15,13 @@ For each attention chain (a row chain of the shared-memory level or an online-so
 spec, as flash_attention.recognise reads it), each value that only its Q, K or V expression
 reads, made by a map spec (register stages, no reduction) whose result nothing else reads
 (directly or through reshape aliases), is tried: the map's stage goes before the attention's
-stages, carried in registers, and the online-softmax kinds price that spec (resident.fused_kinds;
-each counts the operands' arithmetic where it evaluates it: flash_attention.operand_ops). The
-fastest is kept when it beats the chain as it is plus the map as a launch of its own
-(resident.apart_us, as the shared-memory level prices members apart); so the kind may change (a
-rows kernel, which would recompute Q for every key, gives way to flash_decoding). A joined map's
-own inputs are tried in turn. The record lists every map tried, joined or not, with the
+stages, carried in registers, and the kinds that render the chain price that spec
+(resident.fused_kinds): the online-softmax kinds count the operands' arithmetic where they
+evaluate it (flash_attention.operand_ops), the rows kernel the map's recomputation for every key
+it reads Q at (resident_rows.chain_flops). The fastest is kept when it beats the chain as it is
+plus the map as a launch of its own (resident.apart_us, as the shared-memory level prices members
+apart); so the kind may change (a rows kernel gives way to flash_decoding where recomputing Q for
+every key costs it more). A joined map's own inputs are tried in turn. The record lists every map tried, joined or not, with the
 predictions."""
 from __future__ import annotations
 
@@ -151,9 +152,9 @@ def _sole_source(v: str, reader: int, readers: dict, pinned: set[str], alias_by_
 
 def _with_map(spec: KernelSpec, v: str, src: str, map_spec: KernelSpec, types: dict, target: Target
               ) -> tuple[KernelSpec | None, dict]:
-    """`spec` with `map_spec` (which makes `src`, read as `v`) as its first stage, as the online-
-    softmax kind predicted fastest renders it, when that beats `spec` as it is and the map apart
-    (else None), and the record."""
+    """`spec` with `map_spec` (which makes `src`, read as `v`) as its first stage, as the kind
+    predicted fastest renders it, when that beats `spec` as it is and the map apart (else None),
+    and the record."""
     stages = []
     for st in spec.stages:
         te, inputs = st.expr, list(st.inputs)
@@ -168,9 +169,9 @@ def _with_map(spec: KernelSpec, v: str, src: str, map_spec: KernelSpec, types: d
                        precision=spec.precision or map_spec.precision)
     before = spec.kind or resident_rows.NAME
     record = {"ops": list(map_spec.ops), "kind": before, "joined": False}
-    kinds = {name: found for name, found in resident.fused_kinds(trial, target).items() if name in KINDS}
+    kinds = resident.fused_kinds(trial, target)
     if not kinds:
-        return None, dict(record, why="no online-softmax kind renders the attention with it")
+        return None, dict(record, why="no kind renders the attention with it")
     kind = min(kinds, key=lambda name: kinds[name][0])
     fused, joined = kinds[kind]
     without = (flash_attention.predict_us(spec.config, target) if spec.kind in KINDS
