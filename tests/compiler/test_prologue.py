@@ -214,14 +214,6 @@ def test_a_key_map_recomputed_by_every_query_block_stays_apart():
     assert rep["launches_per_inference"] == 2
 
 
-def test_the_recomputation_is_priced():
-    """The same attention's price grows with the arithmetic composed into an operand."""
-    b, h, s, d, dtype = 1, 1, 4096, 64, "float16"
-    data, _, _ = mapped_attention(b, h, s, s, d, dtype, "chain", side="k")
-    (declined,) = tried(compile(data, "h100", CompileOptions(build=False)).report)
-    assert declined["predicted_us"]["fused"] > declined["predicted_us"]["without"]
-
-
 def test_operand_values_names_each_side():
     """Each value the recogniser's Q, K and V expressions read, by the side that reads it: after
     the join, Q's expression reads the map's inputs (the raw queries, cos and sin)."""
