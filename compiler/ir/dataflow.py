@@ -83,6 +83,22 @@ def first_reader(values, after: int, readers: dict[str, set[int]],
     return best
 
 
+def sole_source(v: str, reader: int, readers: dict[str, set[int]], pinned: set[str],
+                alias_by_dst: dict[str, int], steps) -> tuple[str | None, set[int]]:
+    """The value step `reader` reads as `v`, back through reshape aliases (`alias_by_dst`: alias
+    value -> its step index in `steps`), and those alias steps: None when it or a value on the way
+    has another reader or is a plan output (`pinned`). A fusion pass may take its producer in."""
+    hops: set[int] = set()
+    while True:
+        if v in pinned or readers.get(v, set()) != {reader}:
+            return None, hops
+        a = alias_by_dst.get(v)
+        if a is None:
+            return v, hops
+        hops.add(a)
+        reader, v = a, steps[a].src
+
+
 def all_steps(plan: Plan) -> Iterator[Step]:
     """Every step in execution order, a region step before its bodies' steps."""
     return plan.steps_within()

@@ -21,16 +21,15 @@ evaluate it (flash_attention.operand_ops), the rows kernel the map's recomputati
 it reads Q at (resident_rows.chain_flops). The fastest is kept when it beats the chain as it is
 plus the map as a launch of its own (resident.apart_us, as the shared-memory level prices members
 apart); so the kind may change (a rows kernel gives way to flash_decoding where recomputing Q for
-every key costs it more). A joined map's own inputs are tried in turn. The record lists every map tried, joined or not, with the
-predictions."""
+every key costs it more). A joined map's own inputs are tried in turn. The record lists every map
+tried, joined or not, with the predictions."""
 from __future__ import annotations
 
 import dataclasses
 
-from ..analysis.dependence import read_reshaped
-from ..ir.dataflow import map_bodies, readers_of
+from ..ir.dataflow import map_bodies, readers_of, sole_source
 from ..ir.plan import AliasStep, ComputeStep, Plan
-from ..ir.spec import KernelSpec, Level, Stage
+from ..ir.spec import KernelSpec, Level
 from ..ir.texpr import Expr, Load, walk
 from ..kinds import flash_attention, flash_attention_simt, flash_decoding, resident_rows
 from ..targets import Target
@@ -39,7 +38,7 @@ from .roller import with_workspace
 
 # the kinds that load a block's Q rows once and each key and value once a block, and price their
 # operands' arithmetic where they evaluate it
-KINDS = {k.NAME: k for k in (flash_attention, flash_attention_simt, flash_decoding)}
+KINDS = frozenset(k.NAME for k in (flash_attention, flash_attention_simt, flash_decoding))
 
 
 def prologue_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
@@ -82,7 +81,7 @@ def _try_next(k: int, steps: list, dropped: set[int], pinned: set[str], types: d
         if v in tried:
             continue
         tried.add(v)
-        src, hops = _sole_source(v, k, readers, pinned, alias_by_dst, steps)
+        src, hops = sole_source(v, k, readers, pinned, alias_by_dst, steps)
         p = producer.get(src) if src is not None else None
         if p is None:
             continue
@@ -135,36 +134,14 @@ def _map_step(step) -> bool:
             and all(st.expr.reduce is None for st in spec.stages))
 
 
-def _sole_source(v: str, reader: int, readers: dict, pinned: set[str], alias_by_dst: dict, steps: list
-                 ) -> tuple[str | None, set[int]]:
-    """The value step `reader` reads as `v`, back through reshape aliases, and those alias steps:
-    None when it or a value on the way has another reader or is a plan output."""
-    hops: set[int] = set()
-    while True:
-        if v in pinned or readers.get(v, set()) != {reader}:
-            return None, hops
-        a = alias_by_dst.get(v)
-        if a is None:
-            return v, hops
-        hops.add(a)
-        reader, v = a, steps[a].src
-
-
 def _with_map(spec: KernelSpec, v: str, src: str, map_spec: KernelSpec, types: dict, target: Target
               ) -> tuple[KernelSpec | None, dict]:
     """`spec` with `map_spec` (which makes `src`, read as `v`) as its first stage, as the kind
     predicted fastest renders it, when that beats `spec` as it is and the map apart (else None),
     and the record."""
-    stages = []
-    for st in spec.stages:
-        te, inputs = st.expr, list(st.inputs)
-        for arg, name in enumerate(st.inputs):
-            if name == v:
-                if v != src:          # read through reshape aliases: the map's value at the reshaped index
-                    te = read_reshaped(te, arg, types[src])
-                inputs[arg] = src
-        stages.append(Stage(te, tuple(inputs), st.output))
-    trial = KernelSpec(stages=(map_spec.stage, *stages), carried=((src, Level.REGISTER), *spec.carried),
+    # read through reshape aliases: the map's value at the reshaped index
+    reading = resident.read_through(spec, {v: ((), src)}, types) if v != src else spec
+    trial = KernelSpec(stages=(map_spec.stage, *reading.stages), carried=((src, Level.REGISTER), *spec.carried),
                        outputs=spec.outputs, ops=map_spec.ops + spec.ops,
                        precision=spec.precision or map_spec.precision)
     before = spec.kind or resident_rows.NAME

@@ -295,7 +295,7 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
         if not _member(steps[c]):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
-        spec = _read_through(steps[c].spec, via, scope.types)
+        spec = read_through(steps[c].spec, via, scope.types)
         grown = members.add(c, spec, frozenset(a for hops, _ in via.values() for a in hops))
         joined, why = scope.joined(grown)
         # maps then a reduction is no chain yet, but becomes one when a later stage reads the
@@ -308,7 +308,7 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
     return _cut(members, scope, statistics, target, stop)
 
 
-def _read_through(spec: KernelSpec, via: dict, types: dict) -> KernelSpec:
+def read_through(spec: KernelSpec, via: dict, types: dict) -> KernelSpec:
     """`spec` with its reads of alias values (`via`: alias value -> (alias steps, group value))
     rewritten to read the group's value at the reshaped index."""
     if not via:

@@ -48,7 +48,7 @@ import functools
 from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped, reads_once
 from ..analysis.views import gemm_view
 from ..ir.compose import NotComposable, compose
-from ..ir.dataflow import first_reader, map_bodies, readers_of
+from ..ir.dataflow import first_reader, map_bodies, readers_of, sole_source
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, TensorExpr, Unary, value_ops, walk
@@ -282,17 +282,8 @@ def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope)
 
 
 def _sole_source(v: str, reader: int, scope: _Scope) -> tuple[str | None, set[int]]:
-    """The value step `reader` reads as `v`, back through reshape aliases, and those alias steps:
-    None when it or a value on the way has another reader or is a plan output."""
-    hops: set[int] = set()
-    while True:
-        if v in scope.pinned or scope.readers.get(v, set()) != {reader}:
-            return None, hops
-        a = scope.alias_by_dst.get(v)
-        if a is None:
-            return v, hops
-        hops.add(a)
-        reader, v = a, scope.alias_of[a].src
+    """ir/dataflow.sole_source over the scope's plan."""
+    return sole_source(v, reader, scope.readers, scope.pinned, scope.alias_by_dst, scope.steps)
 
 
 def _next_reader(g: _Group, scope: _Scope, values):

@@ -63,10 +63,11 @@ def query_map_np(x: np.ndarray, how: str, cos: np.ndarray, sin: np.ndarray) -> n
 
 
 def mapped_attention(b, h, sq, sk, d, dtype, how: str, *, side: str = "q", expose: bool = False,
-                     shared: bool = False) -> tuple[bytes, np.ndarray, np.ndarray]:
+                     shared: bool = False, reshaped: bool = False) -> tuple[bytes, np.ndarray, np.ndarray]:
     """Attention (decoding_attention's: scale, Softmax, NaN guard, .V, transpose) whose `side`
     operand is `how` of an input; `expose`: the map's value is a graph output too; `shared`: Q
-    and K are both the mapped value (sq == sk). The model, and cos and sin (constants)."""
+    and K are both the mapped value (sq == sk); `reshaped`: the input is (b * h, n, d) and the
+    map's value reaches the attention through a Reshape. The model, and cos and sin (constants)."""
     t = ONNX_TYPE[dtype]
     np_t = DType[dtype].np
     rng = np.random.default_rng(d + sq)
@@ -79,6 +80,10 @@ def mapped_attention(b, h, sq, sk, d, dtype, how: str, *, side: str = "q", expos
              numpy_helper.from_array(np.array(0, np_t), "zero")]
     nodes, more = query_map_nodes(f"{side}_in", f"{side}m", d, how)
     names = {"q": "q", "k": "k", "v": "v", side: f"{side}m"}
+    if reshaped:
+        more = more + [_ints("shape4", [b, h, n, d])]
+        nodes.append(helper.make_node("Reshape", [f"{side}m", "shape4"], [f"{side}m4"]))
+        names[side] = f"{side}m4"
     if shared:
         names["k"] = "qm"
     nodes += [helper.make_node("Transpose", [names["k"]], ["kt"], perm=[0, 1, 3, 2]),
@@ -90,18 +95,21 @@ def mapped_attention(b, h, sq, sk, d, dtype, how: str, *, side: str = "q", expos
               helper.make_node("MatMul", ["pz", names["v"]], ["o"]),
               helper.make_node("Transpose", ["o"], ["y"], perm=[0, 2, 1, 3])]
     shapes = {"q": [b, h, sq, d], "k": [b, h, sk, d], "v": [b, h, sk, d]}
-    inputs = [(f"{side}_in", t, shapes[side])] + [(s, t, shapes[s]) for s in ("q", "k", "v")
+    in_shape = [b * h, n, d] if reshaped else shapes[side]
+    inputs = [(f"{side}_in", t, in_shape)] + [(s, t, shapes[s]) for s in ("q", "k", "v")
                                                   if s != side and not (shared and s == "k")]
-    outputs = [("y", t, [b, sq, h, d])] + ([(f"{side}m", t, shapes[side])] if expose else [])
+    outputs = [("y", t, [b, sq, h, d])] + ([(f"{side}m", t, in_shape)] if expose else [])
     return make_model(nodes, inputs, outputs, inits + more), cos, sin
 
 
-def feeds_and_want(b, h, sq, sk, d, dtype, how, cos, sin, *, side="q", shared=False):
+def feeds_and_want(b, h, sq, sk, d, dtype, how, cos, sin, *, side="q", shared=False, reshaped=False):
     rng = np.random.default_rng(sk + 3 * d)
     np_t = DType[dtype].np
     shapes = {"q": (b, h, sq, d), "k": (b, h, sk, d), "v": (b, h, sk, d)}
     raw = {s: rng.standard_normal(shapes[s]).astype(np.float32).astype(np_t) for s in ("q", "k", "v")}
     feeds = {(f"{s}_in" if s == side else s): x for s, x in raw.items() if not (shared and s == "k")}
+    if reshaped:
+        feeds[f"{side}_in"] = raw[side].reshape(b * h, -1, d)
     ref = {s: x.astype(np.float32) for s, x in raw.items()}
     ref[side] = query_map_np(raw[side], how, cos, sin)
     if dtype != "float32":      # the graph stores the map's value in its own type
@@ -129,7 +137,7 @@ def tried(report) -> list[dict]:
 @pytest.mark.parametrize("b,h,sq,sk,d,dtype,how,kind", [
     (1, 4, 1, 1000, 64, "float32", "rotary", flash_decoding.NAME),      # a decoder step's Q rotary
     (1, 4, 1, 255, 64, "float32", "rotary", resident_rows.NAME),        # few keys: the rows kernel recomputes it
-    (2, 2, 1, 300, 128, "float16", "rotary", flash_decoding.NAME),      # (the rows kind's alone)
+    (2, 2, 1, 300, 128, "float16", "rotary", flash_decoding.NAME),      # rows alone; decoding with the map
     (1, 8, 256, 256, 64, "float32", "silu", flash_attention_simt.NAME),   # prefill, on SIMT lanes
     (1, 2, 256, 256, 64, "float16", "silu", flash_attention.NAME),        # prefill, on tensor cores
 ])
@@ -147,6 +155,18 @@ def test_a_query_map_joins_the_attention_kernel(b, h, sq, sk, d, dtype, how, kin
     assert p["fused"] < p["without"] + p["map_apart"]
     assert set(joined["ops"]) <= set(rep["kernels"][0]["ops"])
     assert rep["fusion"]["kernels_after"] == 1
+
+
+def test_a_map_read_through_a_reshape_joins():
+    """The map's value reaches Q through a Reshape (an alias step): the kernel reads the map's
+    value at the reshaped index, and the alias goes with the map."""
+    b, h, sq, sk, d, dtype = 1, 4, 1, 1000, 64, "float32"
+    data, cos, sin = mapped_attention(b, h, sq, sk, d, dtype, "rotary", reshaped=True)
+    feeds, want = feeds_and_want(b, h, sq, sk, d, dtype, "rotary", cos, sin, reshaped=True)
+    rep = check(data, feeds, want, dtype)
+    assert rep["launches_per_inference"] == 1
+    assert [(j["operand"], j["joined"]) for j in tried(rep)] == [("q", True)]
+    assert kinds_of(rep) == [flash_decoding.NAME]
 
 
 def test_the_map_can_change_the_kind():
@@ -167,7 +187,7 @@ def test_the_map_can_change_the_kind():
 
 def test_a_value_map_joins_the_tensor_core_kernel():
     """V's map under prefill on tensor cores: each value element is loaded once a block of query
-    rows; two blocks a head here, so the map runs twice, for one launch less."""
+    rows; four blocks of 64 rows a head here, so the map runs four times, for one launch less."""
     b, h, s, d, dtype = 1, 2, 256, 64, "float16"
     data, cos, sin = mapped_attention(b, h, s, s, d, dtype, "silu", side="v")
     feeds, want = feeds_and_want(b, h, s, s, d, dtype, "silu", cos, sin, side="v")
@@ -211,6 +231,7 @@ def test_a_key_map_recomputed_by_every_query_block_stays_apart():
     p = declined["predicted_us"]
     assert p["fused"] >= p["without"] + p["map_apart"]
     assert "Tanh_0" in declined["ops"] and "predicted no faster" in declined["why"]
+    assert declined["kind_with_map"] == flash_attention.NAME
     assert rep["launches_per_inference"] == 2
 
 
