@@ -22,6 +22,11 @@ class KernelParam:
 
 BODY_SUFFIX = "_body"   # a rendered kernel's block function is `<entry>_body` (codegen/block_function.py)
 
+# Pointer parameters one launch may pass: CUDA's 4 KB of kernel parameters, 8 bytes a pointer,
+# less room for tensor maps and the runtime's scalars. A kernel that writes one output per
+# step of an unrolled loop (a scan's) meets it; a co-launch adds its members' together.
+MAX_POINTER_PARAMS = 384
+
 TMA_DTYPES = {"float16": 2, "bfloat16": 2}   # element types a tensor map may describe (bytes)
 
 

@@ -1,10 +1,14 @@
 """Kind `register_rows`: a row chain of statistics as one kernel in which a row's lanes (a warp,
 or several) keep it in registers (AStitch's local scheme for reductions with broadcasts).
 
-The chains it takes are those `resident_rows.analyse` reads with no resident rows: statistics
-(a row max and a sum of exponentials, a mean and a variance, a mean of squares) and a final map
-over the row that reads them (softmax, LayerNorm, RMSNorm, GroupNorm as rows, with the residual
-adds, scales, casts and masks composed into them), or a final statistic written out. In
+The chains it takes are those `resident_rows.analyse` reads with no resident contraction:
+statistics (a row max and a sum of exponentials, a mean and a variance, a mean of squares) and a
+final map over the row that reads them (softmax, LayerNorm, RMSNorm, GroupNorm as rows, with the
+residual adds, scales, casts and masks composed into them), or a final statistic written out;
+and resident *maps* over the same row that later phases read at their own column (an unrolled
+scan's states, h_t = a_t * h_t-1 + b_t, each reduced into a y_t): a lane keeps its columns of
+each in registers from the phase that computes it to its last reader. Statistics and maps that a
+later kernel reads too are written as well (the scan's y_t, its last state). In
 `resident_rows` every phase reads the row again from global memory, once per statistic and once
 for the final, with a barrier between phases. Here each lane loads its columns of the row once,
 into registers, and every phase reads them from there:
@@ -84,7 +88,7 @@ class RegisterRows:
     by_j), the cached values and the lane mapping."""
 
     chain: RowChain
-    stats: tuple[TensorExpr, ...]    # in chain order, their statistic values in `chain.stats`
+    phases: tuple[TensorExpr, ...]   # chain.phases' expressions over the canonical variables
     final: TensorExpr
     cached: tuple[Cached, ...]
     width: int                       # consecutive columns a lane owns
@@ -128,20 +132,29 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     chain = resident_rows.analyse(spec) if chain is None else chain
     if isinstance(chain, str):
         return chain
-    if chain.residents():
-        return "resident rows: a block computes them into shared memory (resident_rows)"
     n = chain.length
+    if any(r.expr.reduce is not None for r in chain.residents()):
+        return "resident rows of a contraction: a block computes them into shared memory (resident_rows)"
+    if any(r.length != n for r in chain.residents()) or any(s.expr.reduce.extent != n for s in chain.stats):
+        return f"resident rows or statistics over rows of other lengths than {n}"
     rows = {_row(p).name: (0, d - 1) for p, d in enumerate(chain.rows)}
     env = dict(rows, by_j=(0, n - 1))
-    readers = tuple(_canonical(r, chain) for r in chain.stats + (chain.final,))
+    readers = tuple(_canonical(r, chain) for r in chain.phases + (chain.final,))
     why = next((r for r in readers if isinstance(r, str)), None)
     if why is not None:
         return why
-    stats, final = readers[:-1], readers[-1]
+    maps = {r.output for r in chain.residents()}
+    own = tuple(_row(p) for p in range(len(chain.rows))) + (_J,)
+    for te, r in zip(readers, chain.phases + (chain.final,)):
+        for a, v in enumerate(r.values):
+            if v in maps and any(ld.index != own for ld in loads_of(te, a)):
+                return f"{te.name} reads the map {v} at another column than its own (lanes own columns)"
+    live = _most_live(chain)
+    final = readers[-1]
     # the values several phases read along the row at one in-bounds index
     seen: dict[tuple[str, tuple[Expr, ...]], set[int]] = {}
     dtypes: dict[tuple[str, tuple[Expr, ...]], DType] = {}
-    for k, (te, r) in enumerate(zip(readers, chain.stats + (chain.final,))):
+    for k, (te, r) in enumerate(zip(readers, chain.phases + (chain.final,))):
         for a, v in enumerate(r.values):
             if v in chain.shared_values():
                 continue
@@ -160,11 +173,11 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     # a value one phase reads (LayerNorm's scale and bias) is cached too where it loads as vectors
     single = [key for key in seen if len(seen[key]) == 1 and contiguous[key]]
     sizes = [dtypes[k].itemsize for k in shared + single if contiguous[k]] + [final.output.dtype.itemsize]
-    wpr = 1       # the fewest warps whose lanes hold the shared values
-    while len(shared) * _slots(n, 32 * wpr, sizes) > MAX_CACHED:
+    wpr = 1       # the fewest warps whose lanes hold the shared values and the maps alive at once
+    while (len(shared) + live) * _slots(n, 32 * wpr, sizes) > MAX_CACHED:
         if wpr == MAX_ROW_WARPS:
-            return f"a row of {n} in {len(shared)} cached value(s) takes more than {MAX_CACHED} registers " \
-                   f"a lane of {MAX_ROW_WARPS} warps"
+            return f"a row of {n} in {len(shared)} cached value(s) and {live} map(s) takes more than " \
+                   f"{MAX_CACHED} registers a lane of {MAX_ROW_WARPS} warps"
         wpr *= 2
     # more warps a row while the rows leave the GPU idle (a few long rows: batch 1)
     while wpr < MAX_WARPS and chain.row_count * wpr < 4 * resident_rows.BLOCKS_WANTED \
@@ -174,7 +187,7 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
     width = _width(n, lanes, sizes)
     chunks = -(-n // (lanes * width))
     slots = chunks * width
-    keys = shared + single[:max(0, MAX_CACHED // slots - len(shared))]
+    keys = shared + single[:max(0, MAX_CACHED // slots - len(shared) - live)]
     cached = tuple(Cached(v, idx, dtypes[(v, idx)], f"by_c{k}", contiguous[(v, idx)])
                    for k, (v, idx) in enumerate(keys))
     warps = wpr
@@ -182,14 +195,26 @@ def analyse(spec: KernelSpec, chain: RowChain | str | None = None) -> RegisterRo
         warps *= 2
     if -(-chain.row_count // (warps // wpr)) > MAX_GRID_X:
         return f"{chain.row_count} rows exceed one grid"
-    return RegisterRows(chain, stats, final, cached, width, chunks, warps, wpr)
+    return RegisterRows(chain, readers[:-1], final, cached, width, chunks, warps, wpr)
+
+
+def _most_live(chain: RowChain) -> int:
+    """The most resident maps alive at once (defined, and read by a later phase or the final): each
+    is a lane's slots in registers from the phase that computes it to its last reader (one state
+    of an unrolled scan at a time)."""
+    order = chain.phases + (chain.final,)
+    last = {r.output: max(k for k, q in enumerate(order) if r.output in q.values)
+            for r in chain.residents() if any(r.output in q.values for q in order)}
+    first = {r.output: k for k, r in enumerate(order) if r.output in last}
+    return max((sum(1 for v in last if first[v] <= k < last[v]) for k in range(len(order))), default=0)
 
 
 def _canonical(r: Reader, chain: RowChain) -> TensorExpr | str:
     """r's expression over by_r<p> (the row, in R's order) and by_j (the column it walks)."""
     te = r.expr
-    mapping: dict[str, Expr] = {f"i{a}": _row(p) for p, a in enumerate(r.row_axes)}
-    cols = [a for a in range(te.output.rank) if a not in r.row_axes]
+    row_axes = tuple(range(len(chain.rows))) if r.length is not None else r.row_axes   # resident: leading
+    mapping: dict[str, Expr] = {f"i{a}": _row(p) for p, a in enumerate(row_axes)}
+    cols = [a for a in range(te.output.rank) if a not in row_axes]
     if te.reduce is not None:     # a statistic written out (its kept size-1 axes index 0)
         if any(te.output.shape[a] != 1 for a in cols) or len(te.reduce.axes) != 1 \
                 or te.reduce.extent != chain.length:
@@ -243,6 +268,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
         for v, t in zip(st.inputs, st.expr.inputs):
             types.setdefault(v, t)
     in_args = {v: f"in{j}" for j, v in enumerate(spec.inputs)}
+    out_args = {v: f"out{j}" for j, v in enumerate(spec.written[:-1])}   # statistics, maps written too
     stored = {st.output: st.expr.output.dtype for st in spec.stages}
     out_t = plan.final.output
     rows = [_row(p).name for p in range(len(chain.rows))]
@@ -264,26 +290,35 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
         L.append("  const bool by_aligned = ((" + " | ".join(
             f"(unsigned long long)({p})" for p in dict.fromkeys(ptrs)) + f") & {align - 1}ull) == 0ull;")
     L += _fill(plan, in_args, types, vectors, it)
-    stat_vars: dict[str, str] = {}
-    for k, (te, r) in enumerate(zip(plan.stats, chain.stats)):
-        name = f"by_st{k}"
-        L += _statistic(plan, te, r, name, stat_vars, in_args, stored, it)
-        stat_vars[r.output] = name
-    L += _final(plan, stat_vars, in_args, it, store_vec)
+    regs = _Registers({}, {})
+    for k, (te, r) in enumerate(zip(plan.phases, chain.phases)):     # in order: each reads those before
+        if r.length is None:
+            L += _statistic(plan, te, r, f"by_st{k}", regs, in_args, stored, it)
+            regs.stats[r.output] = f"by_st{k}"
+            if r.output in out_args:     # its row's element, by one lane
+                L.append(f"  if (by_lane == 0) {out_args[r.output]}[by_row] = "
+                         f"({stored[r.output].ctype})(by_st{k});")
+        else:
+            L += _map(plan, te, r, f"by_m{k}", regs, in_args, stored, it, out_args.get(r.output))
+            regs.maps[r.output] = f"by_m{k}"
+    L += _final(plan, regs, in_args, it, store_vec)
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in spec.inputs]
+    params += [f"{stored[v].ctype}* __restrict__ {out_args[v]}" for v in out_args]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
     entry, source = finish_kernel(spec.name + "_regrows", params, L, launch_bounds=(32 * W,))
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in spec.inputs)
+    kparams += tuple(KernelParam(stored[v].ctype, v, True) for v in out_args)
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
     shared = 8 * plan.warps_per_row if plan.warps_per_row > 1 else 0     # the warps' partials
-    # the spec carries its statistics in shared memory (resident_rows' form); here every lane
-    # holds them in registers, and its maps are composed as there
-    carried = tuple((v, "register" if v in stat_vars else lvl.value) for v, lvl in spec.carried)
+    # the spec carries its statistics and resident maps in shared memory (resident_rows' form);
+    # here every lane holds them in registers, and its other maps are composed as there
+    carried = tuple((v, "register" if v in regs.stats or v in regs.maps else lvl.value) for v, lvl in spec.carried)
     return [Kernel(entry=entry, source=source, params=kparams, grid=(-(-chain.row_count // R), 1, 1),
                    block=(32 * W, 1, 1), shared_bytes=shared, ops=spec.ops, carried=carried,
                    config=(("schedule", NAME), ("rows_per_block", R), ("warps_per_row", plan.warps_per_row),
                            ("row_length", n),
                            ("rows", chain.row_count), ("statistics", len(chain.stats)),
+                           ("maps", len(chain.residents())),
                            ("cached", len(plan.cached)), ("lane_columns", S), ("width", V),
                            ("flops", resident_rows.chain_flops(chain))))]
 
@@ -341,19 +376,33 @@ def _offset(rend: ExprRenderer, index: tuple[Expr, ...], column: Var, ind: str) 
     return list(rend.lines), " + ".join(terms) or "0"
 
 
-def _renderer(plan: RegisterRows, te: TensorExpr, r: Reader, stat_vars: dict, in_args, it):
-    """A renderer of a canonical phase and its expression with cached loads read from their slot
-    and statistics from their registers."""
+@dataclass(frozen=True)
+class _Registers:
+    """What the phases so far left in registers: statistic -> its variable, resident map -> the
+    array of the lane's slots (both by value name)."""
+
+    stats: dict
+    maps: dict
+
+
+def _renderer(plan: RegisterRows, te: TensorExpr, r: Reader, regs: _Registers, in_args, it):
+    """A renderer of a canonical phase and its expression with cached loads read from their slot,
+    statistics from their registers and resident maps from the lane's slot of them."""
     names = [in_args.get(v, v) for v in r.values]
     strides = [contiguous_strides(t.shape) for t in te.inputs]
     slot_of = {(c.value, c.index): len(names) + k for k, c in enumerate(plan.cached)}
     names += [c.name for c in plan.cached]
     strides += [(1,)] * len(plan.cached)
+    map_of = {v: len(names) + k for k, v in enumerate(regs.maps)}
+    names += list(regs.maps.values())
+    strides += [(1,)] * len(regs.maps)
 
     def local(ld: Load) -> Expr:
         v = r.values[ld.arg]
-        if v in stat_vars:
-            return Var(stat_vars[v], DType.float64 if ld.dtype is DType.float64 else DType.float32)
+        if v in regs.stats:
+            return Var(regs.stats[v], DType.float64 if ld.dtype is DType.float64 else DType.float32)
+        if v in map_of:      # at the lane's own column (analyse checked)
+            return Load(map_of[v], (_SLOT,), ld.dtype)
         k = slot_of.get((v, ld.index))
         return ld if k is None else Load(k, (_SLOT,), ld.dtype)
 
@@ -373,10 +422,25 @@ def _slot_loop(plan: RegisterRows, ind: str) -> tuple[list[str], list[str], str]
     return head + [f"{ind}  if (by_j < {n}) {{"], [f"{ind}  }}", f"{ind}}}"], ind + "    "
 
 
-def _statistic(plan, te, r, name, stat_vars, in_args, stored, it) -> list[str]:
+def _map(plan, te, r, name, regs, in_args, stored, it, out_arg: str | None) -> list[str]:
+    """A resident map: the lane's slots of it computed into the register array `name`, rounded as
+    a store would (and stored at the row's columns where a later kernel reads it too)."""
+    rend, body, _ = _renderer(plan, te, r, regs, in_args, it)
+    buf = DType.float64 if stored[r.output] is DType.float64 else DType.float32
+    L = [f"  {buf.ctype} {name}[{plan.slots}];"]
+    head, tail, ind = _slot_loop(plan, "  ")
+    rend.memo, rend.lines = {}, []
+    v = rend.render(body, ind)
+    L += head + rend.lines + [f"{ind}{name}[by_s] = {resident_rows.rounded(v, stored[r.output], buf)};"]
+    if out_arg:
+        L.append(f"{ind}{out_arg}[by_row * {plan.chain.length} + by_j] = ({stored[r.output].ctype})({name}[by_s]);")
+    return L + tail
+
+
+def _statistic(plan, te, r, name, regs, in_args, stored, it) -> list[str]:
     """The lane's slots reduced, the warp's lanes combined by xor shuffles (every lane gets the
     row's value), the epilogue applied and rounded as a store would: a register `name`."""
-    rend, body, epilogue = _renderer(plan, te, r, stat_vars, in_args, it)
+    rend, body, epilogue = _renderer(plan, te, r, regs, in_args, it)
     vt = te.body.dtype
     vct = vt.compute_ctype
     buf = DType.float64 if stored[r.output] is DType.float64 else DType.float32
@@ -408,7 +472,7 @@ def _statistic(plan, te, r, name, stat_vars, in_args, stored, it) -> list[str]:
     return L + [f"    {name} = {resident_rows.rounded(result, stored[r.output], buf)};", "  }"]
 
 
-def _final(plan, stat_vars, in_args, it, store_vec: bool) -> list[str]:
+def _final(plan, regs, in_args, it, store_vec: bool) -> list[str]:
     """The final stage: a map written a lane's columns at a time (a run as one vector where the
     output allows), or a statistic written once by lane 0."""
     chain = plan.chain
@@ -418,12 +482,12 @@ def _final(plan, stat_vars, in_args, it, store_vec: bool) -> list[str]:
     strides = contiguous_strides(out_t.shape)
     if te.reduce is not None:       # a statistic written out: its row is the output's index
         stored = {f.output: out_t.dtype}
-        L = _statistic(plan, te, f, "by_out", stat_vars, in_args, stored, it)
+        L = _statistic(plan, te, f, "by_out", regs, in_args, stored, it)
         off = " + ".join(f"{_row(p).name} * {strides[a]}" for p, a in enumerate(f.row_axes)) or "0"
         return L + [f"  if (by_lane == 0) out[{off}] = ({oct_})(by_out);"]
     index = {a: _row(p).name for p, a in enumerate(f.row_axes)}
     cols = [a for a in range(out_t.rank) if a not in f.row_axes]
-    rend, body, _ = _renderer(plan, te, f, stat_vars, in_args, it)      # a map: no epilogue
+    rend, body, _ = _renderer(plan, te, f, regs, in_args, it)      # a map: no epilogue
     L = [f"  {oct_} by_o[{plan.slots}];"]
     head, tail, ind = _slot_loop(plan, "  ")
     v = rend.render(body, ind)

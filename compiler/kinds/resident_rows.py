@@ -11,7 +11,8 @@ A *row chain* is a multi-stage spec of these roles (ir/spec.py levels say which 
   transformer's residual stream);
 - **row statistics** (carried SHARED): one-axis reductions whose output is R (a row max, a sum of
   exponentials, a mean, a variance). A warp per row reduces with shuffles; the value stays in
-  shared memory for the stages after it;
+  shared memory for the stages after it (and is written to global memory too where a later
+  kernel reads it: an unrolled scan's y_t);
 - **maps** (carried REGISTER): composed into the stages that read them (ir/compose.py), so an
   element is computed where it is used (exp(s - max) / sum, masks, NaN guards);
 - the **final** stage, written to global memory: a map over the rows (softmax's output), a row
@@ -49,7 +50,7 @@ from ..codegen.block_function import finish_kernel
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..ir.kernel import Kernel, KernelParam
+from ..ir.kernel import MAX_POINTER_PARAMS, Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
 from ..analysis.dependence import extents_of, loads_of
 from ..analysis.views import vars_of
@@ -121,6 +122,8 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
     shared memory is still one (kinds/flash_attention.py walks its rows in tiles)."""
     if len(spec.stages) < 2:
         return "one stage"
+    if len(spec.inputs) + len(spec.written) > MAX_POINTER_PARAMS // 2:    # half: room to co-launch
+        return f"{len(spec.inputs) + len(spec.written)} tensors to pass, more than one launch should"
     if spec.written[-1] != spec.stages[-1].output:
         return "does not write its last stage's value last"
     stages = list(spec.stages)
@@ -178,8 +181,9 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
         if isinstance(r, str):
             return r
         checked[k] = r
-    if set(spec.written[:-1]) - set(res_lengths):
-        return f"writes {sorted(set(spec.written[:-1]) - set(res_lengths))}, which are not resident rows"
+    if set(spec.written[:-1]) - set(res_lengths) - stat_values:
+        return f"writes {sorted(set(spec.written[:-1]) - set(res_lengths) - stat_values)}, " \
+               "which are neither resident rows nor statistics"
     final = checked[len(stages) - 1]
     last = stages[-1].expr
     if last.reduce is not None and last.reduce.op not in FOLD_OPS:   # arg max/min keep an index too
@@ -202,6 +206,9 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
 
 def _composed(stages, k: int, maps: set[str]) -> Reader | str:
     """Stage k composed with the register maps it reads (transitively)."""
+    st = stages[k]
+    if not set(st.inputs) & maps and len(set(st.inputs)) == len(st.inputs):
+        return Reader(st.expr, st.inputs, st.output, ())     # composing one stage changes nothing
     producer = {st.output: j for j, st in enumerate(stages)}
     need, todo = {k}, [k]
     while todo:
@@ -282,7 +289,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
             types.setdefault(v, t)
     it = chain_index_ctype(spec, chain)
     in_args = {v: f"in{j}" for j, v in enumerate(ext)}
-    out_args = {v: f"out{j}" for j, v in enumerate(spec.written[:-1])}   # resident rows written too
+    out_args = {v: f"out{j}" for j, v in enumerate(spec.written[:-1])}   # resident rows, statistics written too
     bm, J, nrows = chain.rows_per_block, chain.length, chain.row_count
     stored = {st.output: st.expr.output.dtype for st in spec.stages}
     buf_type = {v: (DType.float64 if stored[v] is DType.float64 else DType.float32) for v in chain.shared_values()}
@@ -336,7 +343,7 @@ class _Phase:
     chain: RowChain
     names: dict          # shared value -> its buffer
     in_args: dict
-    out_args: dict       # resident rows written to global memory too -> their parameter
+    out_args: dict       # resident rows and statistics written to global memory too -> their parameter
     buf_type: dict
     stored: dict         # value -> its element type
     lengths: dict        # resident value -> its row length
@@ -423,8 +430,8 @@ def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
     if wpr == 1:
         body, result = _value(rend, "    ", lanes=("by_lane", 32))
         return L + body + [f"    if (by_lane == 0) {c.names[s.output]}[by_rl] = "
-                           f"{rounded(result, c.stored[s.output], c.buf_type[s.output])};",
-                           "  }", "  __syncthreads();"]
+                           f"{rounded(result, c.stored[s.output], c.buf_type[s.output])};"] + \
+            _written_statistic(s, c, "by_lane == 0") + ["  }", "  __syncthreads();"]
     # several warps share a row: each leaves its partial in shared memory, then one thread per
     # row combines them in warp order (the same order every run) and applies the epilogue
     vct = s.expr.body.dtype.compute_ctype
@@ -440,8 +447,17 @@ def _statistic_phase(s: Reader, c: _Phase) -> list[str]:
     L += [f"    {vct} acc = by_part[by_rl * {wpr}];",
           f"    for (int by_w = 1; by_w < {wpr}; ++by_w) acc = {combine(s.expr.reduce.op, 'acc', f'by_part[by_rl * {wpr} + by_w]')};"]
     body, result = _epilogue(rend, "    ")
-    return L + body + [f"    {c.names[s.output]}[by_rl] = {rounded(result, c.stored[s.output], c.buf_type[s.output])};",
-                       "  }", "  __syncthreads();"]
+    return L + body + [f"    {c.names[s.output]}[by_rl] = {rounded(result, c.stored[s.output], c.buf_type[s.output])};"] + \
+        _written_statistic(s, c, None) + ["  }", "  __syncthreads();"]
+
+
+def _written_statistic(s: Reader, c: _Phase, who: str | None) -> list[str]:
+    """A statistic a later kernel reads too, written at its row (its output is the rows, in
+    order; size-1 axes add nothing to the offset) by the thread `who` says (None: this one)."""
+    if s.output not in c.out_args:
+        return []
+    store = f"{c.out_args[s.output]}[by_row] = ({c.stored[s.output].ctype})({c.names[s.output]}[by_rl]);"
+    return [f"    if ({who}) {store}" if who else f"    {store}"]
 
 
 def chain_flops(chain: RowChain) -> int:

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
+from ..errors import ModelError
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
 from ..ir.texpr import binary, const, load, out_vars, select
@@ -40,8 +41,33 @@ def lower_gather(ctx: LowerCtx) -> None:
     axis = norm_axis(ctx.attr("axis", 0), x.rank)
     i = out_vars(y.rank)
     q = it.rank
+    known = _progression(ctx.const(1), x.shape[axis], ctx)
+    if known is not None:
+        # constant indices in a progression (x[:, t] as exporters write a time step; an arange)
+        # are a static slice: an index map the dependence analysis reads, no load of the indices
+        start, step = known
+        v = const(start, DType.int64) if q == 0 or step == 0 else const(start, DType.int64) + i[axis] * step
+        emit_expr(ctx, "gather", [0], load(0, x, i[:axis] + (v,) + i[axis + q:]))
+        return
     v = wrap_index(index_value(load(1, it, i[axis:axis + q])), x.shape[axis])
     emit_expr(ctx, "gather", [0, 1], load(0, x, i[:axis] + (v,) + i[axis + q:]))
+
+
+def _progression(idx: np.ndarray | None, n: int, ctx: LowerCtx) -> tuple[int, int] | None:
+    """(start, step) when `idx` is a constant scalar or 1-D arithmetic progression, wrapped into
+    [0, n); None for indices read at run time (or any other constant pattern); an index outside
+    [-n, n) is the model's error."""
+    if idx is None or idx.ndim > 1 or idx.size == 0 or n == 0:    # (an empty axis: the emit's error)
+        return None
+    flat = idx.reshape(-1).astype(np.int64)
+    if np.any(flat < -n) or np.any(flat >= n):
+        bad = int(flat[(flat < -n) | (flat >= n)][0])
+        raise ModelError(f"Gather index {bad} is outside [-{n}, {n - 1}], the gathered axis", node=ctx.node.name)
+    flat = _wrapped(flat, n)
+    step = int(flat[1] - flat[0]) if flat.size > 1 else 0
+    if np.any(flat != flat[0] + step * np.arange(flat.size)):
+        return None
+    return int(flat[0]), step
 
 
 def _ref_gather_elements(node, inputs, opset):

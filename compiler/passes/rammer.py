@@ -29,7 +29,7 @@ from ..analysis.waves import waves
 from ..codegen.block_function import can_run_narrowed
 from ..codegen.co_launch import can_co_launch, co_launch, launch_block
 from ..ir.dataflow import map_bodies
-from ..ir.kernel import Kernel
+from ..ir.kernel import MAX_POINTER_PARAMS, Kernel
 from ..ir.plan import LaunchStep, Plan
 from ..roller.cost_model import LAUNCH_US, kernel_bytes, kernel_us, members_totals, resident_blocks, resident_per_sm
 from ..targets import Target
@@ -103,7 +103,8 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
         cur = open_[-1] if open_ else None
         if cur is not None:
             ks = [steps[j].kernel for j in cur] + [kern]
-            if launch_block(ks) is not None and sum(x.blocks for x in ks) <= target.sms * resident_together(ks, target):
+            if launch_block(ks) is not None and sum(x.blocks for x in ks) <= target.sms * resident_together(ks, target) \
+                    and sum(len(x.params) for x in ks) <= MAX_POINTER_PARAMS:
                 cur.append(k)
                 continue
         open_.append([k])
@@ -192,7 +193,7 @@ def _parts(item) -> list[Kernel]:
 
 def _fits(items: list, target: Target) -> bool:
     kernels = [k for item in items for k in _parts(item)]
-    if launch_block(kernels) is None:
+    if launch_block(kernels) is None or sum(len(k.params) for k in kernels) > MAX_POINTER_PARAMS:
         return False
     return sum(k.blocks for k in kernels) <= target.sms * resident_together(kernels, target)
 

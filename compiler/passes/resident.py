@@ -24,8 +24,13 @@ DRAM, MatMul -> Softmax and GEMM -> LayerNorm one kernel with the product's rows
 memory, and a LayerNorm written by hand one kernel. Whether a spec is a row chain is the kind's
 `analyse`, read from the tensor expressions alone. Values other than the last must have no reader
 outside the group, except resident rows, which the kernel then writes too (a pre-norm
-transformer's residual sum: LayerNorm'd in the chain, added again by the next sublayer); members
-are dropped from the end until that holds and the rest is a chain. Resident rows may follow
+transformer's residual sum: LayerNorm'd in the chain, added again by the next sublayer), and
+statistics whose outside readers wait for the chain's last value anyway (an unrolled scan's y_t,
+stacked after the scan); members are dropped from the end until that holds and the rest is a
+chain. A chain that is none with its maps in registers is tried with the maps a later reduction
+reads kept as resident rows (`_rows_kept`): an exporter's unrolled recurrence, whose every state
+is read by the next step and by its own reduction, becomes one kernel instead of a launch or two
+a step. Resident rows may follow
 statistics and one another, so a post-norm feed-forward sublayer (GEMM + residual -> LayerNorm
 -> GEMM + GELU -> GEMM + residual -> LayerNorm) can be one kernel. A reader that reads a value
 through reshape aliases (GPT-2's Conv1D views) reads it at the reshaped index instead, and the
@@ -46,7 +51,7 @@ from typing import Callable
 
 from ..analysis.dependence import extents_of, injective, injective_but_gathers, loads_of, read_reshaped, unread_bytes
 from ..analysis.views import vars_of
-from ..ir.dataflow import first_reader, map_bodies, readers_of
+from ..ir.dataflow import first_reader, map_bodies, readers_of, writes
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.plan import AliasStep, ComputeStep, Plan
@@ -56,6 +61,11 @@ from ..kinds import flash_attention, flash_attention_simt, flash_decoding, regis
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
 from .roller import with_workspace
+
+
+# Members of a chain beyond which its starts inside are not tried as starts of their own
+# (attention, a norm, an MLP are a few; an unrolled scan is one or two a time step)
+LONG_CHAIN = 16
 
 
 def resident_plan(plan: Plan, target: Target,
@@ -82,6 +92,9 @@ class _Scope:
     # follows from the members before it, so the step indices are the key)
     memo: dict = dataclasses.field(default_factory=dict)
     apart: dict = dataclasses.field(default_factory=dict)      # step index -> its time as one launch
+    kept: set = dataclasses.field(default_factory=set)         # member steps whose maps `_rows_kept` keeps
+    downstream: dict = dataclasses.field(default_factory=dict)  # step index -> the steps that wait for it
+    grown: dict = dataclasses.field(default_factory=dict)       # start -> the members it grew to, before cuts
 
     def apart_us(self, k: int, target: Target) -> float:
         if k not in self.apart:
@@ -91,7 +104,16 @@ class _Scope:
     def joined(self, members: "_Members") -> tuple[KernelSpec, "resident_rows.RowChain | str"]:
         if members.steps not in self.memo:
             spec = _joined(members.specs)
-            self.memo[members.steps] = spec, resident_rows.analyse(spec, fit=False)
+            # a chain whose shorter self kept its maps as rows tries that first: the same maps in
+            # registers would compose the whole recurrence into each stage, only to fail
+            kept = _rows_kept(spec) if members.steps[:-1] in self.kept else None
+            if kept is None:
+                chain = resident_rows.analyse(spec, fit=False)
+                kept = _rows_kept(spec) if isinstance(chain, str) else None
+            if kept is not None:
+                self.kept.add(members.steps)
+            spec, chain = kept or (spec, chain)
+            self.memo[members.steps] = spec, chain
         return self.memo[members.steps]
 
     @classmethod
@@ -129,8 +151,21 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
     # every chain that pays, from every start: with row statistics (attention, softmax, norms) and
     # back-to-back contractions (an MLP's hidden rows); where two share a member, the one predicted
     # to save more time is kept (a GEMM -> LayerNorm against the MLP that GEMM ends)
-    chains = [c for statistics in (True, False) for k, s in enumerate(steps) if _member(s)
-              for c in [_candidate(k, scope, record, target, statistics, speedup)] if c]
+    # to save more time is kept (a GEMM -> LayerNorm against the MLP that GEMM ends). A start
+    # inside a long chain already grown (an unrolled recurrence) is not tried again: its chain is
+    # a suffix of that one, saving less, and trying each would be quadratic in the chain's length
+    chains, inside = [], set()
+    for statistics in (True, False):
+        for k, s in enumerate(steps):
+            if not _member(s) or k in inside:
+                continue
+            c = _candidate(k, scope, record, target, statistics, speedup)
+            if c:
+                chains.append(c)
+            # (the members kept, or where none were, all the start grew through)
+            covered = c["members"] if c else scope.grown[k]
+            if len(covered) > LONG_CHAIN:
+                inside.update(covered[1:])
     taken: set[int] = set()
     dropped: set[int] = set()
     placed: dict[int, ComputeStep] = {}
@@ -216,6 +251,32 @@ def _joined(members: list[KernelSpec]) -> KernelSpec:
                       precision=next((m.precision for m in members if m.precision), None))
 
 
+def _rows_kept(spec: KernelSpec) -> "tuple[KernelSpec, resident_rows.RowChain] | None":
+    """The spec with every register map that a later stage reads along its reduction carried in
+    shared memory instead, as resident rows, and its chain; None when there is no such map or the
+    result is no chain of statistics either. A recurrence an exporter unrolled (a state h_t = a_t * h_t-1 + b_t,
+    read by a reduction y_t = sum_n h_t[n] c_t[n] and by the next step, as a selective scan is
+    written) is no chain with its states in registers: each state composed into the next would
+    recompute the whole history, and the next step reads no row value. Kept as rows, each state
+    is computed once, from the one before."""
+    levels = dict(spec.carried)
+    maps = set()
+    for st in spec.stages:
+        if st.expr.reduce is None:
+            continue
+        along = {name for name, _ in st.expr.reduce.axes}
+        maps |= {v for a, v in enumerate(st.inputs) if levels.get(v) is Level.REGISTER and
+                 any(ld.index and isinstance(ld.index[-1], Var) and ld.index[-1].name in along
+                     for ld in loads_of(st.expr, a))}
+    if not maps:
+        return None
+    kept = dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
+    chain = resident_rows.analyse(kept, fit=False)
+    # (a map kept only for a contraction after it, with no statistic, is the second round's MLP
+    # form or no chain: not this one)
+    return (kept, chain) if isinstance(chain, resident_rows.RowChain) and chain.stats else None
+
+
 def _without_unit_axes(stages: list[Stage]) -> list[Stage]:
     """The stages with the size-1 axes of each value inside the chain dropped, and its readers'
     index at those axes with it (the only index a size-1 axis has is 0): a ReduceMean with
@@ -258,24 +319,23 @@ def _unit_axes(stages: list[Stage]) -> dict[str, tuple[int, ...]]:
     """Value -> its size-1 axes to drop: those every reader in the chain indexes with a constant,
     or with its own output variable there where the reader drops that axis too (or is the last
     stage, whose axis of extent 1 is always 0). An axis a reader walks with a reduction variable
-    stays (the row of resident rows, however short). Decided from the last stage back, since a
-    reader's own drops turn its variables into constants."""
+    stays (the row of resident rows, however short). A value no stage reads (a statistic written
+    out) drops all of them. Decided from the last stage back, since a reader's own drops turn its
+    variables into constants."""
     drops: dict[str, tuple[int, ...]] = {}
     final = stages[-1]
     for st in reversed(stages[:-1]):
         axes = [k for k, d in enumerate(st.expr.output.shape) if d == 1]
-        read = False
         for r in stages:
             own = set(range(r.expr.output.rank)) if r is final else set(drops.get(r.output, ()))
             for a, v in enumerate(r.inputs):
                 if v != st.output:
                     continue
-                read = True
                 for ld in loads_of(r.expr, a):
                     axes = [k for k in axes if isinstance(ld.index[k], Const) or
                             (isinstance(ld.index[k], Var) and ld.index[k].name.startswith("i")
                              and ld.index[k].name[1:].isdigit() and int(ld.index[k].name[1:]) in own)]
-        if read and axes:
+        if axes:     # (a value no stage reads is written: its unit axes add nothing to its offsets)
             drops[st.output] = tuple(axes)
     return drops
 
@@ -305,6 +365,7 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
             stop = f"{steps[c].spec.name}: {why}"
             break
         members = grown
+    scope.grown[start] = members.steps
     return _cut(members, scope, statistics, target, stop)
 
 
@@ -346,9 +407,11 @@ def _cut(members: _Members, scope: _Scope, statistics: bool, target: Target, sto
         inner = {st.output for m in members.specs[:-1] for st in m.stages}
         inner |= {scope.aliases[a].dst for a in members.alias_steps}
         leaks = sorted(v for v in inner if v in scope.pinned or not scope.readers.get(v, set()) <= inside)
-        if leaks and not isinstance(chain, str) and set(leaks) <= {r.output for r in chain.residents()}:
-            # resident rows read outside too are written as well (a pre-norm transformer's residual
-            # sum, LayerNorm'd here and added again by the next sublayer)
+        if leaks and not isinstance(chain, str) and set(leaks) <= set(chain.shared_values()) \
+                and _no_reader_delayed(leaks, chain, members, scope):
+            # resident rows and statistics read outside too are written as well (a pre-norm
+            # transformer's residual sum, LayerNorm'd here and added again by the next sublayer;
+            # an unrolled scan's outputs, one statistic a step)
             spec = dataclasses.replace(spec, outputs=tuple(st.output for st in spec.stages if st.output in leaks)
                                        + (spec.stages[-1].output,))
             chain, leaks = resident_rows.analyse(spec, fit=False), []
@@ -361,6 +424,43 @@ def _cut(members: _Members, scope: _Scope, statistics: bool, target: Target, sto
                 "its rows do not fit in shared memory and it is not attention the tensor cores take")
         members = members.head(len(members.steps) - 1)
     return members, {}, stop
+
+
+def _no_reader_delayed(leaks, chain: resident_rows.RowChain, members: _Members, scope: _Scope) -> bool:
+    """Whether every outside reader of a statistic the chain would write waits for the chain's
+    last value anyway (reads it, or what is computed from it): written by the chain, a statistic
+    is ready only when the whole chain is, so a reader that could have run beside the stages
+    after it would be put a wave behind (DynamicQuantizeLinear's min, read by its scale, fused
+    with the y that also reads the max). Resident rows written too are a chain's own case (a
+    pre-norm residual), decided as before."""
+    stats = {s.output for s in chain.stats} & set(leaks)
+    if not stats:
+        return True
+    last = members.steps[-1]
+    if last not in scope.downstream:
+        seen, todo = set(), [last]
+        while todo:
+            for v in writes(scope.steps[todo.pop()]):
+                for r in scope.readers.get(v, ()):
+                    if r not in seen:
+                        seen.add(r)
+                        todo.append(r)
+        scope.downstream[last] = seen
+    inside = set(members.steps) | members.alias_steps
+    return all(r in scope.downstream[last] for v in stats for r in _readers_through_aliases(v, scope)
+               if r not in inside)
+
+
+def _readers_through_aliases(v: str, scope: _Scope) -> set[int]:
+    """The steps that read `v`, a reshape alias of it standing for the steps that read the alias."""
+    out, todo = set(), [v]
+    while todo:
+        for r in scope.readers.get(todo.pop(), ()):
+            if r in scope.aliases:
+                todo.append(scope.aliases[r].dst)
+            else:
+                out.add(r)
+    return out
 
 
 def _useful(chain: resident_rows.RowChain, statistics: bool) -> bool:

@@ -13,6 +13,7 @@ from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node, TensorType
 from compiler.ir.plan import ComputeStep
 from compiler.ir.spec import KernelSpec, Level, Stage
+from compiler.kinds import register_rows, resident_rows
 from compiler.ops.registry import LowerCtx, lookup
 from compiler.passes.render import render_spec
 from compiler.runtime.host_harness import build_host_module
@@ -78,15 +79,19 @@ def test_row_reduction_with_its_producer_in_shared_memory():
                    consts={1: axes}, attrs=(("keepdims", 1),))
     spec = KernelSpec(stages=(sub, ex, red), carried=(("d", Level.REGISTER), ("e", Level.SHARED)),
                       ops=("sub_d", "exp_e", "reducesum_s"))
-    (kernel,) = render_spec(spec)
+    # the render stage gives a map kept as rows to a warp's registers (kinds/register_rows.py)
+    (in_registers,) = render_spec(spec)
+    assert dict(in_registers.config)["schedule"] == register_rows.NAME and in_registers.shared_bytes == 0
+    (kernel,) = resident_rows.render(spec)      # the shared-memory form of the same chain
     assert kernel.shared_bytes == 300 * 4 and "by_smem" in kernel.source and "__syncthreads" in kernel.source
     assert "blockIdx" not in kernel.source.split("_body(", 1)[1].split("BY_KERNEL")[0]
     want = np.exp(x.astype(np.float64) - 1.0).sum(axis=-1, keepdims=True)
     both = build_host_module([kernel, render_spec(KernelSpec(stages=(ex, red), carried=(("e", Level.SHARED),),
                                                              ops=("exp_e", "reducesum_s")))[0]])
     assert both   # two stitched kernels share one host module (their helpers are named after them)
-    for got in run(kernel, {"x": x, "one": one}, (5, 1)):
-        np.testing.assert_allclose(got, want, rtol=1e-5)
+    for k in (kernel, in_registers):
+        for got in run(k, {"x": x, "one": one}, (5, 1)):
+            np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
 def test_a_spec_no_kind_renders_says_why():

@@ -344,9 +344,16 @@ def test_data_movement_read_by_two_groups_is_computed_in_each():
     assert fused["traffic"]["dram_bytes"] < unfused["traffic"]["dram_bytes"]
 
 
-def test_data_movement_that_is_a_graph_output_stays_its_own_kernel():
+def test_data_movement_that_is_a_graph_output_is_written_once_by_the_kernel_of_its_readers():
+    """t is a graph output, so it is written whatever happens: no group duplicates it (that would
+    compute it twice and still write it). The shared-memory level keeps it as resident rows of one
+    kernel with its row sum (a statistic, itself an output) and the product over its rows, and
+    that kernel writes all three."""
     rep = check(_transpose_read_twice(t_is_output=True), {"x": RNG.standard_normal((2, 6, 8)).astype(np.float32)})
-    assert rep["launches_per_inference"] == 3 and rep["fusion"]["duplicated"] == []
+    assert rep["launches_per_inference"] == 1 and rep["fusion"]["duplicated"] == []
+    (g,) = rep["fusion"]["groups"]
+    assert g["level"] == "shared" and g["carried"] == {"t": "shared", "s": "shared"}
+    assert g["predicted_us"]["fused"] < g["predicted_us"]["apart"]
 
 
 @pytest.mark.parametrize("rows, duplicated", [(64, True), (4096, False)])

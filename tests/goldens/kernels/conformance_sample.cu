@@ -4780,59 +4780,67 @@ BY_KERNEL void __launch_bounds__(128) row_layernorm_k0(const float* __restrict__
 }
 
 // golden: test_layer_normalization_2d_axis0_expanded_ver18 h100 fp32
-// 3 launches, 3 distinct kernels
-// launch 0: reducemean_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float out:float]
-// launch 1: reducemean_k1 grid=[1, 1, 1] block=[256, 1, 1] shared=0 params=[float float out:float]
-// launch 2: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float float out:float]
+// 2 launches, 2 distinct kernels
+// launch 0: reducemean_regrows_k0 grid=[1, 1, 1] block=[32, 1, 1] shared=0 params=[float out:float out:float]
+// launch 1: colaunch_k0 grid=[2, 1, 1] block=[512, 1, 1] shared=0 params=[float float float float float out:float float out:float]
 
-// ===== reducemean_k0 =====
-BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 1;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int i1 = 0;
-  const int rowc = active ? row : 0;
-  if (active) for (int k = lane; k < 12; k += 1) {
-    const int r0 = k;
-    const float v = in0[(i0)*12 + (r0)];
-    by_racc = by_racc + v;
+// ===== reducemean_regrows_k0 =====
+BY_DEVICE void reducemean_regrows_k0_body(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
+  const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
+  if (by_row >= 1) return;  // the whole warp leaves together
+  const int by_lane = threadIdx.x & 31;
+  float by_c0[1];
+  #pragma unroll
+  for (int by_k = 0; by_k < 1; ++by_k) {
+    const int by_j0 = by_k * 32 + by_lane * 1;
+    if (by_j0 < 12) {
+      #pragma unroll
+      for (int by_u = 0; by_u < 1; ++by_u) {
+        const int by_j = by_j0 + by_u;
+        by_c0[by_k * 1 + by_u] = in0[(by_j)];
+      }
+    }
   }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    out[0] = (float)((acc / 12.0f));
+  float by_st0;
+  {
+    float acc = 0.0f;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 12) {
+        acc = acc + (by_c0[(by_s)]);
+      }
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    by_st0 = (float)((acc / 12.0f));
   }
+  if (by_lane == 0) out0[by_row] = (float)(by_st0);
+  float by_out;
+  {
+    float acc = 0.0f;
+    #pragma unroll
+    for (int by_s = 0; by_s < 1; ++by_s) {
+      const int by_j = (by_s) * 32 + by_lane;
+      (void)by_j;
+      if (by_j < 12) {
+        const float t0 = by_c0[(by_s)];
+        acc = acc + ((t0 * t0));
+      }
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    by_out = (float)(by_sqrt((((acc / 12.0f) - (by_st0 * by_st0)) + 9.999999747378752e-06f)));
+  }
+  if (by_lane == 0) out[0] = (float)(by_out);
 }
-BY_KERNEL void __launch_bounds__(256) reducemean_k0(const float* __restrict__ in0, float* __restrict__ out) {
-  reducemean_k0_body(in0, out, by_this_block());
-}
-
-// ===== reducemean_k1 =====
-BY_DEVICE void reducemean_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
-  const int tid = threadIdx.x;
-  const int lane = tid % 1;
-  const int row = (int)by_block.idx.x * 256 + tid / 1;
-  const bool active = row < 1;
-  float by_racc = 0;
-  const int i0 = 0;
-  const int i1 = 0;
-  const int rowc = active ? row : 0;
-  if (active) for (int k = lane; k < 12; k += 1) {
-    const int r0 = k;
-    const float t0 = in0[(i0)*12 + (r0)];
-    const float v = (t0 * t0);
-    by_racc = by_racc + v;
-  }
-  if (active && lane == 0) {
-    const float acc = by_racc;
-    const float t0 = in1[(i0) + (i1)];
-    out[0] = (float)(by_sqrt((((acc / 12.0f) - (t0 * t0)) + 9.999999747378752e-06f)));
-  }
-}
-BY_KERNEL void __launch_bounds__(256) reducemean_k1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  reducemean_k1_body(in0, in1, out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) reducemean_regrows_k0(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out) {
+  reducemean_regrows_k0_body(in0, out0, out, by_this_block());
 }
 
 // ===== colaunch_k0 =====
