@@ -70,3 +70,37 @@ def test_register_rows_on_gpu(case):
     print(f"register_rows {make.__name__} {shape} {dtype}: {_time_us(be, k, args):.2f} us a launch, "
           f"resident_rows {_time_us(be, shared, _launch_args(shared, feeds, ref, dtype, 0)):.2f} us "
           f"({dict(k.config)['warps_per_row']} warp(s) a row, width {dict(k.config)['width']})")
+
+
+def test_an_unrolled_scan_on_gpu():
+    """The unrolled selective scan of tests/compiler/test_scan_chain.py (10 steps): register_rows
+    (the states in a lane's registers) and resident_rows (a phase at a time through shared
+    memory) write every y_t and the last state, against NumPy; each one's time per launch is
+    printed (the pay check prices neither's per-phase latency: this is the measurement)."""
+    from compiler.kinds import register_rows, resident_rows
+    from compiler.runtime.gpu import GpuBackend
+    from tests.compiler.test_scan_chain import _scan_spec, scan_model
+    steps, (b, d, n) = 10, (2, 16, 8)
+    _, feeds = scan_model(b, d, steps, n)
+    spec = _scan_spec(steps)
+    h = feeds["h0"].astype(np.float64)
+    want = {}
+    for t in range(steps):
+        h = feeds["a"][:, :, t].astype(np.float64) * h + feeds["x"][:, :, t]
+        want[f"y{t}"] = np.einsum("bdn,bn->bd", h, feeds["c"][:, t].astype(np.float64))
+    want[f"h{steps}"] = h
+    kernels = register_rows.render(spec, TARGET) + resident_rows.render(spec, TARGET)
+    be = GpuBackend()
+    be.prepare(kernels)
+    types = spec.types
+    for k in kernels:
+        args = [cupy.full(types[p.value].shape, np.nan, np.float32) if p.output else cupy.asarray(feeds[p.value])
+                for p in k.params]
+        be.launch(k, args)
+        be.synchronize()
+        for p, a in zip(k.params, args):
+            if p.output:
+                w = want[p.value]
+                np.testing.assert_allclose(cupy.asnumpy(a).astype(np.float64).reshape(w.shape), w,
+                                           rtol=1e-5, atol=1e-5, err_msg=f"{k.entry} {p.value}")
+        print(f"scan of {steps} steps, {dict(k.config)['schedule']}: {_time_us(be, k, args):.2f} us a launch")
