@@ -10,7 +10,6 @@ output). Everything is checked against onnxruntime on the host harness in both t
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
@@ -19,9 +18,9 @@ from compiler.errors import ModelError
 from compiler.ir.plan import ComputeStep
 from compiler.kinds import register_rows, resident_rows
 from compiler.pipeline import CompileOptions, plan_before
-from compiler.runtime.executor import Executor, make_backend
 from compiler.runtime.host_harness import build_host_module, run_kernels_asan
 from compiler.targets import get_target
+from tests.compiler.test_welder import check     # host harness in both thread orders against onnxruntime
 
 TARGET = get_target("h100")
 RNG = np.random.default_rng(23)
@@ -62,18 +61,6 @@ def scan_model(b: int, d: int, steps: int, n: int) -> tuple[bytes, dict]:
              "h0": RNG.standard_normal((b, d, n)).astype(np.float32)}
     inputs = [("a", [b, d, steps, n]), ("x", [b, d, steps, n]), ("c", [b, steps, n]), ("h0", [b, d, n])]
     return _model(nodes, inputs, outputs, inits), feeds
-
-
-def check(data: bytes, feeds: dict, *, disable=()) -> dict:
-    """Compiles (rammer off: launches are the fusion's alone), runs on the host harness in both
-    thread orders against onnxruntime; the report."""
-    art = compile(data, "h100", CompileOptions(build=False, disable=("rammer", *disable)))
-    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
-    for mode in ("default", "shuffle"):
-        got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)
-        for name, w in zip(art.plan.outputs, want):
-            np.testing.assert_allclose(got[name], w, rtol=1e-4, atol=1e-4, err_msg=f"{name} ({mode})")
-    return art.report
 
 
 def _scan_kernel(rep: dict) -> dict:
