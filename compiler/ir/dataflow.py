@@ -83,6 +83,31 @@ def first_reader(values, after: int, readers: dict[str, set[int]],
     return best
 
 
+def readers_through(v: str, readers: dict[str, set[int]], aliases: dict[int, AliasStep]) -> set[int]:
+    """The steps that read `v`, a reshape alias of it (`aliases`: step index -> alias step)
+    standing for the steps that read the alias."""
+    out, todo = set(), [v]
+    while todo:
+        for r in readers.get(todo.pop(), ()):
+            if r in aliases:
+                todo.append(aliases[r].dst)
+            else:
+                out.add(r)
+    return out
+
+
+def downstream(k: int, steps, readers: dict[str, set[int]]) -> set[int]:
+    """The steps that wait for step k: those reading what it writes, and so on."""
+    seen, todo = set(), [k]
+    while todo:
+        for v in writes(steps[todo.pop()]):
+            for r in readers.get(v, ()):
+                if r not in seen:
+                    seen.add(r)
+                    todo.append(r)
+    return seen
+
+
 def sole_source(v: str, reader: int, readers: dict[str, set[int]], pinned: set[str],
                 alias_by_dst: dict[str, int], steps) -> tuple[str | None, set[int]]:
     """The value step `reader` reads as `v`, back through reshape aliases (`alias_by_dst`: alias

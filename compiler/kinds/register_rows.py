@@ -1,5 +1,6 @@
-"""Kind `register_rows`: a row chain of statistics as one kernel in which a row's lanes (a warp,
-or several) keep it in registers (AStitch's local scheme for reductions with broadcasts).
+"""Kind `register_rows`: a row chain of statistics (and maps over the row) as one kernel in which
+a row's lanes (a warp, or several) keep it in registers (AStitch's local scheme for reductions
+with broadcasts).
 
 The chains it takes are those `resident_rows.analyse` reads with no resident contraction:
 statistics (a row max and a sum of exponentials, a mean and a variance, a mean of squares) and a

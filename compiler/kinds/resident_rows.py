@@ -123,7 +123,8 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
     if len(spec.stages) < 2:
         return "one stage"
     if len(spec.inputs) + len(spec.written) > MAX_POINTER_PARAMS // 2:    # half: room to co-launch
-        return f"{len(spec.inputs) + len(spec.written)} tensors to pass, more than one launch should"
+        return f"passes {len(spec.inputs) + len(spec.written)} tensors, more than half a launch's " \
+               f"{MAX_POINTER_PARAMS} pointers"
     if spec.written[-1] != spec.stages[-1].output:
         return "does not write its last stage's value last"
     stages = list(spec.stages)

@@ -51,7 +51,7 @@ from typing import Callable
 
 from ..analysis.dependence import extents_of, injective, injective_but_gathers, loads_of, read_reshaped, unread_bytes
 from ..analysis.views import vars_of
-from ..ir.dataflow import first_reader, map_bodies, readers_of, writes
+from ..ir.dataflow import downstream, first_reader, map_bodies, readers_of, readers_through
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.plan import AliasStep, ComputeStep, Plan
@@ -150,7 +150,6 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
     steps = scope.steps
     # every chain that pays, from every start: with row statistics (attention, softmax, norms) and
     # back-to-back contractions (an MLP's hidden rows); where two share a member, the one predicted
-    # to save more time is kept (a GEMM -> LayerNorm against the MLP that GEMM ends)
     # to save more time is kept (a GEMM -> LayerNorm against the MLP that GEMM ends). A start
     # inside a long chain already grown (an unrolled recurrence) is not tried again: its chain is
     # a suffix of that one, saving less, and trying each would be quadratic in the chain's length
@@ -259,18 +258,9 @@ def _rows_kept(spec: KernelSpec) -> "tuple[KernelSpec, resident_rows.RowChain] |
     written) is no chain with its states in registers: each state composed into the next would
     recompute the whole history, and the next step reads no row value. Kept as rows, each state
     is computed once, from the one before."""
-    levels = dict(spec.carried)
-    maps = set()
-    for st in spec.stages:
-        if st.expr.reduce is None:
-            continue
-        along = {name for name, _ in st.expr.reduce.axes}
-        maps |= {v for a, v in enumerate(st.inputs) if levels.get(v) is Level.REGISTER and
-                 any(ld.index and isinstance(ld.index[-1], Var) and ld.index[-1].name in along
-                     for ld in loads_of(st.expr, a))}
-    if not maps:
+    kept = _kept_as_rows(spec, lambda te: True)
+    if kept is None:
         return None
-    kept = dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
     chain = resident_rows.analyse(kept, fit=False)
     # (a map kept only for a contraction after it, with no statistic, is the second round's MLP
     # form or no chain: not this one)
@@ -438,29 +428,10 @@ def _no_reader_delayed(leaks, chain: resident_rows.RowChain, members: _Members, 
         return True
     last = members.steps[-1]
     if last not in scope.downstream:
-        seen, todo = set(), [last]
-        while todo:
-            for v in writes(scope.steps[todo.pop()]):
-                for r in scope.readers.get(v, ()):
-                    if r not in seen:
-                        seen.add(r)
-                        todo.append(r)
-        scope.downstream[last] = seen
+        scope.downstream[last] = downstream(last, scope.steps, scope.readers)
     inside = set(members.steps) | members.alias_steps
-    return all(r in scope.downstream[last] for v in stats for r in _readers_through_aliases(v, scope)
+    return all(r in scope.downstream[last] for v in stats for r in readers_through(v, scope.readers, scope.aliases)
                if r not in inside)
-
-
-def _readers_through_aliases(v: str, scope: _Scope) -> set[int]:
-    """The steps that read `v`, a reshape alias of it standing for the steps that read the alias."""
-    out, todo = set(), [v]
-    while todo:
-        for r in scope.readers.get(todo.pop(), ()):
-            if r in scope.aliases:
-                todo.append(scope.aliases[r].dst)
-            else:
-                out.add(r)
-    return out
 
 
 def _useful(chain: resident_rows.RowChain, statistics: bool) -> bool:
@@ -538,11 +509,23 @@ def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain"
     instead, as resident rows, each element is computed once, for one more row buffer in shared
     memory (fewer rows to a block where they are long). That spec and its chain, when it is still
     a chain; None when there is no such map."""
+    # (a reduction with one output per row reads each element once: nothing recomputed)
+    once = _kept_as_rows(spec, lambda te: te.output.size > chain.row_count)
+    if once is None:
+        return None
+    again = resident_rows.analyse(once)
+    return (once, again) if isinstance(again, resident_rows.RowChain) else None
+
+
+def _kept_as_rows(spec: KernelSpec, reader: Callable) -> KernelSpec | None:
+    """`spec` with each register map that a reducing stage (of those `reader(expr)` admits) reads
+    along its reduction carried in shared memory instead, as resident rows; None when there is
+    no such map."""
     levels = dict(spec.carried)
     maps = set()
     for st in spec.stages:
         te = st.expr
-        if te.reduce is None or te.output.size <= chain.row_count:     # one output per row: read once
+        if te.reduce is None or not reader(te):
             continue
         along = {name for name, _ in te.reduce.axes}
         maps |= {v for a, v in enumerate(st.inputs) if levels.get(v) is Level.REGISTER and
@@ -550,9 +533,7 @@ def _computed_once(spec: KernelSpec, chain: "resident_rows.RowChain"
                      for ld in loads_of(te, a))}
     if not maps:
         return None
-    once = dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
-    again = resident_rows.analyse(once)
-    return (once, again) if isinstance(again, resident_rows.RowChain) else None
+    return dataclasses.replace(spec, carried=tuple((v, Level.SHARED if v in maps else lvl) for v, lvl in spec.carried))
 
 
 def saved_us(fused_us: float, apart_us: float) -> float:
