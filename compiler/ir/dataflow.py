@@ -19,8 +19,8 @@ def reads(step: Step) -> set[str]:
     """Names a step reads from its plan's scope (a region's bodies' outer reads included)."""
     if isinstance(step, LaunchStep):
         # a value one member of a joined launch writes and a later member reads (rammer's barrier
-        # variant) is the launch's own, not read from the scope; values are assigned once, so no
-        # kernel reads what it writes otherwise
+        # variant) is the launch's own, not read from the scope; a kernel that updates a value in
+        # place (a scatter's updates) reads it too, which readers_of adds from the earlier write
         k = step.kernel
         return {p.value for p in k.params if not p.output} - {p.value for p in k.params if p.output}
     if isinstance(step, ComputeStep):
@@ -51,11 +51,16 @@ def writes(step: Step) -> set[str]:
 
 
 def readers_of(steps) -> dict[str, set[int]]:
-    """Value -> the indices of the steps that read it."""
+    """Value -> the indices of the steps that read it. A step that writes a value an earlier step
+    wrote updates it in place (a scatter's update kernel after its copy of the data), so it reads
+    it too: no fusion pass may take the first writer's result as the value's final contents."""
     readers: dict[str, set[int]] = {}
+    written: set[str] = set()
     for k, s in enumerate(steps):
-        for v in reads(s):
+        w = writes(s)
+        for v in reads(s) | (w & written):
             readers.setdefault(v, set()).add(k)
+        written |= w
     return readers
 
 
