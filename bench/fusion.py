@@ -3,7 +3,8 @@ decoders (eager and SDPA attention), compiled with the welder stage on (the defa
 `--disable welder`; launches per inference and predicted DRAM bytes per inference
 from report.json, their ratios, and compile time (NVRTC builds included, fresh kernel cache each).
 The first table runs both sides with `--disable rammer`, so its counts are the welder stage's
-alone (the rammer stage's co-launches are measured by bench/schedule.py); the second is the
+alone (the rammer stage's co-launches are measured by bench/schedule.py); the second splits the
+effect by level (the register level alone: `--disable shared_level`); the third is the
 issue's acceptance comparison, the default pipeline against `--disable welder`, rammer on both
 sides (a buffer read by several kernels of one co-launch counts once).
 
@@ -65,10 +66,11 @@ def main() -> int:
     for name in names:
         fused = compile_one(paths[name], a.target, a.precision, ("rammer",))
         unfused = compile_one(paths[name], a.target, a.precision, ("rammer", "welder"))
+        register = compile_one(paths[name], a.target, a.precision, ("rammer", "shared_level"))   # one level's share
         # the acceptance's comparison: the default pipeline (rammer on) against --disable welder
         default = compile_one(paths[name], a.target, a.precision, ())
         no_welder = compile_one(paths[name], a.target, a.precision, ("welder",))
-        rows.append({"name": name, "fused": fused, "unfused": unfused,
+        rows.append({"name": name, "fused": fused, "unfused": unfused, "register_level": register,
                      "launch_ratio": round(fused["launches"] / unfused["launches"], 4),
                      "dram_ratio": round(fused["dram_bytes"] / unfused["dram_bytes"], 4),
                      "compile_ratio": round(fused["compile_s"] / unfused["compile_s"], 4),
@@ -79,7 +81,8 @@ def main() -> int:
     out = write_results("fusion", "none (predicted from report.json)",
                         {"target": a.target, "precision": a.precision,
                          "compile": "fresh kernel cache per compile, NVRTC builds included",
-                         "both_sides": "--disable rammer (fused, unfused); rammer on (default, no_welder)"}, rows, a.out)
+                         "both_sides": "--disable rammer (fused, unfused, register_level: also --disable "
+                                       "shared_level); rammer on (default, no_welder)"}, rows, a.out)
     print("welder alone (--disable rammer on both sides):")
     print(f"{'model':<18} {'launches':>16} {'ratio':>6} {'DRAM bytes':>24} {'ratio':>6} {'compile s':>14}")
     for r in rows:
@@ -87,6 +90,12 @@ def main() -> int:
         print(f"{r['name']:<18} {f['launches']:>7} / {u['launches']:<6} {r['launch_ratio']:>6.2f} "
               f"{f['dram_bytes']:>11} / {u['dram_bytes']:<10} {r['dram_ratio']:>6.2f} "
               f"{f['compile_s']:>6.2f} / {u['compile_s']:<6.2f}")
+    print("each level's share (--disable rammer): launches and DRAM bytes unfused, register level alone "
+          "(--disable shared_level), both levels")
+    for r in rows:
+        u, g, f = r["unfused"], r["register_level"], r["fused"]
+        print(f"{r['name']:<18} {u['launches']:>5} {g['launches']:>5} {f['launches']:>5}   "
+              f"{u['dram_bytes']:>11} {g['dram_bytes']:>11} {f['dram_bytes']:>11}")
     print("default against --disable welder (rammer on both sides; co-launched kernels share reads):")
     print(f"{'model':<18} {'launches':>16} {'ratio':>6} {'DRAM bytes':>24} {'ratio':>6}")
     for r in rows:

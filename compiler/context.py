@@ -26,8 +26,11 @@ from .targets import Target
 
 
 # Techniques a compilation may switch off (`--disable NAME`), so each one's effect is measured by
-# comparison; the stage of each runs as if absent (it leaves the plan as it is).
-SWITCHABLE = ("welder", "roller", "sparta", "tune", "rammer", "grinder")
+# comparison; the stage of each runs as if absent (it leaves the plan as it is). Two name parts of
+# the welder stage, so each level's share of fusion can be measured too: `shared_level` (row chains,
+# attention in one kernel, stitched memory-bound chains: passes/resident.py) and `prologue` (operand
+# maps in attention kernels' loads: passes/prologue.py). `welder` switches off all of it.
+SWITCHABLE = ("welder", "shared_level", "prologue", "roller", "sparta", "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane
@@ -41,7 +44,7 @@ class CompileOptions:
     precision: str = "fp32"   # fp32 | tf32 | fp16 | bf16: contractions' inputs (accumulation stays fp32)
     build: bool = True          # NVRTC cubins (off only for host-only test runs)
     verify: str | None = None   # "host": run the compiled plan on the harness against onnxruntime
-    disable: tuple[str, ...] = ()   # techniques switched off (SWITCHABLE: welder, roller, sparta, tune, rammer, grinder), sorted
+    disable: tuple[str, ...] = ()   # techniques switched off (names in SWITCHABLE), sorted
     # rammer's barrier variant: consecutive launches joined by step counters in one cooperative
     # launch; off by default until a GPU run has measured it (docs/rammer.md)
     barriers: bool = False

@@ -86,12 +86,17 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     plan, stats = welder_plan(plan, ctx.target)
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
-    plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx))   # the shared-memory level
-    plan, prologues = prologue_plan(plan, ctx.target)      # operand maps into attention kernels' loads
+    shared = {"groups": [], "declined": [], "removed": 0}
+    if ctx.options.enabled("shared_level"):
+        plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx))   # the shared-memory level
+    prologues = {"tried": [], "removed": 0}
+    if ctx.options.enabled("prologue"):
+        plan, prologues = prologue_plan(plan, ctx.target)      # operand maps into attention kernels' loads
     stats["groups"] += shared["groups"]
     stats["declined"] = shared["declined"]
     stats["kernels_after"] -= shared["removed"] + prologues["removed"]
-    return plan, dict(stats, enabled=True, index_divisions=indices, prologues=prologues["tried"],
+    return plan, dict(stats, enabled=True, shared_level=ctx.options.enabled("shared_level"),
+                      prologue=ctx.options.enabled("prologue"), index_divisions=indices, prologues=prologues["tried"],
                       dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 
 

@@ -326,7 +326,8 @@ def _fusion(records) -> dict:
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
-    return {"enabled": True, "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
+    return {"enabled": True, "shared_level": info["shared_level"], "prologue": info["prologue"],
+            "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),
             "index_divisions": info["index_divisions"], "prologues": info["prologues"]}
 

@@ -157,6 +157,21 @@ def test_a_query_map_joins_the_attention_kernel(b, h, sq, sk, d, dtype, how, kin
     assert rep["fusion"]["kernels_after"] == 1
 
 
+def test_disable_prologue_leaves_the_map_apart():
+    """`--disable prologue` switches off this part of the welder stage alone: the map stays a kernel
+    of its own, the attention chain stays one, and the result is the same."""
+    b, h, sq, sk, d, dtype = 1, 4, 1, 1000, 64, "float32"
+    data, cos, sin = mapped_attention(b, h, sq, sk, d, dtype, "rotary")
+    feeds, want = feeds_and_want(b, h, sq, sk, d, dtype, "rotary", cos, sin)
+    art, got = run(data, feeds, disable=("prologue",))
+    for g in got:
+        np.testing.assert_allclose(g, want, rtol=TOL[dtype], atol=TOL[dtype])
+    rep = art.report
+    assert rep["launches_per_inference"] == 2
+    assert (rep["fusion"]["prologue"], rep["fusion"]["shared_level"], tried(rep)) == (False, True, [])
+    assert flash_decoding.NAME in kinds_of(rep)
+
+
 def test_a_map_read_through_a_reshape_joins():
     """The map's value reaches Q through a Reshape (an alias step): the kernel reads the map's
     value at the reshaped index, and the alias goes with the map."""

@@ -92,6 +92,14 @@ def test_matmul_softmax_is_one_kernel_with_the_product_in_shared_memory():
     np.testing.assert_allclose(got2[0], want, rtol=1e-5, atol=1e-6)
     assert art2.report["launches_per_inference"] == 2
     assert rep["traffic"]["dram_bytes"] < art2.report["traffic"]["dram_bytes"] - 4 * m * 128
+    # the register level alone (`--disable shared_level`): the product goes through DRAM too, and
+    # the Softmax's own reductions stay the register level's kernels
+    art3, got3 = run(data, {"x": x}, disable=("shared_level",), modes=("default",))
+    np.testing.assert_allclose(got3[0], want, rtol=1e-5, atol=1e-6)
+    fusion = art3.report["fusion"]
+    assert (fusion["enabled"], fusion["shared_level"], fusion["prologue"]) == (True, False, True)
+    assert not [g for g in fusion["groups"] if g.get("level") == "shared"]
+    assert art3.report["launches_per_inference"] == 2
 
 
 def test_a_softmax_over_one_long_row_of_a_skinny_product_stays_apart():

@@ -270,7 +270,7 @@ def test_a_value_read_outside_the_group_is_written():
 
 
 def test_disable_names_are_checked():
-    with pytest.raises(CompilerError, match="welder, roller, sparta, tune"):
+    with pytest.raises(CompilerError, match="welder, shared_level, prologue, roller, sparta, tune"):
         CompileOptions(disable=("welding",))
     assert CompileOptions(disable=("welder", "roller", "welder")).disable == ("roller", "welder")
     assert CompileOptions(disable="welder").disable == ("welder",)
@@ -370,3 +370,27 @@ def test_a_narrowing_cast_is_duplicated_only_while_the_extra_bytes_cost_less_tha
     rep = compile(m.SerializeToString(), "h100", CompileOptions(build=False, disable=("rammer",))).report
     assert rep["launches_per_inference"] == (4 if duplicated else 5)
     assert [d["value"] for d in rep["fusion"]["duplicated"]] == (["h"] if duplicated else [])
+
+
+@pytest.mark.parametrize("op", ["ScatterND", "ScatterElements"])
+def test_a_value_updated_in_place_is_read_after_its_updates(op):
+    """A scatter lowers to a copy of its data and a kernel that updates the copy in place. A reader
+    of the result (a Transpose back, as transformers' Funnel writes its relative shift) must see
+    the updates: it may be neither composed with the copy nor folded into the copy's epilogue.
+    (Before ir/dataflow.readers_of counted the update kernel as a reader, the Transpose read the
+    copy alone.)"""
+    x_shape, u_shape = [1, 4, 8, 13], [1, 4, 8, 8]
+    nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[3, 1, 2, 0]),
+             helper.make_node("Transpose", ["u"], ["ut"], perm=[3, 1, 2, 0])]
+    if op == "ScatterND":
+        idx = np.arange(8, dtype=np.int64).reshape(8, 1)
+        nodes.append(helper.make_node("ScatterND", ["xt", "idx", "ut"], ["s"]))
+    else:
+        idx = np.broadcast_to(np.arange(8, dtype=np.int64).reshape(8, 1, 1, 1), (8, 4, 8, 1)).copy()
+        nodes.append(helper.make_node("ScatterElements", ["xt", "idx", "ut"], ["s"], axis=0))
+    nodes.append(helper.make_node("Transpose", ["s"], ["y"], perm=[3, 1, 2, 0]))
+    data = model(nodes, [("x", x_shape), ("u", u_shape)], [("y", x_shape)], [("idx", idx)])
+    feeds = {"x": RNG.standard_normal(x_shape).astype(np.float32), "u": RNG.standard_normal(u_shape).astype(np.float32)}
+    rep = check(data, feeds)
+    for group in rep["fusion"]["groups"]:
+        assert not ({f"{op}_2", "Transpose_3"} <= set(group["ops"])), group
