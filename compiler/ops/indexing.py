@@ -5,7 +5,8 @@ constant: their output shapes depend on the data).
 Gathers are index maps with the loaded index wrapped by a select (negative counts from the end).
 Scatters are a copy kernel followed by an update kernel in which each thread owns a set of output
 elements and applies the updates that hit them in the order ONNX lists them: deterministic for
-duplicate indices and for every reduction."""
+duplicate indices and for every reduction. Constant indices in a progression without repeats
+(x[:, t] = v, slice_scatter) are one select instead, which fusion composes like any map."""
 from __future__ import annotations
 
 import math
@@ -16,7 +17,7 @@ from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..errors import ModelError
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
-from ..ir.texpr import binary, const, load, out_vars, select
+from ..ir.texpr import binary, const, in_range, load, logical_and, out_vars, select
 from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index
 from .registry import LowerCtx, register
 
@@ -41,7 +42,7 @@ def lower_gather(ctx: LowerCtx) -> None:
     axis = norm_axis(ctx.attr("axis", 0), x.rank)
     i = out_vars(y.rank)
     q = it.rank
-    known = _progression(ctx.const(1), x.shape[axis], ctx)
+    known = _progression(ctx.const(1), x.shape[axis], ctx, "Gather")
     if known is not None:
         # constant indices in a progression (x[:, t] as exporters write a time step; an arange)
         # are a static slice: an index map the dependence analysis reads, no load of the indices
@@ -53,16 +54,16 @@ def lower_gather(ctx: LowerCtx) -> None:
     emit_expr(ctx, "gather", [0, 1], load(0, x, i[:axis] + (v,) + i[axis + q:]))
 
 
-def _progression(idx: np.ndarray | None, n: int, ctx: LowerCtx) -> tuple[int, int] | None:
+def _progression(idx: np.ndarray | None, n: int, ctx: LowerCtx, op: str) -> tuple[int, int] | None:
     """(start, step) when `idx` is a constant scalar or 1-D arithmetic progression, wrapped into
     [0, n); None for indices read at run time (or any other constant pattern); an index outside
-    [-n, n) is the model's error."""
+    [-n, n) is the model's error (`op`'s, on the indexed axis)."""
     if idx is None or idx.ndim > 1 or idx.size == 0 or n == 0:    # (an empty axis: the emit's error)
         return None
     flat = idx.reshape(-1).astype(np.int64)
     if np.any(flat < -n) or np.any(flat >= n):
         bad = int(flat[(flat < -n) | (flat >= n)][0])
-        raise ModelError(f"Gather index {bad} is outside [-{n}, {n - 1}], the gathered axis", node=ctx.node.name)
+        raise ModelError(f"{op} index {bad} is outside [-{n}, {n - 1}], the indexed axis", node=ctx.node.name)
     flat = _wrapped(flat, n)
     step = int(flat[1] - flat[0]) if flat.size > 1 else 0
     if np.any(flat != flat[0] + step * np.arange(flat.size)):
@@ -154,6 +155,39 @@ def _ref_scatter_elements(node, inputs, opset):
     return [out]
 
 
+def _scatter_as_select(ctx: LowerCtx, red: str, axis: int, slots: np.ndarray, update_index) -> bool:
+    """A scatter whose constant indices along `axis` form a progression with no repeats (a time
+    step written into a sequence, a slice overwritten: what exporters emit for x[:, t] = v and
+    slice_scatter) as one elementwise select, out = in the slots ? update (combined) : data, which
+    the fusion passes compose like any map; False (nothing emitted) for any other pattern.
+    `slots`: the indices along the axis, one per update slot; `update_index(i, j)`: the update's
+    index for output index i in slot j."""
+    x = ctx.input(0)
+    n, count = x.shape[axis], slots.size
+    if red not in ("none", "add", "mul") or count == 0 or n == 0:
+        return False
+    known = _progression(slots.reshape(-1), n, ctx, ctx.node.op)
+    if known is None or (count > 1 and known[1] == 0):     # repeats: the update kernel keeps ONNX's order
+        return False
+    start, step = known
+    i = out_vars(x.rank)
+    off = i[axis] - start
+    if count == 1:
+        inside, j = binary("eq", i[axis], start), const(0, DType.int64)
+    else:
+        last = start + step * (count - 1)
+        inside = in_range(i[axis], min(start, last), max(start, last) + 1)
+        if abs(step) > 1:
+            inside = logical_and(inside, binary("eq", binary("imod", off, abs(step)), 0))
+        j = binary("idiv", off, step)
+    cond, u_index = update_index(i, j)
+    cond = inside if cond is None else logical_and(cond, inside)
+    data, upd = load(0, x, i), load(1, ctx.input(2), u_index)
+    new = upd if red == "none" else binary(red, data, upd)
+    emit_expr(ctx, "scatter", [0, 2], select(cond, new, data))
+    return True
+
+
 def _copy_input(ctx: LowerCtx) -> None:
     y = ctx.out_types[0]
     emit_expr(ctx, "scatter_copy", [0], load(0, ctx.input(0), out_vars(y.rank)))
@@ -193,6 +227,9 @@ def lower_scatter_nd(ctx: LowerCtx) -> None:
     red = text(ctx.attr("reduction", "none")) if ctx.opset >= 16 else "none"
     if red not in ("none", "add", "mul", "max", "min"):
         raise ctx.unsupported(f"reduction {red}")
+    idx = ctx.const(1)
+    if idx is not None and it.shape[-1] == 1 and _scatter_as_select(ctx, red, 0, idx, _slot_index(it.shape[:-1])):
+        return
     _copy_input(ctx)
     k = it.shape[-1]
     n_upd = math.prod(it.shape[:-1])
@@ -208,6 +245,30 @@ def lower_scatter_nd(ctx: LowerCtx) -> None:
     _emit_update_kernel(ctx, "scatter_nd_update", slice_size, body)
 
 
+def _slot_index(slots_shape: tuple[int, ...]):
+    """ScatterND's update index for slot j of a one-component index (k = 1): the slot's place in
+    the indices' leading shape, then the output's own trailing index."""
+    def update_index(i, j):
+        place = []
+        for d, size in enumerate(slots_shape):
+            c = binary("idiv", j, math.prod(slots_shape[d + 1:]))
+            place.append(c if d == 0 else binary("imod", c, size))
+        return None, tuple(place) + tuple(i[1:])
+    return update_index
+
+
+def _line_index(idx_shape: tuple[int, ...], data_shape: tuple[int, ...], axis: int):
+    """ScatterElements' update index for slot j: the output's index with j on the axis; an index
+    shape shorter than the data's off the axis leaves the rest of the data as it is."""
+    def update_index(i, j):
+        short = [binary("lt", i[d], m) for d, m in enumerate(idx_shape) if d != axis and m < data_shape[d]]
+        cond = None
+        for c in short:
+            cond = c if cond is None else logical_and(cond, c)
+        return cond, tuple(j if d == axis else v for d, v in enumerate(i))
+    return update_index
+
+
 def _lower_scatter_elements(ctx: LowerCtx) -> None:
     """Copy, then one thread per index position off the axis, walking the axis in order."""
     x, it = ctx.input(0), ctx.input(1)
@@ -215,6 +276,12 @@ def _lower_scatter_elements(ctx: LowerCtx) -> None:
     if red not in ("none", "add", "mul", "max", "min"):
         raise ctx.unsupported(f"reduction {red}")
     axis = norm_axis(ctx.attr("axis", 0), x.rank)
+    idx = ctx.const(1)
+    if idx is not None and idx.size:
+        line = idx[tuple(slice(None) if d == axis else slice(0, 1) for d in range(idx.ndim))]
+        if np.array_equal(np.broadcast_to(line, idx.shape), idx) and _scatter_as_select(
+                ctx, red, axis, line.reshape(-1), _line_index(it.shape, x.shape, axis)):
+            return      # the same index on every line off the axis: a select
     _copy_input(ctx)
     if it.size == 0:
         return

@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from compiler import compile
 from compiler.errors import ModelError
+from compiler.ir.dataflow import reads
 from compiler.ir.plan import ComputeStep
 from compiler.kinds import register_rows, resident_rows
 from compiler.pipeline import CompileOptions, plan_before
@@ -189,3 +190,55 @@ def test_a_gather_with_constant_indices_is_a_static_slice(indices, axis, sliced)
 def test_a_constant_gather_index_out_of_range_is_the_models_error():
     with pytest.raises(ModelError, match="outside"):
         compile(_gather((5, 6), np.array(6, np.int64), 1), "h100", CompileOptions(build=False))
+
+
+# ---- Scatters with constant indices: a select -----------------------------------------------
+
+def _scatter(op: str, data_shape, indices: np.ndarray, update_shape, **attrs):
+    nodes = [helper.make_node(op, ["x", "i", "u"], ["y"], **attrs)]
+    return _model(nodes, [("x", list(data_shape)), ("u", list(update_shape))], [("y", list(data_shape))],
+                  [("i", indices)])
+
+
+def _steps_line(t: int, shape) -> np.ndarray:
+    return np.full(shape, t, np.int64)
+
+
+@pytest.mark.parametrize("op, indices, update_shape, attrs, select", [
+    # x[:, t] = v as RWKV's exporter writes each time step (index_put): one index, every line
+    ("ScatterElements", _steps_line(2, (5, 1, 7)), (5, 1, 7), {"axis": 1}, True),
+    ("ScatterElements", _steps_line(-1, (5, 1, 7)), (5, 1, 7), {"axis": 1}, True),
+    # a progression along the axis, the index shorter than the data off it (the rest kept)
+    ("ScatterElements", np.broadcast_to(np.array([1, 3, 5]).reshape(1, 3, 1), (2, 3, 4)).copy(), (2, 3, 4),
+     {"axis": 1}, True),
+    ("ScatterElements", np.broadcast_to(np.array([0, 2]).reshape(1, 2, 1), (5, 2, 7)).copy(), (5, 2, 7),
+     {"axis": 1, "reduction": "add"}, True),
+    # slice_scatter as Funnel's relative shift writes it; a descending progression; slots in a 2-D grid
+    ("ScatterND", np.arange(3, dtype=np.int64).reshape(3, 1), (3, 6, 7), {}, True),
+    ("ScatterND", np.array([[4], [2], [0]], np.int64), (3, 6, 7), {"reduction": "mul"}, True),
+    ("ScatterND", np.arange(4, dtype=np.int64).reshape(2, 2, 1), (2, 2, 6, 7), {}, True),
+    # anything else keeps the copy and the ordered update kernel
+    ("ScatterND", np.array([[3], [0], [2]], np.int64), (3, 6, 7), {}, False),
+    ("ScatterND", np.array([[1], [1]], np.int64), (2, 6, 7), {"reduction": "add"}, False),
+    ("ScatterND", np.array([[0, 1], [2, 3]], np.int64), (2, 7), {}, False),
+    ("ScatterElements", np.array([[[0]], [[3]]], np.int64).repeat(7, 2), (2, 1, 7), {"axis": 1}, False),
+    ("ScatterElements", _steps_line(2, (5, 1, 7)), (5, 1, 7), {"axis": 1, "reduction": "max"}, False),
+])
+def test_a_scatter_with_constant_indices_is_a_select(op, indices, update_shape, attrs, select):
+    """Constant indices in a progression without repeats make a scatter one elementwise select
+    (out = in the slots ? update : data): an index map the fusion passes compose, rather than a
+    copy and an in-place update kernel that every reader must wait for."""
+    shape = (5, 6, 7) if op == "ScatterElements" or len(update_shape) != 4 else (4, 6, 7)
+    data = _scatter(op, shape, indices, update_shape, **attrs)
+    plan = plan_before("welder", data, TARGET)
+    # a select reads no indices; otherwise the copy and the update kernel, which reads them
+    assert len(plan.steps) == (1 if select else 2)
+    assert ("i" not in {v for s in plan.steps for v in reads(s)}) == select
+    check(data, {"x": RNG.standard_normal(shape).astype(np.float32),
+                 "u": RNG.standard_normal(update_shape).astype(np.float32)})
+
+
+def test_a_constant_scatter_index_out_of_range_is_the_models_error():
+    with pytest.raises(ModelError, match="ScatterElements index 6 is outside"):
+        compile(_scatter("ScatterElements", (5, 6, 7), _steps_line(6, (5, 1, 7)), (5, 1, 7), axis=1), "h100",
+                CompileOptions(build=False))
