@@ -49,6 +49,7 @@ from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.prologue import prologue_plan
 from .passes.resident import resident_plan
+from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
 from .report import make_header, make_report, plan_traffic, workspace_bytes
 from .targets import Target, get_target
@@ -92,11 +93,15 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     prologues = {"tried": [], "removed": 0}
     if ctx.options.enabled("prologue"):
         plan, prologues = prologue_plan(plan, ctx.target)      # operand maps into attention kernels' loads
-    stats["groups"] += shared["groups"]
+    stitched = {"groups": [], "removed": 0}
+    if ctx.options.enabled("stitched_maps"):
+        plan, stitched = stitch_maps_plan(plan, ctx.target)     # maps sharing values: one kernel each group
+    stats["groups"] += shared["groups"] + stitched["groups"]
     stats["declined"] = shared["declined"]
-    stats["kernels_after"] -= shared["removed"] + prologues["removed"]
+    stats["kernels_after"] -= shared["removed"] + prologues["removed"] + stitched["removed"]
     return plan, dict(stats, enabled=True, shared_level=ctx.options.enabled("shared_level"),
-                      prologue=ctx.options.enabled("prologue"), index_divisions=indices, prologues=prologues["tried"],
+                      prologue=ctx.options.enabled("prologue"), stitched_maps=ctx.options.enabled("stitched_maps"),
+                      index_divisions=indices, prologues=prologues["tried"],
                       dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 
 

@@ -51,7 +51,7 @@ from ..ir.compose import NotComposable, compose
 from ..ir.dataflow import first_reader, map_bodies, readers_of, sole_source
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
-from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, TensorExpr, Unary, value_ops, walk
+from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, Select, TensorExpr, Unary, children, value_ops, walk
 from ..roller.cost_model import LAUNCH_US, expr_flops, predict_us
 from ..targets import Target
 from .duplicate import duplicate_moves, moves_data
@@ -331,10 +331,48 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
             if not all(injective(ld.index, te.inputs[a].shape, out_ext) for ld in loads_of(te, a)):
                 return None, f"reads {inputs[a]} ({dependence(te, a).value}) not one-to-one (reduction recomputed)"
     try:
-        compose(tuple(g.stages) + (stage,), {s.output for s in g.stages})
+        te, _ = compose(tuple(g.stages) + (stage,), {s.output for s in g.stages})
     except NotComposable as e:
         return None, str(e)
+    unshared, distinct = tree_sizes(te.body)
+    if unshared >= RECOMPUTE_LIMIT * distinct:
+        return None, (f"its expression would evaluate {unshared} nodes for {distinct} distinct ones "
+                      "(values read more than once recomputed)")
     return stage, ""
+
+
+# A value the composed expression reads twice is computed twice where the renderer cannot share
+# it (under a Select's branch: a scatter's or a concat's choice of source). An unrolled
+# recurrence whose state each step reads several times grows that geometrically, so a group
+# stops before its expression, unshared, counts this many times its distinct nodes (the models'
+# groups stay under four); passes/stitch_maps.py computes such maps once each instead.
+RECOMPUTE_LIMIT = 8
+
+
+def tree_sizes(e: Expr) -> tuple[int, int]:
+    """(value nodes `e` evaluates: every copy and every shared use counted, the larger branch of a
+    Select; distinct value nodes by value). A value node depends on a load; index arithmetic is
+    left out (the renderer shares it, and it is cheap). Each node is numbered by its own fields
+    and its children's numbers (linear time)."""
+    numbers: dict = {}
+    values: set[int] = set()
+    seen: dict[int, tuple[int, int, bool]] = {}     # id -> (number, value nodes under it, is a value)
+
+    def visit(x: Expr) -> tuple[int, int, bool]:
+        if id(x) not in seen:
+            kids = [visit(c) for c in children(x)]
+            own = tuple((f.name, v) for f in dataclasses.fields(x) for v in [getattr(x, f.name)]
+                        if not isinstance(v, Expr) and not (isinstance(v, tuple) and any(isinstance(i, Expr) for i in v)))
+            number = numbers.setdefault((type(x), own, tuple(n for n, _, _ in kids)), len(numbers))
+            value = isinstance(x, Load) or any(v for _, _, v in kids)
+            if value:
+                values.add(number)
+            under = [size for _, size, _ in kids]
+            if isinstance(x, Select):       # one branch runs
+                under = [under[0], max(under[1], under[2])]
+            seen[id(x)] = (number, int(value) + sum(under), value)
+        return seen[id(x)]
+    return visit(e)[1], max(1, len(values))
 
 
 def _close(g: _Group, scope: _Scope) -> None:

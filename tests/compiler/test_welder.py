@@ -270,7 +270,7 @@ def test_a_value_read_outside_the_group_is_written():
 
 
 def test_disable_names_are_checked():
-    with pytest.raises(CompilerError, match="welder, shared_level, prologue, roller, sparta, tune"):
+    with pytest.raises(CompilerError, match="welder, shared_level, prologue, stitched_maps, roller, sparta, tune"):
         CompileOptions(disable=("welding",))
     assert CompileOptions(disable=("welder", "roller", "welder")).disable == ("roller", "welder")
     assert CompileOptions(disable="welder").disable == ("welder",)
@@ -367,9 +367,13 @@ def test_a_narrowing_cast_is_duplicated_only_while_the_extra_bytes_cost_less_tha
                           [helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT16, [rows, 1024]) for k in range(4)])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
     m.ir_version = 9
-    rep = compile(m.SerializeToString(), "h100", CompileOptions(build=False, disable=("rammer",))).report
+    rep = compile(m.SerializeToString(), "h100", CompileOptions(build=False, disable=("rammer", "stitched_maps"))).report
     assert rep["launches_per_inference"] == (4 if duplicated else 5)
     assert [d["value"] for d in rep["fusion"]["duplicated"]] == (["h"] if duplicated else [])
+    # the cast kept, its four readers and it are maps over one index space: stitched, one kernel
+    # computes the cast once and writes the four results (passes/stitch_maps.py)
+    rep = compile(m.SerializeToString(), "h100", CompileOptions(build=False, disable=("rammer",))).report
+    assert rep["launches_per_inference"] == (4 if duplicated else 1)
 
 
 @pytest.mark.parametrize("op", ["ScatterND", "ScatterElements"])

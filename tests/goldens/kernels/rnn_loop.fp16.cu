@@ -1,19 +1,9 @@
 // golden: rnn_loop.onnx h100 fp16
 // 1 launches, 1 distinct kernels
-// launch 0: device_loop_k0 grid=[129, 1, 1] block=[512, 1, 1] shared=32 cooperative params=[bool out:long long long long out:float float out:long long out:bool out:long long float float out:float float float float out:float out:bool out:long long out:float]
+// launch 0: device_loop_k0 grid=[129, 1, 1] block=[128, 1, 1] shared=32 cooperative params=[bool out:long long long long out:float float out:long long out:bool float float out:float out:long long out:bool float float float out:float out:long long out:float]
 
 // ===== device_loop_k0 =====
-BY_DEVICE_CALLED void add_9e2ad08a72e3517a_body(const long long*  in0, long long*  out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      out[0] = (long long)((in0[0] + (1ll)));
-    }
-  }
-}
-BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_w128_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 128;
@@ -38,7 +28,7 @@ BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_w128_body(const float*  in0, const
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  by_part_sync(1u, 128u);
+  __syncthreads();
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -51,12 +41,20 @@ BY_DEVICE_CALLED void matmul_dda0b63bb95b8209_w128_body(const float*  in0, const
     out[(i1)] = (float)((acc + in2[(i1)]));
   }
 }
-BY_DEVICE_CALLED void colaunch_39b59003ae64c81d_body(const long long*  m0_in0, long long*  m0_out, const float*  m1_in0, const float*  m1_in1, const float*  m1_in2, float*  m1_out, const by_block_index by_block) {
-  const unsigned int by_b = by_block.idx.x;
-  if (by_b < 1u) add_9e2ad08a72e3517a_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(1, 1, 1)));
-  else if (by_b < 129u) { if (threadIdx.x < 128u) matmul_dda0b63bb95b8209_w128_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 1u, dim3(128, 1, 1))); }
+BY_DEVICE_CALLED void less_stitched_acafb8740dea6089_body(const long long*  in0, long long*  out0, bool*  out1, const by_block_index by_block) {
+  for (int lin = (int)by_block.idx.x * blockDim.x + threadIdx.x; lin < 1; lin += (int)by_block.grid.x * blockDim.x) {
+    const long long v0 = (long long)((in0[0] + (1ll)));
+    out0[lin] = (long long)(v0);
+    const bool v1 = (((v0 < (16ll))) != 0);
+    out1[lin] = (bool)(v1);
+  }
 }
-BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_w128_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void colaunch_8f6322bc0119081c_body(const float*  m0_in0, const float*  m0_in1, const float*  m0_in2, float*  m0_out, const long long*  m1_in0, long long*  m1_out0, bool*  m1_out1, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 128u) matmul_dda0b63bb95b8209_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(128, 1, 1)));
+  else if (by_b < 129u) less_stitched_acafb8740dea6089_body(m1_in0, m1_out0, m1_out1, by_block_at(by_b - 128u, dim3(1, 1, 1)));
+}
+BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_body(const float*  in0, const long long*  in1, const float*  in2, const float*  in3, const float*  in4, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   const int tid = threadIdx.x;
   const int lane = tid % 128;
@@ -82,7 +80,7 @@ BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_w128_body(const float*  in0, const
     part[tid >> 5] = by_racc;
     part_have[tid >> 5] = 1;
   }
-  by_part_sync(1u, 128u);
+  __syncthreads();
   if (tid < 32) {
     by_racc = tid < 4 ? part[tid] : (float)0;
     for (int o = 16; o > 0; o >>= 1) {
@@ -95,22 +93,7 @@ BY_DEVICE_CALLED void matmul_8fdd9357ac438ef2_w128_body(const float*  in0, const
     out[(i1)] = (float)(by_tanh((in4[(i0)*128 + (i1)] + (acc + in3[(i1)]))));
   }
 }
-BY_DEVICE_CALLED void less_3ccf35201d13cb87_body(const long long*  in0, bool*  out, const by_block_index by_block) {
-  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
-    #pragma unroll
-    for (int u = 0; u < 1; ++u) {
-      const int lin = base + u * 512;
-      if (lin >= 1) break;
-      out[0] = (bool)((in0[0] < (16ll)));
-    }
-  }
-}
-BY_DEVICE_CALLED void colaunch_199285ab1f9e9f94_body(const float*  m0_in0, const long long*  m0_in1, const float*  m0_in2, const float*  m0_in3, const float*  m0_in4, float*  m0_out, const long long*  m1_in0, bool*  m1_out, const by_block_index by_block) {
-  const unsigned int by_b = by_block.idx.x;
-  if (by_b < 128u) { if (threadIdx.x < 128u) matmul_8fdd9357ac438ef2_w128_body(m0_in0, m0_in1, m0_in2, m0_in3, m0_in4, m0_out, by_block_at(by_b - 0u, dim3(128, 1, 1))); }
-  else if (by_b < 129u) less_3ccf35201d13cb87_body(m1_in0, m1_out, by_block_at(by_b - 128u, dim3(1, 1, 1)));
-}
-BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17, const by_block_index by_block) {
+BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, const float* p7, const float* p8, float* p9, long long* p10, bool* p11, const float* p12, const float* p13, const float* p14, float* p15, long long* p16, float* p17, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   const unsigned int by_g = by_block.grid.x;
   const unsigned int by_t = threadIdx.x;
@@ -125,13 +108,13 @@ BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long lon
     if (by_b == 0u && by_t == 0u) { p5[0] = 0; p6[0] = by_go1; }
     by_grid_sync();
     for (long long by_it1 = 0; by_it1 < by_trip1 && by_go1; ++by_it1) {
-      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_39b59003ae64c81d_body(p1, p7, p3, p8, p9, p10, by_block_at(by_v, dim3(129, 1, 1)));
+      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_8f6322bc0119081c_body(p3, p7, p8, p9, p1, p10, p11, by_block_at(by_v, dim3(129, 1, 1)));
       by_grid_sync();
-      for (unsigned int by_v = by_b; by_v < 129u; by_v += by_g) colaunch_199285ab1f9e9f94_body(p11, p1, p12, p13, p10, p14, p7, p15, by_block_at(by_v, dim3(129, 1, 1)));
+      for (unsigned int by_v = by_b; by_v < 128u; by_v += by_g) matmul_8fdd9357ac438ef2_body(p12, p1, p13, p14, p9, p15, by_block_at(by_v, dim3(128, 1, 1)));
       by_grid_sync();
-      by_go1 = (p15[0] != 0);
-      for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p1[by_i] = p7[by_i];
-      for (unsigned long long by_i = by_tid; by_i < 128ull; by_i += by_nthreads) p3[by_i] = p14[by_i];
+      by_go1 = (p11[0] != 0);
+      for (unsigned long long by_i = by_tid; by_i < 1ull; by_i += by_nthreads) p1[by_i] = p10[by_i];
+      for (unsigned long long by_i = by_tid; by_i < 128ull; by_i += by_nthreads) p3[by_i] = p15[by_i];
       if (by_b == 0u && by_t == 0u) { p5[0] = by_it1 + 1; p6[0] = by_go1; }
       by_grid_sync();
     }
@@ -140,6 +123,6 @@ BY_DEVICE void device_loop_k0_body(const bool* p0, long long* p1, const long lon
     by_grid_sync();
   }
 }
-BY_KERNEL void __launch_bounds__(512, 1) device_loop_k0(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, long long* p7, const float* p8, const float* p9, float* p10, const float* p11, const float* p12, const float* p13, float* p14, bool* p15, long long* p16, float* p17) {
+BY_KERNEL void __launch_bounds__(128, 1) device_loop_k0(const bool* p0, long long* p1, const long long* p2, float* p3, const float* p4, long long* p5, bool* p6, const float* p7, const float* p8, float* p9, long long* p10, bool* p11, const float* p12, const float* p13, const float* p14, float* p15, long long* p16, float* p17) {
   device_loop_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, by_this_block());
 }
