@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 
+from ..analysis.dependence import unread_bytes
 from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..codegen.cuda import ExprRenderer, contiguous_strides, decompose_index, index_ctype
 from ..ir.dtypes import DType
@@ -68,12 +69,12 @@ def _blocks(n: int) -> int:
 
 def configuration(spec: KernelSpec) -> KernelConfig:
     """The one configuration (a thread an element, THREADS a block) and its workload for the
-    micro-model: each external input and each written value moved once, every stage's arithmetic
-    once per element."""
+    micro-model: each external input (what a slice of it leaves aside) and each written value
+    moved once, every stage's arithmetic once per element."""
     types = {v: t for st in spec.stages for v, t in zip(st.inputs, st.expr.inputs)}
     types.update((st.output, st.expr.output) for st in spec.stages)
     n = math.prod(spec.stages[0].expr.output.shape)
-    moved = float(sum(types[v].nbytes for v in (*spec.inputs, *spec.written)))
+    moved = float(sum(types[v].nbytes for v in (*spec.inputs, *spec.written)) - unread_bytes(spec.stages, types))
     per_element = float(sum(types[v].dtype.itemsize for v in (*spec.inputs, *spec.written)))
     w = Workload(blocks=_blocks(n), threads=THREADS, shared_bytes=0, registers=32,
                  flops=float(sum(expr_flops(st.expr) for st in spec.stages)), compute_dtype="float32",
