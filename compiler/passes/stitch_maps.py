@@ -138,7 +138,8 @@ def _grow(k: int, steps, reads, readers, last_read, pinned) -> _Group:
 def _take_siblings(g: _Group, k: int, steps, reads, readers, pinned) -> None:
     """The maps inside the group's window that read no group value but that members read at
     their own index (a step's k_t + u beside the states it meets) join it too, where they read
-    nothing downstream of the group and nothing rewritten before the group runs."""
+    nothing downstream of the group and nothing rewritten before the group runs, and no step that
+    stays before the group reads them."""
     shape = steps[k].spec.expr.output.shape
     last = g.members[-1]
     moved = set(g.moved)
@@ -149,6 +150,9 @@ def _take_siblings(g: _Group, k: int, steps, reads, readers, pinned) -> None:
         out = s.spec.stage.output
         takers = readers.get(out, set()) & set(g.members)
         if not takers or reads[p] & g.downstream:
+            continue
+        # a reader that stays before the group would read it before the group computes it
+        if any(r < last and r not in g.members and r not in moved for r in readers.get(out, set())):
             continue
         if not all(stitched_maps.own_index_only(steps[m].spec.stage.expr, arg)
                    for m in takers for arg, v in enumerate(steps[m].spec.stage.inputs) if v == out):

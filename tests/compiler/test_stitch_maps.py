@@ -226,3 +226,20 @@ def test_the_register_level_stops_before_recomputing_a_shared_state_geometricall
     monkeypatch.setattr(welder, "RECOMPUTE_LIMIT", 10 ** 9)
     unlimited, _ = largest()
     assert unlimited > 4 * nodes
+
+
+def test_a_sibling_read_before_the_group_runs_stays_apart():
+    """The group starts at a (a plan output, so the register level keeps it a kernel of its own)
+    and takes b + a; p = sigmoid(y), which b reads, is also read by q = p^T, which stays before
+    the group (it reads no group value). Joined, p would be computed where the group runs, after
+    q read it; so p stays a kernel of its own."""
+    nodes = [helper.make_node("Exp", ["x"], ["a"]),
+             helper.make_node("Sigmoid", ["y"], ["p"]),
+             helper.make_node("Transpose", ["p"], ["q"], perm=[1, 0]),
+             helper.make_node("Mul", ["a", "p"], ["b"]),
+             helper.make_node("Add", ["b", "a"], ["c"])]
+    data = model(nodes, [("x", [16, 16]), ("y", [16, 16])], [("c", [16, 16]), ("q", [16, 16]), ("a", [16, 16])])
+    rep = check(data, {"x": RNG.standard_normal((16, 16)).astype(np.float32),
+                       "y": RNG.standard_normal((16, 16)).astype(np.float32)})
+    (k,) = stitched(rep)
+    assert "Sigmoid_1" not in k["ops"] and {"Exp_0", "Mul_3", "Add_4"} <= set(k["ops"])
