@@ -18,7 +18,9 @@ group value at their own index (a one-to-one edge: a register, no recomputation,
 - a value read outside the group, or a plan output, is written; the others stay in registers;
 - maps inside the window that read no group value but that members read at their own index
   (the k_t + u a step's states meet) join too: siblings, computed once beside the states;
-- a group passes at most the kernel parameter budget's pointers (ir/kernel.MAX_POINTER_PARAMS).
+- a group passes at most the kernel parameter budget's pointers (ir/kernel.MAX_POINTER_PARAMS);
+- in a loop body, work that does not depend on the iteration (the grinder stage hoists it out
+  of the loop) and work that does are never one group.
 
 Joining pays by construction (each value computed once, fewer bytes and launches); the record
 keeps both predictions for the report (the group by the micro-model, its members apart by the
@@ -29,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ..ir.dataflow import map_bodies, readers_of, writes
+from ..ir.dataflow import bodies, map_bodies, readers_of, writes
 from ..ir.kernel import MAX_POINTER_PARAMS
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level
@@ -76,12 +78,13 @@ def _plan(plan: Plan, record: dict, target: Target) -> Plan:
             reads[r].add(v)
     last_read = {v: max(rs) for v, rs in readers.items()}
     pinned = set(plan.outputs)
+    varies = _varying(steps, reads, plan)
     groups: list[_Group] = []
     closed = -1          # the last step of the latest group's window
     for k in range(len(steps)):
         if k <= closed or not _member(steps[k]):
             continue
-        g = _grow(k, steps, reads, readers, last_read, pinned)
+        g = _grow(k, steps, reads, readers, last_read, pinned, varies)
         if len(g.members) > 1:
             groups.append(g)
             closed = g.members[-1]
@@ -103,7 +106,21 @@ def _plan(plan: Plan, record: dict, target: Target) -> Plan:
     return dataclasses.replace(plan, steps=tuple(out))
 
 
-def _grow(k: int, steps, reads, readers, last_read, pinned) -> _Group:
+def _varying(steps, reads, plan: Plan) -> list[bool]:
+    """Per step, whether it depends on the plan's inputs (a loop body's iteration values), where
+    the others read only values from outside the body and constants: the grinder stage hoists
+    those out of the loop, so a group never mixes the two."""
+    varying = set(plan.inputs)
+    out = []
+    for k, s in enumerate(steps):
+        v = bool(reads[k] & varying) or bool(bodies(s))
+        if v:
+            varying |= writes(s)
+        out.append(v)
+    return out
+
+
+def _grow(k: int, steps, reads, readers, last_read, pinned, varies) -> _Group:
     """The group from map step k: every later map of its shape that reads a group value, only at
     its own index, and nothing downstream of the group, while the parameters fit."""
     first = steps[k].spec
@@ -120,7 +137,7 @@ def _grow(k: int, steps, reads, readers, last_read, pinned) -> _Group:
         touches = reads[j] & (g.values | g.downstream)
         if not touches:
             continue
-        if _joins(s, j, g, shape, reads, readers, inputs, pinned):
+        if varies[j] == varies[k] and _joins(s, j, g, shape, reads, readers, inputs, pinned):
             g.members.append(j)
             g.values.add(s.spec.stage.output)
             inputs |= set(s.spec.stage.inputs)
@@ -131,11 +148,11 @@ def _grow(k: int, steps, reads, readers, last_read, pinned) -> _Group:
         end = max([end] + [last_read.get(v, j) for v in writes(s)])
     last = g.members[-1]
     g.moved = [m for m in g.moved if m < last]       # those after the group stay where they are
-    _take_siblings(g, k, steps, reads, readers, pinned)
+    _take_siblings(g, k, steps, reads, readers, pinned, varies)
     return g
 
 
-def _take_siblings(g: _Group, k: int, steps, reads, readers, pinned) -> None:
+def _take_siblings(g: _Group, k: int, steps, reads, readers, pinned, varies) -> None:
     """The maps inside the group's window that read no group value but that members read at
     their own index (a step's k_t + u beside the states it meets) join it too, where they read
     nothing downstream of the group and nothing rewritten before the group runs, and no step that
@@ -145,7 +162,8 @@ def _take_siblings(g: _Group, k: int, steps, reads, readers, pinned) -> None:
     moved = set(g.moved)
     for p in range(k + 1, last):
         s = steps[p]
-        if p in g.members or p in moved or not _member(s) or s.spec.expr.output.shape != shape:
+        if (p in g.members or p in moved or varies[p] != varies[k] or not _member(s)
+                or s.spec.expr.output.shape != shape):
             continue
         out = s.spec.stage.output
         takers = readers.get(out, set()) & set(g.members)
