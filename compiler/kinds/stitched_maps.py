@@ -71,8 +71,7 @@ def configuration(spec: KernelSpec) -> KernelConfig:
     """The one configuration (a thread an element, THREADS a block) and its workload for the
     micro-model: each external input (what a slice of it leaves aside) and each written value
     moved once, every stage's arithmetic once per element."""
-    types = {v: t for st in spec.stages for v, t in zip(st.inputs, st.expr.inputs)}
-    types.update((st.output, st.expr.output) for st in spec.stages)
+    types = spec.types
     n = math.prod(spec.stages[0].expr.output.shape)
     moved = float(sum(types[v].nbytes for v in (*spec.inputs, *spec.written)) - unread_bytes(spec.stages, types))
     per_element = float(sum(types[v].dtype.itemsize for v in (*spec.inputs, *spec.written)))
@@ -92,9 +91,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     n = math.prod(shape)
     wide = any(index_ctype(st.expr) != "int" for st in spec.stages)
     it = "long long" if wide else "int"
-    types = {}
-    for st in spec.stages:
-        types.update((v, t) for v, t in zip(st.inputs, st.expr.inputs) if v not in types)
+    types = spec.types
     in_args = {v: f"in{j}" for j, v in enumerate(spec.inputs)}
     out_args = {v: f"out{j}" for j, v in enumerate(spec.written)}
     local: dict[str, Var] = {}
@@ -103,7 +100,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     L += decompose_index("    ", "lin", shape, [v.name for v in out_vars(len(shape))], "rem", it)
     for k, st in enumerate(spec.stages):
         te = st.expr
-        stored = te.output.dtype
+        stored = te.output.dtype       # a float kept in fp32 (fp64), rounded to `stored` as a store would
         reg = DType.float64 if stored is DType.float64 else (DType.float32 if stored.is_float else stored)
         names = [in_args.get(v, v) for v in st.inputs]
         rend = ExprRenderer(names, [contiguous_strides(t.shape) for t in te.inputs], it, prefix=f"t{k}_")
@@ -116,16 +113,15 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
             L.append(f"    const bool {name} = (({value}) != 0);")
         else:
             L.append(f"    const {reg.compute_ctype} {name} = {rounded(value, stored, reg)};")
-        local[st.output] = Var(name, reg if stored is not DType.bool else DType.bool)
+        local[st.output] = Var(name, reg)
         if st.output in out_args:
             L.append(f"    {out_args[st.output]}[lin] = ({stored.ctype})({name});")
     L.append("  }")
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in spec.inputs]
-    stored_t = {st.output: st.expr.output.dtype for st in spec.stages}
-    params += [f"{stored_t[v].ctype}* __restrict__ {out_args[v]}" for v in spec.written]
+    params += [f"{types[v].dtype.ctype}* __restrict__ {out_args[v]}" for v in spec.written]
     entry, source = finish_kernel(spec.name + "_stitched", params, L, launch_bounds=(THREADS,))
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in spec.inputs)
-    kparams += tuple(KernelParam(stored_t[v].ctype, v, True) for v in spec.written)
+    kparams += tuple(KernelParam(types[v].dtype.ctype, v, True) for v in spec.written)
     cfg = spec.config or configuration(spec)
     config = (("schedule", NAME), ("stages", len(spec.stages)), ("outputs", len(spec.written)),
               ("flops", int(cfg.workload.flops)))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from ..analysis.dependence import input_bytes
 from ..ir.dataflow import bodies, map_bodies, readers_of, writes
 from ..ir.kernel import MAX_POINTER_PARAMS
 from ..ir.plan import ComputeStep, Plan
@@ -215,17 +216,10 @@ def _spec(g: _Group, steps, readers, pinned, target: Target) -> tuple[KernelSpec
     spec = KernelSpec(stages, carried=carried, outputs=written, ops=ops, kind=stitched_maps.NAME)
     spec = dataclasses.replace(spec, config=stitched_maps.configuration(spec))
     fused = predict(spec.config, target).us + LAUNCH_US
-    # apart: each member by the fallback model (its bytes and FLOPs), and a launch each
+    # apart: each member by the fallback model (the bytes it reads and writes, its FLOPs), and a launch each
     n = math.prod(stages[0].expr.output.shape)
-    apart = sum(predict_us(_bytes(st.inputs, st.expr.inputs) + st.expr.output.nbytes, expr_flops(st.expr), n, target)
-                + LAUNCH_US for st in stages)
+    apart = sum(predict_us(input_bytes(st.expr) + st.expr.output.nbytes, expr_flops(st.expr), n, target) + LAUNCH_US
+                for st in stages)
     return spec, {"ops": list(ops), "carried": {v: lvl.value for v, lvl in carried}, "level": "register",
                   "kind": stitched_maps.NAME, "written": list(written),
                   "predicted_us": {"fused": round(fused, 3), "apart": round(apart, 3)}}
-
-
-def _bytes(names, types) -> int:
-    seen = {}
-    for v, t in zip(names, types):
-        seen[v] = t.nbytes
-    return sum(seen.values())

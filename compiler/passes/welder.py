@@ -344,8 +344,8 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
 # A value the composed expression reads twice is computed twice where the renderer cannot share
 # it (under a Select's branch: a scatter's or a concat's choice of source). An unrolled
 # recurrence whose state each step reads several times grows that geometrically, so a group
-# stops before its expression, unshared, counts this many times its distinct nodes (the models'
-# groups stay under four); passes/stitch_maps.py computes such maps once each instead.
+# stops before its expression, unshared, counts this many times its distinct nodes (no group of
+# the shared or architecture models reaches it); passes/stitch_maps.py computes such maps once.
 RECOMPUTE_LIMIT = 8
 
 
