@@ -10,8 +10,9 @@ users bring.
     .venv/bin/python bench/architectures.py compile --models-dir var/architectures [--only a,b]
 
 `compile` writes bench/results/architectures-<UTC time>.json (one row per model and precision:
-launches per inference, predicted us, compile seconds, the host check's max relative error, or the
-error that stopped it) and prints a table. An export failure is recorded in the models folder's
+launches per inference, predicted us, compile seconds, the host check's max relative error and
+outcome, onnxruntime's own error under the same rounding where an fp16 row misses the tolerance, or
+the error that stopped it) and prints a table. An export failure is recorded in the models folder's
 exports.json and the model is left out."""
 from __future__ import annotations
 
@@ -222,7 +223,7 @@ def compile_one(path: Path, precision: str) -> dict:
     rep = art.report
     return {"launches": rep["launches_per_inference"], "predicted_us": rep["latency"]["predicted_us"],
             "compile_s": round(time.perf_counter() - t0, 2), "max_rel_error": rep["verification"]["max_rel_error"],
-            "verification": rep["verification"]["outcome"]}
+            "verification": rep["verification"]["outcome"], "rounding_error": rep["verification"]["rounding_error"]}
 
 
 def compile_all(a) -> int:
@@ -240,14 +241,20 @@ def compile_all(a) -> int:
             rows.append(row)
             print(f"{name:<16} {precision}  " + (f"ERROR {row['error']}" if "error" in row else
                   f"{row['launches']:>4} launches  {row['predicted_us']:>9.1f} us predicted  "
-                  f"{row['compile_s']:>6.2f} s  err {row['max_rel_error']:.1e} ({row['verification']})"), flush=True)
+                  f"{row['compile_s']:>6.2f} s  err {row['max_rel_error']:.1e} ({row['verification']}"
+                  + ("" if row["rounding_error"] is None else f"; rounded reference {row['rounding_error']:.1e}")
+                  + ")"), flush=True)
     exports = models_dir / "exports.json"
     failed_exports = {k: v["error"] for k, v in json.loads(exports.read_text()).items() if "error" in v} if exports.exists() else {}
     out = write_results("architectures", "none (host harness; predicted times)",
                         {"target": "h100", "verify": "host against onnxruntime", "build": False,
                          "export": "zoo.py export() (torch.onnx)", "failed_exports": failed_exports}, rows, a.out)
-    bad = [r for r in rows if "error" in r or r.get("verification") != "passed"]
-    print(f"{len(rows) - len(bad)} of {len(rows)} compiled and matched onnxruntime -> {out}")
+    # `within rounding`: over the tolerance, but onnxruntime itself moves further under the same
+    # rounding of the contractions' operands (the model's sensitivity to fp16, docs/report.md)
+    bounded = [r for r in rows if r.get("verification") == "within rounding"]
+    bad = [r for r in rows if "error" in r or r.get("verification") not in ("passed", "within rounding")]
+    print(f"{len(rows) - len(bad)} of {len(rows)} compiled and matched onnxruntime"
+          + (f" ({len(bounded)} within the precision's own rounding)" if bounded else "") + f" -> {out}")
     return 1 if bad else 0
 
 

@@ -71,6 +71,11 @@ def cmd_compile(a) -> int:
           f"{r['compile']['seconds']:.2f} s: {len(r['kernels'])} kernels "
           f"(cache {r['compile']['cache']['hits']} hits, {r['compile']['cache']['misses']} misses, {store.root}), "
           f"predicted {r['latency']['predicted_us']:.1f} us -> {a.output}")
+    if a.verify:
+        from .report_html import verification_sentence
+        print(verification_sentence(r["verification"]))
+        # a check that failed fails the command (the artifact is kept, to be looked into)
+        return 1 if r["verification"]["outcome"] == "failed" else 0
     return 0
 
 
@@ -172,7 +177,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..",
                    help="fix an input's dynamic dimensions (its whole shape; `brickyard inspect` lists them)")
     c.add_argument("--verify", choices=["host", "gpu"], default=None,
-                   help="run the result against onnxruntime before packaging")
+                   help="run the result against onnxruntime before packaging, print the outcome; "
+                        "exit 1 if it failed (the artifact is still written)")
     c.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
     c.add_argument("--disable", action="append", default=[], metavar="NAME",

@@ -51,7 +51,7 @@ from .passes.prologue import prologue_plan
 from .passes.resident import resident_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
-from .report import make_header, make_report, plan_traffic, workspace_bytes
+from .report import TOLERANCE, make_header, make_report, plan_traffic, workspace_bytes
 from .targets import Target, get_target
 from .tuning import tune
 
@@ -200,8 +200,13 @@ def _verify(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if device is None:
         ctx.verification = {"device": None, "max_rel_error": None}
         return plan, {}
-    from .verify import measure_error
-    ctx.verification = {"device": device, "max_rel_error": measure_error(plan, ctx.model, device)}
+    from .verify import measure_error, rounding_error
+    err = measure_error(plan, ctx.model, device)
+    ctx.verification = {"device": device, "max_rel_error": err}
+    # Over the tolerance in a reduced precision: how far the reference itself moves under the same
+    # rounding tells a sensitive model from a wrong kernel (report.json's `rounding_error`).
+    if err is not None and not err <= TOLERANCE.get(ctx.options.precision, TOLERANCE["fp32"]):
+        ctx.verification["rounding_error"] = rounding_error(plan, ctx.model, ctx.options.precision)
     return plan, {}
 
 

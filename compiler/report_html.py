@@ -43,7 +43,8 @@ def _count(n) -> str:
 
 
 def verification_sentence(v: dict | None) -> str:
-    """The verify stage's result as a sentence: not run, passed or failed (and by how much)."""
+    """The verify stage's result as a sentence: not run, passed, within rounding or failed (and by how
+    much)."""
     v = v or {}
     device, err, tol = v.get("device"), v.get("max_rel_error"), v.get("tolerance")
     outcome = v.get("outcome") or ("not run" if device is None else "passed")
@@ -58,8 +59,15 @@ def verification_sentence(v: dict | None) -> str:
     if outcome == "passed":
         return (f"Verification passed {where}: the outputs match onnxruntime's within a max relative "
                 f"error of {err:.2e}{tol_text}.")
+    rounding = v.get("rounding_error")
+    if outcome == "within rounding":
+        return (f"Verification {where}: the outputs differ from onnxruntime's by a max relative error of "
+                f"{err:.2e}{tol_text}, no more than onnxruntime's own error of {rounding:.2e} with the "
+                f"contractions' operands rounded the same way: the model is sensitive to this precision.")
+    also = ("" if rounding is None else
+            f" (onnxruntime with the contractions' operands rounded the same way is off by {rounding:.2e})")
     return (f"Verification failed {where}: the outputs differ from onnxruntime's by a max relative "
-            f"error of {err:.2e}{tol_text}.")
+            f"error of {err:.2e}{tol_text}{also}.")
 
 
 def _t(us) -> str:

@@ -44,13 +44,115 @@ def max_rel_error(got: dict, ref: dict) -> float:
     return worst
 
 
+def _session(model):
+    import onnx
+    import onnxruntime as ort
+    src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else (model if isinstance(model, bytes) else str(model))
+    return ort.InferenceSession(src, providers=["CPUExecutionProvider"])
+
+
+def _run(sess, inputs: dict) -> dict:
+    return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, inputs)))
+
+
 def measure_error(plan, model, device: str = "host", seed: int = 0) -> float:
     """Max relative error of the plan against onnxruntime on seeded random inputs."""
-    import onnxruntime as ort
     inputs = sample_inputs(plan, seed)
     got = Executor(plan, make_backend(device)).run(inputs)
-    import onnx
-    src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else (model if isinstance(model, bytes) else str(model))
-    sess = ort.InferenceSession(src, providers=["CPUExecutionProvider"])
-    ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, inputs)))
+    ref = _run(_session(model), inputs)
     return max_rel_error(got, {n: ref[n] for n in plan.outputs})
+
+
+# The ONNX contractions and the inputs of each that are its two operands (a bias is added after the
+# sum, in fp32, as the precision stage leaves it).
+CONTRACTION_OPERANDS = {"MatMul": (0, 1), "Gemm": (0, 1), "Conv": (0, 1), "ConvTranspose": (0, 1)}
+# onnxruntime's names of the half types the rounding goes through (tf32 has no ONNX type).
+ROUNDED_TYPES = {"fp16": "FLOAT16", "bf16": "BFLOAT16"}
+
+
+def rounded_model(model, precision: str):
+    """A copy of the ONNX model in which every float contraction's operands are rounded to `precision`
+    (Cast to the half type and back to float before the node), in the main graph and in every
+    subgraph: the precision stage's policy (docs/kernel-kinds.md) applied to the reference itself.
+    Contractions over fewer than precision.MIN_REDUCED_K terms stay as they are where shape inference
+    tells K; the precision stage's matrix-vector rule (small weights stay fp32) is not followed, so
+    this rounds at least what the compiled plan rounds."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from .passes.precision import MIN_REDUCED_K
+    half = getattr(TensorProto, ROUNDED_TYPES[precision])
+    m = onnx.ModelProto()
+    m.CopyFrom(model if isinstance(model, onnx.ModelProto) else onnx.load_model_from_string(
+        model if isinstance(model, bytes) else open(model, "rb").read()))
+    try:
+        m = onnx.shape_inference.infer_shapes(m)
+    except Exception:   # noqa: BLE001 -- shapes only decide K; without them every contraction is rounded
+        pass
+    count = 0
+
+    def infos(g) -> dict:
+        out = {}
+        for v in list(g.input) + list(g.value_info) + list(g.output):
+            t = v.type.tensor_type
+            out[v.name] = (t.elem_type, [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim])
+        for i in g.initializer:
+            out[i.name] = (i.data_type, list(i.dims))
+        return out
+
+    def reduced_extent(node, shapes) -> int | None:
+        a = shapes.get(node.input[0], (None, []))[1]
+        b = shapes.get(node.input[1], (None, []))[1] if len(node.input) > 1 else []
+        if node.op_type == "MatMul" and a:
+            return a[-1]
+        if node.op_type == "Gemm" and a:
+            trans_a = next((x.i for x in node.attribute if x.name == "transA"), 0)
+            return a[0] if trans_a else a[-1]
+        if node.op_type in ("Conv", "ConvTranspose") and len(b) > 2 and None not in b[1:]:
+            k = b[0] if node.op_type == "ConvTranspose" else b[1]
+            for d in b[2:]:
+                k *= d
+            return k
+        return None
+
+    def rewrite(g) -> None:
+        nonlocal count
+        shapes = infos(g)
+        nodes = []
+        for node in g.node:
+            for attr in node.attribute:
+                for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                    rewrite(sub)
+            if node.op_type in CONTRACTION_OPERANDS and node.domain in ("", "ai.onnx"):
+                k = reduced_extent(node, shapes)
+                if k is None or k >= MIN_REDUCED_K:
+                    for i in CONTRACTION_OPERANDS[node.op_type]:
+                        name = node.input[i] if i < len(node.input) else ""
+                        if not name or shapes.get(name, (TensorProto.FLOAT,))[0] != TensorProto.FLOAT:
+                            continue
+                        h, f = f"{name}__rounded{count}", f"{name}__rounded{count}_f32"
+                        count += 1
+                        nodes.append(helper.make_node("Cast", [name], [h], to=half))
+                        nodes.append(helper.make_node("Cast", [h], [f], to=TensorProto.FLOAT))
+                        node.input[i] = f
+            nodes.append(node)
+        del g.node[:]
+        g.node.extend(nodes)
+
+    rewrite(m.graph)
+    return m, count
+
+
+def rounding_error(plan, model, precision: str, seed: int = 0) -> float | None:
+    """How far onnxruntime itself moves when the contractions' operands are rounded to `precision`
+    (`rounded_model`), on the verify stage's inputs: the error that the precision alone explains.
+    None where the precision rounds nothing (fp32) or has no ONNX type to round through (tf32)."""
+    if precision not in ROUNDED_TYPES:
+        return None
+    inputs = sample_inputs(plan, seed)
+    rounded, count = rounded_model(model, precision)
+    if not count:
+        return 0.0
+    ref = _run(_session(model), inputs)
+    got = _run(_session(rounded), inputs)
+    return max_rel_error({n: got[n] for n in plan.outputs}, {n: ref[n] for n in plan.outputs})

@@ -1,0 +1,136 @@
+"""Verification in a reduced precision: when fp16 or bf16 misses the tolerance, the verify stage
+measures onnxruntime itself with the contractions' operands rounded the same way
+(compiler.verify.rounded_model, rounding_error), and the outcome says `within rounding` only where
+that reference moves at least as far as the compiled plan (docs/report.md)."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from compiler import compile
+from compiler import report as report_mod
+from compiler.pipeline import CompileOptions
+from compiler.report import validate_report
+from compiler.report_html import verification_sentence
+from compiler.verify import max_rel_error, rounded_model
+
+
+def _model(scale: float, k: int = 64) -> onnx.ModelProto:
+    """y = ((x * scale) @ W) @ V: with scale 1e-6 the MatMuls' operands lie under fp16's smallest
+    normal (6.1e-5), where fp16 keeps only a few bits; bf16 has fp32's range."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((k, 48)).astype(np.float32), "w")
+    v = numpy_helper.from_array(rng.standard_normal((48, 16)).astype(np.float32), "v")
+    s = numpy_helper.from_array(np.array(scale, np.float32), "s")
+    g = helper.make_graph(
+        [helper.make_node("Mul", ["x", "s"], ["xs"]), helper.make_node("MatMul", ["xs", "w"], ["h"]),
+         helper.make_node("MatMul", ["h", "v"], ["y"])], "tiny_activations",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16])], [w, v, s])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    return m
+
+
+def _run(model, x):
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return {"y": sess.run(None, {"x": x})[0]}
+
+
+def test_rounded_model_rounds_each_operand_and_matches_numpy():
+    m = _model(1.0)
+    rounded, count = rounded_model(m, "fp16")
+    assert count == 4      # both operands of both MatMuls
+    casts = [n for n in rounded.graph.node if n.op_type == "Cast"]
+    assert [c.attribute[0].i for c in casts] == [TensorProto.FLOAT16, TensorProto.FLOAT] * 4
+    x = np.random.default_rng(0).standard_normal((8, 64)).astype(np.float32)
+    w, v = (numpy_helper.to_array(i) for i in m.graph.initializer[:2])
+    r16 = lambda a: a.astype(np.float16).astype(np.float32)
+    want = r16(r16(x) @ r16(w)) @ r16(v)
+    np.testing.assert_allclose(_run(rounded, x)["y"], want, rtol=1e-5, atol=1e-4)
+    assert onnx.checker.check_model(rounded) is None
+    assert len(m.graph.node) == 3            # the model given is not changed
+
+
+def test_short_contractions_stay_unrounded():
+    """K < MIN_REDUCED_K (16): the precision stage leaves them in fp32, and so does the reference."""
+    rounded, count = rounded_model(_model(1.0, k=8), "bf16")
+    assert count == 2      # only the second MatMul (K = 48)
+    assert all(n.op_type != "Cast" for n in rounded.graph.node[:2])
+
+
+def test_contractions_in_a_loop_body_are_rounded():
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]), helper.make_node("MatMul", ["h", "w"], ["h_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("h", TensorProto.FLOAT, [4, 32])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [4, 32])])
+    w = numpy_helper.from_array(np.eye(32, dtype=np.float32), "w")
+    n = numpy_helper.from_array(np.array(3, np.int64), "n")
+    t = numpy_helper.from_array(np.array(True), "t")
+    g = helper.make_graph([helper.make_node("Loop", ["n", "t", "x"], ["y"], body=body)], "loop",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 32])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 32])], [w, n, t])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    rounded, count = rounded_model(m, "fp16")
+    assert count == 2
+    x = (np.arange(128, dtype=np.float32).reshape(4, 32) + 1) / 3
+    y = _run(rounded, x)["y"]
+    np.testing.assert_array_equal(y, x.astype(np.float16).astype(np.float32))   # identity W, rounded each step
+
+
+@pytest.fixture(scope="module")
+def tiny_activations(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rounding") / "tiny_activations.onnx"
+    onnx.save(_model(1e-6), path)
+    return path
+
+
+def test_fp16_under_its_normal_range_is_within_rounding(tiny_activations):
+    v = compile(str(tiny_activations), "h100", CompileOptions(precision="fp16", verify="host")).report["verification"]
+    assert v["max_rel_error"] > v["tolerance"] == 1e-2          # fp16 subnormals lose the bits
+    assert v["rounding_error"] >= v["max_rel_error"]
+    assert v["outcome"] == "within rounding"
+    assert "sensitive to this precision" in verification_sentence(v)
+    # bf16 keeps fp32's range: the same model passes, and no rounding reference is run
+    b = compile(str(tiny_activations), "h100", CompileOptions(precision="bf16", verify="host")).report["verification"]
+    assert b["outcome"] == "passed" and b["rounding_error"] is None
+
+
+def test_an_error_beyond_the_rounding_still_fails(tiny_activations):
+    art = compile(str(tiny_activations), "h100", CompileOptions(precision="fp16", verify="host"))
+    v = report_mod._verification({"device": "host", "max_rel_error": 0.5, "rounding_error": 0.1}, "fp16")
+    assert v["outcome"] == "failed" and v["rounding_error"] == 0.1
+    assert "rounded the same way is off by 1.00e-01" in verification_sentence(v)
+    validate_report(dict(art.report, verification=v))
+    # a non-finite rounding reference explains nothing
+    v = report_mod._verification({"device": "host", "max_rel_error": 0.5, "rounding_error": math.inf}, "fp16")
+    assert v["outcome"] == "failed" and v["rounding_error"] is None
+
+
+def test_the_rounding_error_is_onnxruntime_against_itself(tiny_activations):
+    """rounding_error is exactly the rounded model's distance from the plain one on the verify
+    stage's inputs (sample_inputs, seed 0), computed here without the compiler."""
+    v = compile(str(tiny_activations), "h100", CompileOptions(precision="fp16", verify="host")).report["verification"]
+    m = onnx.load(tiny_activations)
+    x = np.random.default_rng(0).standard_normal((8, 64)).astype(np.float32)
+    assert math.isclose(v["rounding_error"], max_rel_error(_run(rounded_model(m, "fp16")[0], x), _run(m, x)))
+
+
+def test_cli_exit_status_follows_the_outcome(tiny_activations, tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "compiler", "compile", str(tiny_activations), "-q",
+                                     "-o", str(tmp_path / "a.tar"), *a], capture_output=True, text=True)
+    r = run("--verify", "host", "--precision", "fp16")
+    assert r.returncode == 0 and "sensitive to this precision" in r.stdout, r.stdout + r.stderr
+    r = run("--verify", "host")
+    assert r.returncode == 0 and "Verification passed on the host" in r.stdout, r.stdout + r.stderr
