@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 V = 1000      # vocabulary of the text models
 SEQ = 64      # positions of the text models
 RES = 64      # image side of the vision models
+DEC = 16      # decoder positions of the encoder-decoders
 
 
 def architectures(zoo, tf, torch) -> dict:
@@ -67,6 +68,57 @@ def architectures(zoo, tf, torch) -> dict:
         """pooled: the pooler's output, weights drawn by zoo.torch_init (as zoo.py's CNNs)."""
         kw = {"key": "pooler_output", "init": True} if pooled else {}
         return build(family, cfg, text=False, **kw, **dict(model_kw)), image
+
+    def seq2seq(family, source="input_ids", make_source=None, **cfg):
+        """transformers' <family>Model whole: the encoder's source (token ids, or `make_source()`
+        such as log-mel features, passed as `source`) and DEC decoder tokens in, the decoder's last
+        hidden state out: causal self-attention over DEC positions, cross-attention over SEQ."""
+        class Seq2Seq(torch.nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def forward(self, src, dec):
+                return self.model(**{source: src}, decoder_input_ids=dec, use_cache=False).last_hidden_state
+
+        def make():
+            return Seq2Seq(getattr(tf, f"{family}Model")(getattr(tf, f"{family}Config")(vocab_size=V, **cfg)))
+
+        def inputs():
+            return ((make_source() if make_source else zoo.ids(1, SEQ, V)), zoo.ids(1, DEC, V))
+        return make, inputs
+
+    def diffusion(part):
+        """diffusers' Stable Diffusion parts at tiny widths (diffusers is imported only here: the
+        export venv needs it, the compile half does not): the denoising UNet (GroupNorm, SiLU,
+        the timestep's sinusoidal embedding, self- and cross-attention to text states, nearest
+        upsampling, skip concatenations) or the VAE's decoder (latents to an image)."""
+        class Part(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                import diffusers
+                if part == "unet":
+                    self.m = diffusers.UNet2DConditionModel(
+                        sample_size=16, in_channels=4, out_channels=4, layers_per_block=1,
+                        block_out_channels=(32, 64), down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+                        up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"), cross_attention_dim=32,
+                        attention_head_dim=8, norm_num_groups=8)
+                else:
+                    self.m = diffusers.AutoencoderKL(
+                        in_channels=3, out_channels=3, latent_channels=4, block_out_channels=(32, 64),
+                        down_block_types=("DownEncoderBlock2D",) * 2, up_block_types=("UpDecoderBlock2D",) * 2,
+                        norm_num_groups=8, sample_size=32)
+
+            def forward(self, *x):
+                if part == "unet":
+                    return self.m(x[0], x[1], encoder_hidden_states=x[2]).sample
+                return self.m.decode(x[0]).sample
+
+        def inputs():
+            if part == "unet":     # latents, a timestep, text states (77 tokens as CLIP gives)
+                return torch.randn(1, 4, 16, 16), torch.tensor([500.0]), torch.randn(1, 77, 32)
+            return (torch.randn(1, 4, 16, 16),)
+        return Part, inputs
 
     small = dict(hidden_size=128, num_hidden_layers=2, num_attention_heads=4)   # most text models
     gqa = dict(small, num_key_value_heads=2, intermediate_size=344, max_position_embeddings=256)
@@ -118,7 +170,26 @@ def architectures(zoo, tf, torch) -> dict:
         "bart_encoder": encoder("Bart", part="get_encoder", d_model=128, encoder_layers=2, decoder_layers=1,
                                 encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=256,
                                 decoder_ffn_dim=256, max_position_embeddings=128),
+        # encoder-decoders, whole: causal decoder self-attention and cross-attention (DEC over SEQ)
+        "t5": seq2seq("T5", d_model=128, d_kv=32, d_ff=256, num_layers=2, num_heads=4, decoder_start_token_id=0),
+        "bart": seq2seq("Bart", d_model=128, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                        decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
+                        max_position_embeddings=128),
+        "marian": seq2seq("Marian", d_model=128, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                          decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
+                          max_position_embeddings=128, pad_token_id=0, decoder_start_token_id=0),
+        "whisper": seq2seq("Whisper", source="input_features", make_source=lambda: torch.randn(1, 16, 64),
+                           d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                           decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16,
+                           max_source_positions=32, max_target_positions=64, pad_token_id=0, bos_token_id=1,
+                           eos_token_id=2, decoder_start_token_id=1),
+        # diffusion
+        "sd_unet": diffusion("unet"),
+        "sd_vae_decoder": diffusion("vae"),
         # vision
+        "clip_vision": vision("CLIPVision", image_size=RES, patch_size=8, **small, intermediate_size=256),
+        "yolos": vision("Yolos", image_size=[RES, RES], patch_size=8, **small, intermediate_size=256,
+                        num_detection_tokens=10, model_kw={"add_pooling_layer": False}),
         "deit": vision("DeiT", image_size=RES, patch_size=8, **small, intermediate_size=256,
                        model_kw={"add_pooling_layer": False}),
         "beit": vision("Beit", image_size=RES, patch_size=8, **small, intermediate_size=256,
@@ -207,7 +278,10 @@ def export(a) -> int:
         except Exception as e:     # one exporter failure must not hide the rest
             records[name] = {"name": name, "error": f"{type(e).__name__}: {str(e)[:300]}"}
             print("FAILED", name, records[name]["error"], flush=True)
-    (out / "exports.json").write_text(json.dumps(records, indent=1) + "\n")
+    # an export of some models (--only) keeps the others' records
+    known = out / "exports.json"
+    merged = {**(json.loads(known.read_text()) if known.exists() else {}), **records}
+    known.write_text(json.dumps(merged, indent=1) + "\n")
     return 0
 
 
