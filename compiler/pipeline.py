@@ -49,6 +49,7 @@ from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.prologue import prologue_plan
 from .passes.resident import resident_plan
+from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
 from .report import TOLERANCE, make_header, make_report, plan_traffic, workspace_bytes
@@ -85,11 +86,15 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
+    split: list[dict] = []
+    if ctx.options.enabled("shared_level"):    # row chains over a few long rows: their stages apart where faster
+        plan, split = split_rows_plan(plan, ctx.target)
     plan, stats = welder_plan(plan, ctx.target)
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
-    shared = {"groups": [], "declined": [], "removed": 0}
+    shared = {"groups": [], "declined": [], "removed": 0, "moved": []}
     if ctx.options.enabled("shared_level"):
-        plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx))   # the shared-memory level
+        apart = frozenset(v for e in split if e["split"] for v in e["statistics"])
+        plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx), apart)   # the shared-memory level
     prologues = {"tried": [], "removed": 0}
     if ctx.options.enabled("prologue"):
         plan, prologues = prologue_plan(plan, ctx.target)      # operand maps into attention kernels' loads
@@ -101,7 +106,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     stats["kernels_after"] -= shared["removed"] + prologues["removed"] + stitched["removed"]
     return plan, dict(stats, enabled=True, shared_level=ctx.options.enabled("shared_level"),
                       prologue=ctx.options.enabled("prologue"), stitched_maps=ctx.options.enabled("stitched_maps"),
-                      index_divisions=indices, prologues=prologues["tried"],
+                      index_divisions=indices, prologues=prologues["tried"], reshapes_sunk=shared["moved"], split_rows=split,
                       dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 
 

@@ -328,8 +328,9 @@ def _fusion(records) -> dict:
     """The welder stage's decisions: its groups (ops, carried values and their levels, the edge that
     stopped each; a shared-memory group's predictions fused and apart), the row chains the cost
     model declined, the data-movement kernels duplicated into their readers, and the kernel counts
-    before and after, the index divisions canonicalisation removed (passes/indices.py), and the
-    operand maps joined to attention kernels (passes/prologue.py)."""
+    before and after, the index divisions canonicalisation removed (passes/indices.py), the
+    operand maps joined to attention kernels (passes/prologue.py), and the maps moved into a
+    reshaped reduction's shape (passes/sink_reshapes.py)."""
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
@@ -337,7 +338,8 @@ def _fusion(records) -> dict:
             "stitched_maps": info["stitched_maps"],
             "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),
-            "index_divisions": info["index_divisions"], "prologues": info["prologues"]}
+            "index_divisions": info["index_divisions"], "prologues": info["prologues"],
+            "reshapes_sunk": info.get("reshapes_sunk", []), "split_rows": info.get("split_rows", [])}
 
 
 def _sparsity(records) -> dict:

@@ -60,7 +60,9 @@ from ..ir.texpr import Const, Expr, Load, Var, const, replace_loads, substitute_
 from ..kinds import flash_attention, flash_attention_simt, flash_decoding, register_rows, resident_rows
 from ..roller.cost_model import LAUNCH_US, predict_us
 from ..targets import Target
-from .roller import with_workspace
+from .roller import tile_spec, with_workspace
+from .sink_reshapes import over_source_shape
+from .split_rows import rendered_us
 
 
 # Members of a chain beyond which its starts inside are not tried as starts of their own
@@ -69,13 +71,15 @@ LONG_CHAIN = 16
 
 
 def resident_plan(plan: Plan, target: Target,
-                  speedup: Callable[[KernelSpec], float | None] | None = None) -> tuple[Plan, dict]:
+                  speedup: Callable[[KernelSpec], float | None] | None = None,
+                  split: frozenset[str] = frozenset()) -> tuple[Plan, dict]:
     """The plan with its row chains as one spec each; the record lists the groups and counts the
     kernels they removed. `speedup(spec)`: how much faster a member would run alone as another
     stage will make it (SparTA's block-sparse contraction), None for not at all; a chain must beat
-    its members at that speed."""
-    record: dict = {"groups": [], "declined": [], "removed": 0}
-    return _plan(plan, record, target, speedup), record
+    its members at that speed. `split`: the statistics passes/split_rows.py set apart, priced
+    apart as the roller will tile them (a split reduction)."""
+    record: dict = {"groups": [], "declined": [], "removed": 0, "moved": []}
+    return _plan(plan, record, target, speedup, split), record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,14 +99,17 @@ class _Scope:
     kept: set = dataclasses.field(default_factory=set)         # member steps whose maps `_rows_kept` keeps
     downstream: dict = dataclasses.field(default_factory=dict)  # step index -> the steps that wait for it
     grown: dict = dataclasses.field(default_factory=dict)       # start -> the members it grew to, before cuts
+    split: frozenset[str] = frozenset()     # statistics passes/split_rows.py set apart
 
     def apart_us(self, k: int, target: Target) -> float:
         if k not in self.apart:
-            self.apart[k] = _predict_us(self.steps[k].spec, target)
+            spec = self.steps[k].spec
+            self.apart[k] = (_split_apart_us(spec, target, self.types) if spec.stages[-1].output in self.split
+                             else _predict_us(spec, target))
         return self.apart[k]
 
     def joined(self, members: "_Members") -> tuple[KernelSpec, "resident_rows.RowChain | str"]:
-        if members.steps not in self.memo:
+        if members.key not in self.memo:
             spec = _joined(members.specs)
             # a chain whose shorter self kept its maps as rows tries that first: the same maps in
             # registers would compose the whole recurrence into each stage, only to fail
@@ -113,14 +120,14 @@ class _Scope:
             if kept is not None:
                 self.kept.add(members.steps)
             spec, chain = kept or (spec, chain)
-            self.memo[members.steps] = spec, chain
-        return self.memo[members.steps]
+            self.memo[members.key] = spec, chain
+        return self.memo[members.key]
 
     @classmethod
-    def of(cls, plan: Plan) -> "_Scope":
+    def of(cls, plan: Plan, split: frozenset[str] = frozenset()) -> "_Scope":
         steps = list(plan.steps)
         return cls(steps, readers_of(steps), set(plan.outputs),
-                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types))
+                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types), split=split)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,22 +138,28 @@ class _Members:
     steps: tuple[int, ...]
     specs: tuple[KernelSpec, ...]
     aliases: tuple[frozenset[int], ...]     # per member: the alias steps its reads go through
+    moved: bool = False                     # the last member is a map moved over the rows (sink_reshapes)
 
-    def add(self, k: int, spec: KernelSpec, aliases: frozenset[int]) -> "_Members":
-        return _Members(self.steps + (k,), self.specs + (spec,), self.aliases + (aliases,))
+    def add(self, k: int, spec: KernelSpec, aliases: frozenset[int], moved: bool = False) -> "_Members":
+        return _Members(self.steps + (k,), self.specs + (spec,), self.aliases + (aliases,), moved)
 
     def head(self, n: int) -> "_Members":
         return _Members(self.steps[:n], self.specs[:n], self.aliases[:n])
+
+    @property
+    def key(self) -> tuple:
+        """What the joined spec follows from: the steps, and whether the last one was moved."""
+        return self.steps, self.moved
 
     @property
     def alias_steps(self) -> frozenset[int]:
         return frozenset().union(*self.aliases)
 
 
-def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, speedup))
+def _plan(plan: Plan, record: dict, target: Target, speedup=None, split: frozenset[str] = frozenset()) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, speedup, split))
                                                  for s in plan.steps))
-    scope = _Scope.of(plan)
+    scope = _Scope.of(plan, split)
     steps = scope.steps
     # every chain that pays, from every start: with row statistics (attention, softmax, norms) and
     # back-to-back contractions (an MLP's hidden rows); where two share a member, the one predicted
@@ -178,14 +191,21 @@ def _plan(plan: Plan, record: dict, target: Target, speedup=None) -> Plan:
         taken.update(c["members"])
         dropped.update(c["members"][:-1])
         dropped.update(c["aliases"])      # read through by the chain: nothing else reads them
-        placed[c["members"][-1]] = ComputeStep(with_workspace(c["spec"], types))
+        last = steps[c["members"][-1]].spec.stages[-1].output
+        placed[c["members"][-1]] = [ComputeStep(with_workspace(c["spec"], types))]
         record["removed"] += len(c["members"]) - 1
         group = {"ops": list(c["spec"].ops), "carried": {v: lvl.value for v, lvl in c["spec"].carried},
                  "level": "shared", "stopped": c["stop"], "predicted_us": c["predicted"]}
+        if c["moved"]:     # its last map computed over the rows: its value is a view of theirs
+            rows = c["spec"].stages[-1]
+            types[rows.output] = rows.expr.output
+            placed[c["members"][-1]].append(AliasStep(last, rows.output))
+            record["moved"].append({"ops": list(steps[c["members"][-1]].spec.ops),
+                                    "shape": list(rows.expr.output.shape), "from": list(types[last].shape)})
         if c["aliases"]:
             group["through_aliases"] = [steps[a].dst for a in c["aliases"]]
         record["groups"].append(group)
-    out = [placed.get(k, s) for k, s in enumerate(steps) if k not in dropped]
+    out = [x for k, s in enumerate(steps) if k not in dropped for x in placed.get(k, [s])]
     return dataclasses.replace(plan, steps=tuple(out), types=tuple(types.items()))
 
 
@@ -217,7 +237,7 @@ def _candidate(k, scope: _Scope, record, target, statistics: bool, speedup=None)
     if not kinds:
         return None
     return {"members": list(members.steps), "aliases": sorted(members.alias_steps), "spec": spec,
-            "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart)}
+            "predicted": predicted, "stop": stop, "gain": saved_us(fused, apart), "moved": members.moved}
 
 
 def _member(step) -> bool:
@@ -346,8 +366,20 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
             stop = f"step {c} reads the group and is no kernel spec it can take"
             break
         spec = read_through(steps[c].spec, via, scope.types)
-        grown = members.add(c, spec, frozenset(a for hops, _ in via.values() for a in hops))
+        through = frozenset(a for hops, _ in via.values() for a in hops)
+        grown = members.add(c, spec, through)
         joined, why = scope.joined(grown)
+        if isinstance(why, str) and via:
+            # a map reading the chain through a reshape at its own index, computed over the rows
+            # instead (GroupNorm's scale, shift and SiLU after InstanceNormalization's reshape)
+            moved = over_source_shape(steps[c].spec, {a: v for a, (_, v) in via.items()}, scope.types)
+            if moved is not None:
+                tried = members.add(c, moved, through, moved=True)
+                _, tried_why = scope.joined(tried)
+                if not isinstance(tried_why, str):
+                    members = tried
+                    stop = f"{steps[c].spec.name}: computed over the rows, its readers read it through a view"
+                    break
         # maps then a reduction is no chain yet, but becomes one when a later stage reads the
         # reduction as a row statistic (a residual add before a LayerNorm written by hand)
         pending = all(lvl is Level.REGISTER for _, lvl in joined.carried) and _reads_once(joined.stages[-1], values)
@@ -544,6 +576,13 @@ def saved_us(fused_us: float, apart_us: float) -> float:
 def pays(fused_us: float, apart_us: float) -> bool:
     """Whether a chain is kept: the fused kernel is predicted faster than its members apart."""
     return fused_us < apart_us
+
+
+def _split_apart_us(spec: KernelSpec, target: Target, types: dict) -> float:
+    """A statistic passes/split_rows.py set apart, priced as it will be rendered (the roller's split
+    reduction): the roofline at a thread per row would price it as if its rows were a block each
+    again, and regrow the chain that pass predicted slower."""
+    return rendered_us(tile_spec(spec, target, types=dict(types)), types, target)
 
 
 def apart_us(spec: KernelSpec, target: Target) -> float:

@@ -1,0 +1,64 @@
+"""passes/split_rows.py: a normalisation over a few long rows runs as its stages apart (each
+statistic a split reduction over many blocks, the normalising map over the whole GPU) where the
+cost model predicts that faster than a block per row; right on the host harness against
+onnxruntime in both thread orders."""
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from compiler import compile
+from compiler.pipeline import CompileOptions
+
+from .test_sink_reshapes import feeds, group_norm
+from .test_welder import RNG, check, model, weight
+
+
+def test_group_norm_over_two_long_rows_is_split():
+    """2 groups of 8 x 128 x 128: two blocks would stream 128K elements each, three times."""
+    rep = check(group_norm(1, 16, 128, 128, 2), feeds(1, 16, 128, 128))
+    (entry,) = rep["fusion"]["split_rows"]
+    assert entry["split"] and entry["rows"] == 2 and entry["row_length"] == 8 * 128 * 128
+    assert entry["predicted_us"]["apart"] < entry["predicted_us"]["whole"]
+    kinds = [k["config"]["schedule"] for k in rep["kernels"]]
+    # the statistics stay apart (the shared level does not regrow their chain), and the scale,
+    # shift and SiLU join the normalising map through the reshape
+    assert kinds == ["roller_reduce_split", "roller_reduce_split", "roller_elementwise"]
+    assert {"Mul", "Add", "Sigmoid"} <= set(rep["kernels"][-1]["op_types"])
+    whole = check(group_norm(1, 16, 128, 128, 2), feeds(1, 16, 128, 128), disable=("shared_level",))
+    assert whole["fusion"]["split_rows"] == [] and whole["launches_per_inference"] == 2
+    assert whole["kernels"][0]["config"]["schedule"] in ("register_rows", "resident_rows")
+
+
+def test_short_rows_stay_one_chain():
+    rep = check(group_norm(), feeds())
+    (entry,) = rep["fusion"]["split_rows"]
+    assert not entry["split"] and entry["predicted_us"]["whole"] < entry["predicted_us"]["apart"]
+    assert rep["launches_per_inference"] == 1
+
+
+def test_layer_norm_over_few_long_rows():
+    n = 3 * 65536
+    data = model([helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1, epsilon=1e-5)],
+                 [("x", [2, n])], [("y", [2, n])], [("g", weight(n) + 1), ("b", weight(n))])
+    rep = check(data, {"x": (RNG.standard_normal((2, n)) * 2 - 1).astype(np.float32)})
+    (entry,) = rep["fusion"]["split_rows"]
+    assert entry["split"] and rep["launches_per_inference"] == 3
+
+
+def test_rows_enough_to_fill_the_gpu_are_not_priced():
+    """As many rows as SMs: a block each fills the GPU; the pass does not look."""
+    art = compile(group_norm(1, 32 * 8, 8, 8, 256, act=False), "h100", CompileOptions(build=False))
+    assert art.report["fusion"]["split_rows"] == []
+
+
+def test_a_vae_sized_group_norm_is_split():
+    """32 groups of 4 x 256 x 256 before a conv (fp16, not run): the statistics apart, the scale,
+    shift and SiLU composed into the normalising map, which beats the chain's 32 blocks."""
+    art = compile(group_norm(1, 128, 256, 256, 32, conv=True), "h100", CompileOptions(build=False, precision="fp16"))
+    rep = art.report
+    (entry,) = rep["fusion"]["split_rows"]
+    assert entry["split"] and entry["predicted_us"]["apart"] < entry["predicted_us"]["whole"]
+    kinds = [k["config"]["schedule"] for k in rep["kernels"]]
+    assert kinds[:3] == ["roller_reduce_split", "roller_reduce_split", "roller_elementwise"]
+    assert {"Mul", "Add", "Sigmoid"} <= set(rep["kernels"][2]["op_types"])
