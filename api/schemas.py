@@ -83,7 +83,7 @@ class CompileOptionsIn(BaseModel):
                                                description="sizes for the model's dynamic inputs")
     precision: str = "fp32"
     disable: list[str] = Field(default_factory=list,
-                               description="techniques to switch off, to measure their effect: welder (all fusion), shared_level, prologue and stitched_maps (parts of it), roller, sparta, tune, rammer, grinder")
+                               description="techniques to switch off, to measure their effect: welder (all fusion), shared_level, split_rows, prologue and stitched_maps (parts of it), roller, sparta, tune, rammer, grinder")
     max_trip_count: int | None = Field(
         default=None, ge=1, le=1 << 20,
         description="the most iterations of a Loop whose iteration count is only known at run time and that has "

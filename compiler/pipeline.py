@@ -87,7 +87,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     split: list[dict] = []
-    if ctx.options.enabled("shared_level"):    # row chains over a few long rows: their stages apart where faster
+    if ctx.options.enabled("shared_level") and ctx.options.enabled("split_rows"):   # few long rows: stages apart where faster
         plan, split = split_rows_plan(plan, ctx.target)
     plan, stats = welder_plan(plan, ctx.target)
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)

@@ -62,3 +62,12 @@ def test_a_vae_sized_group_norm_is_split():
     kinds = [k["config"]["schedule"] for k in rep["kernels"]]
     assert kinds[:3] == ["roller_reduce_split", "roller_reduce_split", "roller_elementwise"]
     assert {"Mul", "Add", "Sigmoid"} <= set(rep["kernels"][2]["op_types"])
+
+
+def test_disable_split_rows_keeps_the_chain_whole():
+    art = compile(group_norm(1, 16, 128, 128, 2), "h100", CompileOptions(build=False, disable=("split_rows",)))
+    rep = art.report
+    assert rep["fusion"]["split_rows"] == [] and rep["fusion"]["shared_level"]
+    # the chain a block per row, then the maps (rows too long for the chain to take them)
+    assert rep["launches_per_inference"] == 2
+    assert rep["kernels"][0]["config"]["schedule"] in ("register_rows", "resident_rows")
