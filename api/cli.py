@@ -35,7 +35,8 @@ def cmd_submit(a) -> int:
             model = c.upload_model(a.model, name=a.name)
             print(f"model {model['id']}: {model['name']} ({human_bytes(model['size'])}, sha256 "
                   f"{model['sha256'][:12]})", file=sys.stderr)
-            job = c.create_compilation(model["id"], a.target, input_shapes=shapes, precision=a.precision)
+            job = c.create_compilation(model["id"], a.target, input_shapes=shapes, precision=a.precision,
+                                       verify=a.verify)
             print(f"compilation {job['id']}: {job['state']} (target {job['target']}, {job['arch']}, "
                   f"queue {job['queue']})", file=sys.stderr)
             if not wait:
@@ -170,6 +171,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     sb.add_argument("--input-shape", action="append", default=[], metavar="NAME=D,D,..")
     sb.add_argument("--precision", choices=PRECISIONS, default="fp32",
                     help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
+    sb.add_argument("--verify", choices=["host"], default=None,
+                    help="the worker runs the compiled model on its CPU against onnxruntime before packaging "
+                         "(report.json's verification)")
     sb.add_argument("--name", help="the model's name on the service (default: the file name)")
     sb.add_argument("--wait", action="store_true", help="follow the job until it ends (implied by -o)")
     sb.add_argument("-o", "--output", help="download the artifact here once the job succeeds")

@@ -84,6 +84,12 @@ class CompileOptionsIn(BaseModel):
     precision: str = "fp32"
     disable: list[str] = Field(default_factory=list,
                                description="techniques to switch off, to measure their effect: welder (all fusion), shared_level, split_rows, prologue and stitched_maps (parts of it), roller, sparta, tune, rammer, grinder")
+    verify: Literal["host"] | None = Field(
+        default=None,
+        description="host: before packaging, run the compiled model on the host harness (the generated CUDA "
+                    "built for the worker's CPU) against onnxruntime on seeded random inputs; report.json's "
+                    "verification gives the max relative error and the outcome. It adds a run of the model on "
+                    "the CPU to the compile time")
     max_trip_count: int | None = Field(
         default=None, ge=1, le=1 << 20,
         description="the most iterations of a Loop whose iteration count is only known at run time and that has "

@@ -71,3 +71,13 @@ def test_disable_split_rows_keeps_the_chain_whole():
     # the chain a block per row, then the maps (rows too long for the chain to take them)
     assert rep["launches_per_inference"] == 2
     assert rep["kernels"][0]["config"]["schedule"] in ("register_rows", "resident_rows")
+
+
+def test_softmax_over_one_long_row_is_split():
+    """A softmax is a chain of statistics too (max, sum of exponentials): over one row longer than
+    a block's registers it runs as split reductions and a map, right on the host harness."""
+    n = 3 * 65536
+    data = model([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], [("x", [1, n])], [("y", [1, n])])
+    rep = check(data, {"x": (RNG.standard_normal((1, n)) * 4).astype(np.float32)})
+    (entry,) = rep["fusion"]["split_rows"]
+    assert entry["split"] and len(entry["statistics"]) == 2 and rep["launches_per_inference"] == 3

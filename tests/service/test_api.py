@@ -198,6 +198,7 @@ def test_bad_input_gets_a_4xx_with_a_message(service, bert_job):
              "input_shapes"),
             ({"model_id": model_id, "target": "h100", "options": {"precision": "fp7"}}, "precision"),
             ({"model_id": model_id, "target": "h100", "options": {"max_trip_count": 0}}, "max_trip_count"),
+            ({"model_id": model_id, "target": "h100", "options": {"verify": "gpu"}}, "verify"),
             ({"model_id": model_id, "target": "h100", "options": {"disable": ["warp_drive"]}}, "cannot disable 'warp_drive'"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"nope": [1]}}}, "not an input"),
             ({"model_id": model_id, "target": "h100", "options": {"input_shapes": {"input_0": [2, 64]}}},
@@ -236,6 +237,19 @@ def test_disable_welder_through_the_api(service, bert_job):
     assert fused["fusion"]["enabled"] and not unfused["fusion"]["enabled"]
     assert unfused["schedule"]["kernels"] == fused["fusion"]["kernels_before"] > fused["schedule"]["kernels"]
     assert unfused["traffic"]["dram_bytes"] > fused["traffic"]["dram_bytes"]
+
+
+def test_verify_through_the_api(service, bert_job):
+    """options.verify: the worker runs the compiled plan on its CPU against onnxruntime before
+    packaging; the report says how it went (the same model unverified has no outcome)."""
+    assert bert_job["report"]["verification"]["outcome"] == "not run"
+    with service.client() as c:
+        job = compile_job(c, bert_job["model"]["id"], "h100", verify="host")
+        assert job["options"]["verify"] == "host"
+        job = wait_job(c, job["id"], timeout=300)
+        assert job["state"] == "succeeded", job
+        v = c.get(f"/v1/compilations/{job['id']}/report").json()["verification"]
+    assert v["device"] == "host" and v["outcome"] == "passed" and 0 < v["max_rel_error"] <= v["tolerance"]
 
 
 def test_dynamic_model_needs_input_shapes_and_runs(service, tmp_path):
