@@ -75,5 +75,8 @@ def over_source_shape(spec: KernelSpec, via: dict[str, str], types: dict) -> Ker
     inputs = tuple(types[args[a]] if a in args else t for a, t in enumerate(te.inputs))
     new_te = TensorExpr(te.name, inputs, TensorType(te.output.dtype, src_shape), rebase(te.body))
     values = tuple(args.get(a, v) for a, v in enumerate(stage.inputs))
-    return dataclasses.replace(spec, stages=(Stage(new_te, values, stage.output + ROWS_SUFFIX),), outputs=(),
+    name = stage.output + ROWS_SUFFIX
+    while name in types:        # (a model's own value of that name)
+        name += "'"
+    return dataclasses.replace(spec, stages=(Stage(new_te, values, name),), outputs=(),
                                carried=())
