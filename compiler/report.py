@@ -240,18 +240,22 @@ def _verification(verification: dict | None, precision: str) -> dict:
     infinite error (not JSON) is null with `non_finite` saying which. Over the tolerance in fp16 or
     bf16, the outcome is `within rounding` where onnxruntime itself, with the contractions' operands
     rounded the same way, moves at least as far (`rounding_error`): the model's sensitivity to the
-    precision, not a wrong kernel."""
+    precision, not a wrong kernel. Where onnxruntime's outputs hold no finite value, the outcome is
+    `inconclusive`: both sides' NaNs agree, but no number was compared."""
     v = verification or {}
     device, err = v.get("device"), v.get("max_rel_error")
     tol = TOLERANCE.get(precision, TOLERANCE["fp32"])
     rounding = v.get("rounding_error")
     rounding = rounding if rounding is not None and math.isfinite(rounding) else None
-    out = {"device": device, "max_rel_error": err, "tolerance": tol, "non_finite": None, "rounding_error": rounding}
+    out = {"device": device, "max_rel_error": err, "tolerance": tol, "non_finite": None, "rounding_error": rounding,
+           "reference_finite": v.get("reference_finite")}
     if device is None:
         return dict(out, outcome="not run")
     if err is None or not math.isfinite(err):
         kind = None if err is None else ("nan" if math.isnan(err) else "inf")
         return dict(out, max_rel_error=None, non_finite=kind, outcome="failed")
+    if out["reference_finite"] == 0.0:    # onnxruntime gave NaN or infinity everywhere: equal, but nothing was compared
+        return dict(out, outcome="inconclusive")
     if err <= tol:
         return dict(out, outcome="passed")
     return dict(out, outcome="within rounding" if rounding is not None and err <= rounding else "failed")

@@ -43,8 +43,8 @@ def _count(n) -> str:
 
 
 def verification_sentence(v: dict | None) -> str:
-    """The verify stage's result as a sentence: not run, passed, within rounding or failed (and by how
-    much)."""
+    """The verify stage's result as a sentence: not run, passed, within rounding, inconclusive or
+    failed (and by how much)."""
     v = v or {}
     device, err, tol = v.get("device"), v.get("max_rel_error"), v.get("tolerance")
     outcome = v.get("outcome") or ("not run" if device is None else "passed")
@@ -60,6 +60,10 @@ def verification_sentence(v: dict | None) -> str:
         return (f"Verification passed {where}: the outputs match onnxruntime's within a max relative "
                 f"error of {err:.2e}{tol_text}.")
     rounding = v.get("rounding_error")
+    if outcome == "inconclusive":
+        return (f"Verification {where} was inconclusive: onnxruntime's outputs on the verification inputs are all "
+                f"NaN or infinite, and the compiled model's agree, so no number was compared. Check the model "
+                f"with inputs it is meant for (`brickyard run` on an .npz).")
     if outcome == "within rounding":
         return (f"Verification {where}: the outputs differ from onnxruntime's by a max relative error of "
                 f"{err:.2e}{tol_text}, no more than onnxruntime's own error of {rounding:.2e} with the "

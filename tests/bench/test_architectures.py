@@ -15,6 +15,7 @@ def test_compile_half_checks_each_model_in_both_precisions(tmp_path, models_dir)
     models = tmp_path / "models"
     models.mkdir()
     shutil.copy(models_dir / "branchy.onnx", models / "branchy.onnx")
+    shutil.copy(models_dir / "branchy.npz", models / "branchy.npz")      # PyTorch's inputs and outputs
     (models / "exports.json").write_text(json.dumps({"branchy": {"name": "branchy"}, "mamba": {"error": "Boom"}}))
     out = tmp_path / "results"
     r = subprocess.run([sys.executable, str(REPO / "bench" / "architectures.py"), "compile", "--models-dir", str(models),
@@ -26,6 +27,7 @@ def test_compile_half_checks_each_model_in_both_precisions(tmp_path, models_dir)
     assert [(row["name"], row["precision"]) for row in doc["rows"]] == [("branchy", "fp32"), ("branchy", "fp16")]
     for row in doc["rows"]:
         assert row["verification"] == "passed" and row["launches"] >= 1 and row["max_rel_error"] < 1e-2
+        assert 0 <= row["torch_rel_error"] < (1e-3 if row["precision"] == "fp32" else 1e-2)
 
 
 def test_an_empty_folder_is_refused(tmp_path):

@@ -134,3 +134,23 @@ def test_cli_exit_status_follows_the_outcome(tiny_activations, tmp_path):
     assert r.returncode == 0 and "sensitive to this precision" in r.stdout, r.stdout + r.stderr
     r = run("--verify", "host")
     assert r.returncode == 0 and "Verification passed on the host" in r.stdout, r.stdout + r.stderr
+
+
+def test_an_all_nan_reference_is_inconclusive(tmp_path):
+    """The square root of a negative value: onnxruntime's outputs are all NaN and so are the plan's. They agree,
+    but nothing was compared: the outcome says so rather than passed."""
+    g = helper.make_graph([helper.make_node("Abs", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["n"]),
+                           helper.make_node("Sub", ["n", "one"], ["d"]), helper.make_node("Sqrt", ["d"], ["y"])],
+                          "nan", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+                          [numpy_helper.from_array(np.array(1.0, np.float32), "one")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    path = tmp_path / "nan.onnx"
+    onnx.save(m, path)
+    # -|x| - 1 < 0 for every input: sqrt gives NaN everywhere
+    v = compile(str(path), "h100", CompileOptions(verify="host", build=False)).report["verification"]
+    assert v["outcome"] == "inconclusive" and v["reference_finite"] == 0.0 and v["max_rel_error"] == 0.0
+    assert "inconclusive" in verification_sentence(v)
+    ok = compile(_model(1.0).SerializeToString(), "h100", CompileOptions(verify="host", build=False))
+    assert ok.report["verification"]["reference_finite"] == 1.0
