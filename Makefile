@@ -31,7 +31,7 @@ conformance: $(STAMP)
 # a GPU machine: bench/README.md has the device commands and their carry list). In order, each step's
 # output appended to $(RESULTS)/gpu-check-<date>.log as it runs, so that a cut-off run still leaves
 # results: (a) the smoke test (device, driver, one NVRTC-built kernel loads and runs; nothing else runs
-# if it fails), (b) tests/gpu, (c) the quick kernel benchmark (bench/kernels.py --quick), (d) part 1 of
+# if it fails), (b) tests/gpu (every shared model first, then the kernel tests), (c) the quick kernel benchmark (bench/kernels.py --quick), (d) part 1 of
 # the end-to-end benchmark (bench/e2e.py: the Loop and If models), each under its own deadline, all
 # within GPU_CHECK_S seconds. The benchmarks' JSON goes to $(RESULTS) (e2e's is rewritten after every
 # row); the tables are printed last. Fails if any step fails. On the device: make gpu-check RESULTS=$OUT
@@ -51,7 +51,7 @@ gpu-check:
 	timeout -k 5 120 python3 bench/e2e.py --smoke 2>&1 | tee -a $$log; \
 	if [ $${PIPESTATUS[0]} -ne 0 ]; then echo "gpu-check: the smoke test failed; nothing else was run" | tee -a $$log; exit 2; fi; \
 	step "(b) tests/gpu"; \
-	timeout -k 10 $$(left $(GPU_TESTS_UNTIL)) python3 -m pytest -q -rA tests/gpu -p no:cacheprovider 2>&1 | tee -a $$log; \
+	timeout -k 10 $$(left $(GPU_TESTS_UNTIL)) python3 -m pytest -q -rA tests/gpu/test_models_gpu.py tests/gpu -p no:cacheprovider 2>&1 | tee -a $$log; \
 	rt=$${PIPESTATUS[0]}; \
 	step "(c) quick kernel benchmark"; \
 	timeout -k 10 $$(left $$(( $(GPU_KERNELS_UNTIL) + 60 ))) python3 bench/kernels.py --quick --out $(RESULTS) \

@@ -33,8 +33,8 @@ def _timed_us(ex, inputs, reps=20) -> float:
 # the small case is one row kernel; the large one splits, and against --disable split_rows its time
 # says whether the split pays (tests/gpu shares make gpu-check's deadline: three cases)
 @pytest.mark.parametrize("shape,split,disable", [((1, 32, 16, 16, 8), False, ()),
-                                                 ((1, 128, 256, 256, 32), True, ()),
-                                                 ((1, 128, 256, 256, 32), False, ("split_rows",))])
+                                                 ((1, 64, 256, 256, 32), True, ()),
+                                                 ((1, 64, 256, 256, 32), False, ("split_rows",))])
 def test_group_norm_on_gpu(shape, split, disable):
     from compiler import compile
     from compiler.pipeline import CompileOptions
