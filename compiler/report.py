@@ -237,8 +237,8 @@ def _memory(footprint: dict | None, records) -> dict:
 
 def _verification(verification: dict | None, precision: str) -> dict:
     """The verify stage's result with its outcome against the precision's tolerance; a NaN or
-    infinite error (not JSON) is null with `non_finite` saying which. Over the tolerance in fp16 or
-    bf16, the outcome is `within rounding` where onnxruntime itself, with the contractions' operands
+    infinite error (not JSON) is null with `non_finite` saying which. Over the tolerance in tf32, fp16
+    or bf16, the outcome is `within rounding` where onnxruntime itself, with the contractions' operands
     rounded the same way, moves at least as far (`rounding_error`): the model's sensitivity to the
     precision, not a wrong kernel. Where onnxruntime's outputs hold no finite value, the outcome is
     `inconclusive`: both sides' NaNs agree, but no number was compared."""

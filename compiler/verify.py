@@ -74,13 +74,18 @@ def finite_share(values: dict) -> float:
 # The ONNX contractions and the inputs of each that are its two operands (a bias is added after the
 # sum, in fp32, as the precision stage leaves it).
 CONTRACTION_OPERANDS = {"MatMul": (0, 1), "Gemm": (0, 1), "Conv": (0, 1), "ConvTranspose": (0, 1)}
-# onnxruntime's names of the half types the rounding goes through (tf32 has no ONNX type).
-ROUNDED_TYPES = {"fp16": "FLOAT16", "bf16": "BFLOAT16"}
+# onnxruntime's names of the half types the rounding goes through; tf32, which has no ONNX type, is
+# rounded by Veltkamp's split (`TF32_SPLIT`).
+ROUNDED_TYPES = {"fp16": "FLOAT16", "bf16": "BFLOAT16", "tf32": None}
+# Veltkamp: for fp32 x, g = (2^13 + 1) x, then g - (g - x) is x rounded to nearest (ties to even) to
+# 24 - 13 = 11 significant bits, tf32's 10 stored and the implicit one (exact in IEEE fp32 arithmetic;
+# only |x| within 2^13 of fp32's largest value overflows)
+TF32_SPLIT = float(2 ** 13 + 1)
 
 
 def rounded_model(model, precision: str):
     """A copy of the ONNX model in which every float contraction's operands are rounded to `precision`
-    (Cast to the half type and back to float before the node), in the main graph and in every
+    (Cast to the half type and back to float before the node; tf32 by `TF32_SPLIT`), in the main graph and in every
     subgraph: the precision stage's policy (docs/kernel-kinds.md) applied to the reference itself.
     Contractions over fewer than precision.MIN_REDUCED_K terms stay as they are where shape inference
     tells K; the precision stage's matrix-vector rule (small weights stay fp32) is not followed, so
@@ -89,7 +94,7 @@ def rounded_model(model, precision: str):
     from onnx import TensorProto, helper
 
     from .passes.precision import MIN_REDUCED_K
-    half = getattr(TensorProto, ROUNDED_TYPES[precision])
+    half = getattr(TensorProto, ROUNDED_TYPES[precision]) if ROUNDED_TYPES[precision] else None
     m = onnx.ModelProto()
     m.CopyFrom(model if isinstance(model, onnx.ModelProto) else onnx.load_model_from_string(
         model if isinstance(model, bytes) else open(model, "rb").read()))
@@ -140,8 +145,15 @@ def rounded_model(model, precision: str):
                             continue
                         h, f = f"{name}__rounded{count}", f"{name}__rounded{count}_f32"
                         count += 1
-                        nodes.append(helper.make_node("Cast", [name], [h], to=half))
-                        nodes.append(helper.make_node("Cast", [h], [f], to=TensorProto.FLOAT))
+                        if half is None:      # tf32: g = C x, then g - (g - x)
+                            c, d = f"{h}_c", f"{h}_d"
+                            nodes += [helper.make_node("Constant", [], [c], value=helper.make_tensor(
+                                          c, TensorProto.FLOAT, [], [TF32_SPLIT])),
+                                      helper.make_node("Mul", [name, c], [h]), helper.make_node("Sub", [h, name], [d]),
+                                      helper.make_node("Sub", [h, d], [f])]
+                        else:
+                            nodes.append(helper.make_node("Cast", [name], [h], to=half))
+                            nodes.append(helper.make_node("Cast", [h], [f], to=TensorProto.FLOAT))
                         node.input[i] = f
             nodes.append(node)
         del g.node[:]
@@ -154,7 +166,7 @@ def rounded_model(model, precision: str):
 def rounding_error(plan, model, precision: str, seed: int = 0) -> float | None:
     """How far onnxruntime itself moves when the contractions' operands are rounded to `precision`
     (`rounded_model`), on the verify stage's inputs: the error that the precision alone explains.
-    None where the precision rounds nothing (fp32) or has no ONNX type to round through (tf32)."""
+    None where the precision rounds nothing (fp32)."""
     if precision not in ROUNDED_TYPES:
         return None
     inputs = sample_inputs(plan, seed)

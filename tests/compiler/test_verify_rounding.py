@@ -154,3 +154,22 @@ def test_an_all_nan_reference_is_inconclusive(tmp_path):
     assert "inconclusive" in verification_sentence(v)
     ok = compile(_model(1.0).SerializeToString(), "h100", CompileOptions(verify="host", build=False))
     assert ok.report["verification"]["reference_finite"] == 1.0
+
+
+def test_tf32_rounding_is_exact_to_eleven_bits():
+    """Veltkamp's split in onnxruntime's fp32 arithmetic rounds each operand to nearest (ties to
+    even) at tf32's 11 significant bits: the same bits as NumPy's integer rounding of the mantissa."""
+    m = _model(1.0)
+    rounded, count = rounded_model(m, "tf32")
+    assert count == 4
+    x = (np.random.default_rng(5).standard_normal((8, 64)) * 7).astype(np.float32)
+
+    def tf32(a):
+        b = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+        return ((b + 0xFFF + ((b >> 13) & 1)) & ~np.uint64(0x1FFF)).astype(np.uint32).view(np.float32)
+    w, v = (numpy_helper.to_array(i) for i in m.graph.initializer[:2])
+    want = tf32(tf32(x) @ tf32(w)) @ tf32(v)
+    np.testing.assert_allclose(_run(rounded, x)["y"], want, rtol=1e-5, atol=1e-4)
+    # the plan's tf32 error on the tiny-activation model (fp32 range: nothing underflows) passes
+    v32 = compile(_model(1e-6).SerializeToString(), "h100", CompileOptions(precision="tf32", verify="host"))
+    assert v32.report["verification"]["outcome"] == "passed"
