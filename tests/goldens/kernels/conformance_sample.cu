@@ -5118,7 +5118,65 @@ BY_KERNEL void __launch_bounds__(512) lessorequal_k0(const float* __restrict__ i
 }
 
 // golden: test_linear_attention_decode_step h100 fp32
-// refused: unsupported_op
+// 1 launches, 1 distinct kernels
+// launch 0: linear_attention_k0 grid=[8, 1, 1] block=[32, 1, 1] shared=100 params=[float float float float float float out:float out:float]
+
+// ===== linear_attention_k0 =====
+BY_DEVICE void linear_attention_k0_body(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v, const float* __restrict__ past, const float* __restrict__ decay, const float* __restrict__ beta, float* __restrict__ out, float* __restrict__ present, const by_block_index by_block) {
+  constexpr int T_ = 1, HQ = 4, HKV = 4, DK = 8, DV = 8, GROUP = 1;
+  BY_SHARED_BUFFER(smem);
+  float* sh = (float*)smem;
+  const int bh = by_block.idx.x;
+  const int bi = bh / HKV, h = bh % HKV;
+  const int j = threadIdx.x;
+  const bool col = j < DV;
+  float s[DK];
+  #pragma unroll
+  for (int i = 0; i < DK; ++i)
+    s[i] = col ? (float)past[(((long long)bi * HKV + h) * DK + i) * DV + j] : 0.0f;
+  for (int t = 0; t < T_; ++t) {
+    const long long row = (long long)bi * T_ + t;
+    for (int e = threadIdx.x; e < DK; e += blockDim.x)
+      sh[0 + e] = (float)k[row * HKV * DK + (long long)h * DK + e];
+    for (int e = threadIdx.x; e < GROUP * DK; e += blockDim.x)
+      sh[8 + e] = (float)q[row * HQ * DK + ((long long)h * GROUP) * DK + e];
+    for (int e = threadIdx.x; e < 8; e += blockDim.x)
+      sh[16 + e] = by_exp((float)decay[row * HKV * DK + (long long)h * DK + e]);
+    if (threadIdx.x == 0)
+      sh[24] = (float)beta[row * 4 + h];
+    __syncthreads();
+    if (col) {
+      #pragma unroll
+      for (int i = 0; i < DK; ++i)
+        s[i] *= sh[16 + i];
+      const float vj = (float)v[row * HKV * DV + (long long)h * DV + j];
+      float recalled = 0.0f;
+      #pragma unroll
+      for (int i = 0; i < DK; ++i)
+        recalled += s[i] * sh[0 + i];
+      const float w = sh[24] * (vj - recalled);
+      #pragma unroll
+      for (int i = 0; i < DK; ++i)
+        s[i] += sh[0 + i] * w;
+      for (int gq = 0; gq < GROUP; ++gq) {
+        float o = 0.0f;
+        #pragma unroll
+        for (int i = 0; i < DK; ++i)
+          o += sh[8 + gq * DK + i] * s[i];
+        out[row * HQ * DV + ((long long)h * GROUP + gq) * DV + j] = (float)(0.35355339059327373f * o);
+      }
+    }
+    __syncthreads();
+  }
+  if (col) {
+    #pragma unroll
+    for (int i = 0; i < DK; ++i)
+      present[(((long long)bi * HKV + h) * DK + i) * DV + j] = (float)(s[i]);
+  }
+}
+BY_KERNEL void __launch_bounds__(32) linear_attention_k0(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v, const float* __restrict__ past, const float* __restrict__ decay, const float* __restrict__ beta, float* __restrict__ out, float* __restrict__ present) {
+  linear_attention_k0_body(q, k, v, past, decay, beta, out, present, by_this_block());
+}
 
 // golden: test_log h100 fp32
 // 1 launches, 1 distinct kernels
