@@ -376,8 +376,10 @@ def compile_all(a) -> int:
     bad = [r for r in rows if "error" in r or not (
         r.get("verification") in ("passed", "within rounding") or r.get("verification") == "inconclusive"
         and r.get("torch_rel_error") is not None and r["torch_rel_error"] <= TOLERANCE[r["precision"]])]
+    inconclusive = sum(r.get("verification") == "inconclusive" for r in rows)
     print(f"{len(rows) - len(bad)} of {len(rows)} compiled and matched onnxruntime"
-          + (f" ({len(bounded)} within the precision's own rounding)" if bounded else "") + f" -> {out}")
+          + (f" ({len(bounded)} within the precision's own rounding)" if bounded else "")
+          + (f" (PyTorch for {inconclusive} onnxruntime left inconclusive)" if inconclusive else "") + f" -> {out}")
     return 1 if bad else 0
 
 

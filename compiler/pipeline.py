@@ -206,12 +206,14 @@ def _verify(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         ctx.verification = {"device": None, "max_rel_error": None}
         return plan, {}
     from .verify import measure_error, rounding_error
-    err, finite = measure_error(plan, ctx.model, device)
-    ctx.verification = {"device": device, "max_rel_error": err, "reference_finite": finite}
+    measured = measure_error(plan, ctx.model, device)
+    err = measured.error
+    ctx.verification = {"device": device, "max_rel_error": err, "reference_finite": measured.reference_finite}
     # Over the tolerance in a reduced precision: how far the reference itself moves under the same
     # rounding tells a sensitive model from a wrong kernel (report.json's `rounding_error`).
     if err is not None and not err <= TOLERANCE.get(ctx.options.precision, TOLERANCE["fp32"]):
-        ctx.verification["rounding_error"] = rounding_error(plan, ctx.model, ctx.options.precision)
+        ctx.verification["rounding_error"] = rounding_error(plan, ctx.model, ctx.options.precision,
+                                                            reference=measured.reference)
     return plan, {}
 
 

@@ -1,6 +1,8 @@
 """Verification: run a compiled plan and compare with onnxruntime on the same inputs."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .runtime.executor import Executor, make_backend
@@ -55,13 +57,18 @@ def _run(sess, inputs: dict) -> dict:
     return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, inputs)))
 
 
-def measure_error(plan, model, device: str = "host", seed: int = 0) -> tuple[float, float]:
-    """(max relative error of the plan against onnxruntime on seeded random inputs, the share of
-    onnxruntime's output elements that are finite: with none, the error compares nothing)."""
+class Measured(NamedTuple):
+    error: float              # max relative error of the plan against onnxruntime
+    reference_finite: float   # the share of onnxruntime's output elements that are finite (none: nothing compared)
+    reference: dict           # onnxruntime's outputs (rounding_error compares its rounded run with them)
+
+
+def measure_error(plan, model, device: str = "host", seed: int = 0) -> Measured:
+    """The plan against onnxruntime on seeded random inputs (`sample_inputs(plan, seed)`)."""
     inputs = sample_inputs(plan, seed)
     got = Executor(plan, make_backend(device)).run(inputs)
     ref = {n: np.asarray(v) for n, v in _run(_session(model), inputs).items() if n in plan.outputs}
-    return max_rel_error(got, ref), finite_share(ref)
+    return Measured(max_rel_error(got, ref), finite_share(ref), ref)
 
 
 def finite_share(values: dict) -> float:
@@ -95,13 +102,12 @@ def rounded_model(model, precision: str):
 
     from .passes.precision import MIN_REDUCED_K
     half = getattr(TensorProto, ROUNDED_TYPES[precision]) if ROUNDED_TYPES[precision] else None
-    m = onnx.ModelProto()
-    m.CopyFrom(model if isinstance(model, onnx.ModelProto) else onnx.load_model_from_string(
-        model if isinstance(model, bytes) else open(model, "rb").read()))
-    try:
-        m = onnx.shape_inference.infer_shapes(m)
-    except Exception:   # noqa: BLE001 -- shapes only decide K; without them every contraction is rounded
-        pass
+    if isinstance(model, onnx.ModelProto):
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+    else:
+        m = onnx.load_model_from_string(model) if isinstance(model, bytes) else onnx.load(str(model))
+    m = _with_shapes(m)
     count = 0
 
     def infos(g) -> dict:
@@ -163,16 +169,27 @@ def rounded_model(model, precision: str):
     return m, count
 
 
-def rounding_error(plan, model, precision: str, seed: int = 0) -> float | None:
+def _with_shapes(m):
+    """The model with ONNX's inferred shapes, or as it is where inference fails (shapes only decide
+    each contraction's K; without them every contraction is rounded)."""
+    import onnx
+    try:
+        return onnx.shape_inference.infer_shapes(m)
+    except Exception:   # noqa: BLE001 -- any failure of inference leaves the model as it is
+        return m
+
+
+def rounding_error(plan, model, precision: str, seed: int = 0, reference: dict | None = None) -> float | None:
     """How far onnxruntime itself moves when the contractions' operands are rounded to `precision`
     (`rounded_model`), on the verify stage's inputs: the error that the precision alone explains.
-    None where the precision rounds nothing (fp32)."""
+    `reference`: onnxruntime's plain outputs on those inputs where the caller has them
+    (`measure_error`'s). None where the precision rounds nothing (fp32)."""
     if precision not in ROUNDED_TYPES:
         return None
     inputs = sample_inputs(plan, seed)
     rounded, count = rounded_model(model, precision)
     if not count:
         return 0.0
-    ref = _run(_session(model), inputs)
+    ref = reference if reference is not None else _run(_session(model), inputs)
     got = _run(_session(rounded), inputs)
     return max_rel_error({n: got[n] for n in plan.outputs}, {n: ref[n] for n in plan.outputs})

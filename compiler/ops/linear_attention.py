@@ -35,14 +35,10 @@ MAX_DV = 1024                          # a thread per column of the state
 MAX_DK = 512                           # a column of the state in one thread's registers (or local memory)
 
 
-def _text(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 def _config(node, q_shape, k_shape, v_shape, decay_last, beta_last):
     """(rule, Hq, Hkv, d_k, d_v, scale, per-key decay?) from the node's attributes and shapes, or
     ValueError naming what the specification does not allow."""
-    rule = _text(node.attr("update_rule", "gated_delta"))
+    rule = str(node.attr("update_rule", "gated_delta"))     # (IR attributes are decoded strings)
     if rule not in RULES:
         raise ValueError(f"update_rule '{rule}' is not one of {', '.join(RULES)}")
     hq, hkv = node.attr("q_num_heads"), node.attr("kv_num_heads")

@@ -24,7 +24,7 @@ import dataclasses
 from ..analysis.dependence import reshape_index
 from ..ir.graph import TensorType
 from ..ir.spec import KernelSpec, Stage
-from ..ir.texpr import Expr, Load, TensorExpr, Var, map_children, out_vars
+from ..ir.texpr import Load, TensorExpr, out_vars, replace_loads, substitute_vars
 
 ROWS_SUFFIX = "/rows"     # the moved map's value: `<its old value>/rows`, viewed by an alias as the old one
 
@@ -60,20 +60,12 @@ def over_source_shape(spec: KernelSpec, via: dict[str, str], types: dict) -> Ker
     new_ident = out_vars(len(src_shape))
     # each element's old output index, in the source shape's variables (same bytes, same order)
     old = reshape_index(new_ident, src_shape, shape, dict(zip((v.name for v in new_ident), src_shape)))
-    mapping = {v.name: e for v, e in zip(ident, old)}
-
-    def rebase(e: Expr) -> Expr:
-        """One pass, so that no replacement is revisited (the new variables share the old names)."""
-        if isinstance(e, Var):
-            return mapping.get(e.name, e)
-        if isinstance(e, Load):
-            if e.arg in args:       # the viewed value itself: its source at the new output index
-                return Load(e.arg, new_ident, e.dtype)
-            return Load(e.arg, tuple(rebase(i) for i in e.index), e.dtype)
-        return map_children(e, rebase)
-
+    # every old output variable by its expression in the new ones (all at once: they share names);
+    # the viewed values themselves are read at the new output index
+    body = replace_loads(substitute_vars(te.body, {v.name: e for v, e in zip(ident, old)}),
+                         lambda ld: Load(ld.arg, new_ident, ld.dtype) if ld.arg in args else ld)
     inputs = tuple(types[args[a]] if a in args else t for a, t in enumerate(te.inputs))
-    new_te = TensorExpr(te.name, inputs, TensorType(te.output.dtype, src_shape), rebase(te.body))
+    new_te = TensorExpr(te.name, inputs, TensorType(te.output.dtype, src_shape), body)
     values = tuple(args.get(a, v) for a, v in enumerate(stage.inputs))
     name = stage.output + ROWS_SUFFIX
     while name in types:        # (a model's own value of that name)
