@@ -26,15 +26,16 @@ from .targets import Target
 
 
 # Techniques a compilation may switch off (`--disable NAME`), so each one's effect is measured by
-# comparison; the stage of each runs as if absent (it leaves the plan as it is). Four name parts
+# comparison; the stage of each runs as if absent (it leaves the plan as it is). Five name parts
 # of the welder stage, so each one's share of fusion can be measured too: `shared_level` (row
 # chains, attention in one kernel, stitched memory-bound chains: passes/resident.py), `split_rows`
-# (normalisations over a few long rows as their stages apart: passes/split_rows.py; off with the
-# shared level too), `prologue` (operand maps in attention kernels' loads: passes/prologue.py) and
+# (normalisations over a few long rows as their stages apart: passes/split_rows.py) and
+# `sink_reshapes` (maps read through a reshape tried over a chain's rows: passes/sink_reshapes.py),
+# both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py) and
 # `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py). `welder` switches off
 # all of it.
-SWITCHABLE = ("welder", "shared_level", "split_rows", "prologue", "stitched_maps", "roller", "sparta", "tune",
-              "rammer", "grinder")
+SWITCHABLE = ("welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps", "roller", "sparta",
+              "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane

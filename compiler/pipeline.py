@@ -48,7 +48,7 @@ from .passes.sparta_cover import cover_plan, cover_speedup
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import rammer_plan
 from .passes.prologue import prologue_plan
-from .passes.resident import resident_plan
+from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
@@ -93,8 +93,9 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
     shared = {"groups": [], "declined": [], "removed": 0, "moved": []}
     if ctx.options.enabled("shared_level"):
-        apart = frozenset(v for e in split if e["split"] for v in e["statistics"])
-        plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx), apart)   # the shared-memory level
+        chains = ResidentOptions(split=frozenset(v for e in split if e["split"] for v in e["statistics"]),
+                                 sink_reshapes=ctx.options.enabled("sink_reshapes"))
+        plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx), chains)   # the shared-memory level
     prologues = {"tried": [], "removed": 0}
     if ctx.options.enabled("prologue"):
         plan, prologues = prologue_plan(plan, ctx.target)      # operand maps into attention kernels' loads
@@ -106,6 +107,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     stats["kernels_after"] -= shared["removed"] + prologues["removed"] + stitched["removed"]
     return plan, dict(stats, enabled=True, shared_level=ctx.options.enabled("shared_level"),
                       prologue=ctx.options.enabled("prologue"), stitched_maps=ctx.options.enabled("stitched_maps"),
+                      sink_reshapes=ctx.options.enabled("sink_reshapes"),
                       index_divisions=indices, prologues=prologues["tried"], reshapes_sunk=shared["moved"], split_rows=split,
                       dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
 

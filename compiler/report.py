@@ -339,6 +339,7 @@ def _fusion(records) -> dict:
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
     return {"enabled": True, "shared_level": info["shared_level"], "prologue": info["prologue"],
+            "sink_reshapes": info.get("sink_reshapes", True),
             "stitched_maps": info["stitched_maps"],
             "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),

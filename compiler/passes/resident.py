@@ -70,16 +70,24 @@ from .split_rows import rendered_us
 LONG_CHAIN = 16
 
 
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """What the welder stage's switches and earlier parts decide for the shared level."""
+
+    split: frozenset[str] = frozenset()   # statistics passes/split_rows.py set apart
+    sink_reshapes: bool = True            # try maps read through a reshape over the rows (passes/sink_reshapes.py)
+
+
 def resident_plan(plan: Plan, target: Target,
                   speedup: Callable[[KernelSpec], float | None] | None = None,
-                  split: frozenset[str] = frozenset()) -> tuple[Plan, dict]:
+                  options: Options = Options()) -> tuple[Plan, dict]:
     """The plan with its row chains as one spec each; the record lists the groups and counts the
     kernels they removed. `speedup(spec)`: how much faster a member would run alone as another
     stage will make it (SparTA's block-sparse contraction), None for not at all; a chain must beat
-    its members at that speed. `split`: the statistics passes/split_rows.py set apart, priced
+    its members at that speed. `options.split`: the statistics passes/split_rows.py set apart, priced
     apart as the roller will tile them (a split reduction)."""
     record: dict = {"groups": [], "declined": [], "removed": 0, "moved": []}
-    return _plan(plan, record, target, speedup, split), record
+    return _plan(plan, record, target, speedup, options), record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,12 +107,12 @@ class _Scope:
     kept: set = dataclasses.field(default_factory=set)         # member steps whose maps `_rows_kept` keeps
     downstream: dict = dataclasses.field(default_factory=dict)  # step index -> the steps that wait for it
     grown: dict = dataclasses.field(default_factory=dict)       # start -> the members it grew to, before cuts
-    split: frozenset[str] = frozenset()     # statistics passes/split_rows.py set apart
+    options: Options = Options()
 
     def apart_us(self, k: int, target: Target) -> float:
         if k not in self.apart:
             spec = self.steps[k].spec
-            self.apart[k] = (_split_apart_us(spec, target, self.types) if spec.stages[-1].output in self.split
+            self.apart[k] = (_split_apart_us(spec, target, self.types) if spec.stages[-1].output in self.options.split
                              else _predict_us(spec, target))
         return self.apart[k]
 
@@ -124,10 +132,10 @@ class _Scope:
         return self.memo[members.key]
 
     @classmethod
-    def of(cls, plan: Plan, split: frozenset[str] = frozenset()) -> "_Scope":
+    def of(cls, plan: Plan, options: Options = Options()) -> "_Scope":
         steps = list(plan.steps)
         return cls(steps, readers_of(steps), set(plan.outputs),
-                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types), split=split)
+                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types), options=options)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,10 +164,10 @@ class _Members:
         return frozenset().union(*self.aliases)
 
 
-def _plan(plan: Plan, record: dict, target: Target, speedup=None, split: frozenset[str] = frozenset()) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, speedup, split))
+def _plan(plan: Plan, record: dict, target: Target, speedup=None, options: Options = Options()) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, speedup, options))
                                                  for s in plan.steps))
-    scope = _Scope.of(plan, split)
+    scope = _Scope.of(plan, options)
     steps = scope.steps
     # every chain that pays, from every start: with row statistics (attention, softmax, norms) and
     # back-to-back contractions (an MLP's hidden rows); where two share a member, the one predicted
@@ -369,7 +377,7 @@ def _grow(start: int, scope: _Scope, statistics: bool, target: Target):
         through = frozenset(a for hops, _ in via.values() for a in hops)
         grown = members.add(c, spec, through)
         joined, why = scope.joined(grown)
-        if isinstance(why, str) and via:
+        if isinstance(why, str) and via and scope.options.sink_reshapes:
             # a map reading the chain through a reshape at its own index, computed over the rows
             # instead (GroupNorm's scale, shift and SiLU after InstanceNormalization's reshape)
             moved = over_source_shape(steps[c].spec, {a: v for a, (_, v) in via.items()}, scope.types)

@@ -134,3 +134,13 @@ def test_fp16_group_norm_conv_matches():
     art = compile(group_norm(conv=True), "h100", CompileOptions(build=False, precision="fp16", verify="host"))
     assert art.report["verification"]["outcome"] == "passed"
     assert art.report["launches_per_inference"] == 2
+
+
+def test_disable_sink_reshapes_leaves_the_maps_apart():
+    """The switch: the same model keeps its maps as a kernel of their own, and the report says so."""
+    fused = check(group_norm(), feeds())
+    apart = check(group_norm(), feeds(), disable=("sink_reshapes",))
+    assert (fused["launches_per_inference"], apart["launches_per_inference"]) == (1, 2)
+    assert fused["fusion"]["sink_reshapes"] and not apart["fusion"]["sink_reshapes"]
+    assert not apart["fusion"]["reshapes_sunk"] and apart["fusion"]["shared_level"]
+    assert fused["traffic"]["dram_bytes"] < apart["traffic"]["dram_bytes"]
