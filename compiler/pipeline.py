@@ -11,7 +11,7 @@ Two stages are not passes and are the loop's prologue and epilogue: `import` (mo
 is no plan yet, and its result builds the context) and `package` (plan and context -> Artifact).
 `STAGES` names all of them, in order.
 
-Where the stages live: lower, precision, welder, roller, render, rammer, grinder, memory_plan and fit in compiler/passes/
+Where the stages live: lower, precision, welder, half_storage, roller, render, rammer, grinder, memory_plan and fit in compiler/passes/
 (adapted to the pass shape below); tune (on specs, before render) in compiler/tuning.py (over
 compiler/passes/tune.py); build in compiler/build.py; verify in compiler/verify.py; report.json
 and the header in compiler/report.py."""
@@ -39,7 +39,8 @@ from .passes.grinder import grinder_plan, host_regions, host_round_trips
 from .passes.indices import simplify_plan
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
-from .passes.precision import precision_plan
+from .passes.half_storage import half_storage_plan
+from .passes.precision import HALF, precision_plan
 from .passes.render import render_plan
 from .passes import sparta
 from .passes.roller import roller_plan
@@ -110,6 +111,14 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
                       sink_reshapes=ctx.options.enabled("sink_reshapes"),
                       index_divisions=indices, prologues=prologues["tried"], reshapes_sunk=shared["moved"], split_rows=split,
                       dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
+
+
+def _half_storage(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    if ctx.options.precision not in HALF or not ctx.options.enabled("half_storage"):
+        return plan, {"enabled": False, "values": [], "count": 0, "bytes_saved": 0}
+    before = plan_traffic(plan)
+    plan, info = half_storage_plan(plan)
+    return plan, dict(info, enabled=True, dram_bytes_before=before, dram_bytes_after=plan_traffic(plan))
 
 
 def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], float | None] | None:
@@ -224,6 +233,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("lower", _lower),              # graph -> kernel specs, extern kernels, aliases, regions
     ("precision", _precision),      # contractions' operand precision
     ("welder", _welder),            # fusion groups: register-level composition of producers and consumers
+    ("half_storage", _half_storage),  # values every reader rounds to half, stored in half
     ("roller", _roller),            # kind, tile configuration and top K of each spec
     ("sparta", _sparta),            # TeSA of the weights, propagated; zero tiles -> block-sparse (+ ELL), 2:4 -> mma.sp
     ("tune", tune),                 # on a GPU of the target's arch: the fastest of the top K -> ctx.tuning

@@ -266,6 +266,7 @@ def _techniques(report: dict, records) -> list[dict]:
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
     welder, grinder, tune = info.get("welder", {}), info.get("grinder", {}), report["tune"]
+    half = info.get("half_storage", {})
     dense, executed = report["flops"]["dense"], report["flops"]["executed"]
     regions = cf["regions"]
     graph = sched["cuda_graph"]
@@ -289,6 +290,10 @@ def _techniques(report: dict, records) -> list[dict]:
             "precision": report["precision"],
             "tensor_core_kernels": sum(1 for k in report["kernels"]
                                        if k["roofline"]["ceiling"].startswith("tensor core"))}},
+        {"name": "half storage", "stage": "half_storage", "enabled": half.get("enabled", False), "effect": {
+            "values": [v["value"] for v in half["values"]], "bytes_saved": half["bytes_saved"],
+            "dram_bytes_before": half["dram_bytes_before"], "dram_bytes_after": half["dram_bytes_after"]}
+         if half.get("enabled") else {}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
         {"name": "CUDA graph replay", "stage": "runtime", "enabled": graph["replayed"],

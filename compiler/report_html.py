@@ -309,6 +309,8 @@ def technique_sentence(t: dict) -> str:
             return "Precision: fp32 throughout (--precision tf32, fp16 or bf16 puts contractions on tensor cores)."
         if name == "tuning":
             return f"Tuning: not run ({fx.get('reason', 'skipped')}); kernel times are predicted."
+        if name == "half storage":
+            return "Half storage: off (values stay fp32 between kernels; it runs with --precision fp16 or bf16)."
         if name == "CUDA graph replay":
             return f"CUDA graph replay: off ({fx.get('why_not', '')})."
         return f"{name[0].upper()}{name[1:]} ({t['stage']}): off."
@@ -335,6 +337,10 @@ def technique_sentence(t: dict) -> str:
     if name == "precision":
         return (f"Precision: {e(str(fx.get('precision')))} contractions; {fx.get('tensor_core_kernels')} kernels on "
                 f"tensor cores.")
+    if name == "half storage":
+        return (f"Half storage: {len(fx.get('values', []))} values every reader rounds to half stored in half "
+                f"({_bytes(fx.get('bytes_saved', 0))} less to write); DRAM traffic "
+                f"{_bytes(fx.get('dram_bytes_before', 0))} before, {_bytes(fx.get('dram_bytes_after', 0))} after.")
     if name == "tuning":
         return f"Tuning: {e(str(fx.get('status')))}; kernel times are {e(str(fx.get('times', 'predicted')))}."
     if name == "CUDA graph replay":

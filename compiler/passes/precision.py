@@ -6,7 +6,7 @@ operands are rounded to the half type: a constant fp32 weight read only
 as an operand is converted once at compile time (a new constant, half the bytes; other readers
 keep the fp32 one), any other operand gets an explicit cast fp32 -> half -> fp32 in the tensor
 expression (contractions with K < 16 stay fp32). The sum, the epilogue and every tensor outside the contraction stay fp32, so graph
-inputs and outputs keep their types. tf32 changes no data: fp32 storage, the kernel is marked and
+inputs and outputs keep their types (a value whose every reader rounds it is then stored rounded: passes/half_storage.py). tf32 changes no data: fp32 storage, the kernel is marked and
 Roller gives it tf32 mma candidates (operands rounded with cvt.rna at the fragment load).
 With fp32 the plan is returned unchanged. Every rewritten spec carries `precision`."""
 from __future__ import annotations

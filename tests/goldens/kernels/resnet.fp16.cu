@@ -2,18 +2,18 @@
 // 15 launches, 15 distinct kernels
 // launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1536 params=[float by_half float out:float out:float]
 // launch 1: maxpool_k0 grid=[256, 1, 1] block=[256, 1, 1] shared=1024 params=[float out:float]
-// launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:float]
-// launch 3: conv_k2 grid=[32, 1, 1] block=[32, 1, 1] shared=3072 params=[float by_half float out:float out:float]
-// launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
-// launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=1280 params=[float by_half float out:float]
-// launch 6: conv_k5 grid=[16, 1, 1] block=[32, 1, 1] shared=3072 params=[float by_half float out:float out:float]
-// launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=2560 params=[float by_half float float by_half float out:float]
-// launch 8: conv_k7 grid=[1, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:float]
-// launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=4608 params=[float by_half float out:float out:float]
-// launch 10: conv_k9 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float float by_half float out:float]
-// launch 11: conv_k10 grid=[2, 1, 1] block=[128, 1, 1] shared=10240 params=[float by_half float out:float out:float]
-// launch 12: conv_k11 grid=[16, 1, 1] block=[64, 1, 1] shared=7680 params=[float by_half float out:float out:float]
-// launch 13: conv_k12 grid=[4, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float float by_half float out:float out:float]
+// launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:by_half]
+// launch 3: conv_k2 grid=[32, 1, 1] block=[32, 1, 1] shared=3072 params=[by_half by_half float out:float out:float]
+// launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:by_half]
+// launch 5: conv_k4 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[by_half by_half float out:by_half]
+// launch 6: conv_k5 grid=[16, 1, 1] block=[32, 1, 1] shared=3072 params=[by_half by_half float out:float out:by_half]
+// launch 7: conv_k6 grid=[2, 1, 1] block=[256, 1, 1] shared=6144 params=[by_half by_half float by_half by_half float out:by_half]
+// launch 8: conv_k7 grid=[4, 1, 1] block=[64, 1, 1] shared=6144 params=[by_half by_half float out:by_half]
+// launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=4608 params=[by_half by_half float out:float out:by_half]
+// launch 10: conv_k9 grid=[1, 1, 1] block=[256, 1, 1] shared=18432 params=[by_half by_half float by_half by_half float out:by_half]
+// launch 11: conv_k10 grid=[2, 1, 1] block=[128, 1, 1] shared=10240 params=[by_half by_half float out:float out:by_half]
+// launch 12: conv_k11 grid=[16, 1, 1] block=[64, 1, 1] shared=7680 params=[by_half by_half float out:float out:by_half]
+// launch 13: conv_k12 grid=[4, 1, 1] block=[256, 1, 1] shared=18432 params=[by_half by_half float by_half by_half float out:float out:float]
 // launch 14: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
@@ -209,7 +209,7 @@ BY_KERNEL void __launch_bounds__(256) maxpool_k0(const float* __restrict__ in0, 
 }
 
 // ===== conv_k1 =====
-BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 1024;
@@ -284,7 +284,7 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __rest
     __syncthreads();
   }
   __syncthreads();  // every warp has read its last stage: the output tile reuses them
-  float* const by_ct = reinterpret_cast<float*>(by_smem);
+  by_half* const by_ct = reinterpret_cast<by_half*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -299,32 +299,32 @@ BY_DEVICE void conv_k1_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_en % 16; by_en /= 16;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        by_ct[(int)(gm - by_m0) * 132 + (int)(gn - by_n0)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        by_ct[(int)(gm - by_m0) * 136 + (int)(gn - by_n0)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
       }
   __syncthreads();
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
-  for (int c = threadIdx.x; c < 512; c += 256) {
-    const int r = c / 32, q = c % 32;
+  for (int c = threadIdx.x; c < 256; c += 256) {
+    const int r = c / 16, q = c % 16;
     const int gm = by_m0 + r;
-    const int gn = by_n0 + 4 * q;
+    const int gn = by_n0 + 8 * q;
     if (!(gm < 8)) continue;
     const int i1 = gm;
-    float* const dst = out + ((i1)*256) + gn;
-    const float* const src = by_ct + r * 132 + 4 * q;
+    by_half* const dst = out + ((i1)*256) + gn;
+    const by_half* const src = by_ct + r * 136 + 8 * q;
     if (by_out_aligned) {
       by_st_global_b128(dst, by_ld_shared_b128(src));
     } else {  // rare (a caller's buffer): kept small
       #pragma unroll 1
-      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+      for (int e = 0; e < 8; ++e) dst[e] = src[e];
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out) {
   conv_k1_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== conv_k2 =====
-BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k2_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 1536;
@@ -390,7 +390,7 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
           if (gk < 72) {
             const int t0 = ((i2 + r1) - (1ll));
             const int t1 = ((i3 + r2) - (1ll));
-            v = (((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
+            v = (((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? ((float)in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)]) : 0.0f);
           }
           *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
         }
@@ -470,12 +470,12 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const by_half* __rest
       }
 }
 BY_DEVICE_STATE unsigned int conv_k2_arrivals[16];
-BY_KERNEL void __launch_bounds__(32) conv_k2(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(32) conv_k2(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k2_body(in0, in1, in2, by_ws, out, by_this_block(conv_k2_arrivals));
 }
 
 // ===== conv_k3 =====
-BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 32;
@@ -546,96 +546,127 @@ BY_DEVICE void conv_k3_body(const float* __restrict__ in0, const float* __restri
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
       const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max(((acc + in2[(i1)]) + in3[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)]), 0.0f));
+      out[(i1)*256 + (i2)*16 + (i3)] = (by_half)(((float)(by_half)((float)(by_max(((acc + in2[(i1)]) + in3[(i0)*8192 + (i1)*256 + (i2)*16 + (i3)]), 0.0f)))));
     }
   }
 }
-BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
+BY_KERNEL void conv_k3(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, by_half* __restrict__ out) {
   conv_k3_body(in0, in1, in2, in3, out, by_this_block());
 }
 
 // ===== conv_k4 =====
-BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k4_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 1024;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 8) * 16, wn0 = (warp % 8) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
-  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int by_n0 = (by_blk % 2) * 128; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*32 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 1024;
+      for (int c = tid; c < 64; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in1 + (gr)*32 + (gk)) : (const void*)in1, nb);
       }
-      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 16; by_rm /= 16;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in0[(i0)*8192 + (r0)*256 + (i2)*16 + (i3)])))));
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 8704;
+      #pragma unroll
+      for (int c = tid; c < 512; c += 256) {
+        const int o = c / 16, j = c % 16;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + (o) * 272 + (j * 16), nb ? (const void*)(in0 + (i0)*8192 + (gk)*256 + (gr)) : (const void*)in0, nb);
       }
-      by_bs[kk * 16 + rr] = v;
     }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
     __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 256;
-    #pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
-      float a[1], b[1];
+    {
+      const unsigned char* const as = by_sa + (0) * 1024;
+      const unsigned char* const bs = by_sb + (0) * 8704;
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + (kk + by_lh + (lane & 7)) * 272 + ((wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  by_half* const by_ct = reinterpret_cast<by_half*>(by_smem);
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 16; by_en /= 16;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*256 + (i2)*16 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 16; by_en /= 16;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        by_ct[(int)(gm - by_m0) * 136 + (int)(gn - by_n0)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
+      }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 256) {
+    const int r = c / 16, q = c % 16;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 8 * q;
+    const int i1 = gm;
+    by_half* const dst = out + ((i1)*256) + gn;
+    const by_half* const src = by_ct + r * 136 + 8 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 8; ++e) dst[e] = src[e];
     }
   }
 }
-BY_KERNEL void conv_k4(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k4(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out) {
   conv_k4_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== conv_k5 =====
-BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k5_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 1536;
@@ -700,7 +731,7 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
           {
             const int t0 = (((i2 * (2ll)) + r1) - (1ll));
             const int t1 = (((i3 * (2ll)) + r2) - (1ll));
-            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
+            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? ((float)in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)]) : 0.0f);
           }
           *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
         }
@@ -774,106 +805,156 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const by_half* __rest
         for (int k = 0; k < 4; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*64 + (i2)*8 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        out[(i1)*64 + (i2)*8 + (i3)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
       }
 }
 BY_DEVICE_STATE unsigned int conv_k5_arrivals[4];
-BY_KERNEL void __launch_bounds__(32) conv_k5(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(32) conv_k5(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k5_body(in0, in1, in2, by_ws, out, by_this_block(conv_k5_arrivals));
 }
 
 // ===== conv_k6 =====
-BY_DEVICE void conv_k6_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
-  const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
-  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
-  const int i0 = 0;
-  float by_acc[1][1];
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 256) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in4[(i1)*32 + (r0)])));
-      }
-      by_as[kk * 8 + rr] = v;
-    }
-    for (int e = tid; e < 512; e += 256) {
-      const int rr = e % 32; const int kk = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 8; by_rm /= 8;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in3[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))])))));
-      }
-      by_bs[kk * 32 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 32 + tx + (i) * 32];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 32;
-      int by_en = gn;
-      const int i3 = by_en % 8; by_en /= 8;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*64 + (i2)*8 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*16 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*1024 + (q0_0)*64 + (i2)*8 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
-    }
-  }
-}
-BY_KERNEL void conv_k6(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k6_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
-}
-
-// ===== conv_k7 =====
-BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k6_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 4096;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 64; by_blk /= 1;
-  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int i0 = 0;
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 32;
+    by_gb_ok[q] = gr < 64;
+    int by_rm = gr;
+    const int i3 = by_rm % 8; by_rm /= 8;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 32;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 4, j = c % 4;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in4 + (gr)*32 + (gk)) : (const void*)in4, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 32; o < 32; o += 8) {
+        const int gk = k0 + o;
+        const int r0 = gk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = ((float)in3[(i0)*8192 + (r0)*256 + ((i2 * (2ll)))*16 + ((i3 * (2ll)))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, (tid % 32) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 4096;
+      const unsigned char* const bs = by_sb + (0) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 32; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_64b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+    __syncthreads();
+  }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  by_half* const by_ct = reinterpret_cast<by_half*>(by_smem);
+  #pragma unroll
+  for (int mi = 0; mi < 1; ++mi)
+    #pragma unroll
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 8; by_en /= 8;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        by_ct[(int)(gm - by_m0) * 40 + (int)(gn - by_n0)] = (by_half)(((float)(by_half)((float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 16; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*16 + (q0_0)]))) * ((float)(((float)in0[(i0)*1024 + (q0_0)*64 + (i2)*8 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f)))));
+      }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 256) {
+    const int r = c / 4, q = c % 4;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 8 * q;
+    const int i1 = gm;
+    by_half* const dst = out + ((i1)*64) + gn;
+    const by_half* const src = by_ct + r * 40 + 8 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 8; ++e) dst[e] = src[e];
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(256) conv_k6(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, by_half* __restrict__ out) {
+  conv_k6_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+}
+
+// ===== conv_k7 =====
+BY_DEVICE void conv_k7_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 2048;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -888,9 +969,9 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 64;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 4096;
+      unsigned char* const dst = by_sa + stage * 2048;
       #pragma unroll
-      for (int c = tid; c < 256; c += 256) {
+      for (int c = tid; c < 128; c += 64) {
         const int o = c / 8, j = c % 8;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
@@ -898,17 +979,15 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in1 + (gr)*64 + (gk)) : (const void*)in1, nb);
       }
     }
-    {  // operand B: vector, k x rows
-      unsigned char* const dst = by_sb + stage * 8192;
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 4096;
       #pragma unroll
-      for (int c = tid; c < 1024; c += 256) {
-        const int o = c / 16, j = c % 16;
+      for (int c = tid; c < 256; c += 64) {
+        const int o = c / 4, j = c % 4;
         const int gk = k0 + o;
-        const int gr = by_n0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        v = by_ld_global_v4(src + (i0)*4096 + (gk)*64 + (gr));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_128b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_64b(o, j * 16), nb ? (const void*)(in0 + (i0)*4096 + (gk)*64 + (gr)) : (const void*)in0, nb);
       }
     }
   };
@@ -918,8 +997,8 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     by_cp_async_wait_all();
     __syncthreads();
     {
-      const unsigned char* const as = by_sa + (0) * 4096;
-      const unsigned char* const bs = by_sb + (0) * 8192;
+      const unsigned char* const as = by_sa + (0) * 2048;
+      const unsigned char* const bs = by_sb + (0) * 4096;
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         unsigned a[1][4], b[2][2];
@@ -928,7 +1007,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
           by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
         for (int nj = 0; nj < 1; ++nj)
-          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
@@ -939,7 +1018,7 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
     __syncthreads();
   }
   __syncthreads();  // every warp has read its last stage: the output tile reuses them
-  float* const by_ct = reinterpret_cast<float*>(by_smem);
+  by_half* const by_ct = reinterpret_cast<by_half*>(by_smem);
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
@@ -953,31 +1032,31 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const by_half* __rest
         const int i3 = by_en % 8; by_en /= 8;
         const int i2 = by_en;
         const float acc = by_acc[mi][ni][q];
-        by_ct[(int)(gm - by_m0) * 68 + (int)(gn - by_n0)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        by_ct[(int)(gm - by_m0) * 40 + (int)(gn - by_n0)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
       }
   __syncthreads();
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
-  for (int c = threadIdx.x; c < 512; c += 256) {
-    const int r = c / 16, q = c % 16;
+  for (int c = threadIdx.x; c < 64; c += 64) {
+    const int r = c / 4, q = c % 4;
     const int gm = by_m0 + r;
-    const int gn = by_n0 + 4 * q;
+    const int gn = by_n0 + 8 * q;
     const int i1 = gm;
-    float* const dst = out + ((i1)*64) + gn;
-    const float* const src = by_ct + r * 68 + 4 * q;
+    by_half* const dst = out + ((i1)*64) + gn;
+    const by_half* const src = by_ct + r * 40 + 8 * q;
     if (by_out_aligned) {
       by_st_global_b128(dst, by_ld_shared_b128(src));
     } else {  // rare (a caller's buffer): kept small
       #pragma unroll 1
-      for (int e = 0; e < 4; ++e) dst[e] = src[e];
+      for (int e = 0; e < 8; ++e) dst[e] = src[e];
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) conv_k7(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(64) conv_k7(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out) {
   conv_k7_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k8_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 3072;
@@ -1042,7 +1121,7 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
           {
             const int t0 = (((i2 * (2ll)) + r1) - (1ll));
             const int t1 = (((i3 * (2ll)) + r2) - (1ll));
-            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)] : 0.0f);
+            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? ((float)in0[(i0)*2048 + (r0)*64 + (t0)*8 + (t1)]) : 0.0f);
           }
           *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
         }
@@ -1116,96 +1195,146 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const by_half* __rest
         for (int k = 0; k < 8; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 512 + (i1)*16 + (i2)*4 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
       }
 }
 BY_DEVICE_STATE unsigned int conv_k8_arrivals[1];
-BY_KERNEL void __launch_bounds__(64) conv_k8(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(64) conv_k8(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k8_body(in0, in1, in2, by_ws, out, by_this_block(conv_k8_arrivals));
 }
 
 // ===== conv_k9 =====
-BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k9_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 256;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 16384;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 256; e += 128) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in4[(i1)*64 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 16;
+    int by_rm = gr;
+    const int i3 = by_rm % 4; by_rm /= 4;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 16384;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in4 + (gr)*64 + (gk)) : (const void*)in4, nb);
       }
-      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 16; o < 64; o += 16) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)(by_half)((float)(in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))])))));
-      }
-      by_bs[kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 256;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = ((float)in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 16384;
+      const unsigned char* const bs = by_sb + (0) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  by_half* const by_ct = reinterpret_cast<by_half*>(by_smem);
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
-    const int i1 = gm;
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*32 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        by_ct[(int)(gm - by_m0) * 24 + (int)(gn - by_n0)] = (by_half)(((float)(by_half)((float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*32 + (q0_0)]))) * ((float)(((float)in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f)))));
+      }
+  __syncthreads();
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 256) {
+    const int r = c / 2, q = c % 2;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 8 * q;
+    const int i1 = gm;
+    by_half* const dst = out + ((i1)*16) + gn;
+    const by_half* const src = by_ct + r * 24 + 8 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 8; ++e) dst[e] = src[e];
     }
   }
 }
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k9(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, by_half* __restrict__ out) {
   conv_k9_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k10_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 8192;
@@ -1242,16 +1371,14 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
         by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*128 + (gk)) : (const void*)in1, nb);
       }
     }
-    {  // operand B: vector, k x rows
+    {  // operand B: async, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int c = tid; c < 64; c += 128) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 32; c += 128) {
+        const int o = c / 2, j = c % 2;
         const int gk = k0 + o;
-        const int gr = by_n0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        v = by_ld_global_v4(src + (i0)*2048 + (gk)*16 + (gr));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in0 + (i0)*2048 + (gk)*16 + (gr)) : (const void*)in0, nb);
       }
     }
   };
@@ -1322,16 +1449,16 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const by_half* __res
         for (int k = 0; k < 2; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*16 + (i2)*4 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*16 + (i2)*4 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
       }
 }
 BY_DEVICE_STATE unsigned int conv_k10_arrivals[1];
-BY_KERNEL void __launch_bounds__(128) conv_k10(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) conv_k10(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k10_body(in0, in1, in2, by_ws, out, by_this_block(conv_k10_arrivals));
 }
 
 // ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k11_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 6144;
@@ -1396,7 +1523,7 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
           if (by_gb_ok[q]) {
             const int t0 = (((i2 * (2ll)) + r1) - (1ll));
             const int t1 = (((i3 * (2ll)) + r2) - (1ll));
-            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*1024 + (r0)*16 + (t0)*4 + (t1)] : 0.0f);
+            v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? ((float)in0[(i0)*1024 + (r0)*16 + (t0)*4 + (t1)]) : 0.0f);
           }
           *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
         }
@@ -1472,16 +1599,16 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const by_half* __res
         for (int k = 0; k < 16; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 256 + (i1)*4 + (i2)*2 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        out[(i1)*4 + (i2)*2 + (i3)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
       }
 }
 BY_DEVICE_STATE unsigned int conv_k11_arrivals[1];
-BY_KERNEL void __launch_bounds__(64) conv_k11(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(64) conv_k11(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k11_body(in0, in1, in2, by_ws, out, by_this_block(conv_k11_arrivals));
 }
 
 // ===== conv_k12 =====
-BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k12_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 16384;
@@ -1541,7 +1668,7 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
           const int i3 = by_gb_i3[q];
           float v = 0.0f;
           if (by_gb_ok[q]) {
-            v = in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))];
+            v = ((float)in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))]);
           }
           *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
         }
@@ -1617,11 +1744,11 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const by_half* __res
         for (int k = 0; k < 2; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*4 + (i2)*2 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)(by_half)((float)(in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
       }
 }
 BY_DEVICE_STATE unsigned int conv_k12_arrivals[2];
-BY_KERNEL void __launch_bounds__(256) conv_k12(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) conv_k12(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k12_arrivals));
 }
 

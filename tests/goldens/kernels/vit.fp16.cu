@@ -2,12 +2,12 @@
 // 9 launches, 7 distinct kernels
 // launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=13824 params=[float by_half out:float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
-// launch 2: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
-// launch 3: colaunch_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float out:float out:float float by_half float out:float out:float]
-// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[float by_half float float float float out:float]
-// launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float out:float]
-// launch 6: colaunch_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float by_half float out:float out:float float by_half float out:float out:float]
-// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[float by_half float float float float out:float]
+// launch 2: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:by_half]
+// launch 3: colaunch_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=12288 params=[by_half by_half float out:float out:by_half by_half by_half float out:float out:by_half]
+// launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[by_half by_half float by_half float by_half out:float]
+// launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float out:by_half]
+// launch 6: colaunch_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=12288 params=[by_half by_half float out:float out:by_half by_half by_half float out:float out:by_half]
+// launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[by_half by_half float by_half float by_half out:float]
 // launch 8: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float]
 
 // ===== conv_k0 =====
@@ -191,7 +191,7 @@ BY_KERNEL void __launch_bounds__(128) add_k0(const float* __restrict__ in0, cons
 }
 
 // ===== layernorm_regrows_k0 =====
-BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out, const by_block_index by_block) {
   const int by_row = (int)by_block.idx.x * 1 + (threadIdx.x >> 5);
   if (by_row >= 17) return;  // the whole warp leaves together
   const int by_lane = threadIdx.x & 31;
@@ -279,12 +279,12 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
     }
     by_st1 = (float)(acc);
   }
-  float by_o[4];
+  by_half by_o[4];
   #pragma unroll
   for (int by_s = 0; by_s < 4; ++by_s) {
     const int by_j = ((by_s) / 4) * 128 + by_lane * 4 + (by_s) % 4;
     (void)by_j;
-    by_o[by_s] = (float)(((((by_c0[(by_s)] - (by_st0 / 128.0f)) * (1.0f / by_sqrt(((by_st1 / 128.0f) + 9.999999960041972e-13f)))) * by_c1[(by_s)]) + by_c2[(by_s)]));
+    by_o[by_s] = (by_half)(((float)(by_half)((float)(((((by_c0[(by_s)] - (by_st0 / 128.0f)) * (1.0f / by_sqrt(((by_st1 / 128.0f) + 9.999999960041972e-13f)))) * by_c1[(by_s)]) + by_c2[(by_s)])))));
   }
   #pragma unroll
   for (int by_k = 0; by_k < 1; ++by_k) {
@@ -292,46 +292,46 @@ BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const fl
     if (by_j0 < 128) {
       const int by_off = by_r0 * 2176 + by_r1 * 128 + by_j0;
       if (by_aligned) {
-        uint4 by_v;
-        float* const by_e = reinterpret_cast<float*>(&by_v);
+        float2 by_v;
+        by_half* const by_e = reinterpret_cast<by_half*>(&by_v);
         #pragma unroll
         for (int by_u = 0; by_u < 4; ++by_u) by_e[by_u] = by_o[by_k * 4 + by_u];
-        by_st_global_b128(out + by_off, by_v);
+        by_st_global_v2(reinterpret_cast<float*>(out + by_off), by_v);
       } else {
         for (int by_u = 0; by_u < 4; ++by_u) out[by_off + by_u] = by_o[by_k * 4 + by_u];
       }
     }
   }
 }
-BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, by_half* __restrict__ out) {
   layernorm_regrows_k0_body(in0, in1, in2, out, by_this_block());
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_90ed025de3ed5e6a_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_607701b84e15eadf_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1024;
+  unsigned char* const by_sb = by_smem + 4096;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 32;
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
   const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
-  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 4u * 2u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][4][4];
+  float by_acc[1][2][4];
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
   int by_gb_i1[1], by_gb_i3[1];
   bool by_gb_ok[1];
   #pragma unroll
@@ -346,22 +346,19 @@ BY_DEVICE void matmul_90ed025de3ed5e6a_body(const float* __restrict__ in0, const
   }
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
-    {  // operand A: vector, rows x k
+    {  // operand A: async, rows x k
       unsigned char* const dst = by_sa + stage * 1024;
-      #pragma unroll
-      for (int c = tid; c < 128; c += 128) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 64; c += 256) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        if (gr < 17) v = by_ld_global_v4(src + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        const int gk = k0 + j * 8;
+        const int nb = gr < 17 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in0 + (gr)*128 + (gk)) : (const void*)in0, nb);
       }
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 2048;
-      for (int o = tid / 64; o < 16; o += 2) {
+      for (int o = tid / 64; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -377,34 +374,40 @@ BY_DEVICE void matmul_90ed025de3ed5e6a_body(const float* __restrict__ in0, const
       }
     }
   };
+  for (int s = 0; s < 3; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
   for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
+    by_cp_async_wait<2>();
     __syncthreads();
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (0) * 1024;
-      const unsigned char* const bs = by_sb + (0) * 2048;
+      const unsigned char* const as = by_sa + (i % 4) * 1024;
+      const unsigned char* const bs = by_sb + (i % 4) * 2048;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
-        unsigned a[1][4], b[4][2];
+        unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
-        for (int nj = 0; nj < 2; ++nj)
+        for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
-          for (int ni = 0; ni < 4; ++ni)
+          for (int ni = 0; ni < 2; ++ni)
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
-    __syncthreads();
   }
+  by_cp_async_wait_all();
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -419,14 +422,14 @@ BY_DEVICE void matmul_90ed025de3ed5e6a_body(const float* __restrict__ in0, const
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -437,36 +440,36 @@ BY_DEVICE void matmul_90ed025de3ed5e6a_body(const float* __restrict__ in0, const
         const int i3 = by_en % 64; by_en /= 64;
         const int i1 = by_en;
         float by_sum = 0.0f;
-        for (int k = 0; k < 4; ++k)
+        for (int k = 0; k < 2; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 2176 + (i1)*1088 + (i2)*64 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*1088 + (i2)*64 + (i3)] = (float)((acc + in2[(((i1 * (64ll)) + i3))]));
+        out[(i1)*1088 + (i2)*64 + (i3)] = (by_half)(((float)(by_half)((float)((acc + in2[(((i1 * (64ll)) + i3))])))));
       }
 }
-BY_DEVICE void matmul_ff8f565add88369c_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_ed928dcad66b1bf5_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 2048;
+  unsigned char* const by_sb = by_smem + 8192;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 32;
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_m0 = (by_blk % 2) * 64; by_blk /= 2;
-  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 4u * 2u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][4][4];
+  float by_acc[1][2][4];
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
   int by_ga_i1[1], by_ga_i2[1];
   bool by_ga_ok[1];
   #pragma unroll
@@ -483,7 +486,7 @@ BY_DEVICE void matmul_ff8f565add88369c_body(const float* __restrict__ in0, const
     const int k0 = (int)kt * 16;
     {  // operand A: generic, k x rows
       unsigned char* const dst = by_sa + stage * 2048;
-      for (int o = tid / 64; o < 16; o += 2) {
+      for (int o = tid / 64; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -498,48 +501,51 @@ BY_DEVICE void matmul_ff8f565add88369c_body(const float* __restrict__ in0, const
         }
       }
     }
-    {  // operand B: vector, rows x k
+    {  // operand B: async, rows x k
       unsigned char* const dst = by_sb + stage * 1024;
-      #pragma unroll
-      for (int c = tid; c < 128; c += 128) {
-        const int o = c / 4, j = c % 4;
+      for (int c = tid; c < 64; c += 256) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_n0 + o;
-        const int gk = k0 + j * 4;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float* const src = in0;
-        if (gr < 17) v = by_ld_global_v4(src + (gr)*128 + (gk));
-        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
+        const int gk = k0 + j * 8;
+        const int nb = gr < 17 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in0 + (gr)*128 + (gk)) : (const void*)in0, nb);
       }
     }
   };
+  for (int s = 0; s < 3; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
   for (int i = 0; i < nloc; ++i) {
-    by_load(0, kt_begin + i);
+    by_cp_async_wait<2>();
     __syncthreads();
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (0) * 2048;
-      const unsigned char* const bs = by_sb + (0) * 1024;
+      const unsigned char* const as = by_sa + (i % 4) * 2048;
+      const unsigned char* const bs = by_sb + (i % 4) * 1024;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
-        unsigned a[1][4], b[4][2];
+        unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           by_ldmatrix_x4_trans(a[mi], as + by_swizzle_128b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
         #pragma unroll
-        for (int nj = 0; nj < 2; ++nj)
+        for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_32b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
-          for (int ni = 0; ni < 4; ++ni)
+          for (int ni = 0; ni < 2; ++ni)
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
-    __syncthreads();
   }
+  by_cp_async_wait_all();
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -554,14 +560,14 @@ BY_DEVICE void matmul_ff8f565add88369c_body(const float* __restrict__ in0, const
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -572,25 +578,25 @@ BY_DEVICE void matmul_ff8f565add88369c_body(const float* __restrict__ in0, const
         const int i1 = by_em;
         const int i3 = gn;
         float by_sum = 0.0f;
-        for (int k = 0; k < 4; ++k)
+        for (int k = 0; k < 2; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 2176 + (i1)*1088 + (i2)*17 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*1088 + (i2)*17 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+        out[(i1)*1088 + (i2)*17 + (i3)] = (by_half)(((float)(by_half)((float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f)))));
       }
 }
 BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[2];
 BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[2];
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out, const by_block_index by_block) {
+BY_DEVICE void colaunch_k0_body(const by_half* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, by_half* __restrict__ m0_out, const by_half* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, by_half* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 8u) matmul_90ed025de3ed5e6a_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(8, 1, 1), colaunch_k0_m0_arrivals));
-  else if (by_b < 16u) matmul_ff8f565add88369c_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 8u, dim3(8, 1, 1), colaunch_k0_m1_arrivals));
+  if (by_b < 4u) matmul_607701b84e15eadf_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 8u) matmul_ed928dcad66b1bf5_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1), colaunch_k0_m1_arrivals));
 }
-BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out) {
+BY_KERNEL void __launch_bounds__(256) colaunch_k0(const by_half* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, by_half* __restrict__ m0_out, const by_half* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, by_half* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
-BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_rows_k0_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_res1 = reinterpret_cast<float*>(by_smem_raw + 256);
@@ -611,7 +617,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     const int i2 = by_lin % 64;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i0 * (64ll)) + i2))]))));
+      const float v = (((float)(((float)in0[(i1)*128 + (r0)]))) * ((float)(((float)in1[(r0)*128 + (((i0 * (64ll)) + i2))]))));
       acc = acc + v;
     }
     by_res0[by_lin] = (float)(((acc + in2[(((i0 * (64ll)) + i2))]) * 0.3535533845424652f));
@@ -628,7 +634,7 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     const int i2 = by_lin % 17;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 64; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(by_res0[(by_rl)*64 + (r0)]))))) * ((float)(((float)(by_half)((float)(in3[(i0)*1088 + (r0)*17 + (i2)]))))));
+      const float v = (((float)(((float)(by_half)((float)(by_res0[(by_rl)*64 + (r0)]))))) * ((float)(((float)in3[(i0)*1088 + (r0)*17 + (i2)]))));
       acc = acc + v;
     }
     by_res1[by_lin] = (float)((acc + in4[(i1)*17 + (i2)]));
@@ -699,19 +705,19 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
       float acc = 0.0f;
       for (int r0 = 0; r0 < 17; r0 += 1) {
         const float t0 = by_res[(by_rl)*17 + (r0)];
-        const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)(by_half)((float)(in5[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]))))));
+        const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)in5[(i0)*2176 + (i2)*1088 + (r0)*64 + (i3)]))));
         acc = acc + v;
       }
       out[i0 * 2176 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, float* __restrict__ out) {
   matmul_rows_k0_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== layernorm_rows_k0 =====
-BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out0, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
@@ -922,11 +928,11 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
       const int i2 = by_crem % 128; by_crem /= 128;
       const int i0 = by_crem;
       (void)by_crem;
-      out[i0 * 2176 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+      out[i0 * 2176 + i1 * 128 + i2 * 1] = (by_half)(((float)(by_half)((float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)])))));
     }
   }
 }
-BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out0, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out0, by_half* __restrict__ out) {
   layernorm_rows_k0_body(in0, in1, in2, in3, in4, in5, in6, in7, out0, out, by_this_block());
 }
 

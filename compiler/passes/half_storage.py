@@ -1,0 +1,151 @@
+"""Half storage (Plan -> Plan): a value that every reader rounds to fp16 (bf16) is stored in fp16.
+
+The precision stage rounds each contraction operand where the contraction reads it:
+Cast(Cast(x, half), fp32). When fusion leaves such an operand in DRAM (a Q projection read only by
+the attention kernel, a GELU read only by the next MatMul, a ReLU read only by the next Conv), its
+producer writes four bytes per element and every reader rounds them to two. Rounding in the
+producer instead, before the store, gives every reader the same value, bit for bit, from half the
+bytes: the DRAM traffic of the value is halved and the plan's results do not change.
+
+A value is narrowed when it is a kernel stage's fp32 result, not a graph input or output, written
+by one step, and every load of it, in every kernel and stage, sits under a Cast to the same half
+type (through the branches of Selects: an implicit-GEMM Conv's zero padding). Anything else that
+reads it (an extern kernel, an alias, a control-flow region, one plain load such as a residual
+add) keeps it fp32. The producing stage then ends in Cast(.., half); each reader's
+Cast(Select(c, Load, 0), half) becomes Select(c, Load_half, 0_half), the same value.
+
+Runs after the welder stage (only what fusion leaves in DRAM matters) and before Roller (which
+prices and tiles the half loads). `--disable half_storage` keeps every value fp32."""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from ..ir.dataflow import map_bodies, reads, writes
+from ..ir.dtypes import DType
+from ..ir.graph import TensorType
+from ..ir.plan import ComputeStep, Plan
+from ..ir.spec import KernelSpec, Stage
+from ..ir.texpr import ACC, Cast, Const, Expr, Load, Select, TensorExpr, Var, children, map_children
+
+HALF = (DType.float16, DType.bfloat16)
+F32 = DType.float32
+PLAIN = None        # a load not under a rounding Cast
+
+
+def half_storage_plan(plan: Plan) -> tuple[Plan, dict]:
+    """The plan with every value its readers round to half stored in half; the record lists them."""
+    narrowed: list[dict] = []
+    return _plan(plan, narrowed), {"values": narrowed, "count": len(narrowed),
+                                   "bytes_saved": sum(v["bytes_saved"] for v in narrowed)}
+
+
+def _plan(plan: Plan, narrowed: list[dict]) -> Plan:
+    steps = [map_bodies(s, lambda body: _plan(body, narrowed)) for s in plan.steps]
+    types = dict(plan.types)
+    chosen = _narrowable(steps, plan, types)
+    if not chosen:
+        return dataclasses.replace(plan, steps=tuple(steps))
+    for v, half in sorted(chosen.items()):
+        t = types[v]
+        types[v] = TensorType(half, t.shape)
+        narrowed.append({"value": v, "dtype": half.name, "shape": list(t.shape),
+                         "bytes_saved": t.nbytes - types[v].nbytes})
+    steps = [ComputeStep(_spec(s.spec, chosen)) if _kernel(s) else s for s in steps]
+    return dataclasses.replace(plan, steps=tuple(steps), types=tuple(types.items()))
+
+
+def _kernel(s) -> bool:
+    return isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec)
+
+
+def _narrowable(steps, plan: Plan, types: dict) -> dict[str, DType]:
+    """Value -> the half type all its readers round it to, for the values that qualify."""
+    rounding: dict[str, set] = {}           # value -> the roundings of its loads (PLAIN among them)
+    produced: set[str] = set()
+    writers: Counter = Counter()
+    for s in steps:
+        writers.update(writes(s))
+        if not _kernel(s):
+            for v in reads(s):
+                rounding.setdefault(v, set()).add(PLAIN)
+            continue
+        produced.update(st.output for st in s.spec.stages)
+        for st in s.spec.stages:
+            for root in (st.expr.body, st.expr.epilogue):
+                if root is not None:
+                    _loads(root, None, lambda arg, r, st=st: rounding.setdefault(st.inputs[arg], set()).add(r))
+    fixed = set(plan.inputs) | set(plan.outputs) | {n for n, _ in plan.constants}
+    return {v: next(iter(r)) for v, r in rounding.items()
+            if v in produced and v not in fixed and writers[v] == 1 and types[v].dtype is F32
+            and len(r) == 1 and next(iter(r)) in HALF}
+
+
+def _loads(e: Expr, rounded: DType | None, record) -> None:
+    """record(arg, rounding) for every load in e: the half type of the Cast it sits under (through
+    Select branches only), else PLAIN."""
+    if isinstance(e, Load):
+        record(e.arg, rounded)
+        for i in e.index:
+            _loads(i, PLAIN, record)
+    elif isinstance(e, Cast) and e.dtype in HALF and e.x.dtype is F32:
+        _loads(e.x, e.dtype, record)
+    elif isinstance(e, Select):
+        _loads(e.cond, PLAIN, record)
+        _loads(e.a, rounded, record)
+        _loads(e.b, rounded, record)
+    else:
+        for c in children(e):
+            _loads(c, PLAIN, record)
+
+
+def _spec(spec: KernelSpec, chosen: dict[str, DType]) -> KernelSpec:
+    stages = tuple(_stage(st, chosen) for st in spec.stages)
+    return spec if stages == spec.stages else dataclasses.replace(spec, stages=stages)
+
+
+def _stage(st: Stage, chosen: dict[str, DType]) -> Stage:
+    te = st.expr
+    args = {k: chosen[v] for k, v in enumerate(st.inputs) if v in chosen}
+    if args:
+        te = te.replace(inputs=tuple(TensorType(args[k], t.shape) if k in args else t for k, t in enumerate(te.inputs)),
+                        body=_read(te.body, args),
+                        epilogue=None if te.epilogue is None else _read(te.epilogue, args))
+    if st.output in chosen:
+        te = _store(te, chosen[st.output])
+    return st if te is st.expr else Stage(te, st.inputs, st.output)
+
+
+def _store(te: TensorExpr, half: DType) -> TensorExpr:
+    """te with its result rounded to `half` before the store."""
+    out = TensorType(half, te.output.shape)
+    if te.reduce is None:
+        return te.replace(output=out, body=Cast(te.body, half))
+    acc = te.epilogue if te.epilogue is not None else Var(ACC, te.body.dtype)
+    return te.replace(output=out, epilogue=Cast(acc, half))
+
+
+def _read(e: Expr, args: dict[int, DType]) -> Expr:
+    """e with each rounding Cast over narrowed loads replaced by the loads in half."""
+    if isinstance(e, Cast) and e.dtype in HALF and e.x.dtype is F32 and _reaches(e.x, args):
+        return _in_half(e.x, e.dtype, args)
+    return map_children(e, lambda c: _read(c, args))
+
+
+def _reaches(e: Expr, args: dict[int, DType]) -> bool:
+    """Whether a narrowed load is a leaf of e's Select branches."""
+    if isinstance(e, Load):
+        return e.arg in args
+    return isinstance(e, Select) and (_reaches(e.a, args) or _reaches(e.b, args))
+
+
+def _in_half(e: Expr, half: DType, args: dict[int, DType]) -> Expr:
+    """Cast(e, half) pushed through Selects: a narrowed load is read as stored, a constant is
+    rounded here, anything else keeps its Cast (a Cast distributes over a Select's branches)."""
+    if isinstance(e, Load) and e.arg in args:
+        return dataclasses.replace(e, dtype=half)
+    if isinstance(e, Select):
+        return Select(e.cond, _in_half(e.a, half, args), _in_half(e.b, half, args), half)
+    if isinstance(e, Const) and e.value == 0:
+        return Const(0.0, half)
+    return Cast(_read(e, args), half)
