@@ -155,11 +155,23 @@ def compute_ceiling(kernel, target: Target) -> tuple[str, float]:
     target's figures): the tensor-core peak of its element type for a kind whose arithmetic runs on
     tensor cores (the kind module says so: TENSOR_CORE), fp32 SIMT for every other kernel."""
     cfg = dict(kernel.config)
-    kind = KINDS.get(str(cfg.get("schedule", "")).removeprefix("roller_"))
-    if getattr(kind, "TENSOR_CORE", False) and cfg.get("elem"):
-        peak = target.tensor_core_tflops(cfg["elem"])
+    if cfg.get("member_math"):      # a launch of several kernels: its members' ceilings, FLOP-weighted
+        parts = [(_ceiling(schedule, elem, target), flops) for schedule, elem, flops in cfg["member_math"]]
+        names = list(dict.fromkeys(name for (name, _), _ in parts))
+        total = sum(f for _, f in parts)
+        seconds = sum(f / peak for (_, peak), f in parts if peak > 0)
+        if len(names) > 1 and total > 0 and seconds > 0:
+            return " + ".join(names), round(total / seconds, 3)
+        return parts[0][0] if len(names) == 1 else ("fp32 SIMT", float(target.fp32_tflops))
+    return _ceiling(str(cfg.get("schedule", "")), cfg.get("elem"), target)
+
+
+def _ceiling(schedule: str, elem, target: Target) -> tuple[str, float]:
+    kind = KINDS.get(schedule.removeprefix("roller_"))
+    if getattr(kind, "TENSOR_CORE", False) and elem:
+        peak = target.tensor_core_tflops(elem)
         if peak > 0:
-            return f"tensor core {cfg['elem']}", float(peak)
+            return f"tensor core {elem}", float(peak)
     return "fp32 SIMT", float(target.fp32_tflops)
 
 

@@ -73,8 +73,12 @@ def members_totals(kernels, params, types: dict) -> tuple[tuple[str, int], ...]:
             for v in {p.value for p in params} if unread.get(v)}
     left = {v: b for v, b in left.items() if b}
     skipped += sum(left.values())
+    # each member's kind, element type and FLOPs: the report's compute ceiling of the launch is its
+    # members' (tensor-core GEMMs co-launched run at the tensor-core peak, not at SIMT's)
+    math_ = tuple((str(dict(k.config).get("schedule", "")), str(dict(k.config).get("elem", "")), kernel_flops(k))
+                  for k in kernels)
     return (("flops", sum(kernel_flops(k) for k in kernels)),
-            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels))) + (
+            ("flops_dense", sum(kernel_flops_dense(k) for k in kernels)), ("member_math", math_)) + (
         (("skipped_bytes", skipped),) if skipped else ()) + ((("unread", tuple(sorted(left.items()))),) if left else ())
 
 

@@ -115,8 +115,28 @@ def test_tensor_core_kernels_take_the_tensor_core_ceiling(models_dir):
     for k in tc:
         assert k["roofline"] == dict(k["roofline"], ceiling="tensor core float16", peak_tflops=h100.fp16_tc_tflops)
     precision = next(t for t in rep["techniques"] if t["name"] == "precision")
-    assert precision["enabled"] and precision["effect"]["tensor_core_kernels"] == len(tc)
+    co = [k for k in rep["kernels"] if k["config"].get("schedule") == "rammer_co_launch"
+          and k["roofline"]["ceiling"].startswith("tensor core")]     # launches of tensor-core members
+    assert precision["enabled"] and precision["effect"]["tensor_core_kernels"] == len(tc) + len(co)
     assert rep["verification"]["tolerance"] == 1e-2
+
+
+def test_a_co_launch_takes_its_members_ceilings(models_dir):
+    """bert in fp16 co-launches two tensor-core projections: the launch's ceiling is theirs, and a
+    launch of members with different ceilings takes the FLOP-weighted (harmonic) peak of them."""
+    rep = _compile(models_dir, "bert", precision="fp16")
+    h100 = get_target("h100")
+    co = [k for k in rep["kernels"] if k["config"].get("schedule") == "rammer_co_launch"]
+    assert co and all(k["roofline"]["ceiling"] == "tensor core float16" for k in co)
+    kinds = {m[0] for k in co for m in k["config"]["member_math"]}
+    assert kinds <= {"roller_tc_gemm", "roller_wgmma_gemm"}
+    mixed = type("K", (), {"config": (("member_math", (("roller_tc_gemm", "float16", 3_000_000),
+                                                       ("roller_gemm", "", 1_000_000))),)})()
+    name, peak = report_mod.compute_ceiling(mixed, h100)
+    assert name == "tensor core float16 + fp32 SIMT"
+    want = 4_000_000 / (3_000_000 / h100.fp16_tc_tflops + 1_000_000 / h100.fp32_tflops)
+    assert peak == pytest.approx(want, rel=1e-3)
+    assert h100.fp32_tflops < peak < h100.fp16_tc_tflops
 
 
 def test_sparsity_reports_the_flops_it_skips(models_dir):
