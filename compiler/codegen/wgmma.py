@@ -39,7 +39,8 @@ from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
 from ..ir.kernel import Kernel, TensorMapDecl
 from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
-from .tiled import _decompose, _epilogue, _kparams, _signature, _unit_vars, index_ctype
+from .tensor_core import split_k_index_type, split_k_range, split_k_slice, split_k_sum
+from .tiled import _decompose, _epilogue, _unit_vars, split_params
 
 BK = 64                       # k per stage: 64 16-bit elements = one 128-byte swizzled row
 SLAB = 64 * 128               # bytes of a 64-row (or 64 k-row) block of 128-byte rows
@@ -63,6 +64,7 @@ class WgmmaPlan:
     load_a: str = "tma"        # "tma" or "vector"
     load_b: str = "tma"
     out_tile_bytes: int = 0    # the staged output tile (codegen/staged_epilogue.py), 0: direct stores
+    split_k: int = 1           # slices of K, each a block's; the tile's last block sums them (split-K)
 
     @property
     def warpgroups(self) -> int:
@@ -164,8 +166,10 @@ def wgmma_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> WgmmaPlan:
     if (cfg.param("load_a", "tma"), cfg.param("load_b", "tma")) != (la, lb):
         raise ValueError(f"{te.name}: configuration loaders differ from the operands' ({la}, {lb})")
     BM, BN = blk.size("m"), blk.size("n")
-    p = WgmmaPlan(elem, BM, BN, int(cfg.param("stages")), a, b, la, lb, tile_bytes(te, view, BM, BN))
-    if not stages_allowed(p.stages, math.ceil(view.K / BK), p.has_vector):
+    split = cfg.split_k
+    p = WgmmaPlan(elem, BM, BN, int(cfg.param("stages")), a, b, la, lb,
+                  tile_bytes(te, view, BM, BN) if split == 1 else 0, split)
+    if not stages_allowed(p.stages, math.ceil(math.ceil(view.K / BK) / split), p.has_vector):
         raise ValueError(f"{te.name}: {p.stages} stages with a register-staged operand need >= 3")
     return p
 
@@ -282,7 +286,8 @@ def _descriptor(p: WgmmaPlan, side: str, base: str) -> str:
 
 def _pipeline_head(view: GemmView, p: WgmmaPlan, it: str, nk: int, tma_sides: list[str]) -> list[str]:
     """mbarrier set-up, the `by_load(stage, kt)` lambda every thread calls (thread 0 issues the
-    copies, all threads store their share of the register-staged operands) and the prologue."""
+    copies, all threads store their share of the register-staged operands) and the prologue (of
+    the block's slice of K under split-K: `nloc` k tiles from `kt_begin`)."""
     S = p.stages
     L = []
     if tma_sides:
@@ -302,23 +307,33 @@ def _pipeline_head(view: GemmView, p: WgmmaPlan, it: str, nk: int, tma_sides: li
             L += _fill(view, p, sd, it)
     if p.has_vector:
         L.append("    by_fence_proxy_async();  // this thread's stores, before the barrier its wgmma readers pass")
-    L += ["    (void)by_sa; (void)by_sb;", "  };",
-          f"  for (int s = 0; s < {min(S, nk)}; ++s) by_load(s, s);"]
+    L += ["    (void)by_sa; (void)by_sb;", "  };"]
+    if p.split_k > 1:
+        L.append(f"  for (int s = 0; s < {S}; ++s) if (s < nloc) by_load(s, kt_begin + s);")
+    else:
+        L.append(f"  for (int s = 0; s < {min(S, nk)}; ++s) by_load(s, s);")
     if p.has_vector:
         L.append("  __syncthreads();  // the prologue's register-staged stores, before the first wgmma")
     return L
 
 
 def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
-                      in_values) -> Kernel:
-    """The wgmma kernel of one wgmma_gemm configuration (operands by TMA or register-staged)."""
+                      in_values, workspace: str = "") -> Kernel:
+    """The wgmma kernel of one wgmma_gemm configuration (operands by TMA or register-staged); with
+    split_k > 1 each block reduces its slice of K into `workspace` (fp32 [split_k][outputs]) and
+    the tile's last block sums the slices with the epilogue, in the same launch (tc_gemm's scheme:
+    codegen/tensor_core.py `split_k_sum`)."""
     p = wgmma_plan(te, view, cfg)
+    SK = p.split_k
+    if SK > 1 and not workspace:
+        raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     M, N, K = view.M, view.N, view.K
     mt, nt, nk = math.ceil(M / p.BM), math.ceil(N / p.BN), math.ceil(K / BK)
     S, T, BN = p.stages, p.threads, p.BN
-    it = index_ctype(te)
+    it = split_k_index_type(te, SK)
     tma_sides = [sd for sd in ("a", "b") if p.load(sd) == "tma"]
-    sig = _signature(te) + [f"const __grid_constant__ by_tensor_map by_tm{sd}" for sd in tma_sides]
+    decl, params = split_params(te, out_value, in_values, workspace if SK > 1 else "")
+    sig = decl + [f"const __grid_constant__ by_tensor_map by_tm{sd}" for sd in tma_sides]
     ta, tb = int(p.mn_major("a")), int(p.mn_major("b"))
     mma = f"by_wgmma_m64n{BN}k16_{WGMMA_KIND[p.elem]}<{ta}, {tb}>"
     L = ["  BY_SHARED_BUFFER(by_smem);",
@@ -331,13 +346,17 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
          f"  {it} by_blk = {BLOCK_X};",
          f"  const {it} by_n0 = (by_blk % {nt}) * {p.BN}; by_blk /= {nt};",
          f"  const {it} by_m0 = (by_blk % {mt}) * {p.BM}; by_blk /= {mt};"]
+    L += split_k_slice(SK, mt * nt)
     _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
+    if SK > 1:
+        L += split_k_range(SK, nk)
+    kt_end, kt0 = ("nloc", "kt_begin + ") if SK > 1 else (str(nk), "")
     L += _pipeline_head(view, p, it, nk, tma_sides)
     L += [f"  float by_acc[{BN // 2}];",
           "  #pragma unroll",
           f"  for (int i = 0; i < {BN // 2}; ++i) by_acc[i] = 0.0f;",
-          f"  for (int i = 0; i < {nk}; ++i) {{",
+          f"  for (int i = 0; i < {kt_end}; ++i) {{",
           f"    const int s = i % {S};"]
     if tma_sides:
         L.append(f"    by_mbar_wait(&by_full[s], (unsigned)(i / {S}) & 1u);")
@@ -350,30 +369,40 @@ def render_wgmma_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix:
           "    by_wgmma_commit();",
           "    by_wgmma_wait<1>();  // k-tile i - 1's group has retired, k-tile i's stays in flight",
           "    __syncthreads();     // every warpgroup is done with k-tile i - 1's stage: refill it",
-          f"    if (i >= 1 && i - 1 + {S} < {nk}) by_load((i - 1) % {S}, i - 1 + {S});",
+          f"    if (i >= 1 && i - 1 + {S} < {kt_end}) by_load((i - 1) % {S}, {kt0}i - 1 + {S});",
           "  }",
           "  by_wgmma_wait<0>();"]
     if p.out_tile_bytes:
         L += ["  __syncthreads();  // every warpgroup's wgmma has read its last stage: the tile reuses them",
               declare_tile(te, "by_base")]
-    L += [# accumulator i of lane (g, t) in warp w: row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2
-          "  #pragma unroll",
-          f"  for (int i = 0; i < {BN // 2}; ++i) {{",
-          f"    const {it} gm = by_m0 + by_wg * 64 + by_w * 16 + by_g + 8 * ((i >> 1) & 1);",
-          f"    const {it} gn = by_n0 + 8 * (i >> 2) + 2 * by_t + (i & 1);"]
     conds = [c for c, need in ((f"gm < {M}", M % p.BM != 0), (f"gn < {N}", N % p.BN != 0)) if need]
-    if conds:
-        L.append(f"    if (!({' && '.join(conds)})) continue;")
-    _decompose(L, "    ", it, "gm", view.m, "by_em")
-    _decompose(L, "    ", it, "gn", view.n, "by_en")
-    if p.out_tile_bytes:
-        stage_value(te, L, "    ", it, "by_acc[i]", tile_pitch(te, BN))
-        L += ["  }", "  __syncthreads();"] + copy_out(te, view, p.BM, BN, T, it)
+
+    def each_accumulator(inner: list[str]) -> list[str]:
+        # accumulator i of lane (g, t) in warp w: row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2
+        out = ["  #pragma unroll",
+               f"  for (int i = 0; i < {BN // 2}; ++i) {{",
+               f"    const {it} gm = by_m0 + by_wg * 64 + by_w * 16 + by_g + 8 * ((i >> 1) & 1);",
+               f"    const {it} gn = by_n0 + 8 * (i >> 2) + 2 * by_t + (i & 1);"]
+        if conds:
+            out.append(f"    if (!({' && '.join(conds)})) continue;")
+        _decompose(out, "    ", it, "gm", view.m, "by_em")
+        _decompose(out, "    ", it, "gn", view.n, "by_en")
+        return out + inner + ["  }"]
+
+    body: list[str] = []
+    if SK > 1:
+        tail, total = split_k_sum(te, it, SK, each_accumulator, "by_acc[i]")
+        _epilogue(te, body, "    ", it, "by_sum", te.body.dtype)
+        L += tail + each_accumulator(total + body)
+    elif p.out_tile_bytes:
+        stage_value(te, body, "    ", it, "by_acc[i]", tile_pitch(te, BN))
+        L += each_accumulator(body) + ["  __syncthreads();"] + copy_out(te, view, p.BM, BN, T, it)
     else:
-        _epilogue(te, L, "    ", it, "by_acc[i]", te.body.dtype)
-        L += ["  }"]
-    entry, source = finish_kernel(prefix, sig, L, launch_bounds=(T, 1))
-    params = _kparams(te, out_value, in_values)
+        _epilogue(te, body, "    ", it, "by_acc[i]", te.body.dtype)
+        L += each_accumulator(body)
+    tiles = view.B * mt * nt
+    arrivals = tiles if SK > 1 else 0
+    entry, source = finish_kernel(prefix, sig, L, launch_bounds=(T, 1), arrivals=arrivals)
     maps = tuple(tensor_map(view, p, sd) for sd in tma_sides)
-    return Kernel(entry=entry, source=source, params=params, grid=(view.B * mt * nt, 1, 1), block=(T, 1, 1),
-                  shared_bytes=p.shared_bytes, expr=te, tensor_maps=maps, arch_specific=True)
+    return Kernel(entry=entry, source=source, params=params, grid=(tiles * SK, 1, 1), block=(T, 1, 1),
+                  shared_bytes=p.shared_bytes, expr=te, tensor_maps=maps, arch_specific=True, arrivals=arrivals)

@@ -14,7 +14,8 @@ from ..roller.construct import dram_bytes, io_sizes, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
+from ..ir.tiles import KernelConfig, RTile, Workload
+from .tc_gemm import split_k_factors, split_k_terms
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
 
@@ -97,22 +98,28 @@ def wgmma_candidates(te: TensorExpr, view: GemmView, target: Target, precision: 
         for BN in WGMMA_N:
             if BN > max(64, pow2_ceil(view.N)):
                 continue
-            for S in WGMMA_STAGES:
-                p = WgmmaPlan(elem, BM, BN, S, *ops, tile_bytes(te, view, BM, BN))
-                if S > max(2, nk) or not stages_allowed(S, nk, p.has_vector):
-                    continue
-                regs = BN // 2 + WGMMA_BASE_REGISTERS + (WGMMA_FILL_REGISTERS if p.has_vector else 0)
-                if p.shared_bytes > target.shared_per_block or regs > target.max_registers_per_thread \
-                        or regs * p.threads > target.registers_per_block:
-                    continue
-                w = _wgmma_workload(te, view, sizes, target, elem, p, regs)
-                tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK))),
-                         RTile("warp", (("m", 64), ("n", BN))),            # one warpgroup's tile
-                         RTile("thread", (("m", 64), ("n", BN), ("k", 16))))  # one wgmma
-                params = (("elem", elem), ("precision", precision), ("stages", S),
-                          ("major_a", "mn" if p.mn_major("a") else "k"), ("major_b", "mn" if p.mn_major("b") else "k"),
-                          ("load_a", p.load_a), ("load_b", p.load_b))
-                out.append(KernelConfig("wgmma_gemm", tiles, params, w))
+            blocks_mn = view.B * math.ceil(view.M / BM) * math.ceil(view.N / BN)
+            for SK in split_k_factors(blocks_mn, nk, target):
+                nk_split = math.ceil(nk / SK)
+                for S in WGMMA_STAGES:
+                    p = WgmmaPlan(elem, BM, BN, S, *ops, tile_bytes(te, view, BM, BN) if SK == 1 else 0, SK)
+                    if S > max(2, nk_split) or not stages_allowed(S, nk_split, p.has_vector):
+                        continue
+                    regs = BN // 2 + WGMMA_BASE_REGISTERS + (WGMMA_FILL_REGISTERS if p.has_vector else 0)
+                    if p.shared_bytes > target.shared_per_block or regs > target.max_registers_per_thread \
+                            or regs * p.threads > target.registers_per_block:
+                        continue
+                    w = _wgmma_workload(te, view, sizes, target, elem, p, regs)
+                    tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK))),
+                             RTile("warp", (("m", 64), ("n", BN))),            # one warpgroup's tile
+                             RTile("thread", (("m", 64), ("n", BN), ("k", 16))))  # one wgmma
+                    params = (("elem", elem), ("precision", precision), ("stages", S),
+                              ("major_a", "mn" if p.mn_major("a") else "k"),
+                              ("major_b", "mn" if p.mn_major("b") else "k"),
+                              ("load_a", p.load_a), ("load_b", p.load_b))
+                    if SK > 1:
+                        params += (("split_k", SK), ("ws_elems", SK * te.output.size))
+                    out.append(KernelConfig("wgmma_gemm", tiles, params, w))
     return out
 
 
@@ -133,7 +140,8 @@ def wgmma_declined(te: TensorExpr, view: GemmView, target: Target, precision: st
 
 def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
     mt, nt, nk = math.ceil(view.M / p.BM), math.ceil(view.N / p.BN), math.ceil(view.K / BK)
-    blocks = view.B * mt * nt
+    blocks = view.B * mt * nt          # output tiles; each is p.split_k blocks of a slice of K each
+    ws, steps = split_k_terms(te, p.split_k, nk, p.stages)
     # a register-staged operand is read as fp32: twice a 16-bit operand's global bytes
     src = {side: 4.0 if p.load(side) == "vector" else 2.0 for side in ("a", "b")}
     loads = blocks * nk * BK * (p.BM * src["a"] + p.BN * src["b"])
@@ -144,17 +152,19 @@ def _wgmma_workload(te, view, sizes, target, elem, p, regs) -> Workload:
         smem += 2.0 * blocks * p.BM * p.BN * te.output.dtype.itemsize
     vec_rows = (p.BM if p.load_a == "vector" else 0) + (p.BN if p.load_b == "vector" else 0)
     eff = WGMMA_PIPELINE_EFFICIENCY * wgmma_fill_efficiency(target, elem, p.BM, p.BN, vec_rows, p.threads)
-    return Workload(blocks=blocks, threads=p.threads, shared_bytes=p.shared_bytes, registers=regs,
+    l2_out = sizes[1] + ws if p.split_k > 1 else l2_store_bytes(te, view)
+    return Workload(blocks=blocks * p.split_k, threads=p.threads, shared_bytes=p.shared_bytes, registers=regs,
                     flops=2.0 * blocks * p.BM * p.BN * nk * BK, compute_dtype=f"wgmma:{elem}",
-                    dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=loads + l2_store_bytes(te, view),
+                    dram_bytes=dram_bytes(sizes, loads, target) + ws, l2_bytes=loads + l2_out,
                     shared_bytes_moved=smem, ilp=float(p.BN // 8), issue_efficiency=eff,
-                    serial_steps=serial_steps(nk, p.stages))
+                    serial_steps=steps)
 
 
-def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
-    return render_wgmma_gemm(te, view(te), cfg, prefix, out_value, in_values)
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
+                  workspace: str = "") -> Kernel:
+    """The kernel of one configuration (a split-K one writes its partial sums to `workspace`)."""
+    return render_wgmma_gemm(te, view(te), cfg, prefix, out_value, in_values, workspace)
 
 
 def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
-    return render_tiled(spec, target, render_config)
+    return render_tiled(spec, target, render_config, workspace_in_launch=True)

@@ -55,10 +55,11 @@ def test_tma_box_on_gpu(c0, c1):
 
 
 @pytest.mark.parametrize("shape,precision,trans", [((1000, 1032, 520), "fp16", (0, 0)), ((2048, 2048, 2048), "bf16", (0, 1)),
-                                                   ((520, 264, 1000), "fp16", (1, 0)), ((4096, 4096, 4096), "fp16", (1, 1))])
+                                                   ((520, 264, 1000), "fp16", (1, 0)), ((4096, 4096, 4096), "fp16", (1, 1)),
+                                                   ((512, 768, 3072), "fp16", (0, 0))])   # few tiles: split-K
 def test_wgmma_gemm_against_cublas(shape, precision, trans):
-    """Every block tile of the wgmma candidates vs cuBLAS on the same half inputs; times printed
-    (speed is judged in bench/, never asserted here)."""
+    """Every block tile of the wgmma candidates, split-K and not, vs cuBLAS on the same half inputs;
+    times printed (speed is judged in bench/, never asserted here)."""
     from compiler.kinds import construct_rtiles
     from compiler.targets import get_target
     from tests.roller.test_tensor_core import _f, launches, prepare
@@ -79,14 +80,15 @@ def test_wgmma_gemm_against_cublas(shape, precision, trans):
     cublas = _time(lambda: (half[0].T if trans[0] else half[0]) @ (half[1].T if trans[1] else half[1]))
     seen = set()
     for c in cfgs:
-        key = (c.tile("block").size("m"), c.tile("block").size("n"))
+        key = (c.tile("block").size("m"), c.tile("block").size("n"), c.split_k > 1)
         if key in seen:
             continue
         seen.add(key)
         (kern, _), = launches(kernel, c)
         be = _backend()
         be.prepare([kern])
-        args = [cupy.asarray(values[x]) for x in names] + [cupy.full((m, n), cupy.nan, cupy.float32)]
+        ws = [cupy.full(c.param("ws_elems"), cupy.nan, cupy.float32)] if c.split_k > 1 else []
+        args = [cupy.asarray(values[x]) for x in names] + ws + [cupy.full((m, n), cupy.nan, cupy.float32)]
         us = _time(lambda: be.launch(kern, args))
         err = float(cupy.abs(args[-1] - ref).max() / cupy.abs(ref).max())
         print(f"{shape} {precision} {c.text()}: {us:.1f} us (cuBLAS half {cublas:.1f} us), rel err {err:.2e}")

@@ -172,7 +172,10 @@ def test_construction_is_deterministic_and_targeted():
     act, _, _ = prepare("MatMul", [_f(rng, (256, 256)), _f(rng, (256, 256))], {}, "fp16", (1,))
     acts = wgmma_configs(act, "fp16")
     assert acts and {(c.param("load_a"), c.param("load_b")) for c in acts} == {("vector", "tma")}
-    assert all(c.param("stages") >= 3 for c in acts)       # refilled stages: a barrier between store and read
+    # refilled stages need a barrier between store and read: 3 or more, unless a (split-K) slice's
+    # k tiles all fit in the stages and none is refilled
+    assert all(c.param("stages") >= 3 or -(-4 // c.split_k) <= c.param("stages") for c in acts)
+    assert any(c.param("stages") >= 3 for c in acts)
     tf32, _, _ = prepare("MatMul", [_f(rng, (256, 128)), _f(rng, (128, 256))], {}, "tf32", (0, 1))
     assert not wgmma_configs(tf32, "tf32")
 
@@ -315,3 +318,55 @@ def test_bert_fp16_on_h100_follows_the_model(models_dir):
     big, _, _ = prepare("MatMul", [_f(rng, (4096, 1024)), _f(rng, (1024, 4096))], {}, "fp16", (1,))
     top = construct_rtiles(big.expr, H100, 8, "fp16")[0]
     assert top.kind == "wgmma_gemm" and top.param("load_a") == "vector"
+
+
+def split_configs(kernel, precision):
+    """The split-K wgmma candidates, one per (block tile, split factor)."""
+    out, seen = [], set()
+    for c in wgmma_configs(kernel, precision):
+        key = (c.tile("block").size("m"), c.tile("block").size("n"), c.split_k)
+        if c.split_k > 1 and key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+@pytest.mark.parametrize("precision,consts,shape,trans", [
+    ("fp16", (0, 1), (96, 136, 1544), (0, 0)),     # ragged M, N and K; TMA both sides
+    ("bf16", (1,), (70, 72, 1600), (0, 1)),        # the fp32 activation register-staged, B MN-major
+    ("fp16", (0,), (64, 200, 1040), (1, 0)),       # A MN-major, the fp32 B register-staged
+])
+def test_split_k_on_the_host(precision, consts, shape, trans):
+    """Few output tiles over a long K: the wgmma kind offers split-K (each block a slice of the k
+    tiles, the tile's last block summing the fp32 partials in slice order with the epilogue, in one
+    launch), slices of unequal length and empty ones included; right in both thread orders."""
+    m, n, k = shape
+    ta, tb = trans
+    rng = np.random.default_rng(31)
+    a = _f(rng, (k, m) if ta else (m, k))
+    b = _f(rng, (n, k) if tb else (k, n))
+    kernel, values, ref = prepare("Gemm", [a, b, _f(rng, (n,))], {"transA": ta, "transB": tb, "beta": 1.5},
+                                  precision, consts)
+    cfgs = split_configs(kernel, precision)
+    splits = sorted({c.split_k for c in cfgs})
+    assert len(splits) >= 3, splits
+    nk = -(-k // 64)
+    uneven = [c for c in cfgs if nk % c.split_k]
+    picked = [cfgs[0], cfgs[-1]] + uneven[:1]
+    assert max(c.split_k for c in picked) > 1
+    err = run_candidates(kernel, values, ref, precision, picked, build=False)
+    assert err <= TOL_SAME[precision]
+
+
+def test_split_k_builds_for_sm90a_and_is_chosen_where_the_tiles_are_few():
+    """A (512 x 3072) . (3072 x 768) fp16 product (BERT-base's second FFN GEMM at 512 tokens) has
+    24 output tiles of 128 x 128 for 132 SMs: the model's best wgmma candidate splits K, and it
+    builds for sm_90a within the limits, with its arrival counters."""
+    rng = np.random.default_rng(32)
+    kernel, _, _ = prepare("MatMul", [_f(rng, (512, 3072)), _f(rng, (3072, 768))], {}, "fp16", (0, 1))
+    cfgs = wgmma_configs(kernel, "fp16")
+    best = min(cfgs, key=lambda c: predict(c, H100).us)
+    assert best.split_k > 1, best.text()
+    (k, names), = launches(kernel, best)
+    assert names[-2:] == ["ws", "y"] and k.arrivals == k.grid[0] // best.split_k
+    check_builds_for_sm90a(k)
