@@ -99,6 +99,8 @@ class CompileContext:
     verification: dict | None = None
     # SparTA's per-expression block-sparse choices: welder's pricing makes them, the sparta stage reuses them
     sparta_memo: dict = field(default_factory=dict)
+    # Roller's candidates per (expression, precision): half_storage's pricing makes them, roller reuses them
+    tile_memo: dict = field(default_factory=dict)
 
     def kernel_store(self):
         """The store given to compile(), else the default one (opened only by passes that need it)."""

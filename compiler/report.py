@@ -304,6 +304,7 @@ def _techniques(report: dict, records) -> list[dict]:
                                        if k["roofline"]["ceiling"].startswith("tensor core"))}},
         {"name": "half storage", "stage": "half_storage", "enabled": half.get("enabled", False), "effect": {
             "values": [v["value"] for v in half["values"]], "bytes_saved": half["bytes_saved"],
+            "kept": [{"value": v["value"], "predicted_us": v["predicted_us"]} for v in half.get("kept", [])],
             "dram_bytes_before": half["dram_bytes_before"], "dram_bytes_after": half["dram_bytes_after"]}
          if half.get("enabled") else {}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),

@@ -340,7 +340,8 @@ def technique_sentence(t: dict) -> str:
     if name == "half storage":
         return (f"Half storage: {len(fx.get('values', []))} values every reader rounds to half stored in half "
                 f"({_bytes(fx.get('bytes_saved', 0))} less to write); DRAM traffic "
-                f"{_bytes(fx.get('dram_bytes_before', 0))} before, {_bytes(fx.get('dram_bytes_after', 0))} after.")
+                f"{_bytes(fx.get('dram_bytes_before', 0))} before, {_bytes(fx.get('dram_bytes_after', 0))} after"
+                + (f"; {len(fx['kept'])} kept fp32 (their kernels predicted slower in half)." if fx.get("kept") else "."))
     if name == "tuning":
         return f"Tuning: {e(str(fx.get('status')))}; kernel times are {e(str(fx.get('times', 'predicted')))}."
     if name == "CUDA graph replay":

@@ -14,11 +14,19 @@ reads it (an extern kernel, an alias, a control-flow region, one plain load such
 add) keeps it fp32. The producing stage then ends in Cast(.., half); each reader's
 Cast(Select(c, Load, 0), half) becomes Select(c, Load_half, 0_half), the same value.
 
+Half the bytes is not always less time: a reader's best kernel can change with its operand's type
+(a half operand whose rows are not 16-byte aligned loses cp.async, where fp32 rows took 16-byte
+vector loads). So each value is priced: its producer and readers, each as Roller would tile it
+(the micro-model's time of its best configuration), with the value fp32 and in half; it is stored
+in half only where that is predicted no slower. A spec no tiled kind takes is priced by nothing
+but its bytes, which half storage only lowers. The record lists both predictions.
+
 Runs after the welder stage (only what fusion leaves in DRAM matters) and before Roller (which
-prices and tiles the half loads). `--disable half_storage` keeps every value fp32."""
+tiles the half loads). `--disable half_storage` keeps every value fp32."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 
 from ..ir.dataflow import map_bodies, reads, writes
@@ -27,32 +35,58 @@ from ..ir.graph import TensorType
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import ACC, Cast, Const, Expr, Load, Select, TensorExpr, Var, children, map_children
+from ..roller.micro_model import predict
+from ..targets import Target
+from .roller import tile_spec
 
 HALF = (DType.float16, DType.bfloat16)
 F32 = DType.float32
 PLAIN = None        # a load not under a rounding Cast
 
 
-def half_storage_plan(plan: Plan) -> tuple[Plan, dict]:
-    """The plan with every value its readers round to half stored in half; the record lists them."""
-    narrowed: list[dict] = []
-    return _plan(plan, narrowed), {"values": narrowed, "count": len(narrowed),
-                                   "bytes_saved": sum(v["bytes_saved"] for v in narrowed)}
+def half_storage_plan(plan: Plan, target: Target, memo: dict | None = None) -> tuple[Plan, dict]:
+    """The plan with every value its readers round to half stored in half where that is predicted
+    no slower; the record lists the values stored in half and those kept fp32, with both predictions.
+    `memo`: Roller's candidates by expression and precision, shared with the roller stage."""
+    record: list[dict] = []
+    plan = _plan(plan, target, record, {"memo": {} if memo is None else memo})
+    stored = [r for r in record if r["stored"]]
+    return plan, {"values": stored, "kept": [r for r in record if not r["stored"]], "count": len(stored),
+                  "bytes_saved": sum(r["bytes_saved"] for r in stored)}
 
 
-def _plan(plan: Plan, narrowed: list[dict]) -> Plan:
-    steps = [map_bodies(s, lambda body: _plan(body, narrowed)) for s in plan.steps]
+def _plan(plan: Plan, target: Target, record: list[dict], prices: dict) -> Plan:
+    steps = [map_bodies(s, lambda body: _plan(body, target, record, prices)) for s in plan.steps]
     types = dict(plan.types)
-    chosen = _narrowable(steps, plan, types)
-    if not chosen:
-        return dataclasses.replace(plan, steps=tuple(steps))
-    for v, half in sorted(chosen.items()):
+    for v, half in sorted(_narrowable(steps, plan, types).items()):
+        touched = [k for k, s in enumerate(steps) if _kernel(s) and _touches(s.spec, v)]
+        new = {k: _spec(steps[k].spec, {v: half}) for k in touched}
         t = types[v]
-        types[v] = TensorType(half, t.shape)
-        narrowed.append({"value": v, "dtype": half.name, "shape": list(t.shape),
-                         "bytes_saved": t.nbytes - types[v].nbytes})
-    steps = [ComputeStep(_spec(s.spec, chosen)) if _kernel(s) else s for s in steps]
+        trial = dict(types, **{v: TensorType(half, t.shape)})
+        tiled = [k for k in touched if _price(steps[k].spec, target, prices) is not None]
+        before = sum(_price(steps[k].spec, target, prices) for k in tiled)
+        after = sum(_price(new[k], target, prices) or math.inf for k in tiled)
+        entry = {"value": v, "dtype": half.name, "shape": list(t.shape), "bytes_saved": t.nbytes - trial[v].nbytes,
+                 "predicted_us": {"fp32": round(before, 3), "half": round(after, 3)}, "stored": after <= before}
+        record.append(entry)
+        if entry["stored"]:
+            types = trial
+            for k in touched:
+                steps[k] = ComputeStep(new[k])
     return dataclasses.replace(plan, steps=tuple(steps), types=tuple(types.items()))
+
+
+def _touches(spec: KernelSpec, v: str) -> bool:
+    return any(st.output == v or v in st.inputs for st in spec.stages)
+
+
+def _price(spec: KernelSpec, target: Target, prices: dict) -> float | None:
+    """The micro-model's time of the spec's best configuration as Roller would tile it, None when
+    no tiled kind takes it (its stages' types are in its expressions, so its key tells them apart)."""
+    if spec.key not in prices:
+        tiled = tile_spec(spec, target, memo=prices["memo"])
+        prices[spec.key] = None if tiled.config is None else predict(tiled.config, target).us
+    return prices[spec.key]
 
 
 def _kernel(s) -> bool:

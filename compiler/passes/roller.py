@@ -22,9 +22,10 @@ from ..targets import Target
 DEFAULT_TOP_K = 8
 
 
-def roller_plan(plan: Plan, target: Target, *, top_k: int = DEFAULT_TOP_K) -> tuple[Plan, dict]:
-    """The plan with every tileable spec given its best-predicted kind and configuration."""
-    memo: dict = {}
+def roller_plan(plan: Plan, target: Target, *, top_k: int = DEFAULT_TOP_K, memo: dict | None = None) -> tuple[Plan, dict]:
+    """The plan with every tileable spec given its best-predicted kind and configuration (`memo`:
+    candidates an earlier pass constructed, by expression and precision)."""
+    memo = {} if memo is None else memo
     stats = {"tiled": 0, "naive": 0, "kinds": {}}
 
     def tile(step, types):
