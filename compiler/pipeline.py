@@ -216,15 +216,16 @@ def _verify(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if device is None:
         ctx.verification = {"device": None, "max_rel_error": None}
         return plan, {}
-    from .verify import measure_error, rounding_error
+    from .verify import measure_error, rounding_errors
     measured = measure_error(plan, ctx.model, device)
     err = measured.error
     ctx.verification = {"device": device, "max_rel_error": err, "reference_finite": measured.reference_finite}
     # Over the tolerance in a reduced precision: how far the reference itself moves under the same
     # rounding tells a sensitive model from a wrong kernel (report.json's `rounding_error`).
     if err is not None and not err <= TOLERANCE.get(ctx.options.precision, TOLERANCE["fp32"]):
-        ctx.verification["rounding_error"] = rounding_error(plan, ctx.model, ctx.options.precision,
-                                                            reference=measured.reference)
+        rounded = rounding_errors(plan, ctx.model, ctx.options.precision, reference=measured.reference,
+                                  outputs=measured.outputs)
+        ctx.verification.update(rounding_error=rounded.rounding, rounded_reference_error=rounded.plan)
     return plan, {}
 
 

@@ -65,6 +65,12 @@ def verification_sentence(v: dict | None) -> str:
                 f"NaN or infinite, and the compiled model's agree, so no number was compared. Check the model "
                 f"with inputs it is meant for (`brickyard run` on an .npz).")
     if outcome == "within rounding":
+        against = v.get("rounded_reference_error")
+        if rounding is not None and err > rounding and against is not None:
+            return (f"Verification {where}: the outputs differ from onnxruntime's by a max relative error of "
+                    f"{err:.2e}{tol_text}, and match onnxruntime's with the contractions' operands rounded the "
+                    f"same way within {against:.2e} (that rounding alone moves onnxruntime by {rounding:.2e}): the "
+                    f"model is sensitive to this precision.")
         return (f"Verification {where}: the outputs differ from onnxruntime's by a max relative error of "
                 f"{err:.2e}{tol_text}, no more than onnxruntime's own error of {rounding:.2e} with the "
                 f"contractions' operands rounded the same way: the model is sensitive to this precision.")

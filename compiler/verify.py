@@ -67,6 +67,7 @@ class Measured(NamedTuple):
     error: float              # max relative error of the plan against onnxruntime
     reference_finite: float   # the share of onnxruntime's output elements that are finite (none: nothing compared)
     reference: dict           # onnxruntime's outputs (rounding_error compares its rounded run with them)
+    outputs: dict             # the plan's outputs on the same inputs
 
 
 def measure_error(plan, model, device: str = "host", seed: int = 0) -> Measured:
@@ -74,7 +75,7 @@ def measure_error(plan, model, device: str = "host", seed: int = 0) -> Measured:
     inputs = sample_inputs(plan, seed)
     got = Executor(plan, make_backend(device)).run(inputs)
     ref = {n: np.asarray(v) for n, v in _run(_session(model), inputs).items() if n in plan.outputs}
-    return Measured(max_rel_error(got, ref), finite_share(ref), ref)
+    return Measured(max_rel_error(got, ref), finite_share(ref), ref, got)
 
 
 def finite_share(values: dict) -> float:
@@ -190,12 +191,26 @@ def rounding_error(plan, model, precision: str, seed: int = 0, reference: dict |
     (`rounded_model`), on the verify stage's inputs: the error that the precision alone explains.
     `reference`: onnxruntime's plain outputs on those inputs where the caller has them
     (`measure_error`'s). None where the precision rounds nothing (fp32)."""
+    return rounding_errors(plan, model, precision, seed, reference).rounding
+
+
+class Rounded(NamedTuple):
+    rounding: float | None        # onnxruntime with the operands rounded, against onnxruntime plain
+    plan: float | None            # the plan against onnxruntime with the operands rounded
+
+
+def rounding_errors(plan, model, precision: str, seed: int = 0, reference: dict | None = None,
+                    outputs: dict | None = None) -> Rounded:
+    """`rounding_error`, and the plan's own outputs (`outputs`, where the caller has them) against the
+    rounded reference: a plan that matches onnxruntime computing with the same rounding is right
+    whatever the rounding does to the plain reference. None for both in fp32."""
     if precision not in ROUNDED_TYPES:
-        return None
+        return Rounded(None, None)
     inputs = sample_inputs(plan, seed)
     rounded, count = rounded_model(model, precision)
-    if not count:
-        return 0.0
     ref = reference if reference is not None else _run(_session(model), inputs)
-    got = _run(_session(rounded), inputs)
-    return max_rel_error({n: got[n] for n in plan.outputs}, {n: ref[n] for n in plan.outputs})
+    ref = {n: ref[n] for n in plan.outputs}
+    got = _run(_session(rounded), inputs) if count else ref
+    got = {n: got[n] for n in plan.outputs}
+    return Rounded(max_rel_error(got, ref) if count else 0.0,
+                   None if outputs is None else max_rel_error({n: outputs[n] for n in plan.outputs}, got))
