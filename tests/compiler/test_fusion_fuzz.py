@@ -21,11 +21,9 @@ from compiler.runtime.executor import Executor, make_backend
 from compiler.verify import max_rel_error
 
 FUZZ_SEEDS = int(os.environ.get("BRICKYARD_FUZZ_SEEDS", "16"))
-# seeds that found something, kept whatever FUZZ_SEEDS is: 29 (fp16, a Where on a Conv's output
-# thresholded: the plan and onnxruntime's rounded reference both 5.9e-2 from the plain one, tied up
-# to noise, which the verify stage called failed until it also compared the plan with the rounded
-# reference itself, docs/report.md)
-REGRESSIONS = (29,)
+# What a seed found becomes a test of its own (a seed's graph changes with the generator): seed 29
+# of the first generator, a Where on a Conv's output thresholded in fp16, is
+# tests/compiler/test_verify_rounding.py's test_a_threshold_on_a_rounded_conv_ties_and_is_within_rounding.
 # images; a token sequence; an image whose GroupNorm rows are few and long (split statistics)
 SHAPES = ((1, 16, 8, 8), (2, 8, 6, 10), (1, 32, 16, 16), (1, 64, 24), (1, 32, 48, 48))
 # techniques switched off at random, so that the paths they leave are drawn too
@@ -158,7 +156,7 @@ def random_model(seed: int) -> tuple[bytes, dict, str, tuple[str, ...]]:
     return m.SerializeToString(), feeds, str(rng.choice(["fp32", "fp16"])), disable
 
 
-@pytest.mark.parametrize("seed", sorted(set(range(FUZZ_SEEDS)) | set(REGRESSIONS)))
+@pytest.mark.parametrize("seed", range(FUZZ_SEEDS))
 def test_random_graph_is_right_with_fusion(seed):
     data, feeds, precision, disable = random_model(seed)
     try:

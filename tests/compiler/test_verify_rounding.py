@@ -189,3 +189,24 @@ def test_within_rounding_takes_either_measure(err, rounding, against, outcome):
                                   "rounding_error": rounding, "rounded_reference_error": against}, "fp16")
     assert v["outcome"] == outcome and v["rounded_reference_error"] == against
     assert verification_sentence(v)
+
+
+def test_a_threshold_on_a_rounded_conv_ties_and_is_within_rounding():
+    """y = Where(Conv(x) > 0.25, x, Conv(x)) in fp16: where the Conv's rounded operands move a value
+    across the threshold, the plan and onnxruntime's rounded reference flip it alike, so both are
+    the same distance from the plain reference (here 0.268), equal up to noise in the last digits,
+    which decided the outcome until the plan was also compared with the rounded reference itself."""
+    rng = np.random.default_rng(8)
+    c, h = 32, 24
+    w = (rng.standard_normal((c, c, 3, 3)) / np.sqrt(c * 9)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Greater", ["c", "t"], ["m"]), helper.make_node("Where", ["m", "x", "c"], ["y"])]
+    g = helper.make_graph(nodes, "threshold", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, h])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, h, h])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(0.25, np.float32), "t")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    v = compile(m, "h100", CompileOptions(build=False, precision="fp16", verify="host")).report["verification"]
+    assert v["max_rel_error"] > v["tolerance"]
+    assert math.isclose(v["max_rel_error"], v["rounding_error"], rel_tol=1e-5)
+    assert v["rounded_reference_error"] <= 1e-5 and v["outcome"] == "within rounding"
