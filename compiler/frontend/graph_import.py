@@ -293,7 +293,11 @@ def _set_types(scope: Scope, outputs, types) -> None:
 
 def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: ImportContext,
            scope: Scope) -> list[TensorType | None]:
-    """Static output types from ONNX's own per-node inference, with small constant inputs as data."""
+    """Static output types from ONNX's own per-node inference, with small constant inputs as data
+    (for an op ONNX has no schema for, its registry entry's own rule)."""
+    own = lookup(op, domain, node=name).infer
+    if own is not None:
+        return own(pn, in_types)
     schema = ctx.schema(op, domain, name)
     pn = _with_default_attributes(pn, schema)
     types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}

@@ -253,7 +253,8 @@ def _ref_rmsnorm(node: Node, inputs: list, opset: int) -> list:
 
 
 def _normalise_rows(ctx: LowerCtx, *, view: tuple[int, ...], row_rank: int, x_index, affine,
-                    center: bool, out: str) -> None:
+                    center: bool, out: str, source: tuple[TensorType, str] | None = None,
+                    epsilon: float | None = None) -> None:
     """A normalisation over rows as one row chain (kinds/resident_rows.py): x seen as `view`,
     whose first `row_rank` axes are the rows and the rest one row of J elements; statistics
     s1 = sum x and s2 = sum (x - s1/J)^2 (or sum x^2 without `center`), kept in shared memory;
@@ -261,8 +262,10 @@ def _normalise_rows(ctx: LowerCtx, *, view: tuple[int, ...], row_rank: int, x_in
     `affine(output index)` lists as (input number, "mul" or "add", its index). As tensor expressions, fusion sees every stage: the GEMM
     before a LayerNorm joins it when a block holds whole rows (Welder), and the maps around it
     are composed in (AStitch). `x_index(view index)` is where x holds an element of the view;
-    the chain writes `out` (of the view's shape)."""
-    x = ctx.input(0)
+    the chain writes `out` (of the view's shape). `source` (type, value): x when it is not the
+    node's first input (a sum the lowering emitted first: compiler/ops/contrib.py); `epsilon`: the
+    node's attribute's default where it is not ONNX's 1e-5."""
+    x, x_name = source if source is not None else (ctx.input(0), ctx.in_name(0))
     mdt = math_dtype(x.dtype)
     rows, tail = view[:row_rank], view[row_rank:]
     length = math.prod(tail)
@@ -276,21 +279,21 @@ def _normalise_rows(ctx: LowerCtx, *, view: tuple[int, ...], row_rank: int, x_in
     s1, s2 = ctx.temp(rt, "sum"), ctx.temp(rt, "sumsq")
     stages = []
     if center:
-        stages.append((TensorExpr("norm_sum", (x,), rt, xr, red), [ctx.in_name(0)], s1))
+        stages.append((TensorExpr("norm_sum", (x,), rt, xr, red), [x_name], s1))
         d = xr - load(1, rt, iv) / n
-        stages.append((TensorExpr("norm_sumsq", (x, rt), rt, d * d, red), [ctx.in_name(0), s1], s2))
+        stages.append((TensorExpr("norm_sumsq", (x, rt), rt, d * d, red), [x_name, s1], s2))
     else:
-        stages.append((TensorExpr("norm_sumsq", (x,), rt, xr * xr, red), [ctx.in_name(0)], s2))
+        stages.append((TensorExpr("norm_sumsq", (x,), rt, xr * xr, red), [x_name], s2))
     ov = out_vars(len(view))
     xv = cast(load(0, x, x_index(ov)), mdt)
-    ins, names = [x], [ctx.in_name(0)]
+    ins, names = [x], [x_name]
     if center:
         ins.append(rt)
         names.append(s1)
         xv = xv - load(1, rt, ov[:row_rank]) / n
     ins.append(rt)
     names.append(s2)
-    eps = const(float(ctx.attr("epsilon", 1e-5)), mdt)
+    eps = const(float(ctx.attr("epsilon", 1e-5 if epsilon is None else epsilon)), mdt)
     v = xv * (const(1.0, mdt) / unary("sqrt", load(len(ins) - 1, rt, ov[:row_rank]) / n + eps))
     for i, op, index in affine(ov):
         t = ctx.input(i)
