@@ -88,7 +88,7 @@ def test_every_pass_takes_the_plan_and_context_and_returns_a_plan_and_its_record
     assert art.plan.arena == plan.arena
     assert art.report["memory"] == dict(ctx.memory, workspace_bytes=0)   # report format 2 adds the workspaces
     assert art.report["verification"] == dict(ctx.verification, tolerance=1e-3, non_finite=None, rounding_error=None,
-                                                       outcome="passed")
+                                              rounded_reference_error=None, outcome="passed")
     assert art.report["tune"] == ctx.tuning["info"]
 
 

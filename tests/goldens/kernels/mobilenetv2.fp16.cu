@@ -34,8 +34,8 @@
 // launch 31: conv_k24 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
 // launch 32: conv_k26 grid=[8, 1, 1] block=[64, 1, 1] shared=7680 params=[float float float by_half float float out:float out:by_half]
 // launch 33: conv_k27 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[by_half by_half float out:float]
-// launch 34: conv_k28 grid=[8, 1, 1] block=[128, 1, 1] shared=13824 params=[float float float by_half float out:float out:by_half]
-// launch 35: conv_k29 grid=[160, 1, 1] block=[32, 1, 1] shared=4096 params=[by_half by_half float out:float out:float]
+// launch 34: conv_k28 grid=[8, 1, 1] block=[128, 1, 1] shared=13824 params=[float float float by_half float out:float out:float]
+// launch 35: conv_k29 grid=[160, 1, 1] block=[32, 1, 1] shared=4096 params=[float by_half float out:float out:float]
 // launch 36: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
@@ -2950,7 +2950,7 @@ BY_KERNEL void __launch_bounds__(256) conv_k27(const by_half* __restrict__ in0, 
 }
 
 // ===== conv_k28 =====
-BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 12288;
@@ -3086,16 +3086,16 @@ BY_DEVICE void conv_k28_body(const float* __restrict__ in0, const float* __restr
         for (int k = 0; k < 8; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 448 + (i1)*4 + (i2)*2 + (i3)]);
         const float acc = by_sum;
-        out[(i1)*4 + (i2)*2 + (i3)] = (by_half)(((float)(by_half)((float)((acc + in4[(i1)])))));
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)((acc + in4[(i1)]));
       }
 }
 BY_DEVICE_STATE unsigned int conv_k28_arrivals[1];
-BY_KERNEL void __launch_bounds__(128) conv_k28(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, by_half* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(128) conv_k28(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k28_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k28_arrivals));
 }
 
 // ===== conv_k29 =====
-BY_DEVICE void conv_k29_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k29_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
   unsigned char* const by_sb = by_smem + 2048;
@@ -3119,18 +3119,6 @@ BY_DEVICE void conv_k29_body(const by_half* __restrict__ in0, const by_half* __r
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = by_ks * 4;
   const int nloc = 7 - kt_begin < 4 ? 7 - kt_begin : 4;
-  int by_gb_i2[1], by_gb_i3[1];
-  bool by_gb_ok[1];
-  #pragma unroll
-  for (int q = 0; q < 1; ++q) {
-    const int gr = by_n0 + tid % 16;
-    by_gb_ok[q] = gr < 4;
-    int by_rm = gr;
-    const int i3 = by_rm % 2; by_rm /= 2;
-    const int i2 = by_rm;
-    by_gb_i2[q] = i2;
-    by_gb_i3[q] = i3;
-  }
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
@@ -3144,21 +3132,23 @@ BY_DEVICE void conv_k29_body(const by_half* __restrict__ in0, const by_half* __r
         by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*112 + (gk)) : (const void*)in1, nb);
       }
     }
-    {  // operand B: generic, k x rows
+    {  // operand B: vector, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int o = tid / 16; o < 16; o += 2) {
+      #pragma unroll
+      for (int c = tid; c < 64; c += 32) {
+        const int o = c / 4, j = c % 4;
         const int gk = k0 + o;
-        const int r0 = gk;
-        #pragma unroll
-        for (int q = 0; q < 1; ++q) {
-          const int i2 = by_gb_i2[q];
-          const int i3 = by_gb_i3[q];
-          float v = 0.0f;
-          if (by_gb_ok[q]) {
-            v = ((float)in0[(i0)*448 + (r0)*4 + (i2)*2 + (i3)]);
-          }
-          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        const int gr = by_n0 + j * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float* const src = in0;
+        if (gr + 4 <= 4) v = by_ld_global_v4(src + (i0)*448 + (gk)*4 + (gr));
+        else if (true) {
+          if (gr + 0 < 4) v.x = src[(i0)*448 + (gk)*4 + (gr) + 0];
+          if (gr + 1 < 4) v.y = src[(i0)*448 + (gk)*4 + (gr) + 1];
+          if (gr + 2 < 4) v.z = src[(i0)*448 + (gk)*4 + (gr) + 2];
+          if (gr + 3 < 4) v.w = src[(i0)*448 + (gk)*4 + (gr) + 3];
         }
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 8)) = make_uint2(by_pack_half2(v.x, v.y), by_pack_half2(v.z, v.w));
       }
     }
   };
@@ -3235,7 +3225,7 @@ BY_DEVICE void conv_k29_body(const by_half* __restrict__ in0, const by_half* __r
       }
 }
 BY_DEVICE_STATE unsigned int conv_k29_arrivals[80];
-BY_KERNEL void __launch_bounds__(32) conv_k29(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_KERNEL void __launch_bounds__(32) conv_k29(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k29_body(in0, in1, in2, by_ws, out, by_this_block(conv_k29_arrivals));
 }
 
