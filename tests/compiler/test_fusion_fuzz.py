@@ -25,7 +25,7 @@ FUZZ_SEEDS = int(os.environ.get("BRICKYARD_FUZZ_SEEDS", "16"))
 # of the first generator, a Where on a Conv's output thresholded in fp16, is
 # tests/compiler/test_verify_rounding.py's test_a_threshold_on_a_rounded_conv_ties_and_is_within_rounding.
 # images; a token sequence; an image whose GroupNorm rows are few and long (split statistics)
-SHAPES = ((1, 16, 8, 8), (2, 8, 6, 10), (1, 32, 16, 16), (1, 64, 24), (1, 32, 48, 48))
+SHAPES = ((1, 16, 8, 8), (2, 8, 6, 10), (1, 32, 16, 16), (1, 64, 24), (1, 32, 48, 48), (2, 40, 32))
 # techniques switched off at random, so that the paths they leave are drawn too
 SWITCHES = ("shared_level", "stitched_maps", "half_storage", "split_rows", "sink_reshapes", "prologue", "rammer")
 UNARY = ("Relu", "Sigmoid", "Tanh", "Neg", "Abs", "Erf", "Softsign")
@@ -67,7 +67,7 @@ def _step(g: Graph) -> str:
     c = shape[1] if rank == 4 else shape[-1]
     kind = rng.choice(["unary", "binary", "bias", "matmul", "softmax", "layernorm", "rowstat", "groupnorm",
                        "transpose", "reshape", "concat_slice", "conv", "silu", "where", "half", "rowmax", "cumsum",
-                       "pad_slice", "pool"])
+                       "pad_slice", "pool", "attention"])
     a = g.pick()
     if kind == "unary":
         return g.node(str(rng.choice(UNARY)), [a])
@@ -127,6 +127,24 @@ def _step(g: Graph) -> str:
         pads[rank - 1] = 1
         p = g.node("Pad", [a, g.const(np.array(pads))])
         return g.node("Slice", [p, g.const(np.array([0])), g.const(np.array([shape[-1]])), g.const(np.array([-1]))])
+    if kind == "attention" and rank == 3:     # heads split and merged, an optional mask, as exporters write it
+        b, s, d = shape
+        heads = 2 if d % 2 == 0 else 1
+        hd = d // heads
+
+        def proj(src):
+            p = g.node("MatMul", [src, g.weight(d, d)])
+            p = g.node("Reshape", [p, g.const(np.array([b, s, heads, hd]))])
+            return g.node("Transpose", [p], perm=[0, 2, 1, 3])
+        q, k, v = proj(a), proj(g.pick()), proj(g.pick())
+        scores = g.node("MatMul", [q, g.node("Transpose", [k], perm=[0, 1, 3, 2])])
+        scores = g.node("Mul", [scores, g.const(np.float32(1 / np.sqrt(hd)))])
+        if rng.random() < 0.5:     # a causal mask added as -inf-like values above the diagonal
+            mask = np.triu(np.full((s, s), -1e4, np.float32), 1)
+            scores = g.node("Add", [scores, g.const(mask)])
+        o = g.node("MatMul", [g.node("Softmax", [scores], axis=-1), v])
+        o = g.node("Transpose", [o], perm=[0, 2, 1, 3])
+        return g.node("Reshape", [o, g.const(np.array([b, s, d]))])
     if kind == "pool" and rank == 4:
         return g.node(str(rng.choice(["MaxPool", "AveragePool"])), [a], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     if kind == "conv" and rank == 4:
