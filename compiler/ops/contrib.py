@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import onnx
 
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..ir.texpr import broadcast_index, cast, load, out_vars, unary
+from ..ir.texpr import TensorExpr, broadcast_index, cast, load, out_vars, unary
 from .elementwise import _np_erf
 from .normalization import _normalise_rows
 from .reduce import math_dtype
@@ -33,7 +34,6 @@ def _attr(node, name: str, default):
         return node.attr(name, default)
     for a in node.attribute:
         if a.name == name:
-            import onnx
             return onnx.helper.get_attribute_value(a)
     return default
 
@@ -71,7 +71,6 @@ def _sum_of_inputs(ctx: LowerCtx, args: tuple[int, ...]):
 def _emit_map(ctx: LowerCtx, name: str, args: tuple[int, ...], fn) -> None:
     x, used = _sum_of_inputs(ctx, args)
     y = ctx.out_types[0]
-    from ..ir.texpr import TensorExpr
     te = TensorExpr(name, tuple(ctx.input(a) for a in used), y, cast(fn(x), y.dtype))
     ctx.emit(te, [ctx.in_name(a) for a in used], ctx.out_name(0))
 
@@ -170,7 +169,6 @@ def _lower_skip_norm(ctx: LowerCtx, center: bool) -> None:
     x = ctx.input(0)
     bias_at = 4 if center else 3
     total, used = _sum_of_inputs(ctx, (0, 1, bias_at))
-    from ..ir.texpr import TensorExpr
     summed = ctx.out_name(3) if ctx.node.has_output(3) else ctx.temp(x, "sum")
     ctx.emit(TensorExpr("skip_sum", tuple(ctx.input(a) for a in used), x, cast(total, x.dtype)),
              [ctx.in_name(a) for a in used], summed)

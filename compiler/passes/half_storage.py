@@ -49,23 +49,24 @@ def half_storage_plan(plan: Plan, target: Target, memo: dict | None = None) -> t
     no slower; the record lists the values stored in half and those kept fp32, with both predictions.
     `memo`: Roller's candidates by expression and precision, shared with the roller stage."""
     record: list[dict] = []
-    plan = _plan(plan, target, record, {"memo": {} if memo is None else memo})
+    plan = _plan(plan, target, record, _Prices(target, {} if memo is None else memo))
     stored = [r for r in record if r["stored"]]
     return plan, {"values": stored, "kept": [r for r in record if not r["stored"]], "count": len(stored),
                   "bytes_saved": sum(r["bytes_saved"] for r in stored)}
 
 
-def _plan(plan: Plan, target: Target, record: list[dict], prices: dict) -> Plan:
+def _plan(plan: Plan, target: Target, record: list[dict], prices: "_Prices") -> Plan:
     steps = [map_bodies(s, lambda body: _plan(body, target, record, prices)) for s in plan.steps]
     types = dict(plan.types)
     for v, half in sorted(_narrowable(steps, plan, types).items()):
         touched = [k for k, s in enumerate(steps) if _kernel(s) and _touches(s.spec, v)]
         new = {k: _spec(steps[k].spec, {v: half}) for k in touched}
         t = types[v]
-        trial = dict(types, **{v: TensorType(half, t.shape)})
-        tiled = [k for k in touched if _price(steps[k].spec, target, prices) is not None]
-        before = sum(_price(steps[k].spec, target, prices) for k in tiled)
-        after = sum(_price(new[k], target, prices) or math.inf for k in tiled)
+        trial = {**types, v: TensorType(half, t.shape)}
+        tiled = [k for k in touched if prices(steps[k].spec) is not None]
+        before = sum(prices(steps[k].spec) for k in tiled)
+        # a reader no tiled kind takes in half (it took one in fp32) is a loss
+        after = sum(math.inf if prices(new[k]) is None else prices(new[k]) for k in tiled)
         entry = {"value": v, "dtype": half.name, "shape": list(t.shape), "bytes_saved": t.nbytes - trial[v].nbytes,
                  "predicted_us": {"fp32": round(before, 3), "half": round(after, 3)}, "stored": after <= before}
         record.append(entry)
@@ -80,13 +81,20 @@ def _touches(spec: KernelSpec, v: str) -> bool:
     return any(st.output == v or v in st.inputs for st in spec.stages)
 
 
-def _price(spec: KernelSpec, target: Target, prices: dict) -> float | None:
-    """The micro-model's time of the spec's best configuration as Roller would tile it, None when
-    no tiled kind takes it (its stages' types are in its expressions, so its key tells them apart)."""
-    if spec.key not in prices:
-        tiled = tile_spec(spec, target, memo=prices["memo"])
-        prices[spec.key] = None if tiled.config is None else predict(tiled.config, target).us
-    return prices[spec.key]
+class _Prices:
+    """The micro-model's time of a spec's best configuration as Roller would tile it, None when no
+    tiled kind takes it; by spec key (its stages' types are in its expressions, so the key tells
+    the fp32 and the half state apart). `memo` is the roller stage's: what is constructed here for
+    the state a spec ends in is not constructed again."""
+
+    def __init__(self, target: Target, memo: dict):
+        self.target, self.memo, self.us = target, memo, {}
+
+    def __call__(self, spec: KernelSpec) -> float | None:
+        if spec.key not in self.us:
+            tiled = tile_spec(spec, self.target, memo=self.memo)
+            self.us[spec.key] = None if tiled.config is None else predict(tiled.config, self.target).us
+        return self.us[spec.key]
 
 
 def _kernel(s) -> bool:
