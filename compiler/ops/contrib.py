@@ -11,7 +11,6 @@ input, skip and bias, which the optimizer asks of a norm whose sum a later resid
 written."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import onnx
@@ -19,7 +18,7 @@ import onnx
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import TensorExpr, broadcast_index, cast, load, out_vars, unary
-from .elementwise import _np_erf
+from .elementwise import gelu, gelu_np
 from .normalization import _normalise_rows
 from .reduce import math_dtype
 from .registry import LowerCtx, register
@@ -28,23 +27,12 @@ MS = "com.microsoft"
 SKIP_NORM_EPSILON = 1e-12     # the skip norms' default epsilon in onnxruntime's schema
 
 
-def _attr(node, name: str, default):
-    """An attribute of a NodeProto (frontend inference) or an IR Node (references, lowerings)."""
-    if hasattr(node, "attr"):
-        return node.attr(name, default)
-    for a in node.attribute:
-        if a.name == name:
-            return onnx.helper.get_attribute_value(a)
-    return default
-
-
-def _like_input(node, in_types) -> list:
-    """Output 0 (and the skip norms' output 3, the sum) of the first input's type; the skip norms'
-    training statistics (1, 2) float per row, which lowering refuses."""
-    outs = list(node.output if hasattr(node, "output") else node.outputs)
+def _like_input(node: onnx.NodeProto, in_types) -> list:
+    """The frontend's output types: output 0 (and the skip norms' output 3, the sum) of the first
+    input's type; the skip norms' training statistics (1, 2) float per row, which lowering refuses."""
     x = in_types[0]
     stats = TensorType(DType.float32, x.shape[:-1] + (1,))
-    return [None if not o else (x if k in (0, 3) else stats) for k, o in enumerate(outs)]
+    return [None if not o else (x if k in (0, 3) else stats) for k, o in enumerate(node.output)]
 
 
 def _np_math(x):
@@ -75,14 +63,6 @@ def _emit_map(ctx: LowerCtx, name: str, args: tuple[int, ...], fn) -> None:
     ctx.emit(te, [ctx.in_name(a) for a in used], ctx.out_name(0))
 
 
-def _gelu_erf(x):
-    return x * 0.5 * (unary("erf", x * math.sqrt(0.5)) + 1)
-
-
-def _gelu_tanh(x):
-    return x * 0.5 * (unary("tanh", (x + x * x * x * 0.044715) * math.sqrt(2 / math.pi)) + 1)
-
-
 def _ref_sum(inputs):
     xs = [_np_math(a) for a in inputs if a is not None]
     total = xs[0]
@@ -92,18 +72,16 @@ def _ref_sum(inputs):
 
 
 def _ref_gelu(node, inputs, opset):
-    x = _ref_sum(inputs)
-    return [(0.5 * x * (1 + _np_erf(x * math.sqrt(0.5)))).astype(inputs[0].dtype)]
+    return [gelu_np(_ref_sum(inputs)).astype(inputs[0].dtype)]
 
 
 def _ref_fast_gelu(node, inputs, opset):
-    x = _ref_sum(inputs)
-    return [(0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))).astype(inputs[0].dtype)]
+    return [gelu_np(_ref_sum(inputs), tanh=True).astype(inputs[0].dtype)]
 
 
 def _ref_quick_gelu(node, inputs, opset):
     x = _np_math(inputs[0])
-    a = float(_attr(node, "alpha", 1.702))
+    a = float(node.attr("alpha", 1.702))
     return [(x / (1 + np.exp(-a * x))).astype(inputs[0].dtype)]
 
 
@@ -114,19 +92,19 @@ def _ref_bias_add(node, inputs, opset):
 @register("Gelu", reference=_ref_gelu, domain=MS, infer=_like_input)
 def lower_ms_gelu(ctx: LowerCtx) -> None:
     """0.5 x (1 + erf(x / sqrt 2))."""
-    _emit_map(ctx, "gelu", (0,), _gelu_erf)
+    _emit_map(ctx, "gelu", (0,), gelu)
 
 
 @register("BiasGelu", reference=_ref_gelu, domain=MS, infer=_like_input)
 def lower_bias_gelu(ctx: LowerCtx) -> None:
     """Gelu(A + B), B a bias along the last axis."""
-    _emit_map(ctx, "bias_gelu", (0, 1), _gelu_erf)
+    _emit_map(ctx, "bias_gelu", (0, 1), gelu)
 
 
 @register("FastGelu", reference=_ref_fast_gelu, domain=MS, infer=_like_input)
 def lower_fast_gelu(ctx: LowerCtx) -> None:
     """The tanh approximation of GELU of X (+ bias)."""
-    _emit_map(ctx, "fast_gelu", (0, 1), _gelu_tanh)
+    _emit_map(ctx, "fast_gelu", (0, 1), lambda x: gelu(x, tanh=True))
 
 
 @register("QuickGelu", reference=_ref_quick_gelu, domain=MS, infer=_like_input)
@@ -149,7 +127,7 @@ def _ref_skip_norm(center: bool):
         x = inputs[0]
         bias_at = 4 if center else 3
         s = _ref_sum([x, inputs[1]] + ([inputs[bias_at]] if len(inputs) > bias_at and inputs[bias_at] is not None else []))
-        eps = float(_attr(node, "epsilon", SKIP_NORM_EPSILON))
+        eps = float(node.attr("epsilon", SKIP_NORM_EPSILON))
         mean = s.mean(axis=-1, keepdims=True) if center else np.zeros_like(s[..., :1])
         d = s - mean
         inv = 1 / np.sqrt((d * d).mean(axis=-1, keepdims=True) + s.dtype.type(eps))

@@ -159,17 +159,27 @@ def _hardsigmoid(x, alpha, beta):
     return maximum(minimum(x * alpha + beta, 1), 0)
 
 
-def _gelu(x, node):
-    if _sattr(node, "approximate", "none") == "tanh":
+def gelu(x, tanh: bool = False):
+    """GELU of the expression x: exact (erf), or its tanh approximation (also compiler/ops/contrib.py's)."""
+    if tanh:
         inner = (x + x * x * x * 0.044715) * math.sqrt(2 / math.pi)
         return x * 0.5 * (unary("tanh", inner) + 1)
     return x * 0.5 * (unary("erf", x * math.sqrt(0.5)) + 1)
 
 
-def _ref_gelu(x, node):
-    if _sattr(node, "approximate", "none") == "tanh":
+def gelu_np(x, tanh: bool = False):
+    """`gelu` in NumPy."""
+    if tanh:
         return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
     return 0.5 * x * (1 + _np_erf(x * math.sqrt(0.5)))
+
+
+def _gelu(x, node):
+    return gelu(x, _sattr(node, "approximate", "none") == "tanh")
+
+
+def _ref_gelu(x, node):
+    return gelu_np(x, _sattr(node, "approximate", "none") == "tanh")
 
 
 def _shrink(x, node):

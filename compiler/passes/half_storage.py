@@ -37,9 +37,10 @@ from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import ACC, Cast, Const, Expr, Load, Select, TensorExpr, Var, children, map_children
 from ..roller.micro_model import predict
 from ..targets import Target
+from . import precision
 from .roller import tile_spec
 
-HALF = (DType.float16, DType.bfloat16)
+HALF = tuple(precision.HALF.values())      # the half types the precision stage rounds to
 F32 = DType.float32
 PLAIN = None        # a load not under a rounding Cast
 

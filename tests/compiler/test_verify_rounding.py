@@ -188,7 +188,9 @@ def test_within_rounding_takes_either_measure(err, rounding, against, outcome):
     v = report_mod._verification({"device": "host", "max_rel_error": err, "reference_finite": 1.0,
                                   "rounding_error": rounding, "rounded_reference_error": against}, "fp16")
     assert v["outcome"] == outcome and v["rounded_reference_error"] == against
-    assert verification_sentence(v)
+    sentence = verification_sentence(v)
+    assert ("sensitive to this precision" in sentence) == (outcome == "within rounding")
+    assert sentence.startswith("Verification failed") == (outcome == "failed")
 
 
 def test_a_threshold_on_a_rounded_conv_ties_and_is_within_rounding():
