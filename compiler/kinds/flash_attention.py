@@ -75,7 +75,7 @@ class Attention:
     max_epilogue: Expr | None     # phi(acc)
     sum_epilogue: Expr | None     # psi(acc)
     divided: bool                 # w_j = exp(a_j - m) / l (else exp(a_j - m))
-    guarded: bool                 # w_j wrapped in where(isnan(w), 0, w)
+    guarded: bool                 # w_j wrapped in where(isnan(w), 0, w), or l == 0 ? 0 : w
     v: Expr                       # v(j, c)
     epilogue: Expr | None         # E(acc), m and l read as Vars M_VALUE, L_VALUE
 
@@ -348,12 +348,20 @@ def _strip_casts(e: Expr) -> Expr:
 
 
 def _weight(w: Expr, fin: Reader, ids, rename, logit, m: str, l_: str) -> tuple[bool, bool] | str:
-    """(divided by l, NaN-guarded) when w is exp(logit - m) [/ l] under casts and a NaN guard."""
+    """(divided by l, guarded) when w is exp(logit - m) [/ l] under casts and a NaN guard, or
+    exp(logit - m) / l under a zero-sum guard."""
     w = _strip_casts(_canon(w, fin.values, ids, rename, {}))
     guarded = False
     if isinstance(w, Select) and isinstance(w.cond, Unary) and w.cond.fn == "isnan" and \
             isinstance(w.a, Const) and w.a.value == 0 and _strip_casts(w.cond.x) == w.b:
         w, guarded = w.b, True
+    if isinstance(w, Select) and isinstance(w.a, Const) and w.a.value == 0 and _is_zero(w.cond, ids[l_]):
+        # softmax written with a zero-sum guard (l == 0 ? 0 : exp(.) / l, ops/attention.py): a row
+        # whose every key is masked; the kernel zeroes it where l is not positive
+        w = _strip_casts(w.b)
+        if not (isinstance(w, Binary) and w.fn == "div"):
+            return "the weights are guarded against a zero sum but not divided by it"
+        guarded = True
     divided = False
     if isinstance(w, Binary) and w.fn == "div":
         if not (isinstance(w.b, Load) and w.b.arg == ids[l_]):
@@ -364,6 +372,12 @@ def _weight(w: Expr, fin: Reader, ids, rename, logit, m: str, l_: str) -> tuple[
             and isinstance(w.x.b, Load) and w.x.b.arg == ids[m] and _strip_casts(w.x.a) == _strip_casts(want.x.a)):
         return "the final's weights are not exp(logit - max)"
     return divided, guarded
+
+
+def _is_zero(cond: Expr, l_arg: int) -> bool:
+    """cond is `l == 0` for the sum's load (under casts)."""
+    return isinstance(cond, Binary) and cond.fn == "eq" and isinstance(_strip_casts(cond.a), Load) \
+        and _strip_casts(cond.a).arg == l_arg and isinstance(cond.b, Const) and cond.b.value == 0
 
 
 # --- the configuration and its price --------------------------------------------------------------

@@ -241,8 +241,28 @@ def lower_attention(ctx: LowerCtx) -> None:
         epi = {0: a, 1: capped, 2: biased(capped)}[mode]
         ctx.emit(TensorExpr("attention_qk", tuple(ins), qo_t, dot, red, epi), names, ctx.out_name(3))
 
-    # 3) softmax statistics over the key axis; a fully masked row (max = -inf) gets sum 0
-    row_t = TensorType(acc, (B, Hq, Sq))
+    # 3-4) softmax over the key axis, then P.V
+    v_at = lambda b_, h_, j_, d_: _idx(v_rank, b_, h_ // sh.group, j_, d_, sh.v_size)  # noqa: E731
+    rmax, rsum = softmax_pv(ctx, scores, st_t, (v_name, v_t, v_at), ctx.out_types[0], ctx.out_name(0))
+
+    if ctx.node.has_output(3) and mode == 3:
+        row_t = TensorType(acc, (B, Hq, Sq))
+        l_ = load(2, row_t, (b, h, i))
+        p = unary("exp", load(0, st_t, (b, h, i, j)) - load(1, row_t, (b, h, i))) / l_
+        ctx.emit(TensorExpr("attention_probs", (st_t, row_t, row_t), TensorType(Q.dtype, st_t.shape),
+                            select(binary("eq", l_, 0.0), 0.0, p)), [scores, rmax, rsum], ctx.out_name(3))
+
+
+def softmax_pv(ctx: LowerCtx, scores: str, st_t: TensorType, v, y_t: TensorType, out: str) -> tuple[str, str]:
+    """The softmax over the last axis of `scores` (batch, heads, q, keys), as a row max and a row
+    sum of exponentials, then Y = sum_j exp(s - max) V / sum, zero for a fully masked row (max
+    -inf, sum 0). `v` is (name, type, at(b, h, j, d) -> index into V); Y (`out`, of type `y_t`) is
+    (B, H, S, Dv) or (B, S, H * Dv). Returns the row max's and row sum's names. This is the chain
+    kinds/flash_attention.py reads off the expressions, whichever attention op wrote it."""
+    acc = st_t.dtype
+    B, H, Sq, T = st_t.shape
+    (r,) = reduce_vars(1)
+    row_t = TensorType(acc, (B, H, Sq))
     rb, rh, ri = out_vars(3)
     s_row = load(0, st_t, (rb, rh, ri, r))
     rmax = ctx.temp(row_t, "rowmax")
@@ -254,26 +274,42 @@ def lower_attention(ctx: LowerCtx) -> None:
                         unary("exp", s_row - load(1, row_t, (rb, rh, ri))), Reduce("sum", (("r0", T),))),
              [scores, rmax], rsum)
 
-    if ctx.node.has_output(3) and mode == 3:
-        l_ = load(2, row_t, (b, h, i))
-        p = unary("exp", load(0, st_t, (b, h, i, j)) - load(1, row_t, (b, h, i))) / l_
-        ctx.emit(TensorExpr("attention_probs", (st_t, row_t, row_t), TensorType(Q.dtype, st_t.shape),
-                            select(binary("eq", l_, 0.0), 0.0, p)), [scores, rmax, rsum], ctx.out_name(3))
-
-    # 4) Y = (sum_j exp(s - max) * V) / sum, zero for fully masked rows
-    y_t = ctx.out_types[0]
-    if sh.rank == 4:
-        yb, yh, yi, yd = out_vars(4)
+    v_name, v_t, v_at = v
+    # P.V per head (B, H, S, Dv): the statistics are read at the row's own index, which the fusion
+    # stages need to keep the chain in one kernel. A (B, S, H * Dv) output is that transposed to
+    # (B, S, H, Dv), a permutation fusion folds into the kernel's store, and reshaped (no kernel).
+    Dv = y_t.shape[-1] if y_t.rank == 4 else y_t.shape[-1] // H
+    o_t = TensorType(y_t.dtype, (B, H, Sq, Dv))
+    o = out if y_t.rank == 4 else ctx.temp(o_t, "heads")
+    yb, yh, yi, yd = out_vars(4)
+    if T > 1:
+        # the probabilities once per score, as Softmax writes them (a fused kernel keeps them in
+        # shared memory or, on the online-softmax kinds, a key tile at a time in registers), zero
+        # in a fully masked row; computed inside P.V they would be once per score and column
+        pb, ph, pi, pj = out_vars(4)
+        l_ = load(2, row_t, (pb, ph, pi))
+        e = unary("exp", load(0, st_t, (pb, ph, pi, pj)) - load(1, row_t, (pb, ph, pi)))
+        probs = ctx.temp(st_t, "probs")
+        ctx.emit(TensorExpr("attention_probs", (st_t, row_t, row_t), st_t,
+                            select(binary("eq", l_, 0.0), 0.0, e / l_)), [scores, rmax, rsum], probs)
+        vv = cast(load(1, v_t, v_at(yb, yh, r, yd)), acc)
+        ctx.emit(TensorExpr("attention_pv", (st_t, v_t), o_t, load(0, st_t, (yb, yh, yi, r)) * vv,
+                            Reduce("sum", (("r0", T),))), [probs, v_name], o)
     else:
-        yb, yi, c = out_vars(3)
-        yh, yd = c // sh.v_size, c % sh.v_size
-    e = unary("exp", load(0, st_t, (yb, yh, yi, r)) - load(1, row_t, (yb, yh, yi)))
-    vv = load(3, v_t, _idx(v_rank, yb, yh // sh.group, r, yd, sh.v_size))
-    l_ = load(2, row_t, (yb, yh, yi))
-    ay = Var("acc", acc)
-    ctx.emit(TensorExpr("attention_pv", (st_t, row_t, row_t, v_t), y_t, e * vv, Reduce("sum", (("r0", T),)),
-                        select(binary("eq", l_, 0.0), 0.0, ay / l_)),
-             [scores, rmax, rsum, v_name], ctx.out_name(0))
+        # one key: a probabilities map would take the one-key sum inlined by fusion (a reduction over
+        # one element is a map), hiding the softmax from the attention kinds; nothing to recompute
+        l_ = load(2, row_t, (yb, yh, yi))
+        e = unary("exp", load(0, st_t, (yb, yh, yi, r)) - load(1, row_t, (yb, yh, yi)))
+        ctx.emit(TensorExpr("attention_pv", (st_t, row_t, row_t, v_t), o_t, e * load(3, v_t, v_at(yb, yh, r, yd)),
+                            Reduce("sum", (("r0", T),)), select(binary("eq", l_, 0.0), 0.0, Var("acc", acc) / l_)),
+                 [scores, rmax, rsum, v_name], o)
+    if y_t.rank == 3:
+        t_t = TensorType(y_t.dtype, (B, Sq, H, Dv))
+        tb, ts, th, td = out_vars(4)
+        merged = ctx.temp(t_t, "merged")
+        ctx.emit(TensorExpr("transpose", (o_t,), t_t, load(0, o_t, (tb, th, ts, td))), [o], merged)
+        ctx.alias(out, merged)
+    return rmax, rsum
 
 
 # --- RotaryEmbedding ------------------------------------------------------------------------

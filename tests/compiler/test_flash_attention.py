@@ -86,6 +86,29 @@ def test_a_fully_masked_row_gives_zeros_through_the_nan_guard(flash_only):
         np.testing.assert_allclose(g.astype(np.float32), attention_np(feeds, d), rtol=1e-2, atol=1e-2)
 
 
+def test_the_attention_op_zeroes_a_fully_masked_row_through_the_zero_sum_guard(flash_only):
+    """The Attention op's probabilities are l == 0 ? 0 : exp(s - m) / l: with every key of a row
+    masked (a boolean mask all false) the tensor-core kernel writes zeros there, as the op says."""
+    from compiler.ir.graph import Node
+    from compiler.ops.registry import lookup
+    rng = np.random.default_rng(9)
+    b, h, s, d = 2, 2, 40, 32
+    feeds = {n: rng.standard_normal((b, h, s, d)).astype(np.float16) for n in ("q", "k", "v")}
+    feeds["mask"] = rng.random((b, 1, s, s)) > 0.3
+    feeds["mask"][1, 0, 5] = False                  # batch 1, query 5: no key
+    node = helper.make_node("Attention", ["q", "k", "v", "mask"], ["y"])
+    data = make_model([node], [(n, TensorProto.FLOAT16, [b, h, s, d]) for n in ("q", "k", "v")]
+                      + [("mask", TensorProto.BOOL, [b, 1, s, s])], [("y", TensorProto.FLOAT16, [b, h, s, d])], opset=23)
+    art, got = run(data, feeds)
+    assert flash_kernels(art.report)
+    ir_node = Node(op="Attention", name="a", inputs=("q", "k", "v", "mask"), outputs=("y",))
+    (want,) = lookup("Attention").reference(ir_node, [feeds[n] for n in ("q", "k", "v", "mask")], 23)
+    for g in got:
+        assert np.all(g[1, :, 5] == 0) and np.all(np.isfinite(g.astype(np.float32)))
+        np.testing.assert_allclose(g.astype(np.float32), want.astype(np.float32), rtol=TOL["float16"],
+                                   atol=TOL["float16"])
+
+
 def long_rows_model(sq: int, sk: int, d: int) -> bytes:
     """softmax(q.k^T / sqrt(d)).v in fp16, sq queries over sk keys, one head."""
     t = TensorProto.FLOAT16
@@ -144,6 +167,37 @@ def test_onnx_attention_op_on_tensor_cores(s, d, causal, dtype, flash_only):
         np.testing.assert_allclose(g.astype(np.float32), want.astype(np.float32), rtol=TOL[dtype], atol=TOL[dtype])
     assert art.report["launches_per_inference"] == 1
     assert flash_kernels(art.report)
+
+
+def test_three_d_attention_fuses_as_the_four_d_one():
+    """Heads folded into the hidden axis (B, S, H * D), as 3-D Attention and onnxruntime's
+    attention ops write them: P.V is computed per head and transposed into that layout, a
+    permutation folded into the kernel's store, so the whole op is one tensor-core kernel with the
+    4-D form's launches and DRAM bytes, unforced (before, the 3-D output read the statistics at a
+    divided index, the chain stopped there, and P.V ran apart)."""
+    b, h, s, d = 1, 12, 256, 64
+    rng = np.random.default_rng(3)
+    reports = {}
+    for rank in (3, 4):
+        shape = [b, s, h * d] if rank == 3 else [b, h, s, d]
+        feeds = {n: rng.standard_normal(shape).astype(np.float16) for n in ("q", "k", "v")}
+        attrs = {"q_num_heads": h, "kv_num_heads": h} if rank == 3 else {}
+        node = helper.make_node("Attention", ["q", "k", "v"], ["y"], is_causal=1, **attrs)
+        data = make_model([node], [(n, TensorProto.FLOAT16, shape) for n in ("q", "k", "v")],
+                          [("y", TensorProto.FLOAT16, shape)], opset=23)
+        art, (got,) = run(data, feeds, modes=("default",))
+        from compiler.ir.graph import Node
+        from compiler.ops.registry import lookup
+        ir_node = Node(op="Attention", name="a", inputs=("q", "k", "v"), outputs=("y",),
+                       attrs=(("is_causal", 1),) + tuple(attrs.items()))
+        (want,) = lookup("Attention").reference(ir_node, [feeds[n] for n in ("q", "k", "v")], 23)
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=TOL["float16"],
+                                   atol=TOL["float16"])
+        assert flash_kernels(art.report)
+        reports[rank] = art.report
+    for key in ("launches_per_inference",):
+        assert reports[3][key] == reports[4][key] == 1
+    assert reports[3]["traffic"]["dram_bytes"] == reports[4]["traffic"]["dram_bytes"]
 
 
 def test_few_queries_over_many_keys_split_the_keys_across_blocks():
