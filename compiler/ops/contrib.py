@@ -1,7 +1,8 @@
 """onnxruntime's com.microsoft operators that its transformer optimizer writes into models
 (`python -m onnxruntime.transformers.optimizer`), with their meaning from onnxruntime's
-ContribOperators.md: the GELU forms, BiasAdd, and the skip (residual) layer norms, plain and
-simplified (RMS). (onnxruntime's SimplifiedLayerNormalization sits in the default domain, which the
+ContribOperators.md: the GELU forms, BiasAdd, the skip (residual) layer norms, plain and
+simplified (RMS), and BERT's embedding layer norm. (The fused attention nodes are in
+contrib_attention.py.) (onnxruntime's SimplifiedLayerNormalization sits in the default domain, which the
 ONNX checker refuses, so it is not among them.) ONNX has no schema for them, so each says its own output types (`infer`); each
 lowers to the tensor expressions of its standard counterpart (a sum, then the normalisation's row
 chain of compiler/ops/normalization.py), so fusion treats an optimized model as the plain one.
@@ -15,10 +16,12 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
+from ..errors import ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..ir.texpr import TensorExpr, broadcast_index, cast, load, out_vars, unary
+from ..ir.texpr import Reduce, TensorExpr, binary, broadcast_index, cast, const, load, out_vars, reduce_vars, unary
 from .elementwise import gelu, gelu_np
+from .movement import index_value, wrap_index
 from .normalization import _normalise_rows
 from .reduce import math_dtype
 from .registry import LowerCtx, register
@@ -168,6 +171,94 @@ def lower_skip_layer_norm(ctx: LowerCtx) -> None:
 def lower_skip_simplified_norm(ctx: LowerCtx) -> None:
     """RMSNorm(input + skip + bias) * gamma (inputs: input, skip, gamma, bias)."""
     _lower_skip_norm(ctx, center=False)
+
+
+# --- embedding layer norm ------------------------------------------------------------------------
+
+_IDS, _SEGMENT_IDS, _WORD, _POSITION, _SEGMENT, _GAMMA, _BETA, _EMB_MASK, _POSITION_IDS = range(9)
+
+
+def _infer_embed(pn, in_types) -> list:
+    """output and embedding_sum (B, S, hidden) of the word table's type; mask_index (B) int32."""
+    ids, word = in_types[_IDS], in_types[_WORD]
+    if ids is None or word is None or ids.rank != 2 or word.rank != 2:
+        raise ShapeError("EmbedLayerNormalization needs (batch, sequence) input_ids and a (vocabulary, hidden) "
+                         "word_embedding", node=pn.name)
+    (b, s), h = ids.shape, word.shape[1]
+    outs = [TensorType(word.dtype, (b, s, h)), TensorType(DType.int32, (b,)), TensorType(word.dtype, (b, s, h))]
+    return [t if o else None for t, o in zip(outs, pn.output)]
+
+
+def _ref_embed(node, inputs, opset):
+    ins = (list(inputs) + [None] * 9)[:9]
+    ids = ins[_IDS].astype(np.int64)
+    s = ids.shape[1]
+    pos = np.arange(s)[None, :] if ins[_POSITION_IDS] is None else ins[_POSITION_IDS].astype(np.int64)
+    word = ins[_WORD]
+    total = _np_math(word[ids]) + _np_math(ins[_POSITION][pos])
+    if ins[_SEGMENT] is not None and ins[_SEGMENT_IDS] is not None:
+        total = total + _np_math(ins[_SEGMENT][ins[_SEGMENT_IDS].astype(np.int64)])
+    eps = float(node.attr("epsilon", SKIP_NORM_EPSILON))
+    d = total - total.mean(axis=-1, keepdims=True)
+    y = d / np.sqrt((d * d).mean(axis=-1, keepdims=True) + total.dtype.type(eps)) * _np_math(ins[_GAMMA]) \
+        + _np_math(ins[_BETA])
+    mask = ins[_EMB_MASK]
+    mask_index = (mask == 1).sum(axis=1).astype(np.int32) if mask is not None else np.zeros(ids.shape[0], np.int32)
+    return [y.astype(word.dtype), mask_index, total.astype(word.dtype)][:len(node.outputs)]
+
+
+@register("EmbedLayerNormalization", reference=_ref_embed, domain=MS, infer=_infer_embed)
+def lower_embed_layer_norm(ctx: LowerCtx) -> None:
+    """LayerNorm(word[input_ids] + position[position_ids or s] (+ segment[segment_ids])) * gamma +
+    beta; mask_index the count of ones in each mask row (0 without a mask); embedding_sum the sum."""
+    ids, word, pos = ctx.input(_IDS), ctx.input(_WORD), ctx.input(_POSITION)
+    if not ctx.has_input(_BETA):
+        raise ctx.unsupported("beta is required")
+    if ctx.has_input(_SEGMENT) != ctx.has_input(_SEGMENT_IDS):
+        raise ctx.unsupported("segment_ids and segment_embedding must be given together")
+    B, S = ids.shape
+    H = word.shape[1]
+    x_t = TensorType(word.dtype, (B, S, H))
+    mdt = math_dtype(word.dtype)
+    b, s, h = out_vars(3)
+
+    ins, names = [], []
+
+    def arg(i: int) -> int:
+        ins.append(ctx.input(i))
+        names.append(ctx.in_name(i))
+        return len(ins) - 1
+
+    def gathered(table: int, index):
+        """table[index, h], the id read at run time and wrapped as Gather wraps it."""
+        t = ctx.input(table)
+        return cast(load(arg(table), t, (wrap_index(index_value(index), t.shape[0]), h)), mdt)
+
+    total = gathered(_WORD, load(arg(_IDS), ids, (b, s)))
+    if ctx.has_input(_POSITION_IDS):
+        pt = ctx.input(_POSITION_IDS)
+        p_index = load(arg(_POSITION_IDS), pt, (b if pt.shape[0] == B else const(0, DType.int64), s))
+    else:
+        p_index = s
+    total = total + gathered(_POSITION, p_index)
+    if ctx.has_input(_SEGMENT):
+        total = total + gathered(_SEGMENT, load(arg(_SEGMENT_IDS), ctx.input(_SEGMENT_IDS), (b, s)))
+    summed = ctx.out_name(2) if ctx.node.has_output(2) else ctx.temp(x_t, "sum")
+    ctx.emit(TensorExpr("embedding_sum", tuple(ins), x_t, cast(total, word.dtype)), names, summed)
+    _normalise_rows(ctx, view=x_t.shape, row_rank=2, x_index=lambda idx: idx,
+                    affine=lambda ov: [(_GAMMA, "mul", (ov[2],)), (_BETA, "add", (ov[2],))],
+                    center=True, out=ctx.out_name(0), source=(x_t, summed), epsilon=SKIP_NORM_EPSILON)
+    if ctx.node.has_output(1):
+        (mb,) = out_vars(1)
+        mi_t = TensorType(DType.int32, (B,))
+        if ctx.has_input(_EMB_MASK):
+            (r,) = reduce_vars(1)
+            mt = ctx.input(_EMB_MASK)
+            ones = cast(binary("eq", load(0, mt, (mb, r)), 1), DType.int32)
+            ctx.emit(TensorExpr("mask_index", (mt,), mi_t, ones, Reduce("sum", (("r0", S),))),
+                     [ctx.in_name(_EMB_MASK)], ctx.out_name(1))
+        else:
+            ctx.emit(TensorExpr("mask_index", (), mi_t, const(0, DType.int32)), [], ctx.out_name(1))
 
 
 __all__ = ["MS"]

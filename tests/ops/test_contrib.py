@@ -100,6 +100,67 @@ def test_the_references_match_onnxruntime():
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)
 
 
+def _embed_model(segments: bool, mask: bool, position_ids: str, outputs: tuple[str, ...], b=2, s=12, h=64,
+                 vocab=50, positions=16) -> tuple[bytes, dict, list]:
+    """EmbedLayerNormalization as onnxruntime's optimizer writes BERT's embeddings, its feeds, and
+    the node's inputs' values in order (None where absent)."""
+    vi, i32 = helper.make_tensor_value_info, TensorProto.INT32
+    inits = {"word": _f([vocab, h]), "pos": _f([positions, h]), "seg": _f([2, h]), "gamma": _f([h]) + 1,
+             "beta": _f([h])}
+    if not segments:
+        del inits["seg"]
+    feeds = {"ids": RNG.integers(-vocab, vocab, (b, s)).astype(np.int32)}     # negative ids wrap, as Gather's
+    if segments:
+        feeds["segs"] = RNG.integers(0, 2, (b, s)).astype(np.int32)
+    if mask:
+        feeds["mask"] = (RNG.random((b, s)) > 0.3).astype(np.int32)
+    if position_ids:
+        rows = b if position_ids == "per_batch" else 1
+        feeds["pids"] = RNG.integers(0, positions, (rows, s)).astype(np.int32)
+    ins = ["ids", "segs" if segments else "", "word", "pos", "seg" if segments else "", "gamma", "beta",
+           "mask" if mask else "", "pids" if position_ids else ""]
+    while not ins[-1]:
+        ins.pop()
+    shapes = {"y": [b, s, h], "mask_index": [b], "sum": [b, s, h]}
+    node = helper.make_node("EmbedLayerNormalization", ins, list(outputs), domain=MS, epsilon=1e-5)
+    g = helper.make_graph([node], "embed", [vi(n, i32, list(a.shape)) for n, a in feeds.items()],
+                          [vi(o, i32 if o == "mask_index" else TensorProto.FLOAT, shapes[o]) for o in outputs if o],
+                          [numpy_helper.from_array(a, n) for n, a in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(MS, 1)])
+    m.ir_version = 9
+    return m.SerializeToString(), feeds, [feeds.get(n, inits.get(n)) if n else None for n in ins]
+
+
+@pytest.mark.parametrize("segments,mask,position_ids,outputs", [
+    (True, True, "", ("y", "mask_index")),
+    (False, False, "", ("y", "mask_index", "sum")),
+    (True, True, "shared", ("y", "", "sum")),
+    (False, True, "per_batch", ("y", "mask_index")),
+])
+def test_embed_layer_norm(segments, mask, position_ids, outputs):
+    """Word + position (+ segment) embeddings, LayerNorm'd; mask_index counts each mask row's ones
+    (zeros without a mask); the sum on request: against onnxruntime's CPU kernel, one kernel for
+    the embedding and its norm."""
+    data, feeds, values = _embed_model(segments, mask, position_ids, outputs)
+    # onnxruntime refuses a negative id: its answer for the id wrapped, as Gather wraps it
+    ort_feeds = dict(feeds, ids=np.where(feeds["ids"] < 0, feeds["ids"] + 50, feeds["ids"]).astype(np.int32))
+    got = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, ort_feeds)
+    want = dict(zip([o for o in outputs if o], got))
+    art = check(data, feeds, 1e-4, want)
+    # the embedding sum and its norm are one kernel (two when the sum is an output too: fusion
+    # keeps a value the graph returns in its own kernel); mask_index, independent of them, at most
+    # one more launch
+    assert art.report["launches_per_inference"] <= 1 + ("mask_index" in outputs) + ("sum" in outputs)
+    # the registry's reference (constant folding uses it) gives the same
+    node = Node("EmbedLayerNormalization", "n", tuple(f"in{k}" for k in range(len(values))), tuple(outputs),
+                (("epsilon", 1e-5),), MS)
+    ref = lookup("EmbedLayerNormalization", MS).reference(node, values, 1)
+    for o, r in zip(outputs, ref):
+        if o:
+            np.testing.assert_allclose(r, want[o], rtol=0, atol=1e-4 * max(1.0, float(np.abs(want[o]).max())),
+                                       err_msg=o)
+
+
 def test_the_training_outputs_are_refused():
     data = ms_model([helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma"], ["y", "mean"], domain=MS)],
                     [("x", SHAPE), ("skip", SHAPE)], [("y", SHAPE), ("mean", SHAPE[:-1] + [1])],
