@@ -399,7 +399,7 @@ def _check_domains(graph: onnx.GraphProto) -> None:
                 raise UnsupportedOp(n.op_type, node=n.name or None, domain=n.domain, detail=(
                     f"operators of domain '{n.domain}' are not supported; Brickyard implements the "
                     "standard ONNX operators (domain ai.onnx) and a few of onnxruntime's com.microsoft "
-                    "ones (compiler/ops/contrib.py, contrib_attention.py)")) from None
+                    "ones (compiler/ops/contrib.py, contrib_attention.py, contrib_quant.py)")) from None
 
 
 def _check_registry(graph: onnx.GraphProto) -> None:

@@ -895,14 +895,15 @@ BY_KERNEL void __launch_bounds__(512) atanh_k0(const float* __restrict__ in0, fl
 
 // golden: test_attention_23_boolmask_fullymasked_row_nan_robustness h100 fp32
 // 1 launches, 1 distinct kernels
-// launch 0: attention_pv_rows_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=48 params=[float float bool float out:float]
+// launch 0: attention_pv_rows_k0 grid=[4, 1, 1] block=[256, 1, 1] shared=64 params=[float float bool float out:float]
 
 // ===== attention_pv_rows_k0 =====
 BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
-  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
   float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 16);
   float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 32);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 48);
   const int by_row0 = (int)by_block.idx.x * 1;
   const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
   (void)by_lane; (void)by_warp;
@@ -920,7 +921,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
       const float v = ((in0[(i0)*16 + (i1)*8 + (r0)] * 0.5946035385131836f) * (in1[(i0)*16 + (i2)*8 + (r0)] * 0.5946035385131836f));
       acc = acc + v;
     }
-    by_res[by_lin] = (float)((in2[(i1)*2 + (i2)] ? acc : (-by_inf_f())));
+    by_res0[by_lin] = (float)((in2[(i1)*2 + (i2)] ? acc : (-by_inf_f())));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
@@ -932,7 +933,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     (void)by_rrem;
     float acc = (-by_inf_f());
     for (int r0 = by_lane; r0 < 2; r0 += 32) {
-      const float v = by_res[(by_rl)*2 + (r0)];
+      const float v = by_res0[(by_rl)*2 + (r0)];
       acc = by_max(acc, v);
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -951,7 +952,7 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     (void)by_rrem;
     float acc = 0.0f;
     for (int r0 = by_lane; r0 < 2; r0 += 32) {
-      const float v = by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)]));
+      const float v = by_exp((by_res0[(by_rl)*2 + (r0)] - by_st1[(by_rl)]));
       acc = acc + v;
     }
     for (int by_d = 16; by_d > 0; by_d >>= 1) {
@@ -959,6 +960,19 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
       acc = acc + o;
     }
     if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 2; by_lin += 256) {
+    const int by_rl = by_lin / 2;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 4) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 2; by_rrem /= 2;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 2;
+    const float t0 = by_st2[(by_rl)];
+    by_res[by_lin] = (float)(((t0 == 0.0f) ? 0.0f : (by_exp((by_res0[(by_rl)*2 + (i2)] - by_st1[(by_rl)])) / t0)));
   }
   __syncthreads();
   for (int by_lin = threadIdx.x; by_lin < 8; by_lin += 256) {
@@ -975,11 +989,10 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     (void)by_crem;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 2; r0 += 1) {
-      const float v = (by_exp((by_res[(by_rl)*2 + (r0)] - by_st1[(by_rl)])) * in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)]);
+      const float v = (by_res[(by_rl)*2 + (r0)] * in3[(i0)*32 + (i1)*16 + (r0)*8 + (i3)]);
       acc = acc + v;
     }
-    const float t0 = by_st2[(by_rl)];
-    out[i0 * 32 + i1 * 16 + i2 * 8 + i3 * 1] = (float)(((t0 == 0.0f) ? 0.0f : (acc / t0)));
+    out[i0 * 32 + i1 * 16 + i2 * 8 + i3 * 1] = (float)(acc);
   }
 }
 BY_KERNEL void __launch_bounds__(256) attention_pv_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const bool* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {

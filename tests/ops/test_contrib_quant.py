@@ -1,0 +1,139 @@
+"""onnxruntime's com.microsoft MatMulNBits (compiler/ops/contrib_quant.py) against onnxruntime's own
+CPU kernel on the host harness, in both thread orders: 2, 4 and 8 bits; no, packed and float zero
+points; K not a multiple of the block; a bias; fp16 activations. The weight stays packed in the plan
+and the product is one kernel."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from compiler import compile
+from compiler.errors import CompilerError
+from compiler.ir.dtypes import DType
+from compiler.ir.graph import Node
+from compiler.ops.registry import lookup
+from compiler.pipeline import CompileOptions
+from compiler.runtime.executor import Executor, make_backend
+
+RNG = np.random.default_rng(31)
+MS = "com.microsoft"
+
+
+def pack(values: np.ndarray, bits: int) -> np.ndarray:
+    """Rows of `bits`-bit values packed into bytes, low bits first, each row padded to whole bytes."""
+    per = 8 // bits
+    rows, n = values.shape
+    padded = np.zeros((rows, -(-n // per) * per), np.uint8)
+    padded[:, :n] = values
+    grouped = padded.reshape(rows, -1, per).astype(np.uint16)
+    return (grouped << (np.arange(per) * bits)).sum(-1).astype(np.uint8)
+
+
+def quantized(K: int, N: int, bits: int, block: int, zero: str, float_type=np.float32):
+    """(B, scales, zero points or None) of a random weight, in MatMulNBits' layout."""
+    kb = -(-K // block)
+    q = RNG.integers(0, 1 << bits, (N, kb * block)).astype(np.uint8)
+    B = pack(q.reshape(N * kb, block), bits).reshape(N, kb, block * bits // 8)
+    scales = (RNG.random((N, kb)) * 0.05 + 0.01).astype(float_type)
+    if zero == "none":
+        zp = None
+    elif zero == "packed":
+        zp = pack(RNG.integers(0, 1 << bits, (N, kb)).astype(np.uint8), bits)
+    else:
+        zp = (RNG.random((N, kb)) * (1 << bits)).astype(float_type)
+    return B, scales, zp
+
+
+def model(K, N, bits, block, zero, *, bias=False, lead=(2, 3), dtype=TensorProto.FLOAT, flat_scales=False):
+    ft = np.float16 if dtype == TensorProto.FLOAT16 else np.float32
+    B, scales, zp = quantized(K, N, bits, block, zero, ft)
+    inits = [("B", B), ("scales", scales.reshape(-1) if flat_scales else scales)]
+    ins = ["a", "B", "scales"]
+    if zp is not None:
+        inits.append(("zp", zp))
+        ins.append("zp")
+    if bias:
+        inits.append(("bias", (RNG.standard_normal(N) * 0.1).astype(ft)))
+        ins += [""] * (5 - len(ins)) + ["bias"]
+    node = helper.make_node("MatMulNBits", ins, ["y"], domain=MS, K=K, N=N, bits=bits, block_size=block)
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph([node], "nbits", [vi("a", dtype, [*lead, K])], [vi("y", dtype, [*lead, N])],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(MS, 1)])
+    m.ir_version = 9
+    return m.SerializeToString(), dict(inits)
+
+
+def check(data: bytes, a: np.ndarray, tol: float):
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"a": a})[0]
+    art = compile(data, "h100", CompileOptions(build=False))
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, make_backend("host", mode=mode)).run({"a": a})["y"]
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=0,
+                                   atol=tol * float(np.abs(want).max()), err_msg=mode)
+    return art
+
+
+@pytest.mark.parametrize("bits,block,zero", [(4, 32, "packed"), (4, 32, "none"), (4, 16, "float"), (8, 64, "packed"),
+                                             (8, 32, "none"), (2, 32, "packed"), (4, 128, "packed")])
+@pytest.mark.parametrize("K", [128, 100])
+def test_against_onnxruntime(bits, block, zero, K):
+    N = 24
+    data, inits = model(K, N, bits, block, zero, bias=(bits == 4), flat_scales=(zero == "none"))
+    a = RNG.standard_normal((2, 3, K)).astype(np.float32)
+    art = check(data, a, 1e-5)
+    assert art.report["launches_per_inference"] == 1
+    # the weight stays packed: one byte holds 8 / bits values
+    assert dict(art.plan.constants)["B"].dtype is DType.uint8
+    # the registry's reference (constant folding uses it) gives onnxruntime's answer too
+    node = Node("MatMulNBits", "n", ("a", "B", "scales", "zp" if "zp" in inits else "", "", "bias" if "bias" in inits else ""),
+                ("y",), (("K", K), ("N", N), ("bits", bits), ("block_size", block)), MS)
+    ref = lookup("MatMulNBits", MS).reference(node, [a, inits["B"], inits["scales"], inits.get("zp"), None,
+                                                     inits.get("bias")], 1)[0]
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"a": a})[0]
+    np.testing.assert_allclose(ref, want, rtol=0, atol=1e-5 * float(np.abs(want).max()))
+
+
+def test_fp16_activations():
+    data, _ = model(96, 40, 4, 32, "packed", dtype=TensorProto.FLOAT16, lead=(5,))
+    check(data, RNG.standard_normal((5, 96)).astype(np.float16), 5e-3)
+
+
+def test_a_large_int4_linear_reads_an_eighth_of_the_fp32_weight():
+    """4096 x 4096 at 4 bits, block 32, fp16: one GEMM whose DRAM bytes are the packed
+    weight, its scales and zero points, under a third of the weight's fp16 bytes (32 MiB)."""
+    K = N = 4096
+    data, inits = model(K, N, 4, 32, "packed", dtype=TensorProto.FLOAT16, lead=(1, 8))
+    art = compile(data, "h100", CompileOptions(build=False))
+    (k,) = art.report["kernels"]
+    weight_bytes = sum(inits[n].nbytes for n in ("B", "scales", "zp"))
+    assert weight_bytes <= k["dram_bytes"] < 1.2 * weight_bytes
+    assert k["dram_bytes"] < K * N * 2 / 3
+
+
+@pytest.mark.parametrize("attrs,match", [(dict(bits=3), "bits=3"), (dict(block_size=24), "block_size=24")])
+def test_refusals(attrs, match):
+    data, _ = model(64, 16, 4, 32, "none")
+    import onnx
+    m = onnx.load_from_string(data)
+    for a in list(m.graph.node[0].attribute):
+        if a.name in attrs:
+            m.graph.node[0].attribute.remove(a)
+    m.graph.node[0].attribute.extend([helper.make_attribute(k, v) for k, v in attrs.items()])
+    with pytest.raises(CompilerError, match=match):
+        compile(m.SerializeToString(), "h100", CompileOptions(build=False))
+
+
+def test_act_order_is_refused():
+    data, _ = model(64, 16, 4, 32, "none")
+    import onnx
+    m = onnx.load_from_string(data)
+    node = m.graph.node[0]
+    while len(node.input) < 4:
+        node.input.append("")
+    node.input.append("g_idx")
+    m.graph.initializer.append(numpy_helper.from_array((np.arange(64) // 32).astype(np.int32), "g_idx"))
+    with pytest.raises(CompilerError, match="g_idx"):
+        compile(m.SerializeToString(), "h100", CompileOptions(build=False))
