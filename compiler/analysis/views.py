@@ -307,6 +307,10 @@ def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
         # the model's own half tensor, or a guarded gather of it (implicit-GEMM Conv's zero padding):
         # its products compute and accumulate in float (DType.compute_ctype), exactly what the mma does
         return e, True
+    if isinstance(e, Cast) and e.dtype.name == elem and e.x.dtype.name == "float32":
+        # a value computed in float and rounded to the half type where it is read (a dequantized
+        # weight in a half model: ops/contrib_quant.py), the same rounding the precision pass writes
+        return e.x, False
     if not (isinstance(e, Cast) and e.dtype.name == "float32"):
         return None
     x = e.x

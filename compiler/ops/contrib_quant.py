@@ -112,7 +112,8 @@ def lower_matmul_nbits(ctx: LowerCtx) -> None:
                                or (zt.dtype.is_float and zt.size == N * kb)):
         raise ctx.unsupported(f"zero points of {zt.dtype.name} {zt.shape} are neither uint8 ({N}, {zp_row}) "
                               f"nor {N * kb} floats")
-    wdt = DType.float32 if a.dtype is DType.float32 else a.dtype     # the dequantized weight's type
+    # the weight dequantized in float and rounded to A's type (a half model's tensor cores take it)
+    wdt = DType.float64 if a.dtype is DType.float64 else DType.float32
 
     iv = out_vars(y.rank)
     n = iv[-1]
