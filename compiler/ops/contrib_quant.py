@@ -71,6 +71,17 @@ def _unpack(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
     return vals.reshape(packed.shape[:-1] + (-1,))[..., :count]
 
 
+def pack_bits(values: np.ndarray, bits: int) -> np.ndarray:
+    """Rows of `bits`-bit values packed into bytes, low bits first, each row padded to whole bytes
+    (the layout of B and of packed zero points; `_unpack` reads it back)."""
+    per = 8 // bits
+    rows, n = values.shape
+    padded = np.zeros((rows, -(-n // per) * per), np.uint8)
+    padded[:, :n] = values
+    grouped = padded.reshape(rows, -1, per).astype(np.uint16)
+    return (grouped << (np.arange(per, dtype=np.uint16) * bits)).sum(-1).astype(np.uint8)
+
+
 def _ref(node, inputs, opset):
     a, b, scales = inputs[0], inputs[1], inputs[2]
     zp = inputs[3] if len(inputs) > 3 else None

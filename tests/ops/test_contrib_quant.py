@@ -13,22 +13,13 @@ from compiler import compile
 from compiler.errors import CompilerError
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import Node
+from compiler.ops.contrib_quant import pack_bits as pack
 from compiler.ops.registry import lookup
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
 
 RNG = np.random.default_rng(31)
 MS = "com.microsoft"
-
-
-def pack(values: np.ndarray, bits: int) -> np.ndarray:
-    """Rows of `bits`-bit values packed into bytes, low bits first, each row padded to whole bytes."""
-    per = 8 // bits
-    rows, n = values.shape
-    padded = np.zeros((rows, -(-n // per) * per), np.uint8)
-    padded[:, :n] = values
-    grouped = padded.reshape(rows, -1, per).astype(np.uint16)
-    return (grouped << (np.arange(per) * bits)).sum(-1).astype(np.uint8)
 
 
 def quantized(K: int, N: int, bits: int, block: int, zero: str, float_type=np.float32):
