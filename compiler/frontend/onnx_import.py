@@ -396,10 +396,17 @@ def _check_domains(graph: onnx.GraphProto) -> None:
             try:
                 lookup(n.op_type, n.domain, node=n.name)
             except UnsupportedOp:
+                if n.domain == "com.microsoft.nchwc":
+                    # onnxruntime's CPU blocked layout, written when a session saves its model at
+                    # ORT_ENABLE_ALL: tied to the machine that optimized it, by onnxruntime's own warning
+                    raise UnsupportedOp(n.op_type, node=n.name or None, domain=n.domain, detail=(
+                        "this is onnxruntime's CPU-specific blocked layout, saved at ORT_ENABLE_ALL; save "
+                        "the optimized model at ORT_ENABLE_EXTENDED (whose FusedConv and FusedMatMul "
+                        "Brickyard compiles) or upload the original model")) from None
                 raise UnsupportedOp(n.op_type, node=n.name or None, domain=n.domain, detail=(
                     f"operators of domain '{n.domain}' are not supported; Brickyard implements the "
                     "standard ONNX operators (domain ai.onnx) and a few of onnxruntime's com.microsoft "
-                    "ones (compiler/ops/contrib.py, contrib_attention.py, contrib_quant.py)")) from None
+                    "ones (compiler/ops/contrib*.py)")) from None
 
 
 def _check_registry(graph: onnx.GraphProto) -> None:

@@ -424,14 +424,14 @@ def lower_einsum(ctx: LowerCtx) -> None:
 
 # --- Conv -------------------------------------------------------------------------------------------
 
-def _conv_window(node, x_shape, w_shape) -> Window:
+def conv_window(node, x_shape, w_shape) -> Window:
     kernel = _ints(node.attr("kernel_shape"), w_shape[2:])
     return window_geometry(node, x_shape[2:], kernel)
 
 
 def conv_reference(x, w, b, node, *, integer=False, x_zp=None, w_zp=None):
     """Direct convolution (float64, or int64 with zero points subtracted), for Conv and ConvInteger."""
-    win = _conv_window(node, x.shape, w.shape)
+    win = conv_window(node, x.shape, w.shape)
     group = int(node.attr("group", 1))
     n, c = x.shape[:2]
     m, cg = w.shape[:2]
@@ -458,7 +458,7 @@ def _ref_conv(node, inputs, opset):
 
 def _conv_body(ctx: LowerCtx, x: TensorType, w: TensorType, y: TensorType, x_val, w_val):
     """Reduction body and axes of a (grouped) convolution; x_val/w_val load an element."""
-    win = _conv_window(ctx.node, x.shape, w.shape)
+    win = conv_window(ctx.node, x.shape, w.shape)
     if tuple(win.out_shape) != tuple(y.shape[2:]):
         raise ctx.unsupported(f"output extent {y.shape[2:]} disagrees with the window geometry {win.out_shape}")
     group = int(ctx.attr("group", 1))

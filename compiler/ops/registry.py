@@ -182,6 +182,31 @@ class LowerCtx:
         from ..ir.spec import ExternSpec
         self._emit(ComputeStep(ExternSpec(_with_ops(kernel, self.node.name))))
 
+    def lower_as(self, op: str, inputs, out_type: TensorType, attrs=(), *, out: str | None = None,
+                 opset: int = 18) -> str:
+        """Lowers standard op `op` and returns the name of what it wrote: `out`, else a new
+        temporary of `out_type`. `inputs` are this node's inputs by number (a number it lacks is an
+        absent optional input) or (name, type) of values this lowering made. An op of another domain
+        that is a standard one and a map (com.microsoft FusedConv, compiler/ops/contrib_fused.py)
+        reuses the standard lowering, and fusion joins the map."""
+        out = out or self.temp(out_type, op.lower())
+        names, types, consts = [], [], []
+        for i in inputs:
+            if isinstance(i, int):
+                given = self.has_input(i)
+                names.append(self.node.inputs[i] if given else "")
+                types.append(self.input(i) if given else None)
+                consts.append(self.const(i) if given else None)
+            else:
+                names.append(i[0])
+                types.append(i[1])
+                consts.append(None)
+        child = LowerCtx(Node(op, self.node.name, tuple(names), (out,), tuple(attrs)), types, [out_type], consts,
+                         opset, self._emit, self._new_name)
+        lookup(op, node=self.node.name).lower(child)
+        self.temps.update(child.temps)
+        return out
+
     def alias(self, output: str, source: str) -> None:
         """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel."""
         from ..ir.plan import AliasStep
