@@ -1,7 +1,7 @@
 """onnxruntime's com.microsoft Attention and MultiHeadAttention: the fused attention nodes its
-transformer optimizer writes for BERT-, GPT-2- and ViT-like models (and that Hugging Face Optimum's
-"optimized" exports carry), with their meaning from onnxruntime's ContribOperators.md and its CPU
-kernels.
+transformer optimizer writes for BERT-, GPT-2-, ViT- and LLaMA-like models (and that Hugging Face
+Optimum's "optimized" exports carry), and the rotary embedding it puts before them, with their
+meaning from onnxruntime's ContribOperators.md and its CPU kernels.
 
 - `Attention`: the Q, K and V projections as one packed GEMM (input x weights + bias), then
   multi-head attention over the packed result, with the optional past (2, B, N, P, H) concatenated
@@ -493,3 +493,65 @@ def lower_multi_head_attention(ctx: LowerCtx) -> None:
     _emit_attention(ctx, q=q, k=k, v=v, B=B, N=N, S=S, T=T, D=D, P=P, scale=_scale(ctx, D),
                     causal=bool(ctx.attr("unidirectional", 0)), mask=mask,
                     attention_bias=_check_bias(ctx, _ABIAS, B, N, S, T), y_t=ctx.out_types[0], out=ctx.out_name(0))
+
+
+# --- RotaryEmbedding (com.microsoft) -------------------------------------------------------------
+
+def _ms_rotary_attrs(attr, x_shape, cos_shape) -> list[tuple[str, object]]:
+    """The ONNX RotaryEmbedding's attributes for a com.microsoft one: its num_heads, or for 3-D
+    input with none the head size read off the caches (rotary over the whole head)."""
+    rd = int(attr("rotary_embedding_dim", 0) or 0)
+    attrs = [("interleaved", int(attr("interleaved", 0) or 0)), ("rotary_embedding_dim", rd)]
+    if len(x_shape) == 3:
+        heads = int(attr("num_heads", 0) or 0)
+        if not heads:
+            if rd:
+                raise ValueError("3-D input with rotary_embedding_dim needs num_heads")
+            heads = x_shape[2] // (2 * cos_shape[1])
+        attrs.append(("num_heads", heads))
+    return attrs
+
+
+def _ms_positions(pos: np.ndarray, b: int, s: int) -> np.ndarray:
+    """(B, S) position ids: as given, or from a one-element start offset."""
+    return pos.reshape(1, 1) + np.arange(s).reshape(1, s) + np.zeros((b, 1), pos.dtype) if pos.size == 1 else pos
+
+
+def _ref_ms_rotary(node, inputs, opset):
+    from ..ir.graph import Node
+    from .registry import lookup
+    x, pos, cos, sin = inputs[:4]
+    b, s = (x.shape[0], x.shape[1]) if x.ndim == 3 else (x.shape[0], x.shape[2])
+    attrs = tuple(_ms_rotary_attrs(node.attr, x.shape, cos.shape))
+    onnx_node = Node("RotaryEmbedding", node.name, ("x", "cos", "sin", "pos"), ("y",), attrs)
+    return lookup("RotaryEmbedding").reference(onnx_node, [x, cos, sin, _ms_positions(pos, b, s)], 23)
+
+
+def _infer_ms_rotary(pn, in_types) -> list:
+    return [in_types[0]]
+
+
+@register("RotaryEmbedding", reference=_ref_ms_rotary, domain=MS, infer=_infer_ms_rotary)
+def lower_ms_rotary_embedding(ctx: LowerCtx) -> None:
+    """The ONNX RotaryEmbedding over (input, cos_cache, sin_cache, position_ids), the position ids
+    made from a start offset when one is given."""
+    if int(ctx.attr("is_packed_batching", 0) or 0):
+        raise ctx.unsupported("is_packed_batching=1 is not supported")
+    x, pt, ct = ctx.input(0), ctx.input(1), ctx.input(2)
+    try:
+        attrs = _ms_rotary_attrs(ctx.attr, x.shape, ct.shape)
+    except ValueError as e:
+        raise ctx.unsupported(str(e)) from None
+    b, s = (x.shape[0], x.shape[1]) if x.rank == 3 else (x.shape[0], x.shape[2])
+    pos = 1
+    if pt.size == 1:
+        full = TensorType(DType.int64, (b, s))
+        name = ctx.temp(full, "position_ids")
+        _, sv = out_vars(2)
+        ctx.emit(TensorExpr("position_ids", (pt,), full,
+                            cast(load(0, pt, (const(0, DType.int64),) * pt.rank), DType.int64) + sv),
+                 [ctx.in_name(1)], name)
+        pos = (name, full)
+    elif pt.shape != (b, s):
+        raise ctx.unsupported(f"position_ids of shape {pt.shape} are neither ({b}, {s}) nor a start offset")
+    ctx.lower_as("RotaryEmbedding", (0, 2, 3, pos), x, attrs, out=ctx.out_name(0), opset=23)

@@ -12,6 +12,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from compiler import compile
 from compiler.errors import CompilerError
+from compiler.ir.graph import Node
+from compiler.ops.registry import lookup
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
 
@@ -250,3 +252,28 @@ def test_an_optimized_attention_fuses_like_the_plain_graph(s, hid, n):
     assert a["latency"]["predicted_us"] == pytest.approx(b["latency"]["predicted_us"], rel=0.02)
     if s == 512:
         assert [k for k in a["kernels"] if k["config"].get("schedule") == "flash_attention"]
+
+
+@pytest.mark.parametrize("layout,pos,attrs", [
+    ("bsh", "ids", dict(num_heads=N)),
+    ("bsh", "offset", dict(num_heads=N, interleaved=1)),
+    ("bsh", "ids", dict()),                                    # heads read off the caches
+    ("bnsh", "offset", dict()),
+    ("bsh", "ids", dict(num_heads=N, rotary_embedding_dim=D // 2)),
+])
+def test_ms_rotary_embedding(layout, pos, attrs):
+    """com.microsoft RotaryEmbedding (input, position_ids, cos_cache, sin_cache): position ids
+    (B, S) or a start offset, interleaved or halves, partial rotary, 3-D or 4-D input."""
+    rd = attrs.get("rotary_embedding_dim") or D
+    shape = [B, S, HID] if layout == "bsh" else [B, N, S, D]
+    feeds = {"x": _f(shape), "cos": _f((40, rd // 2)), "sin": _f((40, rd // 2)),
+             "pos": RNG.integers(0, 40 - S, (B, S)) if pos == "ids" else np.array([7])}
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS, **attrs)
+    inputs = [(n, TensorProto.INT64 if n == "pos" else F, list(a.shape)) for n, a in feeds.items()]
+    data = model(node, inputs, [("y", F, shape)])
+    art = check(data, feeds)
+    assert art.report["launches_per_inference"] == 1
+    # the registry's reference (constant folding uses it) gives onnxruntime's answer too
+    ir_node = Node("RotaryEmbedding", "r", ("x", "pos", "cos", "sin"), ("y",), tuple(attrs.items()), MS)
+    (ref,) = lookup("RotaryEmbedding", MS).reference(ir_node, [feeds[n] for n in ("x", "pos", "cos", "sin")], 1)
+    np.testing.assert_allclose(ref, ort_run(data, feeds)["y"], rtol=0, atol=1e-5)
