@@ -16,8 +16,10 @@ variables within their bounds. Used by kinds that ask whether an operand depends
 (kinds/flash_decoding.py: which heads read the same keys)."""
 from __future__ import annotations
 
+import math
+
 from ..ir.dtypes import DType
-from ..ir.texpr import Binary, Const, Expr, Var, binary, const, index_interval, map_children, walk
+from ..ir.texpr import Binary, Const, Expr, Var, binary, const, index_interval, map_children, substitute_vars, walk
 from .views import combine_affine
 
 INDEX = DType.int64
@@ -82,12 +84,35 @@ def _linear(e: Expr, bounds) -> Linear | None:
         if e.fn == "idiv":
             if whole:
                 return outer, x[1] // s + k
+        elif whole:
+            return rest[0], rest[1] - k * s
+        # R = L + r with L >= 0 a multiple of g = gcd(s, L's steps) and 0 <= r < g: L % s is at most
+        # s - g, so r never carries: R / s = L / s and R % s = L % s + r (an index unrolled by a
+        # vector of r's: every element's division the same expression, kinds/tc_gemm.py)
+        g = math.gcd(s, *(c * _multiple(t, bounds) for t, c in rest[0].items()))
+        if rest[0] and rest[1] < g and r_lo - rest[1] >= 0:
+            lin = (rest[0], 0)
+            if e.fn == "idiv":
+                outer[Binary("idiv", _expr(lin), const(s, INDEX), INDEX)] = 1
+                return outer, x[1] // s
+            if g == s:                  # L is a multiple of s
+                return {}, rest[1]
+            return {Binary("imod", _expr(lin), const(s, INDEX), INDEX): 1}, rest[1]
+        if e.fn == "idiv":
             outer[Binary("idiv", _expr(rest), const(s, INDEX), INDEX)] = 1
             return outer, x[1] // s
-        if whole:
-            return rest[0], rest[1] - k * s
         return {Binary("imod", _expr(rest), const(s, INDEX), INDEX): 1}, 0
     return None
+
+
+def _multiple(t: Expr, bounds) -> int:
+    """A number every value of term `t` is a multiple of: a remainder x % s of an x whose steps
+    and constant share a divisor with s is a multiple of that divisor; anything else, 1."""
+    if isinstance(t, Binary) and t.fn == "imod" and isinstance(t.b, Const):
+        x = _linear(t.a, bounds)
+        if x is not None:
+            return math.gcd(int(t.b.value), x[1], *(c * _multiple(u, bounds) for u, c in x[0].items()))
+    return 1
 
 
 def _interval(form: Linear, bounds) -> tuple[int, int] | None:
@@ -106,3 +131,28 @@ def _expr(form: Linear) -> Expr:
     for t, c in sorted(form[0].items(), key=lambda tc: repr(tc[0])):
         out = binary("add", out, t if c == 1 else binary("mul", t, const(c, INDEX)))
     return out
+
+
+def unrolled(e: Expr, var: str, width: int, bounds: dict[str, tuple[int, int]], vector: str = "by_kv") -> list[Expr]:
+    """`e` at var = width * vector + q for q = 0 .. width - 1, each simplified: the elements of a
+    vector of `width` consecutive values of `var` (`bounds` of every other variable; `vector`'s own
+    is derived from var's). Indices the elements share come out as the same expression, so the
+    code computes them once (a packed weight's byte for two 4-bit values, a block's scale for all)."""
+    lo, hi = bounds[var]
+    vb = {k: v for k, v in bounds.items() if k != var}
+    vb[vector] = (lo // width, hi // width)
+    return [simplify(substitute_vars(e, {var: binary("add", binary("mul", Var(vector, INDEX), const(width, INDEX)),
+                                                                  const(q, INDEX))}), vb)
+            for q in range(width)]
+
+
+def gemm_vector_sources(view, source: Expr, side: str, width: int) -> list[Expr] | None:
+    """A GEMM operand (`view` a GemmView, side "a" or "b") at `width` consecutive values of its
+    reduction variable, k = width by_kv + q (`unrolled`, every variable bounded by its extent):
+    the tensor-core generic_vec loader's expressions. None where k is not one variable."""
+    if len(view.k) != 1:
+        return None
+    group = view.m if side == "a" else view.n
+    bounds = {v: (0, n - 1) for v, n in tuple(group) + tuple(view.batch) + tuple(view.k)}
+    bounds.update({v: (0, 0) for v in view.unit})
+    return unrolled(source, view.k[0][0], width, bounds)

@@ -7,7 +7,11 @@ tiles accumulating in fp32 registers. Operands are staged through `stages` share
 - "async": a plain strided load whose storage is the mma element type (fp16/bf16 weights the
   precision pass converted, fp32 for tf32): 16-byte cp.async, zero-filled past the edges;
 - "vector": a plain fp32 load rounded to fp16/bf16: 16-byte vector loads, converted in registers;
-- "generic": any operand expression (implicit-GEMM gathers, fused scales): one element per step.
+- "generic": any operand expression (implicit-GEMM gathers, fused scales): one element per step;
+- "generic_vec": an operand expression of a rows x k tile whose consecutive k share work (a
+  packed quantized weight: one byte for two 4-bit values, one scale for a block): VEC k of a row per
+  thread, the expressions unrolled and simplified so that what they share is one computation, one
+  16-byte shared store.
 
 Shared tiles keep each operand's global innermost axis innermost ("k": rows x BK, "r": BK x rows);
 16-bit fragments come from ldmatrix (.trans for "r"), tf32 fragments from 32-bit loads rounded
@@ -22,6 +26,7 @@ import math
 from dataclasses import dataclass
 
 from ..ir.texpr import TensorExpr
+from ..analysis.quasi_affine import gemm_vector_sources
 from ..analysis.views import GemmView, TcOperand, tc_operand
 from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT
@@ -29,6 +34,8 @@ from .block_function import BLOCK_X, finish_kernel
 from ..ir.kernel import Kernel
 from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
 from .tiled import _decompose, _epilogue, _render, _unit_vars, index_ctype, split_params
+
+VEC = 8      # k values per thread in the generic_vec loader: 8 halves, one 16-byte shared chunk
 
 # mma element type -> (C type in shared memory, bytes, mma function, k per mma, f32x2 packer)
 ELEMS = {
@@ -210,6 +217,8 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
             L.append(f"        *reinterpret_cast<uint2*>(dst + {tile.off('o', 'j * 8')}) = "
                      f"make_uint2({pack}(v.x, v.y), {pack}(v.z, v.w));")
         L.append("      }")
+    elif kind == "generic_vec":
+        L += _vector_loader(te, view, p, side, it, T)
     elif hoist and _fixed_rows(p, side, T):
         L += _gather_by_k(te, view, p, side, it, T)
     else:
@@ -229,6 +238,36 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         L.append(f"        *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'ii * {eb}')}) = {ctype}(v);")
         L.append("      }")
     L.append("    }")
+    return L
+
+
+def _vector_loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: int) -> list[str]:
+    """The generic_vec loader of a rows x k tile: a thread computes VEC consecutive k of one row
+    (the operand at k = VEC by_kv + q, whose shared sub-expressions (a packed byte, a block's scale)
+    are the same text, computed once by the compiler) and stores them as one 16-byte chunk."""
+    op, tile = (p.a, p.tile_a) if side == "a" else (p.b, p.tile_b)
+    rows, group, extent, row0 = ((p.BM, view.m, view.M, "by_m0") if side == "a" else (p.BN, view.n, view.N, "by_n0"))
+    pack = ELEMS[p.elem][4]
+    per_row = p.BK // VEC
+    exprs = gemm_vector_sources(view, op.source, side, VEC)
+    L = [f"      for (int c = tid; c < {rows * per_row}; c += {T}) {{",
+         f"        const int o = c / {per_row}, j = c % {per_row};",
+         f"        const {it} gr = {row0} + o;",
+         f"        const {it} gk = k0 + j * {VEC};",
+         f"        float v[{VEC}] = {{{', '.join(['0.0f'] * VEC)}}};",
+         f"        if (gr < {extent}) {{" if extent % rows else "        {"]
+    _decompose(L, "          ", it, "gr", group, "by_rm")
+    L.append(f"          const {it} by_kv = gk / {VEC};")
+    for q, e in enumerate(exprs):
+        body: list[str] = []
+        val = _render(te, e, body, "            ", it)
+        L += [f"          if (gk + {q} < {view.K}) {{" if view.K % p.BK else "          {", *body,
+              f"            v[{q}] = {val};", "          }"]
+    L.append("        }")
+    for h in range(VEC // 4):
+        L.append(f"        *reinterpret_cast<uint2*>(dst + {tile.off('o', f'j * {VEC * 2} + {8 * h}')}) = "
+                 f"make_uint2({pack}(v[{4 * h}], v[{4 * h + 1}]), {pack}(v[{4 * h + 2}], v[{4 * h + 3}]));")
+    L.append("      }")
     return L
 
 

@@ -10,12 +10,13 @@ import math
 
 from ..analysis.views import MMA_ELEMS, GemmView, TcOperand, gemm_view, inferred_precision, tc_operand
 from ..codegen.staged_epilogue import l2_store_bytes
-from ..codegen.tensor_core import ELEMS, out_tile_bytes, render_tc_gemm, smem_tile
+from ..codegen.tensor_core import ELEMS, VEC, out_tile_bytes, render_tc_gemm, smem_tile
 from ..roller.construct import (bank_conflict_ways, dram_bytes, growth_path, io_sizes, load_count, loader_sectors,
                                 ops_per_element, pow2_ceil)
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
-from ..ir.texpr import TensorExpr
+from ..analysis.quasi_affine import gemm_vector_sources
+from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
@@ -79,6 +80,25 @@ def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[s
             return "vector", op.inner
         return "generic", op.inner
     return "generic", "k" if k_fast else "r"
+
+
+
+
+def vector_cost(te: TensorExpr, view: GemmView, op: TcOperand, side: str, orient: str) -> float | None:
+    """Issue slots per element of the generic_vec loader: a thread computes VEC consecutive k of
+    one row, so what its elements share (a packed byte, a block's scale and zero point, their
+    index arithmetic: the same expressions after `unrolled`) is computed once, and the VEC values
+    go to shared memory in one 16-byte store (16-bit elements only). None where it does not apply
+    (tiles with the rows innermost, k split over several variables)."""
+    if orient != "k" or op.source is None:
+        return None
+    exprs = gemm_vector_sources(view, op.source, side, VEC)
+    if exprs is None:
+        return None
+    nodes = {n for e in exprs for n in walk(e)}
+    loads = sum(isinstance(n, Load) for n in nodes)
+    ops = sum(isinstance(n, (Binary, Unary)) for n in nodes)
+    return (8.0 + 4 * loads + ops) / VEC + 1.0         # + the conversion and pack of each element
 
 
 def fragment_conflicts(tile, elem: str, orient: str, banks: int = 32) -> int:
@@ -161,6 +181,13 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
             cost[side] = 1.5
         else:
             cost[side] = 8.0 + ops_per_element(op.source) + 4 * load_count(op.source)
+            vec = vector_cost(te, view, op, side, (oa, ob)[side == "b"]) if eb == 2 else None
+            if vec is not None and vec < cost[side]:
+                cost[side] = vec
+                if side == "a":
+                    load_a = "generic_vec"
+                else:
+                    load_b = "generic_vec"
     tiles_memo: dict = {}
     sect_memo: dict = {}
     out = []
@@ -183,7 +210,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                     for side, kind, expr, group, rows, k_fast, ext in (
                             ("a", load_a, view.a, view.m, BM, view.a_k_fastest, M),
                             ("b", load_b, view.b, view.n, BN, view.b_k_fastest, N)):
-                        if kind != "generic":
+                        if kind not in ("generic", "generic_vec"):
                             infl[side] = 1.0
                             continue
                         key = (side, rows, BK)

@@ -124,3 +124,47 @@ def test_simplified_indices_are_the_same_function(case):
         got = simplify(e, bounds)
         assert same_everywhere(got, e, bounds)
         assert divisions(got) <= divisions(e)
+
+
+@st.composite
+def unrolled_packed_indices(draw):
+    """An index into values packed `bits` to a byte in blocks along k (a quantized weight's byte,
+    shift and block scale), with k unrolled by a vector: k = V kv + q."""
+    bits = draw(st.sampled_from([1, 2, 4, 8]))
+    block = draw(st.sampled_from([8, 16, 32, 64]))
+    V = draw(st.sampled_from([2, 4, 8]))
+    q = draw(st.integers(0, V - 1))
+    kb, rows = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    k, n = Var("k"), Var("n")
+    blob = block * bits // 8
+    forms = [(n * kb + k // block) * blob + ((k % block) * bits) // 8,     # the byte
+             ((k % block) * bits) % 8,                                      # the shift
+             n * kb + k // block,                                           # the block's scale
+             (k + q) // V, (k * 3 + 1) % 6]                                 # and a few others
+    e = draw(st.sampled_from(forms))
+    K = kb * block
+    bounds = {"kv": (0, -(-K // V) - 1), "n": (0, rows - 1)}
+    return substitute_vars(e, {"k": Var("kv") * V + q}), bounds, V
+
+
+@settings(max_examples=200, deadline=None)
+@given(unrolled_packed_indices())
+def test_an_unrolled_vectors_indices_are_the_same_function(case):
+    """The aligned-offset rule (x = L + r, L a multiple of g, r < g: no carry) is exact."""
+    e, bounds, _ = case
+    got = simplify(e, bounds)
+    assert same_everywhere(got, e, bounds)
+    assert divisions(got) <= divisions(e)
+
+
+def test_a_vectors_packed_indices_are_shared_by_its_elements():
+    """Eight consecutive k of 4-bit values in blocks of 32: four bytes, two shifts, one scale
+    (what the tensor-core loader reads once per vector, kinds/tc_gemm.py)."""
+    k, n, kv = Var("k"), Var("n"), Var("kv")
+    byte = (n * 128 + k // 32) * 16 + ((k % 32) * 4) // 8
+    shift = ((k % 32) * 4) % 8
+    scale = n * 128 + k // 32
+    bounds = {"kv": (0, 511), "n": (0, 63)}
+    for e, distinct in ((byte, 4), (shift, 2), (scale, 1)):
+        got = {simplify(substitute_vars(e, {"k": kv * 8 + q}), bounds) for q in range(8)}
+        assert len(got) == distinct

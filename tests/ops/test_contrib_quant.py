@@ -128,3 +128,35 @@ def test_act_order_is_refused():
     m.graph.initializer.append(numpy_helper.from_array((np.arange(64) // 32).astype(np.int32), "g_idx"))
     with pytest.raises(CompilerError, match="g_idx"):
         compile(m.SerializeToString(), "h100", CompileOptions(build=False))
+
+
+@pytest.mark.parametrize("K,N,M,bits,block,zero", [(200, 72, 33, 4, 16, "packed"), (232, 50, 40, 4, 32, "float"),
+                                                   (520, 130, 24, 8, 128, "packed"), (168, 96, 20, 2, 32, "none")])
+def test_the_vector_loader_unpacks_a_row_of_k_at_once(K, N, M, bits, block, zero):
+    """In a half model the tensor-core GEMM loads the packed weight by the generic_vec loader
+    (eight consecutive k of a row a thread: their shared bytes, scales and zero points read once):
+    right against onnxruntime with K and N not multiples of the tile, split-K or not."""
+    data, _ = model(K, N, bits, block, zero, dtype=TensorProto.FLOAT16, lead=(M,))
+    art = check(data, RNG.standard_normal((M, K)).astype(np.float16), 5e-3)
+    (k,) = art.report["kernels"]
+    assert k["config"]["schedule"] == "roller_tc_gemm" and k["config"]["load_b"] == "generic_vec"
+
+
+def test_a_large_int4_linear_is_predicted_faster_than_its_fp16_weight():
+    """4096 x 4096 over 8 and 128 tokens: the int4 weight (block 32) is predicted faster than the
+    same product with an fp16 weight, which reads three times its bytes (bench/weight_only.py
+    prints the table)."""
+    K = N = 4096
+    w = (RNG.standard_normal((K, N)) * 0.02).astype(np.float16)
+    for M in (8, 128):
+        vi = helper.make_tensor_value_info
+        g = helper.make_graph([helper.make_node("MatMul", ["a", "w"], ["y"])], "dense",
+                              [vi("a", TensorProto.FLOAT16, [M, K])], [vi("y", TensorProto.FLOAT16, [M, N])],
+                              [numpy_helper.from_array(w, "w")])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        m.ir_version = 9
+        dense = compile(m.SerializeToString(), "h100", CompileOptions(build=False)).report
+        int4 = compile(model(K, N, 4, 32, "packed", dtype=TensorProto.FLOAT16, lead=(M,))[0], "h100",
+                       CompileOptions(build=False)).report
+        assert int4["latency"]["predicted_us"] < dense["latency"]["predicted_us"], M
+        assert int4["kernels"][0]["config"]["load_b"] == "generic_vec"

@@ -1,6 +1,6 @@
 // golden: lstm.onnx h100 fp16
 // 5 launches, 4 distinct kernels
-// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=3072 params=[float long long by_half float out:float out:float]
+// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=4096 params=[float long long by_half float out:float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
 // launch 2: lstm_xw_k1 grid=[32, 1, 1] block=[128, 1, 1] shared=20480 params=[float by_half float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
@@ -10,50 +10,81 @@
 BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1024;
+  unsigned char* const by_sb = by_smem + 2048;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
-  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 32;
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 32; by_blk /= 16;
+  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 128u + by_block.idx.x / 256u * 128u;
   const int i0 = 0;
   const int i2 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
-  float by_acc[1][4][4];
+  float by_acc[1][2][4];
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
-    {  // operand A: generic, rows x k
+    {  // operand A: generic_vec, rows x k
       unsigned char* const dst = by_sa + stage * 512;
-      for (int c = tid; c < 256; c += 32) {
-        const int o = c / 16, ii = c % 16;
+      for (int c = tid; c < 32; c += 32) {
+        const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
-        const int gk = k0 + ii;
-        float v = 0.0f;
+        const int gk = k0 + j * 8;
+        float v[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         {
           const int i1 = gr;
-          const int r0 = gk;
-          const long long t0 = in1[(i2)*64 + (i1)];
-          v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
+          const int by_kv = gk / 8;
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[0] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + ((by_kv * (8ll)))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[1] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((1ll) + (by_kv * (8ll))))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[2] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((2ll) + (by_kv * (8ll))))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[3] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((3ll) + (by_kv * (8ll))))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[4] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((4ll) + (by_kv * (8ll))))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[5] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((5ll) + (by_kv * (8ll))))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[6] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((6ll) + (by_kv * (8ll))))];
+          }
+          {
+            const long long t0 = in1[(i2)*64 + (i1)];
+            v[7] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((7ll) + (by_kv * (8ll))))];
+          }
         }
-        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 16 + 0)) = make_uint2(by_pack_half2(v[0], v[1]), by_pack_half2(v[2], v[3]));
+        *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 16 + 8)) = make_uint2(by_pack_half2(v[4], v[5]), by_pack_half2(v[6], v[7]));
       }
     }
     {  // operand B: async, rows x k
-      unsigned char* const dst = by_sb + stage * 1024;
+      unsigned char* const dst = by_sb + stage * 512;
       #pragma unroll
-      for (int c = tid; c < 64; c += 32) {
+      for (int c = tid; c < 32; c += 32) {
         const int o = c / 2, j = c % 2;
         const int gr = by_n0 + o;
         const int gk = k0 + j * 8;
@@ -62,31 +93,31 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
       }
     }
   };
-  for (int s = 0; s < 1; ++s) {
+  for (int s = 0; s < 3; ++s) {
     if (s < nloc) by_load(s, kt_begin + s);
     by_cp_async_commit();
   }
   for (int i = 0; i < nloc; ++i) {
-    by_cp_async_wait<0>();
+    by_cp_async_wait<2>();
     __syncthreads();
-    if (i + 1 < nloc) by_load((i + 1) % 2, kt_begin + i + 1);
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 2) * 512;
-      const unsigned char* const bs = by_sb + (i % 2) * 1024;
+      const unsigned char* const as = by_sa + (i % 4) * 512;
+      const unsigned char* const bs = by_sb + (i % 4) * 512;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
-        unsigned a[1][4], b[4][2];
+        unsigned a[1][4], b[2][2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
         #pragma unroll
-        for (int nj = 0; nj < 2; ++nj)
+        for (int nj = 0; nj < 1; ++nj)
           by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_32b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi)
           #pragma unroll
-          for (int ni = 0; ni < 4; ++ni)
+          for (int ni = 0; ni < 2; ++ni)
             by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
       }
     }
@@ -95,7 +126,7 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -107,14 +138,14 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
   for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
@@ -122,13 +153,13 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const int i1 = gm;
         const int i3 = gn;
         float by_sum = 0.0f;
-        for (int k = 0; k < 4; ++k)
+        for (int k = 0; k < 2; ++k)
           by_sum += __ldcg(&by_ws[(int)k * 32768 + (i1)*512 + (i3)]);
         const float acc = by_sum;
         out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
       }
 }
-BY_DEVICE_STATE unsigned int lstm_xw_k0_arrivals[64];
+BY_DEVICE_STATE unsigned int lstm_xw_k0_arrivals[128];
 BY_KERNEL void __launch_bounds__(32) lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const by_half* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out) {
   lstm_xw_k0_body(in0, in1, in2, in3, by_ws, out, by_this_block(lstm_xw_k0_arrivals));
 }
