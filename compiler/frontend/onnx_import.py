@@ -138,7 +138,7 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
         raise ModelError(f"the model's longest chain of dependent nodes is {chain}, over the limit of "
                          f"{limits.max_chain}", hint="raise ImportLimits.max_chain if the model is genuine")
     try:
-        onnx.checker.check_model(_without_weights(proto), full_check=False)
+        onnx.checker.check_model(_as_onnxruntime_reads_it(_without_weights(proto)), full_check=False)
     except onnx.checker.ValidationError as e:
         raise ModelError(f"{source_name} fails the ONNX checker: {_first_lines(str(e))}",
                          hint="re-export the model or repair it; onnx.checker.check_model shows the same error") from None
@@ -276,6 +276,22 @@ def _inline_functions(proto: onnx.ModelProto, source_name: str) -> onnx.ModelPro
         raise ModelError(f"{source_name} has model-local functions that cannot be inlined: "
                          f"{_first_lines(str(e))}", hint="re-export the model or repair it; "
                          "onnx.inliner.inline_local_functions shows the same error") from None
+
+
+def _as_onnxruntime_reads_it(view: onnx.ModelProto) -> onnx.ModelProto:
+    """The checker's copy with the ops onnxruntime adds to the ONNX domain (SimplifiedLayerNormalization,
+    which its optimizer writes) moved to onnxruntime's own domain: ONNX has no schema for them, and
+    the registry types them itself (compiler/ops/contrib.py)."""
+    from ..ops.contrib import MS, ORT_ONNX_DOMAIN_OPS
+    moved = False
+    for g, _ in _all_graphs(view.graph):
+        for n in g.node:
+            if n.domain in ("", "ai.onnx") and n.op_type in ORT_ONNX_DOMAIN_OPS and not onnx.defs.has(n.op_type):
+                n.domain = MS
+                moved = True
+    if moved and not any(o.domain == MS for o in view.opset_import):
+        view.opset_import.append(onnx.helper.make_opsetid(MS, 1))
+    return view
 
 
 def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:

@@ -1,9 +1,10 @@
 """onnxruntime's com.microsoft operators that its transformer optimizer writes into models
 (`python -m onnxruntime.transformers.optimizer`), with their meaning from onnxruntime's
 ContribOperators.md: the GELU forms, BiasAdd, the skip (residual) layer norms, plain and
-simplified (RMS), and BERT's embedding layer norm. (The fused attention nodes are in
-contrib_attention.py.) (onnxruntime's SimplifiedLayerNormalization sits in the default domain, which the
-ONNX checker refuses, so it is not among them.) ONNX has no schema for them, so each says its own output types (`infer`); each
+simplified (RMS), BERT's embedding layer norm, and SimplifiedLayerNormalization, which onnxruntime
+defines in the ONNX domain itself (its LLaMA-family optimizations write it; ONNX has no such op,
+so the frontend checks such a node as onnxruntime's). (The fused attention nodes are in
+contrib_attention.py.) ONNX has no schema for them, so each says its own output types (`infer`); each
 lowers to the tensor expressions of its standard counterpart (a sum, then the normalisation's row
 chain of compiler/ops/normalization.py), so fusion treats an optimized model as the plain one.
 
@@ -261,4 +262,36 @@ def lower_embed_layer_norm(ctx: LowerCtx) -> None:
             ctx.emit(TensorExpr("mask_index", (), mi_t, const(0, DType.int32)), [], ctx.out_name(1))
 
 
-__all__ = ["MS"]
+
+
+# --- SimplifiedLayerNormalization (onnxruntime's, in the ONNX domain) ---------------------------
+
+def _ref_simplified_norm(node, inputs, opset):
+    from ..ir.graph import Node
+    from .registry import lookup
+    rms = Node("RMSNormalization", node.name, node.inputs[:2], node.outputs[:1],
+               tuple((k, v) for k, v in node.attrs if k in ("axis", "epsilon", "stash_type")))
+    return lookup("RMSNormalization").reference(rms, list(inputs[:2]), 23)
+
+
+def _infer_simplified_norm(pn, in_types) -> list:
+    """Y of X's type; inv_std_var float with the normalised axes of extent 1."""
+    x = in_types[0]
+    axis = next((int(a.i) for a in pn.attribute if a.name == "axis"), -1) % x.rank
+    inv = TensorType(DType.float32, x.shape[:axis] + (1,) * (x.rank - axis))
+    return [x, inv][:len(pn.output)]
+
+
+@register("SimplifiedLayerNormalization", reference=_ref_simplified_norm, infer=_infer_simplified_norm)
+def lower_simplified_norm(ctx: LowerCtx) -> None:
+    """RMSNormalization by another name: X / sqrt(mean(X^2 over the axes from `axis`) + epsilon) *
+    scale. The inverse standard deviation output (training) is refused."""
+    if ctx.node.has_output(1):
+        raise ctx.unsupported("output 1 (inv_std_var, for training) is not supported")
+    attrs = [(k, v) for k, v in ctx.node.attrs if k in ("axis", "epsilon", "stash_type")]
+    ctx.lower_as("RMSNormalization", (0, 1), ctx.out_types[0], attrs, out=ctx.out_name(0), opset=23)
+
+
+ORT_ONNX_DOMAIN_OPS = ("SimplifiedLayerNormalization",)    # ops onnxruntime adds to the ONNX domain
+
+__all__ = ["MS", "ORT_ONNX_DOMAIN_OPS"]

@@ -197,3 +197,31 @@ def test_another_com_microsoft_op_is_refused_by_name():
                     [("x", [1, 4, 8, 8])], [("y", [1, 4, 8, 8])], [("w", _f([4, 4, 3, 3]))])
     with pytest.raises(UnsupportedOp, match="com.microsoft::FusedGemm.*compiler/ops/contrib"):
         compile(data, "h100", CompileOptions(build=False))
+
+
+@pytest.mark.parametrize("axis,dtype", [(-1, TensorProto.FLOAT), (1, TensorProto.FLOAT), (-1, TensorProto.FLOAT16)])
+def test_simplified_layer_norm_in_the_onnx_domain(axis, dtype):
+    """onnxruntime's SimplifiedLayerNormalization, which it defines in the ONNX domain (no ONNX
+    schema: the frontend checks it as onnxruntime's): RMS normalisation over the axes from `axis`."""
+    np_t = np.float16 if dtype == TensorProto.FLOAT16 else np.float32
+    scale_shape = SHAPE[axis:] if axis != -1 else SHAPE[-1:]
+    g = helper.make_graph([helper.make_node("SimplifiedLayerNormalization", ["x", "g"], ["y"], axis=axis, epsilon=1e-6)],
+                          "simplified", [helper.make_tensor_value_info("x", dtype, SHAPE)],
+                          [helper.make_tensor_value_info("y", dtype, SHAPE)],
+                          [numpy_helper.from_array((_f(scale_shape) + 1).astype(np_t), "g")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    art = check(m.SerializeToString(), {"x": _f(SHAPE, np_t) * 3}, 2e-3 if np_t is np.float16 else 1e-5)
+    assert art.report["launches_per_inference"] == 1
+
+
+def test_simplified_layer_norm_training_output_is_refused():
+    g = helper.make_graph([helper.make_node("SimplifiedLayerNormalization", ["x", "g"], ["y", "inv"])], "simplified",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, SHAPE)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, SHAPE),
+                           helper.make_tensor_value_info("inv", TensorProto.FLOAT, SHAPE[:-1] + [1])],
+                          [numpy_helper.from_array(_f(SHAPE[-1:]), "g")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    with pytest.raises(UnsupportedOp, match="inv_std_var"):
+        compile(m.SerializeToString(), "h100", CompileOptions(build=False))
