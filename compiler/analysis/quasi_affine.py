@@ -146,13 +146,15 @@ def unrolled(e: Expr, var: str, width: int, bounds: dict[str, tuple[int, int]], 
             for q in range(width)]
 
 
-def gemm_vector_sources(view, source: Expr, side: str, width: int) -> list[Expr] | None:
+def gemm_vector_sources(view, source: Expr, side: str, width: int, along: str = "k") -> list[Expr] | None:
     """A GEMM operand (`view` a GemmView, side "a" or "b") at `width` consecutive values of its
-    reduction variable, k = width by_kv + q (`unrolled`, every variable bounded by its extent):
-    the tensor-core generic_vec loader's expressions. None where k is not one variable."""
-    if len(view.k) != 1:
-        return None
+    reduction variable (`along` "k") or of its row variable ("r": m for A, n for B), v = width
+    by_vv + q (`unrolled`, every variable bounded by its extent): the tensor-core generic_vec
+    loader's expressions. None where that axis is not one variable."""
     group = view.m if side == "a" else view.n
+    axis = view.k if along == "k" else group
+    if len(axis) != 1:
+        return None
     bounds = {v: (0, n - 1) for v, n in tuple(group) + tuple(view.batch) + tuple(view.k)}
     bounds.update({v: (0, 0) for v in view.unit})
-    return unrolled(source, view.k[0][0], width, bounds)
+    return unrolled(source, axis[0][0], width, bounds, vector="by_vv")

@@ -8,10 +8,10 @@ tiles accumulating in fp32 registers. Operands are staged through `stages` share
   precision pass converted, fp32 for tf32): 16-byte cp.async, zero-filled past the edges;
 - "vector": a plain fp32 load rounded to fp16/bf16: 16-byte vector loads, converted in registers;
 - "generic": any operand expression (implicit-GEMM gathers, fused scales): one element per step;
-- "generic_vec": an operand expression of a rows x k tile whose consecutive k share work (a
-  packed quantized weight: one byte for two 4-bit values, one scale for a block): VEC k of a row per
-  thread, the expressions unrolled and simplified so that what they share is one computation, one
-  16-byte shared store.
+- "generic_vec": an operand expression whose consecutive values along the tile's inner axis share
+  work (a packed quantized weight: one byte for two 4-bit values, one scale for a block; the loop's
+  own index work): VEC of them per thread, the expressions unrolled and simplified so that what they
+  share is one computation, one 16-byte shared store.
 
 Shared tiles keep each operand's global innermost axis innermost ("k": rows x BK, "r": BK x rows);
 16-bit fragments come from ldmatrix (.trans for "r"), tf32 fragments from 32-bit loads rounded
@@ -242,26 +242,35 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
 
 
 def _vector_loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: int) -> list[str]:
-    """The generic_vec loader of a rows x k tile: a thread computes VEC consecutive k of one row
-    (the operand at k = VEC by_kv + q, whose shared sub-expressions (a packed byte, a block's scale)
-    are the same text, computed once by the compiler) and stores them as one 16-byte chunk."""
-    op, tile = (p.a, p.tile_a) if side == "a" else (p.b, p.tile_b)
+    """The generic_vec loader: a thread computes VEC consecutive values along the tile's inner axis
+    (k of a rows x k tile, rows of a k x rows one), the operand unrolled there (shared
+    sub-expressions, a packed byte or a block's scale, are the same text, computed once by the
+    compiler), and stores them as one 16-byte chunk."""
+    op, tile, orient = (p.a, p.tile_a, p.orient_a) if side == "a" else (p.b, p.tile_b, p.orient_b)
     rows, group, extent, row0 = ((p.BM, view.m, view.M, "by_m0") if side == "a" else (p.BN, view.n, view.N, "by_n0"))
     pack = ELEMS[p.elem][4]
-    per_row = p.BK // VEC
-    exprs = gemm_vector_sources(view, op.source, side, VEC)
-    L = [f"      for (int c = tid; c < {rows * per_row}; c += {T}) {{",
-         f"        const int o = c / {per_row}, j = c % {per_row};",
-         f"        const {it} gr = {row0} + o;",
-         f"        const {it} gk = k0 + j * {VEC};",
+    exprs = gemm_vector_sources(view, op.source, side, VEC, orient)
+    if orient == "k":      # outer: rows, inner: k
+        outer, per, vec_var, vec_ext, vec_tile = rows, p.BK // VEC, "gk", view.K, p.BK
+        head = [f"        const {it} gr = {row0} + o;", f"        const {it} gk = k0 + j * {VEC};"]
+        outer_ok = f"gr < {extent}" if extent % rows else ""
+    else:                  # outer: k, inner: rows
+        outer, per, vec_var, vec_ext, vec_tile = p.BK, rows // VEC, "gr", extent, rows
+        head = [f"        const {it} gk = k0 + o;", f"        const {it} gr = {row0} + j * {VEC};"]
+        outer_ok = f"gk < {view.K}" if view.K % p.BK else ""
+    L = [f"      for (int c = tid; c < {outer * per}; c += {T}) {{",
+         f"        const int o = c / {per}, j = c % {per};", *head,
          f"        float v[{VEC}] = {{{', '.join(['0.0f'] * VEC)}}};",
-         f"        if (gr < {extent}) {{" if extent % rows else "        {"]
-    _decompose(L, "          ", it, "gr", group, "by_rm")
-    L.append(f"          const {it} by_kv = gk / {VEC};")
+         f"        if ({outer_ok}) {{" if outer_ok else "        {"]
+    if orient == "k":
+        _decompose(L, "          ", it, "gr", group, "by_rm")
+    else:
+        _decompose(L, "          ", it, "gk", view.k, "by_rk")
+    L.append(f"          const {it} by_vv = {vec_var} / {VEC};")
     for q, e in enumerate(exprs):
         body: list[str] = []
         val = _render(te, e, body, "            ", it)
-        L += [f"          if (gk + {q} < {view.K}) {{" if view.K % p.BK else "          {", *body,
+        L += [f"          if ({vec_var} + {q} < {vec_ext}) {{" if vec_ext % vec_tile else "          {", *body,
               f"            v[{q}] = {val};", "          }"]
     L.append("        }")
     for h in range(VEC // 4):

@@ -85,14 +85,15 @@ def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[s
 
 
 def vector_cost(te: TensorExpr, view: GemmView, op: TcOperand, side: str, orient: str) -> float | None:
-    """Issue slots per element of the generic_vec loader: a thread computes VEC consecutive k of
-    one row, so what its elements share (a packed byte, a block's scale and zero point, their
-    index arithmetic: the same expressions after `unrolled`) is computed once, and the VEC values
-    go to shared memory in one 16-byte store (16-bit elements only). None where it does not apply
-    (tiles with the rows innermost, k split over several variables)."""
-    if orient != "k" or op.source is None:
+    """Issue slots per element of the generic_vec loader: a thread computes VEC consecutive values
+    along the tile's inner axis (k of one row, or rows of one k), so what its elements share (a
+    packed byte, a block's scale and zero point, their index arithmetic: the same expressions after
+    `unrolled`) is computed once, the loop's own work once per VEC, and the VEC values go to shared
+    memory in one 16-byte store (16-bit elements only). None where the inner axis is several
+    variables."""
+    if op.source is None:
         return None
-    exprs = gemm_vector_sources(view, op.source, side, VEC)
+    exprs = gemm_vector_sources(view, op.source, side, VEC, orient)
     if exprs is None:
         return None
     nodes = {n for e in exprs for n in walk(e)}

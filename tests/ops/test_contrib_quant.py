@@ -58,7 +58,11 @@ def model(K, N, bits, block, zero, *, bias=False, lead=(2, 3), dtype=TensorProto
 
 
 def check(data: bytes, a: np.ndarray, tol: float):
-    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"a": a})[0]
+    """Against onnxruntime at its basic optimizations (its extended ones turn DequantizeLinear ->
+    MatMul into a product that rounds the activations to 8 bits: tests/compiler/test_verify_reference.py)."""
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    want = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"]).run(None, {"a": a})[0]
     art = compile(data, "h100", CompileOptions(build=False))
     for mode in ("default", "shuffle"):
         got = Executor(art.plan, make_backend("host", mode=mode)).run({"a": a})["y"]
@@ -160,3 +164,23 @@ def test_a_large_int4_linear_is_predicted_faster_than_its_fp16_weight():
                        CompileOptions(build=False)).report
         assert int4["latency"]["predicted_us"] < dense["latency"]["predicted_us"], M
         assert int4["kernels"][0]["config"]["load_b"] == "generic_vec"
+
+
+@pytest.mark.parametrize("K,N,M", [(200, 72, 33), (96, 130, 24), (520, 40, 17)])
+def test_the_vector_loader_along_rows_dequantizes_an_int8_weight(K, N, M):
+    """A weight-only int8 Linear as DequantizeLinear writes it (K x N, the rows innermost, a scale
+    per column) in a half model: the generic_vec loader computes eight consecutive columns of a k
+    per thread; right against onnxruntime with K and N not multiples of the tile."""
+    wq = RNG.integers(-127, 128, (K, N)).astype(np.int8)
+    scale = (RNG.random(N) * 0.01 + 1e-3).astype(np.float16)
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph([helper.make_node("DequantizeLinear", ["wq", "s"], ["w"], axis=1),
+                           helper.make_node("MatMul", ["a", "w"], ["y"])], "int8",
+                          [vi("a", TensorProto.FLOAT16, [M, K])], [vi("y", TensorProto.FLOAT16, [M, N])],
+                          [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(scale, "s")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    m.ir_version = 10
+    art = check(m.SerializeToString(), RNG.standard_normal((M, K)).astype(np.float16), 5e-3)
+    (k,) = art.report["kernels"]
+    assert k["config"]["schedule"] == "roller_tc_gemm", k["config"]
+    assert (k["config"]["load_b"], k["config"]["layout_b"]) == ("generic_vec", "r")

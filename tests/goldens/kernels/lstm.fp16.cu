@@ -43,38 +43,38 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         float v[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         {
           const int i1 = gr;
-          const int by_kv = gk / 8;
+          const int by_vv = gk / 8;
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[0] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + ((by_kv * (8ll)))];
+            v[0] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + ((by_vv * (8ll)))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[1] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((1ll) + (by_kv * (8ll))))];
+            v[1] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((1ll) + (by_vv * (8ll))))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[2] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((2ll) + (by_kv * (8ll))))];
+            v[2] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((2ll) + (by_vv * (8ll))))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[3] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((3ll) + (by_kv * (8ll))))];
+            v[3] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((3ll) + (by_vv * (8ll))))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[4] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((4ll) + (by_kv * (8ll))))];
+            v[4] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((4ll) + (by_vv * (8ll))))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[5] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((5ll) + (by_kv * (8ll))))];
+            v[5] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((5ll) + (by_vv * (8ll))))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[6] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((6ll) + (by_kv * (8ll))))];
+            v[6] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((6ll) + (by_vv * (8ll))))];
           }
           {
             const long long t0 = in1[(i2)*64 + (i1)];
-            v[7] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((7ll) + (by_kv * (8ll))))];
+            v[7] = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (((7ll) + (by_vv * (8ll))))];
           }
         }
         *reinterpret_cast<uint2*>(dst + by_swizzle_32b(o, j * 16 + 0)) = make_uint2(by_pack_half2(v[0], v[1]), by_pack_half2(v[2], v[3]));
