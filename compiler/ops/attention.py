@@ -186,8 +186,11 @@ def lower_attention(ctx: LowerCtx) -> None:
     (r,) = reduce_vars(1)
     qv = load(0, Q, _idx(sh.rank, b, h, i, r, sh.qk_size))
     kv = load(1, k_t, _idx(k_rank, b, h // sh.group, j, r, sh.qk_size))
-    dot = (qv * root) * (kv * root)
-    a = Var("acc", acc)
+    # the spec scales Q and K each by sqrt(scale) (its root rounded to Q's type, as the reference
+    # does); the product of the unscaled operands times root^2 is the same in the fp32 accumulator
+    # and costs one multiply a score instead of two a product
+    dot = qv * kv
+    a = Var("acc", acc) * (root * root)
     capped = unary("tanh", a / cap) * cap if cap > 0 else a
     ninf = const(-math.inf, acc)
 

@@ -277,3 +277,20 @@ def test_ms_rotary_embedding(layout, pos, attrs):
     ir_node = Node("RotaryEmbedding", "r", ("x", "pos", "cos", "sin"), ("y",), tuple(attrs.items()), MS)
     (ref,) = lookup("RotaryEmbedding", MS).reference(ir_node, [feeds[n] for n in ("x", "pos", "cos", "sin")], 1)
     np.testing.assert_allclose(ref, ort_run(data, feeds)["y"], rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_every_form_of_one_attention_compiles_alike(dtype):
+    """The same attention as exporters write it, as the ONNX Attention op on 4-D and 3-D inputs and
+    as com.microsoft MultiHeadAttention (bench/attention_forms.py): one launch each, the same kind
+    and DRAM bytes, predicted within 1% (the ONNX op's sqrt(scale) on each operand is applied to
+    the accumulator instead: one multiply a score, not two a product)."""
+    from bench.attention_forms import forms
+    reps = {name: compile(data, "h100", CompileOptions(build=False)).report
+            for name, data in forms(12, 512, 64, dtype).items() if "projection" not in name}
+    base = reps["exported (B,H,S,D)"]
+    for name, r in reps.items():
+        assert r["launches_per_inference"] == base["launches_per_inference"] == 1, name
+        assert r["traffic"]["dram_bytes"] == base["traffic"]["dram_bytes"], name
+        assert [k["config"].get("schedule") for k in r["kernels"]] == [k["config"].get("schedule") for k in base["kernels"]]
+        assert r["latency"]["predicted_us"] == pytest.approx(base["latency"]["predicted_us"], rel=0.01), name

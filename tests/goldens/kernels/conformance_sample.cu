@@ -918,10 +918,10 @@ BY_DEVICE void attention_pv_rows_k0_body(const float* __restrict__ in0, const fl
     const int i2 = by_lin % 2;
     float acc = 0.0f;
     for (int r0 = 0; r0 < 8; r0 += 1) {
-      const float v = ((in0[(i0)*16 + (i1)*8 + (r0)] * 0.5946035385131836f) * (in1[(i0)*16 + (i2)*8 + (r0)] * 0.5946035385131836f));
+      const float v = (in0[(i0)*16 + (i1)*8 + (r0)] * in1[(i0)*16 + (i2)*8 + (r0)]);
       acc = acc + v;
     }
-    by_res0[by_lin] = (float)((in2[(i1)*2 + (i2)] ? acc : (-by_inf_f())));
+    by_res0[by_lin] = (float)((in2[(i1)*2 + (i2)] ? (acc * 0.353553368012399f) : (-by_inf_f())));
   }
   __syncthreads();
   for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
