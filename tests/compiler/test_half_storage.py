@@ -21,14 +21,14 @@ from .test_welder import RNG, model, weight
 F32, F16 = DType.float32, DType.float16
 
 
-def mlp(residual=False, hidden=96, rows=64) -> bytes:
-    """x -> MatMul -> Relu -> MatMul (+ the Relu's value when `residual`) -> y."""
+def mlp(residual=False, hidden=96, rows=64, out=96) -> bytes:
+    """x -> MatMul -> Relu -> MatMul (+ the Relu's value when `residual`) -> y (`out` wide)."""
     nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Relu", ["h"], ["r"]),
              helper.make_node("MatMul", ["r", "w2"], ["o" if residual else "y"])]
     if residual:
         nodes.append(helper.make_node("Add", ["o", "r"], ["y"]))
-    return model(nodes, [("x", [rows, 96])], [("y", [rows, 96])],
-                 [("w1", weight(96, hidden)), ("w2", weight(hidden, 96))])
+    return model(nodes, [("x", [rows, 96])], [("y", [rows, out])],
+                 [("w1", weight(96, hidden)), ("w2", weight(hidden, out))])
 
 
 def convs() -> bytes:
@@ -123,15 +123,15 @@ def test_loads_under_a_guarded_rounding_count_as_rounded():
 
 def test_a_value_whose_readers_would_be_slower_in_half_stays_fp32():
     """A hidden width of 100: the fp32 rows (400 bytes) take the tensor-core kind's 16-byte vector
-    loads, half rows (200 bytes) would not be 16-byte aligned for cp.async; the reader is predicted
-    slower, so the value stays fp32 and the record says why. At 104 (208-byte half rows) it is stored
-    in half."""
+    loads, half rows (200 bytes) would not be 16-byte aligned for cp.async (the generic_vec loader
+    instead); with a 100-wide output the reader is predicted slower, so the value stays fp32 and the
+    record says why. At 104 (208-byte half rows) it is stored in half."""
     feeds = {"x": RNG.standard_normal((256, 96)).astype(np.float32)}
-    (kept, _), _ = run_both(mlp(hidden=100, rows=256), feeds)
+    (kept, _), _ = run_both(mlp(hidden=100, rows=256, out=100), feeds)
     effect = stage_record(kept.report)["effect"]
     assert effect["values"] == [] and [k["value"] for k in effect["kept"]] == ["r"]
     (k,) = effect["kept"]
     assert k["predicted_us"]["half"] > k["predicted_us"]["fp32"]
     assert dict(kept.plan.types)["r"].dtype is F32
-    (stored, _), _ = run_both(mlp(hidden=104, rows=256), feeds)
+    (stored, _), _ = run_both(mlp(hidden=104, rows=256, out=100), feeds)
     assert stage_record(stored.report)["effect"]["values"] == ["r"]
