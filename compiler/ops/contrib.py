@@ -219,6 +219,10 @@ def lower_embed_layer_norm(ctx: LowerCtx) -> None:
         raise ctx.unsupported("segment_ids and segment_embedding must be given together")
     B, S = ids.shape
     H = word.shape[1]
+    if pos.shape[1] != H:
+        raise ctx.unsupported(f"position_embedding {pos.shape} is not {H} wide like word_embedding {word.shape}")
+    if not ctx.has_input(_POSITION_IDS) and pos.shape[0] < S:
+        raise ctx.unsupported(f"position_embedding has {pos.shape[0]} rows for a sequence of {S}")
     x_t = TensorType(word.dtype, (B, S, H))
     mdt = math_dtype(word.dtype)
     b, s, h = out_vars(3)

@@ -225,3 +225,9 @@ def test_simplified_layer_norm_training_output_is_refused():
     m.ir_version = 8
     with pytest.raises(UnsupportedOp, match="inv_std_var"):
         compile(m.SerializeToString(), "h100", CompileOptions(build=False))
+
+
+def test_embed_layer_norm_with_a_position_table_shorter_than_the_sequence_is_refused():
+    data, _, _ = _embed_model(False, False, "", ("y",), s=12, positions=8)
+    with pytest.raises(UnsupportedOp, match="8 rows for a sequence of 12"):
+        compile(data, "h100", CompileOptions(build=False))
