@@ -52,22 +52,42 @@ def forms(h: int, s: int, d: int, dtype: str) -> dict[str, bytes]:
         [(n, t, three) for n in "qkv"], [("y", t, three)], opset=18, ms=True)
     rng = np.random.default_rng(0)
     w, b = (rng.standard_normal((hid, 3 * hid)) * 0.02).astype(np_t), (rng.standard_normal(3 * hid) * 0.02).astype(np_t)
+    plain, ms = self_attention(w, b, s, h, dtype)
+    out["projection + attention, plain ops"] = plain
+    out["projection + attention, com.microsoft Attention"] = ms
+    return out
+
+
+def self_attention(w: np.ndarray, b: np.ndarray, s: int, h: int, dtype: str, mask: bool = False) -> tuple[bytes, bytes]:
+    """BERT's self-attention over (1, s, hidden) with its packed QKV projection `w` (+ `b`), as the
+    plain ops an exporter writes (MatMul, Add, Split, per-head Reshape and Transpose, scaled Q.K^T,
+    Softmax, P.V, heads merged back) and as the one com.microsoft Attention node onnxruntime's
+    optimizer writes for them. With `mask`, an int32 (1, s) input of 0/1 masks keys: the plain ops
+    add (1 - mask) * -10000, the node takes it as its raw mask index (the same meaning)."""
+    t, hid = TYPES[dtype], w.shape[0]
+    d = hid // h
+    np_t = np.float16 if dtype == "float16" else np.float32
+    three = [1, s, hid]
     plain = [helper.make_node("MatMul", ["x", "w"], ["p0"]), helper.make_node("Add", ["p0", "b"], ["p"]),
              helper.make_node("Split", ["p", "three"], ["q0", "k0", "v0"], axis=2)]
     for n in "qkv":
         plain += [helper.make_node("Reshape", [f"{n}0", "bshd"], [f"{n}1"]),
                   helper.make_node("Transpose", [f"{n}1"], [n], perm=[0, 2, 3, 1] if n == "k" else [0, 2, 1, 3])]
-    plain += [helper.make_node("MatMul", ["q", "k"], ["s0"]), helper.make_node("Mul", ["s0", "scale"], ["s1"]),
-              helper.make_node("Softmax", ["s1"], ["pr"]), helper.make_node("MatMul", ["pr", "v"], ["o0"]),
+    plain += [helper.make_node("MatMul", ["q", "k"], ["s0"]), helper.make_node("Mul", ["s0", "scale"], ["s1"])]
+    inits = [("w", w), ("b", b), ("three", np.array([hid] * 3, np.int64)), ("bshd", np.array([1, s, h, d], np.int64)),
+             ("scale", np.array(1 / np.sqrt(d), np_t)), ("bsh", np.array(three, np.int64))]
+    inputs = [("x", t, three)] + ([("mask", TensorProto.INT32, [1, s])] if mask else [])
+    if mask:
+        plain += [helper.make_node("Cast", ["mask"], ["mf"], to=t), helper.make_node("Sub", ["one", "mf"], ["mi"]),
+                  helper.make_node("Mul", ["mi", "mfv"], ["mb"]), helper.make_node("Unsqueeze", ["mb", "axes"], ["mb4"]),
+                  helper.make_node("Add", ["s1", "mb4"], ["s2"])]
+        inits += [("one", np.array(1, np_t)), ("mfv", np.array(-10000, np_t)), ("axes", np.array([1, 2], np.int64))]
+    plain += [helper.make_node("Softmax", ["s2" if mask else "s1"], ["pr"]), helper.make_node("MatMul", ["pr", "v"], ["o0"]),
               helper.make_node("Transpose", ["o0"], ["o1"], perm=[0, 2, 1, 3]), helper.make_node("Reshape", ["o1", "bsh"], ["y"])]
-    out["projection + attention, plain ops"] = _model(
-        plain, [("x", t, three)], [("y", t, three)],
-        [("w", w), ("b", b), ("three", np.array([hid] * 3, np.int64)), ("bshd", np.array([1, s, h, d], np.int64)),
-         ("scale", np.array(1 / np.sqrt(d), np_t)), ("bsh", np.array(three, np.int64))], opset=18)
-    out["projection + attention, com.microsoft Attention"] = _model(
-        [helper.make_node("Attention", ["x", "w", "b"], ["y"], domain="com.microsoft", num_heads=h)],
-        [("x", t, three)], [("y", t, three)], [("w", w), ("b", b)], opset=18, ms=True)
-    return out
+    node = helper.make_node("Attention", ["x", "w", "b"] + (["mask"] if mask else []), ["y"], domain="com.microsoft",
+                            num_heads=h)
+    return (_model(plain, inputs, [("y", t, three)], inits, opset=18),
+            _model([node], inputs, [("y", t, three)], [("w", w), ("b", b)], opset=18, ms=True))
 
 
 def main() -> int:

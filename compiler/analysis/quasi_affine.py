@@ -133,7 +133,7 @@ def _expr(form: Linear) -> Expr:
     return out
 
 
-def unrolled(e: Expr, var: str, width: int, bounds: dict[str, tuple[int, int]], vector: str = "by_kv") -> list[Expr]:
+def unrolled(e: Expr, var: str, width: int, bounds: dict[str, tuple[int, int]], vector: str = "by_vv") -> list[Expr]:
     """`e` at var = width * vector + q for q = 0 .. width - 1, each simplified: the elements of a
     vector of `width` consecutive values of `var` (`bounds` of every other variable; `vector`'s own
     is derived from var's). Indices the elements share come out as the same expression, so the
@@ -157,4 +157,4 @@ def gemm_vector_sources(view, source: Expr, side: str, width: int, along: str = 
         return None
     bounds = {v: (0, n - 1) for v, n in tuple(group) + tuple(view.batch) + tuple(view.k)}
     bounds.update({v: (0, 0) for v in view.unit})
-    return unrolled(source, axis[0][0], width, bounds, vector="by_vv")
+    return unrolled(source, axis[0][0], width, bounds)

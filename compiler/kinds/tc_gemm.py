@@ -82,9 +82,7 @@ def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[s
     return "generic", "k" if k_fast else "r"
 
 
-
-
-def vector_cost(te: TensorExpr, view: GemmView, op: TcOperand, side: str, orient: str) -> float | None:
+def vector_cost(view: GemmView, op: TcOperand, side: str, orient: str) -> float | None:
     """Issue slots per element of the generic_vec loader: a thread computes VEC consecutive values
     along the tile's inner axis (k of one row, or rows of one k), so what its elements share (a
     packed byte, a block's scale and zero point, their index arithmetic: the same expressions after
@@ -182,7 +180,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
             cost[side] = 1.5
         else:
             cost[side] = 8.0 + ops_per_element(op.source) + 4 * load_count(op.source)
-            vec = vector_cost(te, view, op, side, (oa, ob)[side == "b"]) if eb == 2 else None
+            vec = vector_cost(view, op, side, (oa, ob)[side == "b"]) if eb == 2 else None
             if vec is not None and vec < cost[side]:
                 cost[side] = vec
                 if side == "a":

@@ -13,9 +13,9 @@ input, skip and bias, which the optimizer asks of a norm whose sum a later resid
 written."""
 from __future__ import annotations
 
-
 import numpy as np
 import onnx
+from onnx import helper
 
 from ..errors import ShapeError
 from ..ir.dtypes import DType
@@ -29,6 +29,21 @@ from .registry import LowerCtx, register
 
 MS = "com.microsoft"
 SKIP_NORM_EPSILON = 1e-12     # the skip norms' default epsilon in onnxruntime's schema
+
+
+class ProtoNode:
+    """A NodeProto's attributes read as an IR node's (`attr`: strings decoded, lists as tuples),
+    for the `infer` rules of ops ONNX has no schema for (they see the NodeProto)."""
+
+    def __init__(self, pn: onnx.NodeProto):
+        self.name = pn.name
+        self.values = {}
+        for a in pn.attribute:
+            v = helper.get_attribute_value(a)
+            self.values[a.name] = v.decode() if isinstance(v, bytes) else tuple(v) if isinstance(v, list) else v
+
+    def attr(self, name: str, default=None):
+        return self.values.get(name, default)
 
 
 def _like_input(node: onnx.NodeProto, in_types) -> list:
@@ -266,8 +281,6 @@ def lower_embed_layer_norm(ctx: LowerCtx) -> None:
             ctx.emit(TensorExpr("mask_index", (), mi_t, const(0, DType.int32)), [], ctx.out_name(1))
 
 
-
-
 # --- SimplifiedLayerNormalization (onnxruntime's, in the ONNX domain) ---------------------------
 
 def _ref_simplified_norm(node, inputs, opset):
@@ -281,7 +294,7 @@ def _ref_simplified_norm(node, inputs, opset):
 def _infer_simplified_norm(pn, in_types) -> list:
     """Y of X's type; inv_std_var float with the normalised axes of extent 1."""
     x = in_types[0]
-    axis = next((int(a.i) for a in pn.attribute if a.name == "axis"), -1) % x.rank
+    axis = int(ProtoNode(pn).attr("axis", -1)) % x.rank
     inv = TensorType(DType.float32, x.shape[:axis] + (1,) * (x.rank - axis))
     return [x, inv][:len(pn.output)]
 
@@ -298,4 +311,4 @@ def lower_simplified_norm(ctx: LowerCtx) -> None:
 
 ORT_ONNX_DOMAIN_OPS = ("SimplifiedLayerNormalization",)    # ops onnxruntime adds to the ONNX domain
 
-__all__ = ["MS", "ORT_ONNX_DOMAIN_OPS"]
+__all__ = ["MS", "ORT_ONNX_DOMAIN_OPS", "ProtoNode"]

@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from onnx import helper
 
 from ..errors import ShapeError
 from ..ir.dtypes import DType
@@ -37,17 +36,10 @@ from ..ir.graph import TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, load, out_vars, reduce_vars, select
 from .attention import softmax_pv
 from .contraction import acc_var, reduction_axes
-from .contrib import MS
+from .contrib import MS, ProtoNode
 from .registry import LowerCtx, register
 
 MASK_FILTER_VALUE = -10000.0      # onnxruntime's default mask_filter_value
-
-
-def _proto_attr(pn, name: str, default=None):
-    for a in pn.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return default
 
 
 def _math(dtype) -> type:
@@ -220,7 +212,7 @@ def _infer_attention(pn, in_types) -> list:
     if x is None or w is None or x.rank != 3:
         raise ShapeError("com.microsoft Attention needs a (batch, sequence, hidden) input and weights", node=pn.name)
     try:
-        n, (hq, _, hv) = _packed_sizes(lambda a, d=None: _proto_attr(pn, a, d), w.shape)
+        n, (hq, _, hv) = _packed_sizes(ProtoNode(pn).attr, w.shape)
     except ValueError as e:
         raise ShapeError(f"com.microsoft Attention: {e}", node=pn.name) from None
     past = in_types[4] if len(in_types) > 4 else None
@@ -357,7 +349,7 @@ def _infer_mha(pn, in_types) -> list:
     if types[_QUERY] is None:
         raise ShapeError("com.microsoft MultiHeadAttention needs a query", node=pn.name)
     try:
-        form, B, S, L, N, D, Dv = _mha_form(lambda a, d=None: _proto_attr(pn, a, d), _shapes(types))
+        form, B, S, L, N, D, Dv = _mha_form(ProtoNode(pn).attr, _shapes(types))
     except ValueError as e:
         raise ShapeError(f"com.microsoft MultiHeadAttention: {e}", node=pn.name) from None
     past = types[_PAST_K]

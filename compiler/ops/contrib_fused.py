@@ -11,79 +11,39 @@ ORT_ENABLE_EXTENDED or upload the original."""
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
 
 from ..errors import ShapeError
-from ..ir.graph import TensorType
-from ..ir.texpr import TensorExpr, binary, broadcast_index, const, load, out_vars, select, unary
+from ..ir.graph import Node, TensorType
+from ..ir.texpr import TensorExpr, const, load, out_vars
 from .contraction import conv_window, conv_reference
-from .contrib import MS
-from .registry import LowerCtx, register
+from .contrib import MS, ProtoNode
+from .registry import LowerCtx, lookup, register
 
 _CONV_ATTRS = ("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
 
 
-class _ProtoAttrs:
-    """A NodeProto's attributes read as an IR node's (strings decoded, lists as tuples)."""
-
-    def __init__(self, pn):
-        self.values = {}
-        for a in pn.attribute:
-            v = helper.get_attribute_value(a)
-            self.values[a.name] = v.decode() if isinstance(v, bytes) else tuple(v) if isinstance(v, list) else v
-
-    def attr(self, name, default=None):
-        return self.values.get(name, default)
-
-
 # --- FusedConv ---------------------------------------------------------------------------------------
 
-ACTIVATIONS = ("", "Relu", "Tanh", "Sigmoid", "LeakyRelu", "Clip", "HardSigmoid")
+# activation -> (the standard op, its attributes from activation_params in order, that op's opset:
+# Clip's bounds are attributes before opset 11)
+ACTIVATIONS = {"Relu": ("Relu", (), 18), "Tanh": ("Tanh", (), 18), "Sigmoid": ("Sigmoid", (), 18),
+               "LeakyRelu": ("LeakyRelu", ("alpha",), 18), "HardSigmoid": ("HardSigmoid", ("alpha", "beta"), 18),
+               "Clip": ("Clip", ("min", "max"), 6)}
 
 
-def _activation_params(node) -> tuple[str, tuple[float, ...]]:
+def _activation(node) -> tuple[str, tuple, int] | None:
+    """(standard op, its attributes, opset) of the node's activation, None without one."""
     act = node.attr("activation", "") or ""
     act = act.decode() if isinstance(act, bytes) else act
-    params = tuple(float(p) for p in (node.attr("activation_params", ()) or ()))
+    if not act:
+        return None
     if act not in ACTIVATIONS:
-        raise ValueError(f"activation {act!r} is not one of {', '.join(a for a in ACTIVATIONS if a)}")
-    need = {"LeakyRelu": 1, "Clip": 2, "HardSigmoid": 2}.get(act, 0)
-    if len(params) < need:
-        raise ValueError(f"activation {act} needs {need} activation_params, {len(params)} given")
-    return act, params
-
-
-def activate(act: str, params: tuple[float, ...], x):
-    """The activation of an expression (fp32 math)."""
-    if act == "Relu":
-        return binary("max", x, 0.0)
-    if act == "Tanh":
-        return unary("tanh", x)
-    if act == "Sigmoid":
-        return unary("sigmoid", x)
-    if act == "LeakyRelu":
-        return select(binary("ge", x, 0.0), x, x * params[0])
-    if act == "Clip":
-        return binary("min", binary("max", x, params[0]), params[1])
-    if act == "HardSigmoid":
-        return binary("max", 0.0, binary("min", 1.0, x * params[0] + params[1]))
-    return x
-
-
-def _activate_np(act: str, params, x: np.ndarray) -> np.ndarray:
-    if act == "Relu":
-        return np.maximum(x, 0)
-    if act == "Tanh":
-        return np.tanh(x)
-    if act == "Sigmoid":
-        return 1 / (1 + np.exp(-x))
-    if act == "LeakyRelu":
-        return np.where(x >= 0, x, x * params[0])
-    if act == "Clip":
-        return np.minimum(np.maximum(x, params[0]), params[1])
-    if act == "HardSigmoid":
-        return np.maximum(0, np.minimum(1, x * params[0] + params[1]))
-    return x
+        raise ValueError(f"activation {act!r} is not one of {', '.join(ACTIVATIONS)}")
+    op, names, opset = ACTIVATIONS[act]
+    params = tuple(float(p) for p in (node.attr("activation_params", ()) or ()))
+    if len(params) < len(names):
+        raise ValueError(f"activation {act} needs {len(names)} activation_params, {len(params)} given")
+    return op, tuple(zip(names, params)), opset
 
 
 def _infer_conv(pn, in_types) -> list:
@@ -91,7 +51,7 @@ def _infer_conv(pn, in_types) -> list:
     if x is None or w is None or x.rank != w.rank or x.rank < 3:
         raise ShapeError("FusedConv needs an input and a weight of the same rank, at least 3", node=pn.name)
     try:
-        win = conv_window(_ProtoAttrs(pn), x.shape, w.shape)
+        win = conv_window(ProtoNode(pn), x.shape, w.shape)
     except ValueError as e:
         raise ShapeError(f"FusedConv: {e}", node=pn.name) from None
     return [TensorType(x.dtype, (x.shape[0], w.shape[0]) + tuple(win.out_shape))]
@@ -104,31 +64,32 @@ def _ref_conv(node, inputs, opset):
     y = conv_reference(x, w, b, node)
     if z is not None:
         y = y + z.astype(np.float64)
-    act, params = _activation_params(node)
-    return [_activate_np(act, params, y).astype(x.dtype)]
+    act = _activation(node)
+    if act is not None:         # the standard op's own reference
+        op, attrs, act_opset = act
+        (y,) = lookup(op).reference(Node(op, node.name, ("y",), ("a",), attrs), [y], act_opset)
+    return [y.astype(x.dtype)]
 
 
 @register("FusedConv", reference=_ref_conv, domain=MS, infer=_infer_conv)
 def lower_fused_conv(ctx: LowerCtx) -> None:
-    """activation(Conv(X, W, B) + Z)."""
+    """activation(Conv(X, W, B) + Z): the standard Conv, Add and activation op, one after another
+    (fusion makes the Add and the activation the Conv's epilogue)."""
     try:
-        act, params = _activation_params(ctx.node)
+        act = _activation(ctx.node)
     except ValueError as e:
         raise ctx.unsupported(str(e)) from None
     y = ctx.out_types[0]
     if not y.dtype.is_float:
         raise ctx.unsupported(f"FusedConv on {y.dtype.name}")
-    attrs = [(k, v) for k, v in ctx.node.attrs if k in _CONV_ATTRS]
-    conv = ctx.lower_as("Conv", (0, 1, 2), y, attrs)
-    i = out_vars(y.rank)
-    v = load(0, y, i)
-    ins, names = [y], [conv]
+    last = act is None and not ctx.has_input(3)
+    value = ctx.lower_as("Conv", (0, 1, 2), y, [(k, v) for k, v in ctx.node.attrs if k in _CONV_ATTRS],
+                         out=ctx.out_name(0) if last else None)
     if ctx.has_input(3):
-        zt = ctx.input(3)
-        v = v + load(1, zt, broadcast_index(y.shape, zt.shape, i))
-        ins.append(zt)
-        names.append(ctx.in_name(3))
-    ctx.emit(TensorExpr("fused_conv_activation", tuple(ins), y, activate(act, params, v)), names, ctx.out_name(0))
+        value = ctx.lower_as("Add", ((value, y), 3), y, out=ctx.out_name(0) if act is None else None)
+    if act is not None:
+        op, attrs, opset = act
+        ctx.lower_as(op, ((value, y),), y, attrs, out=ctx.out_name(0), opset=opset)
 
 
 # --- FusedMatMul -------------------------------------------------------------------------------------
@@ -149,7 +110,7 @@ def _check_matmul(attr, a_shape, b_shape) -> tuple[bool, bool, float]:
 def _infer_matmul(pn, in_types) -> list:
     a, b = in_types[0], in_types[1]
     try:
-        ta, tb, _ = _check_matmul(_ProtoAttrs(pn).attr, a.shape, b.shape)
+        ta, tb, _ = _check_matmul(ProtoNode(pn).attr, a.shape, b.shape)
         sa, sb = _operand_shape(a.shape, ta), _operand_shape(b.shape, tb)
         shape = np.matmul(np.empty(sa, np.int8), np.empty(sb, np.int8)).shape
     except ValueError as e:

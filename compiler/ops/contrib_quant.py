@@ -18,25 +18,17 @@ meaning) are not followed: g_idx is refused, and the product is exact."""
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
 
 from ..errors import ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import TensorExpr, binary, cast, const, load, out_vars
 from .contraction import acc_var, reduction_axes
-from .contrib import MS
+from .contrib import MS, ProtoNode
 from .registry import LowerCtx, register
 
 _A, _B, _SCALES, _ZERO_POINTS, _G_IDX, _BIAS = range(6)
 BITS = (2, 4, 8)
-
-
-def _proto_attr(pn, name: str, default=None):
-    for a in pn.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return default
 
 
 def _sizes(attr) -> tuple[int, int, int, int, int]:
@@ -55,7 +47,7 @@ def _sizes(attr) -> tuple[int, int, int, int, int]:
 def _infer(pn, in_types) -> list:
     a = in_types[_A]
     try:
-        K, N, *_ = _sizes(lambda n, d=None: _proto_attr(pn, n, d))
+        K, N, *_ = _sizes(ProtoNode(pn).attr)
     except ValueError as e:
         raise ShapeError(f"MatMulNBits: {e}", node=pn.name) from None
     if a is None or a.rank < 1 or a.shape[-1] != K:

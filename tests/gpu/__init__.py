@@ -18,3 +18,17 @@ def gpu_module(min_capability: int = 0, only_capability: int | None = None):
     what = (f"sm_{only_capability} GPU" if only_capability else
             f"sm_{min_capability}+ GPU" if min_capability else "CUDA GPU")
     return cupy, [pytest.mark.gpu, pytest.mark.skipif(not ok, reason=f"no {what} on this machine")]
+
+
+def timed_us(ex, inputs: dict, reps: int = 20) -> float:
+    """Microseconds an inference of executor `ex` takes on the device: one warm-up run, then the
+    mean of `reps` between two CUDA events."""
+    import cupy
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    ex.run(inputs)
+    start.record()
+    for _ in range(reps):
+        ex.run(inputs)
+    end.record()
+    end.synchronize()
+    return cupy.cuda.get_elapsed_time(start, end) * 1e3 / reps

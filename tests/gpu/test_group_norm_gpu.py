@@ -12,22 +12,12 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from tests.gpu import gpu_module
+from tests.gpu import gpu_module, timed_us
 
 cupy, pytestmark = gpu_module()
 
 from tests.compiler.test_sink_reshapes import feeds, group_norm  # noqa: E402
 
-
-def _timed_us(ex, inputs, reps=20) -> float:
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    ex.run(inputs)
-    start.record()
-    for _ in range(reps):
-        ex.run(inputs)
-    end.record()
-    end.synchronize()
-    return cupy.cuda.get_elapsed_time(start, end) * 1e3 / reps
 
 
 # the small case is one row kernel; the large one splits, and against --disable split_rows its time
@@ -51,7 +41,7 @@ def test_group_norm_on_gpu(shape, split, disable):
     ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
     got = ex.run(inputs)[art.plan.outputs[0]]
     err = np.max(np.abs(got.astype(np.float64) - want)) / np.max(np.abs(want))
-    us = _timed_us(ex, inputs)
+    us = timed_us(ex, inputs)
     print(f"group norm {shape} disable={disable}: {art.report['launches_per_inference']} launches, "
           f"{us:.1f} us measured, {art.report['latency']['predicted_us']:.1f} us predicted, max rel error {err:.1e}")
     assert err < 1e-3

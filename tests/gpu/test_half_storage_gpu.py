@@ -13,20 +13,10 @@ import dataclasses
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from tests.gpu import gpu_module
+from tests.gpu import gpu_module, timed_us
 
 cupy, pytestmark = gpu_module()
 
-
-def _timed_us(ex, inputs, reps=20) -> float:
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    ex.run(inputs)
-    start.record()
-    for _ in range(reps):
-        ex.run(inputs)
-    end.record()
-    end.synchronize()
-    return cupy.cuda.get_elapsed_time(start, end) * 1e3 / reps
 
 
 def ffn(tokens=512, d=768, f=3072) -> bytes:
@@ -61,7 +51,7 @@ def test_half_storage_on_gpu():
         stage = next(t for t in art.report["techniques"] if t["name"] == "half storage")
         ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
         outs[disable] = ex.run(inputs)["y"]
-        us = _timed_us(ex, inputs)
+        us = timed_us(ex, inputs)
         print(f"ffn fp16 disable={disable}: values in half {stage['effect'].get('values', [])}, "
               f"{art.report['traffic']['dram_bytes']} DRAM bytes, {us:.1f} us measured, "
               f"{art.report['latency']['predicted_us']:.1f} us predicted")

@@ -12,21 +12,11 @@ import dataclasses
 import numpy as np
 from onnx import helper, numpy_helper
 
-from tests.gpu import gpu_module
+from tests.gpu import gpu_module, timed_us
 
 cupy, pytestmark = gpu_module()
 K = N = 4096
 
-
-def _timed_us(ex, inputs, reps=20) -> float:
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    ex.run(inputs)
-    start.record()
-    for _ in range(reps):
-        ex.run(inputs)
-    end.record()
-    end.synchronize()
-    return cupy.cuda.get_elapsed_time(start, end) * 1e3 / reps
 
 
 def test_weight_only_linears_on_gpu():
@@ -54,7 +44,7 @@ def test_weight_only_linears_on_gpu():
             w = _weight(proto, inits, lookup, Node)
             want = (a.astype(np.float64) @ w.astype(np.float64)).astype(np.float32)
             err = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
-            us = _timed_us(ex, {"a": a})
+            us = timed_us(ex, {"a": a})
             kinds = [(k["config"].get("schedule"), k["config"].get("load_b")) for k in art.report["kernels"]]
             print(f"M={m} {name}: {kinds}, rel err {err:.2e}, {us:.1f} us measured, "
                   f"{art.report['latency']['predicted_us']:.1f} us predicted")
