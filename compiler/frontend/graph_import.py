@@ -297,7 +297,7 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
     (for an op ONNX has no schema for, its registry entry's own rule)."""
     own = lookup(op, domain, node=name).infer
     if own is not None:
-        return own(pn, in_types)
+        return own(pn, in_types, [scope.consts.get(i) if i else None for i in pn.input])
     schema = ctx.schema(op, domain, name)
     pn = _with_default_attributes(pn, schema)
     types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}

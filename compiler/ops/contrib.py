@@ -46,7 +46,7 @@ class ProtoNode:
         return self.values.get(name, default)
 
 
-def _like_input(node: onnx.NodeProto, in_types) -> list:
+def _like_input(node: onnx.NodeProto, in_types, consts) -> list:
     """The frontend's output types: output 0 (and the skip norms' output 3, the sum) of the first
     input's type; the skip norms' training statistics (1, 2) float per row, which lowering refuses."""
     x = in_types[0]
@@ -194,7 +194,7 @@ def lower_skip_simplified_norm(ctx: LowerCtx) -> None:
 _IDS, _SEGMENT_IDS, _WORD, _POSITION, _SEGMENT, _GAMMA, _BETA, _EMB_MASK, _POSITION_IDS = range(9)
 
 
-def _infer_embed(pn, in_types) -> list:
+def _infer_embed(pn, in_types, consts) -> list:
     """output and embedding_sum (B, S, hidden) of the word table's type; mask_index (B) int32."""
     ids, word = in_types[_IDS], in_types[_WORD]
     if ids is None or word is None or ids.rank != 2 or word.rank != 2:
@@ -291,7 +291,7 @@ def _ref_simplified_norm(node, inputs, opset):
     return lookup("RMSNormalization").reference(rms, list(inputs[:2]), 23)
 
 
-def _infer_simplified_norm(pn, in_types) -> list:
+def _infer_simplified_norm(pn, in_types, consts) -> list:
     """Y of X's type; inv_std_var float with the normalised axes of extent 1."""
     x = in_types[0]
     axis = int(ProtoNode(pn).attr("axis", -1)) % x.rank

@@ -207,7 +207,7 @@ def _packed_sizes(attr, w_shape) -> tuple[int, tuple[int, int, int]]:
     return n, sizes
 
 
-def _infer_attention(pn, in_types) -> list:
+def _infer_attention(pn, in_types, consts) -> list:
     x, w = in_types[0], in_types[1]
     if x is None or w is None or x.rank != 3:
         raise ShapeError("com.microsoft Attention needs a (batch, sequence, hidden) input and weights", node=pn.name)
@@ -344,7 +344,7 @@ def _shapes(types) -> list:
     return [tuple(t.shape) if t is not None else None for t in (list(types) + [None] * 8)[:8]]
 
 
-def _infer_mha(pn, in_types) -> list:
+def _infer_mha(pn, in_types, consts) -> list:
     types = list(in_types) + [None] * 8
     if types[_QUERY] is None:
         raise ShapeError("com.microsoft MultiHeadAttention needs a query", node=pn.name)
@@ -519,7 +519,7 @@ def _ref_ms_rotary(node, inputs, opset):
     return lookup("RotaryEmbedding").reference(onnx_node, [x, cos, sin, _ms_positions(pos, b, s)], 23)
 
 
-def _infer_ms_rotary(pn, in_types) -> list:
+def _infer_ms_rotary(pn, in_types, consts) -> list:
     return [in_types[0]]
 
 

@@ -46,7 +46,7 @@ def _activation(node) -> tuple[str, tuple, int] | None:
     return op, tuple(zip(names, params)), opset
 
 
-def _infer_conv(pn, in_types) -> list:
+def _infer_conv(pn, in_types, consts) -> list:
     x, w = in_types[0], in_types[1]
     if x is None or w is None or x.rank != w.rank or x.rank < 3:
         raise ShapeError("FusedConv needs an input and a weight of the same rank, at least 3", node=pn.name)
@@ -107,7 +107,7 @@ def _check_matmul(attr, a_shape, b_shape) -> tuple[bool, bool, float]:
     return ta, tb, float(attr("alpha", 1.0))
 
 
-def _infer_matmul(pn, in_types) -> list:
+def _infer_matmul(pn, in_types, consts) -> list:
     a, b = in_types[0], in_types[1]
     try:
         ta, tb, _ = _check_matmul(ProtoNode(pn).attr, a.shape, b.shape)

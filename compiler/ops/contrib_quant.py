@@ -44,7 +44,7 @@ def _sizes(attr) -> tuple[int, int, int, int, int]:
     return K, N, bits, block, -(-K // block)
 
 
-def _infer(pn, in_types) -> list:
+def _infer(pn, in_types, consts) -> list:
     a = in_types[_A]
     try:
         K, N, *_ = _sizes(ProtoNode(pn).attr)

@@ -33,16 +33,17 @@ class OpDef:
     reference: Reference
     domain: str = ""
     foldable: bool = True       # may be constant-folded with its reference when inputs are constant
-    # output types from the node and its input types, for an op ONNX has no schema for (onnxruntime's
-    # com.microsoft operators: compiler/ops/contrib.py); None: ONNX's own shape inference
-    infer: Callable[[Any, list], list] | None = None
+    # output types from the node, its input types and its constant inputs' values (None where not
+    # constant), for an op ONNX has no schema for (onnxruntime's com.microsoft operators:
+    # compiler/ops/contrib.py); None: ONNX's own shape inference
+    infer: Callable[[Any, list, list], list] | None = None
 
 
 REGISTRY: dict[tuple[str, str], OpDef] = {}
 
 
 def register(op: str, *, reference: Reference, domain: str = "", foldable: bool = True,
-             infer: Callable[[Any, list], list] | None = None):
+             infer: Callable[[Any, list, list], list] | None = None):
     """Decorator: registers `fn` as the lowering of `op` (also under 'ai.onnx' for the default domain)."""
     def deco(fn):
         d = OpDef(op, fn, reference, domain, foldable, infer)
