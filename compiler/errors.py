@@ -40,7 +40,7 @@ def _rebuild(cls, message, node, hint, extra):
 
 
 class ModelError(CompilerError):
-    """The model file itself is bad: not ONNX, truncated, too large, external data, too deep."""
+    """The model file itself is bad: not ONNX, truncated, too large, unreadable external data, too deep."""
 
     category = "invalid_model"
 

@@ -19,8 +19,10 @@ def describe_model(path: Path, *, max_bytes: int) -> dict:
     whose inputs are all fixed is imported in full too (shape inference, folding: the compile's first
     stage), so a model that cannot compile at its only size is refused here. A model with dynamic
     dimensions is not imported at invented sizes (a detector fails at 1x1); a compilation of it
-    must fix them in options.input_shapes."""
-    limits = ImportLimits(max_bytes=max_bytes)
+    must fix them in options.input_shapes.
+
+    An upload is one file in a directory of other uploads: its external data is refused, never read."""
+    limits = ImportLimits(max_bytes=max_bytes, external_data=False)
     checked = read_checked(path, limits)   # one parse for the summary and the import
     summary = summarize(checked)
     d = summary.as_dict()

@@ -183,8 +183,10 @@ def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
         if not ok:
             raise _why_not_mine(job.id)
 
+    # the model is a blob among other owners' blobs: external data it names is refused, never read
+    limits = ImportLimits(max_bytes=s.max_upload_bytes, external_data=False)
     artifact = compile_model(str(model_path), target, options, store=KernelStore(s.store_root), progress=progress,
-                             limits=ImportLimits(max_bytes=s.max_upload_bytes), name=_model_name(job))
+                             limits=limits, name=_model_name(job))
     values = _store_artifact(artifact, s)
     kernels = _kernel_rows(artifact, s)
     with session_scope() as session:

@@ -30,7 +30,7 @@ def dtype_of(code: int, *, op: str, node: str | None, what: str) -> DType:
 
 
 def tensor_to_array(t: onnx.TensorProto, *, op: str, node: str | None) -> np.ndarray:
-    """The data of a tensor proto as NumPy (external data is rejected before this is called)."""
+    """The data of a tensor proto as NumPy (external data is read into the proto, or refused, first)."""
     what = f"tensor '{t.name}'" if t.name else "a tensor attribute"
     dt = dtype_of(t.data_type, op=op, node=node, what=what)
     try:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import math
 import os
+import stat
 from dataclasses import dataclass
 
 import onnx
@@ -30,6 +32,8 @@ class ImportLimits:
     """Bounds on what import accepts, so a hostile or broken file fails fast and cleanly."""
 
     max_bytes: int = 2 * GiB            # the serialized model (protobuf cannot hold more anyway)
+    max_external_bytes: int = 256 * GiB  # weights read from external data files beside a path model
+    external_data: bool = True          # read those files at all; the service says no (an upload has no directory)
     max_nodes: int = 200_000            # nodes in all graphs together
     max_nesting: int = 16               # subgraphs inside subgraphs
     max_chain: int = 20_000             # longest chain of dependent nodes, through subgraphs
@@ -42,7 +46,7 @@ class ImportedModel:
 
     graph: Graph
     opset: int                          # version of the default (ai.onnx) operator set
-    model_sha256: str                   # of the serialized model bytes
+    model_sha256: str                   # of the serialized model bytes and the external data they read
     name: str
     input_names: tuple[str, ...]
     output_names: tuple[str, ...]
@@ -109,8 +113,8 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
 
 @dataclass(frozen=True)
 class CheckedModel:
-    """A parsed model that passed every structural check (limits, no external data, known domains,
-    topological order, the ONNX checker, every op defined), before any shape is known."""
+    """A parsed model that passed every structural check (limits, external data read or refused,
+    known domains, topological order, the ONNX checker, every op defined), before any shape is known."""
 
     proto: onnx.ModelProto
     opsets: dict
@@ -121,15 +125,19 @@ class CheckedModel:
 def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
                  limits: ImportLimits = ImportLimits()) -> CheckedModel:
     """Reads, parses and checks a model: what import_model and the model summary share."""
-    data, source_name = _read(model, limits)
-    model_sha256 = hashlib.sha256(data).hexdigest()
+    data, source_name, model_dir = _read(model, limits)
+    digest = hashlib.sha256(data)
     proto = _parse(data, source_name)
     del data  # the parsed proto holds every weight: a second copy would double the peak memory
     _check_size_limits(proto, limits)
-    _reject_external_data(proto)
+    external = [(t, where) for t, where in _tensors(proto) if _is_external(t)]
+    if external and (model_dir is None or not limits.external_data):
+        _refuse_external_data(*external[0], model_dir)
     if len(proto.functions):
         proto = _inline_functions(proto, source_name)  # model-local functions become plain nodes
         _check_size_limits(proto, limits)
+    if external:  # after inlining, whose C++ copy of the model would otherwise hold every weight
+        _load_external_data(proto, model_dir, limits, digest)
     opsets = _opsets(proto)
     _check_domains(proto.graph)
     _sort_graph(proto.graph, outer=set())
@@ -144,20 +152,21 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
                          hint="re-export the model or repair it; onnx.checker.check_model shows the same error") from None
     _check_registry(proto.graph)
 
-    return CheckedModel(proto, opsets, source_name, model_sha256)
+    return CheckedModel(proto, opsets, source_name, digest.hexdigest())
 
 
 # --- reading -------------------------------------------------------------------------------------
 
-def _read(model, limits: ImportLimits) -> tuple[bytes, str]:
-    """The serialized bytes (size-checked before reading) and a display name for messages."""
+def _read(model, limits: ImportLimits) -> tuple[bytes, str, str | None]:
+    """The serialized bytes (size-checked before reading), a display name for messages, and the
+    directory external data files are read from (None for bytes or a proto: they have none)."""
     if isinstance(model, onnx.ModelProto):
         size = model.ByteSize()
         _check_bytes(size, limits, "the model")
-        return model.SerializeToString(), _IN_MEMORY
+        return model.SerializeToString(), _IN_MEMORY, None
     if isinstance(model, (bytes, bytearray, memoryview)):
         _check_bytes(len(model), limits, "the model")
-        return bytes(model), _IN_MEMORY
+        return bytes(model), _IN_MEMORY, None
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         try:
@@ -170,7 +179,7 @@ def _read(model, limits: ImportLimits) -> tuple[bytes, str]:
         with open(path, "rb") as f:
             data = f.read(limits.max_bytes + 1)  # the file may grow after stat
         _check_bytes(len(data), limits, path)
-        return data, os.path.basename(path)
+        return data, os.path.basename(path), os.path.realpath(os.path.dirname(os.path.abspath(path)))
     raise TypeError(f"import_model takes a path, bytes or an onnx.ModelProto, not {type(model).__name__}")
 
 
@@ -335,6 +344,180 @@ def _first_lines(text: str, n: int = 3) -> str:
     return " ".join(lines[:n])
 
 
+# --- external data -------------------------------------------------------------------------------
+# A model over 2 GiB cannot be one protobuf, so exporters keep its weights in files beside it
+# (onnxruntime-genai writes model.onnx + model.onnx.data). They are read only for a model given as
+# a path, and only from inside its own directory: a location is a name the model's author chose.
+
+_BESIDE_HINT = "keep the model's external data files beside it, as it was saved"
+_SINGLE_FILE_HINT = ("save the model as one file (it must be under 2 GiB): "
+                     "onnx.save_model(onnx.load(path), out, save_as_external_data=False)")
+
+
+def _tensors(proto: onnx.ModelProto):
+    """(tensor, where it is for messages) for every tensor that can hold data: initializers, sparse
+    initializers and tensor attributes, in every graph, subgraph and model-local function."""
+    graphs = [g for g, _ in _all_graphs(proto.graph)]
+    for f in proto.functions:
+        for n in f.node:
+            for a in n.attribute:
+                subgraphs = [a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)
+                graphs += [g for sg in subgraphs for g, _ in _all_graphs(sg)]
+    for g in graphs:
+        for t in g.initializer:
+            yield t, "initializer"
+        for st in g.sparse_initializer:
+            yield st.values, "sparse initializer"
+            yield st.indices, "sparse initializer"
+    for nodes in [g.node for g in graphs] + [f.node for f in proto.functions]:
+        for n in nodes:
+            for a in n.attribute:
+                where = f"attribute '{a.name}' of node '{n.name or n.op_type}'"
+                for t in [a.t] if a.type == onnx.AttributeProto.TENSOR else a.tensors:
+                    yield t, where
+                sparse = [a.sparse_tensor] if a.type == onnx.AttributeProto.SPARSE_TENSOR else a.sparse_tensors
+                for st in sparse:
+                    yield st.values, where
+                    yield st.indices, where
+
+
+def _is_external(t: onnx.TensorProto) -> bool:
+    return t.data_location == onnx.TensorProto.EXTERNAL or len(t.external_data) > 0
+
+
+def _location(t: onnx.TensorProto) -> str:
+    return next((e.value for e in t.external_data if e.key == "location"), "<no location given>")
+
+
+def _refuse_external_data(t: onnx.TensorProto, where: str, model_dir: str | None) -> None:
+    """Refuses a tensor whose bytes live in another file, for a model that may not read one; no such
+    file is ever opened."""
+    if model_dir is None:
+        why = "a model given as bytes or an onnx.ModelProto cannot reference external data files"
+        hint = "compile it from its file path, with its data files beside it, or " + _SINGLE_FILE_HINT
+    else:
+        why = "this import reads no external data files (ImportLimits.external_data is off, as in the service)"
+        hint = "a model uploaded to the service must be one file; " + _SINGLE_FILE_HINT
+    raise ModelError(f"tensor '{t.name}' ({where}) keeps its data in the external file '{_location(t)}'; {why}",
+                     hint=hint)
+
+
+@dataclass(frozen=True)
+class _ExternalRange:
+    """Where one tensor's bytes are, checked: a regular file inside the model's directory, and a
+    range within it."""
+
+    tensor: onnx.TensorProto
+    location: str                       # as the model names it
+    path: str                           # resolved (no symlink left), inside the model's directory
+    offset: int
+    length: int
+
+
+def _load_external_data(proto: onnx.ModelProto, model_dir: str, limits: ImportLimits, digest) -> None:
+    """Reads every external tensor's bytes into the proto. Every location, file and range is checked,
+    and the total bounded, before the first file is opened. `digest` takes each tensor's bytes too
+    (a model's identity is its weights as well), length first so that two splits of the same bytes
+    differ; the order (by location, then offset) follows from the model bytes it already holds."""
+    ranges, total = [], 0
+    for t, where in _tensors(proto):
+        if not _is_external(t):
+            continue
+        r = _external_range(t, where, model_dir)
+        total += r.length
+        if total > limits.max_external_bytes:
+            raise ModelError(f"tensor '{t.name}' ({where}) brings the external data read to {total} bytes, over the "
+                             f"limit of {limits.max_external_bytes} bytes",
+                             hint="raise ImportLimits.max_external_bytes if the model is genuine")
+        ranges.append(r)
+    ranges.sort(key=lambda r: (r.location, r.offset, r.length))
+    for _, same_file in itertools.groupby(ranges, key=lambda r: r.location):
+        same_file = list(same_file)
+        with _open_regular(same_file[0]) as f:
+            for r in same_file:
+                data = _read_range(f, r)
+                digest.update(len(data).to_bytes(8, "little"))
+                digest.update(data)
+                r.tensor.raw_data = data
+                del r.tensor.external_data[:]
+                r.tensor.data_location = onnx.TensorProto.DEFAULT
+
+
+def _external_range(t: onnx.TensorProto, where: str, model_dir: str) -> _ExternalRange:
+    """Checks where a tensor's external bytes are without opening anything: the location is
+    relative and, symlinks followed, inside the model's directory; the file is regular; the range
+    lies within it."""
+    what = f"tensor '{t.name}' ({where})"
+    entries = {e.key: e.value for e in t.external_data}
+    location = entries.get("location", "")
+    stay_inside = ("external data files must lie in the model's directory, named relative to it "
+                   "(no absolute path, no '..' or symlink leading out of it)")
+    if t.data_location != onnx.TensorProto.EXTERNAL:
+        raise ModelError(f"{what} has external_data entries ('{_location(t)}') but its data_location is not "
+                         "EXTERNAL", hint="the model is malformed; re-export it")
+    if not location:
+        raise ModelError(f"{what} keeps its data in an external file but names none",
+                         hint="the model is malformed; re-export it")
+    if "\0" in location or os.path.isabs(location):
+        raise ModelError(f"{what} keeps its data in '{location}', which is not a relative file name", hint=stay_inside)
+    path = os.path.realpath(os.path.join(model_dir, location))
+    if os.path.commonpath([path, model_dir]) != model_dir:
+        raise ModelError(f"{what} keeps its data in '{location}', outside the model's directory {model_dir}",
+                         hint=stay_inside)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ModelError(f"{what} keeps its data in '{location}', which cannot be read: {e.strerror}",
+                         hint=_BESIDE_HINT) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ModelError(f"{what} keeps its data in '{location}', which is not a regular file", hint=stay_inside)
+    offset = _external_int(entries, "offset", what, location) or 0
+    length = _external_int(entries, "length", what, location)
+    end = st.st_size if length is None else offset + length
+    if offset > st.st_size or end > st.st_size:
+        raise ModelError(f"{what} reads bytes {offset} to {end} of '{location}', which has {st.st_size} bytes",
+                         hint="the data file is truncated or belongs to another model")
+    return _ExternalRange(t, location, path, offset, end - offset)
+
+
+def _external_int(entries: dict, key: str, what: str, location: str) -> int | None:
+    """An external_data entry that is a byte count (offset, length), or None where it is not given."""
+    if key not in entries:
+        return None
+    try:
+        value = int(entries[key])
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ModelError(f"{what} gives '{location}' the {key} '{entries[key]}', not a byte count",
+                         hint="the model is malformed; re-export it")
+    return value
+
+
+def _open_regular(r: _ExternalRange):
+    """The checked file, opened without following a symlink or waiting on a pipe put there since it
+    was checked, and checked again once open."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(r.path, flags)
+    except OSError as e:
+        raise ModelError(f"tensor '{r.tensor.name}' keeps its data in '{r.location}', which cannot be read: "
+                         f"{e.strerror}", hint=_BESIDE_HINT) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ModelError(f"tensor '{r.tensor.name}' keeps its data in '{r.location}', which is not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def _read_range(f, r: _ExternalRange) -> bytes:
+    f.seek(r.offset)
+    data = f.read(r.length)
+    if len(data) != r.length:  # the file shrank since it was checked
+        raise ModelError(f"tensor '{r.tensor.name}' reads bytes {r.offset} to {r.offset + r.length} of "
+                         f"'{r.location}', which ends before them", hint="the data file changed while it was read")
+    return data
+
+
 # --- structure checks ----------------------------------------------------------------------------
 
 def _all_graphs(proto_graph: onnx.GraphProto):
@@ -361,38 +544,6 @@ def _check_size_limits(proto: onnx.ModelProto, limits: ImportLimits) -> None:
         if count > limits.max_nodes:
             raise ModelError(f"the model has more than {limits.max_nodes} nodes",
                              hint="raise ImportLimits.max_nodes if the model is genuine")
-
-
-def _reject_external_data(proto: onnx.ModelProto) -> None:
-    """Refuses any tensor whose bytes live in another file; no such file is ever opened."""
-    graphs = [g for g, _ in _all_graphs(proto.graph)]
-    node_lists = [g.node for g in graphs] + [f.node for f in proto.functions]
-    for g in graphs:
-        for t in g.initializer:
-            _check_tensor(t, "initializer")
-        for st in g.sparse_initializer:
-            _check_tensor(st.values, "sparse initializer")
-            _check_tensor(st.indices, "sparse initializer")
-    for nodes in node_lists:
-        for n in nodes:
-            for a in n.attribute:
-                where = f"attribute '{a.name}' of node '{n.name or n.op_type}'"
-                if a.type == onnx.AttributeProto.TENSOR:
-                    _check_tensor(a.t, where)
-                elif a.type == onnx.AttributeProto.TENSORS:
-                    for t in a.tensors:
-                        _check_tensor(t, where)
-                elif a.type == onnx.AttributeProto.SPARSE_TENSOR:
-                    _check_tensor(a.sparse_tensor.values, where)
-
-
-def _check_tensor(t: onnx.TensorProto, where: str) -> None:
-    if t.data_location == onnx.TensorProto.EXTERNAL or len(t.external_data):
-        location = next((e.value for e in t.external_data if e.key == "location"), "<no location given>")
-        raise ModelError(f"tensor '{t.name}' ({where}) keeps its data in the external file '{location}'; "
-                         "Brickyard does not read external data",
-                         hint="save the model as one file: onnx.save_model(m, path, save_as_external_data=False) "
-                              "after onnx.load with its data")
 
 
 def _opsets(proto: onnx.ModelProto) -> dict[str, int]:

@@ -39,15 +39,20 @@ def _save(model, path):
     return str(path)
 
 
-def test_external_data_is_refused_without_reading(tmp_path):
+def test_external_data_outside_the_model_directory_is_refused_without_reading(tmp_path):
+    """A path model reads external data only from its own directory: one that names a file above it
+    gets one clean line (tests/frontend/test_external_data.py checks that nothing is opened)."""
+    (tmp_path / "secret_weights.bin").write_bytes(b"not for the model" * 4)
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
     e = w.external_data.add()
-    e.key, e.value = "location", "secret_weights.bin"
+    e.key, e.value = "location", "../secret_weights.bin"
     g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
-    path = _save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), tmp_path / "ext.onnx")
-    assert_clean_error(brickyard("compile", path, "-o", str(tmp_path / "a.tar.gz")), "secret_weights.bin")
+    (tmp_path / "model").mkdir()
+    path = _save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), tmp_path / "model" / "ext.onnx")
+    assert_clean_error(brickyard("compile", path, "-o", str(tmp_path / "a.tar.gz")), "../secret_weights.bin",
+                       "outside the model's directory")
 
 
 def test_unknown_domain(tmp_path):

@@ -132,8 +132,8 @@ def test_size_limit_is_checked_before_reading(tmp_path, monkeypatch):
     assert str(p) not in opened
 
 
-@pytest.mark.parametrize("where", ["initializer", "constant"])
-def test_external_data_is_refused_without_opening_it(where, tmp_path, monkeypatch):
+def _external_weight_model(where: str) -> onnx.ModelProto:
+    """y = x + weight, the weight's 16 bytes in secret_weights.bin, as an initializer or a Constant."""
     w = onnx.TensorProto(name="weight", data_type=F32, dims=[4])
     w.data_location = TensorProto.EXTERNAL
     w.external_data.add(key="location", value="secret_weights.bin")
@@ -143,17 +143,43 @@ def test_external_data_is_refused_without_opening_it(where, tmp_path, monkeypatc
     if where == "constant":
         nodes.insert(0, helper.make_node("Constant", [], ["weight"], value=w))
         inits = []
-    m = make_model(nodes, [vi("x", F32, [4])], [vi("y", F32, [4])], inits)
-    opened = []
+    return make_model(nodes, [vi("x", F32, [4])], [vi("y", F32, [4])], inits)
+
+
+def _record_opens(monkeypatch) -> list[str]:
+    opened: list[str] = []
     for mod, fn in ((builtins, "open"), (io, "open"), (os, "open")):
         real = getattr(mod, fn)
         monkeypatch.setattr(mod, fn, lambda f, *a, _r=real, **k: opened.append(str(f)) or _r(f, *a, **k))
+    return opened
+
+
+@pytest.mark.parametrize("where", ["initializer", "constant"])
+@pytest.mark.parametrize("given", ["bytes", "proto"])
+def test_external_data_is_refused_without_opening_it(where, given, tmp_path, monkeypatch):
+    """A model given as bytes or a proto has no directory: its external data is refused, and the file
+    it names is not opened even where the working directory has one."""
+    m = _external_weight_model(where)
+    (tmp_path / "secret_weights.bin").write_bytes(np.arange(4, dtype=np.float32).tobytes())
+    monkeypatch.chdir(tmp_path)
+    opened = _record_opens(monkeypatch)
+    with pytest.raises(ModelError) as e:
+        import_model(m.SerializeToString() if given == "bytes" else m)
+    assert "weight" in str(e.value) and "secret_weights.bin" in str(e.value)
+    assert "cannot reference external data files" in str(e.value) and "file path" in str(e.value)
+    assert not any("secret_weights" in f for f in opened), opened
+
+
+@pytest.mark.parametrize("where", ["initializer", "constant"])
+def test_external_data_is_read_beside_a_path_model(where, tmp_path):
+    m = _external_weight_model(where)
+    (tmp_path / "secret_weights.bin").write_bytes(np.arange(4, dtype=np.float32).tobytes())
     p = tmp_path / "m.onnx"
     p.write_bytes(m.SerializeToString())
-    with pytest.raises(ModelError) as e:
-        import_model(str(p))
-    assert "weight" in str(e.value) and "secret_weights.bin" in str(e.value)
-    assert not any("secret_weights" in f for f in opened), opened
+    (c,) = [c for _, c in import_model(str(p)).graph.constants]
+    assert np.array_equal(c.array(), np.arange(4, dtype=np.float32))
+    with pytest.raises(ModelError, match="ImportLimits.external_data is off"):   # the service's setting
+        import_model(str(p), limits=ImportLimits(external_data=False))
 
 
 def test_sha256_name_and_opset(tmp_path):
