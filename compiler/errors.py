@@ -55,14 +55,17 @@ class UnsupportedOp(CompilerError):
     """An op (or an attribute/dtype combination of it) that has no lowering."""
 
     category = "unsupported_op"
+    feature = False     # a refused attribute or input, whatever the shapes (compiler/passes/lower.py)
 
-    def __init__(self, op_type: str, *, node: str | None = None, domain: str = "", detail: str = ""):
+    def __init__(self, op_type: str, *, node: str | None = None, domain: str = "", detail: str = "",
+                 feature: bool = False):
         where = f"{domain}::{op_type}" if domain else op_type
         msg = f"unsupported op {where}" + (f": {detail}" if detail else "")
         super().__init__(msg, node=node,
                          hint="add a definition in compiler/ops/ (see compiler/ops/registry.py)")
         self.op_type = op_type
         self.domain = domain
+        self.feature = feature
 
     def _extra(self) -> dict:
         return {"op_type": self.op_type, "domain": self.domain}

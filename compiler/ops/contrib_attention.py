@@ -178,13 +178,13 @@ def _scale(ctx: LowerCtx, D: int) -> float:
 def _refuse(ctx: LowerCtx, attrs: tuple[str, ...], inputs: dict[int, str], outputs: dict[int, str]) -> None:
     for a in attrs:
         if int(ctx.attr(a, 0) or 0):
-            raise ctx.unsupported(f"attribute {a}=1 is not supported")
+            raise ctx.unsupported(f"attribute {a}=1 is not supported", feature=True)
     for k, what in inputs.items():
         if ctx.has_input(k):
-            raise ctx.unsupported(f"input {k} ({what}) is not supported")
+            raise ctx.unsupported(f"input {k} ({what}) is not supported", feature=True)
     for k, what in outputs.items():
         if ctx.node.has_output(k):
-            raise ctx.unsupported(f"output {k} ({what}) is not supported")
+            raise ctx.unsupported(f"output {k} ({what}) is not supported", feature=True)
 
 
 # --- Attention (packed projection) ---------------------------------------------------------------

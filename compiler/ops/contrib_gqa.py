@@ -8,16 +8,17 @@ sequence_length == total_sequence_length) nothing comes from the past; otherwise
 `past_len_b = seqlens_k[b] + 1 - S` first rows of past_key/past_value are kept and the S new ones
 written after them, so the entries of a batch may have different lengths. The present K and V are
 (B, kv_heads, max(total_sequence_length, past buffer length), H), zero after the entry's rows.
-Query row s sits at position past_len_b + s: that is its rotary position (do_rotary, cos/sin
-caches gathered at run time) and its causal frontier; `local_window_size` W keeps the W keys up to
+With q_norm_weight and k_norm_weight (Qwen3) Q and K are first RMS-normalised per head. Query row s
+sits at position past_len_b + s: that is its rotary position (do_rotary, cos/sin caches gathered at
+run time) and its causal frontier; `local_window_size` W keeps the W keys up to
 and including it (positions past_len_b + s - W + 1 ... past_len_b + s); `softcap` caps the scaled
 scores (cap * tanh(score / cap)); `attention_bias` is added after. Query head h reads K/V head
 h // (num_heads / kv_num_heads).
 
 `total_sequence_length` sizes the present outputs, so Brickyard needs its value at compile time:
 onnxruntime-genai's models compute it from attention_mask's shape, which `--input-shape` fixes.
-The quantized KV cache, per-head Q/K norms, smooth softmax and head sinks, position ids,
-query_seqlens, a sliding-window cache, non-causal attention and the QK output are refused by name.
+The quantized KV cache, smooth softmax and head sinks, position ids, query_seqlens, a
+sliding-window cache, non-causal attention and the QK output are refused by name.
 
 The lowering is tensor expressions: the rotary embedding the ONNX RotaryEmbedding's (position ids
 made from seqlens_k), the present K/V one map each, then the scores and the softmax and P.V chain
@@ -43,8 +44,7 @@ from .registry import LowerCtx, lookup, register
  _V_SCALE, _Q_NORM, _K_NORM, _QUERY_SEQLENS) = range(17)
 
 _REFUSED_INPUTS = {_POS_IDS: "position_ids", _HEAD_SINK: "head_sink", _K_SCALE: "k_scale (a quantized KV cache)",
-                   _V_SCALE: "v_scale (a quantized KV cache)", _Q_NORM: "q_norm_weight", _K_NORM: "k_norm_weight",
-                   _QUERY_SEQLENS: "query_seqlens"}
+                   _V_SCALE: "v_scale (a quantized KV cache)", _QUERY_SEQLENS: "query_seqlens"}
 _REFUSED_FLAGS = ("smooth_softmax", "sliding_window_cache", "qk_output", "kv_cache_bit_width")
 
 
@@ -127,6 +127,19 @@ def _infer_gqa(pn, in_types, consts) -> list:
     return [t if o else None for t, o in zip(outs, pn.output)] + [None] * max(0, len(pn.output) - 3)
 
 
+def _norm_epsilons(attr) -> tuple[float, float]:
+    """(Q's, K's) epsilon of the per-head RMS norms: qk_norm_epsilon unless overridden."""
+    eps = float(attr("qk_norm_epsilon", 1e-6))
+    return float(attr("q_norm_epsilon", eps)), float(attr("k_norm_epsilon", eps))
+
+
+def _ref_head_norm(x: np.ndarray, w: np.ndarray, heads: int, eps: float) -> np.ndarray:
+    ct = _math(x.dtype)
+    h = x.astype(ct).reshape(x.shape[0], x.shape[1], heads, -1)
+    y = h / np.sqrt((h * h).mean(-1, keepdims=True) + ct(eps)) * w.astype(ct)
+    return y.reshape(x.shape).astype(x.dtype)
+
+
 def _rotary_node(node, rotary_dim: int, heads: int) -> Node:
     return Node("RotaryEmbedding", node.name, ("x", "cos", "sin", "pos"), ("y",),
                 (("interleaved", int(node.attr("rotary_interleaved", 0) or 0)),
@@ -144,6 +157,9 @@ def _ref_gqa(node, inputs, opset):
     else:
         q, k, v = query, ins[_KEY], ins[_VALUE]
     past_len = np.zeros(B, np.int64) if sh.first_prompt else ins[_SEQLENS].astype(np.int64) + 1 - S
+    if ins[_Q_NORM] is not None:
+        q_eps, k_eps = _norm_epsilons(node.attr)
+        q, k = _ref_head_norm(q, ins[_Q_NORM], N, q_eps), _ref_head_norm(k, ins[_K_NORM], Nk, k_eps)
     if int(node.attr("do_rotary", 0) or 0):
         cos, sin = ins[_COS], ins[_SIN]
         pos = np.minimum(past_len[:, None] + np.arange(S)[None, :], cos.shape[0] - 1)
@@ -189,17 +205,17 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
     rows and the new ones as present K/V, then attention over them, K/V heads shared by groups."""
     for k, what in _REFUSED_INPUTS.items():
         if ctx.has_input(k):
-            raise ctx.unsupported(f"input {k} ({what}) is not supported")
+            raise ctx.unsupported(f"input {k} ({what}) is not supported", feature=True)
     for a in _REFUSED_FLAGS:
         if int(ctx.attr(a, 0) or 0):
-            raise ctx.unsupported(f"attribute {a}={ctx.attr(a)} is not supported")
+            raise ctx.unsupported(f"attribute {a}={ctx.attr(a)} is not supported", feature=True)
     for a in ("k_quant_type", "v_quant_type"):
         if (ctx.attr(a, "NONE") or "NONE") not in ("NONE", b"NONE"):
-            raise ctx.unsupported(f"attribute {a} (a quantized KV cache) is not supported")
+            raise ctx.unsupported(f"attribute {a} (a quantized KV cache) is not supported", feature=True)
     if not int(ctx.attr("causal", 1)):
-        raise ctx.unsupported("causal=0 (bidirectional attention) is not supported")
+        raise ctx.unsupported("causal=0 (bidirectional attention) is not supported", feature=True)
     if ctx.node.has_output(3):
-        raise ctx.unsupported("output 3 (output_qk) is not supported")
+        raise ctx.unsupported("output 3 (output_qk) is not supported", feature=True)
     qt = ctx.input(_QUERY)
     if not qt.dtype.is_float:
         raise ctx.unsupported(f"GroupQueryAttention on {qt.dtype.name}")
@@ -234,7 +250,25 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
     else:
         q, k_new, v_new = ((ctx.in_name(i), ctx.input(i)) for i in (_QUERY, _KEY, _VALUE))
 
-    # 2) the rotary embedding at each row's position past_len_b + s (the ONNX op's lowering)
+    # 2) Qwen3's per-head RMS norms (the ONNX RMSNormalization's lowering over a per-head view),
+    #    then the rotary embedding at each row's position past_len_b + s (the ONNX op's)
+    if ctx.has_input(_Q_NORM) != ctx.has_input(_K_NORM):
+        raise ctx.unsupported("q_norm_weight and k_norm_weight must be given together", feature=True)
+    if ctx.has_input(_Q_NORM):
+        q_eps, k_eps = _norm_epsilons(ctx.attr)
+
+        def head_norm(x, heads: int, w_at: int, eps: float):
+            name, t = x
+            if ctx.input(w_at).shape != (H,):
+                raise ctx.unsupported(f"input {w_at} of shape {ctx.input(w_at).shape} is not ({H},)")
+            per_head = TensorType(t.dtype, (B, S, heads, H))
+            view, normed = ctx.temp(per_head, "heads_view"), ctx.temp(t, "head_norm")
+            ctx.alias(view, name)
+            out = ctx.lower_as("RMSNormalization", ((view, per_head), w_at), per_head,
+                               [("axis", -1), ("epsilon", eps)], opset=23)
+            ctx.alias(normed, out)
+            return normed, t
+        q, k_new = head_norm(q, N, _Q_NORM, q_eps), head_norm(k_new, Nk, _K_NORM, k_eps)
     if int(ctx.attr("do_rotary", 0) or 0):
         if not (ctx.has_input(_COS) and ctx.has_input(_SIN)):
             raise ctx.unsupported("do_rotary=1 without cos_cache and sin_cache")

@@ -132,8 +132,10 @@ class LowerCtx:
     def out_name(self, i: int = 0) -> str:
         return self.node.outputs[i]
 
-    def unsupported(self, detail: str) -> UnsupportedOp:
-        return UnsupportedOp(self.node.op, node=self.node.name, detail=detail)
+    def unsupported(self, detail: str, *, feature: bool = False) -> UnsupportedOp:
+        """The error a lowering raises for what it cannot do; `feature`: a refused attribute or
+        input, not a shape, so a zero-size tensor elsewhere in the node is not blamed for it."""
+        return UnsupportedOp(self.node.op, node=self.node.name, detail=detail, feature=feature)
 
     def empty_error(self, detail: str, tensor: tuple[str, TensorType] | None = None) -> ShapeError:
         """What a lowering raises for a zero-size tensor it cannot give a meaning: a ShapeError

@@ -49,7 +49,7 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
         except NeedsConstant:
             raise
         except UnsupportedOp as e:
-            if zero_size:   # a zero-size tensor is a shape the lowering refuses, not a missing op
+            if zero_size and not e.feature:   # a zero-size tensor is a shape the lowering refuses, not a missing op
                 raise zero_size_error(node, in_types, out_types, e.message.split(": ", 1)[-1]) from e
             raise
         except CompilerError:
