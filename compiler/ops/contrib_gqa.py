@@ -45,7 +45,7 @@ from .registry import LowerCtx, lookup, register
 
 _REFUSED_INPUTS = {_POS_IDS: "position_ids", _HEAD_SINK: "head_sink", _K_SCALE: "k_scale (a quantized KV cache)",
                    _V_SCALE: "v_scale (a quantized KV cache)", _QUERY_SEQLENS: "query_seqlens"}
-_REFUSED_FLAGS = ("smooth_softmax", "sliding_window_cache", "qk_output", "kv_cache_bit_width")
+_REFUSED_FLAGS = ("smooth_softmax", "qk_output", "kv_cache_bit_width")
 
 
 class GqaShape:
@@ -87,7 +87,14 @@ class GqaShape:
         self.total = total
         if total < 1:
             raise ValueError(f"total_sequence_length {total} is not positive")
-        self.present = max(total, self.past)
+        self.window = int(attr("local_window_size", -1))
+        # a window-sized cache (Gemma 2/3's sliding layers): past and present hold the last
+        # resident(T) positions of capacity C, see resident()
+        self.sliding = bool(int(attr("sliding_window_cache", 0) or 0))
+        if self.sliding and not (0 < self.window <= self.past):
+            raise ValueError(f"sliding_window_cache=1 needs local_window_size > 0 ({self.window}) and a past of at "
+                             f"least that many positions (capacity {self.past})")
+        self.present = self.past if self.sliding else max(total, self.past)
         # the first prompt: every token is new, nothing is read from the past
         self.first_prompt = self.q_len == total
         if not self.first_prompt:
@@ -98,6 +105,14 @@ class GqaShape:
                 raise ValueError(f"a prompt continued over a past ({self.q_len} new tokens, total {total}) "
                                  f"needs batch size 1, not {self.batch}")
         self.group = self.heads // self.kv_heads
+
+    def resident(self, t):
+        """How many positions a window-sized cache of capacity C holds after t tokens (onnxruntime's
+        rule: all up to C, then it evicts G = C - W + 1 at once); works on ints and expressions."""
+        C, G = self.past, self.past - self.window + 1
+        if isinstance(t, (int, np.integer)):
+            return t if t <= C else t - G * ((t - C + G - 1) // G)
+        return select(binary("le", t, C), t, t - ((t - C + G - 1) // G) * G)
 
 
 def _total(value) -> int:
@@ -167,17 +182,27 @@ def _ref_gqa(node, inputs, opset):
         q = rotary(_rotary_node(node, 2 * cos.shape[1], N), [q, cos, sin, pos], 23)[0]
         k = rotary(_rotary_node(node, 2 * cos.shape[1], Nk), [k, cos, sin, pos], 23)[0]
     q, k, v = _heads(q.astype(ct), N), _heads(k, Nk), _heads(v, Nk)
-    present = []
+    # the keys and values attention reads: each entry's kept past rows, then its new ones
+    kept = [int(min(max(sh.resident(int(t)) if sh.sliding else t, 0), sh.past)) for t in past_len]
+    J = sh.past + S
+    keys, present = [], []
     for new, past in ((k, ins[_PAST_K]), (v, ins[_PAST_V])):
+        seq = np.zeros((B, Nk, J, H), query.dtype)
         p = np.zeros((B, Nk, T, H), query.dtype)
         for b in range(B):
-            kept = int(min(max(past_len[b], 0), sh.past))
-            if kept:
-                p[b, :, :kept] = past[b, :, :kept]
-            start = int(max(past_len[b], 0))
-            p[b, :, start:start + S] = new[b, :, :max(0, min(S, T - start))]
+            if kept[b]:
+                seq[b, :, :kept[b]] = past[b, :, :kept[b]]
+            seq[b, :, kept[b]:kept[b] + S] = new[b]
+            if sh.sliding:        # the last resident(T_b) positions, from row 0
+                n = sh.resident(int(past_len[b]) + S)
+                p[b, :, :n] = seq[b, :, kept[b] + S - n:kept[b] + S]
+            else:                 # rows at their positions, the new ones after the past's
+                start = int(max(past_len[b], 0))
+                p[b, :, :kept[b]] = seq[b, :, :kept[b]]
+                p[b, :, start:start + S] = new[b, :, :max(0, min(S, T - start))]
+        keys.append(seq)
         present.append(p)
-    kk, vv = (np.repeat(p.astype(ct), sh.group, axis=1) for p in present)
+    kk, vv = (np.repeat(s.astype(ct), sh.group, axis=1) for s in keys)
     scale = float(node.attr("scale", 0.0) or 0.0) or 1 / math.sqrt(H)
     scores = (q @ kk.transpose(0, 1, 3, 2)) * ct(scale)
     cap = float(node.attr("softcap", 0.0) or 0.0)
@@ -185,13 +210,13 @@ def _ref_gqa(node, inputs, opset):
         scores = cap * np.tanh(scores / cap)
     if ins[_ABIAS] is not None:
         bias = ins[_ABIAS].astype(ct)
-        scores[..., :bias.shape[-1]] += bias
-    at = past_len[:, None, None, None] + np.arange(S)[None, None, :, None]     # each query row's position
-    key = np.arange(T)[None, None, None, :]
+        scores[..., :min(J, bias.shape[-1])] += bias[..., :J]
+    # each query row's key: kept + s (the keys' row of the query's own position)
+    at = np.asarray(kept)[:, None, None, None] + np.arange(S)[None, None, :, None]
+    key = np.arange(J)[None, None, None, :]
     allowed = key <= at
-    window = int(node.attr("local_window_size", -1))
-    if window > 0:
-        allowed &= key > at - window
+    if sh.window > 0:
+        allowed &= key > at - sh.window
     scores = np.where(allowed, scores, -np.inf)
     e = np.exp(scores - scores.max(-1, keepdims=True))
     y = (e / e.sum(-1, keepdims=True)) @ vv
@@ -296,16 +321,20 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
     elif ctx.has_input(_COS) or ctx.has_input(_SIN):
         raise ctx.unsupported("cos_cache/sin_cache given with do_rotary=0")
 
-    # 3) present K/V (B, Nk, T, H): the kept past rows, the new rows after them, zeros after that
-    def present(new, past_at: int, out_at: int):
+    # 3) the keys and values attention reads, and the present outputs
+    def kept_rows(b, args: _Args):
+        """The past rows entry b keeps in front of its new ones: all its past_len_b, or of a
+        window-sized cache the resident ones."""
+        t = past_len(b, args)
+        return sh.resident(t) if sh.sliding and not sh.first_prompt else t
+
+    def cache_rows(new, past_at: int, length: int, dst: str):
+        """(B, Nk, length, H) into `dst`: the kept past rows, the new rows after them, zeros after."""
         name, t = new
-        if sh.first_prompt and T == S and not ctx.node.has_output(out_at):
-            return name, t, lambda b_, g_, j_, d_: (b_, j_, g_ * H + d_)       # the new rows, read in place
-        pt = TensorType(qt.dtype, (B, Nk, T, H))
-        dst = ctx.out_name(out_at) if ctx.node.has_output(out_at) else ctx.temp(pt, f"present{out_at}")
+        pt = TensorType(qt.dtype, (B, Nk, length, H))
         b, g, j, d = out_vars(4)
         args = _Args()
-        start = past_len(b, args)
+        start = kept_rows(b, args)
         row = j - start if S > 1 else const(0, DType.int64)     # one new row: always row 0
         body = select(binary("lt", j, start + S), load(args.arg(name, t), t, (b, row, g * H + d)),
                       const(0.0, qt.dtype))
@@ -318,8 +347,36 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
         ctx.emit(TensorExpr("attention_present", tuple(args.types), pt, body), args.names, dst)
         return dst, pt, lambda b_, g_, j_, d_: (b_, g_, j_, d_)
 
-    k = present(k_new, _PAST_K, 1)
-    v = present(v_new, _PAST_V, 2)
+    def keys_and_present(new, past_at: int, out_at: int):
+        """The keys (or values) as (name, type, at(b, g, j, d)); the present output written."""
+        name, t = new
+        in_place = (name, t, lambda b_, g_, j_, d_: (b_, j_, g_ * H + d_))      # the new rows, read in place
+        wanted = ctx.node.has_output(out_at)
+        if not sh.sliding:
+            # the present output is what attention reads: past rows, then the new ones at their positions
+            if sh.first_prompt and T == S and not wanted:
+                return in_place
+            dst = ctx.out_name(out_at) if wanted else ctx.temp(TensorType(qt.dtype, (B, Nk, T, H)), f"present{out_at}")
+            return cache_rows(new, past_at, T, dst)
+        keys = in_place if sh.first_prompt else \
+            cache_rows(new, past_at, sh.past + S, ctx.temp(TensorType(qt.dtype, (B, Nk, sh.past + S, H)), "keys"))
+        if wanted:
+            # a window-sized present: the last resident(T_b) of those rows, from row 0, zeros after
+            kn, kt, kat = keys
+            b, g, i, d = out_vars(4)
+            args = _Args()
+            if sh.first_prompt:
+                kept, n = 0, sh.resident(S)
+            else:
+                kept, n = kept_rows(b, args), sh.resident(past_len(b, args) + S)
+            body = select(binary("lt", i, n), load(args.arg(kn, kt), kt, kat(b, g, i + kept + S - n, d)),
+                          const(0.0, qt.dtype))
+            pt = TensorType(qt.dtype, (B, Nk, T, H))
+            ctx.emit(TensorExpr("attention_present", tuple(args.types), pt, body), args.names, ctx.out_name(out_at))
+        return keys
+
+    k = keys_and_present(k_new, _PAST_K, 1)
+    v = keys_and_present(v_new, _PAST_V, 2)
     T_keys = k[1].shape[2] if k[1].rank == 4 else S
 
     # 4) scores (B, N, S, T_keys): scaled q.k, softcap, bias; -inf outside the causal (and local) window
@@ -336,6 +393,8 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
     if cap > 0:
         score = unary("tanh", score / cap) * cap
     if ctx.has_input(_ABIAS):
+        if sh.sliding:
+            raise ctx.unsupported("attention_bias with sliding_window_cache=1", feature=True)
         bt = ctx.input(_ABIAS)
         if bt.rank != 4 or bt.shape[0] not in (1, B) or bt.shape[1] not in (1, N) or bt.shape[2] != S \
                 or bt.shape[3] > T_keys:
@@ -344,7 +403,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
         full = (B, N, S, bt.shape[3])
         bias = cast(load(args.arg(ctx.in_name(_ABIAS), bt), bt, broadcast_index(full, bt.shape, (b, h, i, j))), acc)
         score = score + (bias if bt.shape[3] == T_keys else select(binary("lt", j, bt.shape[3]), bias, 0.0))
-    at = past_len(b, args) + i                              # the query row's position
+    at = kept_rows(b, args) + i                 # the query's own position among the keys
     allowed = binary("le", j, at)
     window = int(ctx.attr("local_window_size", -1))
     if window > 0:

@@ -64,10 +64,34 @@ def gqa_case(B, S, P, total, seqlens, *, packed=False, rotary=None, bias=None, p
             inputs.append((n, I32 if a.dtype == np.int32 else F, a.shape))
     outs = ["output"] + (["present_key", "present_value"] if present else [])
     node = helper.make_node("GroupQueryAttention", names, outs, domain=MS, num_heads=N, kv_num_heads=NK, **attrs)
-    T = max(total, P)
+    T = P if attrs.get("sliding_window_cache") else max(total, P)
     shapes = {"output": (B, S, N * H), "present_key": (B, NK, T, H), "present_value": (B, NK, T, H)}
     total_init = ("total_sequence_length", np.array(total, np.int32))
     return model(node, inputs, [(o, F, shapes[o]) for o in outs], [total_init]), feeds
+
+
+SLIDING = dict(sliding_window_cache=1, local_window_size=8)
+
+
+def resident(t: int, capacity: int, window: int) -> int:
+    """The positions a window-sized cache holds after t tokens (onnxruntime's documented rule)."""
+    g = capacity - window + 1
+    return t if t <= capacity else t - g * -(-(t - capacity) // g)
+
+
+def defined_rows(case: dict, outputs: dict) -> dict:
+    """A window-sized cache's present rows past each entry's resident count are unspecified
+    (onnxruntime's contract): zeroed on both sides before comparing."""
+    if not case.get("sliding_window_cache"):
+        return outputs
+    out = dict(outputs)
+    for name in ("present_key", "present_value"):
+        if name in out:
+            p = out[name].copy()
+            for b, s in enumerate(case["seqlens"]):
+                p[b, :, resident(s + 1, case["P"], case["local_window_size"]):] = 0
+            out[name] = p
+    return out
 
 
 CASES = {
@@ -92,6 +116,13 @@ CASES = {
     "qk_norm_prompt": dict(B=2, S=8, P=0, total=8, seqlens=[7, 7], packed=True, rotary=(0, H), qk_norm=True),
     "qk_norm_decode_epsilons": dict(B=2, S=1, P=7, total=8, seqlens=[7, 4], rotary=(0, H), qk_norm=True,
                                     qk_norm_epsilon=1e-3, k_norm_epsilon=0.5),
+    # a window-sized cache (Gemma 2/3): capacity C = P, window W; a prompt longer than the cache,
+    # steps over full and partly filled caches, with and without slack (C > W evicts C - W + 1 at once)
+    "sliding_prompt": dict(B=2, S=12, P=8, total=12, seqlens=[11, 11], rotary=(0, H), **SLIDING),
+    "sliding_decode": dict(B=3, S=1, P=8, total=21, seqlens=[20, 5, 8], rotary=(0, H), **SLIDING),
+    "sliding_decode_slack": dict(B=3, S=1, P=12, total=17, seqlens=[14, 16, 12], **SLIDING),
+    "sliding_continued_prompt": dict(B=1, S=4, P=8, total=24, seqlens=[23], rotary=(1, H), **SLIDING),
+    "sliding_continued_prompt_slack": dict(B=1, S=5, P=11, total=19, seqlens=[18], **SLIDING),
 }
 
 
@@ -131,11 +162,18 @@ def onnxruntime_want(case: dict, data: bytes, feeds: dict) -> dict:
 @pytest.mark.parametrize("case", list(CASES))
 def test_gqa_against_onnxruntime(case):
     data, feeds = gqa_case(**CASES[case])
-    check(data, feeds, tol=2e-5, want=onnxruntime_want(CASES[case], data, feeds))
+    want = defined_rows(CASES[case], onnxruntime_want(CASES[case], data, feeds))
+    art = compile(data, "h100", CompileOptions(build=False))
+    for mode in ("default", "shuffle"):
+        got = defined_rows(CASES[case], Executor(art.plan, make_backend("host", mode=mode)).run(feeds))
+        for name, w in want.items():
+            np.testing.assert_allclose(got[name], w, rtol=0, atol=2e-5 * max(1.0, np.abs(w).max()),
+                                       err_msg=f"{name} ({mode})")
 
 
 @pytest.mark.parametrize("case", ["prompt_packed_rotary", "decode_ragged", "continued_prompt_part_filled",
-                                  "local_window_decode", "softcap_scale", "qk_norm_decode_epsilons"])
+                                  "local_window_decode", "softcap_scale", "qk_norm_decode_epsilons",
+                                  "sliding_decode_slack", "sliding_continued_prompt"])
 def test_gqa_reference_matches_onnxruntime(case):
     """The registry's NumPy reference (constant folding) means what onnxruntime's kernel does."""
     data, feeds = gqa_case(**CASES[case])
@@ -147,7 +185,9 @@ def test_gqa_reference_matches_onnxruntime(case):
     ins = [feeds.get(n) if n != "total_sequence_length" else np.array(CASES[case]["total"], np.int32)
            for n in pn.input]
     got = lookup("GroupQueryAttention", MS).reference(node, [None if not n else a for n, a in zip(pn.input, ins)], 1)
-    for name, g in zip(pn.output, got):
+    got = defined_rows(CASES[case], dict(zip(pn.output, got)))
+    want = defined_rows(CASES[case], want)
+    for name, g in got.items():
         np.testing.assert_allclose(g, want[name], rtol=0, atol=2e-5 * max(1.0, np.abs(want[name]).max()),
                                    err_msg=name)
 

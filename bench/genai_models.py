@@ -1,0 +1,278 @@
+"""LLMs as onnxruntime-genai's model builder writes them: the ONNX files people download for
+onnxruntime (GroupQueryAttention with its KV cache and rotary embedding, MatMulNBits for int4,
+SkipSimplifiedLayerNormalization), built here from transformers' decoder families at tiny random
+sizes, each compiled at a prompt and at a token-generation step over a ragged cache and checked on
+the host harness against onnxruntime. It answers "does a genai model compile, run right and fuse?".
+
+    # 1. build (transformers, torch and onnxruntime-genai: a side venv as bench/README.md shows)
+    /tmp/zoovenv/bin/python bench/genai_models.py build --out var/genai
+    # 2. compile and check (the project's venv, no GPU)
+    .venv/bin/python bench/genai_models.py compile --models-dir var/genai [--only llama_fp32,...]
+
+`build` writes a folder <family>_<precision> per model (fp32 and int4 for the CPU, fp16 for CUDA),
+as the builder writes it: model.onnx with its weights in model.onnx.data beside it (read as
+external data), genai_config.json; it records each failure in the folder's builds.json. `compile` writes bench/results/genai_models-<UTC
+time>.json (one row per model and step: the input shapes, launches per inference, predicted us,
+compile seconds, the host check's max relative error, how many attention kernels kept their
+scores on chip, or the error that stopped it) and prints a table.
+
+The checks feed what a generation loop feeds: token ids, an attention_mask of ones (the step's
+second entry three positions shorter: its mask's last ones cleared, so seqlens_k differs per
+entry), past keys and values. onnxruntime runs the int4 models with MatMulNBits' accuracy_level
+removed: at level 4 its CPU kernel rounds the activations to int8, an approximation Brickyard does
+not make (it computes the dequantized product exactly)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+VOCAB = 512
+SMALL = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
+             num_key_value_heads=2, max_position_embeddings=256, vocab_size=VOCAB, pad_token_id=0,
+             bos_token_id=1, eos_token_id=2)
+
+# family -> (transformers config class, causal-LM class, config overrides of SMALL)
+FAMILIES = {
+    "llama": ("LlamaConfig", "LlamaForCausalLM", {}),
+    "mistral": ("MistralConfig", "MistralForCausalLM", {"sliding_window": 8}),
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {}),
+    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM", {"head_dim": 32}),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM", {"original_max_position_embeddings": 256}),
+    "phi3_partial_rotary": ("Phi3Config", "Phi3ForCausalLM", {"original_max_position_embeddings": 256,
+                                                              "partial_rotary_factor": 0.5}),
+    # the 128k-context form: long RoPE factors past the original context (an If picks the caches)
+    "phi3_longrope": ("Phi3Config", "Phi3ForCausalLM", {
+        "original_max_position_embeddings": 64,
+        "rope_parameters": {"rope_type": "longrope", "type": "longrope", "rope_theta": 10000.0,
+                            "short_factor": [1.0] * 16, "long_factor": [1.5 + i / 16 for i in range(16)],
+                            "original_max_position_embeddings": 64}}),
+    "gemma": ("GemmaConfig", "GemmaForCausalLM", {"head_dim": 32}),
+    "gemma2": ("Gemma2Config", "Gemma2ForCausalLM", {"head_dim": 32, "sliding_window": 8}),
+    "gemma3": ("Gemma3TextConfig", "Gemma3ForCausalLM", {"head_dim": 32, "sliding_window": 8}),
+    "granite": ("GraniteConfig", "GraniteForCausalLM", {}),
+    "olmo": ("OlmoConfig", "OlmoForCausalLM", {}),
+    "nemotron": ("NemotronConfig", "NemotronForCausalLM", {"partial_rotary_factor": 0.5}),
+    "smollm3": ("SmolLM3Config", "SmolLM3ForCausalLM", {}),
+    "phi": ("PhiConfig", "PhiForCausalLM", {"partial_rotary_factor": 0.5}),
+    "ernie": ("Ernie4_5Config", "Ernie4_5ForCausalLM", {}),
+}
+PRECISIONS = (("fp32", "cpu"), ("int4", "cpu"), ("fp16", "cuda"))
+
+# (step, batch, new tokens, past length, how many positions entry 1's cache is shorter)
+STEPS = (("prompt", 2, 16, 0, 0), ("decode", 2, 1, 31, 3))
+
+
+# --- build (side venv) -----------------------------------------------------------------------------
+
+def _tokenizer(where: Path) -> None:
+    """A word-level tokenizer over the tiny vocabulary: the builder saves one beside the model."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+    tok = Tokenizer(models.WordLevel({f"t{i}": i for i in range(VOCAB)}, unk_token="t0"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="t0", bos_token="t1", eos_token="t2").save_pretrained(where)
+
+
+def build_one(family: str, work: Path, out: Path) -> dict:
+    """The family's random checkpoint, then the builder's model at each precision."""
+    import torch
+    import transformers as tf
+    config_cls, model_cls, extra = FAMILIES[family]
+    ckpt = work / family / "hf"
+    torch.manual_seed(0)
+    model = getattr(tf, model_cls)(getattr(tf, config_cls)(**{**SMALL, **extra})).eval()
+    model.save_pretrained(ckpt)
+    _tokenizer(ckpt)
+    built, errors = [], {}
+    for precision, ep in PRECISIONS:
+        name = f"{family}_{precision}"
+        dst = out / name
+        r = subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(ckpt), "-o", str(dst),
+                            "-p", precision, "-e", ep, "-c", str(work / "cache")], capture_output=True, text=True)
+        if r.returncode != 0 or not (dst / "model.onnx").exists():
+            errors[name] = (r.stderr.strip().splitlines() or ["no output"])[-1][:300]
+            continue
+        built.append(name)
+    return {"built": built, "errors": errors}
+
+
+def build(a) -> int:
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    work = out / "work"
+    wanted = [f for f in a.only.split(",") if f] or list(FAMILIES)
+    records = {}
+    for family in wanted:
+        try:
+            rec = build_one(family, work, out)
+        except Exception as e:      # one family's failure must not hide the rest
+            rec = {"built": [], "errors": {family: f"{type(e).__name__}: {str(e)[:300]}"}}
+        records[family] = rec
+        print(family, "built", ", ".join(rec["built"]) or "nothing",
+              *(f"\n  FAILED {k}: {v}" for k, v in rec["errors"].items()), flush=True)
+    known = out / "builds.json"
+    merged = json.loads(known.read_text()) if known.exists() else {}
+    merged.update(records)
+    known.write_text(json.dumps(merged, indent=1) + "\n")
+    return 0
+
+
+# --- compile and check (project venv) ----------------------------------------------------------------
+
+def step_feeds(model, decoder: dict, batch: int, new: int, past: int, shorter: int, seed: int = 0) -> dict:
+    """What a generation loop feeds the model at this step, by the builder's input names; `decoder`
+    is genai_config.json's model.decoder (the cache's head size is a symbol in the model; a layer
+    with a window-sized cache gets its capacity, window_size + cache_slack, as genai allocates it)."""
+    import numpy as np
+    from onnx import helper
+    rng = np.random.default_rng(seed)
+    total = past + new
+    mask = np.ones((batch, total), np.int64)
+    if shorter:
+        mask[1, total - shorter:] = 0
+    feeds = {}
+    for vi in model.graph.input:
+        tt = vi.type.tensor_type
+        dt = helper.tensor_dtype_to_np_dtype(tt.elem_type)
+        if vi.name == "input_ids":
+            feeds[vi.name] = rng.integers(0, VOCAB, (batch, new)).astype(dt)
+        elif vi.name == "attention_mask":
+            feeds[vi.name] = mask.astype(dt)
+        elif vi.name == "position_ids":
+            feeds[vi.name] = (mask.cumsum(1) - 1)[:, past:].astype(dt)
+        elif vi.name.startswith("past_key_values."):
+            heads = tt.shape.dim[1].dim_value
+            sliding = decoder.get("sliding_window") or {}
+            length = past
+            if int(vi.name.split(".")[1]) in sliding.get("layers", ()):
+                length = sliding["window_size"] + sliding.get("cache_slack", 0)
+            feeds[vi.name] = rng.standard_normal((batch, heads, length, decoder["head_size"])).astype(dt)
+        else:
+            raise ValueError(f"input {vi.name} is none a generation loop feeds")
+    return feeds
+
+
+def exact_reference(model):
+    """The model onnxruntime checks against: MatMulNBits without accuracy_level (see above)."""
+    for n in model.graph.node:
+        if n.op_type == "MatMulNBits":
+            for attr in [a for a in n.attribute if a.name == "accuracy_level"]:
+                n.attribute.remove(attr)
+    return model
+
+
+def onnxruntime_outputs(folder: Path, model, feeds: dict) -> tuple[dict, str]:
+    """onnxruntime's outputs and what produced them: the model itself, or where onnxruntime's CPU
+    kernels cannot run it (GroupQueryAttention's q/k norm inputs exist on CUDA only) the same
+    checkpoint built for the CPU at fp32 (<family>_fp32 beside it), on the same feeds."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    def run(m, fed):
+        sess = ort.InferenceSession(exact_reference(m).SerializeToString(), providers=["CPUExecutionProvider"])
+        return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, fed)))
+    try:
+        return run(model, feeds), "onnxruntime"
+    except Exception as e:
+        sibling = folder.parent / (folder.name.rsplit("_", 1)[0] + "_fp32")
+        if sibling == folder or not (sibling / "model.onnx").exists():
+            raise
+        why = str(e).split("Status Message: ")[-1][:160]
+        fed = {k: v.astype(np.float32) if v.dtype == np.float16 else v for k, v in feeds.items()}
+        return run(onnx.load(sibling / "model.onnx"), fed), f"onnxruntime on {sibling.name} ({why})"
+
+
+def compile_step(folder: Path, step) -> dict:
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from compiler.verify import max_rel_error
+    name, batch, new, past, shorter = step
+    path = folder / "model.onnx"
+    model = onnx.load(path)
+    floats = {vi.type.tensor_type.elem_type for vi in model.graph.input if vi.name.startswith("past_key_values.")}
+    precision = "fp16" if onnx.TensorProto.FLOAT16 in floats else "fp32"
+    row = {"shapes": {"batch": batch, "new_tokens": new, "past": past, "entry_1_shorter_by": shorter},
+           "precision": precision}
+    try:
+        config = json.loads((folder / "genai_config.json").read_text())
+        feeds = step_feeds(model, config["model"]["decoder"], batch, new, past, shorter)
+        t0 = time.perf_counter()
+        art = compile(str(path), "h100", CompileOptions(precision=precision, build=False,
+                                                        input_shapes=tuple((k, v.shape) for k, v in feeds.items())))
+        compile_s = time.perf_counter() - t0
+        got = Executor(art.plan, make_backend("host")).run(feeds)
+        want, row["reference"] = onnxruntime_outputs(folder, model, feeds)
+    except Exception as e:
+        return {**row, "error": f"{type(e).__name__}: {str(e)[:300]}", "where": traceback.format_exc(limit=-2)[-600:]}
+    rep = art.report
+    carried = [{c["value"].rsplit("/", 1)[-1] for c in k["carried"]} for k in rep["kernels"]]
+    attention = sum(n.op_type == "GroupQueryAttention" for n in model.graph.node)
+    return {**row, "launches": rep["launches_per_inference"], "kernels": len(rep["kernels"]),
+            "predicted_us": rep["latency"]["predicted_us"], "compile_s": round(compile_s, 2),
+            "max_rel_error": max_rel_error(got, want), "attention_nodes": attention,
+            "attention_on_chip": sum({"scores", "rowmax", "rowsum"} <= c for c in carried),
+            "finite": bool(all(np.isfinite(v).all() for v in want.values()))}
+
+
+def compile_all(a) -> int:
+    sys.path.insert(0, str(ROOT))
+    from bench.kernels import write_results
+    from compiler.report import TOLERANCE
+    models_dir = Path(a.models_dir)
+    names = [m for m in a.only.split(",") if m] or sorted(p.parent.name for p in models_dir.glob("*/model.onnx"))
+    if not names:
+        print(f"no models in {models_dir}: run `bench/genai_models.py build --out {models_dir}` first", file=sys.stderr)
+        return 2
+    rows = []
+    for name in names:
+        for step in STEPS:
+            row = {"name": name, "step": step[0], **compile_step(models_dir / name, step)}
+            row["ok"] = "error" not in row and row["max_rel_error"] <= TOLERANCE[row["precision"]]
+            rows.append(row)
+            print(f"{name:<28} {step[0]:<7}" + (f" ERROR {row['error']}" if "error" in row else
+                  f" {row['launches']:>4} launches  {row['predicted_us']:>8.1f} us predicted  {row['compile_s']:>5.2f} s"
+                  f"  err {row['max_rel_error']:.1e}  attention on chip {row['attention_on_chip']}/"
+                  f"{row['attention_nodes']}"), flush=True)
+    builds = models_dir / "builds.json"
+    failed = {k: v for rec in (json.loads(builds.read_text()).values() if builds.exists() else ())
+              for k, v in rec["errors"].items()}
+    out = write_results("genai_models", "none (host harness; predicted times)",
+                        {"target": "h100", "check": "host harness against onnxruntime (CPU)", "build": False,
+                         "builder": "onnxruntime_genai.models.builder", "failed_builds": failed}, rows, a.out)
+    bad = [r for r in rows if not r["ok"]]
+    print(f"{len(rows) - len(bad)} of {len(rows)} steps compiled and matched onnxruntime"
+          + (f"; {len(failed)} builds failed" if failed else "") + f" -> {out}")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="build the models (needs transformers, torch and onnxruntime-genai)")
+    b.add_argument("--out", required=True)
+    b.add_argument("--only", default="", help="families, comma-separated")
+    c = sub.add_parser("compile", help="compile each model at each step and check it on the host harness")
+    c.add_argument("--models-dir", required=True)
+    c.add_argument("--only", default="", help="models (<family>_<precision>), comma-separated")
+    c.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    a = ap.parse_args()
+    return build(a) if a.cmd == "build" else compile_all(a)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    raise SystemExit(main())
