@@ -39,6 +39,12 @@ SMALL = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_at
              num_key_value_heads=2, max_position_embeddings=256, vocab_size=VOCAB, pad_token_id=0,
              bos_token_id=1, eos_token_id=2)
 
+# `--size full`: one layer of a 7B LLaMA's shapes (32 heads of 128, 8 key/value heads, 11008-wide
+# MLP, 32000 tokens), to read the decode step's weight streams at their real size
+FULL = dict(hidden_size=4096, intermediate_size=11008, num_hidden_layers=1, num_attention_heads=32,
+            num_key_value_heads=8, max_position_embeddings=4096, vocab_size=32000, pad_token_id=0,
+            bos_token_id=1, eos_token_id=2)
+
 # family -> (transformers config class, causal-LM class, config overrides of SMALL)
 FAMILIES = {
     "llama": ("LlamaConfig", "LlamaForCausalLM", {}),
@@ -68,32 +74,36 @@ PRECISIONS = (("fp32", "cpu"), ("int4", "cpu"), ("fp16", "cuda"))
 
 # (step, batch, new tokens, past length, how many positions entry 1's cache is shorter)
 STEPS = (("prompt", 2, 16, 0, 0), ("decode", 2, 1, 31, 3))
+FULL_STEPS = (("decode_1k", 1, 1, 1023, 0),)      # one token against 1023 cached positions
 
 
 # --- build (side venv) -----------------------------------------------------------------------------
 
-def _tokenizer(where: Path) -> None:
-    """A word-level tokenizer over the tiny vocabulary: the builder saves one beside the model."""
+def _tokenizer(where: Path, vocab: int) -> None:
+    """A word-level tokenizer over the vocabulary: the builder saves one beside the model."""
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
-    tok = Tokenizer(models.WordLevel({f"t{i}": i for i in range(VOCAB)}, unk_token="t0"))
+    tok = Tokenizer(models.WordLevel({f"t{i}": i for i in range(vocab)}, unk_token="t0"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="t0", bos_token="t1", eos_token="t2").save_pretrained(where)
 
 
-def build_one(family: str, work: Path, out: Path) -> dict:
+def build_one(family: str, work: Path, out: Path, full: bool = False) -> dict:
     """The family's random checkpoint, then the builder's model at each precision."""
     import torch
     import transformers as tf
     config_cls, model_cls, extra = FAMILIES[family]
-    ckpt = work / family / "hf"
+    tag = f"{family}_full" if full else family
+    ckpt = work / tag / "hf"
     torch.manual_seed(0)
-    model = getattr(tf, model_cls)(getattr(tf, config_cls)(**{**SMALL, **extra})).eval()
+    dims = {**FULL} if full else {**SMALL, **extra}
+    model = getattr(tf, model_cls)(getattr(tf, config_cls)(**dims)).eval()
     model.save_pretrained(ckpt)
-    _tokenizer(ckpt)
+    _tokenizer(ckpt, dims["vocab_size"])
+    del model
     built, errors = [], {}
-    for precision, ep in PRECISIONS:
-        name = f"{family}_{precision}"
+    for precision, ep in PRECISIONS + ((("int4", "cuda"),) if full else ()):
+        name = f"{tag}_{precision}" + ("_cuda" if full and precision == "int4" and ep == "cuda" else "")
         dst = out / name
         r = subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(ckpt), "-o", str(dst),
                             "-p", precision, "-e", ep, "-c", str(work / "cache")], capture_output=True, text=True)
@@ -112,10 +122,10 @@ def build(a) -> int:
     records = {}
     for family in wanted:
         try:
-            rec = build_one(family, work, out)
+            rec = build_one(family, work, out, full=a.size == "full")
         except Exception as e:      # one family's failure must not hide the rest
             rec = {"built": [], "errors": {family: f"{type(e).__name__}: {str(e)[:300]}"}}
-        records[family] = rec
+        records[f"{family}_full" if a.size == "full" else family] = rec
         print(family, "built", ", ".join(rec["built"]) or "nothing",
               *(f"\n  FAILED {k}: {v}" for k, v in rec["errors"].items()), flush=True)
     known = out / "builds.json"
@@ -225,7 +235,11 @@ def compile_step(folder: Path, step) -> dict:
             "predicted_us": rep["latency"]["predicted_us"], "compile_s": round(compile_s, 2),
             "max_rel_error": max_rel_error(got, want), "attention_nodes": attention,
             "attention_on_chip": sum({"scores", "rowmax", "rowsum"} <= c for c in carried),
-            "finite": bool(all(np.isfinite(v).all() for v in want.values()))}
+            "finite": bool(all(np.isfinite(v).all() for v in want.values())),
+            "dram_bytes": rep["traffic"]["dram_bytes"],
+            # each kernel: its ops' last path parts, predicted us, DRAM bytes, the bound level
+            "kernels_us": [(sorted({o.rsplit("/", 2)[-2] if o.count("/") >= 2 else o for o in k["ops"]}),
+                            k["predicted_us"], k["dram_bytes"], k["bound"]) for k in rep["kernels"]]}
 
 
 def compile_all(a) -> int:
@@ -239,7 +253,7 @@ def compile_all(a) -> int:
         return 2
     rows = []
     for name in names:
-        for step in STEPS:
+        for step in FULL_STEPS if "_full_" in name else STEPS:
             row = {"name": name, "step": step[0], **compile_step(models_dir / name, step)}
             row["ok"] = "error" not in row and row["max_rel_error"] <= TOLERANCE[row["precision"]]
             rows.append(row)
@@ -265,6 +279,9 @@ def main() -> int:
     b = sub.add_parser("build", help="build the models (needs transformers, torch and onnxruntime-genai)")
     b.add_argument("--out", required=True)
     b.add_argument("--only", default="", help="families, comma-separated")
+    b.add_argument("--size", choices=("tiny", "full"), default="tiny",
+                   help="full: one layer at a 7B LLaMA's shapes (<family>_full_<precision>, with int4 for CUDA "
+                        "too), checked at one token against 1023 cached positions")
     c = sub.add_parser("compile", help="compile each model at each step and check it on the host harness")
     c.add_argument("--models-dir", required=True)
     c.add_argument("--only", default="", help="models (<family>_<precision>), comma-separated")
