@@ -57,6 +57,16 @@ def divisions(e: Expr) -> int:
     return sum(isinstance(n, Binary) and n.fn in ("idiv", "imod") for n in walk(e))
 
 
+def linear_form(e: Expr, bounds: dict[str, tuple[int, int]]) -> Linear | None:
+    """`e`'s quasi-affine form ({term: coefficient}, constant), or None where it has none."""
+    return _linear(e, bounds)
+
+
+def divisor(form: Linear, bounds: dict[str, tuple[int, int]]) -> int:
+    """A number every value of the form's terms part (its constant left out) is a multiple of."""
+    return math.gcd(*(c * _multiple(t, bounds) for t, c in form[0].items())) if form[0] else 0
+
+
 def _linear(e: Expr, bounds) -> Linear | None:
     if isinstance(e, Var):
         return ({e: 1}, 0) if e.name in bounds else None
@@ -107,11 +117,17 @@ def _linear(e: Expr, bounds) -> Linear | None:
 
 def _multiple(t: Expr, bounds) -> int:
     """A number every value of term `t` is a multiple of: a remainder x % s of an x whose steps
-    and constant share a divisor with s is a multiple of that divisor; anything else, 1."""
-    if isinstance(t, Binary) and t.fn == "imod" and isinstance(t.b, Const):
+    and constant share a divisor with s is a multiple of that divisor; a quotient x / s of an x
+    that is a multiple d of s (the division exact) a multiple of d / s; anything else, 1."""
+    if isinstance(t, Binary) and t.fn in ("imod", "idiv") and isinstance(t.b, Const):
         x = _linear(t.a, bounds)
         if x is not None:
-            return math.gcd(int(t.b.value), x[1], *(c * _multiple(u, bounds) for u, c in x[0].items()))
+            s = int(t.b.value)
+            d = math.gcd(x[1], *(c * _multiple(u, bounds) for u, c in x[0].items()))
+            if t.fn == "imod":
+                return math.gcd(s, d)
+            if d and d % s == 0:
+                return d // s
     return 1
 
 

@@ -168,6 +168,22 @@ class ExprRenderer:
         return f"([&]() {{ {ct} {acc} = {init}; {loops}{{ {body} }} return {acc}; }}())"
 
 
+class SubstRenderer(ExprRenderer):
+    """An ExprRenderer that renders chosen loads as given C expressions (vector lanes, staged tiles)."""
+
+    def __init__(self, te: TensorExpr, it: str, subst: dict[Load, str]):
+        super().__init__([f"in{k}" for k in range(len(te.inputs))],
+                         [contiguous_strides(t.shape) for t in te.inputs], it)
+        self.subst = subst
+
+    def _r(self, e: Expr) -> str:
+        if isinstance(e, Load) and e in self.subst:
+            ct = e.dtype.compute_ctype
+            v = self.subst[e]
+            return f"(({ct}){v})" if ct != e.dtype.ctype else v
+        return super()._r(e)
+
+
 def combine(op: str, a: str, b: str) -> str:
     """C for reduction `op` (sum, prod, max, min) combining accumulator `a` with value `b`."""
     if op == "sum":

@@ -20,27 +20,11 @@ import math
 from ..ir.texpr import Expr, Load, TensorExpr
 from ..analysis.views import ReduceView, TransposeView, VectorView
 from ..ir.tiles import KernelConfig
-from .cuda import INT32_LIMIT, ExprRenderer, contiguous_strides
+from .cuda import INT32_LIMIT, SubstRenderer, contiguous_strides
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel
 from .tiled import (_INIT, _decompose, _epilogue, _kparams, _signature, _store, _unit_vars, accumulate,
                     combine_partials, index_ctype, split_params)
-
-
-class SubstRenderer(ExprRenderer):
-    """An ExprRenderer that renders chosen loads as given C expressions (vector lanes, staged tiles)."""
-
-    def __init__(self, te: TensorExpr, it: str, subst: dict[Load, str]):
-        super().__init__([f"in{k}" for k in range(len(te.inputs))],
-                         [contiguous_strides(t.shape) for t in te.inputs], it)
-        self.subst = subst
-
-    def _r(self, e: Expr) -> str:
-        if isinstance(e, Load) and e in self.subst:
-            ct = e.dtype.compute_ctype
-            v = self.subst[e]
-            return f"(({ct}){v})" if ct != e.dtype.ctype else v
-        return super()._r(e)
 
 
 def _render_with(te: TensorExpr, e: Expr, subst: dict[Load, str], lines: list[str], ind: str, it: str) -> str:

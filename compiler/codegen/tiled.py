@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from ..ir.dtypes import DType
 from ..ir.graph import sha256_of
 from ..ir.texpr import ACC, Expr, TensorExpr
+from ..analysis.vector_loads import CHUNK, chunked
 from ..analysis.views import ElementwiseView, GemmView, ReduceView
 from ..ir.tiles import KernelConfig
-from .cuda import ExprRenderer, combine, contiguous_strides, index_ctype
+from .cuda import ExprRenderer, SubstRenderer, combine, contiguous_strides, index_ctype
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 
@@ -455,12 +456,21 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
     _unit_vars(L, "  ", it, view.unit)
     L.append(f"  const {it} rowc = active ? row : 0;")
     _decompose(L, "  ", it, "rowc", view.rows, "by_rr")
+    width = int(cfg.param("k_vec") or 0)
+    if width:   # vectors where every buffer they read is 16-byte aligned (graph inputs are the caller's)
+        args = sorted({vec.arg for vec in _chunked(te, view, width)[2]})
+        ptrs = " | ".join(f"(unsigned long long)(in{a})" for a in args)
+        L.append(f"  if ((({ptrs}) & 15ull) == 0ull) {{")
+        _chunk_loop(te, view, width, tpr, L, it, vt)
+        L.append("  } else {")
     L.append(f"  if (active) for ({it} k = lane; k < {K}; k += {tpr}) {{")
     _decompose(L, "    ", it, "k", view.k, "by_rk")
     val = _render(te, te.body, L, "    ", it)
     L.append(f"    const {vt} v = {val};")
     L.append(accumulate(op, flag))
     L.append("  }")
+    if width:
+        L.append("  }")
 
     combine_partials(L, op, vt, flag, T, tpr)
     L.append("  if (active && lane == 0) {")
@@ -473,6 +483,34 @@ def render_reduce(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: s
     shared = (T // 32) * (ctype_size(vt) + 4) if block_wide else 0
     return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
                   block=(T, 1, 1), shared_bytes=shared, expr=te)
+
+
+def _chunked(te: TensorExpr, view: ReduceView, width: int):
+    found = chunked(te, view, width)
+    if found is None:
+        raise ValueError(f"no {width}-wide vector loads for this reduction")
+    return found
+
+
+def _chunk_loop(te: TensorExpr, view: ReduceView, width: int, tpr: int, L: list[str], it: str, vt: str) -> None:
+    """A lane's k loop taking `width` consecutive k a step (analysis/vector_loads.py): each run of
+    consecutive elements the step reads is one 16-byte load, the rest scalar loads computed once
+    where the elements share them (a block's scale), then the step's sum is accumulated."""
+    chunk, _, vectors, where = _chunked(te, view, width)
+    L.append(f"  if (active) for ({it} {CHUNK} = lane; {CHUNK} < {view.K // width}; {CHUNK} += {tpr}) {{")
+    rend = SubstRenderer(te, it, {})
+    rend.hoist = set()
+    for j, vec in enumerate(vectors):
+        ct = te.inputs[vec.arg].dtype.ctype
+        L.append(f"    const uint4 by_r{j} = by_ld_global_b128(in{vec.arg} + ({rend.r(vec.start)}));")
+        L.append(f"    const {ct}* const by_e{j} = reinterpret_cast<const {ct}*>(&by_r{j});")
+    subst = {ld: f"by_e{j}[{q}]" for ld, (j, q) in where.items()}
+    body = SubstRenderer(te, it, subst)
+    val = body.render(chunk, "    ")
+    L.extend(body.lines)
+    L.append(f"    const {vt} v = {val};")
+    L.append(accumulate("sum", False))
+    L.append("  }")
 
 
 def render_reduce_columns(te: TensorExpr, view: ReduceView, cfg: KernelConfig, prefix: str, out_value: str,

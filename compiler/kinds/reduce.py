@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 
-from ..analysis.views import ReduceView, decompose, reduce_view, sectors_per_request
+from ..analysis.vector_loads import CHUNK, VECTOR_BYTES, chunked
+from ..analysis.views import ReduceView, decompose, eval_index, reduce_view, sectors_per_request
 from ..codegen.tiled import ctype_size, render_reduce, render_reduce_columns
 from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element, pow2_ceil
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
-from ..ir.texpr import TensorExpr
+from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..ir.tiles import KernelConfig, RTile, Workload
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
@@ -68,7 +69,77 @@ def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
             tiles = (RTile("block", (("rows", rpb), ("k", tpr))), RTile("warp", (("rows", max(1, 32 // tpr)), ("k", min(tpr, 32)))),
                      RTile("thread", (("rows", 1), ("k", 1))))
             out.append(KernelConfig("reduce", tiles, (("block_threads", T), ("threads_per_row", tpr)), w))
-    return out + column_candidates(te, view, target)
+    return out + column_candidates(te, view, target) + chunk_candidates(te, view, target)
+
+
+CHUNK_WIDTHS = (8, 16, 32)
+CHUNK_LANES = (4, 8, 16, 32)
+# the least input bytes a chunked reduction is offered for: below a megabyte a step is latency-bound
+# whatever its loads, and the unrolled analysis costs compile time every reduction would pay
+CHUNK_MIN_BYTES = 1 << 20
+
+
+def chunk_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
+    """Threads along k taking `k_vec` consecutive k a step with 16-byte vector loads of the runs
+    they read (analysis/vector_loads.py; codegen/tiled.py renders it): a decoder step's product
+    with a packed int4 weight loads each byte, block scale and 8 activations once instead of per k.
+    Priced by the sectors a warp's requests touch, each vector or distinct scalar load one request
+    a step, and the step's distinct operations (what its k share is computed once)."""
+    out = []
+    sizes = io_sizes(te)
+    if sizes[0] < CHUNK_MIN_BYTES:
+        return out
+    for width in CHUNK_WIDTHS:
+        found = chunked(te, view, width)
+        if found is None:
+            continue
+        chunk, _, vectors, where = found
+        scalars = [ld for ld in _loads(chunk) if ld not in where]
+        ops = len({x.key for x in walk(chunk) if isinstance(x, (Binary, Unary))})
+        steps = view.K // width
+        for tpr in CHUNK_LANES:
+            if tpr > steps:
+                continue
+            envs = []
+            mid = (view.R // 2) // max(1, 32 // tpr) * max(1, 32 // tpr)
+            for lane in range(32):
+                env = decompose(min(mid + lane // tpr, view.R - 1), view.rows)
+                env[CHUNK] = min(steps // 2 // tpr * tpr + lane % tpr, steps - 1)
+                envs.append(env)
+            sectors = _vector_sectors(vectors, te.inputs, envs) + sum(
+                sectors_per_request(ld, te.inputs, envs, SECTOR) for ld in scalars)
+            warp_steps = view.R * steps / 32
+            l2 = warp_steps * sectors * SECTOR + te.output.nbytes
+            for T in (128, 256):
+                rpb = T // tpr
+                blocks = math.ceil(view.R / rpb)
+                w = Workload(blocks=blocks, threads=T, shared_bytes=0, registers=64,
+                             flops=float(view.R * steps * ops + view.R * tpr * 2), compute_dtype=te.body.dtype.name,
+                             dram_bytes=dram_bytes(sizes, l2, target), l2_bytes=l2, shared_bytes_moved=0.0,
+                             ilp=float(len(vectors) + len(scalars)), issue_efficiency=0.5)
+                tiles = (RTile("block", (("rows", rpb), ("k", tpr * width))),
+                         RTile("warp", (("rows", 32 // tpr), ("k", tpr * width))), RTile("thread", (("rows", 1), ("k", width))))
+                out.append(KernelConfig("reduce", tiles, (("block_threads", T), ("threads_per_row", tpr),
+                                                          ("k_vec", width)), w))
+    return out
+
+
+def _loads(e) -> list[Load]:
+    return list(dict.fromkeys(x for x in walk(e) if isinstance(x, Load)))
+
+
+def _vector_sectors(vectors, inputs, envs) -> int:
+    """32-byte sectors a warp's 16-byte loads touch, summed over the step's vectors."""
+    total = 0
+    for vec in vectors:
+        item = inputs[vec.arg].dtype.itemsize
+        touched = set()
+        for env in envs:
+            start = eval_index(vec.start, env)
+            if start is not None:
+                touched.update(range(start * item // SECTOR, (start * item + VECTOR_BYTES - 1) // SECTOR + 1))
+        total += len(touched)
+    return total
 
 
 COLUMN_LANES = (32, 64, 128)

@@ -21,16 +21,17 @@ from tests.ops.one_node import emit_rendered
 OPSET = 18
 
 
-def lower_types(op: str, in_types: list[TensorType], out_type: TensorType, attrs: dict, consts: dict | None = None):
+def lower_types(op: str, in_types: list[TensorType], out_type: TensorType, attrs: dict, consts: dict | None = None,
+                domain: str = ""):
     """The one naive kernel of `op` on inputs of these types (no data: shapes too large to compute)."""
     consts = consts or {}
     names = tuple(f"x{k}" for k in range(len(in_types)))
     node = Node(op, "n0", names, ("y",), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
-                                                      for k, v in attrs.items())))
+                                                      for k, v in attrs.items())), domain=domain)
     steps: list = []
     ctx = LowerCtx(node, list(in_types), [out_type], [consts.get(k) for k in range(len(in_types))], OPSET,
                    emit=emit_rendered(steps), new_name=lambda s: s)
-    lookup(op).lower(ctx)
+    lookup(op, domain).lower(ctx)
     kernels = [s.kernel for s in steps if isinstance(s, LaunchStep)]
     assert len(kernels) == 1, f"{op}: expected one kernel, got {len(steps)} steps"
     return kernels[0]
@@ -54,15 +55,15 @@ def contraction_kernel(kernel, precision: str, consts: dict, types: dict, conver
     return None if spec is None else render_spec(spec)[0]
 
 
-def lower_single(op: str, arrays: list, attrs: dict, consts: dict | None = None):
+def lower_single(op: str, arrays: list, attrs: dict, consts: dict | None = None, domain: str = ""):
     """(kernels, reference output) of one op on `arrays`; consts maps input index -> constant."""
     names = tuple(f"x{k}" for k in range(len(arrays)))
     node = Node(op, "n0", names, ("y",), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
-                                                      for k, v in attrs.items())))
-    ref = lookup(op).reference(node, arrays, OPSET)[0]
+                                                      for k, v in attrs.items())), domain=domain)
+    ref = lookup(op, domain).reference(node, arrays, OPSET)[0]
     in_types = [TensorType(DType.from_numpy(a.dtype), tuple(a.shape)) for a in arrays]
     out_type = TensorType(DType.from_numpy(ref.dtype), tuple(ref.shape))
-    return lower_types(op, in_types, out_type, attrs, consts), ref
+    return lower_types(op, in_types, out_type, attrs, consts, domain), ref
 
 
 def candidate_kernels(kernel, target_name: str = "h100", k: int = 3):
