@@ -1,9 +1,10 @@
 """On a GPU: weight-only quantized Linears (bench/weight_only.py's, predicted there). A 4096 x 4096
-fp16 product over 8 and 128 tokens with its weight in fp16, in int8 (DequantizeLinear) and in int4
+fp16 product over 1, 8 and 128 tokens with its weight in fp16, in int8 (DequantizeLinear) and in int4
 (com.microsoft MatMulNBits, block 32): each compiled for the device, its result checked against
 NumPy on the dequantized weight, and its time per inference printed beside its prediction. The
 quantized ones load their weight by tc_gemm's generic_vec loader (eight values along the tile's
-inner axis a thread, what they share computed once): whether that makes them faster than the fp16
+inner axis a thread, what they share computed once), and over one token by the reduce kind's
+16-byte chunks (kinds/reduce.py chunk_candidates): whether that makes them faster than the fp16
 weight, as predicted, is what only a GPU measures."""
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def test_weight_only_linears_on_gpu():
     from compiler.targets import get_target
     import onnx
     target = dataclasses.replace(get_target("h100"), arch=device_arch())
-    for m in (8, 128):
+    for m in (1, 8, 128):
         a = np.random.default_rng(m).standard_normal((m, K)).astype(np.float16)
         for name, data in variants(m, K, N, np.random.default_rng(0)).items():
             if name == "int4 b128 sym":
@@ -45,7 +46,8 @@ def test_weight_only_linears_on_gpu():
             want = (a.astype(np.float64) @ w.astype(np.float64)).astype(np.float32)
             err = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
             us = timed_us(ex, {"a": a})
-            kinds = [(k["config"].get("schedule"), k["config"].get("load_b")) for k in art.report["kernels"]]
+            kinds = [(k["config"].get("schedule"), k["config"].get("load_b") or k["config"].get("tiles"))
+                     for k in art.report["kernels"]]
             print(f"M={m} {name}: {kinds}, rel err {err:.2e}, {us:.1f} us measured, "
                   f"{art.report['latency']['predicted_us']:.1f} us predicted")
             assert err < 1e-2, name
