@@ -13,6 +13,7 @@ import json
 import sys
 import time
 
+from .errors import CompilerError
 from .passes.fit import human_bytes
 
 
@@ -48,6 +49,16 @@ def print_table(rows: list[tuple]) -> None:
         print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
 
 
+def read_inputs(path: str) -> dict:
+    """An .npz of model inputs by name (a key may carry zoo.py's `in:` prefix)."""
+    import numpy as np
+    try:
+        data = np.load(path)
+        return {(k[3:] if k.startswith("in:") else k): data[k] for k in data.files}
+    except (OSError, ValueError) as e:
+        raise CompilerError(f"cannot read inputs {path}: {e}") from None
+
+
 def cmd_compile(a) -> int:
     from . import compile
     from .pipeline import CompileOptions
@@ -57,6 +68,11 @@ def cmd_compile(a) -> int:
     from .targets import get_target
     target = get_target(a.target)
     store = KernelStore(a.cache) if a.cache else default_store()
+    given = None
+    if a.verify_inputs:
+        if not a.verify:
+            raise CompilerError("--verify-inputs needs --verify host (or gpu)")
+        given = read_inputs(a.verify_inputs)
     t0 = time.perf_counter()
     def progress(stage, frac):
         if not a.quiet:
@@ -64,7 +80,7 @@ def cmd_compile(a) -> int:
                 print(f"target {target.name} ({target.arch}, {target.sms} SMs); kernel cache {store.root}",
                       file=sys.stderr)
             print(f"  [{frac * 100:5.1f}%] {stage} done ({time.perf_counter() - t0:.2f} s)", file=sys.stderr)
-    art = compile(a.model, target, opts, progress=progress, store=store)
+    art = compile(a.model, target, opts, progress=progress, store=store, verify_inputs=given)
     art.save(a.output)
     r = art.report
     print(f"compiled {r['model']['name']} for {r['target']['name']} ({r['target']['arch']}) in "
@@ -86,14 +102,9 @@ def cmd_run(a) -> int:
     from .errors import RuntimeFault
     art = load_artifact(a.artifact)
     try:
-        data = np.load(a.inputs)
-    except (OSError, ValueError) as e:
-        raise RuntimeFault(f"cannot read inputs {a.inputs}: {e}") from None
-    inputs = {}
-    for k in data.files:
-        name = k[3:] if k.startswith("in:") else k
-        if name in art.plan.inputs:
-            inputs[name] = data[k]
+        inputs = {k: v for k, v in read_inputs(a.inputs).items() if k in art.plan.inputs}
+    except CompilerError as e:
+        raise RuntimeFault(e.message) from None
     kw = {"cubins": art.cubins, "arch": art.header["target"]["arch"]} if a.device == "gpu" else {}
     if a.device == "host" and a.mode:
         kw = {"mode": a.mode}
@@ -179,6 +190,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--verify", choices=["host", "gpu"], default=None,
                    help="run the result against onnxruntime before packaging, print the outcome; "
                         "exit 1 if it failed (the artifact is still written)")
+    c.add_argument("--verify-inputs", metavar="FILE.npz", default=None,
+                   help="with --verify: run the check on these inputs (one array per model input, by name) "
+                        "instead of seeded random ones: a generation model's token ids and attention mask")
     c.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="inputs of contractions (MatMul, Gemm, Conv); accumulation and outputs stay fp32")
     c.add_argument("--disable", action="append", default=[], metavar="NAME",
@@ -223,7 +237,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(parser: argparse.ArgumentParser, argv=None) -> int:
     """Parses argv (default sys.argv[1:]) and runs the chosen command's fn; its exit status."""
-    from .errors import CompilerError
     a = parser.parse_args(argv)
     try:
         return a.fn(a)

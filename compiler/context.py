@@ -97,6 +97,7 @@ class CompileContext:
     tuning: dict | None = None
     memory: dict | None = None
     verification: dict | None = None
+    verify_inputs: dict | None = None   # the caller's inputs for the verify stage (None: seeded random)
     # SparTA's per-expression block-sparse choices: welder's pricing makes them, the sparta stage reuses them
     sparta_memo: dict = field(default_factory=dict)
     # Roller's candidates per (expression, precision): half_storage's pricing makes them, roller reuses them

@@ -217,9 +217,10 @@ def _verify(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         ctx.verification = {"device": None, "max_rel_error": None}
         return plan, {}
     from .verify import measure_error, rounding_errors
-    measured = measure_error(plan, ctx.model, device)
+    measured = measure_error(plan, ctx.model, device, inputs=ctx.verify_inputs)
     err = measured.error
-    ctx.verification = {"device": device, "max_rel_error": err, "reference_finite": measured.reference_finite}
+    ctx.verification = {"device": device, "max_rel_error": err, "reference_finite": measured.reference_finite,
+                        "inputs": "seeded" if ctx.verify_inputs is None else "given"}
     # Over the tolerance in a reduced precision: how far the reference itself moves under the same
     # rounding tells a sensitive model from a wrong kernel (report.json's `rounding_error`).
     if err is not None and not err <= TOLERANCE.get(ctx.options.precision, TOLERANCE["fp32"]):
@@ -271,9 +272,11 @@ def plan_before(stage: str, model, target: str | dict | Target = "h100", options
 
 def compile(model, target: str | dict | Target = "h100", options: CompileOptions | None = None, *,
             store=None, progress: Progress | None = None, limits: ImportLimits | None = None,
-            name: str | None = None) -> Artifact:
+            name: str | None = None, verify_inputs: dict | None = None) -> Artifact:
     """ONNX model (path, bytes or ModelProto) -> Artifact for `target`; `name` overrides the model's
-    name in the report (the service compiles files named by their digest)."""
+    name in the report (the service compiles files named by their digest); `verify_inputs` (input
+    name -> array) are what options.verify runs the plan and onnxruntime on instead of seeded
+    random ones."""
     options = options or CompileOptions()
     target = get_target(target)
     records: list[StageRecord] = []
@@ -290,10 +293,14 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
     # prologue: import (model -> graph, every tensor checked against the target)
     t0 = time.perf_counter()
     imported, info = _import(model, target, options, limits)
+    if verify_inputs is not None:       # refused with the import, not after the whole compilation
+        from .verify import checked_inputs
+        verify_inputs = checked_inputs(imported.graph.inputs, imported.graph.type_of, verify_inputs)
     done("import", t0, info, lambda: verify_graph(imported.graph))
     if name:
         imported = dataclasses.replace(imported, name=name)
-    ctx = CompileContext(model=model, imported=imported, target=target, options=options, store=store)
+    ctx = CompileContext(model=model, imported=imported, target=target, options=options, store=store,
+                         verify_inputs=verify_inputs)
 
     plan = None
     for stage_name, run in PASSES:

@@ -263,7 +263,8 @@ def _verification(verification: dict | None, precision: str) -> dict:
     against_rounded = v.get("rounded_reference_error")
     against_rounded = against_rounded if against_rounded is not None and math.isfinite(against_rounded) else None
     out = {"device": device, "max_rel_error": err, "tolerance": tol, "non_finite": None, "rounding_error": rounding,
-           "rounded_reference_error": against_rounded, "reference_finite": v.get("reference_finite")}
+           "rounded_reference_error": against_rounded, "reference_finite": v.get("reference_finite"),
+           "inputs": v.get("inputs")}
     if device is None:
         return dict(out, outcome="not run")
     if err is None or not math.isfinite(err):

@@ -52,6 +52,8 @@ def verification_sentence(v: dict | None) -> str:
         return ("Verification was not run: compile with --verify host (or --verify gpu) to compare the "
                 "compiled model with onnxruntime on random inputs.")
     where = "on the host (the generated CUDA run on the CPU)" if device == "host" else f"on the {device}"
+    if v.get("inputs") == "given":
+        where += ", on the given inputs"
     if v.get("non_finite"):
         return (f"Verification failed {where}: the outputs differ from onnxruntime's by "
                 f"{'NaN' if v['non_finite'] == 'nan' else 'an infinite amount'}.")

@@ -70,9 +70,30 @@ class Measured(NamedTuple):
     outputs: dict             # the plan's outputs on the same inputs
 
 
-def measure_error(plan, model, device: str = "host", seed: int = 0) -> Measured:
-    """The plan against onnxruntime on seeded random inputs (`sample_inputs(plan, seed)`)."""
-    inputs = sample_inputs(plan, seed)
+def checked_inputs(names, type_of, given: dict) -> dict[str, np.ndarray]:
+    """The caller's inputs for a model (a generation model's real token ids and attention mask,
+    where seeded random integers are no valid mask): every input `names` lists present, at its type
+    (`type_of(name)`); CompilerError naming the first that is not."""
+    from .errors import CompilerError
+    out = {}
+    for n in names:
+        if n not in given:
+            raise CompilerError(f"the verification inputs have no '{n}'",
+                                hint=f"give every input of the model: {', '.join(names)}")
+        a, t = np.asarray(given[n]), type_of(n)
+        if tuple(a.shape) != tuple(t.shape) or a.dtype != t.dtype.np:
+            raise CompilerError(f"verification input '{n}' is {a.dtype}{list(a.shape)}, the compiled model takes "
+                                f"{np.dtype(t.dtype.np)}{list(t.shape)}",
+                                hint="compile with --input-shape for these shapes, or give arrays of these")
+        out[n] = a
+    return out
+
+
+def measure_error(plan, model, device: str = "host", seed: int = 0, inputs: dict | None = None) -> Measured:
+    """The plan against onnxruntime on `inputs` (checked_inputs), else on seeded random inputs
+    (`sample_inputs(plan, seed)`)."""
+    inputs = (checked_inputs(plan.inputs, dict(plan.types).__getitem__, inputs) if inputs is not None
+              else sample_inputs(plan, seed))
     got = Executor(plan, make_backend(device)).run(inputs)
     ref = {n: np.asarray(v) for n, v in _run(_session(model), inputs).items() if n in plan.outputs}
     return Measured(max_rel_error(got, ref), finite_share(ref), ref, got)

@@ -157,11 +157,12 @@ def test_grinder_reports_the_host_round_trips_it_removes(models_dir):
 def test_verification_outcome_and_sentence(resnet, models_dir):
     v = resnet["verification"]
     assert v["device"] == "host" and v["outcome"] == "passed" and v["max_rel_error"] <= v["tolerance"] == 1e-3
+    assert v["inputs"] == "seeded"
     assert verification_sentence(v).startswith("Verification passed on the host")
     unverified = _compile(models_dir, "branchy")["verification"]
     assert unverified == {"device": None, "max_rel_error": None, "tolerance": 1e-3, "non_finite": None,
                           "rounding_error": None, "rounded_reference_error": None, "reference_finite": None,
-                          "outcome": "not run"}
+                          "inputs": None, "outcome": "not run"}
     assert verification_sentence(unverified).startswith("Verification was not run")
     # a failed or non-finite comparison (not JSON as a float) still makes a valid report
     for err, outcome, non_finite in ((0.5, "failed", None), (math.nan, "failed", "nan"), (math.inf, "failed", "inf")):
