@@ -205,7 +205,6 @@ def compile_step(folder: Path, step) -> dict:
     sys.path.insert(0, str(ROOT))
     import numpy as np
     import onnx
-    import onnxruntime as ort
     from compiler import compile
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
