@@ -42,7 +42,7 @@ from .registry import LowerCtx, register
 MASK_FILTER_VALUE = -10000.0      # onnxruntime's default mask_filter_value
 
 
-def _math(dtype) -> type:
+def math_type(dtype) -> type:
     return np.float64 if dtype == np.float64 else np.float32
 
 
@@ -92,7 +92,7 @@ def _ref_attend(q, k, v, *, scale, mask, causal, past_len, mfv, attention_bias, 
     return y.transpose(0, 2, 1, 3).reshape(B, S, -1).astype(dtype)
 
 
-def _heads(x: np.ndarray, n: int) -> np.ndarray:
+def split_heads(x: np.ndarray, n: int) -> np.ndarray:
     """(B, S, n * H) -> (B, n, S, H)."""
     return x.reshape(x.shape[0], x.shape[1], n, -1).transpose(0, 2, 1, 3)
 
@@ -119,7 +119,7 @@ def _mask_term(args, mask: tuple[str, TensorType] | None, b, i, j, *, B: int, mf
     return term
 
 
-class _Args:
+class ExprArgs:
     """The inputs of one tensor expression, each value once."""
 
     def __init__(self):
@@ -142,7 +142,7 @@ def _emit_attention(ctx: LowerCtx, *, q, k, v, B: int, N: int, S: int, T: int, D
     st_t = TensorType(acc, (B, N, S, T))
     b, h, i, j = out_vars(4)
     (r,) = reduce_vars(1)
-    args = _Args()
+    args = ExprArgs()
     qa, ka = args.arg(q[0], q[1]), args.arg(k[0], k[1])
     dot = load(qa, q[1], q[2](b, h, i, r)) * load(ka, k[1], k[2](b, h, j, r))
     score = Var("acc", acc) * scale
@@ -225,11 +225,11 @@ def _infer_attention(pn, in_types, consts) -> list:
 def _ref_attention(node, inputs, opset):
     x, w, bias, mask, past, abias = (list(inputs) + [None] * 6)[:6]
     n, (hq, hk, hv) = _packed_sizes(node.attr, w.shape)
-    ct = _math(x.dtype)
+    ct = math_type(x.dtype)
     qkv = x.astype(ct) @ w.astype(ct)
     if bias is not None:
         qkv = qkv + bias.astype(ct)
-    q, k, v = _heads(qkv[..., :hq], n), _heads(qkv[..., hq:hq + hk], n), _heads(qkv[..., hq + hk:], n)
+    q, k, v = split_heads(qkv[..., :hq], n), split_heads(qkv[..., hq:hq + hk], n), split_heads(qkv[..., hq + hk:], n)
     P = 0
     if past is not None:
         P = past.shape[3]
@@ -362,17 +362,17 @@ def _infer_mha(pn, in_types, consts) -> list:
 def _ref_mha(node, inputs, opset):
     ins = (list(inputs) + [None] * 8)[:8]
     form, B, S, L, N, D, Dv = _mha_form(node.attr, [None if a is None else a.shape for a in ins])
-    ct = _math(ins[_QUERY].dtype)
+    ct = math_type(ins[_QUERY].dtype)
     q, k, v, bias = ins[_QUERY].astype(ct), ins[_KEY], ins[_VALUE], ins[_BIAS]
     if form == "packed_qkv":
         q, k, v = (q[:, :, :, t].transpose(0, 2, 1, 3) for t in range(3))
     elif form == "packed_kv":
-        q = _heads(q, N)
+        q = split_heads(q, N)
         k, v = (k.astype(ct)[:, :, :, t].transpose(0, 2, 1, 3) for t in range(2))
     elif form == "bnsh":
-        q, k, v = _heads(q, N), k.astype(ct), v.astype(ct)
+        q, k, v = split_heads(q, N), k.astype(ct), v.astype(ct)
     else:
-        q, k, v = _heads(q, N), _heads(k.astype(ct), N), _heads(v.astype(ct), N)
+        q, k, v = split_heads(q, N), split_heads(k.astype(ct), N), split_heads(v.astype(ct), N)
     if bias is not None:
         bq, bk, bv = np.split(bias.astype(ct), [N * D, 2 * N * D])
         q = q + bq.reshape(N, 1, D)

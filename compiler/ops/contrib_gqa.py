@@ -37,7 +37,7 @@ from ..ir.texpr import Reduce, TensorExpr, Var, binary, broadcast_index, cast, c
     reduce_vars, select, unary
 from .attention import softmax_pv
 from .contrib import MS, ProtoNode
-from .contrib_attention import _Args, _heads, _math
+from .contrib_attention import ExprArgs, math_type, split_heads
 from .registry import LowerCtx, lookup, register
 
 (_QUERY, _KEY, _VALUE, _PAST_K, _PAST_V, _SEQLENS, _TOTAL, _COS, _SIN, _POS_IDS, _ABIAS, _HEAD_SINK, _K_SCALE,
@@ -149,7 +149,7 @@ def _norm_epsilons(attr) -> tuple[float, float]:
 
 
 def _ref_head_norm(x: np.ndarray, w: np.ndarray, heads: int, eps: float) -> np.ndarray:
-    ct = _math(x.dtype)
+    ct = math_type(x.dtype)
     h = x.astype(ct).reshape(x.shape[0], x.shape[1], heads, -1)
     y = h / np.sqrt((h * h).mean(-1, keepdims=True) + ct(eps)) * w.astype(ct)
     return y.reshape(x.shape).astype(x.dtype)
@@ -166,7 +166,7 @@ def _ref_gqa(node, inputs, opset):
     sh = GqaShape(node.attr, [None if a is None else a.shape for a in ins[:5]], _total(ins[_TOTAL]))
     N, Nk, H, S, B, T = sh.heads, sh.kv_heads, sh.head, sh.q_len, sh.batch, sh.present
     query = ins[_QUERY]
-    ct = _math(query.dtype)
+    ct = math_type(query.dtype)
     if sh.packed:
         q, k, v = np.split(query, [N * H, (N + Nk) * H], axis=2)
     else:
@@ -181,7 +181,7 @@ def _ref_gqa(node, inputs, opset):
         rotary = lookup("RotaryEmbedding").reference
         q = rotary(_rotary_node(node, 2 * cos.shape[1], N), [q, cos, sin, pos], 23)[0]
         k = rotary(_rotary_node(node, 2 * cos.shape[1], Nk), [k, cos, sin, pos], 23)[0]
-    q, k, v = _heads(q.astype(ct), N), _heads(k, Nk), _heads(v, Nk)
+    q, k, v = split_heads(q.astype(ct), N), split_heads(k, Nk), split_heads(v, Nk)
     # the keys and values attention reads: each entry's kept past rows, then its new ones
     kept = [int(min(max(sh.resident(int(t)) if sh.sliding else t, 0), sh.past)) for t in past_len]
     J = sh.past + S
@@ -256,7 +256,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
         raise ctx.unsupported(f"seqlens_k of shape {seq_t.shape} is not ({sh.batch},) integers")
     N, Nk, H, S, B, T = sh.heads, sh.kv_heads, sh.head, sh.q_len, sh.batch, sh.present
 
-    def past_len(b, args: _Args):
+    def past_len(b, args: ExprArgs):
         """Entry b's rows kept from the past: 0 on the first prompt, else seqlens_k[b] + 1 - S
         (seqlens_k an input of the expression `args` lists)."""
         if sh.first_prompt:
@@ -307,7 +307,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
         pos_t = TensorType(DType.int64, (B, S))
         pos = ctx.temp(pos_t, "position_ids")
         b, s = out_vars(2)
-        args = _Args()
+        args = ExprArgs()
         args.arg(ctx.in_name(_SEQLENS), seq_t)
         ctx.emit(TensorExpr("position_ids", tuple(args.types), pos_t,
                             minimum(past_len(b, args) + s, cos_t.shape[0] - 1)), args.names, pos)
@@ -322,7 +322,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
         raise ctx.unsupported("cos_cache/sin_cache given with do_rotary=0")
 
     # 3) the keys and values attention reads, and the present outputs
-    def kept_rows(b, args: _Args):
+    def kept_rows(b, args: ExprArgs):
         """The past rows entry b keeps in front of its new ones: all its past_len_b, or of a
         window-sized cache the resident ones."""
         t = past_len(b, args)
@@ -333,7 +333,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
         name, t = new
         pt = TensorType(qt.dtype, (B, Nk, length, H))
         b, g, j, d = out_vars(4)
-        args = _Args()
+        args = ExprArgs()
         start = kept_rows(b, args)
         row = j - start if S > 1 else const(0, DType.int64)     # one new row: always row 0
         body = select(binary("lt", j, start + S), load(args.arg(name, t), t, (b, row, g * H + d)),
@@ -364,7 +364,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
             # a window-sized present: the last resident(T_b) of those rows, from row 0, zeros after
             kn, kt, kat = keys
             b, g, i, d = out_vars(4)
-            args = _Args()
+            args = ExprArgs()
             if sh.first_prompt:
                 kept, n = 0, sh.resident(S)
             else:
@@ -384,7 +384,7 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
     st_t = TensorType(acc, (B, N, S, T_keys))
     b, h, i, j = out_vars(4)
     (r,) = reduce_vars(1)
-    args = _Args()
+    args = ExprArgs()
     qa, ka = args.arg(q[0], q[1]), args.arg(k[0], k[1])
     dot = load(qa, q[1], (b, i, h * H + r)) * load(ka, k[1], k[2](b, h // sh.group, j, r))
     scale = float(ctx.attr("scale", 0.0) or 0.0) or 1 / math.sqrt(H)
