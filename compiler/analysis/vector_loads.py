@@ -86,8 +86,8 @@ def vector_loads(e: Expr, inputs, bounds: dict[str, tuple[int, int]]) -> tuple[l
     """The 16-byte vectors that serve `e`'s unguarded loads: loads of one input whose flat offsets
     differ by constants, within one aligned window of 16 bytes, at least two of them. Returns the
     vectors and, for each load they serve, (vector number, element)."""
-    runs: dict[tuple[int, frozenset], dict[int, list[Load]]] = {}
-    forms = {}
+    # (input, the offset's terms) -> window start -> [(load, its offset's constant)]
+    runs: dict[tuple[int, frozenset], dict[int, list[tuple[Load, int]]]] = {}
     for ld in _unguarded_loads(e):
         t = inputs[ld.arg]
         n = VECTOR_BYTES // t.dtype.itemsize
@@ -97,20 +97,17 @@ def vector_loads(e: Expr, inputs, bounds: dict[str, tuple[int, int]]) -> tuple[l
         if form is None or divisor(form, bounds) % n:
             continue                # the run's start is not provably a multiple of the vector
         key = (ld.arg, frozenset(form[0].items()))
-        forms[key] = form[0]
-        runs.setdefault(key, {}).setdefault(form[1] - form[1] % n, []).append(ld)
+        runs.setdefault(key, {}).setdefault(form[1] - form[1] % n, []).append((ld, form[1]))
     vectors: list[VectorLoad] = []
     where: dict[Load, tuple[int, int]] = {}
-    for key, windows in runs.items():
-        arg = key[0]
+    for (arg, terms), windows in runs.items():
         n = VECTOR_BYTES // inputs[arg].dtype.itemsize
         for start, loads in sorted(windows.items()):
-            if len({linear_form(flat_offset(ld, inputs[arg].shape), bounds)[1] for ld in loads}) < 2:
+            if len({c for _, c in loads}) < 2:
                 continue            # one element: a scalar load is as good
-            j = len(vectors)
-            vectors.append(VectorLoad(arg, _expr((forms[key], start)), n))
-            for ld in loads:
-                where[ld] = (j, linear_form(flat_offset(ld, inputs[arg].shape), bounds)[1] - start)
+            vectors.append(VectorLoad(arg, _expr((dict(terms), start)), n))
+            for ld, c in loads:
+                where[ld] = (len(vectors) - 1, c - start)
     return vectors, where
 
 

@@ -43,11 +43,6 @@ def tensor_to_array(t: onnx.TensorProto, *, op: str, node: str | None) -> np.nda
     return a
 
 
-def array_type(a: np.ndarray) -> TensorType:
-    """The IR type of a NumPy array."""
-    return TensorType(DType.from_numpy(a.dtype), tuple(int(d) for d in a.shape))
-
-
 def type_proto(t: TensorType) -> onnx.TypeProto:
     """An ONNX TypeProto for an IR type (for ONNX's per-node shape inference)."""
     return onnx.helper.make_tensor_type_proto(t.dtype.value, list(t.shape))

@@ -15,7 +15,7 @@ from ..errors import ModelError, ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
-from .convert import array_type, plain_attribute, static_type, tensor_to_array, type_proto
+from .convert import plain_attribute, static_type, tensor_to_array, type_proto
 from .fold import constant_node_value, fold_with_reference, shape_op_value
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
@@ -112,7 +112,7 @@ def import_graph(g: onnx.GraphProto, ctx: ImportContext, scope: Scope,
             continue  # an older model lists initializers among inputs; the caller already chose
         a = tensor_to_array(init, op="Initializer", node=init.name)
         scope.consts[init.name] = a
-        scope.types[init.name] = array_type(a)
+        scope.types[init.name] = TensorType.of(a)
     if len(g.sparse_initializer):
         raise UnsupportedOp("SparseInitializer", node=g.sparse_initializer[0].values.name,
                             detail="sparse initializers are not supported; store the weight densely")
@@ -184,7 +184,7 @@ def _inline_constant_if(pn: onnx.NodeProto, index: int, ctx: ImportContext, scop
     for init in branch.initializer:
         a = tensor_to_array(init, op="Initializer", node=init.name)
         scope.consts[init.name] = a
-        scope.types[init.name] = array_type(a)
+        scope.types[init.name] = TensorType.of(a)
     nodes = _import_nodes(branch.node, ctx, scope)
     for k, (src, dst) in enumerate(zip((o.name for o in branch.output), pn.output)):
         if not dst:
@@ -279,7 +279,7 @@ def _fresh_value(base: str, scope: Scope) -> str:
 
 def _set_const(scope: Scope, name: str, a: np.ndarray, node: str, op: str) -> None:
     try:
-        scope.types[name] = array_type(a)
+        scope.types[name] = TensorType.of(a)
     except TypeError as e:
         raise UnsupportedOp(op, node=node, detail=f"output '{name}': {e}") from None
     scope.consts[name] = a

@@ -56,6 +56,11 @@ class TensorType:
     dtype: DType
     shape: tuple[int, ...]
 
+    @staticmethod
+    def of(a: np.ndarray) -> "TensorType":
+        """The type of a NumPy array."""
+        return TensorType(DType.from_numpy(a.dtype), tuple(int(d) for d in a.shape))
+
     @property
     def rank(self) -> int:
         return len(self.shape)

@@ -239,10 +239,6 @@ def _gbq_layout(attr, data: TensorType, scales: TensorType, zp: TensorType | Non
     return bits, block, per, kb
 
 
-def _array_type(a: np.ndarray) -> TensorType:
-    return TensorType(DType.from_numpy(a.dtype), tuple(int(d) for d in a.shape))
-
-
 def _gbq_infer(pn, in_types, consts) -> list:
     data, idx, scales = (in_types[k] if k < len(in_types) else None for k in (_DATA, _INDICES, _GSCALES))
     if data is None or idx is None or scales is None:
@@ -264,8 +260,8 @@ def _gbq_infer(pn, in_types, consts) -> list:
 def _gbq_ref(node, inputs, opset):
     data, idx, scales = inputs[0], inputs[1], inputs[2]
     zp = inputs[3] if len(inputs) > 3 else None
-    bits, block, per, kb = _gbq_layout(node.attr, _array_type(data), _array_type(scales),
-                                       None if zp is None else _array_type(zp))
+    bits, block, per, kb = _gbq_layout(node.attr, TensorType.of(data), TensorType.of(scales),
+                                       None if zp is None else TensorType.of(zp))
     V, L = data.shape[0], data.shape[-1] * per
     idx = idx.astype(np.int64)
     valid = (idx >= -V) & (idx < V)

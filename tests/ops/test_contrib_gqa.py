@@ -362,46 +362,60 @@ def test_a_refused_attribute_is_named_even_beside_an_empty_past():
     assert "zero-size" not in str(e.value)
 
 
+LAYERS, HD = 2, 64 // N     # genai_decoder()'s layers and head size
+
+
+def decoder_feeds(ids, mask, past) -> dict:
+    """genai_decoder()'s inputs: token ids, attention mask, each layer's (key, value) past."""
+    f = {"input_ids": ids, "attention_mask": mask}
+    for i, (k, v) in enumerate(past):
+        f[f"past.{i}.key"], f[f"past.{i}.value"] = k, v
+    return f
+
+
+def loop_feeds(prompt: np.ndarray, M: int) -> tuple[dict, dict]:
+    """(the prompt's feeds, a generation step's feeds over a cache of M positions): what the two
+    artifacts of a fixed-shape loop are compiled for (docs/llm.md)."""
+    empty = [(np.zeros((1, NK, 0, HD), np.float32),) * 2] * LAYERS
+    first = decoder_feeds(prompt, np.ones(prompt.shape, np.int64), empty)
+    cache = [(np.zeros((1, NK, M, HD), np.float32),) * 2] * LAYERS
+    return first, decoder_feeds(np.zeros((1, 1), np.int64), np.zeros((1, M), np.int64), cache)
+
+
+def generation_loop(run_prompt, run_step, prompt: np.ndarray, M: int, steps: int) -> tuple[list[int], np.ndarray]:
+    """Greedy tokens and last-position logits of a loop: the prompt, then `steps` fixed-shape steps,
+    the mask M long with zeros after the tokens so far, each step's present the next one's past
+    (the prompt's padded to M rows)."""
+    first, _ = loop_feeds(prompt, M)
+    n = prompt.shape[1]
+    out = run_prompt(first)
+    logits, tokens, past = [out["logits"][0, -1]], [int(out["logits"][0, -1].argmax())], []
+    for i in range(LAYERS):
+        kv = [np.zeros((1, NK, M, HD), np.float32) for _ in range(2)]
+        kv[0][:, :, :n], kv[1][:, :, :n] = out[f"present.{i}.key"], out[f"present.{i}.value"]
+        past.append(tuple(kv))
+    for t in range(steps):
+        mask = np.zeros((1, M), np.int64)
+        mask[0, :n + t + 1] = 1
+        out = run_step(decoder_feeds(np.array([[tokens[-1]]], np.int64), mask, past))
+        logits.append(out["logits"][0, -1])
+        tokens.append(int(out["logits"][0, -1].argmax()))
+        past = [(out[f"present.{i}.key"], out[f"present.{i}.value"]) for i in range(LAYERS)]
+    return tokens, np.stack(logits)
+
+
 def test_a_generation_loop_with_one_fixed_shape_step():
     """The prompt compiled at its length, then one decode step compiled at a fixed cache length M
     (attention_mask M long with zeros after the tokens so far, the past M rows): each step's
     present is the next step's past as it is, so one artifact runs every step. Greedy tokens and
     logits match onnxruntime's over the loop."""
-    data = genai_decoder()
-    M, prompt_len, steps, layers, hd = 16, 5, 6, 2, 64 // N
+    data, M = genai_decoder(), 16
+    prompt = RNG.integers(0, 100, (1, 5)).astype(np.int64)
 
-    def feeds(ids, mask, past):
-        f = {"input_ids": ids, "attention_mask": mask}
-        for i in range(layers):
-            f[f"past.{i}.key"], f[f"past.{i}.value"] = past[i]
-        return f
-
-    def shapes(f):
-        return tuple((k, v.shape) for k, v in f.items())
-
-    prompt = RNG.integers(0, 100, (1, prompt_len)).astype(np.int64)
-    first = feeds(prompt, np.ones((1, prompt_len), np.int64), [(np.zeros((1, NK, 0, hd), np.float32),) * 2] * layers)
-    step = feeds(np.zeros((1, 1), np.int64), np.zeros((1, M), np.int64), [(np.zeros((1, NK, M, hd), np.float32),) * 2] * layers)
-    opts = lambda f: CompileOptions(build=False, input_shapes=shapes(f))  # noqa: E731
-    ours = (Executor(compile(data, "h100", opts(first)).plan, make_backend("host")).run,
-            Executor(compile(data, "h100", opts(step)).plan, make_backend("host")).run)
-    theirs = (lambda f: ort_run(data, f),) * 2
-    runs = {}
-    for who, (run_prompt, run_step) in (("onnxruntime", theirs), ("brickyard", ours)):
-        out = run_prompt(first)
-        logits, tokens, past = [out["logits"][0, -1]], [int(out["logits"][0, -1].argmax())], []
-        for i in range(layers):       # the prompt's cache padded to M rows
-            kv = [np.zeros((1, NK, M, hd), np.float32) for _ in range(2)]
-            kv[0][:, :, :prompt_len], kv[1][:, :, :prompt_len] = out[f"present.{i}.key"], out[f"present.{i}.value"]
-            past.append(tuple(kv))
-        for t in range(steps):
-            mask = np.zeros((1, M), np.int64)
-            mask[0, :prompt_len + t + 1] = 1
-            out = run_step(feeds(np.array([[tokens[-1]]], np.int64), mask, past))
-            logits.append(out["logits"][0, -1])
-            tokens.append(int(out["logits"][0, -1].argmax()))
-            past = [(out[f"present.{i}.key"], out[f"present.{i}.value"]) for i in range(layers)]
-        runs[who] = (tokens, np.stack(logits))
-    assert runs["brickyard"][0] == runs["onnxruntime"][0]
-    want = runs["onnxruntime"][1]
-    np.testing.assert_allclose(runs["brickyard"][1], want, rtol=0, atol=2e-5 * np.abs(want).max())
+    def host(f):
+        art = compile(data, "h100", CompileOptions(build=False, input_shapes=tuple((k, v.shape) for k, v in f.items())))
+        return Executor(art.plan, make_backend("host")).run
+    theirs = generation_loop(lambda f: ort_run(data, f), lambda f: ort_run(data, f), prompt, M, 6)
+    ours = generation_loop(*(host(f) for f in loop_feeds(prompt, M)), prompt, M, 6)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=0, atol=2e-5 * np.abs(theirs[1]).max())
