@@ -94,6 +94,11 @@ class CompileOptionsIn(BaseModel):
         default=None, ge=1, le=1 << 20,
         description="the most iterations of a Loop whose iteration count is only known at run time and that has "
                     "scan outputs (sized to it, returned trimmed)")
+    kv_cache: Literal["copy", "in-place"] = Field(
+        default="copy",
+        description="copy: a KV-cache node's (GroupQueryAttention) present K/V is a new tensor, onnxruntime's "
+                    "meaning; in-place: its new rows are written into the past's buffer, which the runtime "
+                    "returns as the present (onnxruntime-genai's past_present_share_buffer)")
 
 
 class CompilationCreate(BaseModel):

@@ -72,9 +72,14 @@ FAMILIES = {
 }
 PRECISIONS = (("fp32", "cpu"), ("int4", "cpu"), ("fp16", "cuda"))
 
-# (step, batch, new tokens, past length, how many positions entry 1's cache is shorter)
-STEPS = (("prompt", 2, 16, 0, 0), ("decode", 2, 1, 31, 3))
-FULL_STEPS = (("decode_1k", 1, 1, 1023, 0),)      # one token against 1023 cached positions
+# (step, batch, new tokens, past length, how many positions entry 1's cache is shorter, and for a
+# loop's fixed-shape step, whose past is as long as its present (docs/llm.md), the --kv-cache mode)
+STEPS = (("prompt", 2, 16, 0, 0, None), ("decode", 2, 1, 31, 3, None))
+FULL_STEPS = (("decode_1k", 1, 1, 1023, 0, None),      # one token against 1023 cached positions
+              # the fixed-shape step over a cache of 1024 and of 4096 positions, the new token last:
+              # its present copied (onnxruntime's meaning) or written into the past's buffer
+              ("fixed_1k_copy", 1, 1, 1024, 0, "copy"), ("fixed_1k_in_place", 1, 1, 1024, 0, "in-place"),
+              ("fixed_4k_copy", 1, 1, 4096, 0, "copy"), ("fixed_4k_in_place", 1, 1, 4096, 0, "in-place"))
 
 
 # --- build (side venv) -----------------------------------------------------------------------------
@@ -137,14 +142,16 @@ def build(a) -> int:
 
 # --- compile and check (project venv) ----------------------------------------------------------------
 
-def step_feeds(model, decoder: dict, batch: int, new: int, past: int, shorter: int, seed: int = 0) -> dict:
+def step_feeds(model, decoder: dict, batch: int, new: int, past: int, shorter: int, seed: int = 0,
+               fixed: bool = False) -> dict:
     """What a generation loop feeds the model at this step, by the builder's input names; `decoder`
     is genai_config.json's model.decoder (the cache's head size is a symbol in the model; a layer
-    with a window-sized cache gets its capacity, window_size + cache_slack, as genai allocates it)."""
+    with a window-sized cache gets its capacity, window_size + cache_slack, as genai allocates it).
+    `fixed`: the loop's fixed-shape step, the mask as long as the past, its new tokens the last."""
     import numpy as np
     from onnx import helper
     rng = np.random.default_rng(seed)
-    total = past + new
+    total = past if fixed else past + new
     mask = np.ones((batch, total), np.int64)
     if shorter:
         mask[1, total - shorter:] = 0
@@ -209,18 +216,19 @@ def compile_step(folder: Path, step) -> dict:
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
     from compiler.verify import max_rel_error
-    name, batch, new, past, shorter = step
+    name, batch, new, past, shorter, kv_cache = step
     path = folder / "model.onnx"
     model = onnx.load(path)
     floats = {vi.type.tensor_type.elem_type for vi in model.graph.input if vi.name.startswith("past_key_values.")}
     precision = "fp16" if onnx.TensorProto.FLOAT16 in floats else "fp32"
-    row = {"shapes": {"batch": batch, "new_tokens": new, "past": past, "entry_1_shorter_by": shorter},
-           "precision": precision}
+    row = {"shapes": {"batch": batch, "new_tokens": new, "past": past, "entry_1_shorter_by": shorter,
+                      "fixed_shape": kv_cache is not None},
+           "precision": precision, "kv_cache": kv_cache or "copy"}
     try:
         config = json.loads((folder / "genai_config.json").read_text())
-        feeds = step_feeds(model, config["model"]["decoder"], batch, new, past, shorter)
+        feeds = step_feeds(model, config["model"]["decoder"], batch, new, past, shorter, fixed=kv_cache is not None)
         t0 = time.perf_counter()
-        art = compile(str(path), "h100", CompileOptions(precision=precision, build=False,
+        art = compile(str(path), "h100", CompileOptions(precision=precision, build=False, kv_cache=kv_cache or "copy",
                                                         input_shapes=tuple((k, v.shape) for k, v in feeds.items())))
         compile_s = time.perf_counter() - t0
         got = Executor(art.plan, make_backend("host")).run(feeds)
@@ -235,7 +243,7 @@ def compile_step(folder: Path, step) -> dict:
             "max_rel_error": max_rel_error(got, want), "attention_nodes": attention,
             "attention_on_chip": sum({"scores", "rowmax", "rowsum"} <= c for c in carried),
             "finite": bool(all(np.isfinite(v).all() for v in want.values())),
-            "dram_bytes": rep["traffic"]["dram_bytes"],
+            "dram_bytes": rep["traffic"]["dram_bytes"], "donated": len(rep["kv_cache"]["donated"]),
             # each kernel: its ops' last path parts, predicted us, DRAM bytes, the bound level
             "kernels_us": [(sorted({o.rsplit("/", 2)[-2] if o.count("/") >= 2 else o for o in k["ops"]}),
                             k["predicted_us"], k["dram_bytes"], k["bound"]) for k in rep["kernels"]]}
@@ -256,7 +264,7 @@ def compile_all(a) -> int:
             row = {"name": name, "step": step[0], **compile_step(models_dir / name, step)}
             row["ok"] = "error" not in row and row["max_rel_error"] <= TOLERANCE[row["precision"]]
             rows.append(row)
-            print(f"{name:<28} {step[0]:<7}" + (f" ERROR {row['error']}" if "error" in row else
+            print(f"{name:<28} {step[0]:<17}" + (f" ERROR {row['error']}" if "error" in row else
                   f" {row['launches']:>4} launches  {row['predicted_us']:>8.1f} us predicted  {row['compile_s']:>5.2f} s"
                   f"  err {row['max_rel_error']:.1e}  attention on chip {row['attention_on_chip']}/"
                   f"{row['attention_nodes']}"), flush=True)

@@ -63,7 +63,8 @@ def cmd_compile(a) -> int:
     from . import compile
     from .pipeline import CompileOptions
     opts = CompileOptions(input_shapes=parse_shapes(a.input_shape), verify=a.verify, precision=a.precision,
-                          disable=parse_disable(a.disable), barriers=a.barriers, max_trip_count=a.max_trip_count)
+                          disable=parse_disable(a.disable), barriers=a.barriers, max_trip_count=a.max_trip_count,
+                          kv_cache=a.kv_cache)
     from kernel_cache import KernelStore, default_store
     from .targets import get_target
     target = get_target(a.target)
@@ -178,7 +179,7 @@ def new_parser(epilog: str | None = None) -> tuple[argparse.ArgumentParser, argp
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds compile, run, targets and inspect to a parser's subcommands."""
     from .passes.precision import PRECISIONS
-    from .context import SWITCHABLE
+    from .context import KV_CACHE_MODES, SWITCHABLE
     c = sub.add_parser("compile", help="compile MODEL.onnx to an artifact")
     c.add_argument("model")
     c.add_argument("--target", default="h100", help="a preset name (brickyard targets; default h100)")
@@ -204,6 +205,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--max-trip-count", type=int, default=None, metavar="N",
                    help="size the scan outputs of Loops whose iteration count is only known at run time for at "
                         "most N iterations (returned trimmed to the real count)")
+    c.add_argument("--kv-cache", choices=KV_CACHE_MODES, default="copy",
+                   help="copy: a KV-cache node's present K/V is a new tensor (onnxruntime's meaning); in-place: "
+                        "its new rows are written into the past's buffer, which the runtime returns as the "
+                        "present (the past input must feed that node alone; docs/llm.md)")
     c.add_argument("-q", "--quiet", action="store_true")
     c.set_defaults(fn=cmd_compile)
     r = sub.add_parser("run", help="run an artifact on inputs from an .npz")

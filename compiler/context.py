@@ -40,6 +40,12 @@ SWITCHABLE = ("welder", "shared_level", "split_rows", "sink_reshapes", "prologue
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane
 
+# How a KV-cache node (GroupQueryAttention) gives its present K/V: `copy` (a new tensor, the past's
+# rows then the new ones, zeros after: onnxruntime's meaning) or `in-place` (the new rows written
+# into the past's buffer, which becomes the present: onnxruntime-genai's past_present_share_buffer;
+# the rows after each entry's tokens keep the past's values). docs/llm.md.
+KV_CACHE_MODES = ("copy", "in-place")
+
 
 @dataclass(frozen=True)
 class CompileOptions:
@@ -56,9 +62,12 @@ class CompileOptions:
     # the most iterations of a Loop whose iteration count is only known at run time and that has
     # scan outputs: they are sized to it and trimmed on return (None: such a Loop is refused)
     max_trip_count: int | None = None
+    kv_cache: str = "copy"      # KV_CACHE_MODES
 
     def __post_init__(self):
         check_precision(self.precision)
+        if self.kv_cache not in KV_CACHE_MODES:
+            raise CompilerError(f"kv_cache must be {' or '.join(KV_CACHE_MODES)}, not {self.kv_cache!r}")
         if self.max_trip_count is not None and (isinstance(self.max_trip_count, bool) or
                                                 not isinstance(self.max_trip_count, int) or
                                                 not 1 <= self.max_trip_count <= MAX_TRIP_COUNT_LIMIT):

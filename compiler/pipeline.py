@@ -75,8 +75,11 @@ class StageRecord:
 
 
 def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
-    plan = lower_graph(ctx.imported.graph, ctx.imported.opset)
-    return plan, {"kernels": len(plan.specs())}
+    plan = lower_graph(ctx.imported.graph, ctx.imported.opset, donate_inputs=ctx.options.kv_cache == "in-place")
+    info = {"kernels": len(plan.specs())}
+    if plan.donated:
+        info["donated"] = {out: src for out, src in plan.donated}
+    return plan, info
 
 
 def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:

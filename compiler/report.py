@@ -42,7 +42,7 @@ def make_header(imported, target: Target, plan: Plan, options) -> dict:
             "compiler_key": compiler_key(),
             "inputs": sig(plan.inputs), "outputs": sig(plan.outputs), "options": {
                 "precision": options.precision, "input_shapes": {n: list(s) for n, s in options.input_shapes},
-                "disable": list(options.disable)}}
+                "disable": list(options.disable), "kv_cache": options.kv_cache}}
 
 
 def make_report(imported, target, plan: Plan, builds, records, seconds, verification, options,
@@ -102,6 +102,9 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "sparsity": _sparsity(records),
         "schedule": dict(_schedule(records), cuda_graph=_cuda_graph(plan)),
         "control_flow": _control_flow(records),
+        # --kv-cache: how KV-cache nodes give their present; each donated output is written into
+        # its input's buffer, which the runtime returns as the output (docs/llm.md)
+        "kv_cache": {"mode": options.kv_cache, "donated": {out: src for out, src in plan.donated}},
         "verification": _verification(verification, options.precision),
         "ops": imported.graph.op_histogram(),
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
@@ -315,6 +318,9 @@ def _techniques(report: dict, records) -> list[dict]:
          if half.get("enabled") else {}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
+        {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
+         "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
+         {"mode": report["kv_cache"]["mode"]}},
         {"name": "CUDA graph replay", "stage": "runtime", "enabled": graph["replayed"],
          "effect": {} if graph["replayed"] else {"why_not": graph["why_not"]}},
     ]

@@ -41,6 +41,7 @@ def new_job(*, session: Session, owner_id: str, model: Model, target: Target,
         session=session, owner_id=owner_id, model=model, target_name=target.name, target_spec=target.describe(),
         arch=target.arch, queue=queue_for_arch(target.arch),
         options={"input_shapes": {n: list(d) for n, d in opts.input_shapes}, "precision": opts.precision,
-                 "disable": list(opts.disable), "max_trip_count": opts.max_trip_count, "verify": opts.verify},
+                 "disable": list(opts.disable), "max_trip_count": opts.max_trip_count, "verify": opts.verify,
+                 "kv_cache": opts.kv_cache},
         dedup_key=dedup_key, compiler_version=__version__, answer=answer)
     return job, answer is None

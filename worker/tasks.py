@@ -164,7 +164,8 @@ def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
     options = CompileOptions(input_shapes=tuple(sorted((n, tuple(d)) for n, d in
                                                        (opts.get("input_shapes") or {}).items())),
                              precision=opts.get("precision", "fp32"), disable=tuple(opts.get("disable") or ()),
-                             max_trip_count=opts.get("max_trip_count"), verify=opts.get("verify"))
+                             max_trip_count=opts.get("max_trip_count"), verify=opts.get("verify"),
+                             kv_cache=opts.get("kv_cache", "copy"))
     seconds: dict[str, float] = {}
     last = [time.perf_counter()]
 

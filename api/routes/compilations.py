@@ -95,7 +95,8 @@ def create_compilation(body: CompilationCreate, owner: CurrentOwner, session: Se
     try:
         opts = CompileOptions(input_shapes=tuple(sorted((n, tuple(d)) for n, d in body.options.input_shapes.items())),
                               precision=body.options.precision, disable=tuple(body.options.disable),
-                              max_trip_count=body.options.max_trip_count, verify=body.options.verify)
+                              max_trip_count=body.options.max_trip_count, verify=body.options.verify,
+                              kv_cache=body.options.kv_cache)
     except CompilerError as e:
         raise ApiError(422, e.one_line(), category=e.category) from None
     job, needs_message = new_job(session=session, owner_id=owner.id, model=model, target=target, opts=opts)

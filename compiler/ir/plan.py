@@ -123,6 +123,9 @@ class Plan:
     arena_bytes: int = 0
     outer: tuple[str, ...] = ()
     output_lengths: tuple[tuple[str, str], ...] = ()   # output -> its real length's value (Graph's)
+    # output -> the input whose buffer it is written into (a KV cache updated in place: the
+    # output's unwritten elements are the input's); no step reads such an input by its name
+    donated: tuple[tuple[str, str], ...] = ()
 
     def steps_within(self):
         """Every step in execution order, a region step before its bodies' steps (the walk

@@ -70,10 +70,31 @@ def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
     for o in plan.outputs:
         if o not in defined:
             raise VerifyError(f"plan output {o} is never defined")
+    _verify_donations(plan, types)
     offsets = dict(plan.arena)
     for n, off in offsets.items():
         if off % 256 or off + types[n].nbytes > plan.arena_bytes:
             raise VerifyError(f"arena slot of {n} at {off} is misaligned or out of the arena")
+
+
+def _verify_donations(plan, types: dict) -> None:
+    """A donated output is written into an input's buffer of its own type, one output per input,
+    and no step reads that input by name (its bytes change under it)."""
+    from .dataflow import reads
+    if not plan.donated:
+        return
+    read = set()
+    for s in plan.steps_within():
+        read |= reads(s)
+    taken = set()
+    for out, src in plan.donated:
+        if out not in plan.outputs or src not in plan.inputs:
+            raise VerifyError(f"donation {src} -> {out}: not an input -> output pair of the plan")
+        if types.get(out) != types.get(src):
+            raise VerifyError(f"donation {src} -> {out}: types {types.get(src)} and {types.get(out)} differ")
+        if src in taken or src in read:
+            raise VerifyError(f"donated input {src} is given twice or read by a step")
+        taken.add(src)
 
 
 def _verify_spec(spec, types: dict) -> None:

@@ -23,7 +23,9 @@ sliding-window cache, non-causal attention and the QK output are refused by name
 The lowering is tensor expressions: the rotary embedding the ONNX RotaryEmbedding's (position ids
 made from seqlens_k), the present K/V one map each, then the scores and the softmax and P.V chain
 of the ONNX Attention op (ops/attention.py softmax_pv), so the fusion stages make one attention
-kernel of it as of the standard op."""
+kernel of it as of the standard op. Under `--kv-cache in-place`, a full-length past as long as the
+present becomes the present's buffer (LowerCtx.donate) and only the new rows are written into it
+(ops/cache_update.py); attention reads the cache from there."""
 from __future__ import annotations
 
 import math
@@ -36,6 +38,7 @@ from ..ir.graph import Node, TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, load, minimum, out_vars, \
     reduce_vars, select, unary
 from .attention import softmax_pv
+from .cache_update import NewRows, cache_update_kernel
 from .contrib import MS, ProtoNode
 from .contrib_attention import ExprArgs, math_type, split_heads
 from .registry import LowerCtx, lookup, register
@@ -263,6 +266,12 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
             return const(0, DType.int64)
         return cast(load(args.arg(ctx.in_name(_SEQLENS), seq_t), seq_t, (b,)), DType.int64) + (1 - S)
 
+    # --kv-cache in-place on a full-length cache: the present K/V are the past's buffers, and
+    # only the new rows are written (ops/cache_update.py); the new rows are read where they are
+    in_place = not sh.sliding and not sh.first_prompt and sh.past == T and \
+        ctx.donate([(_PAST_K, 1), (_PAST_V, 2)])
+    transformed_k = ctx.has_input(_K_NORM) or bool(int(ctx.attr("do_rotary", 0) or 0))
+
     # 1) Q, K and V as (B, S, heads * H), each sliced from a packed QKV by a map fusion folds in
     if sh.packed:
         def part(offset: int, heads: int) -> tuple[str, TensorType]:
@@ -271,7 +280,9 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
             b, s, c = out_vars(3)
             ctx.emit(TensorExpr("slice", (qt,), t, load(0, qt, (b, s, c + offset))), [ctx.in_name(_QUERY)], name)
             return name, t
-        q, k_new, v_new = part(0, N), part(N * H, Nk), part((N + Nk) * H, Nk)
+        q = part(0, N)
+        k_new = part(N * H, Nk) if transformed_k or not in_place else None
+        v_new = part((N + Nk) * H, Nk) if not in_place else None
     else:
         q, k_new, v_new = ((ctx.in_name(i), ctx.input(i)) for i in (_QUERY, _KEY, _VALUE))
 
@@ -375,8 +386,17 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
             ctx.emit(TensorExpr("attention_present", tuple(args.types), pt, body), args.names, ctx.out_name(out_at))
         return keys
 
-    k = keys_and_present(k_new, _PAST_K, 1)
-    v = keys_and_present(v_new, _PAST_V, 2)
+    if in_place:
+        def new_rows(x, packed_offset: int) -> NewRows:
+            return NewRows(*x, 0) if x is not None else NewRows(ctx.in_name(_QUERY), qt, packed_offset)
+        cache_t = TensorType(qt.dtype, (B, Nk, T, H))
+        ctx.emit_kernel(cache_update_kernel((ctx.in_name(_SEQLENS), seq_t),
+                                            (new_rows(k_new, N * H), new_rows(v_new, (N + Nk) * H)),
+                                            (ctx.out_name(1), ctx.out_name(2)), cache_t))
+        k, v = ((ctx.out_name(o), cache_t, lambda b_, g_, j_, d_: (b_, g_, j_, d_)) for o in (1, 2))
+    else:
+        k = keys_and_present(k_new, _PAST_K, 1)
+        v = keys_and_present(v_new, _PAST_V, 2)
     T_keys = k[1].shape[2] if k[1].rank == 4 else S
 
     # 4) scores (B, N, S, T_keys): scaled q.k, softcap, bias; -inf outside the causal (and local) window

@@ -93,8 +93,9 @@ class LowerCtx:
 
     def __init__(self, node: Node, in_types: list[TensorType | None], out_types: list[TensorType],
                  consts: list[np.ndarray | None], opset: int, emit: Callable[[Any], None],
-                 new_name: Callable[[str], str]):
+                 new_name: Callable[[str], str], donate: Callable[[list], bool] | None = None):
         self.node = node
+        self._donate = donate
         self.in_types = in_types
         self.out_types = out_types
         self.consts = consts
@@ -209,6 +210,16 @@ class LowerCtx:
         lookup(op, node=self.node.name).lower(child)
         self.temps.update(child.temps)
         return out
+
+    def donate(self, pairs: list[tuple[int, int]]) -> bool:
+        """Whether each output o of `pairs` [(input i, output o)] may be written into input i's
+        buffer, and if so records it (Plan.donated): the compilation asked for it (--kv-cache
+        in-place), each input is a graph input only this node reads, each output a graph output
+        of its type. All or none. A lowering given True writes the outputs' changed elements
+        only and never reads those inputs (their bytes are the outputs' now)."""
+        if self._donate is None or not all(self.has_input(i) and self.node.has_output(o) for i, o in pairs):
+            return False
+        return self._donate([(self.in_name(i), self.out_name(o)) for i, o in pairs])
 
     def alias(self, output: str, source: str) -> None:
         """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel."""

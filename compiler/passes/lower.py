@@ -12,11 +12,26 @@ from ..ir.plan import ComputeStep, IfStep, LoopStep, Plan, ScanStep
 CONTROL_FLOW = ("If", "Loop", "Scan")
 
 
-def lower_graph(graph: Graph, opset: int) -> Plan:
-    """Every node lowered in order; control flow becomes regions whose bodies are plans."""
+def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False) -> Plan:
+    """Every node lowered in order; control flow becomes regions whose bodies are plans.
+
+    With `donate_inputs` (a top-level graph compiled with --kv-cache in-place) a lowering may write
+    an output into the buffer of an input only its node reads (LowerCtx.donate, Plan.donated)."""
     steps: list = []
     types = dict(graph.types)
     used_names = set(types)
+    donatable = _read_once_inputs(graph) if donate_inputs else set()
+    donated: list[tuple[str, str]] = []
+
+    def donate(pairs) -> bool:
+        """All of (input, output) pairs donated, or none: each input a graph input read by this
+        node alone and taken once, each output a graph output of the input's type."""
+        taken = {src for _, src in donated}
+        ok = all(src in donatable and src not in taken and out in graph.outputs and types.get(src) == types.get(out)
+                 for src, out in pairs) and len({src for src, _ in pairs}) == len(pairs)
+        if ok:
+            donated.extend((out, src) for src, out in pairs)
+        return ok
 
     def new_name(hint: str) -> str:
         base = re.sub(r"[^A-Za-z0-9_/.:-]", "_", hint)
@@ -42,7 +57,8 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
         if present and all(t.size == 0 for t in present):
             continue   # ONNX: every output is empty, so nothing computes it (its buffer holds no bytes)
         node_steps: list = []
-        ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name)
+        ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
+                       donate=donate if donatable else None)
         zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
         try:
             opdef.lower(ctx)
@@ -66,7 +82,20 @@ def lower_graph(graph: Graph, opset: int) -> Plan:
     constants = tuple((n, c) for n, c in graph.constants if n in used)
     return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
                 types=tuple(types.items()), constants=constants, outer=graph.outer,
-                output_lengths=graph.output_lengths)
+                output_lengths=graph.output_lengths, donated=tuple(donated))
+
+
+def _read_once_inputs(graph: Graph) -> set[str]:
+    """Graph inputs exactly one node reads (a control-flow node's bodies count as reading what they
+    take from outside), once, that are not also graph outputs."""
+    count: dict[str, int] = {}
+    for node in graph.nodes:
+        names = [n for n in node.inputs if n]
+        for sub in node.subgraphs():
+            names += list(sub.outer)
+        for n in names:
+            count[n] = count.get(n, 0) + 1
+    return {n for n in graph.inputs if count.get(n) == 1 and n not in graph.outputs}
 
 
 def _writes_nothing(step: ComputeStep, types: dict) -> bool:

@@ -14,7 +14,7 @@ def plan_memory(plan: Plan) -> Plan:
     plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, plan_memory) for s in plan.steps))
     types = dict(plan.types)
     consts = {n for n, _ in plan.constants}
-    external = set(plan.inputs) | consts | set(plan.outer)
+    external = set(plan.inputs) | consts | set(plan.outer) | {out for out, _ in plan.donated}   # donated: the input's buffer
     dynamic = _dynamic_values(plan)
 
     # Aliases share their root's buffer, so a root lives until its aliases' last use.

@@ -115,7 +115,10 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
                        predict_us(0, kernel_flops(kernel) // steps, threads, target))
         return (predict_us(kernel_bytes(kernel, types), 0, threads, target)
                 + steps * (per_step + int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US))
-    return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target)
+    # a hand-written kernel whose threads each wait on a chain of dependent DRAM loads (an index,
+    # then what it points at) declares the chain's length: each link is a round trip
+    chain_us = int(cfg.get("dependent_loads", 0)) * target.dram_latency_ns * 1e-3
+    return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target) + chain_us
 
 
 def kernel_us(kernel: Kernel, types: dict, target: Target) -> float:

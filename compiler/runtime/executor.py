@@ -15,6 +15,12 @@ def _contiguous(a) -> np.ndarray:
     return np.require(a, requirements="C")
 
 
+class DeviceArray(np.ndarray):
+    """An array in the host harness's device memory (the HostBackend's buffers), told apart from
+    a caller's NumPy array as a CuPy array is on the GPU: `run(..., on_device=True)` returns these,
+    and one passed back as an input is bound, not copied."""
+
+
 class Scope:
     """Value name -> device array, with lookup falling back to the enclosing scope (region bodies)."""
 
@@ -85,23 +91,41 @@ class Executor:
                     if name not in self._constants:
                         self._constants[name] = self.backend.to_device(_contiguous(c.array()))
 
-    def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Runs the plan on NumPy inputs (checked against the signature); returns NumPy outputs."""
+    def run(self, inputs: dict, *, on_device: bool = False) -> dict:
+        """Runs the plan; returns its outputs by name.
+
+        `inputs` are NumPy arrays, or arrays already on the backend's device (on the GPU: CuPy
+        arrays or anything with `__cuda_array_interface__`, a PyTorch CUDA tensor say), which plain
+        launches bind without a copy. With `on_device` the outputs stay there (backend arrays) and
+        are the caller's: each a copy, except a donated output (Plan.donated, a KV cache updated in
+        place), which is its input's buffer itself, so passing it back as that input the next run
+        moves no bytes (under a graph too: it is the graph's own input buffer)."""
         checked = self._checked(inputs)
         self.host_round_trips = 0
         self.launches = 0
         if self.graph_status == "graph":
-            return self._run_graph(checked)
+            return self._run_graph(checked, on_device)
         scope = Scope()
         for name, a in checked.items():
-            scope[name] = self.backend.to_device(a)
+            scope[name] = a if self.backend.on_device(a) else self.backend.to_device(a)
+        self._bind_donations(scope)
         self._run_plan(self.plan, scope)
         self.backend.synchronize()
-        return self._outputs(scope)
+        return self._outputs(scope, on_device)
 
-    def _outputs(self, scope: Scope) -> dict[str, np.ndarray]:
-        """The plan's outputs on the host, each bounded one trimmed to its real length."""
-        out = {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
+    def _bind_donations(self, scope: Scope) -> None:
+        """A donated output is written into its input's buffer (compiler/ir/plan.py Plan.donated)."""
+        for out, src in self.plan.donated:
+            scope[out] = scope[src]
+
+    def _outputs(self, scope: Scope, on_device: bool = False) -> dict:
+        """The plan's outputs, each bounded one trimmed to its real length: on the host, or on
+        the device as the caller's arrays (a donated one its input's buffer)."""
+        donated = {out for out, _ in self.plan.donated}
+        if on_device:
+            out = {n: scope[n] if n in donated else self.backend.clone(scope[n]) for n in self.plan.outputs}
+        else:
+            out = {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
         for name, length in self.plan.output_lengths:
             n = int(self.backend.to_host(scope[length]).reshape(-1)[0])
             if n < 0:
@@ -111,26 +135,33 @@ class Executor:
             out[name] = out[name][:n].copy()
         return out
 
-    def _run_graph(self, checked: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _run_graph(self, checked: dict, on_device: bool) -> dict:
         if self._graph is None:
             self._capture(checked)
             if self._graph is None:      # the capture was refused: plain launches from now on
-                return self.run(checked)
+                return self.run(checked, on_device=on_device)
             self._graph_launches = self.launches
         else:
             self.launches = self._graph_launches
             for name, a in checked.items():
-                self.backend.upload(self._graph_inputs[name], a)
+                buf = self._graph_inputs[name]
+                if self.backend.on_device(a):
+                    if not self.backend.same_buffer(a, buf):   # a donated output passed back: already there
+                        self.backend.copy(buf, a)
+                else:
+                    self.backend.upload(buf, a)
         self.backend.replay(self._graph)
         self.backend.synchronize()
-        return self._outputs(self._graph_scope)
+        return self._outputs(self._graph_scope, on_device)
 
     def _capture(self, checked: dict[str, np.ndarray]) -> None:
         """The plan's launches recorded (not run) over fixed buffers; allocation happens before."""
-        self._graph_inputs = {name: self.backend.to_device(a) for name, a in checked.items()}
+        self._graph_inputs = {name: self.backend.clone(a) if self.backend.on_device(a) else self.backend.to_device(a)
+                              for name, a in checked.items()}
         scope = Scope()
         for name, buf in self._graph_inputs.items():
             scope[name] = buf
+        self._bind_donations(scope)
         self._arena(self.plan)
         self.backend.synchronize()
         self.backend.begin_capture()
@@ -147,15 +178,25 @@ class Executor:
         self._graph = self.backend.end_capture()
         self._graph_scope = scope
 
-    def _checked(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The inputs as C-contiguous arrays of the plan's types, by input name."""
+    def _checked(self, inputs: dict) -> dict:
+        """The inputs by name, of the plan's types: host ones as C-contiguous NumPy arrays (a float
+        array converted to the input's float type), device ones as the backend's arrays, which
+        must have the input's type already (converting would copy on the device)."""
         types = dict(self.plan.types)
         checked = {}
         for name in self.plan.inputs:
             if name not in inputs:
                 raise RuntimeFault(f"missing input '{name}'", hint=f"the model's inputs are {list(self.plan.inputs)}")
-            a = np.asarray(inputs[name])
             t = types[name]
+            a = self.backend.device_array(inputs[name])
+            if a is not None:
+                if tuple(a.shape) != t.shape or a.dtype != t.dtype.np:
+                    raise RuntimeFault(f"input '{name}' on the device is {a.dtype}{list(a.shape)}, the model "
+                                       f"expects {t.dtype.name}{list(t.shape)}",
+                                       hint="convert it on the device first (a runtime conversion would copy it)")
+                checked[name] = a if a.flags.c_contiguous else self.backend.clone(a)   # kernels index C order
+                continue
+            a = np.asarray(inputs[name])
             if tuple(a.shape) != t.shape:
                 raise RuntimeFault(f"input '{name}' has shape {list(a.shape)}, the model expects {list(t.shape)}")
             if a.dtype != t.dtype.np:
@@ -319,16 +360,28 @@ class HostBackend:
         # 256-byte aligned like cudaMalloc, so vector loads behave the same.
         raw = np.empty(nbytes + 256, dtype=np.uint8)
         off = (-raw.ctypes.data) % 256
-        return raw[off:off + nbytes]
+        return raw[off:off + nbytes].view(DeviceArray)
 
     def view(self, arena, offset: int, t: TensorType):
         return arena[offset:offset + t.nbytes].view(t.dtype.np).reshape(t.shape)
 
     def to_device(self, a: np.ndarray):
-        return np.array(a, order="C", copy=True)
+        return np.array(a, order="C", copy=True).view(DeviceArray)
+
+    # the harness's device memory is host memory: a NumPy input is the caller's and is copied in
+    # (kernels then run on the harness's own buffers); only the harness's own arrays, an output
+    # of on_device run, are device arrays
+    def device_array(self, a):
+        return a if isinstance(a, DeviceArray) else None
+
+    def on_device(self, a) -> bool:
+        return isinstance(a, DeviceArray)
+
+    def same_buffer(self, a, b) -> bool:
+        return a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.nbytes == b.nbytes
 
     def to_host(self, a) -> np.ndarray:
-        return a
+        return np.asarray(a)      # the same bytes as a plain ndarray
 
     def reshape(self, a, t: TensorType):
         if a.nbytes != t.nbytes:
@@ -342,10 +395,10 @@ class HostBackend:
         np.copyto(dst, src.reshape(dst.shape) if src.shape != dst.shape else src)
 
     def clone(self, a):
-        return np.array(a, copy=True)
+        return np.array(a, copy=True).view(DeviceArray)
 
     def stack(self, parts):
-        return np.stack(parts, axis=0)
+        return np.stack(parts, axis=0).view(DeviceArray)
 
     def launch(self, kernel, args) -> None:
         if self._recording is not None:

@@ -76,6 +76,21 @@ class GpuBackend:
     def to_host(self, a) -> np.ndarray:
         return self.cp.asnumpy(a)
 
+    def device_array(self, a):
+        """`a` as a CuPy array without a copy when it is in device memory (CuPy, or anything with
+        __cuda_array_interface__: a PyTorch CUDA tensor, Numba's), else None."""
+        if isinstance(a, self.cp.ndarray):
+            return a
+        if hasattr(a, "__cuda_array_interface__"):
+            return self.cp.asarray(a)
+        return None
+
+    def on_device(self, a) -> bool:
+        return isinstance(a, self.cp.ndarray)
+
+    def same_buffer(self, a, b) -> bool:
+        return a.data.ptr == b.data.ptr and a.nbytes == b.nbytes
+
     def reshape(self, a, t: TensorType):
         if a.nbytes != t.nbytes:
             raise RuntimeFault(f"alias of {a.nbytes} bytes as {t}")

@@ -66,3 +66,21 @@ def test_verify_inputs_need_verify(tmp_path):
     inputs = tmp_path / "step.npz"
     np.savez(inputs, **_step_inputs(np.random.default_rng(3)))
     assert_clean_error(_compile(tmp_path, "--verify-inputs", str(inputs)), "--verify-inputs needs --verify")
+
+
+def test_kv_cache_in_place_verified_on_the_loops_inputs(tmp_path):
+    """`--kv-cache in-place`: every layer's present is its past's buffer (report.json kv_cache), and
+    on a loop's step (each past zero after its entry's tokens, docs/llm.md) verification passes."""
+    feeds = _step_inputs(np.random.default_rng(4))
+    for i in range(2):
+        for kv in ("key", "value"):
+            feeds[f"past.{i}.{kv}"][1, :, M - 4 - 1:] = 0      # entry 1 holds M - 5 tokens before the new one
+            feeds[f"past.{i}.{kv}"][0, :, M - 1:] = 0
+    inputs = tmp_path / "step.npz"
+    np.savez(inputs, **feeds)
+    r = _compile(tmp_path, "--kv-cache", "in-place", "--verify", "host", "--verify-inputs", str(inputs))
+    assert r.returncode == 0, r.stderr
+    rep = _report(tmp_path / "out.brickyard")
+    assert rep["kv_cache"]["mode"] == "in-place"
+    assert rep["kv_cache"]["donated"] == {f"present.{i}.{kv}": f"past.{i}.{kv}" for i in range(2) for kv in ("key", "value")}
+    assert rep["verification"]["outcome"] == "passed" and rep["verification"]["max_rel_error"] < 1e-4

@@ -239,6 +239,34 @@ def test_disable_welder_through_the_api(service, bert_job):
     assert unfused["traffic"]["dram_bytes"] > fused["traffic"]["dram_bytes"]
 
 
+def test_kv_cache_in_place_through_the_api(service, tmp_path):
+    """options.kv_cache reaches the worker's compiler: a GroupQueryAttention step whose past is as
+    long as its present compiles with each present in its past's buffer, and the downloaded
+    artifact runs the step as onnxruntime does."""
+    from tests.ops.test_contrib_attention import ort_run
+    from tests.ops.test_contrib_gqa import gqa_case
+    from tests.ops.test_kv_in_place import CASES, zero_after_fill
+    data, feeds = gqa_case(**CASES["decode_packed_interleaved"])
+    feeds = zero_after_fill(CASES["decode_packed_interleaved"], feeds)
+    with service.client() as c:
+        r = upload(c, data, "gqa_step.onnx")
+        assert r.status_code == 201, r.text
+        job = compile_job(c, r.json()["id"], "h100", kv_cache="in-place")
+        assert job["options"]["kv_cache"] == "in-place"
+        job = wait_job(c, job["id"])
+        assert job["state"] == "succeeded", job
+        report = c.get(f"/v1/compilations/{job['id']}/report").json()
+        artifact = tmp_path / "gqa_step.tar"
+        artifact.write_bytes(c.get(f"/v1/compilations/{job['id']}/artifact").content)
+        assert c.post("/v1/compilations", json={"model_id": job["model_id"], "target": "h100",
+                                                "options": {"kv_cache": "shared"}}).status_code == 422
+    assert report["kv_cache"] == {"mode": "in-place",
+                                  "donated": {"present_key": "past_key", "present_value": "past_value"}}
+    got, want = run_on_host(artifact, feeds), ort_run(data, feeds)
+    for name, w in want.items():
+        np.testing.assert_allclose(got[name], w, rtol=0, atol=2e-5 * max(1.0, np.abs(w).max()), err_msg=name)
+
+
 def test_verify_through_the_api(service, bert_job):
     """options.verify: the worker runs the compiled plan on its CPU against onnxruntime before
     packaging; the report says how it went (the same model unverified has no outcome)."""
