@@ -3,8 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.frontend.onnx_import import ImportLimits, import_checked, read_checked
+from compiler.frontend.onnx_import import GiB, ImportLimits, import_checked, read_checked
 from compiler.frontend.summary import summarize
+
+
+def upload_limits(max_upload_bytes: int) -> ImportLimits:
+    """What an upload may bring: the .onnx at most 2 GiB (a protobuf holds no more) and the upload's
+    size, external data only from the upload's own archive members, all together the upload's size."""
+    return ImportLimits(max_bytes=min(max_upload_bytes, 2 * GiB), max_external_bytes=max_upload_bytes,
+                        external_data=False)
 
 
 def _signature(graph, names) -> list[dict]:
@@ -21,8 +28,10 @@ def describe_model(path: Path, *, max_bytes: int) -> dict:
     dimensions is not imported at invented sizes (a detector fails at 1x1); a compilation of it
     must fix them in options.input_shapes.
 
-    An upload is one file in a directory of other uploads: its external data is refused, never read."""
-    limits = ImportLimits(max_bytes=max_bytes, external_data=False)
+    An upload is one file in a directory of other uploads: a model file's external data is refused,
+    never read; a model archive's (an uncompressed tar of the .onnx and its data files:
+    compiler/frontend/model_archive.py) is read from the archive's own members."""
+    limits = upload_limits(max_bytes)
     checked = read_checked(path, limits)   # one parse for the summary and the import
     summary = summarize(checked)
     d = summary.as_dict()

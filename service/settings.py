@@ -21,7 +21,7 @@ class Settings(BaseSettings):
     store_dir: Path | None = None           # default: <home>/store
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
-    max_upload_bytes: int = Field(2 * 1024**3, ge=1)
+    max_upload_bytes: int = Field(32 * 1024**3, ge=1)   # a 13B model's fp16 weights in a model archive
     gpu_archs: str = ""                     # archs served by GPU workers ("sm_90,sm_80"): jobs go there
     max_attempts: int = Field(3, ge=1)
     soft_time_limit: float = Field(3600, gt=0)  # seconds; the job fails with category "timeout"

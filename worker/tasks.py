@@ -150,10 +150,10 @@ def _retry_later(job, attempt: int, err: BaseException) -> str:
 
 
 def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
-    from compiler.frontend.onnx_import import ImportLimits
     from compiler.pipeline import CompileOptions, compile as compile_model
     from compiler.targets import get_target
     from kernel_cache import KernelStore
+    from service.model_info import upload_limits
 
     s = get_settings()
     model_path = blob_path(s.store_root, job.model_sha256)
@@ -184,8 +184,9 @@ def _run(job, attempt: int, beat: Heartbeat, deadline: float) -> str:
         if not ok:
             raise _why_not_mine(job.id)
 
-    # the model is a blob among other owners' blobs: external data it names is refused, never read
-    limits = ImportLimits(max_bytes=s.max_upload_bytes, external_data=False)
+    # the model is a blob among other owners' blobs: external data it names is read only from the
+    # members of its own archive, never from a file beside it
+    limits = upload_limits(s.max_upload_bytes)
     artifact = compile_model(str(model_path), target, options, store=KernelStore(s.store_root), progress=progress,
                              limits=limits, name=_model_name(job))
     values = _store_artifact(artifact, s)

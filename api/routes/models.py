@@ -47,6 +47,10 @@ def _save(owner_id: str, sha256: str, size: int, name: str, info: dict, tmp: Pat
 async def upload_model(request: Request, response: Response, owner: CurrentOwner, settings: SettingsDep):
     """Uploads an ONNX model (multipart field `file`, optional `name`); the import stage checks it.
 
+    A model over 2 GiB, whose weights live in external data files, is uploaded as one uncompressed
+    tar of its .onnx and those files (`tar cf model.tar model.onnx model.onnx.data`): its tensors
+    are read from the archive's own members, in place.
+
     A form without a `file` part (the model sent under another name) is 422, naming `file`; a model over
     the upload limit, or a `name` over 65536 bytes, is 413 naming the limit."""
     try:

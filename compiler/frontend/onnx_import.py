@@ -22,6 +22,7 @@ from .convert import dtype_of, elem_type_name
 from .dims import declared_dims, resolve_shapes
 from .fold import FRONTEND_OPS
 from .graph_import import ImportContext, Scope, import_graph
+from .model_archive import ModelArchive, compression, is_tar, open_archive
 
 GiB = 1 << 30
 _IN_MEMORY = "the model"  # how messages name a model given as bytes or a proto
@@ -33,7 +34,8 @@ class ImportLimits:
 
     max_bytes: int = 2 * GiB            # the serialized model (protobuf cannot hold more anyway)
     max_external_bytes: int = 256 * GiB  # weights read from external data files beside a path model
-    external_data: bool = True          # read those files at all; the service says no (an upload has no directory)
+    external_data: bool = True          # read those files at all; the service says no (an upload has no
+    #                                     directory); a model archive's own members are read regardless
     max_nodes: int = 200_000            # nodes in all graphs together
     max_nesting: int = 16               # subgraphs inside subgraphs
     max_chain: int = 20_000             # longest chain of dependent nodes, through subgraphs
@@ -131,7 +133,8 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
     del data  # the parsed proto holds every weight: a second copy would double the peak memory
     _check_size_limits(proto, limits)
     external = [(t, where) for t, where in _tensors(proto) if _is_external(t)]
-    if external and (model_dir is None or not limits.external_data):
+    # an archive's members are its own bytes; a directory's files are read only where allowed
+    if external and (model_dir is None or isinstance(model_dir, str) and not limits.external_data):
         _refuse_external_data(*external[0], model_dir)
     if len(proto.functions):
         proto = _inline_functions(proto, source_name)  # model-local functions become plain nodes
@@ -157,9 +160,10 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
 
 # --- reading -------------------------------------------------------------------------------------
 
-def _read(model, limits: ImportLimits) -> tuple[bytes, str, str | None]:
-    """The serialized bytes (size-checked before reading), a display name for messages, and the
-    directory external data files are read from (None for bytes or a proto: they have none)."""
+def _read(model, limits: ImportLimits) -> tuple[bytes, str, str | ModelArchive | None]:
+    """The serialized bytes (size-checked before reading), a display name for messages, and where
+    external data is read from: the model file's directory, the model archive it came in
+    (frontend/model_archive.py), or None for bytes or a proto (they have none)."""
     if isinstance(model, onnx.ModelProto):
         size = model.ByteSize()
         _check_bytes(size, limits, "the model")
@@ -175,12 +179,33 @@ def _read(model, limits: ImportLimits) -> tuple[bytes, str, str | None]:
             raise ModelError(f"cannot read model file {path}: {e.strerror}") from None
         if not os.path.isfile(path):
             raise ModelError(f"{path} is not a regular file")
-        _check_bytes(st.st_size, limits, path)
         with open(path, "rb") as f:
-            data = f.read(limits.max_bytes + 1)  # the file may grow after stat
+            head = f.read(512)         # a compressed file or a model archive shows in its first bytes
+            packed = compression(head)
+            if packed:
+                raise ModelError(f"{path} is {packed}-compressed, not an ONNX model or an uncompressed tar of one",
+                                 hint="decompress it; a model with its data files goes as one uncompressed tar "
+                                      "(`tar cf model.tar model.onnx model.onnx.data`)")
+            if not is_tar(head):
+                _check_bytes(st.st_size, limits, path)
+                data = head + f.read(max(0, limits.max_bytes + 1 - len(head)))  # it may grow after stat
+        if is_tar(head):      # a model archive: its .onnx member, and its members as the external data
+            return _read_archive(path, limits)
         _check_bytes(len(data), limits, path)
         return data, os.path.basename(path), os.path.realpath(os.path.dirname(os.path.abspath(path)))
     raise TypeError(f"import_model takes a path, bytes or an onnx.ModelProto, not {type(model).__name__}")
+
+
+def _read_archive(path: str, limits: ImportLimits) -> tuple[bytes, str, ModelArchive]:
+    archive = open_archive(path)
+    offset, size = archive.member(archive.model)
+    _check_bytes(size, limits, f"{path}:{archive.model}")
+    with open(archive.path, "rb") as f:
+        f.seek(offset)
+        data = f.read(size)
+    if len(data) != size:
+        raise ModelError(f"{path} ends inside {archive.model}", hint="the archive changed while it was read")
+    return data, archive.name, archive
 
 
 def _check_bytes(size: int, limits: ImportLimits, what: str) -> None:
@@ -397,7 +422,8 @@ def _refuse_external_data(t: onnx.TensorProto, where: str, model_dir: str | None
         hint = "compile it from its file path, with its data files beside it, or " + _SINGLE_FILE_HINT
     else:
         why = "this import reads no external data files (ImportLimits.external_data is off, as in the service)"
-        hint = "a model uploaded to the service must be one file; " + _SINGLE_FILE_HINT
+        hint = ("upload the model with its data files as one uncompressed tar (`tar cf model.tar model.onnx "
+                "model.onnx.data`), or " + _SINGLE_FILE_HINT)
     raise ModelError(f"tensor '{t.name}' ({where}) keeps its data in the external file '{_location(t)}'; {why}",
                      hint=hint)
 
@@ -443,10 +469,10 @@ def _load_external_data(proto: onnx.ModelProto, model_dir: str, limits: ImportLi
                 r.tensor.data_location = onnx.TensorProto.DEFAULT
 
 
-def _external_range(t: onnx.TensorProto, where: str, model_dir: str) -> _ExternalRange:
+def _external_range(t: onnx.TensorProto, where: str, model_dir: str | ModelArchive) -> _ExternalRange:
     """Checks where a tensor's external bytes are without opening anything: the location is
-    relative and, symlinks followed, inside the model's directory; the file is regular; the range
-    lies within it."""
+    relative and, symlinks followed, inside the model's directory (or names a regular member of
+    its archive); the file is regular; the range lies within it."""
     what = f"tensor '{t.name}' ({where})"
     entries = {e.key: e.value for e in t.external_data}
     location = entries.get("location", "")
@@ -460,6 +486,10 @@ def _external_range(t: onnx.TensorProto, where: str, model_dir: str) -> _Externa
                          hint="the model is malformed; re-export it")
     if "\0" in location or os.path.isabs(location):
         raise ModelError(f"{what} keeps its data in '{location}', which is not a relative file name", hint=stay_inside)
+    offset = _external_int(entries, "offset", what, location) or 0
+    length = _external_int(entries, "length", what, location)
+    if isinstance(model_dir, ModelArchive):
+        return _archive_range(t, what, model_dir, location, offset, length)
     path = os.path.realpath(os.path.join(model_dir, location))
     if os.path.commonpath([path, model_dir]) != model_dir:
         raise ModelError(f"{what} keeps its data in '{location}', outside the model's directory {model_dir}",
@@ -471,13 +501,30 @@ def _external_range(t: onnx.TensorProto, where: str, model_dir: str) -> _Externa
                          hint=_BESIDE_HINT) from None
     if not stat.S_ISREG(st.st_mode):
         raise ModelError(f"{what} keeps its data in '{location}', which is not a regular file", hint=stay_inside)
-    offset = _external_int(entries, "offset", what, location) or 0
-    length = _external_int(entries, "length", what, location)
     end = st.st_size if length is None else offset + length
     if offset > st.st_size or end > st.st_size:
         raise ModelError(f"{what} reads bytes {offset} to {end} of '{location}', which has {st.st_size} bytes",
                          hint="the data file is truncated or belongs to another model")
     return _ExternalRange(t, location, path, offset, end - offset)
+
+
+def _archive_range(t: onnx.TensorProto, what: str, archive: ModelArchive, location: str, offset: int,
+                   length: int | None) -> _ExternalRange:
+    """A tensor's bytes in a member of the model's archive: the range is checked against the
+    member, then placed at the member's offset in the archive file."""
+    name = archive.resolve(location)
+    found = archive.member(name) if name is not None else None
+    if found is None:
+        why = "which leads out of the archive" if name is None else "which is no regular file of the archive"
+        raise ModelError(f"{what} keeps its data in '{location}', {why} "
+                         f"({os.path.basename(archive.path)})",
+                         hint="put the data files the model names in the archive beside its .onnx, as it was saved")
+    start, size = found
+    end = size if length is None else offset + length
+    if offset > size or end > size:
+        raise ModelError(f"{what} reads bytes {offset} to {end} of '{location}', which has {size} bytes",
+                         hint="the data file is truncated or belongs to another model")
+    return _ExternalRange(t, location, archive.path, start + offset, end - offset)
 
 
 def _external_int(entries: dict, key: str, what: str, location: str) -> int | None:

@@ -272,7 +272,7 @@ def test_service_refuses_an_upload_with_external_data_without_opening_it(layout,
     from service.model_info import describe_model
     path = add_model(layout / "model" / "m.onnx", external_tensor("w", [4], "weights.bin"))
     opened = record_opens(monkeypatch)
-    with pytest.raises(ModelError, match="must be one file"):
+    with pytest.raises(ModelError, match="as one uncompressed tar"):
         describe_model(path, max_bytes=1 << 20)
     assert opened == [path], opened
 

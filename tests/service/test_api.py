@@ -267,6 +267,38 @@ def test_kv_cache_in_place_through_the_api(service, tmp_path):
         np.testing.assert_allclose(got[name], w, rtol=0, atol=2e-5 * max(1.0, np.abs(w).max()), err_msg=name)
 
 
+def test_a_model_archive_through_the_api(service, tmp_path):
+    """A model whose weights live in an external data file, uploaded as one uncompressed tar of the
+    .onnx and that file: described, compiled by the worker from the archive's members, and its
+    artifact gives the folder's model's outputs; the same tar gzipped is a 422 that says how to
+    send it, and the .onnx alone a 422 naming the file it cannot read."""
+    import gzip
+
+    import compiler
+    from compiler.pipeline import CompileOptions
+    from compiler.verify import sample_inputs
+    from tests.frontend.test_model_archive import affine_folder, tar_of
+    files = affine_folder(tmp_path)
+    archive = tar_of(tmp_path / "affine.tar", files)
+    with service.client() as c:
+        r = upload(c, open(archive, "rb").read(), "affine.tar")
+        assert r.status_code == 201, r.text
+        model = r.json()
+        assert model["name"] == "affine" and model["parameters"] == 64 * 64 + 64
+        job = wait_job(c, compile_job(c, model["id"], "h100")["id"])
+        assert job["state"] == "succeeded", job
+        artifact = tmp_path / "affine.brickyard"
+        artifact.write_bytes(c.get(f"/v1/compilations/{job['id']}/artifact").content)
+        r = upload(c, gzip.compress(open(archive, "rb").read()), "affine.tar.gz")
+        assert r.status_code == 422 and "gzip-compressed" in r.json()["detail"] and "tar cf" in r.json()["detail"]
+        r = upload(c, files["affine.onnx"], "affine.onnx")
+        assert r.status_code == 422 and "'weights.bin'" in r.json()["detail"], r.text
+    local = compiler.compile(str(tmp_path / "folder" / "affine.onnx"), "h100", CompileOptions(build=False))
+    feeds = sample_inputs(local.plan)
+    np.testing.assert_array_equal(run_on_host(artifact, feeds)["y"],
+                                  Executor(local.plan, make_backend("host")).run(feeds)["y"])
+
+
 def test_verify_through_the_api(service, bert_job):
     """options.verify: the worker runs the compiled plan on its CPU against onnxruntime before
     packaging; the report says how it went (the same model unverified has no outcome)."""
