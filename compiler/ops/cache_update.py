@@ -1,5 +1,6 @@
 """A KV cache updated in place: each batch entry's new key and value rows written into the cache's
-own buffer at the entry's run-time position, nothing else moved.
+own buffer at the entry's run-time position, nothing else moved (GroupQueryAttention's, and the
+ONNX TensorScatter's, whose meaning it is).
 
 With `--kv-cache in-place` the present K/V of a GroupQueryAttention is its past's buffer
 (Plan.donated); this kernel is the whole of their update: per step it moves the new rows (S per
@@ -72,3 +73,41 @@ def cache_update_kernel(seqlens: tuple[str, TensorType], rows: tuple[NewRows, Ne
         grid=(max(1, min(math.ceil(total / BLOCK), 4096)), 1, 1), block=(BLOCK, 1, 1),
         # each thread loads its entry's seqlens, then its row: two round trips before the store
         config=(("schedule", "cache_update"), ("skipped_bytes", skipped), ("dependent_loads", 2)))
+
+
+def tensor_scatter_kernel(update: tuple[str, TensorType], indices: tuple[str, TensorType] | None, cache: str,
+                          cache_type: TensorType, axis: int, circular: bool) -> Kernel:
+    """ONNX TensorScatter written into its past's buffer (`cache`, of `cache_type`): update element
+    (b, ..., j, ...) at j + write_indices[b] along `axis` (0 without indices), wrapped modulo the
+    axis in circular mode, dropped past its ends in linear mode."""
+    (upd, upd_t), shape = update, cache_type.shape
+    big, seq = shape[axis], upd_t.shape[axis]
+    mid, tail = math.prod(shape[1:axis]), math.prod(shape[axis + 1:])
+    et = cache_type.dtype.ctype
+    params = [f"const {et}* __restrict__ upd"]
+    if indices is not None:
+        params.append(f"const {indices[1].dtype.ctype}* __restrict__ write_indices")
+    params.append(f"{et}* __restrict__ cache")
+    start = "(long long)write_indices[r / %dll]" % mid if indices is not None else "0ll"
+    wrap = (f"  s = ((s % {big}ll) + {big}ll) % {big}ll;" if circular else
+            f"  if (s < 0 || s >= {big}ll) continue;     // past the cache's ends: dropped")
+    body = [
+        f"for (long long p = (long long){BLOCK_X} * blockDim.x + threadIdx.x; p < {upd_t.size}ll; "
+        f"p += (long long){GRID_X} * blockDim.x) {{",
+        f"  long long t = p % {tail}ll, r = p / {tail}ll;",
+        f"  long long j = r % {seq}ll; r /= {seq}ll;",
+        f"  long long s = j + {start};",
+        wrap,
+        f"  cache[(r * {big}ll + s) * {tail}ll + t] = upd[p];",
+        "}",
+    ]
+    entry, src = finish_kernel("tensor_scatter_update", params, body)
+    kparams = [KernelParam(et, upd, False)]
+    if indices is not None:
+        kparams.append(KernelParam(indices[1].dtype.ctype, indices[0], False))
+    kparams.append(KernelParam(et, cache, True))
+    return Kernel(
+        entry=entry, source=src, params=tuple(kparams),
+        grid=(max(1, min(math.ceil(upd_t.size / BLOCK), 4096)), 1, 1), block=(BLOCK, 1, 1),
+        config=(("schedule", "cache_update"), ("skipped_bytes", cache_type.nbytes - upd_t.nbytes)) +
+               ((("dependent_loads", 1),) if indices is not None else ()))

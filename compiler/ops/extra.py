@@ -2,7 +2,8 @@
 
 CumProd is CumSum's guarded full reduction with the product (O(n^2) per row, any axis).
 TensorScatter (a KV-cache write) is one gather per output element: a position on the sequence
-axis takes the update element that lands there, else the past cache's. DeformConv is the usual
+axis takes the update element that lands there, else the past cache's; under --kv-cache in-place
+the output is the past's buffer and only the update is written (ops/cache_update.py). DeformConv is the usual
 deformable im2col followed by a grouped contraction: a temporary of bilinearly sampled (and
 masked) input values per (n, channel, kernel position, output position), then one reduction over
 a group's channels and the kernel positions. Sampling points outside the input read zeros."""
@@ -17,6 +18,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, cast, const, in_range, load, logical_and,
                         out_vars, reduce_vars, select, unary)
+from .cache_update import tensor_scatter_kernel
 from .reduce import _acc_np, _lower_cumulative, _ref_cumulative, math_dtype, normalize_axis
 from .movement import opt
 from .registry import LowerCtx, register
@@ -108,6 +110,12 @@ def lower_tensor_scatter(ctx: LowerCtx) -> None:
     if mode not in ("linear", "circular"):
         raise ctx.unsupported(f"mode {mode!r}")
     big, seq = past.shape[axis], upd.shape[axis]
+    if ctx.donate([(0, 0)]):     # --kv-cache in-place: the update rows written into the past's buffer
+        if seq:
+            ctx.emit_kernel(tensor_scatter_kernel((ctx.in_name(1), upd),
+                                                  (ctx.in_name(2), ctx.input(2)) if ctx.has_input(2) else None,
+                                                  ctx.out_name(0), y, axis, mode == "circular"))
+        return
     iv = out_vars(y.rank)
     types, names = [past, upd], [ctx.in_name(0), ctx.in_name(1)]
     s = iv[axis]

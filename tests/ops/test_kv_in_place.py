@@ -230,3 +230,29 @@ def test_device_outputs_are_the_callers():
     wrong = first["present_key"].astype(np.float64).view(DeviceArray)
     with pytest.raises(RuntimeFault, match="on the device is float64"):
         ex.run(dict(feeds, past_key=wrong))
+
+
+# --- ONNX TensorScatter ------------------------------------------------------------------------------
+
+def _scatter_cases():
+    from .test_losses_extra import CASES as EXTRA
+    return [c for c in EXTRA if c.op == "TensorScatter"]
+
+
+@pytest.mark.parametrize("case", _scatter_cases(), ids=repr)
+def test_tensor_scatter_in_place(case):
+    """TensorScatter's meaning is an in-place write, so in place it gives the reference's output
+    exactly (linear and circular, with and without write indices, any axis and type): the past's
+    buffer with only the update written, in both thread orders."""
+    from .one_node import oracle
+    model, node = case.model()
+    model.graph.output[0].type.CopyFrom(model.graph.input[0].type)     # the present is the past's type
+    art = compile(model.SerializeToString(), "h100", CompileOptions(build=False, kv_cache="in-place"))
+    assert dict(art.plan.donated) == {"y0": "x0"}
+    kernels = art.report["kernels"]
+    assert [k["config"].get("schedule") for k in kernels] == ["cache_update"]
+    assert kernels[0]["dram_bytes"] <= 2 * case.inputs[1].nbytes + case.inputs[0].shape[0] * 8   # update, indices
+    feeds = {n: a for n, a in zip(node.input, case.inputs) if n}
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)["y0"]
+        np.testing.assert_array_equal(got, oracle(case)[0], err_msg=mode)
