@@ -11,7 +11,7 @@ import math
 from ..analysis.vector_loads import CHUNK, VECTOR_BYTES, chunked
 from ..analysis.views import ReduceView, decompose, eval_index, reduce_view, sectors_per_request
 from ..codegen.tiled import ctype_size, render_reduce, render_reduce_columns
-from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element, pow2_ceil
+from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element, pow2_ceil, shared_input_bytes
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
@@ -38,7 +38,7 @@ def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> 
 
 def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[KernelConfig]:
     R, K = view.R, view.K
-    sizes = io_sizes(te)
+    sizes, shared = io_sizes(te), shared_input_bytes(te)
     kmax = pow2_ceil(K)
     n_loads = max(1, load_count(te.body))
     ops = ops_per_element(te.body)
@@ -63,7 +63,7 @@ def reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
             item = ctype_size(te.body.dtype.compute_ctype)
             w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * (item + 4) if tpr > 32 else 0,
                          registers=32, flops=float(R * K * ops + R * tpr * 2), compute_dtype=te.body.dtype.name,
-                         dram_bytes=dram_bytes(sizes, l2, target), l2_bytes=l2,
+                         dram_bytes=dram_bytes(sizes, l2, target, shared), l2_bytes=l2,
                          shared_bytes_moved=blocks * (T // 32) * item * 2 if tpr > 32 else 0.0,
                          ilp=1.0, issue_efficiency=0.5)
             tiles = (RTile("block", (("rows", rpb), ("k", tpr))), RTile("warp", (("rows", max(1, 32 // tpr)), ("k", min(tpr, 32)))),
@@ -86,7 +86,7 @@ def chunk_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[K
     Priced by the sectors a warp's requests touch, each vector or distinct scalar load one request
     a step, and the step's distinct operations (what its k share is computed once)."""
     out = []
-    sizes = io_sizes(te)
+    sizes, shared = io_sizes(te), shared_input_bytes(te)
     if sizes[0] < CHUNK_MIN_BYTES:
         return out
     for width in CHUNK_WIDTHS:
@@ -115,7 +115,7 @@ def chunk_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[K
                 blocks = math.ceil(view.R / rpb)
                 w = Workload(blocks=blocks, threads=T, shared_bytes=0, registers=64,
                              flops=float(view.R * steps * ops + view.R * tpr * 2), compute_dtype=te.body.dtype.name,
-                             dram_bytes=dram_bytes(sizes, l2, target), l2_bytes=l2, shared_bytes_moved=0.0,
+                             dram_bytes=dram_bytes(sizes, l2, target, shared), l2_bytes=l2, shared_bytes_moved=0.0,
                              ilp=float(len(vectors) + len(scalars)), issue_efficiency=0.5)
                 tiles = (RTile("block", (("rows", rpb), ("k", tpr * width))),
                          RTile("warp", (("rows", 32 // tpr), ("k", tpr * width))), RTile("thread", (("rows", 1), ("k", width))))
@@ -152,7 +152,7 @@ def column_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
     warp's load reads 32 neighbouring outputs' elements, and the groups give a few hundred outputs
     (a decoder step's x . W) enough warps to keep DRAM busy."""
     R, K = view.R, view.K
-    sizes = io_sizes(te)
+    sizes, shared = io_sizes(te), shared_input_bytes(te)
     n_loads = max(1, load_count(te.body))
     ops = ops_per_element(te.body)
     item = ctype_size(te.body.dtype.compute_ctype)
@@ -176,7 +176,7 @@ def column_candidates(te: TensorExpr, view: ReduceView, target: Target) -> list[
             l2 = requests * sectors * SECTOR + te.output.nbytes
             w = Workload(blocks=blocks, threads=T, shared_bytes=T * item, registers=32,
                          flops=float(R * K * ops + R * G), compute_dtype=te.body.dtype.name,
-                         dram_bytes=dram_bytes(sizes, l2, target), l2_bytes=l2,
+                         dram_bytes=dram_bytes(sizes, l2, target, shared), l2_bytes=l2,
                          shared_bytes_moved=blocks * T * item * 2.0, ilp=1.0, issue_efficiency=0.5)
             tiles = (RTile("block", (("rows", RL), ("k", G))), RTile("warp", (("rows", 32), ("k", 1))),
                      RTile("thread", (("rows", 1), ("k", 1))))

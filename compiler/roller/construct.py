@@ -16,7 +16,7 @@ import math
 from typing import Iterable, Protocol
 
 from ..analysis.dependence import input_bytes
-from ..analysis.views import GemmView, decompose, sectors_per_request
+from ..analysis.views import GemmView, decompose, sectors_per_request, vars_of
 from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
 from ..ir.tiles import KernelConfig
 from ..targets import Target
@@ -91,12 +91,31 @@ def io_sizes(te: TensorExpr) -> tuple[int, int, int]:
     return ins, te.output.nbytes, max([t.dtype.itemsize for t in te.inputs] + [1])
 
 
-def dram_bytes(sizes: tuple[int, int, int], l2_loads: float, target: Target) -> float:
-    """Compulsory bytes; repeated loads also reach DRAM in the measure the inputs overflow L2."""
+def dram_bytes(sizes: tuple[int, int, int], l2_loads: float, target: Target, shared: int | None = None) -> float:
+    """Compulsory bytes; repeated loads also reach DRAM in the measure the inputs overflow L2.
+    `shared`: the bytes of the inputs that several outputs read (shared_input_bytes), where a
+    kind knows its repeated loads are theirs (a matrix-vector product's vector): those that fit in
+    a quarter of L2 stay there while the rest streams through, since every block keeps touching
+    them, so only the compulsory bytes reach DRAM."""
     ins, outb, _ = sizes
     unique = ins + outb
+    if shared is not None and shared <= target.l2_bytes // 4:
+        return unique
     spill = max(0.0, 1.0 - target.l2_bytes / max(1, 2 * ins))
     return unique + max(0.0, l2_loads - ins) * spill
+
+
+def shared_input_bytes(te: TensorExpr) -> int:
+    """Bytes of the inputs several outputs read alike: some load of them leaves an output variable
+    out of its index (the vector of a matrix-vector product, a bias, a norm's weight)."""
+    outs = {f"i{k}" for k, n in enumerate(te.output.shape) if n > 1}     # an axis of one output is no reuse
+    total = 0
+    for arg, t in enumerate(te.inputs):
+        loads = [x for e in (te.body, te.epilogue) if e is not None for x in walk(e)
+                 if isinstance(x, Load) and x.arg == arg]
+        if any(outs - set().union(*(vars_of(i) for i in ld.index)) for ld in loads):
+            total += t.nbytes
+    return total
 
 
 def bank_conflict_ways(addrs_words: list[int], banks: int = 32) -> int:

@@ -112,3 +112,22 @@ def test_the_micro_model_takes_vectors_for_an_int4_decoder_step():
     assert best.kind == "reduce" and best.param("k_vec")
     others = [c for c in ranked if not c.param("k_vec")]
     assert others and predict(best, H100).us < min(predict(c, H100).us for c in others)
+
+
+def test_a_weight_over_l2_streams_once_past_the_vector_it_shares():
+    """x . W for one token at a 32000-token LM head (4096 x 32000, 4-bit blocks of 32; 66 MB, more
+    than H100's L2): every row re-reads x, which stays in L2 while W streams through, so the best
+    candidate's DRAM bytes are the compulsory ones, each byte once; where the inputs several
+    outputs read do not fit in L2 the repeated loads spill as before."""
+    from compiler.roller.construct import dram_bytes, io_sizes, shared_input_bytes
+    k, n, block = 4096, 32000, 32
+    kb = k // block
+    kernel = lower_types("MatMulNBits", [TensorType(DType.float16, (1, k)), TensorType(DType.uint8, (n, kb, block // 2)),
+                                         TensorType(DType.float16, (n, kb))],
+                         TensorType(DType.float16, (1, n)), {"K": k, "N": n, "bits": 4, "block_size": block}, domain=MS)
+    te = kernel.expr
+    assert shared_input_bytes(te) == k * 2                       # x alone: W's rows are each one output's
+    best = construct_rtiles(te, H100, 10**6)[0]
+    ins, outb, _ = io_sizes(te)
+    assert ins > H100.l2_bytes and best.workload.dram_bytes == ins + outb
+    assert dram_bytes((ins, outb, 2), 3 * ins, H100, shared=ins) > ins + outb      # a big shared input spills
