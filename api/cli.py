@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from compiler.cli import fail, parse_shapes, print_table
+from compiler.cli import fail, parse_disable, parse_shapes, print_table
 from compiler.passes.fit import human_bytes
 
 
@@ -36,7 +36,7 @@ def cmd_submit(a) -> int:
             print(f"model {model['id']}: {model['name']} ({human_bytes(model['size'])}, sha256 "
                   f"{model['sha256'][:12]})", file=sys.stderr)
             job = c.create_compilation(model["id"], a.target, input_shapes=shapes, precision=a.precision,
-                                       verify=a.verify)
+                                       verify=a.verify, disable=parse_disable(a.disable), kv_cache=a.kv_cache)
             print(f"compilation {job['id']}: {job['state']} (target {job['target']}, {job['arch']}, "
                   f"queue {job['queue']})", file=sys.stderr)
             if not wait:
@@ -159,12 +159,14 @@ def _client_args(p: argparse.ArgumentParser) -> None:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds token, submit, jobs and ci to a parser's subcommands."""
+    from compiler.context import KV_CACHE_MODES, SWITCHABLE
     from compiler.passes.precision import PRECISIONS
     tk = sub.add_parser("token", help="service API tokens: token create NAME")
     tk.add_argument("action", choices=["create", "list"])
     tk.add_argument("args", nargs="*")
     tk.set_defaults(fn=cmd_token)
-    sb = sub.add_parser("submit", help="compile MODEL.onnx on a Brickyard service (upload, compile, download)")
+    sb = sub.add_parser("submit", help="compile MODEL.onnx (or a model archive, MODEL.tar: README.md) on a Brickyard "
+                                      "service (upload, compile, download)")
     sb.add_argument("model")
     sb.add_argument("--target", default="h100", help="a preset name (brickyard targets)")
     _client_args(sb)
@@ -174,6 +176,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     sb.add_argument("--verify", choices=["host"], default=None,
                     help="the worker runs the compiled model on its CPU against onnxruntime before packaging "
                          "(report.json's verification)")
+    sb.add_argument("--disable", action="append", default=[], metavar="NAME",
+                    help="switch a technique off to measure its effect (repeatable or comma-separated): "
+                         + ", ".join(SWITCHABLE))
+    sb.add_argument("--kv-cache", choices=KV_CACHE_MODES, default="copy",
+                    help="a KV-cache node's present K/V: copy, or in-place in the past's buffer (docs/llm.md)")
     sb.add_argument("--name", help="the model's name on the service (default: the file name)")
     sb.add_argument("--wait", action="store_true", help="follow the job until it ends (implied by -o)")
     sb.add_argument("-o", "--output", help="download the artifact here once the job succeeds")

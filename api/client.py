@@ -125,10 +125,11 @@ class Client:
                                  data=data).json()
 
     def create_compilation(self, model_id: str, target: str | dict, *, input_shapes: dict | None = None,
-                           precision: str = "fp32", verify: str | None = None) -> dict[str, Any]:
+                           precision: str = "fp32", verify: str | None = None, disable: list[str] | None = None,
+                           kv_cache: str = "copy") -> dict[str, Any]:
         body = {"model_id": model_id, "target": target,
-                "options": {"input_shapes": input_shapes or {}, "precision": precision,
-                            **({"verify": verify} if verify else {})}}
+                "options": {"input_shapes": input_shapes or {}, "precision": precision, "kv_cache": kv_cache,
+                            **({"verify": verify} if verify else {}), **({"disable": disable} if disable else {})}}
         return self._request("POST", "/v1/compilations", json=body).json()
 
     def get_compilation(self, job_id: str) -> dict[str, Any]:

@@ -86,3 +86,17 @@ def test_compile_prints_its_target_and_shares_the_service_store(svc, tmp_path):
     r = brickyard("compile", str(model), "--target", "a100", "-o", str(tmp_path / "c.tar"),
                   env={"BRICKYARD_HOME": str(svc.home)})
     assert r.returncode == 0 and f"kernel cache {store}" in r.stderr and " 0 misses" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_submit_a_model_archive_with_options(svc, tmp_path):
+    """`brickyard submit MODEL.tar --disable rammer --kv-cache in-place -o FILE`: the archive's weights
+    reach the worker, the options the compilation, and the artifact comes back."""
+    from tests.frontend.test_model_archive import affine_folder, tar_of
+    archive = tar_of(tmp_path / "affine.tar", affine_folder(tmp_path))
+    out = tmp_path / "affine.brickyard"
+    r = brickyard("submit", archive, "--disable", "rammer", "--kv-cache", "in-place", "-o", str(out), "-q",
+                  env={"BRICKYARD_SERVER": svc.url, "BRICKYARD_HOME": str(svc.home)})
+    assert r.returncode == 0 and out.exists(), r.stderr + svc.tail()
+    with svc.client() as c:
+        job = c.get(f"/v1/compilations/{r.stdout.strip()}").json()
+    assert job["options"]["disable"] == ["rammer"] and job["options"]["kv_cache"] == "in-place", job
