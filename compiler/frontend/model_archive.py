@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from ..errors import ModelError
 
 MAX_MEMBERS = 10_000      # members looked at: a genai folder has a handful
+# pax headers and GNU long names, which tarfile reads whole into memory: a name takes a few hundred
+# bytes, so a larger one is a hostile archive, not a model's
+MAX_METADATA_BYTES = 1 << 20
+_METADATA_TYPES = (b"x", b"g", b"L", b"K")
 _ARCHIVE_HINT = "make it with `tar cf model.tar model.onnx model.onnx.data` (the .onnx and the data files it names)"
 
 
@@ -73,9 +77,45 @@ def compression(head: bytes) -> str | None:
     return None
 
 
+def _header_size(head: bytes) -> int:
+    """A tar header's size field: octal digits, or base-256 where its first byte's top bit is set."""
+    field = head[124:136]
+    if field[0] & 0x80:
+        return int.from_bytes(field[1:], "big")
+    digits = field.split(b"\0", 1)[0].strip()
+    try:
+        return int(digits or b"0", 8)
+    except ValueError:
+        return -1
+
+
+def _check_headers(path: str, name: str) -> None:
+    """Walks the raw headers before tarfile reads any: a metadata member over MAX_METADATA_BYTES
+    or a size that does not parse is refused, and so are more headers than members allowed."""
+    size = os.stat(path).st_size
+    with open(path, "rb") as f:
+        pos = 0
+        for _ in range(2 * MAX_MEMBERS + 1):       # each member may bring a metadata header
+            if pos + 512 > size:
+                return
+            f.seek(pos)
+            head = f.read(512)
+            if not head.strip(b"\0"):
+                return                             # the end-of-archive blocks
+            n = _header_size(head)
+            if n < 0:
+                raise ModelError(f"{name} has a tar header whose size does not parse", hint=_ARCHIVE_HINT)
+            if head[156:157] in _METADATA_TYPES and n > MAX_METADATA_BYTES:
+                raise ModelError(f"{name} has a {n}-byte tar metadata header (pax or long name), over "
+                                 f"{MAX_METADATA_BYTES}", hint=_ARCHIVE_HINT)
+            pos += 512 + (n + 511) // 512 * 512
+    raise ModelError(f"{name} holds more than {MAX_MEMBERS} members", hint=_ARCHIVE_HINT)
+
+
 def open_archive(path: str) -> ModelArchive:
     """Lists the archive's members and finds its one .onnx; raises ModelError naming what is wrong."""
     real = os.path.realpath(path)
+    _check_headers(real, os.path.basename(path))
     members: list[tuple[str, int, int]] = []
     seen: set[str] = set()
     try:

@@ -158,3 +158,23 @@ def test_the_cli_takes_an_archive(tmp_path):
     assert r.returncode == 0 and "parameters: 4,160" in r.stdout, r.stdout + r.stderr
     r = brickyard("compile", archive, "-o", str(tmp_path / "affine.brickyard"), "-q")
     assert r.returncode == 0 and (tmp_path / "affine.brickyard").exists(), r.stderr
+
+
+def test_a_huge_metadata_header_is_refused_before_tarfile_reads_it(tmp_path):
+    """A pax header claiming gigabytes (tarfile would read it whole into memory) is refused from its
+    size field alone; an archive whose names need pax headers still reads."""
+    model = _one_weight_model(tmp_path, "w.bin")
+    good = tar_of(tmp_path / "paxed.tar", {"m.onnx": model, "w.bin": WEIGHT, "d/" + "x" * 150 + ".txt": b"long"})
+    assert read_checked(good, SERVICE).proto.graph.initializer[0].raw_data == WEIGHT
+    head = bytearray(512)
+    head[0:9] = b"PaxHeader"
+    head[100:108] = b"0000644\0"
+    head[124:136] = b"%011o\0" % (8 << 30)           # 8 GiB of pax records
+    head[156:157] = b"x"
+    head[257:263] = b"ustar\0"
+    head[263:265] = b"00"
+    head[148:156] = b"        "
+    head[148:156] = b"%06o\0 " % sum(head)
+    bad = tmp_path / "huge_pax.tar"
+    bad.write_bytes(bytes(head) + b"\0" * 1024)
+    _refused(str(bad), "tar metadata header", "over 1048576")
