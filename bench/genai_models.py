@@ -69,6 +69,9 @@ FAMILIES = {
     "smollm3": ("SmolLM3Config", "SmolLM3ForCausalLM", {}),
     "phi": ("PhiConfig", "PhiForCausalLM", {"partial_rotary_factor": 0.5}),
     "ernie": ("Ernie4_5Config", "Ernie4_5ForCausalLM", {}),
+    "hunyuan": ("HunYuanDenseV1Config", "HunYuanDenseV1ForCausalLM", {"head_dim": 32}),
+    # a conv layer and an attention layer: com.microsoft CausalConvWithState with its own state
+    "lfm2": ("Lfm2Config", "Lfm2ForCausalLM", {"layer_types": ["conv", "full_attention"], "full_attn_idxs": [1]}),
 }
 PRECISIONS = (("fp32", "cpu"), ("int4", "cpu"), ("fp16", "cuda"))
 
@@ -172,6 +175,9 @@ def step_feeds(model, decoder: dict, batch: int, new: int, past: int, shorter: i
             if int(vi.name.split(".")[1]) in sliding.get("layers", ()):
                 length = sliding["window_size"] + sliding.get("cache_slack", 0)
             feeds[vi.name] = rng.standard_normal((batch, heads, length, decoder["head_size"])).astype(dt)
+        elif vi.name.startswith("past.") and vi.name.endswith(".conv"):    # a conv layer's (channels, k - 1) state
+            dims = [d.dim_value for d in tt.shape.dim]
+            feeds[vi.name] = rng.standard_normal((batch, *dims[1:])).astype(dt)
         else:
             raise ValueError(f"input {vi.name} is none a generation loop feeds")
     return feeds
