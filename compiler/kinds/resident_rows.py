@@ -293,7 +293,10 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     out_args = {v: f"out{j}" for j, v in enumerate(spec.written[:-1])}   # resident rows, statistics written too
     bm, J, nrows = chain.rows_per_block, chain.length, chain.row_count
     stored = {st.output: st.expr.output.dtype for st in spec.stages}
-    buf_type = {v: (DType.float64 if stored[v] is DType.float64 else DType.float32) for v in chain.shared_values()}
+    # float values kept in fp32 (fp64 kept); integers in their own type: a top-k's index is read
+    # as an index, which C takes from no float
+    buf_type = {v: (stored[v] if not stored[v].is_float else DType.float64 if stored[v] is DType.float64
+                    else DType.float32) for v in chain.shared_values()}
     names = {}
     lengths = {r.output: r.length for r in chain.residents()}     # a resident buffer's row pitch
     L = ["  BY_SHARED_BUFFER(by_smem_raw);"]

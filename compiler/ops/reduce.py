@@ -377,6 +377,30 @@ def _ref_topk(node: Node, inputs: list, opset: int) -> list:
     return [np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)]
 
 
+def emit_topk_indices(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, TensorType], axis: int,
+                      largest: bool) -> None:
+    """The indices (into `yi`) of the yi.shape[axis] largest (or smallest) elements of x along
+    `axis`, ties to the lower index: rank[j] = how many elements come before x[j]; output p takes
+    the j whose rank is p."""
+    (x_name, xt), (yi_name, yt) = x, yi
+    n = xt.shape[axis]
+    # NaN compares false everywhere, so a NaN's rank may collide with another element's (open).
+    iv = out_vars(xt.rank)
+    r = Var("r0")
+    at_r = tuple(r if a == axis else iv[a] for a in range(xt.rank))
+    xr, xi = load(0, xt, at_r), load(0, xt, iv)
+    beats = binary("gt" if largest else "lt", xr, xi)
+    tie_first = logical_and(binary("eq", xr, xi), binary("lt", r, iv[axis]))
+    body = select(logical_or(beats, tie_first), const(1, DType.int64), const(0, DType.int64))
+    rank_t = TensorType(DType.int64, xt.shape)
+    rank = ctx.temp(rank_t, "rank")
+    ctx.emit(TensorExpr("topk_rank", (xt,), rank_t, body, Reduce("sum", (("r0", n),))), [x_name], rank)
+    ov = out_vars(yt.rank)
+    at_r = tuple(r if a == axis else ov[a] for a in range(xt.rank))
+    pick = select(binary("eq", load(0, rank_t, at_r), ov[axis]), r, const(0, DType.int64))
+    ctx.emit(TensorExpr("topk_index", (rank_t,), yt, pick, Reduce("sum", (("r0", n),))), [rank], yi_name)
+
+
 @register("TopK", reference=_ref_topk)
 def lower_topk(ctx: LowerCtx) -> None:
     """rank[j] = how many elements come before x[j]; output p takes the j whose rank is p."""
@@ -385,24 +409,8 @@ def lower_topk(ctx: LowerCtx) -> None:
     largest = bool(ctx.attr("largest", 1)) if ctx.opset >= 11 else True
     if yv.size == 0:
         return
-    n = x.shape[axis]
-    # NaN compares false everywhere, so a NaN's rank may collide with another element's (open).
-    iv = out_vars(x.rank)
-    r = Var("r0")
-    at_r = tuple(r if a == axis else iv[a] for a in range(x.rank))
-    xr, xi = load(0, x, at_r), load(0, x, iv)
-    beats = binary("gt" if largest else "lt", xr, xi)
-    tie_first = logical_and(binary("eq", xr, xi), binary("lt", r, iv[axis]))
-    body = select(logical_or(beats, tie_first), const(1, DType.int64), const(0, DType.int64))
-    rank_t = TensorType(DType.int64, x.shape)
-    rank = ctx.temp(rank_t, "rank")
-    ctx.emit(TensorExpr("topk_rank", (x,), rank_t, body, Reduce("sum", (("r0", n),))),
-             [ctx.in_name(0)], rank)
+    emit_topk_indices(ctx, (ctx.in_name(0), x), (ctx.out_name(1), yi), axis, largest)
     ov = out_vars(yi.rank)
-    at_r = tuple(r if a == axis else ov[a] for a in range(x.rank))
-    pick = select(binary("eq", load(0, rank_t, at_r), ov[axis]), r, const(0, DType.int64))
-    ctx.emit(TensorExpr("topk_index", (rank_t,), yi, pick, Reduce("sum", (("r0", n),))),
-             [rank], ctx.out_name(1))
     at_i = tuple(load(1, yi, ov) if a == axis else ov[a] for a in range(x.rank))
     ctx.emit(TensorExpr("topk_value", (x, yi), yv, load(0, x, at_i)),
              [ctx.in_name(0), ctx.out_name(1)], ctx.out_name(0))
