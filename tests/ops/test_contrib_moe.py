@@ -162,3 +162,18 @@ def test_qmoe_refuses_what_is_not_4_bit_integers():
         node.attribute.append(helper.make_attribute(attr, value))
         with pytest.raises(CompilerError, match=match):
             compile(changed.SerializeToString(), "h100", CompileOptions(build=False))
+
+
+def test_a_decode_token_reads_its_k_experts():
+    """One token, 2 of 8 experts: each FC's predicted DRAM bytes are about 2/8 of its weights (the
+    gathered expert index names at most tokens x k of them), plus the small operands."""
+    case = CASES["decode_one_token"]
+    data, _ = moe_case(**case)
+    art = compile(data, "h100", CompileOptions(build=False))
+    m = onnx.load_from_string(data)
+    weights = {t.name: t.dims for t in m.graph.initializer}
+    E, k = case["E"], case["k"]
+    for name, w in (("expert_fc1", "w1"), ("expert_fc2", "w2")):
+        whole = int(np.prod(weights[w])) * 4
+        (kern,) = [x for x in art.report["kernels"] if x["name"].startswith(name)]
+        assert whole * k // E <= kern["dram_bytes"] < whole * k // E + whole // 8, (name, kern["dram_bytes"], whole)
