@@ -9,7 +9,7 @@ import math
 
 from ..analysis.views import ReduceView, decompose, gemm_view, reduce_view, sectors_per_request
 from ..codegen.memory_bound import render_split_reduce, split_chunk
-from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element
+from ..roller.construct import SECTOR, dram_bytes, io_sizes, load_count, ops_per_element, shared_input_bytes
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
@@ -73,7 +73,7 @@ def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) ->
             blocks = R * slices
             w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * 8, registers=32,
                          flops=float(R * K * ops + blocks * T * 2 + R * slices), compute_dtype=te.body.dtype.name,
-                         dram_bytes=dram_bytes(sizes, l2 - ws, target) + ws, l2_bytes=l2,
+                         dram_bytes=dram_bytes(sizes, l2 - ws, target, shared_input_bytes(te)) + ws, l2_bytes=l2,
                          shared_bytes_moved=blocks * (T // 32) * 8.0, ilp=1.0, issue_efficiency=0.5)
             tiles = (RTile("block", (("rows", 1), ("k", chunk))), RTile("warp", (("rows", 1), ("k", 32))),
                      RTile("thread", (("rows", 1), ("k", 1))))

@@ -295,7 +295,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     stored = {st.output: st.expr.output.dtype for st in spec.stages}
     # float values kept in fp32 (fp64 kept); integers in their own type: a top-k's index is read
     # as an index, which C takes from no float
-    buf_type = {v: (stored[v] if not stored[v].is_float else DType.float64 if stored[v] is DType.float64
+    buf_type = {v: (stored[v] if stored[v].is_int else DType.float64 if stored[v] is DType.float64
                     else DType.float32) for v in chain.shared_values()}
     names = {}
     lengths = {r.output: r.length for r in chain.residents()}     # a resident buffer's row pitch

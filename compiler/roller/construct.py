@@ -99,7 +99,7 @@ def dram_bytes(sizes: tuple[int, int, int], l2_loads: float, target: Target, sha
     them, so only the compulsory bytes reach DRAM."""
     ins, outb, _ = sizes
     unique = ins + outb
-    if shared is not None and shared <= target.l2_bytes // 4:
+    if shared and shared <= target.l2_bytes // 4:    # (no shared input: the repeats are sector waste)
         return unique
     spill = max(0.0, 1.0 - target.l2_bytes / max(1, 2 * ins))
     return unique + max(0.0, l2_loads - ins) * spill
