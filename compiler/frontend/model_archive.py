@@ -14,6 +14,7 @@ to that member's directory, each a regular file of the archive (no link, no spar
 given twice, no '..' leading out of the archive)."""
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import tarfile
@@ -41,9 +42,13 @@ class ModelArchive:
     def name(self) -> str:
         return posixpath.basename(self.model)
 
+    @functools.cached_property
+    def _by_name(self) -> dict[str, tuple[int, int]]:
+        return {n: (off, size) for n, off, size in self.members}
+
     def member(self, name: str) -> tuple[int, int] | None:
         """(data offset in the archive, size) of regular member `name`, or None."""
-        return next(((off, size) for n, off, size in self.members if n == name), None)
+        return self._by_name.get(name)
 
     def resolve(self, location: str) -> str | None:
         """The member name an external data `location` of the model names (relative to the .onnx

@@ -186,10 +186,11 @@ def _read(model, limits: ImportLimits) -> tuple[bytes, str, str | ModelArchive |
                 raise ModelError(f"{path} is {packed}-compressed, not an ONNX model or an uncompressed tar of one",
                                  hint="decompress it; a model with its data files goes as one uncompressed tar "
                                       "(`tar cf model.tar model.onnx model.onnx.data`)")
-            if not is_tar(head):
+            archive = is_tar(head)     # a model archive: its .onnx member, its members the external data
+            if not archive:
                 _check_bytes(st.st_size, limits, path)
                 data = head + f.read(max(0, limits.max_bytes + 1 - len(head)))  # it may grow after stat
-        if is_tar(head):      # a model archive: its .onnx member, and its members as the external data
+        if archive:
             return _read_archive(path, limits)
         _check_bytes(len(data), limits, path)
         return data, os.path.basename(path), os.path.realpath(os.path.dirname(os.path.abspath(path)))
@@ -501,11 +502,17 @@ def _external_range(t: onnx.TensorProto, where: str, model_dir: str | ModelArchi
                          hint=_BESIDE_HINT) from None
     if not stat.S_ISREG(st.st_mode):
         raise ModelError(f"{what} keeps its data in '{location}', which is not a regular file", hint=stay_inside)
-    end = st.st_size if length is None else offset + length
-    if offset > st.st_size or end > st.st_size:
-        raise ModelError(f"{what} reads bytes {offset} to {end} of '{location}', which has {st.st_size} bytes",
+    return _ExternalRange(t, location, path, offset, _range_length(what, location, offset, length, st.st_size))
+
+
+def _range_length(what: str, location: str, offset: int, length: int | None, size: int) -> int:
+    """The bytes a tensor reads from `offset` of a file (or archive member) of `size` bytes: its
+    length, or to the end; an error where the range does not lie within."""
+    end = size if length is None else offset + length
+    if offset > size or end > size:
+        raise ModelError(f"{what} reads bytes {offset} to {end} of '{location}', which has {size} bytes",
                          hint="the data file is truncated or belongs to another model")
-    return _ExternalRange(t, location, path, offset, end - offset)
+    return end - offset
 
 
 def _archive_range(t: onnx.TensorProto, what: str, archive: ModelArchive, location: str, offset: int,
@@ -520,11 +527,7 @@ def _archive_range(t: onnx.TensorProto, what: str, archive: ModelArchive, locati
                          f"({os.path.basename(archive.path)})",
                          hint="put the data files the model names in the archive beside its .onnx, as it was saved")
     start, size = found
-    end = size if length is None else offset + length
-    if offset > size or end > size:
-        raise ModelError(f"{what} reads bytes {offset} to {end} of '{location}', which has {size} bytes",
-                         hint="the data file is truncated or belongs to another model")
-    return _ExternalRange(t, location, archive.path, start + offset, end - offset)
+    return _ExternalRange(t, location, archive.path, start + offset, _range_length(what, location, offset, length, size))
 
 
 def _external_int(entries: dict, key: str, what: str, location: str) -> int | None:

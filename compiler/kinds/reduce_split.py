@@ -48,7 +48,7 @@ def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) ->
     if te.body.dtype.compute_ctype != "float" or view.R >= target.sms:
         return []
     R, K = view.R, view.K
-    sizes = io_sizes(te)
+    sizes, shared = io_sizes(te), shared_input_bytes(te)
     n_loads = max(1, load_count(te.body))
     ops = ops_per_element(te.body)
     out = []
@@ -73,7 +73,7 @@ def split_reduce_candidates(te: TensorExpr, view: ReduceView, target: Target) ->
             blocks = R * slices
             w = Workload(blocks=blocks, threads=T, shared_bytes=(T // 32) * 8, registers=32,
                          flops=float(R * K * ops + blocks * T * 2 + R * slices), compute_dtype=te.body.dtype.name,
-                         dram_bytes=dram_bytes(sizes, l2 - ws, target, shared_input_bytes(te)) + ws, l2_bytes=l2,
+                         dram_bytes=dram_bytes(sizes, l2 - ws, target, shared) + ws, l2_bytes=l2,
                          shared_bytes_moved=blocks * (T // 32) * 8.0, ilp=1.0, issue_efficiency=0.5)
             tiles = (RTile("block", (("rows", 1), ("k", chunk))), RTile("warp", (("rows", 1), ("k", 32))),
                      RTile("thread", (("rows", 1), ("k", 1))))

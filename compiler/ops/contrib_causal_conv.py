@@ -22,6 +22,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, cast, const, load, out_vars, reduce_vars, select, binary, unary
 from .contrib import MS, ProtoNode
+from .movement import text
 from .reduce import math_dtype
 from .registry import LowerCtx, register
 
@@ -32,17 +33,13 @@ _CPU_ONLY = {"ndim": 1, "channels_last": 0, "state_window": 0, "state_length": 0
              "input_channel_offset": 0, "state_update_capacity": 0, "state_channels_last": -1}
 
 
-def _text(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 def _geometry(attr, x_shape, w_shape) -> tuple[int, int, int, str]:
     """(channels, taps k, dilation, activation), or ValueError naming what is not supported."""
     for name, want in _CPU_ONLY.items():
         got = attr(name, want)
         if got is not None and int(got) != want:
             raise ValueError(f"attribute {name}={got} is not supported (only {name}={want})")
-    act = _text(attr("activation", "none") or "none")
+    act = text(attr("activation", "none") or "none")
     if act not in ACTIVATIONS:
         raise ValueError(f"activation '{act}' is not one of {', '.join(ACTIVATIONS)}")
     dilation = int(attr("dilation", 1) or 1)

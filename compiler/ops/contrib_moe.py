@@ -29,7 +29,8 @@ from ..ir.graph import TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, cast, const, load, maximum, minimum, out_vars, reduce_vars, unary
 from .contrib import MS, ProtoNode
 from .contrib_attention import ExprArgs
-from .contrib_quant import _field
+from .contrib_quant import packed_field, unpack_bits
+from .movement import text
 from .reduce import emit_topk_indices, math_dtype
 from .registry import LowerCtx, register
 
@@ -54,10 +55,6 @@ MOE_FCS = (FcInputs(2, 3), FcInputs(4, 5), FcInputs(6, 7))
 QMOE_FCS = (FcInputs(2, 4, 3, 11), FcInputs(5, 7, 6, 12), FcInputs(8, 10, 9, 13))
 
 
-def _text(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 class MoeShape:
     """The static sizes and options of one MoE node, or ValueError naming what is not supported."""
 
@@ -65,7 +62,7 @@ class MoeShape:
         shapes = list(shapes) + [None] * 16
         x, router = shapes[_X], shapes[_ROUTER]
         w1, w2, w3 = (_logical(shapes[fc.weights], bits) for fc in fcs)
-        self.act = _text(attr("activation_type", "relu") or "relu")
+        self.act = text(attr("activation_type", "relu") or "relu")
         if self.act not in ACTIVATIONS:
             raise ValueError(f"activation_type '{self.act}' is not one of {', '.join(ACTIVATIONS)}")
         for name in ("use_sparse_mixer", "swiglu_limit_after_activation"):
@@ -134,8 +131,8 @@ _QMOE_REFUSED_INPUTS = {14: "router_weights", 15: "fc1_global_scale", 16: "fc2_g
 def _quant_bits(attr) -> int:
     """QMoE's weight bits, or ValueError for what is not supported: integer 4-bit weights (per row or
     in blocks, zero points optional), unpacked."""
-    if _text(attr("quant_type", "int") or "int") != "int":
-        raise ValueError(f"quant_type '{_text(attr('quant_type'))}' is not supported (only 'int')")
+    if text(attr("quant_type", "int") or "int") != "int":
+        raise ValueError(f"quant_type '{text(attr('quant_type'))}' is not supported (only 'int')")
     bits = int(attr("expert_weight_bits", 4))
     for name in ("fc1_expert_weight_bits", "fc2_expert_weight_bits", "fc3_expert_weight_bits"):
         if attr(name, None) is not None and int(attr(name)) != bits:
@@ -162,20 +159,24 @@ def _activate_np(sh: MoeShape, h, h3):
 
 
 def _dequantized_np(packed, scales, zero_points, bits: int, block: int) -> np.ndarray:
-    """A QMoE weight (experts, rows, columns) from its packed values, scales and zero points."""
-    from .contrib_quant import _unpack
+    """A QMoE weight (experts, rows, columns): (q - zero point) * scale, with scales (E, rows) per
+    row or (E, rows, groups) per block of `block` columns; zero points packed like the values, 2^(bits-1)
+    where absent."""
     E, rows, _ = packed.shape
     cols = packed.shape[2] * 8 // bits
-    q = _unpack(packed, bits, cols).astype(np.float64)
-    s = scales.astype(np.float64)
-    groups = s.shape[2] if s.ndim == 3 else 1
-    z = np.full((E, rows, groups), float(1 << (bits - 1)))
-    if zero_points is not None:
-        z = _unpack(zero_points.reshape(E, rows, -1) if s.ndim == 3 else zero_points.reshape(E, 1, -1), bits,
-                    groups if s.ndim == 3 else rows).astype(np.float64)
-        z = z if s.ndim == 3 else z.reshape(E, rows, 1)
-    span = block if s.ndim == 3 else cols
-    return (q - np.repeat(z, span, axis=2)[..., :cols]) * np.repeat(s.reshape(E, rows, -1), span, axis=2)[..., :cols]
+    q = unpack_bits(packed, bits, cols).astype(np.float64)
+    groups = scales.shape[2] if scales.ndim == 3 else 1
+    if zero_points is None:
+        z = np.full((E, rows, groups), float(1 << (bits - 1)))
+    elif scales.ndim == 3:        # per block: each row's group zero points packed in its row
+        z = unpack_bits(zero_points, bits, groups).astype(np.float64)
+    else:                         # per row: an expert's rows' zero points packed in one row
+        z = unpack_bits(zero_points, bits, rows).astype(np.float64).reshape(E, rows, 1)
+    span = block if scales.ndim == 3 else cols
+
+    def spread(a):
+        return np.repeat(a, span, axis=2)[..., :cols]
+    return (q - spread(z)) * spread(scales.astype(np.float64).reshape(E, rows, groups))
 
 
 def _ref_qmoe(node, inputs, opset):
@@ -306,7 +307,7 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
         w_arg = args.arg(ctx.in_name(at.weights), wt)
         if not bits:
             return cast(load(w_arg, wt, (e, n, c)), acc)
-        q = cast(_field(load(w_arg, wt, (e, n, c * bits // 8)), c, bits), acc)
+        q = cast(packed_field(load(w_arg, wt, (e, n, c * bits // 8)), c, bits), acc)
         st = ctx.input(at.scales)
         group = (c // block,) if st.rank == 3 else ()
         scale = cast(load(args.arg(ctx.in_name(at.scales), st), st, (e, n, *group)), acc)
@@ -315,7 +316,7 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
             z_arg = args.arg(ctx.in_name(at.zero_points), zt)
             pos = c // block if st.rank == 3 else n          # the zero point's place in its packed row
             zb = load(z_arg, zt, (e, n, pos * bits // 8) if zt.rank == 3 else (e, pos * bits // 8))
-            zero = cast(_field(zb, pos, bits), acc)
+            zero = cast(packed_field(zb, pos, bits), acc)
         else:
             zero = const(float(1 << (bits - 1)), acc)
         return (q - zero) * scale

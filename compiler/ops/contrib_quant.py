@@ -60,7 +60,7 @@ def _infer(pn, in_types, consts) -> list:
     return [TensorType(a.dtype, a.shape[:-1] + (N,))]
 
 
-def _unpack(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
+def unpack_bits(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
     """The `count` values of `bits` bits packed low bits first into each row of bytes."""
     per = 8 // bits
     shifts = np.arange(per, dtype=np.uint8) * bits
@@ -70,7 +70,7 @@ def _unpack(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
 
 def pack_bits(values: np.ndarray, bits: int) -> np.ndarray:
     """Rows of `bits`-bit values packed into bytes, low bits first, each row padded to whole bytes
-    (the layout of B and of packed zero points; `_unpack` reads it back)."""
+    (the layout of B and of packed zero points; `unpack_bits` reads it back)."""
     per = 8 // bits
     rows, n = values.shape
     padded = np.zeros((rows, -(-n // per) * per), np.uint8)
@@ -84,12 +84,12 @@ def _ref(node, inputs, opset):
     zp = inputs[3] if len(inputs) > 3 else None
     bias = inputs[5] if len(inputs) > 5 else None
     K, N, bits, block, kb = _sizes(node.attr)
-    q = _unpack(b.reshape(N, kb, -1), bits, block).reshape(N, kb * block)[:, :K].astype(np.float64)
+    q = unpack_bits(b.reshape(N, kb, -1), bits, block).reshape(N, kb * block)[:, :K].astype(np.float64)
     s = np.repeat(scales.reshape(N, kb).astype(np.float64), block, axis=1)[:, :K]
     if zp is None:
         z = np.full((N, kb), 1 << (bits - 1), np.float64)
     elif zp.dtype == np.uint8:
-        z = _unpack(zp.reshape(N, -1), bits, kb).astype(np.float64)
+        z = unpack_bits(zp.reshape(N, -1), bits, kb).astype(np.float64)
     else:
         z = zp.reshape(N, kb).astype(np.float64)
     w = (q - np.repeat(z, block, axis=1)[:, :K]) * s
@@ -131,7 +131,7 @@ def lower_matmul_nbits(ctx: LowerCtx) -> None:
     def packed(arg: int, t: TensorType, row, pos, width: int):
         """The `bits`-bit value at position `pos` of row `row` of a tensor packed `width` bytes a row."""
         flat = row * width + pos * bits // 8
-        return _field(load(arg, t, _flat_index(t, flat)), pos, bits)
+        return packed_field(load(arg, t, _flat_index(t, flat)), pos, bits)
 
     ins, names = [a, bt, st], [ctx.in_name(_A), ctx.in_name(_B), ctx.in_name(_SCALES)]
     q = cast(packed(1, bt, n * kb + block_of, k % block, blob), wdt)
@@ -155,7 +155,7 @@ def lower_matmul_nbits(ctx: LowerCtx) -> None:
     ctx.emit(TensorExpr("matmul_nbits", tuple(ins), y, body, red, epi), names, ctx.out_name(0))
 
 
-def _field(byte, pos, bits: int):
+def packed_field(byte, pos, bits: int):
     """Value number `pos` of a row packed `bits` bits a value, low bits first, from the loaded byte
     that holds it (byte `pos * bits // 8` of the row): a shift and a mask."""
     shift = cast((pos * bits) % 8, DType.uint8)
@@ -267,11 +267,11 @@ def _gbq_ref(node, inputs, opset):
     valid = (idx >= -V) & (idx < V)
     rows = np.where(valid, np.where(idx < 0, idx + V, idx), 0)
     wdt = np.float64 if scales.dtype == np.float64 else np.float32
-    q = _unpack(data[rows], bits, L).astype(wdt)
+    q = unpack_bits(data[rows], bits, L).astype(wdt)
     if zp is None:
         z = np.full(rows.shape + data.shape[1:-1] + (kb,), 1 << (bits - 1), wdt)
     else:
-        z = _unpack(zp[rows], bits, kb).astype(wdt)
+        z = unpack_bits(zp[rows], bits, kb).astype(wdt)
     s = scales[rows].astype(wdt)
     # onnxruntime's float(q - zero_point) * float(scale), rounded once to the scales' type
     y = (q - np.repeat(z, block, axis=-1)[..., :L]) * np.repeat(s, block, axis=-1)[..., :L]
@@ -296,14 +296,14 @@ def lower_gather_block_quantized(ctx: LowerCtx) -> None:
     row = wrap_index(raw, V)
     block_of = h // block
     byte = load(0, data, (row,) + mid + (h // per,))
-    value = byte if bits == 8 else _field(byte, h, bits)
+    value = byte if bits == 8 else packed_field(byte, h, bits)
     args = [_DATA, _INDICES, _GSCALES]
     if zt is None:
         zero = const(float(1 << (bits - 1)), wdt)
     else:
         args.append(_GZERO_POINTS)
         zbyte = load(3, zt, (row,) + mid + (block_of // per,))
-        zero = zbyte if bits == 8 else _field(zbyte, block_of, bits)
+        zero = zbyte if bits == 8 else packed_field(zbyte, block_of, bits)
     scale = cast(load(2, st, (row,) + mid + (block_of,)), wdt)
     deq = cast((cast(value, wdt) - cast(zero, wdt)) * scale, y.dtype)
     # an index outside [-V, V) reads nothing (the select's other branch) and gives 0

@@ -80,16 +80,8 @@ def test_layouts_onnxruntimes_cpu_kernel_lacks_against_the_reference(fusion):
     """swiglu_fusion 0 (FC3 gives the linear half) and 2 (gate and up concatenated): onnxruntime's CPU
     kernel refuses both, so the compiled plan is checked against the reference, which the cases above
     check against onnxruntime for the interleaved layout."""
-    from compiler.ir.graph import Node
-    from compiler.ops.registry import lookup
     data, feeds = moe_case(6, 16, 8, 4, 2, fusion=fusion, **GPT_OSS)
-    m = onnx.load_from_string(data)
-    consts = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
-    pn = m.graph.node[0]
-    node = Node("MoE", pn.name, tuple(pn.input), tuple(pn.output),
-                tuple((a.name, helper.get_attribute_value(a)) for a in pn.attribute), domain="com.microsoft")
-    want = lookup("MoE", "com.microsoft").reference(node, [feeds.get(n, consts.get(n)) if n else None
-                                                           for n in pn.input], 21)[0]
+    want = _reference("MoE", data, feeds)
     got = Executor(compile(data, "h100", CompileOptions(build=False)).plan, make_backend("host")).run(feeds)["y"]
     np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * max(1.0, float(np.abs(want).max())))
 
@@ -139,10 +131,25 @@ def qmoe_case(T, H, I, E, k, block, zero_points=False):
                                    "r": RNG.standard_normal((T, E)).astype(np.float32)}
 
 
+def _reference(op: str, data: bytes, feeds: dict) -> np.ndarray:
+    """The registered reference of the model's one node on `feeds` and its constants."""
+    from compiler.ir.graph import Node
+    from compiler.ops.registry import lookup
+    m = onnx.load_from_string(data)
+    consts = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
+    pn = m.graph.node[0]
+    node = Node(op, pn.name, tuple(pn.input), tuple(pn.output),
+                tuple((a.name, helper.get_attribute_value(a)) for a in pn.attribute), domain="com.microsoft")
+    return lookup(op, "com.microsoft").reference(node, [feeds.get(n, consts.get(n)) if n else None
+                                                        for n in pn.input], 21)[0]
+
+
 @pytest.mark.parametrize("block,zero_points", [(32, False), (0, False), (32, True), (0, True)])
 def test_qmoe_against_onnxruntime(block, zero_points):
+    """The lowering and the reference (the dequantized weights through MoE's) against onnxruntime."""
     data, feeds = qmoe_case(4, 64, 32, 4, 2, block, zero_points)
     want = ort_run(data, feeds)["y"]
+    np.testing.assert_allclose(_reference("QMoE", data, feeds), want, rtol=0, atol=2e-6 * float(np.abs(want).max()))
     art = compile(data, "h100", CompileOptions(build=False))
     for mode in ("default", "shuffle"):
         got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)["y"]

@@ -152,14 +152,23 @@ def test_kv_cache_option_is_checked():
         CompileOptions(kv_cache="shared")
 
 
-def test_a_donated_input_read_by_a_step_fails_verification():
+def test_verification_refuses_a_donation_it_cannot_keep():
+    """A step that reads a donated input by name (its bytes change under it), and a donation
+    between values of different types, each fail verify_plan."""
+    import dataclasses
+    from compiler.ir.graph import TensorType
+    from compiler.ir.plan import AliasStep
     data, _ = gqa_case(**CASES["decode_packed_plain"])
     plan = _compile(data).plan
     verify_plan(plan)
-    import dataclasses
-    bad = dataclasses.replace(plan, donated=plan.donated + (("output", "seqlens_k"),))
-    with pytest.raises(VerifyError):
-        verify_plan(bad)
+    past_t = dict(plan.types)["past_key"]
+    reader = dataclasses.replace(plan, steps=plan.steps + (AliasStep("past_key_view", "past_key"),),
+                                 types=plan.types + (("past_key_view", TensorType(past_t.dtype, (past_t.size,))),))
+    with pytest.raises(VerifyError, match="donated input past_key is given twice or read by a step"):
+        verify_plan(reader)
+    mistyped = dataclasses.replace(plan, donated=plan.donated + (("output", "seqlens_k"),))
+    with pytest.raises(VerifyError, match="types .* differ"):
+        verify_plan(mistyped)
 
 
 def test_the_artifact_keeps_the_donations(tmp_path):
