@@ -76,8 +76,16 @@ FAMILIES = {
     "lfm2_moe": ("Lfm2MoeConfig", "Lfm2MoeForCausalLM", {"layer_types": ["conv", "full_attention"], "num_experts": 4,
                                                         "num_experts_per_tok": 2, "moe_intermediate_size": 64,
                                                         "num_dense_layers": 0}),
+    # head sinks in every attention (GroupQueryAttention's head_sink), a window on alternate layers,
+    # SwiGLU experts (MoE, and 4-bit QMoE in int4) with biases, a clamp and the interleaved layout
+    "gpt_oss": ("GptOssConfig", "GptOssForCausalLM", {"head_dim": 32, "sliding_window": 8, "num_local_experts": 4,
+                                                      "num_experts_per_tok": 2, "intermediate_size": 64,
+                                                      "layer_types": ["sliding_attention", "full_attention"]}),
 }
 PRECISIONS = (("fp32", "cpu"), ("int4", "cpu"), ("fp16", "cuda"))
+# families released with MXFP4 experts: the builder reads their int4 experts from those tensors
+MXFP4_EXPERTS = {"gpt_oss"}
+E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)      # an fp4 code's magnitude (its 4th bit the sign)
 
 # (step, batch, new tokens, past length, how many positions entry 1's cache is shorter, and for a
 # loop's fixed-shape step, whose past is as long as its present (docs/llm.md), the --kv-cache mode)
@@ -100,6 +108,28 @@ def _tokenizer(where: Path, vocab: int) -> None:
     PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="t0", bos_token="t1", eos_token="t2").save_pretrained(where)
 
 
+def _mxfp4_experts(checkpoint: Path) -> None:
+    """Add each expert weight's MXFP4 form as the released gpt-oss checkpoints hold it: per expert,
+    output row and 32 inputs, 16 bytes of E2M1 codes (two a byte, the first low) and a uint8 power
+    of two (exponent + 127) large enough for the block's largest magnitude to fit 6."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    grid = torch.tensor(E2M1)
+    path = checkpoint / "model.safetensors"
+    tensors = load_file(path)
+    for name in [n for n in tensors if n.endswith(("experts.gate_up_proj", "experts.down_proj"))]:
+        w = tensors[name].transpose(1, 2).float()                    # (experts, out, in): input-major stored
+        E, N, K = w.shape
+        w = w.reshape(E, N, K // 32, 32)
+        exp = torch.ceil(torch.log2(w.abs().amax(-1).clamp_min(1e-30) / 6.0)).clamp(-127, 127)
+        q = w / torch.pow(2.0, exp)[..., None]
+        mag = (q.abs()[..., None] - grid).abs().argmin(-1)
+        code = (mag | (((q < 0) & (mag > 0)).long() << 3)).to(torch.uint8)
+        tensors[name + "_blocks"] = (code[..., 0::2] | (code[..., 1::2] << 4)).contiguous()
+        tensors[name + "_scales"] = (exp + 127).to(torch.uint8).contiguous()
+    save_file(tensors, path, metadata={"format": "pt"})
+
+
 def build_one(family: str, work: Path, out: Path, full: bool = False) -> dict:
     """The family's random checkpoint, then the builder's model at each precision."""
     import torch
@@ -111,6 +141,8 @@ def build_one(family: str, work: Path, out: Path, full: bool = False) -> dict:
     dims = {**FULL} if full else {**SMALL, **extra}
     model = getattr(tf, model_cls)(getattr(tf, config_cls)(**dims)).eval()
     model.save_pretrained(ckpt)
+    if family in MXFP4_EXPERTS:
+        _mxfp4_experts(ckpt)
     _tokenizer(ckpt, dims["vocab_size"])
     del model
     built, errors = [], {}

@@ -256,12 +256,19 @@ def lower_attention(ctx: LowerCtx) -> None:
                             select(binary("eq", l_, 0.0), 0.0, p)), [scores, rmax, rsum], ctx.out_name(3))
 
 
-def softmax_pv(ctx: LowerCtx, scores: str, st_t: TensorType, v, y_t: TensorType, out: str) -> tuple[str, str]:
+def softmax_pv(ctx: LowerCtx, scores: str, st_t: TensorType, v, y_t: TensorType, out: str,
+               sink=None) -> tuple[str, str]:
     """The softmax over the last axis of `scores` (batch, heads, q, keys), as a row max and a row
     sum of exponentials, then Y = sum_j exp(s - max) V / sum, zero for a fully masked row (max
     -inf, sum 0). `v` is (name, type, at(b, h, j, d) -> index into V); Y (`out`, of type `y_t`) is
     (B, H, S, Dv) or (B, S, H * Dv). Returns the row max's and row sum's names. This is the chain
-    kinds/flash_attention.py reads off the expressions, whichever attention op wrote it."""
+    kinds/flash_attention.py reads off the expressions, whichever attention op wrote it.
+
+    `sink` adds a logit per head that takes a share of the softmax and no value (gpt-oss's
+    attention sinks): (name, type, at(b, h) -> index) of a tensor, or a constant (0.0 is
+    onnxruntime's smooth softmax). The statistics stay the keys' own, so the attention kinds'
+    online softmax is untouched; Y's epilogue divides by l + exp(sink - m), both terms scaled by
+    exp(-max(m, sink)) so that neither overflows."""
     acc = st_t.dtype
     B, H, Sq, T = st_t.shape
     (r,) = reduce_vars(1)
@@ -285,27 +292,53 @@ def softmax_pv(ctx: LowerCtx, scores: str, st_t: TensorType, v, y_t: TensorType,
     o_t = TensorType(y_t.dtype, (B, H, Sq, Dv))
     o = out if y_t.rank == 4 else ctx.temp(o_t, "heads")
     yb, yh, yi, yd = out_vars(4)
+    def normalised(m, l_, at: int | None, names: list[str], types: list[TensorType]):
+        """acc / l, zero in a fully masked row; with a sink acc / (l + exp(sink - m)) in a stable
+        form (the sink read as input `at`, or a constant)."""
+        a = Var("acc", acc)
+        if sink is None:
+            return select(binary("eq", l_, 0.0), 0.0, a / l_)
+        if isinstance(sink, (int, float)):
+            z = const(float(sink), acc)
+        else:
+            z_name, z_t, z_at = sink
+            names.append(z_name)
+            types.append(z_t)
+            z = cast(load(at, z_t, z_at(yb, yh)), acc)
+        top = binary("max", m, z)
+        kept = unary("exp", m - top)
+        return a * kept / (l_ * kept + unary("exp", z - top))
+
     if T > 1:
         # the probabilities once per score, as Softmax writes them (a fused kernel keeps them in
         # shared memory or, on the online-softmax kinds, a key tile at a time in registers), zero
-        # in a fully masked row; computed inside P.V they would be once per score and column
+        # in a fully masked row; computed inside P.V they would be once per score and column.
+        # With a sink the division moves to P.V's epilogue, beside the sink's share.
         pb, ph, pi, pj = out_vars(4)
         l_ = load(2, row_t, (pb, ph, pi))
         e = unary("exp", load(0, st_t, (pb, ph, pi, pj)) - load(1, row_t, (pb, ph, pi)))
         probs = ctx.temp(st_t, "probs")
         ctx.emit(TensorExpr("attention_probs", (st_t, row_t, row_t), st_t,
-                            select(binary("eq", l_, 0.0), 0.0, e / l_)), [scores, rmax, rsum], probs)
+                            select(binary("eq", l_, 0.0), 0.0, e / l_) if sink is None else e),
+                 [scores, rmax, rsum], probs)
         vv = cast(load(1, v_t, v_at(yb, yh, r, yd)), acc)
-        ctx.emit(TensorExpr("attention_pv", (st_t, v_t), o_t, load(0, st_t, (yb, yh, yi, r)) * vv,
-                            Reduce("sum", (("r0", T),))), [probs, v_name], o)
+        names, types = [probs, v_name], [st_t, v_t]
+        epilogue = None
+        if sink is not None:
+            names += [rmax, rsum]
+            types += [row_t, row_t]
+            epilogue = normalised(load(2, row_t, (yb, yh, yi)), load(3, row_t, (yb, yh, yi)), 4, names, types)
+        ctx.emit(TensorExpr("attention_pv", tuple(types), o_t, load(0, st_t, (yb, yh, yi, r)) * vv,
+                            Reduce("sum", (("r0", T),)), epilogue), names, o)
     else:
         # one key: a probabilities map would take the one-key sum inlined by fusion (a reduction over
         # one element is a map), hiding the softmax from the attention kinds; nothing to recompute
         l_ = load(2, row_t, (yb, yh, yi))
         e = unary("exp", load(0, st_t, (yb, yh, yi, r)) - load(1, row_t, (yb, yh, yi)))
-        ctx.emit(TensorExpr("attention_pv", (st_t, row_t, row_t, v_t), o_t, e * load(3, v_t, v_at(yb, yh, r, yd)),
-                            Reduce("sum", (("r0", T),)), select(binary("eq", l_, 0.0), 0.0, Var("acc", acc) / l_)),
-                 [scores, rmax, rsum, v_name], o)
+        names, types = [scores, rmax, rsum, v_name], [st_t, row_t, row_t, v_t]
+        epilogue = normalised(load(1, row_t, (yb, yh, yi)), l_, 4, names, types)
+        ctx.emit(TensorExpr("attention_pv", tuple(types), o_t, e * load(3, v_t, v_at(yb, yh, r, yd)),
+                            Reduce("sum", (("r0", T),)), epilogue), names, o)
     if y_t.rank == 3:
         t_t = TensorType(y_t.dtype, (B, Sq, H, Dv))
         tb, ts, th, td = out_vars(4)

@@ -17,8 +17,10 @@ h // (num_heads / kv_num_heads).
 
 `total_sequence_length` sizes the present outputs, so Brickyard needs its value at compile time:
 onnxruntime-genai's models compute it from attention_mask's shape, which `--input-shape` fixes.
-The quantized KV cache, smooth softmax and head sinks, position ids, query_seqlens, a
-sliding-window cache, non-causal attention and the QK output are refused by name.
+`head_sink` (gpt-oss) gives each head a logit that takes a share of the softmax's denominator and
+no value: softmax over [scores, sink_h] with the sink's column dropped; `smooth_softmax` is a sink
+of 0 for every head. The quantized KV cache, position ids, query_seqlens, non-causal attention and
+the QK output are refused by name.
 
 The lowering is tensor expressions: the rotary embedding the ONNX RotaryEmbedding's (position ids
 made from seqlens_k), the present K/V one map each, then the scores and the softmax and P.V chain
@@ -46,9 +48,9 @@ from .registry import LowerCtx, lookup, register
 (_QUERY, _KEY, _VALUE, _PAST_K, _PAST_V, _SEQLENS, _TOTAL, _COS, _SIN, _POS_IDS, _ABIAS, _HEAD_SINK, _K_SCALE,
  _V_SCALE, _Q_NORM, _K_NORM, _QUERY_SEQLENS) = range(17)
 
-_REFUSED_INPUTS = {_POS_IDS: "position_ids", _HEAD_SINK: "head_sink", _K_SCALE: "k_scale (a quantized KV cache)",
+_REFUSED_INPUTS = {_POS_IDS: "position_ids", _K_SCALE: "k_scale (a quantized KV cache)",
                    _V_SCALE: "v_scale (a quantized KV cache)", _QUERY_SEQLENS: "query_seqlens"}
-_REFUSED_FLAGS = ("smooth_softmax", "qk_output", "kv_cache_bit_width")
+_REFUSED_FLAGS = ("qk_output", "kv_cache_bit_width")
 
 
 class GqaShape:
@@ -221,10 +223,24 @@ def _ref_gqa(node, inputs, opset):
     if sh.window > 0:
         allowed &= key > at - sh.window
     scores = np.where(allowed, scores, -np.inf)
-    e = np.exp(scores - scores.max(-1, keepdims=True))
-    y = (e / e.sum(-1, keepdims=True)) @ vv
+    sink = _sink_of(node.attr, ins[_HEAD_SINK])
+    if sink is None:
+        e = np.exp(scores - scores.max(-1, keepdims=True))
+        y = (e / e.sum(-1, keepdims=True)) @ vv
+    else:       # the sink's column joins the softmax, then is dropped
+        z = np.broadcast_to(np.asarray(sink, ct).reshape(1, -1, 1, 1), scores.shape[:3] + (1,))
+        top = np.maximum(scores.max(-1, keepdims=True), z)
+        e = np.exp(scores - top)
+        y = (e / (e.sum(-1, keepdims=True) + np.exp(z - top))) @ vv
     y = y.transpose(0, 2, 1, 3).reshape(B, S, N * H).astype(query.dtype)
     return [y, *present][:len(node.outputs)]
+
+
+def _sink_of(attr, head_sink):
+    """The per-head sink logits (an array, 0.0 for smooth_softmax) or None."""
+    if head_sink is not None:
+        return head_sink
+    return 0.0 if int(attr("smooth_softmax", 0) or 0) else None
 
 
 @register("GroupQueryAttention", reference=_ref_gqa, domain=MS, infer=_infer_gqa)
@@ -433,7 +449,13 @@ def lower_group_query_attention(ctx: LowerCtx) -> None:
     ctx.emit(TensorExpr("attention_scores", tuple(args.types), st_t, dot, Reduce("sum", (("r0", H),)), score),
              args.names, scores)
 
-    # 5) softmax and P.V, query head h reading K/V head h // group
+    # 5) softmax and P.V, query head h reading K/V head h // group; a head's sink logit
+    sink = _sink_of(ctx.attr, None)
+    if ctx.has_input(_HEAD_SINK):
+        zt = ctx.input(_HEAD_SINK)
+        if zt.shape != (N,) or not zt.dtype.is_float:
+            raise ctx.unsupported(f"head_sink of shape {zt.shape} ({zt.dtype.name}) is not ({N},) floats")
+        sink = (ctx.in_name(_HEAD_SINK), zt, lambda b_, h_: (h_,))
     v_at = v[2]
     softmax_pv(ctx, scores, st_t, (v[0], v[1], lambda b_, h_, j_, d_: v_at(b_, h_ // sh.group, j_, d_)),
-               ctx.out_types[0], ctx.out_name(0))
+               ctx.out_types[0], ctx.out_name(0), sink=sink)

@@ -6,7 +6,7 @@ at a 7B model's shapes (32 heads of 128, 8 key/value heads, 1023 cached position
 beside its prediction: the flash_decoding kernel with a mask of loaded values, and the present
 copies. With --kv-cache in-place the loop keeps its cache on the device (each present the buffer
 the next step takes as its past), and the 7B step is timed both ways with its inputs and outputs on
-the device under a CUDA graph."""
+the device under a CUDA graph. gpt-oss's head sinks run in the same flash kernels."""
 from __future__ import annotations
 
 import dataclasses
@@ -122,6 +122,28 @@ def test_a_7b_attention_step_on_gpu():
               f"{kinds}, rel err of y {err:.2e}, {us:.1f} us a step of the loop measured, "
               f"{art.report['latency']['predicted_us']:.1f} us predicted")
         assert err < 1e-2
+
+
+def test_head_sinks_on_gpu():
+    """gpt-oss's attention sinks in the flash kernels (tests/ops/test_contrib_gqa.py SINK_KINDS): a
+    prompt of 128 on tensor cores and a step over 1024 cached positions split across blocks, each
+    against onnxruntime."""
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from tests.ops.test_contrib_attention import ort_run
+    from tests.ops.test_contrib_gqa import SINK_KINDS, gqa_case, half
+    target = _target()
+    for step, (kw, kind) in SINK_KINDS.items():
+        data, feeds = half(*gqa_case(**kw))
+        art = compile(data, target, CompileOptions())
+        ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
+        got = ex.run(feeds)["output"].astype(np.float32)
+        want = ort_run(data, feeds)["output"].astype(np.float32)
+        err = float(np.abs(got - want).max() / np.abs(want).max())
+        kinds = [k["config"].get("schedule") for k in art.report["kernels"]]
+        print(f"GQA with head sinks, {step}: {kinds}, rel err {err:.2e}, {timed_us(ex, feeds):.1f} us measured")
+        assert kind in kinds and err < 1e-2
 
 
 def _loop_step_us(ex, inputs: dict, reps: int = 20) -> float:

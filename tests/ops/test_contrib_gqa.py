@@ -31,9 +31,10 @@ def _f(shape):
 
 
 def gqa_case(B, S, P, total, seqlens, *, packed=False, rotary=None, bias=None, present=True, H=H, qk_norm=False,
-             **attrs):
+             sink=False, **attrs):
     """(model bytes, feeds): one GroupQueryAttention node; `rotary` (interleaved, rotary dim) or
-    None; `bias` the attention_bias shape or None; total_sequence_length a constant."""
+    None; `bias` the attention_bias shape or None; `sink` a head_sink input; total_sequence_length
+    a constant."""
     names = ["query", "" if packed else "key", "" if packed else "value", "past_key" if P else "",
              "past_value" if P else "", "seqlens_k", "total_sequence_length"]
     feeds, inputs = {}, []
@@ -50,11 +51,15 @@ def gqa_case(B, S, P, total, seqlens, *, packed=False, rotary=None, bias=None, p
         feeds["cos_cache"], feeds["sin_cache"] = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
         names += ["cos_cache", "sin_cache"]
         attrs.update(do_rotary=1, rotary_interleaved=interleaved)
-    if bias is not None or qk_norm:
+    if bias is not None or qk_norm or sink:
         names += [""] * (10 - len(names))
     if bias is not None:
         names[10:] = ["attention_bias"]
         feeds["attention_bias"] = _f(bias)
+    if sink:
+        # logits around the scores' own size: some heads' sinks take most of the softmax
+        names += [""] * (11 - len(names)) + ["head_sink"]
+        feeds["head_sink"] = (2 * _f((N,))).astype(np.float32)
     if qk_norm:
         names += [""] * (14 - len(names)) + ["q_norm", "k_norm"]
         feeds["q_norm"], feeds["k_norm"] = _f((H,)), _f((H,))
@@ -123,6 +128,15 @@ CASES = {
     "sliding_decode_slack": dict(B=3, S=1, P=12, total=17, seqlens=[14, 16, 12], **SLIDING),
     "sliding_continued_prompt": dict(B=1, S=4, P=8, total=24, seqlens=[23], rotary=(1, H), **SLIDING),
     "sliding_continued_prompt_slack": dict(B=1, S=5, P=11, total=19, seqlens=[18], **SLIDING),
+    # gpt-oss: a sink logit per head shares the softmax; smooth softmax is a sink of 0
+    "sink_prompt": dict(B=2, S=8, P=0, total=8, seqlens=[7, 7], packed=True, rotary=(0, H), sink=True),
+    "sink_decode_ragged": dict(B=3, S=1, P=10, total=11, seqlens=[10, 6, 0], rotary=(0, H), sink=True),
+    "sink_sliding_decode": dict(B=3, S=1, P=8, total=21, seqlens=[20, 5, 8], rotary=(0, H), sink=True, **SLIDING),
+    "sink_continued_prompt": dict(B=1, S=4, P=10, total=14, seqlens=[13], sink=True),
+    "sink_attention_bias": dict(B=2, S=8, P=0, total=8, seqlens=[7, 7], bias=(1, N, 8, 8), sink=True),
+    "smooth_softmax_decode": dict(B=2, S=1, P=7, total=8, seqlens=[7, 3], smooth_softmax=1),
+    "smooth_softmax_local_window_prompt": dict(B=1, S=10, P=0, total=10, seqlens=[9], local_window_size=3,
+                                               smooth_softmax=1),
 }
 
 
@@ -173,7 +187,8 @@ def test_gqa_against_onnxruntime(case):
 
 @pytest.mark.parametrize("case", ["prompt_packed_rotary", "decode_ragged", "continued_prompt_part_filled",
                                   "local_window_decode", "softcap_scale", "qk_norm_decode_epsilons",
-                                  "sliding_decode_slack", "sliding_continued_prompt"])
+                                  "sliding_decode_slack", "sliding_continued_prompt", "sink_prompt",
+                                  "sink_sliding_decode", "smooth_softmax_decode"])
 def test_gqa_reference_matches_onnxruntime(case):
     """The registry's NumPy reference (constant folding) means what onnxruntime's kernel does."""
     data, feeds = gqa_case(**CASES[case])
@@ -192,16 +207,41 @@ def test_gqa_reference_matches_onnxruntime(case):
                                    err_msg=name)
 
 
-@pytest.mark.parametrize("case", ["prompt_packed_rotary", "decode_ragged", "continued_prompt", "qk_norm_prompt"])
+@pytest.mark.parametrize("case", ["prompt_packed_rotary", "decode_ragged", "continued_prompt", "qk_norm_prompt",
+                                  "sink_prompt", "sink_decode_ragged"])
 def test_gqa_fp16(case):
-    data, feeds = gqa_case(**CASES[case])
+    data, feeds = half(*gqa_case(**CASES[case]))
+    check(data, feeds, tol=4e-3, want=onnxruntime_want(CASES[case], data, feeds))
+
+
+def half(data: bytes, feeds: dict) -> tuple[bytes, dict]:
+    """The case in fp16: its float inputs and outputs, and its feeds."""
     m = onnx.load_from_string(data)
     for vi in list(m.graph.input) + list(m.graph.output):
         if vi.type.tensor_type.elem_type == F:
             vi.type.tensor_type.elem_type = TensorProto.FLOAT16
-    feeds = {k: v.astype(np.float16) if v.dtype == np.float32 else v for k, v in feeds.items()}
-    data = m.SerializeToString()
-    check(data, feeds, tol=4e-3, want=onnxruntime_want(CASES[case], data, feeds))
+    return m.SerializeToString(), {k: v.astype(np.float16) if v.dtype == np.float32 else v for k, v in feeds.items()}
+
+
+# gpt-oss's shapes of head (64) at a prompt of 128 and a step over 1024 cached positions
+SINK_KINDS = {"prompt": (dict(B=1, S=128, P=0, total=128, seqlens=[127], H=64, packed=True, rotary=(0, 64), sink=True),
+                         "flash_attention"),
+              "decode": (dict(B=1, S=1, P=1024, total=1025, seqlens=[1024], H=64, rotary=(0, 64), sink=True),
+                         "flash_decoding")}
+
+
+@pytest.mark.parametrize("step", list(SINK_KINDS))
+def test_head_sinks_stay_in_the_fused_attention_kernels(step):
+    """The sink's share is an epilogue of P.V (ops/attention.py softmax_pv), not a column of the
+    scores, so the tensor-core attention kinds take a sink chain as they take a plain one: one
+    kernel, and onnxruntime's output on the host harness."""
+    kw, kind = SINK_KINDS[step]
+    data, feeds = half(*gqa_case(**kw))
+    art = compile(data, "h100", CompileOptions(build=False))
+    assert kind in [dict(k.config).get("schedule") for k in art.plan.kernels()]
+    want = ort_run(data, feeds)["output"].astype(np.float32)
+    got = Executor(art.plan, make_backend("host")).run(feeds)["output"].astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=0, atol=4e-3 * np.abs(want).max())
 
 
 def _with(data: bytes, *, attrs=(), inputs=()) -> bytes:
@@ -219,7 +259,6 @@ def _with(data: bytes, *, attrs=(), inputs=()) -> bytes:
 
 
 @pytest.mark.parametrize("change,match", [
-    (dict(attrs=[("smooth_softmax", 1)]), "smooth_softmax"),
     (dict(attrs=[("causal", 0)]), "causal=0"),
     (dict(inputs=[(9, "position_ids", (TensorProto.INT64, (2, 8)))]), "position_ids"),
     (dict(inputs=[(12, "k_scale", (F, (1,)))]), "quantized KV cache"),
@@ -353,11 +392,11 @@ def test_a_refused_attribute_is_named_even_beside_an_empty_past():
     """A first prompt feeds an empty past (B, kv_heads, 0, H): a refusal of an attribute must say
     so, not blame the zero-size tensor."""
     data, _ = gqa_case(B=2, S=8, P=0, total=8, seqlens=[7, 7])
-    m = onnx.load_from_string(_with(data, attrs=[("smooth_softmax", 1)]))
+    m = onnx.load_from_string(_with(data, attrs=[("qk_output", 1)]))
     node = m.graph.node[0]
     node.input[3], node.input[4] = "past_key", "past_value"
     m.graph.input.extend([helper.make_tensor_value_info(n, F, (2, NK, 0, H)) for n in ("past_key", "past_value")])
-    with pytest.raises(CompilerError, match="smooth_softmax") as e:
+    with pytest.raises(CompilerError, match="qk_output") as e:
         compile(m.SerializeToString(), "h100", CompileOptions(build=False))
     assert "zero-size" not in str(e.value)
 
