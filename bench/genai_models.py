@@ -248,18 +248,26 @@ def onnxruntime_outputs(folder: Path, model, feeds: dict) -> tuple[dict, str]:
     import onnx
     import onnxruntime as ort
 
-    def run(m, fed):
-        sess = ort.InferenceSession(exact_reference(m).SerializeToString(), providers=["CPUExecutionProvider"])
+    def run(m, fed, where: Path):
+        # the graph beside the model's own weights file, so that a model past protobuf's 2 GB runs
+        # too (its weights stay external; the graph is what exact_reference changes)
+        path = where / "reference.onnx"
+        onnx.save(exact_reference(m), path)
+        try:
+            sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        finally:
+            path.unlink()
         return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, fed)))
     try:
-        return run(model, feeds), "onnxruntime"
+        return run(model, feeds, folder), "onnxruntime"
     except Exception as e:
         sibling = folder.parent / (folder.name.rsplit("_", 1)[0] + "_fp32")
         if sibling == folder or not (sibling / "model.onnx").exists():
             raise
         why = str(e).split("Status Message: ")[-1][:160]
         fed = {k: v.astype(np.float32) if v.dtype == np.float16 else v for k, v in feeds.items()}
-        return run(onnx.load(sibling / "model.onnx"), fed), f"onnxruntime on {sibling.name} ({why})"
+        return run(onnx.load(sibling / "model.onnx", load_external_data=False), fed, sibling), \
+            f"onnxruntime on {sibling.name} ({why})"
 
 
 def compile_step(folder: Path, step) -> dict:
@@ -272,7 +280,7 @@ def compile_step(folder: Path, step) -> dict:
     from compiler.verify import max_rel_error
     name, batch, new, past, shorter, kv_cache = step
     path = folder / "model.onnx"
-    model = onnx.load(path)
+    model = onnx.load(path, load_external_data=False)      # the graph: its inputs and ops
     floats = {vi.type.tensor_type.elem_type for vi in model.graph.input if vi.name.startswith("past_key_values.")}
     precision = "fp16" if onnx.TensorProto.FLOAT16 in floats else "fp32"
     row = {"shapes": {"batch": batch, "new_tokens": new, "past": past, "entry_1_shorter_by": shorter,
