@@ -518,3 +518,39 @@ def test_what_an_expression_can_make_zero_by_itself():
     for te in (relu, ex, mm, scaled):
         assert not sparta.may_make_zeros(te, frozenset()), te.name
     assert not sparta.may_make_zeros(scaled, frozenset({1}))     # input 1 a constant with no zero
+
+
+def _probed_products_model(rng) -> tuple:
+    """x (4, 256) times two constant weights: `w` with 8 zero columns, 8 zero only in the first
+    PROBE rows and a quarter of the rest's elements zero; `q` dense but for a sixteenth of its
+    elements (a 4-bit weight's zero-point codes)."""
+    w = rng.uniform(0.5, 2.0, (256, 48)).astype(np.float32) * (rng.random((256, 48)) > 0.25)
+    w[:, :8] = 0.0
+    w[:sparta.PROBE, 8:16] = 0.0
+    q = rng.uniform(0.5, 2.0, (256, 48)).astype(np.float32) * (rng.random((256, 48)) > 1 / 16)
+    v = helper.make_tensor_value_info
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"]), helper.make_node("MatMul", ["x", "q"], ["z"])],
+                          "probed", [v("x", TensorProto.FLOAT, [4, 256])],
+                          [v("y", TensorProto.FLOAT, [4, 48]), v("z", TensorProto.FLOAT, [4, 48])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(q, "q")])
+    return import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])), w, q
+
+
+def test_a_reduction_s_probe_gives_the_whole_reduction_s_masks(monkeypatch):
+    """zero_mask looks at a reduction's first PROBE terms first: an accumulator zero on the whole
+    is zero on them, so where none is zero the whole reduction is skipped (the dense product `z`),
+    and where some is (`y`'s zero and half-zero columns) the whole is evaluated. Both give the
+    masks of evaluating every term, and the zero columns of the weight."""
+    im, w, _ = _probed_products_model(np.random.default_rng(22))
+    attrs = annotate(im.graph)
+    skipped = []
+    probe = sparta._accumulator_never_zero
+    monkeypatch.setattr(sparta, "_accumulator_never_zero", lambda *a: skipped.append(probe(*a)) or skipped[-1])
+    probed = zero_masks(im.graph, attrs, im.opset)
+    assert sorted(skipped) == [False, True]            # z's probe settled it, y's did not
+    monkeypatch.setattr(sparta, "_accumulator_never_zero", lambda *a: False)
+    whole = zero_masks(im.graph, attrs, im.opset)
+    assert probed.keys() == whole.keys() and "z" not in probed         # dense: no mask either way
+    np.testing.assert_array_equal(probed["y"], whole["y"])
+    np.testing.assert_array_equal(probed["y"][0], (w == 0).all(axis=0))
+    assert probed["y"][:, :8].all() and not probed["y"][:, 8:].any()
