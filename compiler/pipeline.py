@@ -168,10 +168,12 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("sparta"):
         return plan, {"enabled": False}
     graph, opset = ctx.imported.graph, ctx.imported.opset
-    attrs = sparta.annotate(graph, opset)
+    zeros: dict = {}
+    attrs = sparta.annotate(graph, opset, zeros)
     weights = len(attrs)
     if attrs:     # a dense model pays for the scan of its weights only
-        attrs = sparta.propagate(graph, attrs, opset)
+        attrs = sparta.propagate(graph, attrs, opset, zeros)
+    del zeros
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
     plan = cover_plan(plan, ctx.target, record, ctx.sparta_memo)
     plan, two_four = sparse24_plan(plan, ctx.target)

@@ -144,9 +144,10 @@ def from_zero_mask(zero: np.ndarray, dtype: DType, *, matrix: tuple[int, int] | 
     zero = np.asarray(zero, dtype=bool)
     shape = tuple(int(d) for d in zero.shape)
     bits = default_bits(dtype) if bits is None else bits
-    if zero.size == 0 or zero.mean() < DENSE_BELOW:
+    zero_fraction = np.count_nonzero(zero) / zero.size if zero.size else 0.0
+    if zero.size == 0 or zero_fraction < DENSE_BELOW:
         return TeSA(Pattern.DENSE, shape, 1.0, bits, origin)
-    density = float(1.0 - zero.mean())
+    density = float(1.0 - zero_fraction)
     if density == 0.0:
         return TeSA(Pattern.UNSTRUCTURED, shape, 0.0, bits, origin)   # all zero: no position to keep
     view = tuple(matrix) if matrix is not None else matrix_view(shape)

@@ -36,14 +36,18 @@ SCRAMBLE_RUNS = 8           # all positive, all negative, then mixed signs
 
 # ---- annotate -------------------------------------------------------------------------------------
 
-def annotate(graph: Graph, opset: int = 21) -> dict[str, TeSA]:
+def annotate(graph: Graph, opset: int = 21, zeros: dict[str, np.ndarray] | None = None) -> dict[str, TeSA]:
     """The TeSA of every constant that is not dense (absent: dense), and of every DequantizeLinear
     output whose integer input is a constant (its bit width is the integer's). `opset` only picks
     DequantizeLinear's reference semantics: an attribute a model's older opset lacks is absent, so
-    the default reads it the same."""
+    the default reads it the same. `zeros`, where given, receives the zero mask of every constant
+    that holds a zero, for `propagate` (one pass over the weights, not two)."""
     out: dict[str, TeSA] = {}
     for name, c in graph.constants:
-        t = detect(c.array(), matrix=_weight_view(c.shape), reduction_axis=_weight_axis(c.shape))
+        zero = c.array() == 0
+        t = from_zero_mask(zero, c.dtype, matrix=_weight_view(c.shape), reduction_axis=_weight_axis(c.shape))
+        if zeros is not None and zero.any():
+            zeros[name] = zero
         if not t.is_dense:
             out[name] = t
     out.update(_dequantized(graph, opset))
@@ -87,11 +91,13 @@ def _dequantized(graph: Graph, opset: int) -> dict[str, TeSA]:
 
 # ---- propagate ------------------------------------------------------------------------------------
 
-def propagate(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, TeSA]:
+def propagate(graph: Graph, attrs: dict[str, TeSA], opset: int,
+              zeros: dict[str, np.ndarray] | None = None) -> dict[str, TeSA]:
     """`attrs` (the caller's facts: annotate's, or declared sparsity of inputs) and the TeSA of
     every other value found not dense, by propagation to a fixpoint. Constants are read from their
-    data; graph inputs are dense unless `attrs` says otherwise."""
-    return _fixpoint(graph, attrs, opset).summaries(attrs)
+    data (or their zero masks from `zeros`, annotate's: a constant absent there has no zero);
+    graph inputs are dense unless `attrs` says otherwise."""
+    return _fixpoint(graph, attrs, opset, zeros).summaries(attrs)
 
 
 def zero_masks(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, np.ndarray]:
@@ -101,8 +107,8 @@ def zero_masks(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, np
     return dict(_fixpoint(graph, attrs, opset).zero)
 
 
-def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int) -> "_State":
-    state = _State(graph, attrs)
+def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int, zeros: dict[str, np.ndarray] | None = None) -> "_State":
+    state = _State(graph, attrs, zeros)
     consumers: dict[str, list[int]] = {}
     for i, node in enumerate(graph.nodes):
         for v in node.inputs:
@@ -126,10 +132,12 @@ def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int) -> "_State":
 class _State:
     """Every value's zero mask (True: zero), the constants' data, and where each fact came from."""
 
-    def __init__(self, graph: Graph, attrs: dict[str, TeSA]):
+    def __init__(self, graph: Graph, attrs: dict[str, TeSA], zeros: dict[str, np.ndarray] | None = None):
         self.graph = graph
         self.values = {n: c.array() for n, c in graph.constants}
-        self.zero = {n: a == 0 for n, a in self.values.items()}
+        # a constant without a zero needs no mask (`mask` gives an all-False one)
+        self.zero = dict(zeros) if zeros is not None else \
+            {n: z for n, a in self.values.items() if (z := a == 0).any()}
         self.seeded: dict[str, np.ndarray] = {}
         for n, t in attrs.items():
             ty = graph.type_map.get(n)

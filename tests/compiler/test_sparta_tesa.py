@@ -554,3 +554,14 @@ def test_a_reduction_s_probe_gives_the_whole_reduction_s_masks(monkeypatch):
     np.testing.assert_array_equal(probed["y"], whole["y"])
     np.testing.assert_array_equal(probed["y"][0], (w == 0).all(axis=0))
     assert probed["y"][:, :8].all() and not probed["y"][:, 8:].any()
+
+
+def test_annotate_s_zero_masks_give_propagate_the_same_facts(bert):
+    """The pipeline hands annotate's masks of the constants holding a zero to propagate (one pass
+    over the weights): the same attributes as propagate reading the constants itself."""
+    zeros: dict = {}
+    attrs = annotate(bert.graph, bert.opset, zeros)
+    consts = dict(bert.graph.constants)
+    assert zeros and all((consts[n].array() == 0).any() for n in zeros)
+    assert all(n in zeros for n, c in consts.items() if (c.array() == 0).any())
+    assert propagate(bert.graph, attrs, bert.opset, zeros) == propagate(bert.graph, attrs, bert.opset)
