@@ -43,6 +43,12 @@ def tensor_to_array(t: onnx.TensorProto, *, op: str, node: str | None) -> np.nda
     return a
 
 
+def external_array(t: onnx.TensorProto, data: bytes) -> np.ndarray:
+    """A tensor's array over bytes read from its external file, not copied (the IR's Constant keeps
+    the same bytes object); onnx_import._stored_as_read checked that they are its elements."""
+    return np.frombuffer(data, dtype=DType.from_onnx(t.data_type).np).reshape(tuple(t.dims))
+
+
 def type_proto(t: TensorType) -> onnx.TypeProto:
     """An ONNX TypeProto for an IR type (for ONNX's per-node shape inference)."""
     return onnx.helper.make_tensor_type_proto(t.dtype.value, list(t.shape))

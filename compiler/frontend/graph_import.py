@@ -15,7 +15,7 @@ from ..errors import ModelError, ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
-from .convert import plain_attribute, static_type, tensor_to_array, type_proto
+from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
 from .fold import constant_node_value, fold_with_reference, shape_op_value
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
@@ -28,8 +28,10 @@ class ImportContext:
     """Model-wide state of one import: opsets, limits, warnings, names taken so far."""
 
     def __init__(self, opsets: dict[str, int], opset_imports, ir_version: int, max_fold_elements: int,
-                 read_names: set[str] | None = None, max_trip_count: int | None = None):
+                 read_names: set[str] | None = None, max_trip_count: int | None = None,
+                 external: dict[str, bytes] | None = None):
         self.opsets = opsets
+        self.external = external or {}   # main-graph initializers' bytes kept out of the proto
         self.max_trip_count = max_trip_count  # the user's bound on loops whose iteration count is dynamic
         self.read_names = read_names  # every value some node or graph output reads; None: assume all
         self.opset_imports = list(opset_imports)
@@ -110,7 +112,8 @@ def import_graph(g: onnx.GraphProto, ctx: ImportContext, scope: Scope,
     for init in g.initializer:
         if init.name in input_names:
             continue  # an older model lists initializers among inputs; the caller already chose
-        a = tensor_to_array(init, op="Initializer", node=init.name)
+        data = ctx.external.get(init.name) if scope.parent is None else None   # the main graph's
+        a = external_array(init, data) if data is not None else tensor_to_array(init, op="Initializer", node=init.name)
         scope.consts[init.name] = a
         scope.types[init.name] = TensorType.of(a)
     if len(g.sparse_initializer):

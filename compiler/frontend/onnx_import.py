@@ -2,12 +2,15 @@
 shape arithmetic, canonicalise. `import_model` is the only entry point."""
 from __future__ import annotations
 
+import collections
+import dataclasses
 import hashlib
 import heapq
 import itertools
 import math
 import os
 import stat
+import sys
 from dataclasses import dataclass
 
 import onnx
@@ -15,6 +18,7 @@ import onnx.inliner
 from google.protobuf.message import DecodeError
 
 from ..errors import ModelError, ShapeError, UnsupportedOp
+from ..ir.dtypes import DType
 from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
 from .canonicalize import canonicalize
@@ -99,7 +103,8 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
     warnings: list[str] = []
     inputs = _input_types(proto.graph, input_shapes or {})
     ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
-                        read_names=_read_names(proto.graph), max_trip_count=max_trip_count)
+                        read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
+                        external=checked.external)
     graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
     warnings += ctx.warnings
     warnings += _declared_output_mismatches(proto.graph, graph)
@@ -122,6 +127,8 @@ class CheckedModel:
     opsets: dict
     source_name: str
     sha256: str
+    # main-graph initializers' bytes by name, kept out of the proto (_load_external_data)
+    external: dict = dataclasses.field(default_factory=dict, repr=False)
 
 
 def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
@@ -139,8 +146,9 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
     if len(proto.functions):
         proto = _inline_functions(proto, source_name)  # model-local functions become plain nodes
         _check_size_limits(proto, limits)
+    side: dict[str, bytes] = {}
     if external:  # after inlining, whose C++ copy of the model would otherwise hold every weight
-        _load_external_data(proto, model_dir, limits, digest)
+        side = _load_external_data(proto, model_dir, limits, digest)
     opsets = _opsets(proto)
     _check_domains(proto.graph)
     _sort_graph(proto.graph, outer=set())
@@ -155,7 +163,7 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
                          hint="re-export the model or repair it; onnx.checker.check_model shows the same error") from None
     _check_registry(proto.graph)
 
-    return CheckedModel(proto, opsets, source_name, digest.hexdigest())
+    return CheckedModel(proto, opsets, source_name, digest.hexdigest(), side)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -441,11 +449,24 @@ class _ExternalRange:
     length: int
 
 
-def _load_external_data(proto: onnx.ModelProto, model_dir: str, limits: ImportLimits, digest) -> None:
-    """Reads every external tensor's bytes into the proto. Every location, file and range is checked,
-    and the total bounded, before the first file is opened. `digest` takes each tensor's bytes too
-    (a model's identity is its weights as well), length first so that two splits of the same bytes
-    differ; the order (by location, then offset) follows from the model bytes it already holds."""
+SIDE_BYTES = 1 << 20    # an external weight at least this large stays out of the proto (_load_external_data)
+
+
+def _load_external_data(proto: onnx.ModelProto, model_dir: str, limits: ImportLimits, digest) -> dict[str, bytes]:
+    """Reads every external tensor's bytes. Every location, file and range is checked, and the total
+    bounded, before the first file is opened. `digest` takes each tensor's bytes too (a model's
+    identity is its weights as well), length first so that two splits of the same bytes differ; the
+    order (by location, then offset) follows from the model bytes it already holds.
+
+    A main-graph initializer of SIDE_BYTES or more, of a type NumPy reads as it is stored, is
+    returned by name (the import makes its array over these very bytes, in the main graph's scope);
+    the rest go into the proto. A name that another tensor of the model has too (a subgraph's) is
+    not kept aside: the name must say which tensor's bytes these are. Protobuf copies bytes on the
+    way in and again on the way out: three copies of every weight, seconds for a model of
+    gigabytes."""
+    names = collections.Counter(t.name for t, _ in _tensors(proto))
+    main = {t.name for t in proto.graph.initializer if names[t.name] == 1}
+    side: dict[str, bytes] = {}
     ranges, total = [], 0
     for t, where in _tensors(proto):
         if not _is_external(t):
@@ -465,9 +486,26 @@ def _load_external_data(proto: onnx.ModelProto, model_dir: str, limits: ImportLi
                 data = _read_range(f, r)
                 digest.update(len(data).to_bytes(8, "little"))
                 digest.update(data)
+                if r.tensor.name in main and _stored_as_read(r.tensor, len(data)):
+                    side[r.tensor.name] = data
+                    continue
                 r.tensor.raw_data = data
                 del r.tensor.external_data[:]
                 r.tensor.data_location = onnx.TensorProto.DEFAULT
+    return side
+
+
+def _stored_as_read(t: onnx.TensorProto, length: int) -> bool:
+    """Whether `length` bytes of a tensor of t's type and dims, read with NumPy's dtype of that type,
+    are its elements (not for sub-byte types, nor a payload of the wrong length: those take
+    onnx's path and its errors)."""
+    if length < SIDE_BYTES:
+        return False
+    try:
+        dt = DType.from_onnx(t.data_type)
+    except TypeError:
+        return False
+    return dt.np.itemsize * math.prod(t.dims) == length and sys.byteorder == "little"
 
 
 def _external_range(t: onnx.TensorProto, where: str, model_dir: str | ModelArchive) -> _ExternalRange:

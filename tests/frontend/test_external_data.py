@@ -120,6 +120,63 @@ def test_shared_model_with_external_data_compiles_to_the_same_outputs(tmp_path, 
     assert got_a.keys() == got_b.keys() and all(np.array_equal(got_a[k], got_b[k]) for k in got_a)
 
 
+def big_affine_model(rows: int = 512) -> onnx.ModelProto:
+    """y = x @ w + b with a rows x 512 float32 weight: at 512 rows 1 MiB, the import's SIDE_BYTES."""
+    rng = np.random.default_rng(4)
+    w = numpy_helper.from_array(rng.standard_normal((rows, 512)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(512).astype(np.float32), "b")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Add", ["h", "b"], ["y"])],
+                          "big", [helper.make_tensor_value_info("x", F32, [2, rows])],
+                          [helper.make_tensor_value_info("y", F32, [2, 512])], [w, b])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 9
+    return m
+
+
+def test_a_large_external_weight_is_imported_over_the_bytes_read(tmp_path):
+    """A main-graph weight of SIDE_BYTES or more never enters the proto: the import's array and the
+    IR's Constant are the bytes read from the file (no copy), small ones go through the proto as
+    before, and the model's identity and outputs are those of the single-file model."""
+    from compiler.frontend import onnx_import
+    m = big_affine_model()
+    one = tmp_path / "one.onnx"
+    onnx.save_model(m, str(one))
+    (tmp_path / "ext").mkdir()
+    ext = save_external(m, tmp_path / "ext" / "big.onnx")
+    checked = read_checked(ext, ImportLimits(external_data=True))
+    assert set(checked.external) == {"w"} and len(checked.external["w"]) == onnx_import.SIDE_BYTES
+    w = next(t for t in checked.proto.graph.initializer if t.name == "w")
+    assert not w.HasField("raw_data")                         # the weight stayed out of the proto
+    imported = onnx_import.import_checked(checked)
+    const = dict(imported.graph.constants)["w"]
+    assert const.data is checked.external["w"]                  # the very bytes read: not copied
+    np.testing.assert_array_equal(const.array(), numpy_helper.to_array(m.graph.initializer[0]))
+    a = compiler.compile(str(one), "h100", CompileOptions(build=False))
+    b = compiler.compile(ext, "h100", CompileOptions(build=False))
+    feeds = sample_inputs(a.plan)
+    assert np.array_equal(host_outputs(a, feeds)["y"], host_outputs(b, feeds)["y"])
+
+
+def test_a_weight_named_as_a_subgraph_tensor_goes_through_the_proto(tmp_path):
+    """Bytes kept out of the proto are found by name, so a main-graph weight whose name a subgraph's
+    tensor shares (here an If branch's initializer, as large) is read into the proto as before,
+    and each scope gets its own value."""
+    m = big_affine_model()
+    shadow = helper.make_graph([helper.make_node("Identity", ["w"], ["u"])], "branch", [],
+                               [helper.make_tensor_value_info("u", F32, [4])],
+                               [numpy_helper.from_array(np.full((512, 512), 7.0, np.float32), "w")])
+    m.graph.node.append(helper.make_node("If", ["p"], ["t"], then_branch=shadow, else_branch=shadow))
+    m.graph.input.append(helper.make_tensor_value_info("p", TensorProto.BOOL, []))
+    m.graph.output.append(helper.make_tensor_value_info("t", F32, [512, 512]))
+    ext = save_external(m, tmp_path / "shadow.onnx")
+    assert "w" not in read_checked(ext, ImportLimits(external_data=True)).external
+    feeds = {"x": np.ones((2, 512), np.float32), "p": np.array(True)}
+    got = host_outputs(compiler.compile(ext, "h100", CompileOptions(build=False)), feeds)
+    np.testing.assert_array_equal(got["t"], np.full((512, 512), 7.0, np.float32))
+    w, b = (numpy_helper.to_array(t) for t in m.graph.initializer)
+    np.testing.assert_allclose(got["y"], feeds["x"] @ w + b, rtol=1e-4, atol=1e-4)
+
+
 def test_external_data_in_subgraphs_and_functions(tmp_path):
     """A tensor attribute keeps its data outside too: an If branch's Constant, and a local function's
     Constant (read once the function is inlined)."""
