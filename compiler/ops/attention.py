@@ -292,7 +292,8 @@ def softmax_pv(ctx: LowerCtx, scores: str, st_t: TensorType, v, y_t: TensorType,
     o_t = TensorType(y_t.dtype, (B, H, Sq, Dv))
     o = out if y_t.rank == 4 else ctx.temp(o_t, "heads")
     yb, yh, yi, yd = out_vars(4)
-    def normalised(m, l_, at: int | None, names: list[str], types: list[TensorType]):
+
+    def normalised(m, l_, at: int, names: list[str], types: list[TensorType]):
         """acc / l, zero in a fully masked row; with a sink acc / (l + exp(sink - m)) in a stable
         form (the sink read as input `at`, or a constant)."""
         a = Var("acc", acc)
