@@ -308,6 +308,8 @@ def compile_step(folder: Path, step) -> dict:
     attention = sum(n.op_type == "GroupQueryAttention" for n in model.graph.node)
     return {**row, "launches": rep["launches_per_inference"], "kernels": len(rep["kernels"]),
             "predicted_us": rep["latency"]["predicted_us"], "compile_s": round(compile_s, 2),
+            # the report's own seconds per pipeline stage (import, sparta, welder, ...)
+            "compile_stages": {s["name"]: round(s["seconds"], 2) for s in rep["compile"]["stages"]},
             "max_rel_error": max_rel_error(got, want), "attention_nodes": attention,
             "attention_on_chip": sum({"scores", "rowmax", "rowsum"} <= c for c in carried),
             "finite": bool(all(np.isfinite(v).all() for v in want.values())),

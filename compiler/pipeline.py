@@ -173,7 +173,7 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     weights = len(attrs)
     if attrs:     # a dense model pays for the scan of its weights only
         attrs = sparta.propagate(graph, attrs, opset, zeros)
-    del zeros
+    del zeros     # the masks: a bool per weight element, not needed past propagation
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
     plan = cover_plan(plan, ctx.target, record, ctx.sparta_memo)
     plan, two_four = sparse24_plan(plan, ctx.target)

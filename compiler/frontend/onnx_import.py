@@ -3,7 +3,6 @@ shape arithmetic, canonicalise. `import_model` is the only entry point."""
 from __future__ import annotations
 
 import collections
-import dataclasses
 import hashlib
 import heapq
 import itertools
@@ -11,6 +10,7 @@ import math
 import os
 import stat
 import sys
+import dataclasses
 from dataclasses import dataclass
 
 import onnx

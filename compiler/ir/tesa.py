@@ -145,7 +145,7 @@ def from_zero_mask(zero: np.ndarray, dtype: DType, *, matrix: tuple[int, int] | 
     shape = tuple(int(d) for d in zero.shape)
     bits = default_bits(dtype) if bits is None else bits
     zero_fraction = np.count_nonzero(zero) / zero.size if zero.size else 0.0
-    if zero.size == 0 or zero_fraction < DENSE_BELOW:
+    if zero_fraction < DENSE_BELOW:
         return TeSA(Pattern.DENSE, shape, 1.0, bits, origin)
     density = float(1.0 - zero_fraction)
     if density == 0.0:

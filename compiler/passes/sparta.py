@@ -101,9 +101,9 @@ def propagate(graph: Graph, attrs: dict[str, TeSA], opset: int,
 
 
 def zero_masks(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, np.ndarray]:
-    """The exact masks behind `propagate`'s summaries: for every constant and every value found to
-    hold a zero, a bool array of its shape, True where the element is zero in every run (the
-    positions an UNSTRUCTURED summary does not keep)."""
+    """The exact masks behind `propagate`'s summaries: for every value (constants included) found
+    to hold a zero, a bool array of its shape, True where the element is zero in every run (the
+    positions an UNSTRUCTURED summary does not keep); a value absent has no zero."""
     return dict(_fixpoint(graph, attrs, opset).zero)
 
 
