@@ -34,8 +34,8 @@ from .targets import Target
 # both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py) and
 # `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py). `welder` switches off
 # all of it.
-SWITCHABLE = ("welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps", "half_storage",
-              "roller", "sparta", "tune", "rammer", "grinder")
+SWITCHABLE = ("grouped_experts", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
+              "half_storage", "roller", "sparta", "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane

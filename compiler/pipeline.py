@@ -43,7 +43,7 @@ from .passes.half_storage import half_storage_plan
 from .passes.precision import HALF, precision_plan
 from .passes.render import render_plan
 from .passes import sparta
-from .passes.roller import roller_plan
+from .passes.roller import SpecPrices, roller_plan
 from .passes.sparse24 import sparse24_plan, sparse24_speedup
 from .passes.sparta_cover import cover_plan, cover_speedup
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
@@ -53,7 +53,9 @@ from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
+from .ops.moe_groups import grouped_moe_nodes
 from .report import TOLERANCE, make_header, make_report, plan_traffic, workspace_bytes
+from .roller.cost_model import LAUNCH_US
 from .targets import Target, get_target
 from .tuning import tune
 
@@ -75,11 +77,33 @@ class StageRecord:
 
 
 def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
-    plan = lower_graph(ctx.imported.graph, ctx.imported.opset, donate_inputs=ctx.options.kv_cache == "in-place")
-    info = {"kernels": len(plan.specs())}
+    plan = lower_graph(ctx.imported.graph, ctx.imported.opset, donate_inputs=ctx.options.kv_cache == "in-place",
+                       disabled=frozenset(ctx.options.disable), price=_lowering_price(ctx))
+    info = {"kernels": len(plan.specs()), "grouped_experts": grouped_moe_nodes(plan)}
     if plan.donated:
         info["donated"] = {out: src for out, src in plan.donated}
     return plan, info
+
+
+def _lowering_price(ctx: CompileContext) -> Callable[[Plan], float | None] | None:
+    """How a lowering with several ways (LowerCtx.cheapest) prices one: its steps through the
+    precision stage, then each kernel as Roller tiles it alone, plus a launch each (fusion is left
+    out for every way alike); None where a kernel has no tiled kind, and no pricing at all with
+    roller off."""
+    if not ctx.options.enabled("roller"):
+        return None
+    prices = SpecPrices(ctx.target, ctx.tile_memo)
+
+    def price(plan: Plan) -> float | None:
+        plan, _ = precision_plan(plan, ctx.options.precision)
+        total = 0.0
+        for spec in plan.specs():
+            us = prices(spec) if isinstance(spec, KernelSpec) else None
+            if us is None:
+                return None
+            total += us + LAUNCH_US
+        return total
+    return price
 
 
 def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:

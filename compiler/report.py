@@ -110,7 +110,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
         "tune": tuning["info"],
     }
-    report["techniques"] = _techniques(report, records)
+    report["techniques"] = _techniques(report, records, options)
     if os.environ.get("BRICKYARD_CHECK_REPORT") == "1":   # the tests set it (tests/conftest.py)
         validate_report(report)
     return report
@@ -282,7 +282,7 @@ def _verification(verification: dict | None, precision: str) -> dict:
     return dict(out, outcome="within rounding" if explained else "failed")
 
 
-def _techniques(report: dict, records) -> list[dict]:
+def _techniques(report: dict, records, options) -> list[dict]:
     """Each technique the pipeline applies, whether it ran, and its effect where a stage measured it."""
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
@@ -318,6 +318,9 @@ def _techniques(report: dict, records) -> list[dict]:
          if half.get("enabled") else {}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
+        {"name": "grouped experts", "stage": "lower", "enabled": "grouped_experts" not in options.disable,
+         "effect": {"moe_nodes": sum(n for op, n in report["ops"].items() if op in ("MoE", "QMoE")),
+                    "grouped": len(info.get("lower", {}).get("grouped_experts", []))}},
         {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
          "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
          {"mode": report["kv_cache"]["mode"]}},

@@ -354,6 +354,12 @@ def technique_sentence(t: dict) -> str:
         return f"Tuning: {e(str(fx.get('status')))}; kernel times are {e(str(fx.get('times', 'predicted')))}."
     if name == "CUDA graph replay":
         return "CUDA graph replay: the GPU runtime replays the whole plan as one graph."
+    if name == "grouped experts":
+        if not fx.get("moe_nodes"):
+            return "Grouped experts (lower): the model has no MoE nodes."
+        return (f"Grouped experts (lower): {fx.get('grouped')} of {fx.get('moe_nodes')} MoE nodes sort their "
+                f"token-expert pairs by expert into groups (each FC a batched GEMM); the others keep one "
+                f"matrix-vector product per pair (too few pairs per expert).")
     return f"{e(name)}: on."
 
 

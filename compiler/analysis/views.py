@@ -271,7 +271,8 @@ class TcOperand:
     operand is a plain strided load of input `arg`: its row group and its reduction group each one
     var or several that walk consecutive whole dimensions (named by the group's first var), batch
     vars and broadcast zeros; `inner` names the axis its innermost dimension follows ("k" or
-    "r" for the row group) and `strides` gives every var's element stride."""
+    "r" for the row group) and `strides` gives every var's element stride. A dimension indexed by a
+    loaded value of batch vars (an expert's weights) or of the row var (a gathered row) is `gathered`."""
 
     source: Expr
     stored: bool
@@ -279,6 +280,9 @@ class TcOperand:
     storage: str | None = None               # DType name of the direct load's input
     inner: str | None = None
     strides: tuple[tuple[str, int], ...] = ()
+    # the dimensions indexed by a loaded value, as (key, index expression): `strides` names them by
+    # key ("@0", ...); an expression of batch vars is one base per block, one of the row var a row's
+    gathered: tuple[tuple[str, Expr], ...] = ()
 
     @property
     def direct(self) -> bool:
@@ -317,7 +321,10 @@ def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
     if _gather_of(x, elem):     # a value stored in half (passes/half_storage.py), guarded or not
         return x, True
     if isinstance(x, Cast) and x.dtype.name == elem and x.x.dtype.name == "float32":
-        return x.x, False
+        y = x.x
+        if isinstance(y, Cast) and _gather_of(y.x, elem):
+            return y.x, True      # a half value widened, then rounded back: itself, exactly
+        return y, False
     return None
 
 
@@ -331,11 +338,18 @@ def tc_operand(te: TensorExpr, view: GemmView, side: str, elem: str) -> TcOperan
     if not isinstance(src, Load):
         return TcOperand(src, stored)
     t = te.inputs[src.arg]
+    allowed = {v for v, _ in view.batch} | set(view.unit)
+    row_var, k_var = group[0][0], view.k[0][0]
     entries = []            # (var, element stride, dimension), outermost first
+    gathered = []           # (key, index expression) of the dimensions indexed by loaded values
     st = 1
     for idx, dim in zip(reversed(src.index), reversed(t.shape)):
         if isinstance(idx, Var):
             entries.append((idx.name, st, dim))
+        elif _gathered_index(idx, allowed | ({row_var} if len(group) == 1 else set())):
+            key = f"@{len(gathered)}"
+            gathered.append((key, idx))
+            entries.append((key, st, dim))
         elif not (isinstance(idx, Const) and idx.value == 0):
             return TcOperand(src, stored)
         st *= dim
@@ -346,16 +360,24 @@ def tc_operand(te: TensorExpr, view: GemmView, side: str, elem: str) -> TcOperan
         entries = _merged(entries, grp)
         if entries is None:
             return TcOperand(src, stored)
-    allowed = {v for v, _ in view.batch} | set(view.unit)
-    row_var, k_var = group[0][0], view.k[0][0]
     names = [v for v, _, _ in entries]
-    if len(set(names)) != len(names) or row_var not in names or k_var not in names \
-            or not set(names) - {row_var, k_var} <= allowed:
+    keys = {k for k, _ in gathered}
+    # a row read at a loaded index (a gathered row) stands for the row var, which is then nowhere else
+    row_at = [k for k, x in gathered if row_var in vars_of(x)]
+    if len(set(names)) != len(names) or k_var not in names or len(row_at) > 1 \
+            or (row_var in names) == bool(row_at) or not set(names) - {row_var, k_var} - keys <= allowed:
         return TcOperand(src, stored)
     if names[-1] not in (row_var, k_var):
         return TcOperand(src, stored)
     return TcOperand(src, stored, src.arg, t.dtype.name, "k" if names[-1] == k_var else "r",
-                     tuple((v, st) for v, st, _ in entries))
+                     tuple((v, st) for v, st, _ in entries), tuple(reversed(gathered)))
+
+
+def _gathered_index(idx: Expr, allowed: set[str]) -> bool:
+    """Whether a load index is read from memory (a Gather's, an expert's) and depends on `allowed`
+    vars only (batch and unit vars, and the row var where the row group is one var), so a kernel
+    computes it once per block or once per tile row."""
+    return any(isinstance(x, Load) for x in walk(idx)) and vars_of(idx) <= allowed
 
 
 def _merged(entries: list, grp: tuple[tuple[str, int], ...]) -> list | None:

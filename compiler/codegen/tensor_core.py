@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..ir.texpr import TensorExpr
+from ..ir.texpr import TensorExpr, Var, substitute
 from ..analysis.quasi_affine import gemm_vector_sources
-from ..analysis.views import GemmView, TcOperand, tc_operand
+from ..analysis.views import GemmView, TcOperand, tc_operand, vars_of
 from ..ir.tiles import KernelConfig
 from .cuda import INT32_LIMIT
 from .block_function import BLOCK_X, finish_kernel
@@ -181,6 +181,8 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         terms = []
         for v, s in op.strides:
             name = "gr" if v == group[0][0] else ("gk" if v == view.k[0][0] else v)
+            if v in dict(op.gathered):
+                name = _gathered_name(side, v)
             terms.append(f"({name})*{s}" if s != 1 else f"({name})")
         offset = " + ".join(terms)
         loop = f"for (int c = tid; c < {total}; c += {T})" if total % T else \
@@ -188,6 +190,7 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         L += [f"      {loop} {{",
               f"        const int o = c / {per_row}, j = c % {per_row};",
               *("        " + x for x in globals_("o", f"j * {width}"))]
+        L += _gathered_rows(te, op, side, group[0][0], extent, it, "        ")
         ok = f"{opos} < {outer_ext}" if outer_guard else "true"
         if kind == "async":
             if inner_guard and outer_guard:
@@ -238,6 +241,38 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         L.append(f"        *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'ii * {eb}')}) = {ctype}(v);")
         L.append("      }")
     L.append("    }")
+    return L
+
+
+def _gathered_name(side: str, key: str) -> str:
+    return f"by_{side}_gathered{key[1:]}"
+
+
+def gathered_bases(te: TensorExpr, view: GemmView, p: TcPlan, it: str) -> list[str]:
+    """Kernel-scope statements: each direct operand's gathered index of batch vars only (an expert's
+    weights), read once per block."""
+    rows = {"a": view.m[0][0], "b": view.n[0][0]}
+    L: list[str] = []
+    for side, op, kind in (("a", p.a, p.load_a), ("b", p.b, p.load_b)):
+        if kind not in ("async", "vector"):
+            continue
+        for key, e in op.gathered:
+            if rows[side] not in vars_of(e):
+                val = _render(te, e, L, "  ", it)
+                L.append(f"  const {it} {_gathered_name(side, key)} = {val};")
+    return L
+
+
+def _gathered_rows(te: TensorExpr, op: TcOperand, side: str, row_var: str, extent: int, it: str,
+                   ind: str) -> list[str]:
+    """Loop statements: the operand's gathered index of the row var (a gathered row) at the tile row
+    `gr`, clamped into the rows so a ragged tile's zero-filled rows read an index that exists."""
+    L: list[str] = []
+    for key, e in op.gathered:
+        if row_var in vars_of(e):
+            L.append(f"{ind}const {it} by_grc = gr < {extent} ? gr : {extent - 1};")
+            val = _render(te, substitute(e, row_var, Var("by_grc")), L, ind, it)
+            L.append(f"{ind}const {it} {_gathered_name(side, key)} = {val};")
     return L
 
 
@@ -418,6 +453,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     L += split_k_slice(SK, mt * nt)
     _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
+    L += gathered_bases(te, view, p, it)
     L.append("  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;")
     L += [f"  float by_acc[{MI}][{NI}][4];",
           "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",

@@ -128,7 +128,7 @@ def wgmma_loader(view: GemmView, op: TcOperand | None, elem: str) -> str | None:
     """"tma" for a plain strided load of `elem` storage a tensor map can describe (rows 16-byte
     aligned, at most MAX_BATCH_DIMS batch axes); "vector" for a plain strided fp32 load rounded to
     `elem` with 16-byte aligned rows; else None."""
-    if op is None or not op.direct:
+    if op is None or not op.direct or op.gathered:   # a tensor map addresses strided operands only
         return None
     if op.storage == elem and op.aligned(8) and len(_batch_vars(view, op)) <= MAX_BATCH_DIMS:
         return "tma"

@@ -57,7 +57,7 @@ def candidates(te: TensorExpr, v: GemmView, side: str, values_arg: int, meta_arg
     if elem not in MMA_SP or target.sm_version < 80 or target.tensor_core_tflops(elem) <= 0 or v.K % MMA_K:
         return []
     dense = dense_operand(te, v, side, elem)
-    if dense is None:
+    if dense is None or dense.gathered:      # its loaders address plain strided operands only
         return []
     ds = "a" if side == "b" else "b"
     k_fast = v.a_k_fastest if ds == "a" else v.b_k_fastest

@@ -14,8 +14,10 @@ g from FC1 and l from FC3 (0).
 The lowering is tensor expressions: the top-k indices (ops/reduce.py emit_topk_indices), the
 routing weights, then each FC a reduction whose weight rows are gathered at the token's expert
 index, so a token reads only its k experts' weights (a decoder step reads k/num_experts of them),
-and the weighted sum. use_sparse_mixer, swiglu_limit_after_activation and the CUDA-only activations
-(geglu, relu2) are refused by name."""
+and the weighted sum. At a prompt the pairs may first be sorted by expert into groups
+(moe_groups.py), so each FC is a batched GEMM whose weight tile serves every token of a group; the
+micro-model picks the faster way. use_sparse_mixer, swiglu_limit_after_activation and the
+CUDA-only activations (geglu, relu2) are refused by name."""
 from __future__ import annotations
 
 import math
@@ -30,6 +32,7 @@ from ..ir.texpr import Reduce, TensorExpr, Var, cast, const, load, maximum, mini
 from .contrib import MS, ProtoNode
 from .contrib_attention import ExprArgs
 from .contrib_quant import packed_field, unpack_bits
+from .moe_groups import Rows, group_rows, grouped_rows, pair_rows
 from .movement import text
 from .reduce import emit_topk_indices, math_dtype
 from .registry import LowerCtx, register
@@ -280,81 +283,98 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
                         unary("exp", cast(load(0, rt, (t, load(3, idx_t, (t, j)))), acc) - load(1, row_t, (t,)))
                         / load(2, row_t, (t,))), [ctx.in_name(_ROUTER), rmax, den, idx], weights)
 
-    # 2) FC1 (and FC3) of each token's experts: weight rows gathered at the expert index
-    def fc(at: FcInputs, src: tuple[str, TensorType], rows: int, hint: str) -> tuple[str, TensorType]:
-        """(T, K, rows): sum over the source's last axis of src[t, (j,) c] * W[e(t, j), n, c] + b[e, n]."""
-        name, st = src
-        out_t = TensorType(acc, (T, K, rows))
-        t, j, n = out_vars(3)
-        (c,) = reduce_vars(1)
+    # 2)-4) the experts' FCs and the weighted sums: each pair (t, j) its own matrix-vector product,
+    # or the pairs sorted by expert into groups (moe_groups.py) where the experts get enough of them,
+    # whichever the micro-model prices faster
+    R = group_rows(T, K, E) if ctx.enabled("grouped_experts") else None
+    ways = {"pairs": lambda: experts(pair_rows(idx, idx_t))}
+    if R is not None:
+        ways["grouped"] = lambda: experts(grouped_rows(ctx, idx, idx_t, E, R))
+
+    def experts(rows: Rows) -> None:
+        A, B = rows.shape
+
+        def fc(at: FcInputs, src: tuple[str, TensorType], width: int, hint: str) -> tuple[str, TensorType]:
+            """(A, B, width): sum over the source's last axis of src[row's token, c] (a (tokens, c) source)
+            or src[a, b, c] times W[row's expert, n, c], + b[expert, n]."""
+            name, st = src
+            out_t = TensorType(acc, (A, B, width))
+            a, b, n = out_vars(3)
+            (c,) = reduce_vars(1)
+            args = ExprArgs()
+            e = rows.expert(args, a, b)
+            v = load(args.arg(name, st), st, (rows.token(args, a, b), c) if st.rank == 2 else (a, b, c))
+            body = cast(v, acc) * weight(at, args, e, n, c)
+            epi = Var("acc", acc)
+            if ctx.has_input(at.bias):
+                bt = ctx.input(at.bias)
+                epi = epi + cast(load(args.arg(ctx.in_name(at.bias), bt), bt, (e, n)), acc)
+            dst = ctx.temp(out_t, hint)
+            ctx.emit(TensorExpr(hint, tuple(args.types), out_t, body, Reduce("sum", (("r0", st.shape[-1]),)), epi),
+                     args.names, dst)
+            return dst, out_t
+
+        def weight(at: FcInputs, args: ExprArgs, e, n, c):
+            """Expert e's weight at (n, c) in the math type: loaded, or a QMoE's 4-bit value unpacked
+            and dequantized, (q - zero point) * scale, its block's (or its row's)."""
+            wt = ctx.input(at.weights)
+            w_arg = args.arg(ctx.in_name(at.weights), wt)
+            if not bits:
+                return cast(load(w_arg, wt, (e, n, c)), acc)
+            q = cast(packed_field(load(w_arg, wt, (e, n, c * bits // 8)), c, bits), acc)
+            st = ctx.input(at.scales)
+            group = (c // block,) if st.rank == 3 else ()
+            scale = cast(load(args.arg(ctx.in_name(at.scales), st), st, (e, n, *group)), acc)
+            if ctx.has_input(at.zero_points):
+                zt = ctx.input(at.zero_points)
+                z_arg = args.arg(ctx.in_name(at.zero_points), zt)
+                pos = c // block if st.rank == 3 else n          # the zero point's place in its packed row
+                zb = load(z_arg, zt, (e, n, pos * bits // 8) if zt.rank == 3 else (e, pos * bits // 8))
+                zero = cast(packed_field(zb, pos, bits), acc)
+            else:
+                zero = const(float(1 << (bits - 1)), acc)
+            return (q - zero) * scale
+        fcs = QMOE_FCS if bits else MOE_FCS
+        h1 = fc(fcs[0], (xn, x2), (2 if sh.gated_fc1 else 1) * I, "expert_fc1")
+        h3 = fc(fcs[2], (xn, x2), I, "expert_fc3") if sh.fc3 else None
+
+        # 3) the activation, (A, B, I)
+        a_t = TensorType(acc, (A, B, I))
+        t, j, i = out_vars(3)
+        args, names = [h1[1]], [h1[0]]
+        if sh.act == "swiglu":
+            if sh.fusion == 1:
+                g, lin = load(0, h1[1], (t, j, i * 2)), load(0, h1[1], (t, j, i * 2 + 1))
+            elif sh.fusion == 2:
+                g, lin = load(0, h1[1], (t, j, i)), load(0, h1[1], (t, j, i + I))
+            else:
+                args.append(h3[1])
+                names.append(h3[0])
+                g, lin = load(0, h1[1], (t, j, i)), load(1, h3[1], (t, j, i))
+            if sh.limit is not None:
+                g = minimum(g, const(sh.limit, acc))
+                lin = maximum(minimum(lin, const(sh.limit, acc)), const(-sh.limit, acc))
+            body = g * unary("sigmoid", g * sh.alpha) * (lin + sh.beta)
+        else:
+            h = load(0, h1[1], (t, j, i))
+            body = {"relu": lambda: maximum(h, const(0.0, acc)),
+                    "gelu": lambda: h * 0.5 * (unary("tanh", (h + h * h * h * 0.044715) * math.sqrt(2 / math.pi))
+                                               + 1.0),
+                    "silu": lambda: h * unary("sigmoid", h), "identity": lambda: h}[sh.act]()
+        act = ctx.temp(a_t, "expert_act")
+        ctx.emit(TensorExpr("expert_activation", tuple(args), a_t, body), names, act)
+
+        # 4) FC2, then the tokens' weighted sums over their experts
+        y2 = fc(fcs[1], (act, a_t), H, "expert_fc2")
+        out2 = TensorType(xt.dtype, (T, H))
+        summed = ctx.temp(out2, "moe_out")
+        t, n = out_vars(2)
+        (r,) = reduce_vars(1)
         args = ExprArgs()
-        e = load(args.arg(idx, idx_t), idx_t, (t, j))
-        v = load(args.arg(name, st), st, (t, c) if st.rank == 2 else (t, j, c))
-        body = cast(v, acc) * weight(at, args, e, n, c)
-        epi = Var("acc", acc)
-        if ctx.has_input(at.bias):
-            bt = ctx.input(at.bias)
-            epi = epi + cast(load(args.arg(ctx.in_name(at.bias), bt), bt, (e, n)), acc)
-        dst = ctx.temp(out_t, hint)
-        ctx.emit(TensorExpr(hint, tuple(args.types), out_t, body, Reduce("sum", (("r0", st.shape[-1]),)), epi),
-                 args.names, dst)
-        return dst, out_t
-
-    def weight(at: FcInputs, args: ExprArgs, e, n, c):
-        """Expert e's weight at (n, c) in the math type: loaded, or a QMoE's 4-bit value unpacked
-        and dequantized, (q - zero point) * scale, its block's (or its row's)."""
-        wt = ctx.input(at.weights)
-        w_arg = args.arg(ctx.in_name(at.weights), wt)
-        if not bits:
-            return cast(load(w_arg, wt, (e, n, c)), acc)
-        q = cast(packed_field(load(w_arg, wt, (e, n, c * bits // 8)), c, bits), acc)
-        st = ctx.input(at.scales)
-        group = (c // block,) if st.rank == 3 else ()
-        scale = cast(load(args.arg(ctx.in_name(at.scales), st), st, (e, n, *group)), acc)
-        if ctx.has_input(at.zero_points):
-            zt = ctx.input(at.zero_points)
-            z_arg = args.arg(ctx.in_name(at.zero_points), zt)
-            pos = c // block if st.rank == 3 else n          # the zero point's place in its packed row
-            zb = load(z_arg, zt, (e, n, pos * bits // 8) if zt.rank == 3 else (e, pos * bits // 8))
-            zero = cast(packed_field(zb, pos, bits), acc)
-        else:
-            zero = const(float(1 << (bits - 1)), acc)
-        return (q - zero) * scale
-    fcs = QMOE_FCS if bits else MOE_FCS
-    h1 = fc(fcs[0], (xn, x2), (2 if sh.gated_fc1 else 1) * I, "expert_fc1")
-    h3 = fc(fcs[2], (xn, x2), I, "expert_fc3") if sh.fc3 else None
-
-    # 3) the activation, (T, K, I)
-    a_t = TensorType(acc, (T, K, I))
-    t, j, i = out_vars(3)
-    args, names = [h1[1]], [h1[0]]
-    if sh.act == "swiglu":
-        if sh.fusion == 1:
-            g, lin = load(0, h1[1], (t, j, i * 2)), load(0, h1[1], (t, j, i * 2 + 1))
-        elif sh.fusion == 2:
-            g, lin = load(0, h1[1], (t, j, i)), load(0, h1[1], (t, j, i + I))
-        else:
-            args.append(h3[1])
-            names.append(h3[0])
-            g, lin = load(0, h1[1], (t, j, i)), load(1, h3[1], (t, j, i))
-        if sh.limit is not None:
-            g = minimum(g, const(sh.limit, acc))
-            lin = maximum(minimum(lin, const(sh.limit, acc)), const(-sh.limit, acc))
-        body = g * unary("sigmoid", g * sh.alpha) * (lin + sh.beta)
-    else:
-        h = load(0, h1[1], (t, j, i))
-        body = {"relu": lambda: maximum(h, const(0.0, acc)),
-                "gelu": lambda: h * 0.5 * (unary("tanh", (h + h * h * h * 0.044715) * math.sqrt(2 / math.pi)) + 1.0),
-                "silu": lambda: h * unary("sigmoid", h), "identity": lambda: h}[sh.act]()
-    act = ctx.temp(a_t, "expert_act")
-    ctx.emit(TensorExpr("expert_activation", tuple(args), a_t, body), names, act)
-
-    # 4) FC2, then the tokens' weighted sums over their experts
-    y2 = fc(fcs[1], (act, a_t), H, "expert_fc2")
-    out2 = TensorType(xt.dtype, (T, H))
-    summed = ctx.temp(out2, "moe_out")
-    t, n = out_vars(2)
-    (r,) = reduce_vars(1)
-    ctx.emit(TensorExpr("expert_sum", (w_t, y2[1]), out2, load(0, w_t, (t, r)) * load(1, y2[1], (t, r, n)),
-                        Reduce("sum", (("r0", K),)), cast(Var("acc", acc), xt.dtype)), [weights, y2[0]], summed)
-    ctx.alias(ctx.out_name(0), summed)
+        wa = args.arg(weights, w_t)
+        ya = args.arg(*y2)
+        ra, rb = rows.at(args, t, r)
+        ctx.emit(TensorExpr("expert_sum", tuple(args.types), out2, load(wa, w_t, (t, r)) * load(ya, y2[1], (ra, rb, n)),
+                            Reduce("sum", (("r0", K),)), cast(Var("acc", acc), xt.dtype)), args.names, summed)
+        ctx.alias(ctx.out_name(0), summed)
+    ctx.cheapest(ways)

@@ -93,9 +93,13 @@ class LowerCtx:
 
     def __init__(self, node: Node, in_types: list[TensorType | None], out_types: list[TensorType],
                  consts: list[np.ndarray | None], opset: int, emit: Callable[[Any], None],
-                 new_name: Callable[[str], str], donate: Callable[[list], bool] | None = None):
+                 new_name: Callable[[str], str], donate: Callable[[list], bool] | None = None,
+                 disabled: frozenset[str] = frozenset(),
+                 price: Callable[[list, dict], float | None] | None = None):
         self.node = node
         self._donate = donate
+        self._disabled = disabled
+        self._price = price
         self.in_types = in_types
         self.out_types = out_types
         self.consts = consts
@@ -103,6 +107,37 @@ class LowerCtx:
         self._emit = emit
         self._new_name = new_name
         self.temps: dict[str, TensorType] = {}
+
+    def enabled(self, technique: str) -> bool:
+        """Whether a lowering technique (one of CompileOptions' switchable names) is on."""
+        return technique not in self._disabled
+
+    def cheapest(self, ways: dict[str, Callable[[], None]]) -> str:
+        """Lowers the node the cheapest of several ways (name -> a function that emits it): each
+        is lowered on trial and priced by `price` (its kernels as the stages after lowering would
+        tile them, passes/lower.py); the first way where not every way prices, or on a tie.
+        Returns the name of the way taken."""
+        names = list(ways)
+        best = names[0]
+        if self._price is not None and len(names) > 1:
+            costs = {n: self._price(*self._trial(ways[n])) for n in names}
+            if all(c is not None for c in costs.values()):
+                best = min(names, key=lambda n: costs[n])
+        ways[best]()
+        return best
+
+    def _trial(self, build: Callable[[], None]) -> tuple[list, dict]:
+        """(steps, temporaries) `build` emits, kept out of the plan and its names."""
+        saved = self._emit, self._new_name, self.temps
+        steps: list = []
+        names = iter(range(1 << 62))
+        self._emit, self.temps = steps.append, {}
+        self._new_name = lambda hint: f"trial{next(names)}:{hint}"
+        try:
+            build()
+            return steps, {**saved[2], **self.temps}     # the node's earlier temporaries too
+        finally:
+            self._emit, self._new_name, self.temps = saved
 
     # --- reading the node -------------------------------------------------------------
     def attr(self, name: str, default: Any = None) -> Any:

@@ -35,10 +35,9 @@ from ..ir.graph import TensorType
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import ACC, Cast, Const, Expr, Load, Select, TensorExpr, Var, children, map_children
-from ..roller.micro_model import predict
 from ..targets import Target
 from . import precision
-from .roller import tile_spec
+from .roller import SpecPrices
 
 HALF = tuple(precision.HALF.values())      # the half types the precision stage rounds to
 F32 = DType.float32
@@ -50,13 +49,13 @@ def half_storage_plan(plan: Plan, target: Target, memo: dict | None = None) -> t
     no slower; the record lists the values stored in half and those kept fp32, with both predictions.
     `memo`: Roller's candidates by expression and precision, shared with the roller stage."""
     record: list[dict] = []
-    plan = _plan(plan, target, record, _Prices(target, {} if memo is None else memo))
+    plan = _plan(plan, target, record, SpecPrices(target, {} if memo is None else memo))
     stored = [r for r in record if r["stored"]]
     return plan, {"values": stored, "kept": [r for r in record if not r["stored"]], "count": len(stored),
                   "bytes_saved": sum(r["bytes_saved"] for r in stored)}
 
 
-def _plan(plan: Plan, target: Target, record: list[dict], prices: "_Prices") -> Plan:
+def _plan(plan: Plan, target: Target, record: list[dict], prices: SpecPrices) -> Plan:
     steps = [map_bodies(s, lambda body: _plan(body, target, record, prices)) for s in plan.steps]
     types = dict(plan.types)
     for v, half in sorted(_narrowable(steps, plan, types).items()):
@@ -80,22 +79,6 @@ def _plan(plan: Plan, target: Target, record: list[dict], prices: "_Prices") -> 
 
 def _touches(spec: KernelSpec, v: str) -> bool:
     return any(st.output == v or v in st.inputs for st in spec.stages)
-
-
-class _Prices:
-    """The micro-model's time of a spec's best configuration as Roller would tile it, None when no
-    tiled kind takes it; by spec key (its stages' types are in its expressions, so the key tells
-    the fp32 and the half state apart). `memo` is the roller stage's: what is constructed here for
-    the state a spec ends in is not constructed again."""
-
-    def __init__(self, target: Target, memo: dict):
-        self.target, self.memo, self.us = target, memo, {}
-
-    def __call__(self, spec: KernelSpec) -> float | None:
-        if spec.key not in self.us:
-            tiled = tile_spec(spec, self.target, memo=self.memo)
-            self.us[spec.key] = None if tiled.config is None else predict(tiled.config, self.target).us
-        return self.us[spec.key]
 
 
 def _kernel(s) -> bool:

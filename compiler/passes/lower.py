@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from ..errors import CompilerError, NeedsConstant, UnsupportedOp
 from ..ir.graph import Graph
@@ -12,8 +13,12 @@ from ..ir.plan import ComputeStep, IfStep, LoopStep, Plan, ScanStep
 CONTROL_FLOW = ("If", "Loop", "Scan")
 
 
-def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False) -> Plan:
-    """Every node lowered in order; control flow becomes regions whose bodies are plans.
+def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
+                disabled: frozenset[str] = frozenset(), price: Callable[[Plan], float | None] | None = None) -> Plan:
+    """Every node lowered in order; control flow becomes regions whose bodies are plans. `disabled`:
+    the switched-off techniques a lowering chooses by (LowerCtx.enabled); `price`: a plan's
+    predicted time, by which a lowering with several ways takes the cheapest (LowerCtx.cheapest;
+    None: the first way).
 
     With `donate_inputs` (a top-level graph compiled with --kv-cache in-place) a lowering may write
     an output into the buffer of an input only its node reads (LowerCtx.donate, Plan.donated)."""
@@ -44,7 +49,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False) -> Pla
 
     for node in graph.nodes:
         if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
-            steps.append(lower_control_flow(node, graph, opset))
+            steps.append(lower_control_flow(node, graph, opset, disabled, price))
             continue
         opdef = lookup(node.op, node.domain, node=node.name)
         in_types = [graph.type_of(n) if n else None for n in node.inputs]
@@ -57,8 +62,14 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False) -> Pla
         if present and all(t.size == 0 for t in present):
             continue   # ONNX: every output is empty, so nothing computes it (its buffer holds no bytes)
         node_steps: list = []
+
+        def price_steps(trial: list, temps: dict) -> float | None:
+            """A way of lowering the node, priced as a plan of its own steps."""
+            return price(Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
+                              constants=tuple(graph.constants)))
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
-                       donate=donate if donatable else None)
+                       donate=donate if donatable else None, disabled=disabled,
+                       price=price_steps if price is not None else None)
         zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
         try:
             opdef.lower(ctx)
@@ -103,15 +114,16 @@ def _writes_nothing(step: ComputeStep, types: dict) -> bool:
     return bool(outs) and all(t is not None and t.size == 0 for t in outs)
 
 
-def lower_control_flow(node, graph: Graph, opset: int):
+def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] = frozenset(),
+                       price: Callable[[Plan], float | None] | None = None):
     """If / Loop / Scan as regions run by the runtime (on the host for now, see DESIGN Grinder)."""
     if node.op == "If":
-        then_plan = lower_graph(node.attr("then_branch"), opset)
-        else_plan = lower_graph(node.attr("else_branch"), opset)
+        then_plan = lower_graph(node.attr("then_branch"), opset, disabled=disabled, price=price)
+        else_plan = lower_graph(node.attr("else_branch"), opset, disabled=disabled, price=price)
         return IfStep(cond=node.inputs[0], then_plan=then_plan, else_plan=else_plan,
                       outputs=node.outputs, node=node.name)
     if node.op == "Loop":
-        body = lower_graph(node.attr("body"), opset)
+        body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price)
         n_carried = len(node.inputs) - 2
         bound = node.attr("max_trip_count")    # bounded: the last output counts the iterations
         return LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
@@ -120,7 +132,7 @@ def lower_control_flow(node, graph: Graph, opset: int):
                         outputs=node.outputs[:-1] if bound is not None else node.outputs,
                         n_scan=len(body.outputs) - 1 - n_carried, node=node.name,
                         max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else "")
-    body = lower_graph(node.attr("body"), opset)
+    body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price)
     n_scan_in = node.attr("num_scan_inputs")
     n_state = len(node.inputs) - n_scan_in
     n_scan_out = len(node.outputs) - n_state

@@ -17,6 +17,7 @@ from ..ir.graph import TensorType
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
 from ..kinds import construct_rtiles, declined
+from ..roller.micro_model import predict
 from ..targets import Target
 
 DEFAULT_TOP_K = 8
@@ -85,3 +86,19 @@ def with_workspace(spec: KernelSpec, types: dict) -> KernelSpec:
             workspace, n = f"{out}.splitk{n}", n + 1
     types[workspace] = TensorType(DType.float32, (need,))
     return dataclasses.replace(spec, workspace=workspace)
+
+
+class SpecPrices:
+    """The micro-model's time of a spec's best configuration as Roller would tile it, None when no
+    tiled kind takes it; by spec key (its stages' types are in its expressions, so the key tells
+    e.g. an fp32 and a half state apart). `memo` is the roller stage's: what is constructed here
+    for a spec the plan keeps is not constructed again."""
+
+    def __init__(self, target: Target, memo: dict):
+        self.target, self.memo, self.us = target, memo, {}
+
+    def __call__(self, spec: KernelSpec) -> float | None:
+        if spec.key not in self.us:
+            tiled = tile_spec(spec, self.target, memo=self.memo)
+            self.us[spec.key] = None if tiled.config is None else predict(tiled.config, self.target).us
+        return self.us[spec.key]

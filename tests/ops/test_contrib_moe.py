@@ -184,3 +184,133 @@ def test_a_decode_token_reads_its_k_experts():
         whole = int(np.prod(weights[w])) * 4
         (kern,) = [x for x in art.report["kernels"] if x["name"].startswith(name)]
         assert whole * k // E <= kern["dram_bytes"] < whole * k // E + whole // 8, (name, kern["dram_bytes"], whole)
+    assert not [x for x in art.report["kernels"] if x["name"].startswith("expert_slot")], "a decode step groups"
+
+
+# --- grouped experts: the pairs sorted by expert (compiler/ops/moe_groups.py) ------------------------
+
+GROUPED = {
+    # 128 pairs of 4 experts: groups of 32 rows
+    "gpt_oss_swiglu": dict(T=64, H=32, I=16, E=4, k=2, **GPT_OSS),
+    # 40 pairs: groups of 16, an expert's last group part-filled; 3-D tokens
+    "relu_top1_batch_sequence": dict(T=40, H=16, I=8, E=4, k=1, act="relu", bias=False, three_d=True),
+    "fp16": dict(T=64, H=64, I=48, E=4, k=2, dtype=np.float16, **GPT_OSS),
+}
+
+
+def _kernels(art, prefix: str) -> list[dict]:
+    return [x for x in art.report["kernels"] if x["name"].startswith(prefix)]
+
+
+@pytest.fixture()
+def grouped_whenever_allowed(monkeypatch):
+    """Layers this small are priced faster in the pair layout (test_small_layers_keep_the_pair_layout),
+    so to run the grouped kernels on the harness at these sizes, the lowering's pricing is replaced by
+    one that prefers the plan with the sort; what is checked is the grouped plan's result."""
+    import compiler.pipeline as pipeline
+    from compiler.ops.moe_groups import SLOT_TOKEN
+    monkeypatch.setattr(pipeline, "_lowering_price", lambda ctx: lambda plan: 0.0 if any(
+        getattr(st.expr, "name", "") == SLOT_TOKEN for spec in plan.specs() for st in getattr(spec, "stages", ()))
+        else 1.0)
+
+
+@pytest.mark.parametrize("name", list(GROUPED))
+@pytest.mark.parametrize("starved", [False, True])
+def test_grouped_experts_against_onnxruntime(name, starved, grouped_whenever_allowed):
+    """A prompt's pairs sorted into groups, against onnxruntime, in both thread orders; `starved`:
+    the router never picks the last expert, so it has no group."""
+    case = GROUPED[name]
+    data, feeds = moe_case(**case)
+    if starved:
+        feeds["r"][:, -1] = -30.0
+    want = ort_run(data, feeds)["y"]
+    half = case.get("dtype") is np.float16
+    art = compile(data, "h100", CompileOptions(build=False, precision="fp16" if half else "fp32"))
+    assert _kernels(art, "expert_slot_token")
+    tol = 2e-2 if half else 2e-6
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)["y"]
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=0,
+                                   atol=tol * max(1.0, float(np.abs(want).max())), err_msg=mode)
+
+
+def test_grouped_on_tensor_cores_where_it_pays():
+    """128 tokens, 2 of 4 experts of 512 x 512, fp16: priced faster grouped, so grouped (the report
+    says so), each FC a tc_gemm whose token rows (read at their slots) and expert weights (at the
+    group's expert) both load by cp.async, right against onnxruntime in both thread orders."""
+    data, feeds = moe_case(T=128, H=512, I=512, E=4, k=2, dtype=np.float16, **GPT_OSS)
+    want = ort_run(data, feeds)["y"]
+    art = compile(data, "h100", CompileOptions(build=False, precision="fp16"))
+    assert _kernels(art, "expert_slot_token")
+    (tech,) = [t for t in art.report["techniques"] if t["name"] == "grouped experts"]
+    assert tech["enabled"] and tech["effect"] == {"moe_nodes": 1, "grouped": 1}
+    for fc in ("expert_fc1", "expert_fc2"):
+        (kern,) = _kernels(art, fc)
+        tiles = kern["config"]["tiles"]
+        assert tiles.startswith("tc_gemm:") and "load_a=async" in tiles and "load_b=async" in tiles, tiles
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)["y"]
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=0,
+                                   atol=2e-2 * float(np.abs(want).max()), err_msg=mode)
+
+
+def test_small_layers_keep_the_pair_layout():
+    """64 tokens of 4 experts 32 wide: enough pairs per expert to group, but the sort's kernels cost
+    more than the pairs' products save, so the micro-model keeps the pair layout."""
+    data, _ = moe_case(**GROUPED["gpt_oss_swiglu"])
+    art = compile(data, "h100", CompileOptions(build=False))
+    assert not _kernels(art, "expert_slot")
+    (tech,) = [t for t in art.report["techniques"] if t["name"] == "grouped experts"]
+    assert tech["enabled"] and tech["effect"] == {"moe_nodes": 1, "grouped": 0}
+
+
+def test_qmoe_grouped_against_onnxruntime(grouped_whenever_allowed):
+    """4-bit experts at a prompt: the grouped FCs dequantize the group's expert's blocks."""
+    data, feeds = qmoe_case(64, 64, 32, 4, 2, 32, zero_points=True)
+    want = ort_run(data, feeds)["y"]
+    art = compile(data, "h100", CompileOptions(build=False))
+    assert _kernels(art, "expert_slot_token")
+    got = Executor(art.plan, make_backend("host", mode="shuffle")).run(feeds)["y"]
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * float(np.abs(want).max()))
+
+
+def test_disable_grouped_experts_keeps_the_pair_layout(grouped_whenever_allowed):
+    """--disable grouped_experts: the pairs' own FCs, the same result."""
+    data, feeds = moe_case(**GROUPED["gpt_oss_swiglu"])
+    on = compile(data, "h100", CompileOptions(build=False))
+    off = compile(data, "h100", CompileOptions(build=False, disable=("grouped_experts",)))
+    assert not _kernels(off, "expert_slot") and _kernels(on, "expert_slot")
+    ys = [Executor(a.plan, make_backend("host")).run(feeds)["y"] for a in (on, off)]
+    np.testing.assert_allclose(ys[0], ys[1], rtol=0, atol=1e-5 * float(np.abs(ys[1]).max()))
+
+
+def test_grouping_pays_at_a_prompt_in_the_micro_model():
+    """512 tokens, 4 of 32 experts, fp16: the grouped FCs on tensor cores are predicted faster than
+    the pairs' matrix-vector products, with the sort's kernels counted."""
+    data, _ = moe_case(T=512, H=256, I=256, E=32, k=4, dtype=np.float16, **GPT_OSS)
+    opts = dict(build=False, precision="fp16")
+    on = compile(data, "h100", CompileOptions(**opts))
+    off = compile(data, "h100", CompileOptions(**opts, disable=("grouped_experts",)))
+    assert _kernels(on, "expert_slot_token") and not _kernels(off, "expert_slot")
+    on_us, off_us = (a.report["latency"]["predicted_us"] for a in (on, off))
+    assert on_us < off_us / 1.5, (on_us, off_us)
+
+
+@pytest.mark.parametrize("tokens,k,experts,rows", [
+    (1, 4, 32, None), (63, 4, 32, None), (64, 4, 32, 16), (128, 4, 32, 16), (129, 4, 32, 32),
+    (512, 4, 32, 64), (4096, 4, 32, 128), (16, 2, 4, 16)])
+def test_group_rows(tokens, k, experts, rows):
+    """Grouped from a mean of MIN_MEAN_ROWS pairs per expert; a group's rows the smallest tile at or
+    above the mean, at most 128; the bound on groups holds for routings drawn at random and for the
+    one that leaves the most groups part-filled (every count one past a multiple of the rows)."""
+    from compiler.ops.moe_groups import group_rows, max_groups
+    assert group_rows(tokens, k, experts) == rows
+    if rows:
+        pairs, rng = tokens * k, np.random.default_rng(tokens)
+        routings = [np.argsort(rng.random((tokens, experts)), axis=1)[:, :k] for _ in range(20)]
+        counts = [np.bincount(r.reshape(-1), minlength=experts) for r in routings]
+        spread = np.full(experts, pairs // experts)
+        spread[: pairs % experts] += 1
+        counts.append(spread)
+        for c in counts:
+            assert int(np.sum(-(-c // rows))) <= max_groups(pairs, experts, rows)
