@@ -132,16 +132,16 @@ _QMOE_REFUSED_INPUTS = {14: "router_weights", 15: "fc1_global_scale", 16: "fc2_g
 
 
 def _quant_bits(attr) -> int:
-    """QMoE's weight bits, or ValueError for what is not supported: integer 4-bit weights (per row or
-    in blocks, zero points optional), unpacked."""
+    """QMoE's weight bits, or ValueError for what is not supported: integer 2-, 4- or 8-bit weights (per
+    row or in blocks, zero points optional), not prepacked."""
     if text(attr("quant_type", "int") or "int") != "int":
         raise ValueError(f"quant_type '{text(attr('quant_type'))}' is not supported (only 'int')")
     bits = int(attr("expert_weight_bits", 4))
     for name in ("fc1_expert_weight_bits", "fc2_expert_weight_bits", "fc3_expert_weight_bits"):
         if attr(name, None) is not None and int(attr(name)) != bits:
             raise ValueError(f"attribute {name}={attr(name)} differing from expert_weight_bits is not supported")
-    if bits != 4:
-        raise ValueError(f"expert_weight_bits={bits} is not supported (only 4)")
+    if bits not in (2, 4, 8):
+        raise ValueError(f"expert_weight_bits={bits} is not supported (only 2, 4 and 8)")
     if int(attr("weights_prepacked", 0) or 0):
         raise ValueError(f"attribute weights_prepacked={attr('weights_prepacked')} is not supported")
     return bits
@@ -315,7 +315,7 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
             return dst, out_t
 
         def weight(at: FcInputs, args: ExprArgs, e, n, c):
-            """Expert e's weight at (n, c) in the math type: loaded, or a QMoE's 4-bit value unpacked
+            """Expert e's weight at (n, c) in the math type: loaded, or a QMoE's 2-, 4- or 8-bit value unpacked
             and dequantized, (q - zero point) * scale, its block's (or its row's)."""
             wt = ctx.input(at.weights)
             w_arg = args.arg(ctx.in_name(at.weights), wt)

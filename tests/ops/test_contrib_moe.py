@@ -97,27 +97,29 @@ def test_refusals_name_what_is_not_supported(change, match):
         compile(data, "h100", CompileOptions(build=False))
 
 
-# --- QMoE: 4-bit experts ---------------------------------------------------------------------------
+# --- QMoE: 2-, 4- and 8-bit experts ---------------------------------------------------------------------------
 
-def qmoe_case(T, H, I, E, k, block, zero_points=False):
-    """(model bytes, feeds): one QMoE node, SwiGLU with interleaved rows, 4-bit weights packed two a
-    byte with scales per row (block 0) or per block along the input features, zero points optional."""
+def qmoe_case(T, H, I, E, k, block, zero_points=False, bits=4):
+    """(model bytes, feeds): one QMoE node, SwiGLU with interleaved rows, `bits`-bit weights (8 // bits
+    a byte) with scales per row (block 0) or per block along the input features, zero points optional
+    (packed like the weights)."""
     from compiler.ops.contrib_quant import pack_bits
+    top = 1 << bits
 
     def quantized(rows, cols, name):
-        q = RNG.integers(0, 16, (E, rows, cols)).astype(np.uint8)
+        q = RNG.integers(0, top, (E, rows, cols)).astype(np.uint8)
         shape = (E, rows, cols // block) if block else (E, rows)
-        arrays = {name: np.stack([pack_bits(q[e], 4) for e in range(E)]),
-                  name + "_scales": (RNG.random(shape) * 0.05 + 0.01).astype(np.float32)}
+        arrays = {name: np.stack([pack_bits(q[e], bits) for e in range(E)]),
+                  name + "_scales": (RNG.random(shape) * 0.05 * 16 / top + 0.01).astype(np.float32)}
         if zero_points:
-            z = RNG.integers(0, 16, shape).astype(np.uint8)
-            arrays[name + "_zp"] = (np.stack([pack_bits(z[e], 4) for e in range(E)]) if block else
-                                    np.stack([pack_bits(z[e][None], 4)[0] for e in range(E)]))
+            z = RNG.integers(0, top, shape).astype(np.uint8)
+            arrays[name + "_zp"] = (np.stack([pack_bits(z[e], bits) for e in range(E)]) if block else
+                                    np.stack([pack_bits(z[e][None], bits)[0] for e in range(E)]))
         return arrays
     inits = {**quantized(2 * I, H, "w1"), **quantized(H, I, "w2")}
     names = ["x", "r", "w1", "w1_scales", "", "w2", "w2_scales"] + [""] * 4 + \
             (["w1_zp", "w2_zp"] if zero_points else [])
-    attrs = dict(k=k, activation_type="swiglu", swiglu_fusion=1, expert_weight_bits=4, normalize_routing_weights=1,
+    attrs = dict(k=k, activation_type="swiglu", swiglu_fusion=1, expert_weight_bits=bits, normalize_routing_weights=1,
                  **({"block_size": block} if block else {}))
     node = helper.make_node("QMoE", names, ["y"], domain="com.microsoft", **attrs)
     f32 = onnx.TensorProto.FLOAT
@@ -144,10 +146,14 @@ def _reference(op: str, data: bytes, feeds: dict) -> np.ndarray:
                                                         for n in pn.input], 21)[0]
 
 
+@pytest.mark.parametrize("bits", [2, 4, 8])
 @pytest.mark.parametrize("block,zero_points", [(32, False), (0, False), (32, True), (0, True)])
-def test_qmoe_against_onnxruntime(block, zero_points):
-    """The lowering and the reference (the dequantized weights through MoE's) against onnxruntime."""
-    data, feeds = qmoe_case(4, 64, 32, 4, 2, block, zero_points)
+def test_qmoe_against_onnxruntime(block, zero_points, bits, monkeypatch):
+    """The lowering and the reference (the dequantized weights through MoE's) against onnxruntime.
+    onnxruntime's CPU kernel multiplies 8-bit block-wise experts with int8-quantized activations
+    unless ORT_QMOE_CPU_QNBIT_GEMM=fp32 (the exact product of the dequantized weights), so it runs so."""
+    monkeypatch.setenv("ORT_QMOE_CPU_QNBIT_GEMM", "fp32")
+    data, feeds = qmoe_case(4, 64, 32, 4, 2, block, zero_points, bits)
     want = ort_run(data, feeds)["y"]
     np.testing.assert_allclose(_reference("QMoE", data, feeds), want, rtol=0, atol=2e-6 * float(np.abs(want).max()))
     art = compile(data, "h100", CompileOptions(build=False))
@@ -156,10 +162,10 @@ def test_qmoe_against_onnxruntime(block, zero_points):
         np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * float(np.abs(want).max()), err_msg=mode)
 
 
-def test_qmoe_refuses_what_is_not_4_bit_integers():
+def test_qmoe_refuses_what_is_not_2_4_or_8_bit_integers():
     data, _ = qmoe_case(2, 64, 32, 4, 2, 32)
     m = onnx.load_from_string(data)
-    for attr, value, match in (("expert_weight_bits", 8, "expert_weight_bits=8 is not supported"),
+    for attr, value, match in (("expert_weight_bits", 3, r"expert_weight_bits=3 is not supported \(only 2, 4 and 8\)"),
                                ("quant_type", "fp4", "quant_type 'fp4' is not supported")):
         changed = onnx.ModelProto()
         changed.CopyFrom(m)
@@ -264,9 +270,11 @@ def test_small_layers_keep_the_pair_layout():
     assert tech["enabled"] and tech["effect"] == {"moe_nodes": 1, "grouped": 0}
 
 
-def test_qmoe_grouped_against_onnxruntime(grouped_whenever_allowed):
-    """4-bit experts at a prompt: the grouped FCs dequantize the group's expert's blocks."""
-    data, feeds = qmoe_case(64, 64, 32, 4, 2, 32, zero_points=True)
+@pytest.mark.parametrize("bits", [2, 4, 8])
+def test_qmoe_grouped_against_onnxruntime(bits, grouped_whenever_allowed, monkeypatch):
+    """Quantized experts at a prompt: the grouped FCs dequantize the group's expert's blocks."""
+    monkeypatch.setenv("ORT_QMOE_CPU_QNBIT_GEMM", "fp32")      # as in test_qmoe_against_onnxruntime
+    data, feeds = qmoe_case(64, 64, 32, 4, 2, 32, zero_points=True, bits=bits)
     want = ort_run(data, feeds)["y"]
     art = compile(data, "h100", CompileOptions(build=False))
     assert _kernels(art, "expert_slot_token")
