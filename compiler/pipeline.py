@@ -79,7 +79,10 @@ class StageRecord:
 def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
     plan = lower_graph(ctx.imported.graph, ctx.imported.opset, donate_inputs=ctx.options.kv_cache == "in-place",
                        disabled=frozenset(ctx.options.disable), price=_lowering_price(ctx))
-    info = {"kernels": len(plan.specs()), "grouped_experts": grouped_moe_nodes(plan)}
+    info = {"kernels": len(plan.specs())}
+    grouped = grouped_moe_nodes(plan)
+    if grouped:
+        info["grouped_experts"] = grouped
     if plan.donated:
         info["donated"] = {out: src for out, src in plan.donated}
     return plan, info
@@ -95,7 +98,7 @@ def _lowering_price(ctx: CompileContext) -> Callable[[Plan], float | None] | Non
     prices = SpecPrices(ctx.target, ctx.tile_memo)
 
     def price(plan: Plan) -> float | None:
-        plan, _ = precision_plan(plan, ctx.options.precision)
+        plan, _ = precision_plan(plan, ctx.options.precision, weights=False)
         total = 0.0
         for spec in plan.specs():
             us = prices(spec) if isinstance(spec, KernelSpec) else None

@@ -43,32 +43,34 @@ def check_precision(precision: str) -> None:
         raise CompilerError(f"precision '{precision}' is not supported", hint=f"use one of {', '.join(PRECISIONS)}")
 
 
-def precision_plan(plan: Plan, precision: str) -> tuple[Plan, dict]:
-    """The plan with its contractions in `precision` (fp32: the plan itself)."""
+def precision_plan(plan: Plan, precision: str, weights: bool = True) -> tuple[Plan, dict]:
+    """The plan with its contractions in `precision` (fp32: the plan itself). `weights` False: a
+    converted weight gets its name and type but no data (for pricing a plan that is not kept, e.g.
+    LowerCtx.cheapest's ways, without converting gigabytes)."""
     check_precision(precision)
     stats = {"precision": precision, "contractions": 0, "weights_converted": 0, "weight_bytes_saved": 0}
     if precision == "fp32":
         return plan, stats
-    return _plan(plan, precision, stats), stats
+    return _plan(plan, precision, stats, weights), stats
 
 
-def _plan(plan: Plan, precision: str, stats: dict) -> Plan:
+def _plan(plan: Plan, precision: str, stats: dict, weights: bool) -> Plan:
     consts = dict(plan.constants)
     types = dict(plan.types)
     converted: dict[str, str] = {}
     steps = []
     for s in plan.steps:
         if isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec):
-            spec = contraction_spec(s.spec, precision, consts, types, converted, stats)
+            spec = contraction_spec(s.spec, precision, consts, types, converted, stats, weights)
             s = ComputeStep(spec) if spec is not None else s
         else:   # a body keeps its own constants (its weights are read from there)
-            s = map_bodies(s, lambda body: _plan(body, precision, stats))
+            s = map_bodies(s, lambda body: _plan(body, precision, stats, weights))
         steps.append(s)
     return with_steps(plan, steps, consts, types)
 
 
 def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict, converted: dict,
-                     stats: dict) -> KernelSpec | None:
+                     stats: dict, weights: bool = True) -> KernelSpec | None:
     """A one-stage contraction spec rewritten for `precision` (None when it is not an untiled fp32
     contraction)."""
     if len(spec.stages) != 1 or spec.kind is not None or spec.precision is not None:
@@ -86,7 +88,8 @@ def contraction_spec(spec: KernelSpec, precision: str, consts: dict, types: dict
     stats["contractions"] += 1
     in_values = list(stage.inputs)
     if precision in HALF:
-        te, in_values = _round_operands(te, a, b, HALF[precision], in_values, consts, types, converted, stats)
+        te, in_values = _round_operands(te, a, b, HALF[precision], in_values, consts, types, converted, stats,
+                                        weights)
     return dataclasses.replace(spec, stages=(Stage(te, tuple(in_values), stage.output),), precision=precision)
 
 
@@ -125,7 +128,7 @@ def _loads_of(e, arg: int) -> int:
 
 
 def _round_operands(te: TensorExpr, a_expr: Expr, b_expr: Expr, half: DType, in_values: list[str], consts: dict,
-                    types: dict, converted: dict, stats: dict) -> tuple[TensorExpr, list[str]]:
+                    types: dict, converted: dict, stats: dict, weights: bool) -> tuple[TensorExpr, list[str]]:
     inputs = list(te.inputs)
     values = list(in_values)
     f32 = DType.float32
@@ -141,11 +144,12 @@ def _round_operands(te: TensorExpr, a_expr: Expr, b_expr: Expr, half: DType, in_
                     k = 1
                     while new in types or new in consts:
                         new, k = f"{name}.{half.name}.{k}", k + 1
-                    consts[new] = Constant.from_array(np.asarray(c.array(), np.float32).astype(half.np))
                     types[new] = TensorType(half, c.shape)
+                    if weights:
+                        consts[new] = Constant.from_array(np.asarray(c.array(), np.float32).astype(half.np))
                     converted[name] = new
                     stats["weights_converted"] += 1
-                    stats["weight_bytes_saved"] += c.type.nbytes - consts[new].type.nbytes
+                    stats["weight_bytes_saved"] += c.type.nbytes - types[new].nbytes
                 new = converted[name]
                 inputs[e.arg] = types[new]
                 values[e.arg] = new

@@ -76,6 +76,16 @@ def test_precision_marks_the_contraction_and_converts_its_weight(lowered):
     assert dict(half.types)["w.float16"].dtype.name == "float16"
 
 
+def test_precision_for_pricing_types_the_converted_weight_without_its_data(lowered):
+    """weights=False (LowerCtx.cheapest's pricing): the same specs and types, no converted constant."""
+    half, _ = precision_plan(lowered, "fp16")
+    priced, info = precision_plan(lowered, "fp16", weights=False)
+    assert [s.key for s in _specs(priced)] == [s.key for s in _specs(half)]
+    assert dict(priced.types)["w.float16"] == dict(half.types)["w.float16"]
+    assert "w.float16" in dict(half.constants) and "w.float16" not in dict(priced.constants)
+    assert info["weights_converted"] == 1
+
+
 def _decoder_step_model(k: int = 512, n: int = 512):
     """One token (1 x 1 x k) through x . W (a constant k x n weight: 1 MiB at 512 x 512), then the
     sum of its squares (a norm's statistic) scaling it."""

@@ -240,20 +240,25 @@ def test_grouped_experts_against_onnxruntime(name, starved, grouped_whenever_all
                                    atol=tol * max(1.0, float(np.abs(want).max())), err_msg=mode)
 
 
-def test_grouped_on_tensor_cores_where_it_pays():
-    """128 tokens, 2 of 4 experts of 512 x 512, fp16: priced faster grouped, so grouped (the report
-    says so), each FC a tc_gemm whose token rows (read at their slots) and expert weights (at the
-    group's expert) both load by cp.async, right against onnxruntime in both thread orders."""
-    data, feeds = moe_case(T=128, H=512, I=512, E=4, k=2, dtype=np.float16, **GPT_OSS)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_grouped_on_tensor_cores_where_it_pays(dtype):
+    """128 tokens, 2 of 4 experts of 512 x 512 at --precision fp16 (an fp16 model, and an fp32 one
+    whose weights the precision stage converts): priced faster grouped, so grouped (the report says
+    so), each FC a tc_gemm whose token rows (read at their slots) and expert weights (at the group's
+    expert) both load by cp.async, right against onnxruntime in both thread orders."""
+    data, feeds = moe_case(T=128, H=512, I=512, E=4, k=2, dtype=dtype, **GPT_OSS)
     want = ort_run(data, feeds)["y"]
     art = compile(data, "h100", CompileOptions(build=False, precision="fp16"))
     assert _kernels(art, "expert_slot_token")
     (tech,) = [t for t in art.report["techniques"] if t["name"] == "grouped experts"]
     assert tech["enabled"] and tech["effect"] == {"moe_nodes": 1, "grouped": 1}
-    for fc in ("expert_fc1", "expert_fc2"):
+    # the fp32 model's tokens are fp32: the vector loader rounds them to half on the way (gathered
+    # rows too); FC2's rows are the activation, stored in half (half_storage) either way
+    tokens = "async" if dtype is np.float16 else "vector"
+    for fc, load_a in (("expert_fc1", tokens), ("expert_fc2", "async")):
         (kern,) = _kernels(art, fc)
         tiles = kern["config"]["tiles"]
-        assert tiles.startswith("tc_gemm:") and "load_a=async" in tiles and "load_b=async" in tiles, tiles
+        assert tiles.startswith("tc_gemm:") and f"load_a={load_a}" in tiles and "load_b=async" in tiles, tiles
     for mode in ("default", "shuffle"):
         got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)["y"]
         np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=0,

@@ -66,16 +66,16 @@ def test_round_trip_of_shared_models(name, tmp_path):
 
 
 def test_split_k_launches_keep_their_counters_through_the_artifact(tmp_path):
-    """lstm at fp16 splits K in its input projections: each such launch records how many arrival
+    """resnet at fp16 splits K in several convolutions: each such launch records how many arrival
     counters its wrapper keeps, and the loaded plan says the same and runs the same."""
     from compiler.context import CompileOptions
-    art = compile(str(MODELS_DIR / "lstm.onnx"), "h100", CompileOptions(precision="fp16"))
+    art = compile(str(MODELS_DIR / "resnet.onnx"), "h100", CompileOptions(precision="fp16"))
     counts = [k.arrivals for k in art.plan.kernels()]
     assert any(counts), counts
     art.save(tmp_path / "a.tar")
     loaded = load_artifact(tmp_path / "a.tar")
     assert [k.arrivals for k in loaded.plan.kernels()] == counts
-    ref = np.load(MODELS_DIR / "lstm.npz")
+    ref = np.load(MODELS_DIR / "resnet.npz")
     inputs = {k[3:]: ref[k] for k in ref.files if k.startswith("in:")}
     before, after = host_run(art, inputs), host_run(loaded, inputs)
     for k in before:
