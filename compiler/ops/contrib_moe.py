@@ -208,13 +208,14 @@ def _ref(node, inputs, opset):
     out = np.zeros_like(xx)
 
     def fc(weights, bias, e, v):
-        return weights[e].astype(ct) @ v + (0 if bias is None else bias[e].astype(ct))
-    for t in range(sh.tokens):
-        for j in range(sh.k):
-            e = idx[t, j]
-            h = fc(ins[2], ins[3], e, xx[t])
-            h3 = fc(ins[6], ins[7], e, xx[t]) if sh.fc3 else None
-            out[t] += w[t, j] * fc(ins[4], ins[5], e, _activate_np(sh, h, h3))
+        return v @ weights[e].astype(ct).T + (0 if bias is None else bias[e].astype(ct))
+    for e in range(sh.experts):            # each expert over the tokens that picked it (once each)
+        t, j = np.nonzero(idx == e)
+        if not len(t):
+            continue
+        h = fc(ins[2], ins[3], e, xx[t])
+        h3 = fc(ins[6], ins[7], e, xx[t]) if sh.fc3 else None
+        out[t] += w[t, j][:, None] * fc(ins[4], ins[5], e, _activate_np(sh, h, h3))
     return [out.reshape(x.shape).astype(x.dtype)]
 
 
