@@ -77,12 +77,15 @@ class StageRecord:
 
 
 def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
+    choices: list[dict] = []
     plan = lower_graph(ctx.imported.graph, ctx.imported.opset, donate_inputs=ctx.options.kv_cache == "in-place",
-                       disabled=frozenset(ctx.options.disable), price=_lowering_price(ctx))
+                       disabled=frozenset(ctx.options.disable), price=_lowering_price(ctx), choices=choices)
     info = {"kernels": len(plan.specs())}
     grouped = grouped_moe_nodes(plan)
     if grouped:
         info["grouped_experts"] = grouped
+    if choices:
+        info["choices"] = choices
     if plan.donated:
         info["donated"] = {out: src for out, src in plan.donated}
     return plan, info

@@ -320,7 +320,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
         {"name": "grouped experts", "stage": "lower", "enabled": "grouped_experts" not in options.disable,
          "effect": {"moe_nodes": sum(n for op, n in report["ops"].items() if op in ("MoE", "QMoE")),
-                    "grouped": len(info.get("lower", {}).get("grouped_experts", []))}},
+                    "grouped": len(info.get("lower", {}).get("grouped_experts", [])),
+                    "priced": [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+                               for c in info.get("lower", {}).get("choices", []) if c["op"] in ("MoE", "QMoE")]}},
         {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
          "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
          {"mode": report["kv_cache"]["mode"]}},

@@ -357,9 +357,15 @@ def technique_sentence(t: dict) -> str:
     if name == "grouped experts":
         if not fx.get("moe_nodes"):
             return "Grouped experts (lower): the model has no MoE nodes."
-        return (f"Grouped experts (lower): {fx.get('grouped')} of {fx.get('moe_nodes')} MoE nodes sort their "
-                f"token-expert pairs by expert into groups (each FC a batched GEMM); the others keep one "
-                f"matrix-vector product per pair (too few pairs per expert).")
+        s = (f"Grouped experts (lower): {fx.get('grouped')} of {fx.get('moe_nodes')} MoE nodes sort their "
+             f"token-expert pairs by expert into groups (each FC a batched GEMM); the others keep one "
+             f"matrix-vector product per pair (too few pairs per expert, or predicted slower grouped).")
+        priced = fx.get("priced") or []
+        if priced:
+            p = priced[0]["predicted_us"]
+            s += (f" {len(priced)} priced both ways; the first, {e(str(priced[0]['node']))}: "
+                  + ", ".join(f"{e(str(k))} {v} us" for k, v in p.items()) + ".")
+        return s
     return f"{e(name)}: on."
 
 

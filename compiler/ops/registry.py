@@ -95,11 +95,12 @@ class LowerCtx:
                  consts: list[np.ndarray | None], opset: int, emit: Callable[[Any], None],
                  new_name: Callable[[str], str], donate: Callable[[list], bool] | None = None,
                  disabled: frozenset[str] = frozenset(),
-                 price: Callable[[list, dict], float | None] | None = None):
+                 price: Callable[[list, dict], float | None] | None = None, choices: list | None = None):
         self.node = node
         self._donate = donate
         self._disabled = disabled
         self._price = price
+        self._choices = choices
         self.in_types = in_types
         self.out_types = out_types
         self.consts = consts
@@ -116,13 +117,16 @@ class LowerCtx:
         """Lowers the node the cheapest of several ways (name -> a function that emits it): each
         is lowered on trial and priced by `price` (its kernels as the stages after lowering would
         tile them, passes/lower.py); the first way where not every way prices, or on a tie.
-        Returns the name of the way taken."""
+        Returns the name of the way taken; each priced choice is appended to `choices`."""
         names = list(ways)
         best = names[0]
         if self._price is not None and len(names) > 1:
             costs = {n: self._price(*self._trial(ways[n])) for n in names}
             if all(c is not None for c in costs.values()):
                 best = min(names, key=lambda n: costs[n])
+            if self._choices is not None:       # the lower stage's record: what was priced, what taken
+                self._choices.append({"node": self.node.name, "op": self.node.op, "chosen": best, "predicted_us": {
+                    n: None if c is None else round(c, 3) for n, c in costs.items()}})
         ways[best]()
         return best
 

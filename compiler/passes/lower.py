@@ -14,11 +14,12 @@ CONTROL_FLOW = ("If", "Loop", "Scan")
 
 
 def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
-                disabled: frozenset[str] = frozenset(), price: Callable[[Plan], float | None] | None = None) -> Plan:
+                disabled: frozenset[str] = frozenset(), price: Callable[[Plan], float | None] | None = None,
+                choices: list | None = None) -> Plan:
     """Every node lowered in order; control flow becomes regions whose bodies are plans. `disabled`:
     the switched-off techniques a lowering chooses by (LowerCtx.enabled); `price`: a plan's
     predicted time, by which a lowering with several ways takes the cheapest (LowerCtx.cheapest;
-    None: the first way).
+    None: the first way); `choices` collects each priced choice (node, ways' predictions, the one taken).
 
     With `donate_inputs` (a top-level graph compiled with --kv-cache in-place) a lowering may write
     an output into the buffer of an input only its node reads (LowerCtx.donate, Plan.donated)."""
@@ -49,7 +50,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
 
     for node in graph.nodes:
         if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
-            steps.append(lower_control_flow(node, graph, opset, disabled, price))
+            steps.append(lower_control_flow(node, graph, opset, disabled, price, choices))
             continue
         opdef = lookup(node.op, node.domain, node=node.name)
         in_types = [graph.type_of(n) if n else None for n in node.inputs]
@@ -69,7 +70,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                               constants=tuple(graph.constants)))
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
                        donate=donate if donatable else None, disabled=disabled,
-                       price=price_steps if price is not None else None)
+                       price=price_steps if price is not None else None, choices=choices)
         zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
         try:
             opdef.lower(ctx)
@@ -115,15 +116,15 @@ def _writes_nothing(step: ComputeStep, types: dict) -> bool:
 
 
 def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] = frozenset(),
-                       price: Callable[[Plan], float | None] | None = None):
+                       price: Callable[[Plan], float | None] | None = None, choices: list | None = None):
     """If / Loop / Scan as regions run by the runtime (on the host for now, see DESIGN Grinder)."""
     if node.op == "If":
-        then_plan = lower_graph(node.attr("then_branch"), opset, disabled=disabled, price=price)
-        else_plan = lower_graph(node.attr("else_branch"), opset, disabled=disabled, price=price)
+        then_plan = lower_graph(node.attr("then_branch"), opset, disabled=disabled, price=price, choices=choices)
+        else_plan = lower_graph(node.attr("else_branch"), opset, disabled=disabled, price=price, choices=choices)
         return IfStep(cond=node.inputs[0], then_plan=then_plan, else_plan=else_plan,
                       outputs=node.outputs, node=node.name)
     if node.op == "Loop":
-        body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price)
+        body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price, choices=choices)
         n_carried = len(node.inputs) - 2
         bound = node.attr("max_trip_count")    # bounded: the last output counts the iterations
         return LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
@@ -132,7 +133,7 @@ def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] 
                         outputs=node.outputs[:-1] if bound is not None else node.outputs,
                         n_scan=len(body.outputs) - 1 - n_carried, node=node.name,
                         max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else "")
-    body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price)
+    body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price, choices=choices)
     n_scan_in = node.attr("num_scan_inputs")
     n_state = len(node.inputs) - n_scan_in
     n_scan_out = len(node.outputs) - n_state

@@ -251,7 +251,10 @@ def test_grouped_on_tensor_cores_where_it_pays(dtype):
     art = compile(data, "h100", CompileOptions(build=False, precision="fp16"))
     assert _kernels(art, "expert_slot_token")
     (tech,) = [t for t in art.report["techniques"] if t["name"] == "grouped experts"]
-    assert tech["enabled"] and tech["effect"] == {"moe_nodes": 1, "grouped": 1}
+    assert tech["enabled"] and tech["effect"]["moe_nodes"] == 1 and tech["effect"]["grouped"] == 1
+    (priced,) = tech["effect"]["priced"]
+    ways = priced["predicted_us"]
+    assert priced["chosen"] == "grouped" and ways["grouped"] < ways["pairs"], priced
     # the fp32 model's tokens are fp32: the vector loader rounds them to half on the way (gathered
     # rows too); FC2's rows are the activation, stored in half (half_storage) either way
     tokens = "async" if dtype is np.float16 else "vector"
@@ -272,7 +275,12 @@ def test_small_layers_keep_the_pair_layout():
     art = compile(data, "h100", CompileOptions(build=False))
     assert not _kernels(art, "expert_slot")
     (tech,) = [t for t in art.report["techniques"] if t["name"] == "grouped experts"]
-    assert tech["enabled"] and tech["effect"] == {"moe_nodes": 1, "grouped": 0}
+    assert tech["enabled"] and tech["effect"]["moe_nodes"] == 1 and tech["effect"]["grouped"] == 0
+    (priced,) = tech["effect"]["priced"]
+    ways = priced["predicted_us"]
+    assert priced["chosen"] == "pairs" and ways["pairs"] <= ways["grouped"], priced
+    from compiler.report_html import technique_sentence
+    assert "0 of 1 MoE nodes" in technique_sentence(tech) and "1 priced both ways" in technique_sentence(tech)
 
 
 @pytest.mark.parametrize("bits", [2, 4, 8])
