@@ -1,8 +1,9 @@
 """Grouped experts, predicted (CPU, no GPU): one com.microsoft MoE layer (SwiGLU with gpt-oss's
 attributes, gpt-oss-20b's sizes by default) over a sweep of token counts, compiled with the pairs
 sorted by expert into groups (compiler/ops/moe_groups.py) and with `--disable grouped_experts`
-(each token-expert pair its own matrix-vector product): the layout the compiler chose, predicted
-microseconds, launches, DRAM bytes and the time of the expert FCs and of the sort, from report.json.
+(each token-expert pair its own matrix-vector product): the way the compiler chose (pairs, or
+grouped by the rank or the scan sort) with each way's pricing, predicted microseconds, launches,
+DRAM bytes and the time of the expert FCs and of the sort, from report.json.
 The crossing of the two columns is where grouping starts to pay (MIN_MEAN_ROWS).
 
     .venv/bin/python bench/moe_grouping.py [--hidden 2880] [--inter 2880] [--experts 32] [--k 4]
@@ -25,7 +26,9 @@ sys.path.insert(0, str(ROOT))
 # gpt-oss's MoE attributes, as onnxruntime-genai's builder writes them
 GPT_OSS = dict(activation_type="swiglu", swiglu_fusion=1, activation_alpha=1.702, activation_beta=1.0,
                swiglu_limit=7.0, normalize_routing_weights=1)
-SORT_KERNELS = ("expert_count", "expert_group_start", "expert_rank", "expert_slot", "expert_of_group")
+# the sorts' kernels (compiler/ops/moe_groups.py: the rank sort's and the scan sort's)
+SORT_KERNELS = ("expert_count", "expert_rank", "expert_member", "expert_within_chunk", "expert_chunks_before",
+                "expert_group_start", "expert_slot", "expert_of_group")
 
 
 def moe_layer(tokens: int, hidden: int, inter: int, experts: int, k: int, weights: dict) -> bytes:
@@ -74,13 +77,17 @@ def main() -> int:
                                  if any(p in x["name"] for p in prefixes)), 3)
             grouped = any("expert_slot_token" in x["name"] for x in kern)
             fcs = {x["name"].rsplit("_", 1)[0]: x["config"].get("tiles") for x in kern if "expert_fc" in x["name"]}
-            rows.append({"tokens": t, "layout": layout, "grouped": grouped,
+            (tech,) = [x for x in rep["techniques"] if x["name"] == "grouped experts"]
+            priced = tech["effect"].get("priced") or [{}]
+            rows.append({"tokens": t, "layout": layout, "grouped": grouped, "way": priced[0].get("chosen"),
+                         "ways_us": priced[0].get("predicted_us"),
                          "group_rows": group_rows(t, a.k, E) if grouped else None,
                          "predicted_us": rep["latency"]["predicted_us"], "launches": rep["launches_per_inference"],
                          "dram_bytes": rep["traffic"]["dram_bytes"], "fc_us": us_of("expert_fc"),
-                         "sort_us": us_of(*SORT_KERNELS, "colaunch"), "fc_tiles": fcs, "compile_s": round(compile_s, 2)})
+                         "sort_us": us_of(*SORT_KERNELS, "colaunch"), "fc_tiles": fcs,
+                         "compile_s": round(compile_s, 2)})
             r = rows[-1]
-            print(f"tokens={t:<5} {layout:<6} grouped={str(grouped):<5} {r['predicted_us']:>10.3f} us  "
+            print(f"tokens={t:<5} {layout:<6} {str(r['way'] or 'unpriced'):<20} {r['predicted_us']:>10.3f} us  "
                   f"fc {r['fc_us']:>10.3f} us  sort+co-launched {r['sort_us']:>8.3f} us  "
                   f"{r['launches']:>3} launches  {r['dram_bytes']:>11} B  compile {compile_s:.1f} s", flush=True)
     from bench.kernels import write_results

@@ -32,7 +32,7 @@ from ..ir.texpr import Reduce, TensorExpr, Var, cast, const, load, maximum, mini
 from .contrib import MS, ProtoNode
 from .contrib_attention import ExprArgs
 from .contrib_quant import packed_field, unpack_bits
-from .moe_groups import Rows, group_rows, grouped_rows, pair_rows
+from .moe_groups import SORTS, Rows, group_rows, grouped_rows, pair_rows
 from .movement import text
 from .reduce import emit_topk_indices, math_dtype
 from .registry import LowerCtx, register
@@ -290,7 +290,8 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
     R = group_rows(T, K, E) if ctx.enabled("grouped_experts") else None
     ways = {"pairs": lambda: experts(pair_rows(idx, idx_t))}
     if R is not None:
-        ways["grouped"] = lambda: experts(grouped_rows(ctx, idx, idx_t, E, R))
+        for sort in SORTS:
+            ways[f"grouped ({sort} sort)"] = lambda sort=sort: experts(grouped_rows(ctx, idx, idx_t, E, R, sort))
 
     def experts(rows: Rows) -> None:
         A, B = rows.shape

@@ -198,8 +198,9 @@ def test_a_decode_token_reads_its_k_experts():
 GROUPED = {
     # 128 pairs of 4 experts: groups of 32 rows
     "gpt_oss_swiglu": dict(T=64, H=32, I=16, E=4, k=2, **GPT_OSS),
-    # 40 pairs: groups of 16, an expert's last group part-filled; 3-D tokens
-    "relu_top1_batch_sequence": dict(T=40, H=16, I=8, E=4, k=1, act="relu", bias=False, three_d=True),
+    # 50 pairs: groups of 16, an expert's last group part-filled; 3-D tokens; the sort's chunks of 8
+    # tokens leave a last chunk of 2
+    "relu_top1_batch_sequence": dict(T=50, H=16, I=8, E=4, k=1, act="relu", bias=False, three_d=True),
     "fp16": dict(T=64, H=64, I=48, E=4, k=2, dtype=np.float16, **GPT_OSS),
 }
 
@@ -208,21 +209,27 @@ def _kernels(art, prefix: str) -> list[dict]:
     return [x for x in art.report["kernels"] if x["name"].startswith(prefix)]
 
 
-@pytest.fixture()
-def grouped_whenever_allowed(monkeypatch):
+# a kernel only each sort emits (compiler/ops/moe_groups.py)
+SORT_MARKS = {"rank": "expert_rank", "scan": "expert_within_chunk"}
+
+
+@pytest.fixture(params=list(SORT_MARKS))
+def grouped_by(request, monkeypatch):
     """Layers this small are priced faster in the pair layout (test_small_layers_keep_the_pair_layout),
     so to run the grouped kernels on the harness at these sizes, the lowering's pricing is replaced by
-    one that prefers the plan with the sort; what is checked is the grouped plan's result."""
+    one that prefers the plan with the given sort's kernels; what is checked is that plan's result.
+    Yields the sort's name."""
     import compiler.pipeline as pipeline
-    from compiler.ops.moe_groups import SLOT_TOKEN
+    mark = SORT_MARKS[request.param]
     monkeypatch.setattr(pipeline, "_lowering_price", lambda ctx: lambda plan: 0.0 if any(
-        getattr(st.expr, "name", "") == SLOT_TOKEN for spec in plan.specs() for st in getattr(spec, "stages", ()))
+        getattr(st.expr, "name", "") == mark for spec in plan.specs() for st in getattr(spec, "stages", ()))
         else 1.0)
+    return request.param
 
 
 @pytest.mark.parametrize("name", list(GROUPED))
 @pytest.mark.parametrize("starved", [False, True])
-def test_grouped_experts_against_onnxruntime(name, starved, grouped_whenever_allowed):
+def test_grouped_experts_against_onnxruntime(name, starved, grouped_by):
     """A prompt's pairs sorted into groups, against onnxruntime, in both thread orders; `starved`:
     the router never picks the last expert, so it has no group."""
     case = GROUPED[name]
@@ -232,7 +239,9 @@ def test_grouped_experts_against_onnxruntime(name, starved, grouped_whenever_all
     want = ort_run(data, feeds)["y"]
     half = case.get("dtype") is np.float16
     art = compile(data, "h100", CompileOptions(build=False, precision="fp16" if half else "fp32"))
+    (tech,) = [t for t in art.report["techniques"] if t["name"] == "grouped experts"]
     assert _kernels(art, "expert_slot_token")
+    assert tech["effect"]["priced"][0]["chosen"] == f"grouped ({grouped_by} sort)"
     tol = 2e-2 if half else 2e-6
     for mode in ("default", "shuffle"):
         got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)["y"]
@@ -254,7 +263,7 @@ def test_grouped_on_tensor_cores_where_it_pays(dtype):
     assert tech["enabled"] and tech["effect"]["moe_nodes"] == 1 and tech["effect"]["grouped"] == 1
     (priced,) = tech["effect"]["priced"]
     ways = priced["predicted_us"]
-    assert priced["chosen"] == "grouped" and ways["grouped"] < ways["pairs"], priced
+    assert priced["chosen"].startswith("grouped") and ways[priced["chosen"]] == min(ways.values()) < ways["pairs"]
     # the fp32 model's tokens are fp32: the vector loader rounds them to half on the way (gathered
     # rows too); FC2's rows are the activation, stored in half (half_storage) either way
     tokens = "async" if dtype is np.float16 else "vector"
@@ -278,13 +287,13 @@ def test_small_layers_keep_the_pair_layout():
     assert tech["enabled"] and tech["effect"]["moe_nodes"] == 1 and tech["effect"]["grouped"] == 0
     (priced,) = tech["effect"]["priced"]
     ways = priced["predicted_us"]
-    assert priced["chosen"] == "pairs" and ways["pairs"] <= ways["grouped"], priced
+    assert priced["chosen"] == "pairs" and ways["pairs"] == min(ways.values()) and len(ways) == 3, priced
     from compiler.report_html import technique_sentence
     assert "0 of 1 MoE nodes" in technique_sentence(tech) and "1 priced both ways" in technique_sentence(tech)
 
 
 @pytest.mark.parametrize("bits", [2, 4, 8])
-def test_qmoe_grouped_against_onnxruntime(bits, grouped_whenever_allowed, monkeypatch):
+def test_qmoe_grouped_against_onnxruntime(bits, grouped_by, monkeypatch):
     """Quantized experts at a prompt: the grouped FCs dequantize the group's expert's blocks."""
     monkeypatch.setenv("ORT_QMOE_CPU_QNBIT_GEMM", "fp32")      # as in test_qmoe_against_onnxruntime
     data, feeds = qmoe_case(64, 64, 32, 4, 2, 32, zero_points=True, bits=bits)
@@ -295,7 +304,7 @@ def test_qmoe_grouped_against_onnxruntime(bits, grouped_whenever_allowed, monkey
     np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * float(np.abs(want).max()))
 
 
-def test_disable_grouped_experts_keeps_the_pair_layout(grouped_whenever_allowed):
+def test_disable_grouped_experts_keeps_the_pair_layout(grouped_by):
     """--disable grouped_experts: the pairs' own FCs, the same result."""
     data, feeds = moe_case(**GROUPED["gpt_oss_swiglu"])
     on = compile(data, "h100", CompileOptions(build=False))
