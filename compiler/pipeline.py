@@ -53,7 +53,6 @@ from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
-from .ops.moe_groups import grouped_moe_nodes
 from .report import TOLERANCE, make_header, make_report, plan_traffic, workspace_bytes
 from .roller.cost_model import LAUNCH_US
 from .targets import Target, get_target
@@ -81,9 +80,6 @@ def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
     plan = lower_graph(ctx.imported.graph, ctx.imported.opset, donate_inputs=ctx.options.kv_cache == "in-place",
                        disabled=frozenset(ctx.options.disable), price=_lowering_price(ctx), choices=choices)
     info = {"kernels": len(plan.specs())}
-    grouped = grouped_moe_nodes(plan)
-    if grouped:
-        info["grouped_experts"] = grouped
     if choices:
         info["choices"] = choices
     if plan.donated:

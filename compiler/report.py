@@ -31,6 +31,7 @@ LATENCY_SOL = 0.6
 # The largest max relative error against onnxruntime a verification passes with, per precision: the
 # shared models' acceptance measure in fp32 (tests/models), the tensor-core tests' in reduced precision.
 TOLERANCE = {"fp32": 1e-3, "tf32": 1e-2, "fp16": 1e-2, "bf16": 1e-2}
+MOE_OPS = ("MoE", "QMoE")     # the ops whose lowering may group experts (ops/moe_groups.py)
 
 
 def make_header(imported, target: Target, plan: Plan, options) -> dict:
@@ -291,6 +292,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
     dense, executed = report["flops"]["dense"], report["flops"]["executed"]
     regions = cf["regions"]
     graph = sched["cuda_graph"]
+    # the MoE nodes whose lowering priced its ways (LowerCtx.cheapest): only such a node is grouped
+    moe_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+                   for c in info.get("lower", {}).get("choices", []) if c["op"] in MOE_OPS]
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
             k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")
@@ -318,11 +322,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
          if half.get("enabled") else {}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
-        {"name": "grouped experts", "stage": "lower", "enabled": "grouped_experts" not in options.disable,
-         "effect": {"moe_nodes": sum(n for op, n in report["ops"].items() if op in ("MoE", "QMoE")),
-                    "grouped": len(info.get("lower", {}).get("grouped_experts", [])),
-                    "priced": [{k: c[k] for k in ("node", "chosen", "predicted_us")}
-                               for c in info.get("lower", {}).get("choices", []) if c["op"] in ("MoE", "QMoE")]}},
+        {"name": "grouped experts", "stage": "lower", "enabled": options.enabled("grouped_experts"),
+         "effect": {"moe_nodes": sum(n for op, n in report["ops"].items() if op in MOE_OPS),
+                    "grouped": sum(c["chosen"] != "pairs" for c in moe_choices), "priced": moe_choices}},
         {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
          "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
          {"mode": report["kv_cache"]["mode"]}},

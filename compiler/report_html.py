@@ -363,7 +363,7 @@ def technique_sentence(t: dict) -> str:
         priced = fx.get("priced") or []
         if priced:
             p = priced[0]["predicted_us"]
-            s += (f" {len(priced)} priced both ways; the first, {e(str(priced[0]['node']))}: "
+            s += (f" {len(priced)} priced their ways; the first, {e(str(priced[0]['node']))}: "
                   + ", ".join(f"{e(str(k))} {v} us" for k, v in p.items()) + ".")
         return s
     return f"{e(name)}: on."

@@ -3,6 +3,7 @@ shape arithmetic, canonicalise. `import_model` is the only entry point."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hashlib
 import heapq
 import itertools
@@ -10,7 +11,6 @@ import math
 import os
 import stat
 import sys
-import dataclasses
 from dataclasses import dataclass
 
 import onnx

@@ -284,15 +284,8 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
                         unary("exp", cast(load(0, rt, (t, load(3, idx_t, (t, j)))), acc) - load(1, row_t, (t,)))
                         / load(2, row_t, (t,))), [ctx.in_name(_ROUTER), rmax, den, idx], weights)
 
-    # 2)-4) the experts' FCs and the weighted sums: each pair (t, j) its own matrix-vector product,
-    # or the pairs sorted by expert into groups (moe_groups.py) where the experts get enough of them,
-    # whichever the micro-model prices faster
-    R = group_rows(T, K, E) if ctx.enabled("grouped_experts") else None
-    ways = {"pairs": lambda: experts(pair_rows(idx, idx_t))}
-    if R is not None:
-        for sort in SORTS:
-            ways[f"grouped ({sort} sort)"] = lambda sort=sort: experts(grouped_rows(ctx, idx, idx_t, E, R, sort))
-
+    # 2)-4) the experts' FCs and the weighted sums over `rows`: each pair (t, j) its own
+    # matrix-vector product, or the pairs sorted by expert into groups (moe_groups.py)
     def experts(rows: Rows) -> None:
         A, B = rows.shape
 
@@ -379,4 +372,11 @@ def _lower(ctx: LowerCtx, quantized: bool) -> None:
         ctx.emit(TensorExpr("expert_sum", tuple(args.types), out2, load(wa, w_t, (t, r)) * load(ya, y2[1], (ra, rb, n)),
                             Reduce("sum", (("r0", K),)), cast(Var("acc", acc), xt.dtype)), args.names, summed)
         ctx.alias(ctx.out_name(0), summed)
+
+    # where the experts get enough pairs, whichever way the micro-model prices fastest
+    R = group_rows(T, K, E) if ctx.enabled("grouped_experts") else None
+    ways = {"pairs": lambda: experts(pair_rows(idx, idx_t))}
+    if R is not None:
+        for sort in SORTS:
+            ways[f"grouped ({sort} sort)"] = lambda sort=sort: experts(grouped_rows(ctx, idx, idx_t, E, R, sort))
     ctx.cheapest(ways)

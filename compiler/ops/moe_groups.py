@@ -44,7 +44,8 @@ GROUP_ROWS = (16, 32, 64, 128)      # the rows of a group: tensor-core M tiles
 # 16-row tensor-core tile would be mostly padding, and a decode step is not lowered twice.
 MIN_MEAN_ROWS = 8
 I64 = DType.int64
-SLOT_TOKEN = "expert_slot_token"     # the sort's last kernel: a plan holds it only for a grouped MoE
+SLOT_TOKEN = "expert_slot_token"     # both sorts' last kernel: the token at each row
+SORTS = ("rank", "scan")             # the two sorts (the module docstring), both priced
 
 
 def max_groups(pairs: int, experts: int, rows: int) -> int:
@@ -59,12 +60,6 @@ def group_rows(tokens: int, k: int, experts: int) -> int | None:
     if pairs < MIN_MEAN_ROWS * experts:
         return None
     return next((r for r in GROUP_ROWS if r * experts >= pairs), GROUP_ROWS[-1])
-
-
-def grouped_moe_nodes(plan) -> list[str]:
-    """The MoE nodes of a lowered plan whose pairs were grouped (their sort inverts the slots)."""
-    return sorted({op for spec in plan.specs() for st in getattr(spec, "stages", ())
-                   if st.expr.name == SLOT_TOKEN for op in spec.ops})
 
 
 @dataclass(frozen=True)
@@ -85,9 +80,6 @@ def pair_rows(idx: str, idx_t: TensorType) -> Rows:
     return Rows((T, K), token=lambda args, t, j: t,
                 expert=lambda args, t, j: load(args.arg(idx, idx_t), idx_t, (t, j)),
                 at=lambda args, t, j: (t, j))
-
-
-SORTS = ("rank", "scan")
 
 
 def chunk_tokens(tokens: int) -> int:

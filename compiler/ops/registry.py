@@ -10,6 +10,7 @@ Output shapes come from ONNX's own per-node shape inference in the frontend, so 
 reads `ctx.out_types` and never recomputes them."""
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -134,7 +135,7 @@ class LowerCtx:
         """(steps, temporaries) `build` emits, kept out of the plan and its names."""
         saved = self._emit, self._new_name, self.temps
         steps: list = []
-        names = iter(range(1 << 62))
+        names = itertools.count()
         self._emit, self.temps = steps.append, {}
         self._new_name = lambda hint: f"trial{next(names)}:{hint}"
         try:

@@ -48,6 +48,11 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         used_names.add(name)
         return name
 
+    def price_steps(trial: list, temps: dict) -> float | None:
+        """One way of lowering a node, priced as a plan of its own steps."""
+        return price(Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
+                          constants=tuple(graph.constants)))
+
     for node in graph.nodes:
         if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
             steps.append(lower_control_flow(node, graph, opset, disabled, price, choices))
@@ -63,11 +68,6 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         if present and all(t.size == 0 for t in present):
             continue   # ONNX: every output is empty, so nothing computes it (its buffer holds no bytes)
         node_steps: list = []
-
-        def price_steps(trial: list, temps: dict) -> float | None:
-            """A way of lowering the node, priced as a plan of its own steps."""
-            return price(Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
-                              constants=tuple(graph.constants)))
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
                        donate=donate if donatable else None, disabled=disabled,
                        price=price_steps if price is not None else None, choices=choices)
