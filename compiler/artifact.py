@@ -218,7 +218,7 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
             "types": {n: _type_json(t) for n, t in plan.types},
             "constants": [n for n, _ in plan.constants], "arena": [[n, o] for n, o in plan.arena],
             "arena_bytes": plan.arena_bytes, "steps": steps,
-            "output_lengths": [[n, v] for n, v in plan.output_lengths],
+            "output_lengths": [[n, v, axis] for n, v, axis in plan.output_lengths],
             "donated": [[o, i] for o, i in plan.donated]}
 
 
@@ -257,5 +257,6 @@ def plan_from_json(d: dict, sources: dict[str, str], constants: dict[str, Consta
                 constants=tuple((n, constants[n]) for n in d["constants"]),
                 arena=tuple((n, o) for n, o in d["arena"]), arena_bytes=d["arena_bytes"],
                 outer=tuple(d.get("outer", [])),
-                output_lengths=tuple((n, v) for n, v in d.get("output_lengths", [])),
+                # an artifact from before bounded ops trims its Loop outputs on axis 0
+                output_lengths=tuple((e[0], e[1], e[2] if len(e) > 2 else 0) for e in d.get("output_lengths", [])),
                 donated=tuple((o, i) for o, i in d.get("donated", [])))

@@ -37,7 +37,11 @@ MOE_OPS = ("MoE", "QMoE")     # the ops whose lowering may group experts (ops/mo
 def make_header(imported, target: Target, plan: Plan, options) -> dict:
     """The artifact's header: the model, the target, the compiler, the plan's signature and options."""
     types = dict(plan.types)
-    sig = lambda names: [{"name": n, "dtype": types[n].dtype.name, "shape": list(types[n].shape)} for n in names]
+    # an output whose extent on an axis is only known at run time: its shape there is the bound,
+    # and a run returns it trimmed (Plan.output_lengths)
+    runtime_axis = {o: axis for o, _, axis in plan.output_lengths}
+    sig = lambda names: [{"name": n, "dtype": types[n].dtype.name, "shape": list(types[n].shape),
+                          **({"runtime_axis": runtime_axis[n]} if n in runtime_axis else {})} for n in names]
     return {"model": {"sha256": imported.model_sha256, "name": imported.name},
             "target": {"name": target.name, "arch": target.arch}, "compiler_version": package_version(),
             "compiler_key": compiler_key(),

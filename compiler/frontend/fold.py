@@ -39,13 +39,17 @@ def shape_op_value(op: str, node: onnx.NodeProto, in_type: TensorType) -> np.nda
     """Shape or Size of a value with a static type: known without its data."""
     if op == "Size":
         return np.array(in_type.size, dtype=np.int64)
+    return np.array([in_type.shape[a] for a in shape_op_axes(node, in_type.rank)], dtype=np.int64)
+
+
+def shape_op_axes(node: onnx.NodeProto, rank: int) -> range:
+    """The axes a Shape node reports."""
     attrs = {a.name: a.i for a in node.attribute}
-    rank = in_type.rank
     # opset 15 start/end: negative counts from the back, both clamped into [0, rank]
     start, end = attrs.get("start", 0), attrs.get("end", rank)
     start = min(max(start + rank if start < 0 else start, 0), rank)
     end = min(max(end + rank if end < 0 else end, 0), rank)
-    return np.array(in_type.shape[start:end], dtype=np.int64)
+    return range(start, end)
 
 
 def fold_with_reference(opdef: OpDef, node: Node, inputs: list[np.ndarray | None], opset: int,

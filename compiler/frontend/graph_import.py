@@ -16,7 +16,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
-from .fold import constant_node_value, fold_with_reference, shape_op_value
+from .fold import constant_node_value, fold_with_reference, shape_op_axes, shape_op_value
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
 # starts, ...); larger ones (weights) are never needed for shapes and are costly to serialise.
@@ -84,6 +84,16 @@ class Scope:
         self.types: dict[str, TensorType] = {}
         self.consts: dict[str, np.ndarray] = {}
         self.outer: dict[str, None] = {}  # runtime values read from enclosing scopes, in first-use order
+        # values that may have an axis whose length is only known at run time (a bounded Loop's scan
+        # outputs, NonMaxSuppression's selected boxes, and what is computed from them): value -> the
+        # static bounds of such axes (the lowering finds the axis: passes/bounded_rows.py)
+        self.bounded: dict[str, frozenset[int]] = {}
+
+    def bounds(self, name: str) -> frozenset[int]:
+        """The bounds of `name`'s run-time axes (here or in an enclosing scope); empty when it has none."""
+        if name in self.bounded:
+            return self.bounded[name]
+        return self.parent.bounds(name) if self.parent is not None else frozenset()
 
     def resolve(self, name: str) -> bool:
         """Makes `name` visible here (borrowing it from an enclosing scope if needed); False if unknown."""
@@ -216,6 +226,7 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         _set_const(scope, pn.output[0], a, name, op)
         return None
     if domain == "" and op in ("Shape", "Size"):
+        _refuse_bounded_extent(pn, op, name, scope)
         _set_const(scope, pn.output[0], shape_op_value(op, pn, scope.types[pn.input[0]]), name, op)
         return None
 
@@ -236,6 +247,9 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         outputs = tuple(pn.output)
         if len(out_types) > len(outputs):      # a bounded Loop's iteration count (see _trip_bound)
             outputs += (_fresh_value(f"{name}#iterations", scope),)
+            for v in outputs[len(pn.input) - 2:-1]:   # its scan outputs
+                if v:
+                    scope.bounded[v] = frozenset({bodies["max_trip_count"]})
         node = Node(op, name, tuple(pn.input), outputs,
                     tuple(sorted(attrs + list(bodies.items()), key=_by_name)), domain)
         _set_types(scope, outputs, out_types)
@@ -244,7 +258,8 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
     node = Node(op, name, tuple(pn.input), tuple(pn.output), tuple(sorted(attrs, key=_by_name)), domain)
     all_const = opdef.foldable and all(i == "" or i in scope.consts for i in pn.input)
     try:
-        out_types = _infer(pn, op, domain, name, in_types, ctx, scope)
+        # a bounded op on constants folds to its exact extent: its reference gives the types
+        out_types = None if opdef.bounded and all_const else _infer(pn, op, domain, name, in_types, ctx, scope)
     except ShapeError:
         if not all_const:
             raise
@@ -262,11 +277,47 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
                     _set_const(scope, o, a, name, op)
             return None
         if out_types is None:  # neither inference nor evaluation gives the types: re-raise inference's error
-            _infer(pn, op, domain, name, in_types, ctx, scope)
+            out_types = _infer(pn, op, domain, name, in_types, ctx, scope)
         if why:
             ctx.warnings.append(f"node {name} ({op}) was not constant-folded: {why}")
+    taint = frozenset().union(*(scope.bounds(i) for i in pn.input if i))
+    if taint:
+        # an axis of a new extent below a bound may be a run-time one's first rows (a slice from 0)
+        seen = {e for i in pn.input if i and scope.bounds(i) for e in scope.types[i].shape}
+        for o, t in zip(pn.output, out_types):
+            if o and t is not None:
+                scope.bounded[o] = taint | {e for e in t.shape if e not in seen and e < max(taint)}
+    if opdef.bounded and len(out_types) > len(pn.output):
+        # its run-time extent, an output the op writes (OpDef.bounded)
+        count = _fresh_value(f"{name}#count", scope)
+        k, axis = opdef.bounded[0]
+        # the bound its reference pads to, as a bounded Loop's max_trip_count
+        extent = ("max_extent", out_types[k].shape[axis])
+        node = dataclasses.replace(node, outputs=node.outputs + (count,),
+                                   attrs=tuple(sorted(node.attrs + (extent,), key=_by_name)))
+        for k, axis in opdef.bounded:
+            if k < len(pn.output) and pn.output[k]:
+                scope.bounded[pn.output[k]] = taint | {out_types[k].shape[axis]}
+        _set_types(scope, node.outputs, out_types)
+        return node
     _set_types(scope, pn.output, out_types)
     return node
+
+
+def _refuse_bounded_extent(pn: onnx.NodeProto, op: str, name: str, scope: Scope) -> None:
+    """Shape and Size fold to the static type, which for a value with a run-time axis gives only
+    its bound: refused where an axis they report may be one (its extent is such a bound)."""
+    bounds = scope.bounds(pn.input[0])
+    if not bounds:
+        return
+    t = scope.types[pn.input[0]]
+    axes = shape_op_axes(pn, t.rank) if op == "Shape" else range(t.rank)
+    hit = [a for a in axes if t.shape[a] in bounds]
+    if hit:
+        raise ShapeError(f"{op} of '{pn.input[0]}', whose axis {hit[0]} may have a length only known at run time "
+                         f"(at most {t.shape[hit[0]]}: a bounded value's, or computed from one)", node=name,
+                         hint="Brickyard sizes such a value to its bound and trims it on return, but cannot "
+                         "give its shape; take the shape of its other axes only")
 
 
 def _by_name(kv):

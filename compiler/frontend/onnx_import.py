@@ -71,10 +71,12 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                           max_trip_count=max_trip_count)
 
 
-def trimmed_outputs(graph: Graph) -> tuple[tuple[str, str], ...]:
-    """(output, iteration count) for each scan output of a bounded Loop (one whose iteration count
-    is known only at run time; its last output counts the iterations): such a value has a real
-    length below its static one, so it may be returned (trimmed) but not computed with."""
+def trimmed_outputs(graph: Graph) -> tuple[tuple[str, str, int], ...]:
+    """(output, iteration count, axis 0) for each scan output of a bounded Loop (one whose iteration
+    count is known only at run time; its last output counts the iterations): such a value has a
+    real length below its static one, so it may be returned (trimmed) but not computed with (the
+    rows past the count hold whatever the buffer held). A bounded op's outputs (OpDef.bounded)
+    may be computed with: the lowering follows them (passes/bounded_rows.py)."""
     readers = {i: n.name for n in graph.nodes for i in n.inputs if i}
     readers.update({i: n.name for n in graph.nodes for sg in n.subgraphs() for i in sg.outer})
     pairs = []
@@ -91,7 +93,7 @@ def trimmed_outputs(graph: Graph) -> tuple[tuple[str, str], ...]:
                     hint="Brickyard returns such an output trimmed to the iterations that ran, but cannot compute "
                     "with it; give the Loop a constant trip count and a condition that stays true")
             if v and v in graph.outputs:
-                pairs.append((v, iterations))
+                pairs.append((v, iterations, 0))
     return tuple(pairs)
 
 

@@ -168,9 +168,11 @@ class Graph:
     """A graph: its inputs/outputs by name, nodes in topological order, every value's type.
 
     `outer` lists values a subgraph reads from the enclosing graph's scope (ONNX allows it).
-    `output_lengths` pairs an output whose first axis is only an upper bound (the scan outputs of a
-    Loop with a run-time iteration count) with the int64 scalar value holding its real length: the
-    runtime trims the output to it on return."""
+    `output_lengths` gives each output whose extent on an axis is only an upper bound (the scan
+    outputs of a Loop with a run-time iteration count) the int64 scalar value holding its real
+    extent and the axis: (output, value, axis); the runtime trims the output to it on return. The
+    outputs of ops with such an extent (OpDef.bounded) and what is computed from them are added by
+    the lowering (Plan.output_lengths, passes/bounded_rows.py)."""
 
     name: str
     inputs: tuple[str, ...]
@@ -179,7 +181,7 @@ class Graph:
     types: tuple[tuple[str, TensorType], ...]
     constants: tuple[tuple[str, Constant], ...] = ()
     outer: tuple[str, ...] = ()
-    output_lengths: tuple[tuple[str, str], ...] = ()
+    output_lengths: tuple[tuple[str, str, int], ...] = ()
 
     @functools.cached_property
     def type_map(self) -> dict[str, TensorType]:

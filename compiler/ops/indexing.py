@@ -1,6 +1,7 @@
 """Indexing ops: Gather, GatherElements, GatherND, ScatterND, ScatterElements (and the old Scatter),
-OneHot, and the data-dependent Compress, NonZero, Unique (lowered only when their inputs are
-constant: their output shapes depend on the data).
+OneHot, and the data-dependent Compress, NonZero, Unique: Compress and Unique lowered only when
+their inputs are constant (their output shapes depend on the data); NonZero's output sized to the
+input's elements and trimmed to the count of non-zeros on return (OpDef.bounded).
 
 Gathers are index maps with the loaded index wrapped by a select (negative counts from the end).
 Scatters are a copy kernel followed by an update kernel in which each thread owns a set of output
@@ -17,6 +18,7 @@ from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..errors import ModelError
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
+from ..ir.graph import TensorType
 from ..ir.texpr import binary, const, in_range, load, logical_and, out_vars, select
 from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index
 from .registry import LowerCtx, register
@@ -339,7 +341,79 @@ def _ref_compress(node, inputs, opset):
 
 
 def _ref_nonzero(node, inputs, opset):
-    return [np.array(np.nonzero(inputs[0]), dtype=np.int64).reshape(inputs[0].ndim, -1)]
+    out = np.array(np.nonzero(inputs[0]), dtype=np.int64).reshape(inputs[0].ndim, -1)
+    if len(node.outputs) < 2:
+        return [out]
+    # the compiled form: sized to its bound (graph_import gives it as max_extent), the count last
+    padded = np.zeros((out.shape[0], node.attr("max_extent")), np.int64)
+    padded[:, :out.shape[1]] = out
+    return [padded, np.array(out.shape[1], dtype=np.int64)]
+
+
+def _infer_nonzero(pn, in_types, consts):
+    x = in_types[0]
+    if x.rank == 0:
+        raise ModelError("NonZero of a scalar", node=pn.name, hint="ONNX defines NonZero for tensors of rank 1 or more")
+    if x.size == 0:
+        return [TensorType(DType.int64, (x.rank, 0))]
+    return [TensorType(DType.int64, (x.rank, x.size)), TensorType(DType.int64, ())]
+
+
+_NONZERO_THREADS = 256
+
+
+def lower_nonzero(ctx: LowerCtx) -> None:
+    """One block: each thread counts the non-zeros of its run of the flattened input, a scan of
+    the counts in shared memory gives each run its first column, then each thread writes the
+    coordinates of its non-zeros there (row-major order, as ONNX lists them); thread 0 zeroes
+    the columns past the total and writes the count. The output is [rank, size], trimmed to the
+    count on return (OpDef.bounded)."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    if ctx.const(0) is not None:    # known at compile time (import folds it unless it is large)
+        _lower_folded(ctx)
+        return
+    if y.size == 0:
+        return
+    n, rank, t = x.size, x.rank, _NONZERO_THREADS
+    run = -(-n // t)
+    ct = x.dtype.compute_ctype
+    coords = []
+    for d in reversed(range(rank)):
+        coords.append(f"        y[{d}ll * N + at] = rest % {x.shape[d]}ll; rest /= {x.shape[d]}ll;")
+    body = [f"  constexpr long long N = {n}, RUN = {run};",
+            "  BY_SHARED_BUFFER(smem);",
+            "  long long* first = (long long*)smem;",
+            "  const long long lo = threadIdx.x * RUN, hi = by_min(lo + RUN, N);",
+            "  long long mine = 0;",
+            f"  for (long long f = lo; f < hi; ++f) mine += (({ct})x[f] != ({ct})0);",
+            "  first[threadIdx.x] = mine;",
+            "  __syncthreads();",
+            "  if (threadIdx.x == 0) {",
+            "    long long total = 0;",
+            "    for (int k = 0; k < blockDim.x; ++k) { const long long c = first[k]; first[k] = total; total += c; }",
+            "    first[blockDim.x] = total;",
+            "  }",
+            "  __syncthreads();",
+            "  long long at = first[threadIdx.x];",
+            "  for (long long f = lo; f < hi; ++f) {",
+            f"    if (({ct})x[f] != ({ct})0) {{",
+            "      long long rest = f;",
+            *[c[2:] for c in coords],
+            "      ++at;",
+            "    }",
+            "  }",
+            "  const long long total = first[blockDim.x];",
+            f"  for (long long e = threadIdx.x; e < {rank}ll * (N - total); e += blockDim.x)",
+            "    y[(e / (N - total)) * N + total + e % (N - total)] = 0;",
+            "  if (threadIdx.x == 0) count[0] = total;"]
+    entry, source = finish_kernel("nonzero", [f"const {x.dtype.ctype}* __restrict__ x", "long long* __restrict__ y",
+                                              "long long* __restrict__ count"], body, launch_bounds=(t,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source,
+                           params=(KernelParam(x.dtype.ctype, ctx.in_name(0), False),
+                                   KernelParam("long long", ctx.out_name(0), True),
+                                   KernelParam("long long", ctx.out_name(1), True)),
+                           grid=(1, 1, 1), block=(t, 1, 1), shared_bytes=(t + 1) * 8,
+                           config=(("schedule", "nonzero_scan"),)))
 
 
 def _ref_unique(node, inputs, opset):
@@ -372,7 +446,7 @@ def _lower_folded(ctx: LowerCtx) -> None:
 
 
 register("Compress", reference=_ref_compress)(_lower_folded)
-register("NonZero", reference=_ref_nonzero)(_lower_folded)
+register("NonZero", reference=_ref_nonzero, infer=_infer_nonzero, bounded=((0, 1),))(lower_nonzero)
 register("Unique", reference=_ref_unique)(_lower_folded)
 
 __all__ = ["lower_gather", "lower_gather_elements", "lower_gather_nd", "lower_scatter_nd", "lower_one_hot"]

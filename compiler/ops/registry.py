@@ -38,16 +38,21 @@ class OpDef:
     # constant), for an op ONNX has no schema for (onnxruntime's com.microsoft operators:
     # compiler/ops/contrib.py); None: ONNX's own shape inference
     infer: Callable[[Any, list, list], list] | None = None
+    # (output, axis) pairs whose extent is known only at run time (NonMaxSuppression's selected
+    # boxes): typed at import with a static upper bound, `infer` gives one more output than the
+    # node has, an int64 scalar the op writes with the real extent, and the value is returned
+    # trimmed to it (frontend/onnx_import.py trimmed_outputs); rows past it hold zeros
+    bounded: tuple[tuple[int, int], ...] = ()
 
 
 REGISTRY: dict[tuple[str, str], OpDef] = {}
 
 
 def register(op: str, *, reference: Reference, domain: str = "", foldable: bool = True,
-             infer: Callable[[Any, list, list], list] | None = None):
+             infer: Callable[[Any, list, list], list] | None = None, bounded: tuple[tuple[int, int], ...] = ()):
     """Decorator: registers `fn` as the lowering of `op` (also under 'ai.onnx' for the default domain)."""
     def deco(fn):
-        d = OpDef(op, fn, reference, domain, foldable, infer)
+        d = OpDef(op, fn, reference, domain, foldable, infer, bounded)
         REGISTRY[(domain, op)] = d
         if domain == "":
             REGISTRY[("ai.onnx", op)] = d

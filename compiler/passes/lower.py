@@ -4,11 +4,12 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..errors import CompilerError, NeedsConstant, UnsupportedOp
+from ..errors import CompilerError, NeedsConstant, ShapeError, UnsupportedOp
 from ..ir.graph import Graph
 from ..ops.registry import LowerCtx, lookup, zero_size_error
 from ..ir.dataflow import reads, writes
 from ..ir.plan import ComputeStep, IfStep, LoopStep, Plan, ScanStep
+from .bounded_rows import Extents, follow
 
 CONTROL_FLOW = ("If", "Loop", "Scan")
 
@@ -53,9 +54,12 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         return price(Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
                           constants=tuple(graph.constants)))
 
+    extents: Extents = {}    # values with a run-time extent (OpDef.bounded and what is computed from them)
     for node in graph.nodes:
         if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
-            steps.append(lower_control_flow(node, graph, opset, disabled, price, choices))
+            step = lower_control_flow(node, graph, opset, disabled, price, choices)
+            follow(node, [step], types, extents)    # a region reading such a value is refused
+            steps.append(step)
             continue
         opdef = lookup(node.op, node.domain, node=node.name)
         in_types = [graph.type_of(n) if n else None for n in node.inputs]
@@ -88,13 +92,18 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
             raise UnsupportedOp(node.op, node=node.name, detail=f"lowering failed: {type(e).__name__}: {e}") from e
         types.update(ctx.temps)
         # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
-        steps += [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
+        node_steps = [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
+        follow(node, node_steps, types, extents)
+        if node.attr("max_extent") is not None:     # graph_import gave it its extent's output, last
+            extents.update({node.outputs[k]: (node.outputs[-1], axis) for k, axis in opdef.bounded if node.outputs[k]})
+        steps += node_steps
 
     used = _values_used(steps) | set(graph.outputs)
     constants = tuple((n, c) for n, c in graph.constants if n in used)
+    trimmed = tuple((o, *extents[o]) for o in graph.outputs if o in extents)
     return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
                 types=tuple(types.items()), constants=constants, outer=graph.outer,
-                output_lengths=graph.output_lengths, donated=tuple(donated))
+                output_lengths=graph.output_lengths + trimmed, donated=tuple(donated))
 
 
 def _read_once_inputs(graph: Graph) -> set[str]:
@@ -118,13 +127,22 @@ def _writes_nothing(step: ComputeStep, types: dict) -> bool:
 def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] = frozenset(),
                        price: Callable[[Plan], float | None] | None = None, choices: list | None = None):
     """If / Loop / Scan as regions run by the runtime (on the host for now, see DESIGN Grinder)."""
+    def lower_body(g: Graph) -> Plan:
+        body = lower_graph(g, opset, disabled=disabled, price=price, choices=choices)
+        if body.output_lengths:
+            out, length, axis = body.output_lengths[0]
+            raise ShapeError(f"'{out}', an output of {node.op} {node.name}'s body, has a length only known at run "
+                             f"time on axis {axis} (its real one in '{length}')", node=node.name,
+                             hint="Brickyard returns values of run-time length from the model's graph only")
+        return body
+
     if node.op == "If":
-        then_plan = lower_graph(node.attr("then_branch"), opset, disabled=disabled, price=price, choices=choices)
-        else_plan = lower_graph(node.attr("else_branch"), opset, disabled=disabled, price=price, choices=choices)
+        then_plan = lower_body(node.attr("then_branch"))
+        else_plan = lower_body(node.attr("else_branch"))
         return IfStep(cond=node.inputs[0], then_plan=then_plan, else_plan=else_plan,
                       outputs=node.outputs, node=node.name)
     if node.op == "Loop":
-        body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price, choices=choices)
+        body = lower_body(node.attr("body"))
         n_carried = len(node.inputs) - 2
         bound = node.attr("max_trip_count")    # bounded: the last output counts the iterations
         return LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
@@ -133,7 +151,7 @@ def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] 
                         outputs=node.outputs[:-1] if bound is not None else node.outputs,
                         n_scan=len(body.outputs) - 1 - n_carried, node=node.name,
                         max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else "")
-    body = lower_graph(node.attr("body"), opset, disabled=disabled, price=price, choices=choices)
+    body = lower_body(node.attr("body"))
     n_scan_in = node.attr("num_scan_inputs")
     n_state = len(node.inputs) - n_scan_in
     n_scan_out = len(node.outputs) - n_state

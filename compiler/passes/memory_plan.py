@@ -41,7 +41,7 @@ def plan_memory(plan: Plan) -> Plan:
     for n in plan.outputs:
         first.setdefault(find(n), 0)  # an output no step writes (an empty one) still needs a buffer
         last[find(n)] = end
-    for _, n in plan.output_lengths:   # read on return, to trim its output
+    for _, n, _ in plan.output_lengths:   # read on return, to trim its output
         last[find(n)] = end
 
     # A zero-size value holds no bytes: it needs no writer and takes no arena space (offset 0).

@@ -109,10 +109,12 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     cfg = dict(kernel.config)
     steps = int(cfg.get("sequential_steps", 0))
     if steps:   # a time loop on the device (ops/recurrence_kernels.py): each step its weight rows from L2,
-        # its share of the FLOPs at the grid's occupancy, and its grid barriers
+        # its share of the FLOPs at the grid's occupancy, its grid barriers, and the round trips of
+        # the loads each step waits on in turn (NonMaxSuppression's next box: its index, then it)
         rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
         per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),
                        predict_us(0, kernel_flops(kernel) // steps, threads, target))
+        per_step += int(cfg.get("dependent_loads_per_step", 0)) * target.dram_latency_ns * 1e-3
         return (predict_us(kernel_bytes(kernel, types), 0, threads, target)
                 + steps * (per_step + int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US))
     # a hand-written kernel whose threads each wait on a chain of dependent DRAM loads (an index,

@@ -126,13 +126,15 @@ class Executor:
             out = {n: scope[n] if n in donated else self.backend.clone(scope[n]) for n in self.plan.outputs}
         else:
             out = {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
-        for name, length in self.plan.output_lengths:
+        for name, length, axis in self.plan.output_lengths:
             n = int(self.backend.to_host(scope[length]).reshape(-1)[0])
             if n < 0:
                 raise RuntimeFault(f"output '{name}' needs more rows than the {out[name].shape[0]} its loop was "
                                    "compiled for (a Loop ran past its max_trip_count)",
                                    hint="compile with a larger --max-trip-count")
-            out[name] = out[name][:n].copy()
+            # a value computed from the first rows of one with a run-time extent has at most its own
+            n = min(n, out[name].shape[axis])
+            out[name] = out[name][(slice(None),) * axis + (slice(0, n),)].copy()
         return out
 
     def _run_graph(self, checked: dict, on_device: bool) -> dict:

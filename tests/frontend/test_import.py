@@ -592,7 +592,7 @@ def test_loop_with_runtime_condition_and_scan_outputs_is_bounded_by_its_trip_cou
     assert g.type_of("scans") == TensorType(DType.float32, (3, 2, 3))
     iterations = loop.outputs[-1]
     assert g.type_of(iterations) == TensorType(DType.int64, ())
-    assert g.output_lengths == (("scans", iterations),)
+    assert g.output_lengths == (("scans", iterations, 0),)
 
 
 def test_loop_with_runtime_trip_count_and_scan_outputs_needs_a_bound(test_op):
@@ -604,7 +604,7 @@ def test_loop_with_runtime_trip_count_and_scan_outputs_needs_a_bound(test_op):
         import_model(m)
     g = import_model(m, max_trip_count=7).graph
     assert g.type_of("scans") == TensorType(DType.float32, (7, 2, 3))
-    assert g.output_lengths == (("scans", g.nodes[0].outputs[-1]),)
+    assert g.output_lengths == (("scans", g.nodes[0].outputs[-1], 0),)
 
 
 def test_loop_carried_value_that_changes_shape(test_op):

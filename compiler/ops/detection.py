@@ -1,0 +1,248 @@
+"""NonMaxSuppression: for each batch and class, boxes taken greedily by descending score, each
+dropped whose overlap with one already taken (intersection over union) exceeds the threshold.
+
+How many boxes it selects is known only at run time (OpDef.bounded): its output is sized to the
+most any input can select, batches x classes x min(max_output_boxes_per_class, boxes), its rows
+in the order ONNX gives them and zeros past the selected ones, and the count is one more output
+(the runtime trims the output to it). Lowered as three steps:
+- the boxes of each (batch, class) ranked by score (TopK's tensor expressions: descending, ties to
+  the lower index, so the score threshold cuts a prefix);
+- one block per (batch, class) walking its ranked boxes, a hand-written kernel since each step
+  depends on the boxes taken before it: the block's threads test the next box against the taken
+  ones together;
+- one block per (batch, class) copying its selection to its offset, the sum of the counts before
+  it; block 0 zeroes the rows past the total and writes the count."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..codegen.block_function import BLOCK_X, finish_kernel
+from ..codegen.cuda import c_const
+from ..errors import ModelError
+from ..ir.dtypes import DType
+from ..ir.graph import Node, TensorType
+from ..ir.kernel import Kernel, KernelParam
+from .reduce import emit_topk_indices
+from .registry import LowerCtx, register
+
+_BOXES, _SCORES, _MAX_OUT, _IOU, _SCORE = range(5)
+_THREADS = 128     # a block tests the next box against the taken ones, a taken box a thread
+
+
+def _given(inputs: list, i: int) -> bool:
+    return i < len(inputs) and inputs[i] is not None and np.asarray(inputs[i]).size > 0
+
+
+def _sizes(boxes: tuple[int, ...], scores: tuple[int, ...], node: str) -> tuple[int, int, int]:
+    """(batches, classes, boxes), the two shapes checked against each other."""
+    if len(boxes) != 3 or boxes[2] != 4 or len(scores) != 3 or scores[0] != boxes[0] or scores[2] != boxes[1]:
+        raise ModelError(f"NonMaxSuppression takes boxes [batches, boxes, 4] and scores [batches, classes, boxes]; "
+                         f"got boxes {list(boxes)} and scores {list(scores)}", node=node)
+    return boxes[0], scores[1], boxes[1]
+
+
+def _per_class_cap(max_out, n: int) -> int:
+    """The most boxes one (batch, class) may select: max_output_boxes_per_class (0 when absent;
+    a run-time value: every box) against the boxes there are."""
+    if max_out is None:
+        return n
+    v = np.asarray(max_out).reshape(-1)
+    return min(max(int(v[0]), 0), n) if v.size else 0
+
+
+def _infer(pn, in_types: list, consts: list) -> list[TensorType]:
+    b, c, n = _sizes(in_types[_BOXES].shape, in_types[_SCORES].shape, pn.name)
+    given = _MAX_OUT < len(pn.input) and pn.input[_MAX_OUT]
+    cap = _per_class_cap(consts[_MAX_OUT], n) if given else 0
+    if b * c * cap == 0:     # nothing can be selected: the output is empty, its extent static
+        return [TensorType(DType.int64, (0, 3))]
+    return [TensorType(DType.int64, (b * c * cap, 3)), TensorType(DType.int64, ())]
+
+
+def _suppressed(box_a: np.ndarray, box_b: np.ndarray, center: bool, threshold) -> bool:
+    """Whether two boxes overlap by more than the threshold; in the boxes' float type, with
+    ONNX's early exits (no overlap, or an empty box or union, never suppresses)."""
+    half = box_a.dtype.type(2)
+    if center:
+        ax0, ax1 = box_a[0] - box_a[2] / half, box_a[0] + box_a[2] / half
+        bx0, bx1 = box_b[0] - box_b[2] / half, box_b[0] + box_b[2] / half
+        ay0, ay1 = box_a[1] - box_a[3] / half, box_a[1] + box_a[3] / half
+        by0, by1 = box_b[1] - box_b[3] / half, box_b[1] + box_b[3] / half
+    else:
+        ax0, ax1 = min(box_a[1], box_a[3]), max(box_a[1], box_a[3])
+        bx0, bx1 = min(box_b[1], box_b[3]), max(box_b[1], box_b[3])
+        ay0, ay1 = min(box_a[0], box_a[2]), max(box_a[0], box_a[2])
+        by0, by1 = min(box_b[0], box_b[2]), max(box_b[0], box_b[2])
+    ix0, ix1 = max(ax0, bx0), min(ax1, bx1)
+    iy0, iy1 = max(ay0, by0), min(ay1, by1)
+    if ix1 <= ix0 or iy1 <= iy0:
+        return False
+    inter = (ix1 - ix0) * (iy1 - iy0)
+    area_a, area_b = (ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0)
+    union = area_a + area_b - inter
+    if inter <= 0 or area_a <= 0 or area_b <= 0 or union <= 0:
+        return False
+    return bool(inter / union > threshold)
+
+
+def _ref_nms(node: Node, inputs: list, opset: int) -> list[np.ndarray]:
+    boxes, scores = np.asarray(inputs[_BOXES]), np.asarray(inputs[_SCORES])
+    b, c, n = _sizes(boxes.shape, scores.shape, node.name)
+    cap = _per_class_cap(inputs[_MAX_OUT], n) if _given(inputs, _MAX_OUT) else 0
+    iou = np.asarray(inputs[_IOU]).reshape(-1)[0] if _given(inputs, _IOU) else boxes.dtype.type(0)
+    score_min = np.asarray(inputs[_SCORE]).reshape(-1)[0] if _given(inputs, _SCORE) else None
+    center = bool(node.attr("center_point_box", 0))
+    rows = []
+    for bi in range(b):
+        for ci in range(c):
+            s = scores[bi, ci]
+            order = sorted(range(n), key=lambda i: (-s[i], i))    # descending, ties to the lower index
+            taken: list[int] = []
+            for i in order:
+                if len(taken) >= cap or (score_min is not None and not s[i] > score_min):
+                    break
+                if not any(_suppressed(boxes[bi, i], boxes[bi, j], center, iou) for j in taken):
+                    taken.append(i)
+            rows += [(bi, ci, i) for i in taken]
+    out = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    if len(node.outputs) < 2:
+        return [out]
+    # the compiled form: sized to its bound (graph_import gives it as max_extent), the count last
+    padded = np.zeros((node.attr("max_extent"), 3), np.int64)
+    padded[:len(out)] = out
+    return [padded, np.array(len(out), dtype=np.int64)]
+
+
+_SUPPRESS = r"""
+// whether box a overlaps box b by more than t: ONNX's NonMaxSuppression test, each product and
+// sum rounded on its own (no fused multiply-add), so a box at the threshold goes as the reference's
+BY_DEVICE bool nms_suppress(const float* a, const float* b, float t) {
+  float ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
+  if (CENTER) {
+    ax0 = __fsub_rn(a[0], a[2] / 2.0f); ax1 = __fadd_rn(a[0], a[2] / 2.0f);
+    bx0 = __fsub_rn(b[0], b[2] / 2.0f); bx1 = __fadd_rn(b[0], b[2] / 2.0f);
+    ay0 = __fsub_rn(a[1], a[3] / 2.0f); ay1 = __fadd_rn(a[1], a[3] / 2.0f);
+    by0 = __fsub_rn(b[1], b[3] / 2.0f); by1 = __fadd_rn(b[1], b[3] / 2.0f);
+  } else {
+    ax0 = by_min(a[1], a[3]); ax1 = by_max(a[1], a[3]); bx0 = by_min(b[1], b[3]); bx1 = by_max(b[1], b[3]);
+    ay0 = by_min(a[0], a[2]); ay1 = by_max(a[0], a[2]); by0 = by_min(b[0], b[2]); by1 = by_max(b[0], b[2]);
+  }
+  const float ix0 = by_max(ax0, bx0), ix1 = by_min(ax1, bx1), iy0 = by_max(ay0, by0), iy1 = by_min(ay1, by1);
+  if (ix1 <= ix0 || iy1 <= iy0) return false;
+  const float inter = __fmul_rn(__fsub_rn(ix1, ix0), __fsub_rn(iy1, iy0));
+  const float area_a = __fmul_rn(__fsub_rn(ax1, ax0), __fsub_rn(ay1, ay0));
+  const float area_b = __fmul_rn(__fsub_rn(bx1, bx0), __fsub_rn(by1, by0));
+  const float uni = __fsub_rn(__fadd_rn(area_a, area_b), inter);
+  if (inter <= 0.0f || area_a <= 0.0f || area_b <= 0.0f || uni <= 0.0f) return false;
+  return __fdiv_rn(inter, uni) > t;
+}
+"""
+
+
+def _scalar_param(ctx: LowerCtx, i: int, ctype: str, name: str, default: str) -> tuple[list[KernelParam], list[str], str]:
+    """A scalar input as the kernel sees it: its constant value inlined, or a pointer it reads."""
+    if not ctx.has_input(i) or ctx.input(i).size == 0:
+        return [], [], default
+    v = ctx.const(i)
+    if v is not None:
+        x = np.asarray(v).reshape(-1)[0]
+        return [], [], (c_const(float(x), DType.float32) if ctype == "float" else f"{int(x)}ll")
+    return ([KernelParam(ctx.input(i).dtype.ctype, ctx.in_name(i), False)],
+            [f"const {ctx.input(i).dtype.ctype}* __restrict__ {name}"], f"{name}[0]")
+
+
+@register("NonMaxSuppression", reference=_ref_nms, infer=_infer, bounded=((0, 0),))
+def lower_nms(ctx: LowerCtx) -> None:
+    boxes_t, scores_t = ctx.input(_BOXES), ctx.input(_SCORES)
+    selected_t = ctx.out_types[0]
+    if selected_t.size == 0:
+        return
+    if boxes_t.dtype is not DType.float32 or scores_t.dtype is not DType.float32:
+        raise ctx.unsupported(f"boxes of {boxes_t.dtype.name} and scores of {scores_t.dtype.name} "
+                              "(ONNX defines it for float32)", feature=True)
+    b, c, n = _sizes(boxes_t.shape, scores_t.shape, ctx.node.name)
+    cap = selected_t.shape[0] // (b * c)
+    center = int(bool(ctx.attr("center_point_box", 0)))
+
+    order_t = TensorType(DType.int64, (b, c, n))
+    order = ctx.temp(order_t, "order")
+    emit_topk_indices(ctx, (ctx.in_name(_SCORES), scores_t), (order, order_t), axis=2, largest=True)
+
+    taken_t, counts_t = TensorType(DType.int64, (b * c, cap)), TensorType(DType.int64, (b * c,))
+    taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
+    params = [KernelParam("float", ctx.in_name(_BOXES), False), KernelParam("float", ctx.in_name(_SCORES), False),
+              KernelParam("long long", order, False)]
+    decl = ["const float* __restrict__ boxes", "const float* __restrict__ scores",
+            "const long long* __restrict__ order"]
+    limit = f"{cap}ll"
+    for i, ctype, name, default in ((_MAX_OUT, "long long", "max_out", f"{cap}ll"), (_IOU, "float", "iou", "0.0f"),
+                                    (_SCORE, "float", "score_min", "")):
+        p, d, expr = _scalar_param(ctx, i, ctype, name, default)
+        params += p
+        decl += d
+        if i == _MAX_OUT:
+            limit = f"by_min(by_max({expr}, 0ll), {cap}ll)" if p else limit
+        elif i == _IOU:
+            iou = expr
+        else:
+            score_min = expr
+    params += [KernelParam("long long", taken, True), KernelParam("long long", counts, True)]
+    decl += ["long long* __restrict__ taken", "long long* __restrict__ counts"]
+    cut = [f"    if (!(sc[i] > {score_min})) break;   // ranked: the rest score no higher"] if score_min else []
+    body = [f"  constexpr long long N = {n}, C = {c}, CAP = {cap};",
+            f"  const long long bc = {BLOCK_X}, bi = bc / C;",
+            "  const float* bx = boxes + bi * N * 4;",
+            "  const float* sc = scores + bc * N;",
+            "  const long long* ord = order + bc * N;",
+            "  long long* mine = taken + bc * CAP;",
+            f"  const long long limit = {limit};",
+            f"  const float t = {iou};",
+            "  long long kept = 0;",
+            "  for (long long p = 0; p < N && kept < limit; ++p) {",
+            "    const long long i = ord[p];",
+            *cut,
+            "    int hit = 0;",
+            "    for (long long q = threadIdx.x; q < kept && !hit; q += blockDim.x)",
+            "      hit = nms_suppress(bx + i * 4, bx + mine[q] * 4, t);",
+            "    if (!__syncthreads_or(hit)) {",
+            "      if (threadIdx.x == 0) mine[kept] = i;",
+            "      ++kept;",
+            "    }",
+            "    __syncthreads();   // the box taken is in `mine` before the next step reads it",
+            "  }",
+            "  if (threadIdx.x == 0) counts[bc] = kept;"]
+    entry, source = finish_kernel("nms_select", decl, body, launch_bounds=(_THREADS,),
+                                  helpers=f"#define CENTER {center}\n" + _SUPPRESS + "#undef CENTER\n")
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params), grid=(b * c, 1, 1),
+                           block=(_THREADS, 1, 1),
+                           # a step tests a box against (on average) half the taken ones
+                           config=(("schedule", "nms_greedy"), ("sequential_steps", n),
+                                   ("flops", b * c * n * max(cap // 2, 1) * 20),
+                                   ("rows_bytes_per_step", b * c * (16 + 16 * max(cap // 2, 1))),
+                                   ("grid_syncs_per_step", 0), ("dependent_loads_per_step", 2))))
+
+    count_t = ctx.out_types[1]
+    assert count_t.shape == ()
+    body = [f"  constexpr long long C = {c}, CAP = {cap}, ROWS = {b * c * cap};",
+            f"  const long long bc = {BLOCK_X}, nbc = {b * c};",
+            "  long long at = 0;",
+            "  for (long long k = 0; k < bc; ++k) at += counts[k];",
+            "  for (long long q = threadIdx.x; q < counts[bc]; q += blockDim.x) {",
+            "    long long* row = selected + (at + q) * 3;",
+            "    row[0] = bc / C; row[1] = bc % C; row[2] = taken[bc * CAP + q];",
+            "  }",
+            "  if (bc == 0) {",
+            "    long long total = 0;",
+            "    for (long long k = 0; k < nbc; ++k) total += counts[k];",
+            "    for (long long e = total * 3 + threadIdx.x; e < ROWS * 3; e += blockDim.x) selected[e] = 0;",
+            "    if (threadIdx.x == 0) count[0] = total;",
+            "  }"]
+    entry, source = finish_kernel("nms_place", ["const long long* __restrict__ taken",
+                                                "const long long* __restrict__ counts",
+                                                "long long* __restrict__ selected", "long long* __restrict__ count"],
+                                  body, launch_bounds=(_THREADS,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source,
+                           params=(KernelParam("long long", taken, False), KernelParam("long long", counts, False),
+                                   KernelParam("long long", ctx.out_name(0), True),
+                                   KernelParam("long long", ctx.out_name(1), True)),
+                           grid=(b * c, 1, 1), block=(_THREADS, 1, 1), config=(("schedule", "nms_place"),)))

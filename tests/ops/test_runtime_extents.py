@@ -1,0 +1,210 @@
+"""Ops whose output extent is known only at run time (NonMaxSuppression, NonZero on a run-time
+input): sized to their bound, trimmed on return, and followed through the ops that read them row
+by row (compiler/passes/bounded_rows.py); against onnxruntime on the host harness in both thread
+orders, and the artifact round trip. What cannot be computed from such a value is refused at
+compile time with the node named."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto as TP, helper, numpy_helper
+
+from compiler import compile
+from compiler.artifact import load_artifact
+from compiler.errors import ShapeError
+from compiler.pipeline import CompileOptions
+from compiler.runtime.executor import Executor, make_backend
+
+RNG = np.random.default_rng(23)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17) -> bytes:
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 9
+    return m.SerializeToString()
+
+
+def check(data: bytes, feeds: list[dict]):
+    """Every output of the compiled model equal to onnxruntime's, shapes included, for each feed,
+    in both thread orders; returns the artifact."""
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    art = compile(data, "h100", CompileOptions(build=False))
+    for mode in ("default", "shuffle"):
+        ex = Executor(art.plan, make_backend("host", mode=mode))
+        for feed in feeds:
+            want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feed)))
+            got = ex.run(feed)
+            for name, w in want.items():
+                assert got[name].shape == w.shape, (name, mode, got[name].shape, w.shape)
+                np.testing.assert_array_equal(got[name], w, err_msg=f"{name} ({mode})")
+    return art
+
+
+def boxes_and_scores(b: int, n: int, c: int, spread: float = 10.0, size: float = 8.0, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    xy = rng.random((b, n, 2)).astype(np.float32) * spread
+    wh = rng.random((b, n, 2)).astype(np.float32) * size
+    boxes = np.concatenate([xy, xy + wh], -1)
+    # ties: some scores repeated, so the order among equal scores (lower index first) matters
+    scores = np.round(rng.random((b, c, n)), 2).astype(np.float32)
+    return boxes, scores
+
+
+@pytest.mark.parametrize("center", [0, 1])
+@pytest.mark.parametrize("thresholds", ["constant", "run-time", "absent"])
+def test_nms_against_onnxruntime(center, thresholds):
+    """Two batches, three classes, 40 boxes; thresholds as initializers, as graph inputs read by
+    the kernel, or left out (no score filter, IoU 0: any overlap suppresses)."""
+    b, n, c = 2, 40, 3
+    ins = [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])]
+    inits, names = [], ["boxes", "scores"]
+    values = {"max_out": np.array([6], np.int64), "iou": np.array([0.3], np.float32),
+              "score_min": np.array([0.25], np.float32)}
+    if thresholds == "constant":
+        inits = list(values.items())
+        names += list(values)
+    elif thresholds == "run-time":
+        ins += [("max_out", TP.INT64, [1]), ("iou", TP.FLOAT, [1]), ("score_min", TP.FLOAT, [1])]
+        names += list(values)
+    else:
+        inits = [("max_out", values["max_out"])]
+        names += ["max_out"]
+    data = model([helper.make_node("NonMaxSuppression", names, ["sel"], center_point_box=center)],
+                 ins, [("sel", TP.INT64, ["k", 3])], inits)
+    feeds = []
+    for seed in range(3):
+        boxes, scores = boxes_and_scores(b, n, c, seed=seed)
+        if center:   # [x_center, y_center, width, height]
+            boxes = np.concatenate([boxes[..., :2], boxes[..., 2:] - boxes[..., :2]], -1)
+        feed = {"boxes": boxes, "scores": scores}
+        if thresholds == "run-time":
+            feed.update(values)
+            if seed == 2:
+                feed.update(max_out=np.array([40], np.int64), iou=np.array([0.7], np.float32))
+        feeds.append(feed)
+    art = check(data, feeds)
+    assert art.plan.output_lengths == (("sel", "NonMaxSuppression_0#count", 0),)
+    assert dict(art.plan.types)["sel"].shape == (b * c * (n if thresholds == "run-time" else 6), 3)
+
+
+def test_nms_selects_fewer_than_the_bound_and_none():
+    """A high score threshold leaves some classes empty; one above every score selects nothing."""
+    b, n, c = 1, 30, 4
+    data = model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "m", "iou", "s"], ["sel"])],
+                 [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n]), ("s", TP.FLOAT, [1])],
+                 [("sel", TP.INT64, ["k", 3])], [("m", np.array([30], np.int64)), ("iou", np.array([0.5], np.float32))])
+    boxes, scores = boxes_and_scores(b, n, c, seed=7)
+    feeds = [{"boxes": boxes, "scores": scores, "s": np.array([s], np.float32)} for s in (0.9, 2.0)]
+    check(data, feeds)
+    got = Executor(compile(data, "h100", CompileOptions(build=False)).plan, make_backend("host")).run(feeds[1])
+    assert got["sel"].shape == (0, 3)
+
+
+def test_detection_head_computes_with_the_selection(tmp_path):
+    """NMS, then the selected boxes gathered, their scores (GatherND), classes cast and all
+    concatenated, the first rows kept (a slice from 0) and a transpose: each follows the selection's
+    run-time length; the detections equal onnxruntime's."""
+    b, n, c = 1, 120, 3
+    nodes = [
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "m", "iou", "s"], ["sel"]),
+        helper.make_node("Gather", ["sel", "two"], ["box_idx"], axis=1),
+        helper.make_node("Gather", ["sel", "one"], ["cls_idx"], axis=1),
+        helper.make_node("Squeeze", ["boxes", "zero"], ["flat_boxes"]),
+        helper.make_node("Gather", ["flat_boxes", "box_idx"], ["picked"], axis=0),
+        helper.make_node("GatherND", ["scores", "sel"], ["picked_scores"]),
+        helper.make_node("Unsqueeze", ["picked_scores", "one1"], ["ps"]),
+        helper.make_node("Cast", ["cls_idx"], ["cls_f"], to=TP.FLOAT),
+        helper.make_node("Unsqueeze", ["cls_f", "one1"], ["cls"]),
+        helper.make_node("Concat", ["picked", "ps", "cls"], ["dets"], axis=1),
+        helper.make_node("Slice", ["dets", "zero", "keep"], ["top"]),
+        helper.make_node("Transpose", ["top"], ["top_t"], perm=[1, 0]),
+    ]
+    inits = [("m", np.array([100], np.int64)), ("iou", np.array([0.4], np.float32)),
+             ("s", np.array([0.5], np.float32)), ("two", np.array(2, np.int64)), ("one", np.array(1, np.int64)),
+             ("zero", np.array([0], np.int64)), ("one1", np.array([1], np.int64)), ("keep", np.array([25], np.int64))]
+    data = model(nodes, [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])],
+                 [("dets", TP.FLOAT, ["k", 6]), ("top", TP.FLOAT, ["t", 6]), ("top_t", TP.FLOAT, [6, "t"])], inits)
+    feeds = []
+    for seed, thresh in ((1, 0.5), (2, 0.97)):   # more rows than the slice keeps; fewer
+        boxes, scores = boxes_and_scores(b, n, c, seed=seed)
+        scores = np.where(scores > thresh, scores, 0.0).astype(np.float32)
+        feeds.append({"boxes": boxes, "scores": scores})
+    art = check(data, feeds)
+    lengths = {o: axis for o, _, axis in art.plan.output_lengths}
+    assert lengths == {"dets": 0, "top": 0, "top_t": 1}
+    # the artifact keeps the run-time extents
+    art.save(tmp_path / "a.tar")
+    back = load_artifact(tmp_path / "a.tar")
+    assert back.plan.output_lengths == art.plan.output_lengths
+    got = Executor(back.plan, make_backend("host")).run(feeds[1])
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["top_t"], feeds[1])[0]
+    np.testing.assert_array_equal(got["top_t"], want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.bool_])
+@pytest.mark.parametrize("shape", [(37,), (3, 5, 7)])
+def test_nonzero_at_run_time(dtype, shape):
+    """Coordinates in row-major order, [rank, count]: none, some, all non-zero (-0.0 is zero)."""
+    tp = {np.float32: TP.FLOAT, np.float16: TP.FLOAT16, np.int32: TP.INT32, np.bool_: TP.BOOL}[dtype]
+    data = model([helper.make_node("NonZero", ["x"], ["y"])], [("x", tp, list(shape))], [("y", TP.INT64, [len(shape), "n"])])
+    feeds = []
+    for p in (0.0, 0.3, 1.0):
+        x = (RNG.random(shape) < p) * RNG.integers(1, 5, size=shape)
+        x = x.astype(dtype)
+        if dtype in (np.float32, np.float16):
+            x = np.where(RNG.random(shape) < 0.2, np.array(-0.0, dtype), x).astype(dtype)
+        feeds.append({"x": x})
+    art = check(data, feeds)
+    assert art.plan.output_lengths == (("y", "NonZero_0#count", 1),)
+
+
+def test_nonzero_indices_gathered():
+    """NonZero's coordinates transposed to rows and gathered from: a mask's selected values."""
+    nodes = [helper.make_node("Greater", ["x", "t"], ["mask"]), helper.make_node("NonZero", ["mask"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["rows"], perm=[1, 0]),
+             helper.make_node("GatherND", ["x", "rows"], ["picked"]),
+             helper.make_node("Mul", ["picked", "picked"], ["sq"])]
+    data = model(nodes, [("x", TP.FLOAT, [6, 9])], [("sq", TP.FLOAT, ["n"])], [("t", np.array(0.5, np.float32))])
+    check(data, [{"x": RNG.standard_normal((6, 9)).astype(np.float32)} for _ in range(2)])
+
+
+def _nms_then(nodes, outputs, inits=()):
+    return model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "m"], ["sel"])] + nodes,
+                 [("boxes", TP.FLOAT, [1, 8, 4]), ("scores", TP.FLOAT, [1, 2, 8])], outputs,
+                 [("m", np.array([3], np.int64))] + list(inits))
+
+
+@pytest.mark.parametrize("case,message", [
+    ("sum", "reads axis 0 over its reduction variable r0"),
+    ("flatten", "it is viewed as [18], which mixes its rows"),
+    ("shape", "Shape of 'sel', whose axis 0 may have a length only known at run time"),
+    ("size", "Size of 'sel'"),
+    ("shape_of_derived", "Shape of 'idx'"),
+])
+def test_what_cannot_compute_with_a_run_time_extent_is_refused(case, message):
+    nodes, outs, inits = {
+        "sum": ([helper.make_node("ReduceSum", ["sel"], ["y"], keepdims=0)], [("y", TP.INT64, [])], ()),
+        "flatten": ([helper.make_node("Reshape", ["sel", "flat"], ["y"])], [("y", TP.INT64, ["n"])],
+                    [("flat", np.array([-1], np.int64))]),
+        "shape": ([helper.make_node("Shape", ["sel"], ["y"])], [("y", TP.INT64, [2])], ()),
+        "size": ([helper.make_node("Size", ["sel"], ["y"])], [("y", TP.INT64, [])], ()),
+        "shape_of_derived": ([helper.make_node("Gather", ["sel", "two"], ["idx"], axis=1),
+                              helper.make_node("Shape", ["idx"], ["y"])], [("y", TP.INT64, [1])],
+                             [("two", np.array(2, np.int64))]),
+    }[case]
+    with pytest.raises(ShapeError, match=message.replace("[", r"\[").replace("]", r"\]")) as e:
+        compile(_nms_then(nodes, outs, inits), "h100", CompileOptions(build=False))
+    assert e.value.node
+
+
+def test_shape_of_other_axes_is_allowed():
+    """Shape of the columns only is static: it folds, and the selection is still returned trimmed."""
+    data = _nms_then([helper.make_node("Shape", ["sel"], ["cols"], start=1),
+                      helper.make_node("Identity", ["sel"], ["out"])],
+                     [("cols", TP.INT64, [1]), ("out", TP.INT64, ["k", 3])])
+    boxes, scores = boxes_and_scores(1, 8, 2, seed=3)
+    check(data, [{"boxes": boxes, "scores": scores}])
