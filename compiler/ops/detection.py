@@ -18,6 +18,7 @@ import numpy as np
 
 from ..codegen.block_function import BLOCK_X, finish_kernel
 from ..codegen.cuda import c_const
+from ..codegen.naming import NAME_PLACEHOLDER
 from ..errors import ModelError
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
@@ -113,30 +114,32 @@ def _ref_nms(node: Node, inputs: list, opset: int) -> list[np.ndarray]:
     return [padded, np.array(len(out), dtype=np.int64)]
 
 
-_SUPPRESS = r"""
-// whether box a overlaps box b by more than t: ONNX's NonMaxSuppression test, each product and
-// sum rounded on its own (no fused multiply-add), so a box at the threshold goes as the reference's
-BY_DEVICE bool nms_suppress(const float* a, const float* b, float t) {
-  float ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
-  if (CENTER) {
-    ax0 = __fsub_rn(a[0], a[2] / 2.0f); ax1 = __fadd_rn(a[0], a[2] / 2.0f);
-    bx0 = __fsub_rn(b[0], b[2] / 2.0f); bx1 = __fadd_rn(b[0], b[2] / 2.0f);
-    ay0 = __fsub_rn(a[1], a[3] / 2.0f); ay1 = __fadd_rn(a[1], a[3] / 2.0f);
-    by0 = __fsub_rn(b[1], b[3] / 2.0f); by1 = __fadd_rn(b[1], b[3] / 2.0f);
-  } else {
-    ax0 = by_min(a[1], a[3]); ax1 = by_max(a[1], a[3]); bx0 = by_min(b[1], b[3]); bx1 = by_max(b[1], b[3]);
-    ay0 = by_min(a[0], a[2]); ay1 = by_max(a[0], a[2]); by0 = by_min(b[0], b[2]); by1 = by_max(b[0], b[2]);
-  }
-  const float ix0 = by_max(ax0, bx0), ix1 = by_min(ax1, bx1), iy0 = by_max(ay0, by0), iy1 = by_min(ay1, by1);
-  if (ix1 <= ix0 || iy1 <= iy0) return false;
-  const float inter = __fmul_rn(__fsub_rn(ix1, ix0), __fsub_rn(iy1, iy0));
-  const float area_a = __fmul_rn(__fsub_rn(ax1, ax0), __fsub_rn(ay1, ay0));
-  const float area_b = __fmul_rn(__fsub_rn(bx1, bx0), __fsub_rn(by1, by0));
-  const float uni = __fsub_rn(__fadd_rn(area_a, area_b), inter);
-  if (inter <= 0.0f || area_a <= 0.0f || area_b <= 0.0f || uni <= 0.0f) return false;
-  return __fdiv_rn(inter, uni) > t;
-}
-"""
+def _suppress_helper(center: bool) -> str:
+    """The device function `<kernel>_suppress(a, b, t)`: whether box a overlaps box b by more than
+    t, ONNX's test, each product and sum rounded on its own (no fused multiply-add), so a box at the
+    threshold goes as the reference's."""
+    if center:   # [x_center, y_center, width, height]
+        corners = ["ax0 = __fsub_rn(a[0], a[2] / 2.0f), ax1 = __fadd_rn(a[0], a[2] / 2.0f);",
+                   "const float bx0 = __fsub_rn(b[0], b[2] / 2.0f), bx1 = __fadd_rn(b[0], b[2] / 2.0f);",
+                   "const float ay0 = __fsub_rn(a[1], a[3] / 2.0f), ay1 = __fadd_rn(a[1], a[3] / 2.0f);",
+                   "const float by0 = __fsub_rn(b[1], b[3] / 2.0f), by1 = __fadd_rn(b[1], b[3] / 2.0f);"]
+    else:        # [y1, x1, y2, x2], either diagonal
+        corners = ["ax0 = by_min(a[1], a[3]), ax1 = by_max(a[1], a[3]);",
+                   "const float bx0 = by_min(b[1], b[3]), bx1 = by_max(b[1], b[3]);",
+                   "const float ay0 = by_min(a[0], a[2]), ay1 = by_max(a[0], a[2]);",
+                   "const float by0 = by_min(b[0], b[2]), by1 = by_max(b[0], b[2]);"]
+    lines = [f"BY_DEVICE bool {NAME_PLACEHOLDER}_suppress(const float* a, const float* b, float t) {{",
+             "  const float " + corners[0], *("  " + c for c in corners[1:]),
+             "  const float ix0 = by_max(ax0, bx0), ix1 = by_min(ax1, bx1), iy0 = by_max(ay0, by0), iy1 = by_min(ay1, by1);",
+             "  if (ix1 <= ix0 || iy1 <= iy0) return false;",
+             "  const float inter = __fmul_rn(__fsub_rn(ix1, ix0), __fsub_rn(iy1, iy0));",
+             "  const float area_a = __fmul_rn(__fsub_rn(ax1, ax0), __fsub_rn(ay1, ay0));",
+             "  const float area_b = __fmul_rn(__fsub_rn(bx1, bx0), __fsub_rn(by1, by0));",
+             "  const float uni = __fsub_rn(__fadd_rn(area_a, area_b), inter);",
+             "  if (inter <= 0.0f || area_a <= 0.0f || area_b <= 0.0f || uni <= 0.0f) return false;",
+             "  return __fdiv_rn(inter, uni) > t;",
+             "}"]
+    return "\n".join(lines) + "\n"
 
 
 def _scalar_param(ctx: LowerCtx, i: int, ctype: str, name: str, default: str) -> tuple[list[KernelParam], list[str], str]:
@@ -162,7 +165,7 @@ def lower_nms(ctx: LowerCtx) -> None:
                               "(ONNX defines it for float32)", feature=True)
     b, c, n = _sizes(boxes_t.shape, scores_t.shape, ctx.node.name)
     cap = selected_t.shape[0] // (b * c)
-    center = int(bool(ctx.attr("center_point_box", 0)))
+    center = bool(ctx.attr("center_point_box", 0))
 
     order_t = TensorType(DType.int64, (b, c, n))
     order = ctx.temp(order_t, "order")
@@ -203,7 +206,7 @@ def lower_nms(ctx: LowerCtx) -> None:
             *cut,
             "    int hit = 0;",
             "    for (long long q = threadIdx.x; q < kept && !hit; q += blockDim.x)",
-            "      hit = nms_suppress(bx + i * 4, bx + mine[q] * 4, t);",
+            f"      hit = {NAME_PLACEHOLDER}_suppress(bx + i * 4, bx + mine[q] * 4, t);",
             "    if (!__syncthreads_or(hit)) {",
             "      if (threadIdx.x == 0) mine[kept] = i;",
             "      ++kept;",
@@ -212,7 +215,7 @@ def lower_nms(ctx: LowerCtx) -> None:
             "  }",
             "  if (threadIdx.x == 0) counts[bc] = kept;"]
     entry, source = finish_kernel("nms_select", decl, body, launch_bounds=(_THREADS,),
-                                  helpers=f"#define CENTER {center}\n" + _SUPPRESS + "#undef CENTER\n")
+                                  helpers=_suppress_helper(center))
     ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params), grid=(b * c, 1, 1),
                            block=(_THREADS, 1, 1),
                            # a step tests a box against (on average) half the taken ones

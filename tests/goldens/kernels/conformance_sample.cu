@@ -6370,10 +6370,156 @@ BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0,
 }
 
 // golden: test_nonmaxsuppression_center_point_box_format h100 fp32
-// refused: unsupported_op
+// 3 launches, 3 distinct kernels
+// launch 0: topk_index_rows_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=48 params=[float out:long long]
+// launch 1: nms_select_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float long long long long float float out:long long out:long long]
+// launch 2: nms_place_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long long long out:long long out:long long]
+
+// ===== topk_index_rows_k0 =====
+BY_DEVICE void topk_index_rows_k0_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  long long* const by_res = reinterpret_cast<long long*>(by_smem_raw + 0);
+  const int by_row0 = (int)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (int by_lin = threadIdx.x; by_lin < 6; by_lin += 256) {
+    const int by_rl = by_lin / 6;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 1) break;
+    const int i0 = by_lin % 6;
+    long long acc = (0ll);
+    for (int r0 = 0; r0 < 6; r0 += 1) {
+      const float t0 = in0[(r0)];
+      const float t1 = in0[(i0)];
+      const long long v = (((t0 > t1) || ((t0 == t1) && (r0 < i0))) ? (1ll) : (0ll));
+      acc = acc + v;
+    }
+    by_res[by_lin] = (long long)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 6; by_lin += 256) {
+    const int by_rl = by_lin / 6;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 1) break;
+    int by_crem = (by_lin % 6);
+    const int i2 = by_crem % 6; by_crem /= 6;
+    const int i1 = by_crem % 1; by_crem /= 1;
+    const int i0 = by_crem;
+    (void)by_crem;
+    long long acc = (0ll);
+    for (int r0 = 0; r0 < 6; r0 += 1) {
+      const long long v = ((by_res[(by_rl)*6 + (r0)] == i2) ? r0 : (0ll));
+      acc = acc + v;
+    }
+    out[i0 * 6 + i1 * 6 + i2 * 1] = (long long)(acc);
+  }
+}
+BY_KERNEL void __launch_bounds__(256) topk_index_rows_k0(const float* __restrict__ in0, long long* __restrict__ out) {
+  topk_index_rows_k0_body(in0, out, by_this_block());
+}
+
+// ===== nms_select_k0 =====
+BY_DEVICE bool nms_select_k0_suppress(const float* a, const float* b, float t) {
+  const float ax0 = __fsub_rn(a[0], a[2] / 2.0f), ax1 = __fadd_rn(a[0], a[2] / 2.0f);
+  const float bx0 = __fsub_rn(b[0], b[2] / 2.0f), bx1 = __fadd_rn(b[0], b[2] / 2.0f);
+  const float ay0 = __fsub_rn(a[1], a[3] / 2.0f), ay1 = __fadd_rn(a[1], a[3] / 2.0f);
+  const float by0 = __fsub_rn(b[1], b[3] / 2.0f), by1 = __fadd_rn(b[1], b[3] / 2.0f);
+  const float ix0 = by_max(ax0, bx0), ix1 = by_min(ax1, bx1), iy0 = by_max(ay0, by0), iy1 = by_min(ay1, by1);
+  if (ix1 <= ix0 || iy1 <= iy0) return false;
+  const float inter = __fmul_rn(__fsub_rn(ix1, ix0), __fsub_rn(iy1, iy0));
+  const float area_a = __fmul_rn(__fsub_rn(ax1, ax0), __fsub_rn(ay1, ay0));
+  const float area_b = __fmul_rn(__fsub_rn(bx1, bx0), __fsub_rn(by1, by0));
+  const float uni = __fsub_rn(__fadd_rn(area_a, area_b), inter);
+  if (inter <= 0.0f || area_a <= 0.0f || area_b <= 0.0f || uni <= 0.0f) return false;
+  return __fdiv_rn(inter, uni) > t;
+}
+
+BY_DEVICE void nms_select_k0_body(const float* __restrict__ boxes, const float* __restrict__ scores, const long long* __restrict__ order, const long long* __restrict__ max_out, const float* __restrict__ iou, const float* __restrict__ score_min, long long* __restrict__ taken, long long* __restrict__ counts, const by_block_index by_block) {
+  constexpr long long N = 6, C = 1, CAP = 6;
+  const long long bc = by_block.idx.x, bi = bc / C;
+  const float* bx = boxes + bi * N * 4;
+  const float* sc = scores + bc * N;
+  const long long* ord = order + bc * N;
+  long long* mine = taken + bc * CAP;
+  const long long limit = by_min(by_max(max_out[0], 0ll), 6ll);
+  const float t = iou[0];
+  long long kept = 0;
+  for (long long p = 0; p < N && kept < limit; ++p) {
+    const long long i = ord[p];
+    if (!(sc[i] > score_min[0])) break;   // ranked: the rest score no higher
+    int hit = 0;
+    for (long long q = threadIdx.x; q < kept && !hit; q += blockDim.x)
+      hit = nms_select_k0_suppress(bx + i * 4, bx + mine[q] * 4, t);
+    if (!__syncthreads_or(hit)) {
+      if (threadIdx.x == 0) mine[kept] = i;
+      ++kept;
+    }
+    __syncthreads();   // the box taken is in `mine` before the next step reads it
+  }
+  if (threadIdx.x == 0) counts[bc] = kept;
+}
+BY_KERNEL void __launch_bounds__(128) nms_select_k0(const float* __restrict__ boxes, const float* __restrict__ scores, const long long* __restrict__ order, const long long* __restrict__ max_out, const float* __restrict__ iou, const float* __restrict__ score_min, long long* __restrict__ taken, long long* __restrict__ counts) {
+  nms_select_k0_body(boxes, scores, order, max_out, iou, score_min, taken, counts, by_this_block());
+}
+
+// ===== nms_place_k0 =====
+BY_DEVICE void nms_place_k0_body(const long long* __restrict__ taken, const long long* __restrict__ counts, long long* __restrict__ selected, long long* __restrict__ count, const by_block_index by_block) {
+  constexpr long long C = 1, CAP = 6, ROWS = 6;
+  const long long bc = by_block.idx.x, nbc = 1;
+  long long at = 0;
+  for (long long k = 0; k < bc; ++k) at += counts[k];
+  for (long long q = threadIdx.x; q < counts[bc]; q += blockDim.x) {
+    long long* row = selected + (at + q) * 3;
+    row[0] = bc / C; row[1] = bc % C; row[2] = taken[bc * CAP + q];
+  }
+  if (bc == 0) {
+    long long total = 0;
+    for (long long k = 0; k < nbc; ++k) total += counts[k];
+    for (long long e = total * 3 + threadIdx.x; e < ROWS * 3; e += blockDim.x) selected[e] = 0;
+    if (threadIdx.x == 0) count[0] = total;
+  }
+}
+BY_KERNEL void __launch_bounds__(128) nms_place_k0(const long long* __restrict__ taken, const long long* __restrict__ counts, long long* __restrict__ selected, long long* __restrict__ count) {
+  nms_place_k0_body(taken, counts, selected, count, by_this_block());
+}
 
 // golden: test_nonzero_example h100 fp32
-// refused: shape
+// 1 launches, 1 distinct kernels
+// launch 0: nonzero_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=2056 params=[bool out:long long out:long long]
+
+// ===== nonzero_k0 =====
+BY_DEVICE void nonzero_k0_body(const bool* __restrict__ x, long long* __restrict__ y, long long* __restrict__ count, const by_block_index by_block) {
+  constexpr long long N = 4, RUN = 1;
+  BY_SHARED_BUFFER(smem);
+  long long* first = (long long*)smem;
+  const long long lo = threadIdx.x * RUN, hi = by_min(lo + RUN, N);
+  long long mine = 0;
+  for (long long f = lo; f < hi; ++f) mine += ((bool)x[f] != (bool)0);
+  first[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long total = 0;
+    for (int k = 0; k < blockDim.x; ++k) { const long long c = first[k]; first[k] = total; total += c; }
+    first[blockDim.x] = total;
+  }
+  __syncthreads();
+  long long at = first[threadIdx.x];
+  for (long long f = lo; f < hi; ++f) {
+    if ((bool)x[f] != (bool)0) {
+      long long rest = f;
+      y[1ll * N + at] = rest % 2ll; rest /= 2ll;
+      y[0ll * N + at] = rest % 2ll; rest /= 2ll;
+      ++at;
+    }
+  }
+  const long long total = first[blockDim.x];
+  for (long long e = threadIdx.x; e < 2ll * (N - total); e += blockDim.x)
+    y[(e / (N - total)) * N + total + e % (N - total)] = 0;
+  if (threadIdx.x == 0) count[0] = total;
+}
+BY_KERNEL void __launch_bounds__(256) nonzero_k0(const bool* __restrict__ x, long long* __restrict__ y, long long* __restrict__ count) {
+  nonzero_k0_body(x, y, count, by_this_block());
+}
 
 // golden: test_not_2d h100 fp32
 // 1 launches, 1 distinct kernels
