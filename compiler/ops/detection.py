@@ -4,12 +4,13 @@ dropped whose overlap with one already taken (intersection over union) exceeds t
 How many boxes it selects is known only at run time (OpDef.bounded): its output is sized to the
 most any input can select, batches x classes x min(max_output_boxes_per_class, boxes), its rows
 in the order ONNX gives them and zeros past the selected ones, and the count is one more output
-(the runtime trims the output to it). Lowered as three steps:
-- the boxes of each (batch, class) ranked by score (TopK's tensor expressions: descending, ties to
-  the lower index, so the score threshold cuts a prefix);
-- one block per (batch, class) walking its ranked boxes, a hand-written kernel since each step
-  depends on the boxes taken before it: the block's threads test the next box against the taken
-  ones together;
+(the runtime trims the output to it). Two hand-written kernels, since each step of the greedy
+selection depends on the boxes taken before it:
+- one block per (batch, class): its candidates (scored above the threshold) gathered by a ballot
+  per warp, sorted by descending score with ties to the lower box (a bitonic sort in a scratch of
+  the next power of two: O(k log^2 k) for k candidates, where ranking every pair was O(n^2)), then
+  walked in that order, the block's threads testing the next box against the taken ones together,
+  a chunk of ranked boxes staged in shared memory at a time;
 - one block per (batch, class) copying its selection to its offset, the sum of the counts before
   it; block 0 zeroes the rows past the total and writes the count."""
 from __future__ import annotations
@@ -23,11 +24,11 @@ from ..errors import ModelError
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.kernel import Kernel, KernelParam
-from .reduce import emit_topk_indices
 from .registry import LowerCtx, register
 
 _BOXES, _SCORES, _MAX_OUT, _IOU, _SCORE = range(5)
 _THREADS = 128     # a block tests the next box against the taken ones, a taken box a thread
+_KEPT_SHARED_BYTES = 32 * 1024   # the taken boxes' corners kept in shared memory up to this
 
 
 def _given(inputs: list, i: int) -> bool:
@@ -167,16 +168,14 @@ def lower_nms(ctx: LowerCtx) -> None:
     cap = selected_t.shape[0] // (b * c)
     center = bool(ctx.attr("center_point_box", 0))
 
-    order_t = TensorType(DType.int64, (b, c, n))
-    order = ctx.temp(order_t, "order")
-    emit_topk_indices(ctx, (ctx.in_name(_SCORES), scores_t), (order, order_t), axis=2, largest=True)
-
+    # the candidates of a (batch, class) sorted in place: a scratch of the next power of two
+    width = 1 << max(n - 1, 0).bit_length()
+    keys = ctx.temp(TensorType(DType.float32, (b * c, width)), "sort_keys")
+    ids = ctx.temp(TensorType(DType.int64, (b * c, width)), "sort_ids")
     taken_t, counts_t = TensorType(DType.int64, (b * c, cap)), TensorType(DType.int64, (b * c,))
     taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
-    params = [KernelParam("float", ctx.in_name(_BOXES), False), KernelParam("float", ctx.in_name(_SCORES), False),
-              KernelParam("long long", order, False)]
-    decl = ["const float* __restrict__ boxes", "const float* __restrict__ scores",
-            "const long long* __restrict__ order"]
+    params = [KernelParam("float", ctx.in_name(_BOXES), False), KernelParam("float", ctx.in_name(_SCORES), False)]
+    decl = ["const float* __restrict__ boxes", "const float* __restrict__ scores"]
     limit = f"{cap}ll"
     for i, ctype, name, default in ((_MAX_OUT, "long long", "max_out", f"{cap}ll"), (_IOU, "float", "iou", "0.0f"),
                                     (_SCORE, "float", "score_min", "")):
@@ -189,40 +188,110 @@ def lower_nms(ctx: LowerCtx) -> None:
             iou = expr
         else:
             score_min = expr
-    params += [KernelParam("long long", taken, True), KernelParam("long long", counts, True)]
-    decl += ["long long* __restrict__ taken", "long long* __restrict__ counts"]
-    cut = [f"    if (!(sc[i] > {score_min})) break;   // ranked: the rest score no higher"] if score_min else []
-    body = [f"  constexpr long long N = {n}, C = {c}, CAP = {cap};",
+    params += [KernelParam("float", keys, True), KernelParam("long long", ids, True),
+               KernelParam("long long", taken, True), KernelParam("long long", counts, True)]
+    decl += ["float* __restrict__ sort_keys", "long long* __restrict__ sort_ids",
+             "long long* __restrict__ taken", "long long* __restrict__ counts"]
+    # the taken boxes' corners, tested at every step: in shared memory when they fit, else in a
+    # global scratch (max_output_boxes_per_class only known at run time: every box may be taken)
+    kept_shared = cap * 16 <= _KEPT_SHARED_BYTES
+    staging = _THREADS * (16 + 8) + 16 * (_THREADS // 32)
+    if kept_shared:
+        kept_at = f"(float*)(smem + {staging})"
+    else:
+        kept_boxes = ctx.temp(TensorType(DType.float32, (b * c, cap, 4)), "taken_boxes")
+        params.append(KernelParam("float", kept_boxes, True))
+        decl.append("float* __restrict__ kept_boxes")
+        kept_at = "kept_boxes + bc * CAP * 4"
+    candidate = f"p < N && sc[p] > {score_min}" if score_min else "p < N"
+    body = [f"  constexpr long long N = {n}, C = {c}, CAP = {cap}, W = {width}, T = {_THREADS};",
             f"  const long long bc = {BLOCK_X}, bi = bc / C;",
+            "  BY_SHARED_BUFFER(smem);",
+            "  float* chunk = (float*)smem;                          // the next T ranked boxes' corners",
+            "  long long* chunk_i = (long long*)(smem + T * 16);     // their indices",
+            "  int* warp_total = (int*)(smem + T * 24);              // candidates per warp of a T-box run",
+            f"  float* kept_box = {kept_at};",
             "  const float* bx = boxes + bi * N * 4;",
             "  const float* sc = scores + bc * N;",
-            "  const long long* ord = order + bc * N;",
+            "  float* key = sort_keys + bc * W;",
+            "  long long* id = sort_ids + bc * W;",
             "  long long* mine = taken + bc * CAP;",
+            "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;",
+            "  // 1. the candidates (scored above the threshold) gathered in box order: a ballot per warp",
+            "  long long k = 0;",
+            "  for (long long p0 = 0; p0 < N; p0 += T) {",
+            "    const long long p = p0 + threadIdx.x;",
+            f"    const bool is = {candidate};",
+            "    const unsigned votes = __ballot_sync(0xffffffffu, is);",
+            "    if (lane == 0) warp_total[warp] = __popc(votes);",
+            "    __syncthreads();",
+            "    int at = __popc(votes & ((1u << lane) - 1u)), total = 0;",
+            "    for (int w = 0; w < T / 32; ++w) { at += w < warp ? warp_total[w] : 0; total += warp_total[w]; }",
+            "    if (is) { key[k + at] = sc[p]; id[k + at] = p; }",
+            "    k += total;",
+            "    __syncthreads();   // warp_total is the next run's",
+            "  }",
+            "  // 2. sorted by descending score, ties to the lower box (a bitonic sort of the next power of",
+            "  //    two, padded with entries that sort last)",
+            "  long long width = 1;",
+            "  while (width < k) width <<= 1;",
+            "  for (long long e = k + threadIdx.x; e < width; e += T) { key[e] = -by_inf_f(); id[e] = N; }",
+            "  __syncthreads();",
+            "  for (long long size = 2; size <= width; size <<= 1) {",
+            "    for (long long stride = size >> 1; stride > 0; stride >>= 1) {",
+            "      for (long long e = threadIdx.x; e < width; e += T) {",
+            "        const long long o = e ^ stride;",
+            "        if (o <= e) continue;",
+            "        const float ke = key[e], ko = key[o];",
+            "        const long long ie = id[e], io = id[o];",
+            "        const bool o_first = ko > ke || (ko == ke && io < ie);",
+            "        const bool e_first = ke > ko || (ke == ko && ie < io);",
+            "        if ((e & size) == 0 ? o_first : e_first) { key[e] = ko; key[o] = ke; id[e] = io; id[o] = ie; }",
+            "      }",
+            "      __syncthreads();",
+            "    }",
+            "  }",
             f"  const long long limit = {limit};",
             f"  const float t = {iou};",
+            "  // 3. the greedy walk: each ranked box tested against the ones taken, a T-box chunk staged",
+            "  //    in shared memory at a time, so a step waits on no memory round trip",
             "  long long kept = 0;",
-            "  for (long long p = 0; p < N && kept < limit; ++p) {",
-            "    const long long i = ord[p];",
-            *cut,
-            "    int hit = 0;",
-            "    for (long long q = threadIdx.x; q < kept && !hit; q += blockDim.x)",
-            f"      hit = {NAME_PLACEHOLDER}_suppress(bx + i * 4, bx + mine[q] * 4, t);",
-            "    if (!__syncthreads_or(hit)) {",
-            "      if (threadIdx.x == 0) mine[kept] = i;",
-            "      ++kept;",
+            "  for (long long p0 = 0; p0 < k && kept < limit; p0 += T) {",
+            "    if (p0 + threadIdx.x < k) {",
+            "      const long long i = id[p0 + threadIdx.x];",
+            "      chunk_i[threadIdx.x] = i;",
+            "      for (int d = 0; d < 4; ++d) chunk[threadIdx.x * 4 + d] = bx[i * 4 + d];",
             "    }",
-            "    __syncthreads();   // the box taken is in `mine` before the next step reads it",
+            "    __syncthreads();",
+            "    const long long steps = by_min(T, k - p0);",
+            "    for (long long s = 0; s < steps && kept < limit; ++s) {",
+            "      int hit = 0;",
+            "      for (long long q = threadIdx.x; q < kept && !hit; q += T)",
+            f"        hit = {NAME_PLACEHOLDER}_suppress(chunk + s * 4, kept_box + q * 4, t);",
+            "      if (!__syncthreads_or(hit)) {",
+            "        if (threadIdx.x == 0) {",
+            "          mine[kept] = chunk_i[s];",
+            "          for (int d = 0; d < 4; ++d) kept_box[kept * 4 + d] = chunk[s * 4 + d];",
+            "        }",
+            "        ++kept;",
+            "      }",
+            "      __syncthreads();   // the box taken is in kept_box before the next step reads it",
+            "    }",
             "  }",
             "  if (threadIdx.x == 0) counts[bc] = kept;"]
     entry, source = finish_kernel("nms_select", decl, body, launch_bounds=(_THREADS,),
                                   helpers=_suppress_helper(center))
+    passes = width.bit_length() * (width.bit_length() - 1) // 2      # the sort's, at most every box a candidate
     ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params), grid=(b * c, 1, 1),
-                           block=(_THREADS, 1, 1),
-                           # a step tests a box against (on average) half the taken ones
-                           config=(("schedule", "nms_greedy"), ("sequential_steps", n),
-                                   ("flops", b * c * n * max(cap // 2, 1) * 20),
-                                   ("rows_bytes_per_step", b * c * (16 + 16 * max(cap // 2, 1))),
-                                   ("grid_syncs_per_step", 0), ("dependent_loads_per_step", 2))))
+                           block=(_THREADS, 1, 1), shared_bytes=staging + (cap * 16 if kept_shared else 0),
+                           # at most every box a candidate: the sort's passes, then every box a step of
+                           # the walk, each tested against (on average) half the taken ones between
+                           # two barriers; a chunk's load waits on the sorted index, then the box
+                           config=(("schedule", "nms_greedy"), ("sequential_steps", n + passes),
+                                   ("flops", b * c * (n * max(cap // 2, 1) * 20 + passes * width * 4)),
+                                   ("rows_bytes_per_step", 0 if kept_shared else b * c * 16 * max(cap // 2, 1)),
+                                   ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
+                                   ("dependent_loads", 2 * -(-n // _THREADS)))))
 
     count_t = ctx.out_types[1]
     assert count_t.shape == ()

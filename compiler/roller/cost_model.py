@@ -20,6 +20,9 @@ LAUNCH_US = 2.0  # host launch overhead per kernel, typical for a plain launch
 # one grid-wide barrier of a persistent kernel: every block's arrival through an atomic and the
 # poll that sees the last (an estimate until a GPU run measures it)
 GRID_SYNC_US = 1.5
+# one barrier of a block whose threads reach it together, with the step's shared-memory reads
+# around it (a few dozen cycles; an estimate until a GPU run measures it: tests/gpu's detection test)
+BLOCK_SYNC_US = 0.02
 
 
 def kernel_bytes(kernel: Kernel, types: dict) -> int:
@@ -108,18 +111,16 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     threads = kernel.blocks * kernel.threads
     cfg = dict(kernel.config)
     steps = int(cfg.get("sequential_steps", 0))
-    if steps:   # a time loop on the device (ops/recurrence_kernels.py): each step its weight rows from L2,
-        # its share of the FLOPs at the grid's occupancy, its grid barriers, and the round trips of
-        # the loads each step waits on in turn (NonMaxSuppression's next box: its index, then it)
-        rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
-        per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),
-                       predict_us(0, kernel_flops(kernel) // steps, threads, target))
-        per_step += int(cfg.get("dependent_loads_per_step", 0)) * target.dram_latency_ns * 1e-3
-        return (predict_us(kernel_bytes(kernel, types), 0, threads, target)
-                + steps * (per_step + int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US))
     # a hand-written kernel whose threads each wait on a chain of dependent DRAM loads (an index,
     # then what it points at) declares the chain's length: each link is a round trip
     chain_us = int(cfg.get("dependent_loads", 0)) * target.dram_latency_ns * 1e-3
+    if steps:   # a time loop on the device (ops/recurrence_kernels.py): each step its weight rows from L2,
+        # its share of the FLOPs at the grid's occupancy, and its grid or block barriers
+        rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
+        per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),
+                       predict_us(0, kernel_flops(kernel) // steps, threads, target))
+        syncs = int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US + int(cfg.get("block_syncs_per_step", 0)) * BLOCK_SYNC_US
+        return predict_us(kernel_bytes(kernel, types), 0, threads, target) + steps * (per_step + syncs) + chain_us
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target) + chain_us
 
 

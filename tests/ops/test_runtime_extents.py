@@ -208,3 +208,34 @@ def test_shape_of_other_axes_is_allowed():
                      [("cols", TP.INT64, [1]), ("out", TP.INT64, ["k", 3])])
     boxes, scores = boxes_and_scores(1, 8, 2, seed=3)
     check(data, [{"boxes": boxes, "scores": scores}])
+
+
+def test_nms_with_every_box_selectable_keeps_the_taken_boxes_in_global_memory():
+    """max_output_boxes_per_class a run-time input: every box may be taken, 2100 of them, more
+    corners than the kernel keeps in shared memory; the global scratch gives the same selection."""
+    n = 2100
+    data = model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "m", "iou"], ["sel"])],
+                 [("boxes", TP.FLOAT, [1, n, 4]), ("scores", TP.FLOAT, [1, 1, n]), ("m", TP.INT64, [1])],
+                 [("sel", TP.INT64, ["k", 3])], [("iou", np.array([0.5], np.float32))])
+    art = compile(data, "h100", CompileOptions(build=False))
+    (select,) = [s.kernel for s in art.plan.steps if hasattr(s, "kernel") and s.kernel.entry.startswith("nms_select")]
+    assert any(p.value.endswith("taken_boxes") for p in select.params), [p.value for p in select.params]
+    boxes, scores = boxes_and_scores(1, n, 1, spread=400.0, size=20.0, seed=5)
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    ex = Executor(art.plan, make_backend("host"))
+    for m in (n, 700):
+        feed = {"boxes": boxes, "scores": scores, "m": np.array([m], np.int64)}
+        (want,) = sess.run(None, feed)
+        got = ex.run(feed)["sel"]
+        assert got.shape == want.shape and want.shape[0] > 0
+        np.testing.assert_array_equal(got, want)
+
+
+def test_sparta_does_not_take_the_padding_for_a_zero_pattern():
+    """Tensor scrambling would see the rows past the selection zero in every run and call the
+    selection (and what is gathered from it) sparse; its zeros depend on the data, so SparTA leaves
+    such an op's outputs dense."""
+    from bench.detection import detection_head
+    art = compile(detection_head(1, 50, 3), "h100", CompileOptions(build=False))
+    tensors = art.report["sparsity"]["tensors"]
+    assert art.report["sparsity"]["enabled"] and not {"sel", "box_idx", "cls_idx", "dets"} & set(tensors), tensors

@@ -1,0 +1,95 @@
+"""On a GPU: outputs of run-time length (docs/adding-ops.md). bench/detection.py's detection head
+(NonMaxSuppression over 2000 boxes and 20 classes, then the selected boxes gathered, scored and
+concatenated) and NonZero of a mask, each against onnxruntime on the CPU, shapes included, with
+its time per inference printed beside its prediction and, where torchvision is installed, beside
+torchvision's batched_nms on the same GPU. What only a GPU measures: the greedy kernel's block
+barriers per ranked box, and whether the trimmed outputs come back right through CuPy."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from tests.gpu import gpu_module, timed_us
+
+cupy, pytestmark = gpu_module()
+
+
+def _target():
+    from compiler.runtime.gpu import device_arch
+    from compiler.targets import get_target
+    return dataclasses.replace(get_target("h100"), arch=device_arch())
+
+
+def test_detection_head_on_gpu():
+    import onnxruntime as ort
+    from bench.detection import detection_head, detector_inputs
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    b, n, c = 1, 2000, 20
+    data = detection_head(b, n, c)      # at most 100 a class, IoU 0.45, score above 0.25
+    feeds = detector_inputs(b, n, c)
+    boxes, scores = feeds["boxes"], feeds["scores"]
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    target = _target()
+    art = compile(data, target, CompileOptions())
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
+    got = ex.run(feeds)["dets"]
+    assert got.shape == want.shape and want.shape[0] > 0, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+    us = timed_us(ex, feeds)
+    line = (f"detection head {b}x{n} boxes, {c} classes: {want.shape[0]} kept, {us:.1f} us measured, "
+            f"{art.report['latency']['predicted_us']:.1f} us predicted")
+    try:
+        import torch
+        import torchvision
+        tb, ts = torch.from_numpy(boxes[0]).cuda(), torch.from_numpy(scores[0]).cuda()
+
+        def tv():   # per class, score above 0.25, IoU 0.45 (torchvision has no cap of 100 a class)
+            cls = torch.arange(c, device="cuda").repeat_interleave(n)
+            flat_s, flat_b = ts.reshape(-1), tb.repeat(c, 1)
+            keep = flat_s > 0.25
+            idx = torchvision.ops.batched_nms(flat_b[keep], flat_s[keep], cls[keep], 0.45)
+            return idx
+        tv()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(20):
+            tv()
+        end.record()
+        end.synchronize()
+        line += f"; torchvision batched_nms {start.elapsed_time(end) * 1e3 / 20:.1f} us"
+    except ImportError:
+        line += "; torchvision not installed"
+    print(line)
+
+
+def test_nonzero_on_gpu():
+    import onnxruntime as ort
+    from onnx import TensorProto as TP, helper
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    shape = (64, 512)
+    nodes = [helper.make_node("Greater", ["x", "t"], ["mask"]), helper.make_node("NonZero", ["mask"], ["nz"])]
+    g = helper.make_graph(nodes, "nz", [helper.make_tensor_value_info("x", TP.FLOAT, list(shape))],
+                          [helper.make_tensor_value_info("nz", TP.INT64, [2, "n"])],
+                          [helper.make_tensor(name="t", data_type=TP.FLOAT, dims=[], vals=[1.5])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    data = m.SerializeToString()
+    target = _target()
+    art = compile(data, target, CompileOptions())
+    ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
+        want = sess.run(None, feeds)[0]
+        got = ex.run(feeds)["nz"]
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    print(f"NonZero of {shape}: {want.shape[1]} found, {timed_us(ex, feeds):.1f} us measured, "
+          f"{art.report['latency']['predicted_us']:.1f} us predicted")
