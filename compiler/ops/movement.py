@@ -4,8 +4,10 @@ with Upsample, its predecessor.
 
 Most kernels here are index maps: one thread per output element loads the input element it
 comes from (guarded by a lazy select() where the source may be out of bounds); so is nearest
-Resize. Linear and cubic Resize sum over the interpolation taps of every resized axis, and
-emit_values writes a small table of compile-time values."""
+Resize. Linear and cubic Resize sum over the interpolation taps of every resized axis (with
+antialias, the filter stretched by 1 / scale when downsampling: more taps, each axis's weights
+normalised by their sum, divided out once per output element), and emit_values writes a small
+table of compile-time values."""
 from __future__ import annotations
 
 import math
@@ -677,6 +679,36 @@ def _taps(mode):
     return {"linear": (2, 0), "cubic": (4, -1)}[mode]
 
 
+# antialias=1: the interpolation filter stretched by 1 / scale when downsampling, so every source
+# pixel under an output pixel's footprint contributes; its taps' weights, normalised per output
+# element (ONNX's reference defines them for linear and cubic this way)
+
+def _antialias_taps(mode: str, scale: float) -> tuple[int, int, float]:
+    """(number of taps, offset of the first from base = ceil(x) - 1, the filter's scale)."""
+    s = min(scale, 1.0)
+    first = int(math.floor(-(1.0 if mode == "linear" else 2.0) / s) + 1)
+    return 2 - 2 * first, first, s
+
+
+def _antialias_filter(mode: str, arg, A: float, lib):
+    """The filter's value at `arg` source pixels from x, scaled (NumPy arrays, or expressions)."""
+    if lib is np:
+        u = np.abs(arg)
+        if mode == "linear":
+            return np.clip(1 - u, 0, 1)
+        u2, u3 = u * u, u * u * u
+        return np.where(u <= 1, (A + 2) * u3 - (A + 3) * u2 + 1,
+                        np.where(u < 2, A * u3 - 5 * A * u2 + 8 * A * u - 4 * A, 0.0))
+    u = unary("abs", arg)
+    zero = const(0.0, DType.float64)
+    if mode == "linear":
+        return binary("max", zero, binary("min", const(1.0, DType.float64), 1 - u))
+    u2 = u * u
+    u3 = u * u2
+    return select(binary("le", u, 1.0), (A + 2) * u3 - (A + 3) * u2 + 1,
+                  select(binary("lt", u, 2.0), A * u3 - 5 * A * u2 + 8 * A * u - 4 * A, zero))
+
+
 def _resize_weights(at, d, o, entry):
     """Reference: the (o, d) interpolation matrix of one axis and its extrapolation mask."""
     scale, _, roi = entry
@@ -691,8 +723,14 @@ def _resize_weights(at, d, o, entry):
         ok = (idx >= 0) & (idx < d) if at["exclude"] else np.ones(o, bool)
         w[rows[ok], np.clip(idx, 0, d - 1)[ok]] = 1.0
     else:
-        n, first = _taps(at["mode"])
-        coeffs = [1 - r, r] if at["mode"] == "linear" else _cubic_coeffs(r, at["A"])
+        if at["antialias"]:
+            n, first, s = _antialias_taps(at["mode"], scale)
+            coeffs = [_antialias_filter(at["mode"], (first + t - r) * s, at["A"], np) for t in range(n)]
+            total = sum(coeffs)
+            coeffs = [c / total for c in coeffs]
+        else:
+            n, first = _taps(at["mode"])
+            coeffs = [1 - r, r] if at["mode"] == "linear" else _cubic_coeffs(r, at["A"])
         taps = [base + first + t for t in range(n)]
         if at["exclude"]:
             coeffs = [np.where((tp >= 0) & (tp < d), c, 0.0) for tp, c in zip(taps, coeffs)]
@@ -733,8 +771,9 @@ def _saturate(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _ref_resize(node, inputs, opset):
     x = inputs[0]
     at, plan, out = resize_plan(node, inputs, opset, x.shape)
-    if at["antialias"]:
-        raise UnsupportedOp(node.op, node=node.name, detail="antialias=1")
+    if at["antialias"] and at["mode"] == "nearest":
+        raise UnsupportedOp(node.op, node=node.name, detail="antialias=1 with mode nearest (ONNX defines it for "
+                            "linear and cubic)")
     res = x.astype(np.float64)
     for a, entry in enumerate(plan):
         if entry is None:
@@ -761,8 +800,8 @@ def _lower_resize(ctx: LowerCtx) -> None:
     """Nearest: one guarded load; linear/cubic: a sum over the taps of every resized axis."""
     x, y = ctx.input(0), ctx.out_types[0]
     at, plan, out = resize_plan(ctx.node, _check_resize_inputs(ctx), ctx.opset, x.shape)
-    if at["antialias"]:
-        raise ctx.unsupported("antialias=1")
+    if at["antialias"] and at["mode"] == "nearest":
+        raise ctx.unsupported("antialias=1 with mode nearest (ONNX defines it for linear and cubic)", feature=True)
     if at["mode"] not in ("nearest", "linear", "cubic"):
         raise ctx.unsupported(f"mode {at['mode']}")
     if tuple(out) != y.shape:
@@ -772,6 +811,7 @@ def _lower_resize(ctx: LowerCtx) -> None:
     outside = const(False, DType.bool)     # tf_crop_and_resize: extrapolate
     excluded = const(False, DType.bool)    # nearest with exclude_outside: the pick is outside
     idx, weights, red_axes = list(i), [], []
+    norms = []      # antialias: each axis's sum of its taps' filter values, divided out once per output
     for a, entry in enumerate(plan):
         if entry is None:
             continue
@@ -787,8 +827,24 @@ def _lower_resize(ctx: LowerCtx) -> None:
                 excluded = logical_or(excluded, logical_or(binary("lt", pick, 0), binary("ge", pick, d)))
             idx[a] = clamp_index(pick, 0, d - 1)
             continue
-        n, first = _taps(at["mode"])
         rv = Var(f"r{len(red_axes)}")
+        if at["antialias"]:
+            n, first, s = _antialias_taps(at["mode"], entry[0])
+            red_axes.append((rv.name, n))
+            inside = [in_range(base + (first + t), 0, d) for t in range(n)] if at["exclude"] else None
+            w = _antialias_filter(at["mode"], (cast(rv, f64) + float(first) - r) * s, at["A"], None)
+            if at["exclude"]:
+                w = select(in_range(base + first + rv, 0, d), w, const(0.0, f64))
+            total = None
+            for t in range(n):
+                c = _antialias_filter(at["mode"], (float(first + t) - r) * s, at["A"], None)
+                c = select(inside[t], c, const(0.0, f64)) if at["exclude"] else c
+                total = c if total is None else total + c
+            norms.append(select(binary("eq", total, 0.0), const(1.0, f64), total))
+            weights.append(w)
+            idx[a] = clamp_index(base + first + rv, 0, d - 1)
+            continue
+        n, first = _taps(at["mode"])
         red_axes.append((rv.name, n))
         coeffs = [1 - r, r] if at["mode"] == "linear" else _cubic_coeffs(r, at["A"])
         if at["exclude"]:
@@ -814,7 +870,10 @@ def _lower_resize(ctx: LowerCtx) -> None:
     body = cast(v, f64)
     for w in weights:
         body = w * body
-    res = select(outside, const(at["extrap"], f64), Var("acc", f64))
+    acc = Var("acc", f64)
+    for norm in norms:
+        acc = acc / norm
+    res = select(outside, const(at["extrap"], f64), acc)
     if x.dtype.is_int:
         lo, hi = np.iinfo(x.dtype.np).min, np.iinfo(x.dtype.np).max
         res = unary("round", res)

@@ -187,6 +187,18 @@ def _cases() -> list[Case]:
           Case("Resize", [img, np.array([], np.float32), np.array([1, 1, 2, 3], np.float32)], {"mode": "nearest"},
                consts={1, 2}, opset=11),
           Case("Resize", [img, np.array([1, 1, 2, 3], np.float32)], {"mode": "nearest"}, consts={1}, opset=10)]
+    # antialias: the filter stretched by 1 / scale when downsampling (a wider footprint at 0.3
+    # than at 0.6), plain taps when upsampling; exclude_outside renormalises over the inside taps
+    big = f(66, (1, 2, 11, 13))
+    for mode in ("linear", "cubic"):
+        for scales in ([1, 1, 0.6, 0.3], [1, 1, 1.5, 0.45]):
+            c.append(Case("Resize", [big, None, np.array(scales, np.float32)], {"mode": mode, "antialias": 1},
+                          consts={2}, atol=1e-5, opset=18))
+        c.append(Case("Resize", [big, None, None, ints(4, 5)], {"mode": mode, "antialias": 1, "axes": [2, 3],
+                      "exclude_outside": 1, "coordinate_transformation_mode": "pytorch_half_pixel"},
+                      consts={3}, atol=1e-5, opset=18))
+    c.append(Case("Resize", [f(67, (1, 1, 12, 9), np.uint8, 0, 255), None, None, ints(5, 4)],
+                  {"mode": "linear", "antialias": 1, "axes": [2, 3]}, consts={3}, opset=18))
     return c
 
 
@@ -284,7 +296,7 @@ def test_gather_negative_index_is_wrapped_by_select():
     Case("Range", [np.array(1, I64), np.array(5, I64), np.array(1, I64)]),
     Case("Compress", [rnd(4, (3, 3)), np.array([True, False, True])], {"axis": 0}),
     Case("Slice", [rnd(5, (4, 4)), ints(1), ints(3)]),
-    Case("Resize", [rnd(6, (1, 1, 2, 2)), None, np.array([1, 1, 2, 2], np.float32)], {"antialias": 1, "mode": "linear"},
+    Case("Resize", [rnd(6, (1, 1, 2, 2)), None, np.array([1, 1, 2, 2], np.float32)], {"antialias": 1, "mode": "nearest"},
          consts={2}),
 ], ids=lambda c: c.op)
 def test_unsupported_is_reported(case: Case):
