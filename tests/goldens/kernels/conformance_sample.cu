@@ -6370,53 +6370,9 @@ BY_KERNEL void __launch_bounds__(512) nll_loss_k0(const float* __restrict__ in0,
 }
 
 // golden: test_nonmaxsuppression_center_point_box_format h100 fp32
-// 3 launches, 3 distinct kernels
-// launch 0: topk_index_rows_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=48 params=[float out:long long]
-// launch 1: nms_select_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[float float long long long long float float out:long long out:long long]
-// launch 2: nms_place_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long long long out:long long out:long long]
-
-// ===== topk_index_rows_k0 =====
-BY_DEVICE void topk_index_rows_k0_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem_raw);
-  long long* const by_res = reinterpret_cast<long long*>(by_smem_raw + 0);
-  const int by_row0 = (int)by_block.idx.x * 1;
-  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
-  (void)by_lane; (void)by_warp;
-  for (int by_lin = threadIdx.x; by_lin < 6; by_lin += 256) {
-    const int by_rl = by_lin / 6;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 1) break;
-    const int i0 = by_lin % 6;
-    long long acc = (0ll);
-    for (int r0 = 0; r0 < 6; r0 += 1) {
-      const float t0 = in0[(r0)];
-      const float t1 = in0[(i0)];
-      const long long v = (((t0 > t1) || ((t0 == t1) && (r0 < i0))) ? (1ll) : (0ll));
-      acc = acc + v;
-    }
-    by_res[by_lin] = (long long)(acc);
-  }
-  __syncthreads();
-  for (int by_lin = threadIdx.x; by_lin < 6; by_lin += 256) {
-    const int by_rl = by_lin / 6;
-    const int by_row = by_row0 + by_rl;
-    if (by_row >= 1) break;
-    int by_crem = (by_lin % 6);
-    const int i2 = by_crem % 6; by_crem /= 6;
-    const int i1 = by_crem % 1; by_crem /= 1;
-    const int i0 = by_crem;
-    (void)by_crem;
-    long long acc = (0ll);
-    for (int r0 = 0; r0 < 6; r0 += 1) {
-      const long long v = ((by_res[(by_rl)*6 + (r0)] == i2) ? r0 : (0ll));
-      acc = acc + v;
-    }
-    out[i0 * 6 + i1 * 6 + i2 * 1] = (long long)(acc);
-  }
-}
-BY_KERNEL void __launch_bounds__(256) topk_index_rows_k0(const float* __restrict__ in0, long long* __restrict__ out) {
-  topk_index_rows_k0_body(in0, out, by_this_block());
-}
+// 2 launches, 2 distinct kernels
+// launch 0: nms_select_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=3232 params=[float float long long float float out:float out:long long out:long long out:long long]
+// launch 1: nms_place_k0 grid=[1, 1, 1] block=[128, 1, 1] shared=0 params=[long long long long out:long long out:long long]
 
 // ===== nms_select_k0 =====
 BY_DEVICE bool nms_select_k0_suppress(const float* a, const float* b, float t) {
@@ -6434,32 +6390,85 @@ BY_DEVICE bool nms_select_k0_suppress(const float* a, const float* b, float t) {
   return __fdiv_rn(inter, uni) > t;
 }
 
-BY_DEVICE void nms_select_k0_body(const float* __restrict__ boxes, const float* __restrict__ scores, const long long* __restrict__ order, const long long* __restrict__ max_out, const float* __restrict__ iou, const float* __restrict__ score_min, long long* __restrict__ taken, long long* __restrict__ counts, const by_block_index by_block) {
-  constexpr long long N = 6, C = 1, CAP = 6;
+BY_DEVICE void nms_select_k0_body(const float* __restrict__ boxes, const float* __restrict__ scores, const long long* __restrict__ max_out, const float* __restrict__ iou, const float* __restrict__ score_min, float* __restrict__ sort_keys, long long* __restrict__ sort_ids, long long* __restrict__ taken, long long* __restrict__ counts, const by_block_index by_block) {
+  constexpr long long N = 6, C = 1, CAP = 6, W = 8, T = 128;
   const long long bc = by_block.idx.x, bi = bc / C;
+  BY_SHARED_BUFFER(smem);
+  float* chunk = (float*)smem;                          // the next T ranked boxes' corners
+  long long* chunk_i = (long long*)(smem + T * 16);     // their indices
+  int* warp_total = (int*)(smem + T * 24);              // candidates per warp of a T-box run
+  float* kept_box = (float*)(smem + 3136);
   const float* bx = boxes + bi * N * 4;
   const float* sc = scores + bc * N;
-  const long long* ord = order + bc * N;
+  float* key = sort_keys + bc * W;
+  long long* id = sort_ids + bc * W;
   long long* mine = taken + bc * CAP;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  // 1. the candidates (scored above the threshold) gathered in box order: a ballot per warp
+  long long k = 0;
+  for (long long p0 = 0; p0 < N; p0 += T) {
+    const long long p = p0 + threadIdx.x;
+    const bool is = p < N && sc[p] > score_min[0];
+    const unsigned votes = __ballot_sync(0xffffffffu, is);
+    if (lane == 0) warp_total[warp] = __popc(votes);
+    __syncthreads();
+    int at = __popc(votes & ((1u << lane) - 1u)), total = 0;
+    for (int w = 0; w < T / 32; ++w) { at += w < warp ? warp_total[w] : 0; total += warp_total[w]; }
+    if (is) { key[k + at] = sc[p]; id[k + at] = p; }
+    k += total;
+    __syncthreads();   // warp_total is the next run's
+  }
+  // 2. sorted by descending score, ties to the lower box (a bitonic sort of the next power of
+  //    two, padded with entries that sort last)
+  long long width = 1;
+  while (width < k) width <<= 1;
+  for (long long e = k + threadIdx.x; e < width; e += T) { key[e] = -by_inf_f(); id[e] = N; }
+  __syncthreads();
+  for (long long size = 2; size <= width; size <<= 1) {
+    for (long long stride = size >> 1; stride > 0; stride >>= 1) {
+      for (long long e = threadIdx.x; e < width; e += T) {
+        const long long o = e ^ stride;
+        if (o <= e) continue;
+        const float ke = key[e], ko = key[o];
+        const long long ie = id[e], io = id[o];
+        const bool o_first = ko > ke || (ko == ke && io < ie);
+        const bool e_first = ke > ko || (ke == ko && ie < io);
+        if ((e & size) == 0 ? o_first : e_first) { key[e] = ko; key[o] = ke; id[e] = io; id[o] = ie; }
+      }
+      __syncthreads();
+    }
+  }
   const long long limit = by_min(by_max(max_out[0], 0ll), 6ll);
   const float t = iou[0];
+  // 3. the greedy walk: each ranked box tested against the ones taken, a T-box chunk staged
+  //    in shared memory at a time, so a step waits on no memory round trip
   long long kept = 0;
-  for (long long p = 0; p < N && kept < limit; ++p) {
-    const long long i = ord[p];
-    if (!(sc[i] > score_min[0])) break;   // ranked: the rest score no higher
-    int hit = 0;
-    for (long long q = threadIdx.x; q < kept && !hit; q += blockDim.x)
-      hit = nms_select_k0_suppress(bx + i * 4, bx + mine[q] * 4, t);
-    if (!__syncthreads_or(hit)) {
-      if (threadIdx.x == 0) mine[kept] = i;
-      ++kept;
+  for (long long p0 = 0; p0 < k && kept < limit; p0 += T) {
+    if (p0 + threadIdx.x < k) {
+      const long long i = id[p0 + threadIdx.x];
+      chunk_i[threadIdx.x] = i;
+      for (int d = 0; d < 4; ++d) chunk[threadIdx.x * 4 + d] = bx[i * 4 + d];
     }
-    __syncthreads();   // the box taken is in `mine` before the next step reads it
+    __syncthreads();
+    const long long steps = by_min(T, k - p0);
+    for (long long s = 0; s < steps && kept < limit; ++s) {
+      int hit = 0;
+      for (long long q = threadIdx.x; q < kept && !hit; q += T)
+        hit = nms_select_k0_suppress(chunk + s * 4, kept_box + q * 4, t);
+      if (!__syncthreads_or(hit)) {
+        if (threadIdx.x == 0) {
+          mine[kept] = chunk_i[s];
+          for (int d = 0; d < 4; ++d) kept_box[kept * 4 + d] = chunk[s * 4 + d];
+        }
+        ++kept;
+      }
+      __syncthreads();   // the box taken is in kept_box before the next step reads it
+    }
   }
   if (threadIdx.x == 0) counts[bc] = kept;
 }
-BY_KERNEL void __launch_bounds__(128) nms_select_k0(const float* __restrict__ boxes, const float* __restrict__ scores, const long long* __restrict__ order, const long long* __restrict__ max_out, const float* __restrict__ iou, const float* __restrict__ score_min, long long* __restrict__ taken, long long* __restrict__ counts) {
-  nms_select_k0_body(boxes, scores, order, max_out, iou, score_min, taken, counts, by_this_block());
+BY_KERNEL void __launch_bounds__(128) nms_select_k0(const float* __restrict__ boxes, const float* __restrict__ scores, const long long* __restrict__ max_out, const float* __restrict__ iou, const float* __restrict__ score_min, float* __restrict__ sort_keys, long long* __restrict__ sort_ids, long long* __restrict__ taken, long long* __restrict__ counts) {
+  nms_select_k0_body(boxes, scores, max_out, iou, score_min, sort_keys, sort_ids, taken, counts, by_this_block());
 }
 
 // ===== nms_place_k0 =====
