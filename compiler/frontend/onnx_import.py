@@ -24,6 +24,7 @@ from ..ops.registry import lookup
 from .canonicalize import canonicalize
 from .convert import dtype_of, elem_type_name
 from .dims import declared_dims, resolve_shapes
+from .expand import expand_function_ops
 from .fold import FRONTEND_OPS
 from .graph_import import ImportContext, Scope, import_graph
 from .model_archive import ModelArchive, compression, is_tar, open_archive
@@ -145,6 +146,8 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
     # an archive's members are its own bytes; a directory's files are read only where allowed
     if external and (model_dir is None or isinstance(model_dir, str) and not limits.external_data):
         _refuse_external_data(*external[0], model_dir)
+    # ops with an ONNX function body and no lowering of their own become local functions of it
+    proto = expand_function_ops(proto, source_name)
     if len(proto.functions):
         proto = _inline_functions(proto, source_name)  # model-local functions become plain nodes
         _check_size_limits(proto, limits)
