@@ -16,22 +16,24 @@ EXPANDED_DOMAIN = "brickyard.expanded"
 
 def expand_function_ops(proto: onnx.ModelProto, source_name: str) -> onnx.ModelProto:
     """`proto` with every call of an op it has no lowering for but ONNX gives a body replaced by a
-    call of a local function of that body; unchanged (the same object) when there is none."""
+    call of a local function of that body (a call with an input of no tensor type, a sequence,
+    stays: the import then names the op unsupported); unchanged when there is none."""
     opsets = {o.domain or "": o.version for o in proto.opset_import}
     calls = [n for g in _graphs(proto.graph) for n in g.node if _body_schema(n, opsets) is not None]
     if not calls:
         return proto
     types = _value_types(proto)
+    if any(i and i not in types for n in calls for i in n.input):
+        types.update(_inferred_types(proto))
+    expanded = 0
     for k, node in enumerate(calls):
         domain = _domain(node)
         schema = _body_schema(node, opsets)
         version = opsets[domain]
         if schema.has_context_dependent_function:
-            missing = [i for i in node.input if i and i not in types]
-            if missing:
-                types.update(_inferred_types(proto))
-            arg_types = [types[i].SerializeToString() if i else onnx.TypeProto().SerializeToString()
-                         for i in node.input]
+            if any(i and i not in types for i in node.input):
+                continue    # a sequence or an untyped input: ONNX builds no body without its type
+            arg_types = [(types[i] if i else onnx.TypeProto()).SerializeToString() for i in node.input]
             try:
                 built = schema.get_context_dependent_function_with_opset_version(
                     version, node.SerializeToString(), arg_types)
@@ -54,7 +56,9 @@ def expand_function_ops(proto: onnx.ModelProto, source_name: str) -> onnx.ModelP
         node.attribute.extend(kept)
         node.op_type, node.domain = body.name, EXPANDED_DOMAIN
         proto.functions.append(body)
-    proto.opset_import.append(onnx.helper.make_opsetid(EXPANDED_DOMAIN, 1))
+        expanded += 1
+    if expanded:
+        proto.opset_import.append(onnx.helper.make_opsetid(EXPANDED_DOMAIN, 1))
     return proto
 
 

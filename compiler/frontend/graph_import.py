@@ -290,12 +290,13 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
     if opdef.bounded and len(out_types) > len(pn.output):
         # its run-time extent, an output the op writes (OpDef.bounded)
         count = _fresh_value(f"{name}#count", scope)
-        k, axis = opdef.bounded[0]
+        axes = opdef.bounded_axes(node, in_types)
+        k, axis = axes[0]
         # the bound its reference pads to, as a bounded Loop's max_trip_count
         extent = ("max_extent", out_types[k].shape[axis])
         node = dataclasses.replace(node, outputs=node.outputs + (count,),
                                    attrs=tuple(sorted(node.attrs + (extent,), key=_by_name)))
-        for k, axis in opdef.bounded:
+        for k, axis in axes:
             if k < len(pn.output) and pn.output[k]:
                 scope.bounded[pn.output[k]] = taint | {out_types[k].shape[axis]}
         _set_types(scope, node.outputs, out_types)

@@ -1,7 +1,7 @@
 """Indexing ops: Gather, GatherElements, GatherND, ScatterND, ScatterElements (and the old Scatter),
-OneHot, and the data-dependent Compress, NonZero, Unique: Compress and Unique lowered only when
-their inputs are constant (their output shapes depend on the data); NonZero's output sized to the
-input's elements and trimmed to the count of non-zeros on return (OpDef.bounded).
+OneHot, and the data-dependent Compress, NonZero, Unique: Unique lowered only when its inputs are
+constant (its output shapes depend on the data); NonZero's output sized to the input's elements
+and Compress's to its condition's length, each trimmed to the count on return (OpDef.bounded).
 
 Gathers are index maps with the loaded index wrapped by a select (negative counts from the end).
 Scatters are a copy kernel followed by an update kernel in which each thread owns a set of output
@@ -18,8 +18,8 @@ from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..errors import ModelError
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
-from ..ir.graph import TensorType
-from ..ir.texpr import binary, const, in_range, load, logical_and, out_vars, select
+from ..ir.graph import Node, TensorType
+from ..ir.texpr import TensorExpr, binary, const, in_range, load, logical_and, out_vars, select
 from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index
 from .registry import LowerCtx, register
 
@@ -337,7 +337,17 @@ def lower_one_hot(ctx: LowerCtx) -> None:
 def _ref_compress(node, inputs, opset):
     x, cond = inputs
     axis = node.attr("axis")
-    return [np.compress(cond.reshape(-1).astype(bool), x, axis=axis)]
+    dim = x.size if axis is None else x.shape[norm_axis(axis, x.ndim)]
+    out = np.compress(cond.reshape(-1)[:dim].astype(bool), x, axis=axis)
+    if len(node.outputs) < 2:
+        return [out]
+    # the compiled form: sized to its bound (graph_import gives it as max_extent), the count last
+    at = 0 if axis is None else norm_axis(axis, x.ndim)
+    shape = list(out.shape)
+    shape[at] = node.attr("max_extent")
+    padded = np.zeros(shape, out.dtype)
+    padded[(slice(None),) * at + (slice(0, out.shape[at]),)] = out
+    return [padded, np.array(out.shape[at], dtype=np.int64)]
 
 
 def _ref_nonzero(node, inputs, opset):
@@ -363,23 +373,29 @@ _NONZERO_THREADS = 256
 
 
 def lower_nonzero(ctx: LowerCtx) -> None:
-    """One block: each thread counts the non-zeros of its run of the flattened input, a scan of
-    the counts in shared memory gives each run its first column, then each thread writes the
-    coordinates of its non-zeros there (row-major order, as ONNX lists them); thread 0 zeroes
-    the columns past the total and writes the count. The output is [rank, size], trimmed to the
-    count on return (OpDef.bounded)."""
+    """NonZero of a run-time tensor: its coordinates [rank, size], trimmed to the count of
+    non-zeros on return (OpDef.bounded)."""
     x, y = ctx.input(0), ctx.out_types[0]
     if ctx.const(0) is not None:    # known at compile time (import folds it unless it is large)
         _lower_folded(ctx)
         return
     if y.size == 0:
         return
-    n, rank, t = x.size, x.rank, _NONZERO_THREADS
+    emit_nonzero(ctx, (ctx.in_name(0), x), x.size, ctx.out_name(0), ctx.out_name(1))
+
+
+def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, count: str) -> None:
+    """One block writes to `y` ([rank of x, n]) the coordinates of the non-zeros among the first
+    `n` elements of x (flattened), in row-major order as ONNX lists them, zeros past them, and their
+    number to `count`: each thread counts the non-zeros of its run, a scan of the counts in shared
+    memory gives each run its first column, then each thread writes its coordinates there."""
+    x_name, xt = x
+    rank, t = xt.rank, _NONZERO_THREADS
     run = -(-n // t)
-    ct = x.dtype.compute_ctype
+    ct = xt.dtype.compute_ctype
     coords = []
     for d in reversed(range(rank)):
-        coords.append(f"        y[{d}ll * N + at] = rest % {x.shape[d]}ll; rest /= {x.shape[d]}ll;")
+        coords.append(f"      y[{d}ll * N + at] = rest % {xt.shape[d]}ll; rest /= {xt.shape[d]}ll;")
     body = [f"  constexpr long long N = {n}, RUN = {run};",
             "  BY_SHARED_BUFFER(smem);",
             "  long long* first = (long long*)smem;",
@@ -398,7 +414,7 @@ def lower_nonzero(ctx: LowerCtx) -> None:
             "  for (long long f = lo; f < hi; ++f) {",
             f"    if (({ct})x[f] != ({ct})0) {{",
             "      long long rest = f;",
-            *[c[2:] for c in coords],
+            *coords,
             "      ++at;",
             "    }",
             "  }",
@@ -406,14 +422,76 @@ def lower_nonzero(ctx: LowerCtx) -> None:
             f"  for (long long e = threadIdx.x; e < {rank}ll * (N - total); e += blockDim.x)",
             "    y[(e / (N - total)) * N + total + e % (N - total)] = 0;",
             "  if (threadIdx.x == 0) count[0] = total;"]
-    entry, source = finish_kernel("nonzero", [f"const {x.dtype.ctype}* __restrict__ x", "long long* __restrict__ y",
+    entry, source = finish_kernel("nonzero", [f"const {xt.dtype.ctype}* __restrict__ x", "long long* __restrict__ y",
                                               "long long* __restrict__ count"], body, launch_bounds=(t,))
     ctx.emit_kernel(Kernel(entry=entry, source=source,
-                           params=(KernelParam(x.dtype.ctype, ctx.in_name(0), False),
-                                   KernelParam("long long", ctx.out_name(0), True),
-                                   KernelParam("long long", ctx.out_name(1), True)),
+                           params=(KernelParam(xt.dtype.ctype, x_name, False), KernelParam("long long", y, True),
+                                   KernelParam("long long", count, True)),
                            grid=(1, 1, 1), block=(t, 1, 1), shared_bytes=(t + 1) * 8,
                            config=(("schedule", "nonzero_scan"),)))
+
+
+# --- Compress on a run-time condition -------------------------------------------------------------
+
+def _compress_axis(node, rank: int) -> int | None:
+    axis = node.attr("axis")
+    return None if axis is None else norm_axis(axis, rank)
+
+
+def _compress_bounded(node, in_types) -> tuple[tuple[int, int], ...]:
+    axis = _compress_axis(node, in_types[0].rank)
+    return ((0, 0 if axis is None else axis),)
+
+
+def _infer_compress(pn, in_types, consts):
+    x, cond = in_types
+    node = Node("Compress", pn.name, tuple(pn.input), tuple(pn.output),
+                tuple((a.name, a.i) for a in pn.attribute if a.name == "axis"))
+    axis = _compress_axis(node, x.rank)
+    if cond.rank != 1:
+        raise ModelError(f"Compress takes a condition of rank 1, got {list(cond.shape)}", node=pn.name)
+    shape = (x.size,) if axis is None else x.shape
+    at = 0 if axis is None else axis
+    bound = min(cond.shape[0], shape[at])
+    if consts[1] is not None:     # a constant condition: the extent is static
+        bound = int(np.count_nonzero(np.asarray(consts[1]).reshape(-1)[:bound]))
+    out = shape[:at] + (bound,) + shape[at + 1:]
+    if bound == 0 or consts[1] is not None:
+        return [TensorType(x.dtype, out)]
+    return [TensorType(x.dtype, out), TensorType(DType.int64, ())]
+
+
+def lower_compress(ctx: LowerCtx) -> None:
+    """Compress on a run-time condition: the positions of its true elements among the first
+    `bound` (NonZero's scan), then the kept slices gathered at them; the output sized to the bound
+    and trimmed to the count on return (OpDef.bounded: the axis, or 0 for the flattened input)."""
+    x, cond, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
+    if ctx.const(0) is not None and ctx.const(1) is not None:
+        _lower_folded(ctx)
+        return
+    if y.size == 0:
+        return
+    axis = _compress_axis(ctx.node, x.rank)
+    at = 0 if axis is None else axis
+    # a run-time condition: the output is sized to the bound, the count its extra output; a
+    # constant one: the output is exactly the kept slices (the count is known, a temporary)
+    runtime = ctx.node.attr("max_extent") is not None
+    scanned = y.shape[at] if runtime else min(cond.size, x.size if axis is None else x.shape[axis])
+    pos_t = TensorType(DType.int64, (1, scanned))
+    pos = ctx.temp(pos_t, "positions")
+    count = ctx.out_name(1) if runtime else ctx.temp(TensorType(DType.int64, ()), "count")
+    emit_nonzero(ctx, (ctx.in_name(1), cond), scanned, pos, count)
+    i = out_vars(y.rank)
+    picked = load(1, pos_t, (const(0, DType.int64), i[at]))
+    if axis is None:     # the flattened input's element at the position, by x's own index
+        rest, index = picked, []
+        for d in reversed(range(x.rank)):
+            index.append(binary("imod", rest, x.shape[d]) if d else rest)
+            rest = binary("idiv", rest, x.shape[d])
+        index = tuple(reversed(index))
+    else:
+        index = tuple(picked if d == axis else i[d] for d in range(x.rank))
+    ctx.emit(TensorExpr("compress_gather", (x, pos_t), y, load(0, x, index)), [ctx.in_name(0), pos], ctx.out_name(0))
 
 
 def _ref_unique(node, inputs, opset):
@@ -445,7 +523,7 @@ def _lower_folded(ctx: LowerCtx) -> None:
             emit_values(ctx, outs[k], out=k)
 
 
-register("Compress", reference=_ref_compress)(_lower_folded)
+register("Compress", reference=_ref_compress, infer=_infer_compress, bounded=_compress_bounded)(lower_compress)
 register("NonZero", reference=_ref_nonzero, infer=_infer_nonzero, bounded=((0, 1),))(lower_nonzero)
 register("Unique", reference=_ref_unique)(_lower_folded)
 

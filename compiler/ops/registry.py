@@ -39,17 +39,22 @@ class OpDef:
     # compiler/ops/contrib.py); None: ONNX's own shape inference
     infer: Callable[[Any, list, list], list] | None = None
     # (output, axis) pairs whose extent is known only at run time (NonMaxSuppression's selected
-    # boxes): typed at import with a static upper bound, `infer` gives one more output than the
-    # node has, an int64 scalar the op writes with the real extent, and the value is returned
-    # trimmed to it (frontend/onnx_import.py trimmed_outputs); rows past it hold zeros
-    bounded: tuple[tuple[int, int], ...] = ()
+    # boxes), or a function of the node and its input types giving them (Compress: its axis):
+    # typed at import with a static upper bound, `infer` gives one more output than the node has,
+    # an int64 scalar the op writes with the real extent; rows past it hold zeros, and the lowering
+    # follows the value (passes/bounded_rows.py) to the outputs it trims (docs/adding-ops.md)
+    bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()
+
+    def bounded_axes(self, node, in_types: list) -> tuple[tuple[int, int], ...]:
+        return self.bounded(node, in_types) if callable(self.bounded) else self.bounded
 
 
 REGISTRY: dict[tuple[str, str], OpDef] = {}
 
 
 def register(op: str, *, reference: Reference, domain: str = "", foldable: bool = True,
-             infer: Callable[[Any, list, list], list] | None = None, bounded: tuple[tuple[int, int], ...] = ()):
+             infer: Callable[[Any, list, list], list] | None = None,
+             bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()):
     """Decorator: registers `fn` as the lowering of `op` (also under 'ai.onnx' for the default domain)."""
     def deco(fn):
         d = OpDef(op, fn, reference, domain, foldable, infer, bounded)

@@ -95,7 +95,8 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         node_steps = [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
         follow(node, node_steps, types, extents)
         if node.attr("max_extent") is not None:     # graph_import gave it its extent's output, last
-            extents.update({node.outputs[k]: (node.outputs[-1], axis) for k, axis in opdef.bounded if node.outputs[k]})
+            extents.update({node.outputs[k]: (node.outputs[-1], axis)
+                            for k, axis in opdef.bounded_axes(node, in_types) if node.outputs[k]})
         steps += node_steps
 
     used = _values_used(steps) | set(graph.outputs)

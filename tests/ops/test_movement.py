@@ -294,7 +294,7 @@ def test_gather_negative_index_is_wrapped_by_select():
 
 @pytest.mark.parametrize("case", [
     Case("Range", [np.array(1, I64), np.array(5, I64), np.array(1, I64)]),
-    Case("Compress", [rnd(4, (3, 3)), np.array([True, False, True])], {"axis": 0}),
+    Case("Unique", [rnd(4, (6,), np.int32, 0, 3)], nout=4),
     Case("Slice", [rnd(5, (4, 4)), ints(1), ints(3)]),
     Case("Resize", [rnd(6, (1, 1, 2, 2)), None, np.array([1, 1, 2, 2], np.float32)], {"antialias": 1, "mode": "nearest"},
          consts={2}),

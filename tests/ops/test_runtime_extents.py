@@ -239,3 +239,26 @@ def test_sparta_does_not_take_the_padding_for_a_zero_pattern():
     art = compile(detection_head(1, 50, 3), "h100", CompileOptions(build=False))
     tensors = art.report["sparsity"]["tensors"]
     assert art.report["sparsity"]["enabled"] and not {"sel", "box_idx", "cls_idx", "dets"} & set(tensors), tensors
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("constant_condition", [False, True])
+def test_compress(axis, constant_condition):
+    """Compress on a run-time condition (sized to the condition's length, trimmed to its true
+    count, a Relu computed on the kept rows) and on a constant one (an exact, static extent; the
+    positions still scanned on the device); a condition longer than the axis is cut to it."""
+    n = 7 if axis is None else 5
+    cond = RNG.random(n) < 0.5
+    ins = [("x", TP.FLOAT, [3, 5])] + ([] if constant_condition else [("c", TP.BOOL, [n])])
+    data = model([helper.make_node("Compress", ["x", "c"], ["y"], **({} if axis is None else {"axis": axis})),
+                  helper.make_node("Relu", ["y"], ["z"])], ins,
+                 [("z", TP.FLOAT, ["k"] if axis is None else ["a", "b"])], [("c", cond)] if constant_condition else ())
+    feeds = []
+    for p in (0.0, 0.5, 1.0):
+        feed = {"x": RNG.standard_normal((3, 5)).astype(np.float32)}
+        if not constant_condition:
+            feed["c"] = RNG.random(n) < p
+        feeds.append(feed)
+    art = check(data, feeds)
+    axis_of_length = 0 if axis is None else axis % 2
+    assert art.plan.output_lengths == (() if constant_condition else (("z", "Compress_0#count", axis_of_length),))

@@ -2055,7 +2055,60 @@ BY_KERNEL void __launch_bounds__(512) clip_k0(const float* __restrict__ in0, con
 // refused: shape
 
 // golden: test_compress_0 h100 fp32
-// refused: shape
+// 2 launches, 2 distinct kernels
+// launch 0: nonzero_k0 grid=[1, 1, 1] block=[256, 1, 1] shared=2056 params=[bool out:long long out:long long]
+// launch 1: compress_gather_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== nonzero_k0 =====
+BY_DEVICE void nonzero_k0_body(const bool* __restrict__ x, long long* __restrict__ y, long long* __restrict__ count, const by_block_index by_block) {
+  constexpr long long N = 3, RUN = 1;
+  BY_SHARED_BUFFER(smem);
+  long long* first = (long long*)smem;
+  const long long lo = threadIdx.x * RUN, hi = by_min(lo + RUN, N);
+  long long mine = 0;
+  for (long long f = lo; f < hi; ++f) mine += ((bool)x[f] != (bool)0);
+  first[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long total = 0;
+    for (int k = 0; k < blockDim.x; ++k) { const long long c = first[k]; first[k] = total; total += c; }
+    first[blockDim.x] = total;
+  }
+  __syncthreads();
+  long long at = first[threadIdx.x];
+  for (long long f = lo; f < hi; ++f) {
+    if ((bool)x[f] != (bool)0) {
+      long long rest = f;
+      y[0ll * N + at] = rest % 3ll; rest /= 3ll;
+      ++at;
+    }
+  }
+  const long long total = first[blockDim.x];
+  for (long long e = threadIdx.x; e < 1ll * (N - total); e += blockDim.x)
+    y[(e / (N - total)) * N + total + e % (N - total)] = 0;
+  if (threadIdx.x == 0) count[0] = total;
+}
+BY_KERNEL void __launch_bounds__(256) nonzero_k0(const bool* __restrict__ x, long long* __restrict__ y, long long* __restrict__ count) {
+  nonzero_k0_body(x, y, count, by_this_block());
+}
+
+// ===== compress_gather_k0 =====
+BY_DEVICE void compress_gather_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 6; base += (int)by_block.grid.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 6) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 2; by_rem /= 2;
+      const int i0 = by_rem;
+      out[(i0)*2 + (i1)] = (float)(in0[(in1[(i0)])*2 + (i1)]);
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(512) compress_gather_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  compress_gather_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_concat_1d_axis_0 h100 fp32
 // 1 launches, 1 distinct kernels
@@ -3404,7 +3457,113 @@ BY_KERNEL void __launch_bounds__(512) eye_like_k0(float* __restrict__ out) {
 // 0 launches, 0 distinct kernels
 
 // golden: test_flexattention h100 fp32
-// refused: unsupported_op
+// 1 launches, 1 distinct kernels
+// launch 0: matmul_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=96 params=[float float float out:float]
+
+// ===== matmul_rows_k0 =====
+BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 32);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 48);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 64);
+  const int by_row0 = (int)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (int by_lin = threadIdx.x; by_lin < 6; by_lin += 256) {
+    const int by_rl = by_lin / 6;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 8; by_rrem /= 8;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i3 = by_lin % 6;
+    float acc = 0.0f;
+    for (int r0 = 0; r0 < 16; r0 += 1) {
+      const float v = ((in1[(i0)*512 + (i1)*128 + (i2)*16 + (r0)] * 0.5f) * (in0[(i0)*384 + (i1)*96 + (i3)*16 + (r0)] * 0.5f));
+      acc = acc + v;
+    }
+    by_res0[by_lin] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 8; by_rrem /= 8;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = (-by_inf_f());
+    for (int r0 = by_lane; r0 < 6; r0 += 32) {
+      const float v = by_res0[(by_rl)*6 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 8; by_rrem /= 8;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (int r0 = by_lane; r0 < 6; r0 += 32) {
+      const float v = by_exp((by_res0[(by_rl)*6 + (r0)] - by_st1[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 6; by_lin += 256) {
+    const int by_rl = by_lin / 6;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 8; by_rrem /= 8;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i3 = by_lin % 6;
+    by_res[by_lin] = (float)((by_exp((by_res0[(by_rl)*6 + (i3)] - by_st1[(by_rl)])) / by_st2[(by_rl)]));
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 16; by_lin += 256) {
+    const int by_rl = by_lin / 16;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i2 = by_rrem % 8; by_rrem /= 8;
+    const int i1 = by_rrem % 4; by_rrem /= 4;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    int by_crem = (by_lin % 16);
+    const int i3 = by_crem;
+    (void)by_crem;
+    float acc = 0.0f;
+    for (int r0 = 0; r0 < 6; r0 += 1) {
+      const float v = (by_res[(by_rl)*6 + (r0)] * in2[(i0)*384 + (i1)*96 + (r0)*16 + (i3)]);
+      acc = acc + v;
+    }
+    out[i0 * 512 + i1 * 128 + i2 * 16 + i3 * 1] = (float)(acc);
+  }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
+  matmul_rows_k0_body(in0, in1, in2, out, by_this_block());
+}
 
 // golden: test_flexattention_causal_mask_expanded_ver26 h100 fp32
 // 1 launches, 1 distinct kernels
