@@ -593,8 +593,17 @@ def _nonempty(a):
     return None if a is None or np.asarray(a).size == 0 else np.asarray(a)
 
 
-def resize_plan(node, inputs, opset, shape):
-    """Per axis (scale, output extent, roi pair or None), following the reference's rules."""
+class RuntimeRoi:
+    """tf_crop_and_resize's roi read at run time: its start and end of one axis are roi[start]
+    and roi[end] (resize_plan's placeholder for the pair the lowering loads)."""
+
+    def __init__(self, start: int, end: int):
+        self.start, self.end = start, end
+
+
+def resize_plan(node, inputs, opset, shape, runtime_roi: bool = False):
+    """Per axis (scale, output extent, roi pair or None), following the reference's rules;
+    `runtime_roi`: roi is an input known only at run time (its pairs RuntimeRoi)."""
     r = len(shape)
     at = _resize_attrs(node, opset)
     if node.op == "Upsample":
@@ -609,7 +618,14 @@ def resize_plan(node, inputs, opset, shape):
     axes = at["axes"]
     axes = list(range(r)) if axes is None else [norm_axis(a, r) for a in axes]
     roi_pairs = [None] * r
-    if roi is not None and at["ctm"] == "tf_crop_and_resize":
+    if runtime_roi and at["ctm"] == "tf_crop_and_resize":
+        n = len(axes)
+        for k, a in enumerate(axes):
+            roi_pairs[a] = RuntimeRoi(k, n + k)
+        for a in range(r):
+            if roi_pairs[a] is None:
+                roi_pairs[a] = (np.float32(0.0), np.float32(1.0))
+    elif roi is not None and at["ctm"] == "tf_crop_and_resize":
         roi = roi.reshape(-1)
         n = len(axes)
         for k, a in enumerate(axes):
@@ -637,7 +653,7 @@ def resize_plan(node, inputs, opset, shape):
     plan = []
     for a in range(r):
         rp = roi_pairs[a]
-        identity = (a not in axes or (math.isclose(sf[a], 1.0) and out[a] == shape[a] and
+        identity = (a not in axes or (math.isclose(sf[a], 1.0) and out[a] == shape[a] and not isinstance(rp, RuntimeRoi) and
                     (rp is None or (math.isclose(float(rp[0]), 0.0) and math.isclose(float(rp[1]), 1.0)))))
         plan.append(None if identity else (sf[a], out[a], rp))
     return at, plan, out
@@ -651,7 +667,12 @@ def _source_coord(y, ctm, scale, d, out_int, roi):
     if ctm == "asymmetric":
         return y / scale
     if ctm == "tf_crop_and_resize":
-        diff, lo = float(roi[1] - roi[0]), float(roi[0] * (d - 1))
+        # in the roi's float32, as the reference computes them (an expression when read at run time)
+        diff, lo = roi[1] - roi[0], roi[0] * (d - 1)
+        if not isinstance(diff, Expr):
+            diff, lo = float(diff), float(lo)
+        else:
+            diff, lo = cast(diff, DType.float64), cast(lo, DType.float64)
         x = y * 0.0 + diff * (d - 1) / 2 if out_w == 1 else y * diff * float(d - 1) / (out_w - 1)
         return x + lo
     if ctm == "pytorch_half_pixel":
@@ -790,16 +811,30 @@ def _ref_resize(node, inputs, opset):
 def _check_resize_inputs(ctx: LowerCtx) -> list:
     n = len(ctx.node.inputs)
     for k in range(1, n):
+        if k == 1 and _runtime_roi(ctx):
+            continue
         if ctx.has_input(k) and ctx.const(k) is None:
             what = {1: "scales"} if (ctx.node.op == "Upsample" or ctx.opset < 11) else {1: "roi", 2: "scales", 3: "sizes"}
             ctx.require_const(k, what.get(k, "input"))
     return [None] + [ctx.const(k) for k in range(1, n)]
 
 
+def _runtime_roi(ctx: LowerCtx) -> bool:
+    """Whether roi is read at run time: a non-constant roi input where tf_crop_and_resize uses it."""
+    return (ctx.node.op == "Resize" and ctx.opset >= 11 and ctx.has_input(1) and ctx.const(1) is None
+            and ctx.input(1).size > 0 and text(ctx.attr("coordinate_transformation_mode", "half_pixel")) == "tf_crop_and_resize")
+
+
 def _lower_resize(ctx: LowerCtx) -> None:
     """Nearest: one guarded load; linear/cubic: a sum over the taps of every resized axis."""
     x, y = ctx.input(0), ctx.out_types[0]
-    at, plan, out = resize_plan(ctx.node, _check_resize_inputs(ctx), ctx.opset, x.shape)
+    runtime_roi = _runtime_roi(ctx)
+    at, plan, out = resize_plan(ctx.node, _check_resize_inputs(ctx), ctx.opset, x.shape, runtime_roi)
+    if runtime_roi:    # the crop's pairs loaded from roi (input 1, the kernel's second input)
+        roi_t = ctx.input(1)
+        at_roi = lambda k: load(1, roi_t, (const(k, DType.int64),))
+        plan = [e if e is None or not isinstance(e[2], RuntimeRoi) else (e[0], e[1], (at_roi(e[2].start), at_roi(e[2].end)))
+                for e in plan]
     if at["antialias"] and at["mode"] == "nearest":
         raise ctx.unsupported("antialias=1 with mode nearest (ONNX defines it for linear and cubic)", feature=True)
     if at["mode"] not in ("nearest", "linear", "cubic"):
@@ -865,7 +900,7 @@ def _lower_resize(ctx: LowerCtx) -> None:
         body = select(excluded, zero, v) if at["exclude"] else v
         fill = _saturate(np.array([at["extrap"]]), x.dtype.np)[0] if x.dtype is not DType.bfloat16 else at["extrap"]
         body = select(outside, const(fill, x.dtype), body)
-        emit_expr(ctx, "resize_nearest", [0], body)
+        emit_expr(ctx, "resize_nearest", [0, 1] if runtime_roi else [0], body)
         return
     body = cast(v, f64)
     for w in weights:
@@ -879,8 +914,9 @@ def _lower_resize(ctx: LowerCtx) -> None:
         res = unary("round", res)
         res = select(binary("lt", res, float(lo)), const(float(lo), f64), select(binary("gt", res, float(hi)), const(float(hi), f64), res))
         res = cast(res, x.dtype)
-    te = TensorExpr(f"resize_{at['mode']}", (x,), y, body, Reduce("sum", tuple(red_axes)), res)
-    ctx.emit(te, [ctx.in_name(0)], ctx.out_name(0))
+    args = [0, 1] if runtime_roi else [0]
+    te = TensorExpr(f"resize_{at['mode']}", tuple(ctx.input(k) for k in args), y, body, Reduce("sum", tuple(red_axes)), res)
+    ctx.emit(te, [ctx.in_name(k) for k in args], ctx.out_name(0))
 
 
 register("Resize", reference=_ref_resize)(_lower_resize)

@@ -171,9 +171,10 @@ def _cases() -> list[Case]:
                           {"mode": mode, "coordinate_transformation_mode": ctm}, consts={2}, atol=1e-5))
         c.append(Case("Resize", [img, None, None, ints(3, 8)], {"mode": mode, "axes": [2, 3], "exclude_outside": 1},
                       consts={3}, atol=1e-5))
-        c.append(Case("Resize", [img, np.array([0.1, 0.3, 0.9, 0.8], np.float32), None, ints(3, 7)],
-                      {"mode": mode, "axes": [2, 3], "coordinate_transformation_mode": "tf_crop_and_resize",
-                       "extrapolation_value": -3.0}, consts={1, 3}, atol=1e-5))
+        for roi_consts in ({1, 3}, {3}):     # roi a constant, and an input read at run time
+            c.append(Case("Resize", [img, np.array([0.1, 0.3, 0.9, 1.2], np.float32), None, ints(3, 7)],
+                          {"mode": mode, "axes": [2, 3], "coordinate_transformation_mode": "tf_crop_and_resize",
+                           "extrapolation_value": -3.0}, consts=roi_consts, atol=1e-5))
         c.append(Case("Resize", [img, None, None, ints(1, 2, 7, 7)], {"mode": mode, "keep_aspect_ratio_policy": "not_larger"},
                       consts={3}, atol=1e-5, opset=18))
     for nm in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
