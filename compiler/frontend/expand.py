@@ -29,8 +29,10 @@ def expand_function_ops(proto: onnx.ModelProto, source_name: str) -> onnx.ModelP
     for k, node in enumerate(calls):
         domain = _domain(node)
         schema = _body_schema(node, opsets)
-        version = opsets[domain]
-        if schema.has_context_dependent_function:
+        version = _body_version(schema, opsets[domain])
+        if version is None:
+            continue
+        if version in schema.context_dependent_function_opset_versions:
             if any(i and i not in types for i in node.input):
                 continue    # a sequence or an untyped input: ONNX builds no body without its type
             arg_types = [(types[i] if i else onnx.TypeProto()).SerializeToString() for i in node.input]
@@ -44,10 +46,15 @@ def expand_function_ops(proto: onnx.ModelProto, source_name: str) -> onnx.ModelP
             body.ParseFromString(built)
         else:
             body = onnx.FunctionProto()
-            body.CopyFrom(schema.get_function_with_opset_version(version))
+            body.ParseFromString(schema.get_function_with_opset_version(version))
+        if not body.node:
+            continue        # ONNX built no body for this call: the import names the op unsupported
         body.name, body.domain = f"{node.op_type}_{k}", EXPANDED_DOMAIN
-        have = {o.domain for o in body.opset_import}
-        body.opset_import.extend(o for o in proto.opset_import if o.domain not in have)
+        # the model's opsets: ONNX's inliner leaves a function whose imports differ uninlined (a body
+        # written at an older opset, Celu's at 12, reads the same under the model's)
+        own = [o for o in body.opset_import if o.domain not in {m.domain for m in proto.opset_import}]
+        del body.opset_import[:]
+        body.opset_import.extend([*proto.opset_import, *own])
         declared = set(body.attribute) | {a.name for a in body.attribute_proto}
         # graph attributes are part of the context-dependent body already; the rest bind by name
         kept = [a for a in node.attribute if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
@@ -81,6 +88,13 @@ def _body_schema(node: onnx.NodeProto, opsets: dict[str, int]):
     except onnx.defs.SchemaError:
         return None
     return schema if schema.has_function or schema.has_context_dependent_function else None
+
+
+def _body_version(schema, opset: int) -> int | None:
+    """The opset of the op's body for a model at `opset`: the latest ONNX defines up to it."""
+    versions = [v for v in (*schema.function_opset_versions, *schema.context_dependent_function_opset_versions)
+                if v <= opset]
+    return max(versions) if versions else None
 
 
 def _graphs(g: onnx.GraphProto):

@@ -79,3 +79,23 @@ def test_an_op_the_registry_lowers_is_not_expanded():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
     graph = import_model(m).graph
     assert [n.op for n in graph.nodes] == ["LayerNormalization"]
+
+
+@pytest.mark.parametrize("opset", [13, 18])
+def test_an_op_without_a_lowering_runs_as_its_function_body(monkeypatch, opset):
+    """With Celu's lowering taken out of the registry, its ONNX body (the context-dependent one ONNX
+    defines from opset 12) runs in its place, right against the reference evaluator."""
+    from compiler.ops import registry
+    registry._load_families()
+    for dom in ("", "ai.onnx"):
+        monkeypatch.delitem(registry.REGISTRY, (dom, "Celu"), raising=False)
+    g = helper.make_graph([helper.make_node("Celu", ["x"], ["y"], alpha=0.7)], "celu", [_vi("x", [3, 5])], [_vi("y", [3, 5])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 9
+    assert "Celu" not in [n.op for n in import_model(m).graph.nodes]
+    data = m.SerializeToString()
+    x = RNG.standard_normal((3, 5)).astype(np.float32) * 3
+    want = ReferenceEvaluator(data).run(None, {"x": x})[0]
+    art = compile(data, "h100", CompileOptions(build=False))
+    got = Executor(art.plan, make_backend("host")).run({"x": x})["y"]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -225,14 +225,15 @@ def test_unknown_domain_is_refused():
 
 def test_op_without_definition_names_all_missing_ops(monkeypatch):
     registry._load_families()
-    for op in ("Hardmax", "Celu"):
+    # two ops ONNX gives no function body (one with a body would be expanded into it: test_function_expansion.py)
+    for op in ("Hardmax", "Sin"):
         for dom in ("", "ai.onnx"):
             monkeypatch.delitem(registry.REGISTRY, (dom, op), raising=False)
-    nodes = [helper.make_node("Hardmax", ["x"], ["h"], name="hm"), helper.make_node("Celu", ["h"], ["y"], name="ce")]
+    nodes = [helper.make_node("Hardmax", ["x"], ["h"], name="hm"), helper.make_node("Sin", ["h"], ["y"], name="si")]
     m = make_model(nodes, [vi("x", F32, [2, 3])], [vi("y", F32, [2, 3])])
     with pytest.raises(UnsupportedOp) as e:
         import_model(m)
-    assert e.value.op_type == "Hardmax" and e.value.node == "hm" and "Celu" in str(e.value)
+    assert e.value.op_type == "Hardmax" and e.value.node == "hm" and "Sin" in str(e.value)
 
 
 def test_string_constant_is_unsupported(test_op):
