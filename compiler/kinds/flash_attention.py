@@ -252,10 +252,13 @@ def recognise(spec: KernelSpec) -> Attention | str:
 
 
 def _elem(spec: KernelSpec, te: TensorExpr) -> DType | None:
-    """The mma operand type: the precision stage's mark, else the operands' own 16-bit type."""
+    """The mma operand type: the precision stage's mark, else the product's operands' own 16-bit
+    type (what its epilogue reads besides, an fp32 mask added to the widened scores as
+    FlexAttention's body writes it, is no operand)."""
     if spec.precision in ELEMS:
         return ELEMS[spec.precision]
-    types = {t.dtype for t in te.inputs if t.dtype.is_float}
+    operands = {e.arg for e in walk(te.body) if isinstance(e, Load)}
+    types = {t.dtype for k, t in enumerate(te.inputs) if k in operands and t.dtype.is_float}
     if types and types <= {DType.float16} or types and types <= {DType.bfloat16}:
         return types.pop()
     return None

@@ -99,3 +99,20 @@ def test_an_op_without_a_lowering_runs_as_its_function_body(monkeypatch, opset):
     art = compile(data, "h100", CompileOptions(build=False))
     got = Executor(art.plan, make_backend("host")).run({"x": x})["y"]
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_flex_attention_fp16_with_a_causal_mask_on_tensor_cores():
+    """fp16 Q, K, V with a causal score_mod (an fp32 mask of -inf above the diagonal, added to
+    the scores widened to float as the body writes it): the flash kernel on mma.sync, the mask
+    an epilogue read beside the half product."""
+    s = 256     # long enough for the flash kernel to be predicted fastest
+    mask = np.triu(np.full((s, s), -np.inf, np.float32), 1)
+    causal = _modifier("causal", [helper.make_node("Add", ["x", "mask"], ["y"])],
+                       [helper.make_tensor("mask", TP.FLOAT, [s, s], mask.reshape(-1).tolist())])
+    node = helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain="ai.onnx.preview", score_mod=causal)
+    g = helper.make_graph([node], "flex", [_vi(n, [1, 2, s, 32], TP.FLOAT16) for n in "QKV"], [_vi("Y", [1, 2, s, 32], TP.FLOAT16)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 26), helper.make_opsetid("ai.onnx.preview", 1)])
+    m.ir_version = 11
+    feeds = {n: RNG.standard_normal((1, 2, s, 32)).astype(np.float16) for n in "QKV"}
+    art = check(m.SerializeToString(), feeds, 2e-3)
+    assert [k["name"].rsplit("_", 1)[0] for k in art.report["kernels"]] == ["matmul_flash"]
