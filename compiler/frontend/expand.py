@@ -1,9 +1,10 @@
 """Ops ONNX defines by a function body that the op registry has no lowering for (ai.onnx.preview's
 FlexAttention: its score_mod and prob_mod subgraphs become plain nodes of its body): each call
 becomes a call of a model-local function holding the body ONNX gives for it (the context-dependent
-body built for that node's attributes and input types, or the op's fixed body at the model's
-opset), which the import then inlines like any model-local function. An op the registry lowers
-keeps its own lowering (a fused kernel is worth more than its body's ops)."""
+body built for that node's attributes and input types, or the op's fixed body; of the latest opset
+ONNX defines one for up to the model's), which the import then inlines like any model-local
+function. An op the registry lowers keeps its own lowering (a fused kernel is worth more than its
+body's ops)."""
 from __future__ import annotations
 
 import onnx
