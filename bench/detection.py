@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 STEPS = {"select": ("nms_select",), "place": ("nms_place",)}
 
 
-def detection_head(b: int, n: int, c: int, max_out: int = 100, iou: float = 0.45, score: float = 0.25) -> bytes:
-    """boxes [b, n, 4] and scores [b, c, n] -> dets [k, 6] (x1, y1, x2, y2, score, class)."""
+def head_nodes(max_out: int, iou: float, score: float) -> tuple[list, dict[str, np.ndarray]]:
+    """(nodes, initializers) of the head: boxes [1, n, 4] and scores [1, c, n] -> dets [k, 6]
+    (x1, y1, x2, y2, score, class)."""
     nodes = [
         helper.make_node("NonMaxSuppression", ["boxes", "scores", "m", "iou", "s"], ["sel"]),
         helper.make_node("Gather", ["sel", "two"], ["box_idx"], axis=1),
@@ -42,11 +43,17 @@ def detection_head(b: int, n: int, c: int, max_out: int = 100, iou: float = 0.45
         helper.make_node("Unsqueeze", ["cf", "one1"], ["cf1"]),
         helper.make_node("Concat", ["picked", "ps1", "cf1"], ["dets"], axis=1),
     ]
-    if b != 1:
-        raise ValueError("the head squeezes the batch axis: batch 1 only")
     inits = {"m": np.array([max_out], np.int64), "iou": np.array([iou], np.float32),
              "s": np.array([score], np.float32), "two": np.array(2, np.int64), "one": np.array(1, np.int64),
              "zero": np.array([0], np.int64), "one1": np.array([1], np.int64)}
+    return nodes, inits
+
+
+def detection_head(b: int, n: int, c: int, max_out: int = 100, iou: float = 0.45, score: float = 0.25) -> bytes:
+    """boxes [b, n, 4] and scores [b, c, n] -> dets [k, 6] (x1, y1, x2, y2, score, class)."""
+    if b != 1:
+        raise ValueError("the head squeezes the batch axis: batch 1 only")
+    nodes, inits = head_nodes(max_out, iou, score)
     g = helper.make_graph(nodes, "detection_head", [helper.make_tensor_value_info("boxes", TP.FLOAT, [b, n, 4]),
                                                     helper.make_tensor_value_info("scores", TP.FLOAT, [b, c, n])],
                           [helper.make_tensor_value_info("dets", TP.FLOAT, ["k", 6])],

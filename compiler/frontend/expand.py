@@ -81,14 +81,13 @@ def _body_schema(node: onnx.NodeProto, opsets: dict[str, int]):
         return None
     try:
         lookup(node.op_type, domain, node=node.name)
-        return None
     except UnsupportedOp:
-        pass
-    try:
-        schema = onnx.defs.get_schema(node.op_type, opsets[domain], domain)
-    except onnx.defs.SchemaError:
-        return None
-    return schema if schema.has_function or schema.has_context_dependent_function else None
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opsets[domain], domain)
+        except onnx.defs.SchemaError:
+            return None
+        return schema if schema.has_function or schema.has_context_dependent_function else None
+    return None     # the registry lowers it
 
 
 def _body_version(schema, opset: int) -> int | None:

@@ -24,7 +24,7 @@ from ..errors import ModelError
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.kernel import Kernel, KernelParam
-from .registry import LowerCtx, register
+from .registry import LowerCtx, bounded_result, register
 
 _BOXES, _SCORES, _MAX_OUT, _IOU, _SCORE = range(5)
 _THREADS = 128     # a block tests the next box against the taken ones, a taken box a thread
@@ -106,13 +106,7 @@ def _ref_nms(node: Node, inputs: list, opset: int) -> list[np.ndarray]:
                 if not any(_suppressed(boxes[bi, i], boxes[bi, j], center, iou) for j in taken):
                     taken.append(i)
             rows += [(bi, ci, i) for i in taken]
-    out = np.array(rows, dtype=np.int64).reshape(-1, 3)
-    if len(node.outputs) < 2:
-        return [out]
-    # the compiled form: sized to its bound (graph_import gives it as max_extent), the count last
-    padded = np.zeros((node.attr("max_extent"), 3), np.int64)
-    padded[:len(out)] = out
-    return [padded, np.array(len(out), dtype=np.int64)]
+    return bounded_result(node, np.array(rows, dtype=np.int64).reshape(-1, 3), 0)
 
 
 def _suppress_helper(center: bool) -> str:
@@ -293,8 +287,6 @@ def lower_nms(ctx: LowerCtx) -> None:
                                    ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
                                    ("dependent_loads", 2 * -(-n // _THREADS)))))
 
-    count_t = ctx.out_types[1]
-    assert count_t.shape == ()
     body = [f"  constexpr long long C = {c}, CAP = {cap}, ROWS = {b * c * cap};",
             f"  const long long bc = {BLOCK_X}, nbc = {b * c};",
             "  long long at = 0;",

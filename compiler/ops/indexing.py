@@ -18,10 +18,10 @@ from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..errors import ModelError
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.dtypes import DType
-from ..ir.graph import Node, TensorType
+from ..ir.graph import TensorType
 from ..ir.texpr import TensorExpr, binary, const, in_range, load, logical_and, out_vars, select
 from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index
-from .registry import LowerCtx, register
+from .registry import LowerCtx, bounded_result, register
 
 
 def _wrapped(idx: np.ndarray, n: int) -> np.ndarray:
@@ -339,25 +339,12 @@ def _ref_compress(node, inputs, opset):
     axis = node.attr("axis")
     dim = x.size if axis is None else x.shape[norm_axis(axis, x.ndim)]
     out = np.compress(cond.reshape(-1)[:dim].astype(bool), x, axis=axis)
-    if len(node.outputs) < 2:
-        return [out]
-    # the compiled form: sized to its bound (graph_import gives it as max_extent), the count last
-    at = 0 if axis is None else norm_axis(axis, x.ndim)
-    shape = list(out.shape)
-    shape[at] = node.attr("max_extent")
-    padded = np.zeros(shape, out.dtype)
-    padded[(slice(None),) * at + (slice(0, out.shape[at]),)] = out
-    return [padded, np.array(out.shape[at], dtype=np.int64)]
+    return bounded_result(node, out, 0 if axis is None else norm_axis(axis, x.ndim))
 
 
 def _ref_nonzero(node, inputs, opset):
     out = np.array(np.nonzero(inputs[0]), dtype=np.int64).reshape(inputs[0].ndim, -1)
-    if len(node.outputs) < 2:
-        return [out]
-    # the compiled form: sized to its bound (graph_import gives it as max_extent), the count last
-    padded = np.zeros((out.shape[0], node.attr("max_extent")), np.int64)
-    padded[:, :out.shape[1]] = out
-    return [padded, np.array(out.shape[1], dtype=np.int64)]
+    return bounded_result(node, out, 1)
 
 
 def _infer_nonzero(pn, in_types, consts):
@@ -433,21 +420,19 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
 
 # --- Compress on a run-time condition -------------------------------------------------------------
 
-def _compress_axis(node, rank: int) -> int | None:
-    axis = node.attr("axis")
+def _compress_axis(axis: int | None, rank: int) -> int | None:
+    """The axis attribute made non-negative; None (the input flattened) when absent."""
     return None if axis is None else norm_axis(axis, rank)
 
 
 def _compress_bounded(node, in_types) -> tuple[tuple[int, int], ...]:
-    axis = _compress_axis(node, in_types[0].rank)
+    axis = _compress_axis(node.attr("axis"), in_types[0].rank)
     return ((0, 0 if axis is None else axis),)
 
 
 def _infer_compress(pn, in_types, consts):
     x, cond = in_types
-    node = Node("Compress", pn.name, tuple(pn.input), tuple(pn.output),
-                tuple((a.name, a.i) for a in pn.attribute if a.name == "axis"))
-    axis = _compress_axis(node, x.rank)
+    axis = _compress_axis(next((a.i for a in pn.attribute if a.name == "axis"), None), x.rank)
     if cond.rank != 1:
         raise ModelError(f"Compress takes a condition of rank 1, got {list(cond.shape)}", node=pn.name)
     shape = (x.size,) if axis is None else x.shape
@@ -471,7 +456,7 @@ def lower_compress(ctx: LowerCtx) -> None:
         return
     if y.size == 0:
         return
-    axis = _compress_axis(ctx.node, x.rank)
+    axis = _compress_axis(ctx.attr("axis"), x.rank)
     at = 0 if axis is None else axis
     # a run-time condition: the output is sized to the bound, the count its extra output; a
     # constant one: the output is exactly the kept slices (the count is known, a temporary)

@@ -52,6 +52,19 @@ class OpDef:
 REGISTRY: dict[tuple[str, str], OpDef] = {}
 
 
+def bounded_result(node, exact: np.ndarray, axis: int) -> list[np.ndarray]:
+    """A bounded op's reference result (OpDef.bounded) as `node` computes it: `exact` where the node
+    has no extent output (constant folding), else `exact` padded with zeros along `axis` to the
+    node's bound (graph_import gives it as max_extent), and the real extent."""
+    if len(node.outputs) < 2:
+        return [exact]
+    shape = list(exact.shape)
+    shape[axis] = node.attr("max_extent")
+    padded = np.zeros(shape, exact.dtype)
+    padded[(slice(None),) * axis + (slice(0, exact.shape[axis]),)] = exact
+    return [padded, np.array(exact.shape[axis], dtype=np.int64)]
+
+
 def register(op: str, *, reference: Reference, domain: str = "", foldable: bool = True,
              infer: Callable[[Any, list, list], list] | None = None,
              bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()):

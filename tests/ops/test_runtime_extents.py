@@ -108,24 +108,12 @@ def test_detection_head_computes_with_the_selection(tmp_path):
     """NMS, then the selected boxes gathered, their scores (GatherND), classes cast and all
     concatenated, the first rows kept (a slice from 0) and a transpose: each follows the selection's
     run-time length; the detections equal onnxruntime's."""
+    from bench.detection import head_nodes
     b, n, c = 1, 120, 3
-    nodes = [
-        helper.make_node("NonMaxSuppression", ["boxes", "scores", "m", "iou", "s"], ["sel"]),
-        helper.make_node("Gather", ["sel", "two"], ["box_idx"], axis=1),
-        helper.make_node("Gather", ["sel", "one"], ["cls_idx"], axis=1),
-        helper.make_node("Squeeze", ["boxes", "zero"], ["flat_boxes"]),
-        helper.make_node("Gather", ["flat_boxes", "box_idx"], ["picked"], axis=0),
-        helper.make_node("GatherND", ["scores", "sel"], ["picked_scores"]),
-        helper.make_node("Unsqueeze", ["picked_scores", "one1"], ["ps"]),
-        helper.make_node("Cast", ["cls_idx"], ["cls_f"], to=TP.FLOAT),
-        helper.make_node("Unsqueeze", ["cls_f", "one1"], ["cls"]),
-        helper.make_node("Concat", ["picked", "ps", "cls"], ["dets"], axis=1),
-        helper.make_node("Slice", ["dets", "zero", "keep"], ["top"]),
-        helper.make_node("Transpose", ["top"], ["top_t"], perm=[1, 0]),
-    ]
-    inits = [("m", np.array([100], np.int64)), ("iou", np.array([0.4], np.float32)),
-             ("s", np.array([0.5], np.float32)), ("two", np.array(2, np.int64)), ("one", np.array(1, np.int64)),
-             ("zero", np.array([0], np.int64)), ("one1", np.array([1], np.int64)), ("keep", np.array([25], np.int64))]
+    nodes, inits = head_nodes(max_out=100, iou=0.4, score=0.5)
+    nodes += [helper.make_node("Slice", ["dets", "zero", "keep"], ["top"]),
+              helper.make_node("Transpose", ["top"], ["top_t"], perm=[1, 0])]
+    inits = [*inits.items(), ("keep", np.array([25], np.int64))]
     data = model(nodes, [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])],
                  [("dets", TP.FLOAT, ["k", 6]), ("top", TP.FLOAT, ["t", 6]), ("top_t", TP.FLOAT, [6, "t"])], inits)
     feeds = []
