@@ -226,9 +226,15 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         _set_const(scope, pn.output[0], a, name, op)
         return None
     if domain == "" and op in ("Shape", "Size"):
-        _refuse_bounded_extent(pn, op, name, scope)
-        _set_const(scope, pn.output[0], shape_op_value(op, pn, scope.types[pn.input[0]]), name, op)
-        return None
+        value = shape_op_value(op, pn, scope.types[pn.input[0]])
+        if not _reports_bounded_extent(pn, op, scope):
+            _set_const(scope, pn.output[0], value, name, op)
+            return None
+        # an extent it reports may be known only at run time: the lowering reads it (ops/shape_ops.py)
+        node = Node(op, name, tuple(pn.input), tuple(pn.output),
+                    tuple(sorted((a.name, plain_attribute(a, op=op, node=name)) for a in pn.attribute)), domain)
+        _set_types(scope, node.outputs, [TensorType(DType.int64, value.shape)])
+        return node
 
     opdef = lookup(op, domain, node=name)
     in_types = [scope.types[i] if i else None for i in pn.input]
@@ -305,20 +311,15 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
     return node
 
 
-def _refuse_bounded_extent(pn: onnx.NodeProto, op: str, name: str, scope: Scope) -> None:
-    """Shape and Size fold to the static type, which for a value with a run-time axis gives only
-    its bound: refused where an axis they report may be one (its extent is such a bound)."""
+def _reports_bounded_extent(pn: onnx.NodeProto, op: str, scope: Scope) -> bool:
+    """Whether Shape or Size reports an axis of its input that may have a length known only at
+    run time (its static extent is such a value's bound): it does not fold to the static type."""
     bounds = scope.bounds(pn.input[0])
     if not bounds:
-        return
+        return False
     t = scope.types[pn.input[0]]
     axes = shape_op_axes(pn, t.rank) if op == "Shape" else range(t.rank)
-    hit = [a for a in axes if t.shape[a] in bounds]
-    if hit:
-        raise ShapeError(f"{op} of '{pn.input[0]}', whose axis {hit[0]} may have a length only known at run time "
-                         f"(at most {t.shape[hit[0]]}: a bounded value's, or computed from one)", node=name,
-                         hint="Brickyard sizes such a value to its bound and trims it on return, but cannot "
-                         "give its shape; take the shape of its other axes only")
+    return any(t.shape[a] in bounds for a in axes)
 
 
 def _by_name(kv):

@@ -10,7 +10,8 @@ selection depends on the boxes taken before it:
   per warp, sorted by descending score with ties to the lower box (a bitonic sort in a scratch of
   the next power of two: O(k log^2 k) for k candidates, where ranking every pair was O(n^2)), then
   walked in that order, the block's threads testing the next box against the taken ones together,
-  a chunk of ranked boxes staged in shared memory at a time;
+  a chunk of ranked boxes staged in shared memory at a time; boxes of run-time number (a
+  score-filtered list: passes/bounded_rows.py) are candidates up to their real number only;
 - one block per (batch, class) copying its selection to its offset, the sum of the counts before
   it; block 0 zeroes the rows past the total and writes the count."""
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from ..codegen.block_function import BLOCK_X, finish_kernel
 from ..codegen.cuda import c_const
 from ..codegen.naming import NAME_PLACEHOLDER
-from ..errors import ModelError
+from ..errors import ModelError, ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.kernel import Kernel, KernelParam
@@ -149,6 +150,26 @@ def _scalar_param(ctx: LowerCtx, i: int, ctype: str, name: str, default: str) ->
             [f"const {ctx.input(i).dtype.ctype}* __restrict__ {name}"], f"{name}[0]")
 
 
+def _run_time_boxes(ctx: LowerCtx) -> str | None:
+    """The scalar holding the real number of boxes where it is known only at run time (boxes and
+    scores computed from a value of run-time length, along their boxes axis), else None."""
+    live = None
+    for i, axis, what in ((_BOXES, 1, "boxes"), (_SCORES, 2, "scores")):
+        found = ctx.run_time_extent(i)
+        if found is None:
+            continue
+        count, at = found
+        if at != axis:
+            raise ShapeError(f"NonMaxSuppression's {what} have a run-time extent on axis {at} (batches or "
+                             "classes); only the number of boxes may be known at run time only",
+                             node=ctx.node.name)
+        if live is not None and live != count:
+            raise ShapeError("NonMaxSuppression's boxes and scores have run-time numbers of boxes from "
+                             f"different values ('{live}', '{count}')", node=ctx.node.name)
+        live = count
+    return live
+
+
 @register("NonMaxSuppression", reference=_ref_nms, infer=_infer, bounded=((0, 0),))
 def lower_nms(ctx: LowerCtx) -> None:
     boxes_t, scores_t = ctx.input(_BOXES), ctx.input(_SCORES)
@@ -170,6 +191,10 @@ def lower_nms(ctx: LowerCtx) -> None:
     taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
     params = [KernelParam("float", ctx.in_name(_BOXES), False), KernelParam("float", ctx.in_name(_SCORES), False)]
     decl = ["const float* __restrict__ boxes", "const float* __restrict__ scores"]
+    live = _run_time_boxes(ctx)
+    if live is not None:     # the boxes past this many are padding, never candidates
+        params.append(KernelParam("long long", live, False))
+        decl.append("const long long* __restrict__ live")
     limit = f"{cap}ll"
     for i, ctype, name, default in ((_MAX_OUT, "long long", "max_out", f"{cap}ll"), (_IOU, "float", "iou", "0.0f"),
                                     (_SCORE, "float", "score_min", "")):
@@ -197,7 +222,8 @@ def lower_nms(ctx: LowerCtx) -> None:
         params.append(KernelParam("float", kept_boxes, True))
         decl.append("float* __restrict__ kept_boxes")
         kept_at = "kept_boxes + bc * CAP * 4"
-    candidate = f"p < N && sc[p] > {score_min}" if score_min else "p < N"
+    in_range = "p < by_min(N, live[0])" if live is not None else "p < N"
+    candidate = f"{in_range} && sc[p] > {score_min}" if score_min else in_range
     body = [f"  constexpr long long N = {n}, C = {c}, CAP = {cap}, W = {width}, T = {_THREADS};",
             f"  const long long bc = {BLOCK_X}, bi = bc / C;",
             "  BY_SHARED_BUFFER(smem);",

@@ -119,8 +119,10 @@ class LowerCtx:
                  consts: list[np.ndarray | None], opset: int, emit: Callable[[Any], None],
                  new_name: Callable[[str], str], donate: Callable[[list], bool] | None = None,
                  disabled: frozenset[str] = frozenset(),
-                 price: Callable[[list, dict], float | None] | None = None, choices: list | None = None):
+                 price: Callable[[list, dict], float | None] | None = None, choices: list | None = None,
+                 extents: dict[str, tuple[str, int]] | None = None):
         self.node = node
+        self._extents = extents or {}
         self._donate = donate
         self._disabled = disabled
         self._price = price
@@ -178,6 +180,12 @@ class LowerCtx:
     def const(self, i: int) -> np.ndarray | None:
         """Value of input i when it is a compile-time constant, else None."""
         return self.consts[i] if i < len(self.consts) else None
+
+    def run_time_extent(self, i: int) -> tuple[str, int] | None:
+        """(the int64 scalar holding it, the axis) where input i's extent on that axis is known only
+        at run time (passes/bounded_rows.py), else None. A hand-written kernel that reads such an
+        input reads that scalar too, and honours it."""
+        return self._extents.get(self.node.inputs[i]) if self.has_input(i) else None
 
     def has_input(self, i: int) -> bool:
         """Whether optional input i is given (named, with a type)."""

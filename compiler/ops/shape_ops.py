@@ -1,7 +1,9 @@
 """Shape ops: Shape, Size, ConstantOfShape, Range, Constant.
 
 The frontend folds them with these references whenever their inputs are constant. The lowerings
-cover the rest: Shape and Size only depend on static shapes, so they write known values;
+cover the rest: Shape and Size depend on static shapes, so they write known values, except of a
+value whose extent on one axis is known only at run time (passes/bounded_rows.py), where they read
+the scalar holding it;
 ConstantOfShape fills its static output; Range with runtime inputs has a data-dependent length."""
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import math
 import numpy as np
 
 from ..ir.dtypes import DType
-from ..ir.texpr import const
+from ..ir.graph import TensorType
+from ..ir.texpr import TensorExpr, binary, const, eq, load, out_vars, select
 from .movement import attr_array, emit_expr, emit_values
 from .registry import LowerCtx, register
 
@@ -32,7 +35,17 @@ def _ref_shape(node, inputs, opset):
 def lower_shape(ctx: LowerCtx) -> None:
     x = ctx.input(0)
     s, e = _shape_range(ctx.node, x.rank, ctx.opset)
-    emit_values(ctx, np.array(x.shape[s:e], dtype=np.int64))
+    run_time = ctx.run_time_extent(0)
+    if run_time is None or not s <= run_time[1] < e:
+        emit_values(ctx, np.array(x.shape[s:e], dtype=np.int64))
+        return
+    count, axis = run_time
+    i = out_vars(1)[0]
+    body = load(0, TensorType(DType.int64, ()), ())
+    for a in range(s, e):        # the static extents, the run-time one read
+        if a != axis:
+            body = select(eq(i, a - s), const(x.shape[a], DType.int64), body)
+    ctx.emit(TensorExpr("shape", (TensorType(DType.int64, ()),), ctx.out_types[0], body), [count], ctx.out_name())
 
 
 def _ref_size(node, inputs, opset):
@@ -41,7 +54,15 @@ def _ref_size(node, inputs, opset):
 
 @register("Size", reference=_ref_size)
 def lower_size(ctx: LowerCtx) -> None:
-    emit_values(ctx, np.array(ctx.input(0).size, dtype=np.int64))
+    x = ctx.input(0)
+    run_time = ctx.run_time_extent(0)
+    if run_time is None:
+        emit_values(ctx, np.array(x.size, dtype=np.int64))
+        return
+    count, axis = run_time
+    others = math.prod(n for a, n in enumerate(x.shape) if a != axis)
+    body = binary("mul", load(0, TensorType(DType.int64, ()), ()), others)
+    ctx.emit(TensorExpr("size", (TensorType(DType.int64, ()),), ctx.out_types[0], body), [count], ctx.out_name())
 
 
 def _fill_value(node) -> np.ndarray:

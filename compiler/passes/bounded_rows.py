@@ -8,31 +8,42 @@ that axis is the reader's own output variable, over an axis of at most the bound
 the selected box indices, an elementwise op, a Concat along another axis, the first rows: a
 slice from 0). Its real extent is the source's, capped by its own static one. The rows past it
 are computed from padding (zeros, in range as indices) and trimmed on return like the source's.
-Anything else that reads such a value (a reduction over its rows, a slice or reshape across them,
-a hand-written kernel, a control-flow region) is refused at compile time, naming the node, since
-its result would depend on rows that are padding.
+A reduction over such an axis (the load's index on it a reduction variable) is masked: the
+stage reads the extent's scalar too, each term past it is the combiner's identity, and a mean's
+divisor (the reduced extent, a constant in the epilogue) becomes the run-time one. A hand-written
+kernel may read such a value only together with its extent (it honours it: NonMaxSuppression of
+run-time boxes). Anything else that reads such a value (a slice or reshape across its rows, a
+control-flow region) is refused at compile time, naming the node, since its result would depend
+on rows that are padding.
 
 This is the lowering's bookkeeping, from the tensor expressions alone (never the op names):
-`follow` is called on each node's steps in order and records, value by value, the scalar holding
-its extent and the axis; the lowering gives the graph outputs among them to Plan.output_lengths."""
+`follow` is called on each node's steps in order, records value by value the scalar holding its
+extent and the axis, and returns the steps with their reductions masked; the lowering gives the
+graph outputs among them to Plan.output_lengths."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from ..errors import ShapeError
 from ..ir.dataflow import reads, writes
+from ..ir.dtypes import DType
 from ..ir.plan import AliasStep, ComputeStep
-from ..ir.spec import KernelSpec
-from ..ir.texpr import Var
+from ..ir.spec import KernelSpec, Stage
+from ..ir.texpr import (Binary, Const, Expr, Load, TensorExpr, Var, binary, cast, const, load, logical_and,
+                        map_children, maximum, minimum, reduce_identity, replace_loads, select, substitute, walk)
 
 # value -> (the int64 scalar holding its extent, the axis)
 Extents = dict[str, tuple[str, int]]
 
 
-def follow(node, steps: list, types: dict, extents: Extents) -> None:
+def follow(node, steps: list, types: dict, extents: Extents) -> list:
     """Records in `extents` each value `node`'s steps compute row by row from one with a run-time
-    extent; raises ShapeError where a step reads such a value any other way."""
+    extent; returns the steps, a reduction over such a value's rows masked to its extent; raises
+    ShapeError where a step reads such a value any other way."""
+    out = []
     for step in steps:
+        out.append(step)
         read = sorted({v for v in reads(step) if v in extents})
         written = writes(step)
         if not read:
@@ -48,15 +59,26 @@ def follow(node, steps: list, types: dict, extents: Extents) -> None:
                                "which mixes its rows")
             extents[step.dst] = (length, same)
             continue
-        if not isinstance(step, ComputeStep) or not isinstance(step.spec, KernelSpec):
-            raise _refused(node, read[0], extents, types, "a hand-written kernel or a region reads it")
+        if not isinstance(step, ComputeStep):
+            raise _refused(node, read[0], extents, types, "a control-flow region reads it")
+        if not isinstance(step.spec, KernelSpec):
+            # a hand-written kernel given the extent too honours it (its op's lowering passed it)
+            blind = [v for v in read if extents[v][0] not in reads(step)]
+            if blind:
+                raise _refused(node, blind[0], extents, types, "a hand-written kernel reads it without its length")
+            continue
+        stages = []
         for stage in step.spec.stages:
             try:
-                found = _row_axis(stage, extents)
+                stage, found = _row_axis(stage, extents, types)
             except _NotByRows as e:
                 raise _refused(node, e.value, extents, types, e.why) from None
             if found is not None:
                 extents[stage.output] = found
+            stages.append(stage)
+        if tuple(stages) != step.spec.stages:
+            out[-1] = dataclasses.replace(step, spec=dataclasses.replace(step.spec, stages=tuple(stages)))
+    return out
 
 
 class _NotByRows(Exception):
@@ -64,12 +86,15 @@ class _NotByRows(Exception):
         self.value, self.why = value, why
 
 
-def _row_axis(stage, extents: Extents) -> tuple[str, int] | None:
-    """(extent value, axis) of the stage's output when it reads its inputs with run-time rows row
-    by row; None when it reads none; _NotByRows when it reads one otherwise."""
+def _row_axis(stage: Stage, extents: Extents, types: dict) -> tuple[Stage, tuple[str, int] | None]:
+    """The stage (its reduction masked where it runs over run-time rows) and the (extent value,
+    axis) of its output when it reads its inputs with run-time rows row by row; None when it reads
+    none; _NotByRows when it reads one otherwise."""
     te = stage.expr
-    reduced = {a for a, _ in te.reduce.axes} if te.reduce is not None else set()
+    reduced = dict(te.reduce.axes) if te.reduce is not None else {}
     found = None
+    masks: dict[str, set[str]] = {}     # reduction variable -> the extents bounding it
+    gathered: dict[int, tuple[int, str]] = {}   # input read at positions it loads -> (axis, extent)
     for arg, name in enumerate(stage.inputs):
         if name not in extents:
             continue
@@ -77,11 +102,20 @@ def _row_axis(stage, extents: Extents) -> tuple[str, int] | None:
         bound = te.inputs[arg].shape[axis]
         for ld in te.loads[arg]:
             at = ld.index[axis]
+            if isinstance(at, Var) and at.name in reduced and reduced[at.name] <= bound:
+                masks.setdefault(at.name, set()).add(length)
+                continue
+            if any(isinstance(x, Load) for x in walk(at)):
+                # a gather at indices the model computed: in range of the real rows, as ONNX requires,
+                # a negative one wrapped by the real extent
+                if any(isinstance(x, Const) and x.value == bound - 1 and bound > 1 for x in walk(at)):
+                    raise _NotByRows(name, f"its expression {te.name} clamps its positions on axis {axis} to the bound")
+                gathered[arg] = (axis, length)
+                continue
             k = int(at.name[1:]) if isinstance(at, Var) and at.name[:1] == "i" and at.name[1:].isdigit() else None
             if k is None:
-                how = (f"over its reduction variable {at.name}" if isinstance(at, Var) and at.name in reduced
-                       else "at a computed position")
-                raise _NotByRows(name, f"its expression {te.name} reads axis {axis} {how}, not row by row")
+                raise _NotByRows(name, f"its expression {te.name} reads axis {axis} at a computed position, "
+                                 "not row by row")
             if te.output.shape[k] > bound:
                 raise _NotByRows(name, f"its expression {te.name} reads axis {axis} at its own rows, {te.output.shape[k]} "
                                  f"of them where the value has at most {bound}")
@@ -89,9 +123,88 @@ def _row_axis(stage, extents: Extents) -> tuple[str, int] | None:
                 raise _NotByRows(name, f"{te.name} reads it beside a value of another run-time length "
                                  "(or another axis) at the same rows")
             found = (length, k)
-    if found is None and stage.output in extents:
+    if found is None and not masks and not gathered and stage.output in extents:
         raise _NotByRows(stage.output, f"{te.name} writes it again")
-    return found
+    if not masks and not gathered:
+        return stage, found
+    # the extents' scalars, read by the stage as inputs of its own
+    counts = sorted(set().union(*masks.values(), (c for _, c in gathered.values())))
+    at = {c: load(len(te.inputs) + k, types[c], ()) for k, c in enumerate(counts)}
+    te = te.replace(inputs=te.inputs + tuple(types[c] for c in counts))
+    if gathered:
+        te = _wrapped_by_extent(te, gathered, at)
+    if masks:
+        te = _masked(te, masks, at, next(n for n in stage.inputs if n in extents))
+    return Stage(te, stage.inputs + tuple(counts), stage.output), found
+
+
+def _wrapped_by_extent(te: TensorExpr, gathered: dict[int, tuple[int, str]], at: dict[str, Expr]) -> TensorExpr:
+    """`te` with a gathered position's wrap of a negative index (position + the static extent) by
+    the run-time extent."""
+    def fn(ld: Load) -> Expr:
+        if ld.arg not in gathered:
+            return ld
+        axis, count = gathered[ld.arg]
+        bound = te.inputs[ld.arg].shape[axis]
+        def swap(x: Expr) -> Expr:
+            x = map_children(x, swap)
+            return at[count] if isinstance(x, Const) and not x.dtype.is_float and x.value == bound else x
+        return Load(ld.arg, ld.index[:axis] + (swap(ld.index[axis]),) + ld.index[axis + 1:], ld.dtype)
+    return te.replace(body=replace_loads(te.body, fn),
+                      epilogue=None if te.epilogue is None else replace_loads(te.epilogue, fn))
+
+
+def _masked(te: TensorExpr, masks: dict[str, set[str]], at: dict[str, Expr], value: str) -> TensorExpr:
+    """`te` with each term of its reduction past a run-time extent the combiner's identity, and a
+    mean's divisor (the reduced extent, a constant of its epilogue) the run-time one."""
+    op = te.reduce.op
+    ident = reduce_identity({"argmax": "max", "argmin": "min"}.get(op, op), te.body.dtype)
+    if ident is None:
+        raise _NotByRows(value, f"{te.name}'s reduction {op} over its run-time rows has no identity to mask with")
+    if op.endswith("_last"):
+        raise _NotByRows(value, f"{te.name}'s reduction {op} over its run-time rows would take padding "
+                         "tied with its last value")
+    live = None
+    for var in sorted(masks):
+        for c in sorted(masks[var]):
+            term = binary("lt", Var(var), at[c])
+            live = term if live is None else logical_and(live, term)
+    body = select(live, te.body, ident)
+    # the number of terms at run time: a masked axis's extent capped by its run-time one
+    static = math.prod(n for _, n in te.reduce.axes)
+    terms: Expr = const(1, DType.int64)
+    for var, n in te.reduce.axes:
+        axis_terms: Expr = const(n, terms.dtype)
+        for c in sorted(masks.get(var, ())):
+            axis_terms = minimum(axis_terms, at[c])
+        terms = binary("mul", terms, axis_terms)
+    epilogue = te.epilogue
+    if epilogue is not None and static > 1:
+        epilogue = _runtime_divisor(epilogue, static, Var(_TERMS))
+        if any(isinstance(x, Const) and x.dtype is not DType.bool and x.value in (static, 1.0 / static)
+               for x in walk(epilogue)):
+            raise _NotByRows(value, f"{te.name}'s epilogue uses the reduced extent {static} other than as "
+                             "a mean's divisor")
+        # a mean of nothing is 0, as the static empty reduction's (compiler/ops/reduce.py)
+        epilogue = substitute(epilogue, _TERMS, maximum(terms, 1))
+    return te.replace(body=body, epilogue=epilogue)
+
+
+_TERMS = "by_terms"   # the run-time number of terms, while the epilogue is rewritten
+
+
+def _runtime_divisor(e: Expr, static: int, terms: Expr) -> Expr:
+    """`e` with each division by the reduced extent `static` (x / n, x * (1/n)) a division by
+    `terms`, its run-time value."""
+    def swap(x: Expr) -> Expr:
+        x = map_children(x, swap)
+        if isinstance(x, Binary) and isinstance(x.b, Const) and x.dtype is not DType.bool:
+            if x.fn in ("div", "idiv") and x.b.value == static:
+                return Binary(x.fn, x.a, cast(terms, x.dtype), x.dtype)
+            if x.fn == "mul" and x.dtype.is_float and x.b.value == 1.0 / static:
+                return Binary("div", x.a, cast(terms, x.dtype), x.dtype)
+        return x
+    return swap(e)
 
 
 def view_axis(src: tuple[int, ...], dst: tuple[int, ...], axis: int) -> int | None:

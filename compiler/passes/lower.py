@@ -74,7 +74,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         node_steps: list = []
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
                        donate=donate if donatable else None, disabled=disabled,
-                       price=price_steps if price is not None else None, choices=choices)
+                       price=price_steps if price is not None else None, choices=choices, extents=extents)
         zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
         try:
             opdef.lower(ctx)
@@ -93,7 +93,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         types.update(ctx.temps)
         # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
         node_steps = [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
-        follow(node, node_steps, types, extents)
+        node_steps = follow(node, node_steps, types, extents)
         if node.attr("max_extent") is not None:     # graph_import gave it its extent's output, last
             extents.update({node.outputs[k]: (node.outputs[-1], axis)
                             for k, axis in opdef.bounded_axes(node, in_types) if node.outputs[k]})
