@@ -1,14 +1,20 @@
-"""Outputs of run-time length, predicted (CPU, no GPU): a detection head as exporters write it
-(NonMaxSuppression, then the selected boxes gathered, their scores and classes, concatenated into
-[k, 6] detections of run-time length k) at sizes from a small detector's to YOLO's (8400 boxes, 80
-classes), compiled: predicted microseconds in all and per kernel (the selection: candidates
+"""Outputs of run-time length, predicted (CPU, no GPU): two detection heads as exporters write
+them, at sizes from a small detector's to YOLO's (8400 boxes, 80 classes), compiled:
+- `nms`: NonMaxSuppression per class, then the selected boxes gathered, their scores and classes,
+  concatenated into [k, 6] detections of run-time length k;
+- `batched_nms`: torchvision's postprocess (boxes scored above 0.05 kept, a run-time list, then
+  `batched_nms` on it: an If on its emptiness, one NonMaxSuppression over every class's boxes
+  offset apart), as torch.onnx's TorchScript exporter writes it.
+
+For each: predicted microseconds in all and per kernel (the selection: candidates
 gathered, sorted and walked greedily; placing each class's selection; the gathers), launches, DRAM
 bytes and compile seconds (the kernel cache may be warm), from report.json. The selection is a
 sequence of steps per batch and class (the sort's passes, then each box tested against the boxes
 taken before it), so its prediction counts steps, not bytes, and assumes the worst case: every box
-a candidate.
+a candidate (for `batched_nms`, every box of every class in one selection).
 
-    .venv/bin/python bench/detection.py [--sizes 1x2000x20,1x8400x80] [--max-out 100] [--out DIR]
+    .venv/bin/python bench/detection.py [--sizes 1x2000x20,1x8400x80] [--heads nms,batched_nms]
+                                        [--max-out 100] [--out DIR]
 
 Writes bench/results/detection-<UTC time>.json (suite `detection`) and prints a table."""
 from __future__ import annotations
@@ -63,6 +69,68 @@ def detection_head(b: int, n: int, c: int, max_out: int = 100, iou: float = 0.45
     return m.SerializeToString()
 
 
+def batched_nms_head(n: int, c: int, score: float = 0.05, iou: float = 0.5, max_det: int = 100) -> bytes:
+    """boxes [n, 4] and scores [n, c] -> boxes [k, 4], scores [k], labels [k]: torchvision's
+    detector postprocess (every box a candidate for every class, those scored above `score` kept,
+    then `batched_nms`, at most `max_det` kept) as torch.onnx's TorchScript exporter writes it:
+    the kept list is of run-time length, and `batched_nms` is an If on its emptiness (ReduceProd
+    of its Shape equal to 0) whose else branch offsets each class's boxes by the largest
+    coordinate (ReduceMax over the run-time list) so one NonMaxSuppression separates classes."""
+    i64 = lambda *v: np.array(v, np.int64)     # noqa: E731
+    then_g = helper.make_graph([helper.make_node("Constant", [], ["none"], value=numpy_helper.from_array(
+        np.zeros(0, np.int64)))], "then", [], [helper.make_tensor_value_info("none", TP.INT64, [0])])
+    else_nodes = [
+        helper.make_node("ReduceMax", ["kb"], ["max_coordinate"], keepdims=0),
+        helper.make_node("Cast", ["kl"], ["kl_f"], to=TP.FLOAT),
+        helper.make_node("Add", ["max_coordinate", "one_f"], ["span"]),
+        helper.make_node("Mul", ["kl_f", "span"], ["offsets"]),
+        helper.make_node("Slice", ["offsets", "zero", "end", "zero"], ["offsets_all"]),
+        helper.make_node("Unsqueeze", ["offsets_all", "one"], ["offsets_col"]),
+        helper.make_node("Add", ["kb", "offsets_col"], ["boxes_for_nms"]),
+        helper.make_node("Unsqueeze", ["boxes_for_nms", "zero"], ["nms_boxes"]),
+        helper.make_node("Unsqueeze", ["ks", "zero01"], ["nms_scores"]),
+        helper.make_node("NonMaxSuppression", ["nms_boxes", "nms_scores", "end", "iou"], ["selected"]),
+        helper.make_node("Gather", ["selected", "two"], ["picked"], axis=1),
+        helper.make_node("Squeeze", ["picked", "one"], ["keep_sorted"])]
+    else_g = helper.make_graph(else_nodes, "else", [], [helper.make_tensor_value_info("keep_sorted", TP.INT64, ["m"])])
+    nodes = [
+        helper.make_node("Unsqueeze", ["boxes", "one"], ["boxes3"]),
+        helper.make_node("Expand", ["boxes3", "ncx4"], ["boxes_rep"]),
+        helper.make_node("Reshape", ["boxes_rep", "rows4"], ["all_boxes"]),
+        helper.make_node("Expand", ["classes", "nc"], ["labels_rep"]),
+        helper.make_node("Reshape", ["labels_rep", "flat"], ["all_labels"]),
+        helper.make_node("Reshape", ["scores", "flat"], ["all_scores"]),
+        helper.make_node("Greater", ["all_scores", "score"], ["above"]),
+        helper.make_node("NonZero", ["above"], ["nz"]),
+        helper.make_node("Transpose", ["nz"], ["nz_rows"], perm=[1, 0]),
+        helper.make_node("Squeeze", ["nz_rows", "one"], ["keep"]),
+        helper.make_node("Gather", ["all_boxes", "keep"], ["kb"], axis=0),
+        helper.make_node("Gather", ["all_scores", "keep"], ["ks"], axis=0),
+        helper.make_node("Gather", ["all_labels", "keep"], ["kl"], axis=0),
+        helper.make_node("Shape", ["kb"], ["kb_shape"]),
+        helper.make_node("ReduceProd", ["kb_shape"], ["kb_numel"], keepdims=0),
+        helper.make_node("Equal", ["kb_numel", "zero_s"], ["is_empty"]),
+        helper.make_node("If", ["is_empty"], ["nms_keep"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Slice", ["nms_keep", "zero", "max_det", "zero"], ["top"]),
+        helper.make_node("Gather", ["kb", "top"], ["det_boxes"], axis=0),
+        helper.make_node("Gather", ["ks", "top"], ["det_scores"], axis=0),
+        helper.make_node("Gather", ["kl", "top"], ["det_labels"], axis=0)]
+    inits = {"one": i64(1), "zero": i64(0), "zero01": i64(0, 1), "two": i64(2),
+             "zero_s": np.array(0, np.int64), "end": i64(2 ** 63 - 1), "max_det": i64(max_det),
+             "ncx4": i64(n, c, 4), "rows4": i64(-1, 4), "nc": i64(n, c), "flat": i64(-1),
+             "classes": np.arange(c, dtype=np.int64).reshape(1, c), "score": np.array(score, np.float32),
+             "iou": np.array([iou], np.float32), "one_f": np.array(1.0, np.float32)}
+    g = helper.make_graph(nodes, "batched_nms_head", [helper.make_tensor_value_info("boxes", TP.FLOAT, [n, 4]),
+                                                      helper.make_tensor_value_info("scores", TP.FLOAT, [n, c])],
+                          [helper.make_tensor_value_info("det_boxes", TP.FLOAT, ["k", 4]),
+                           helper.make_tensor_value_info("det_scores", TP.FLOAT, ["k"]),
+                           helper.make_tensor_value_info("det_labels", TP.INT64, ["k"])],
+                          [numpy_helper.from_array(a, k) for k, a in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    return m.SerializeToString()
+
+
 def detector_inputs(b: int, n: int, c: int, seed: int = 0) -> dict:
     """Boxes scattered over a 640-pixel image, scores mostly low (as a detector's after sigmoid)."""
     rng = np.random.default_rng(seed)
@@ -75,16 +143,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1x2000x20,1x8400x80", help="batch x boxes x classes, comma-separated")
     ap.add_argument("--max-out", type=int, default=100)
+    ap.add_argument("--heads", default="nms,batched_nms",
+                    help="nms: the ONNX op's head (per class); batched_nms: torchvision's postprocess as exported")
     ap.add_argument("--target", default="h100")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = ap.parse_args()
     from compiler import compile
     from compiler.pipeline import CompileOptions
     rows = []
-    for size in a.sizes.split(","):
+    for head, size in [(h, sz) for h in a.heads.split(",") for sz in a.sizes.split(",")]:
         b, n, c = (int(x) for x in size.split("x"))
+        model = detection_head(b, n, c, a.max_out) if head == "nms" else batched_nms_head(n, c, max_det=a.max_out)
         t0 = time.perf_counter()
-        art = compile(detection_head(b, n, c, a.max_out), a.target, CompileOptions(build=False))
+        art = compile(model, a.target, CompileOptions(build=False))
         compile_s = time.perf_counter() - t0
         rep = art.report
         kern = rep["kernels"]
@@ -93,13 +164,13 @@ def main() -> int:
             return round(sum(x["predicted_us"] or 0.0 for x in kern if any(x["name"].startswith(p) for p in prefixes)), 3)
         steps = {k: us_of(p) for k, p in STEPS.items()}
         steps["rest"] = round(sum(x["predicted_us"] or 0.0 for x in kern) - sum(steps.values()), 3)
-        rows.append({"batch": b, "boxes": n, "classes": c, "max_out": a.max_out,
-                     "bound": dict(art.plan.types)["dets"].shape[0],
+        rows.append({"head": head, "batch": b, "boxes": n, "classes": c, "max_out": a.max_out,
+                     "bound": dict(art.plan.types)[art.plan.outputs[0]].shape[0],
                      "predicted_us": rep["latency"]["predicted_us"], "steps_us": steps,
                      "launches": rep["launches_per_inference"], "dram_bytes": rep["traffic"]["dram_bytes"],
                      "compile_s": round(compile_s, 2)})
         r = rows[-1]
-        print(f"{size:<12} bound {r['bound']:>6} rows  {r['predicted_us']:>10.1f} us  "
+        print(f"{head:<12} {size:<12} bound {r['bound']:>6} rows  {r['predicted_us']:>10.1f} us  "
               + "  ".join(f"{k} {v:.1f}" for k, v in steps.items())
               + f"  {r['launches']} launches  {r['dram_bytes']} B  compile {compile_s:.1f} s", flush=True)
     from bench.kernels import write_results

@@ -251,7 +251,14 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
                                 detail="only If, Loop and Scan may carry subgraphs")
         bodies, out_types = _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
         outputs = tuple(pn.output)
-        if len(out_types) > len(outputs):      # a bounded Loop's iteration count (see _trip_bound)
+        if op == "If" and "run_time_outputs" in bodies:     # their real extents, outputs of the If's own
+            run_time = bodies["run_time_outputs"]
+            outputs += tuple(_fresh_value(f"{name}#count{k}", scope) for k, _, _, _ in run_time)
+            for k, axis, e_then, e_else in run_time:
+                if outputs[k]:
+                    taint = frozenset({out_types[k].shape[axis]}) if axis >= 0 else frozenset(out_types[k].shape)
+                    scope.bounded[outputs[k]] = taint
+        elif len(out_types) > len(outputs):      # a bounded Loop's iteration count (see _trip_bound)
             outputs += (_fresh_value(f"{name}#iterations", scope),)
             for v in outputs[len(pn.input) - 2:-1]:   # its scan outputs
                 if v:
@@ -453,20 +460,37 @@ def _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
     attr = dict(attrs)
     n_out = len(pn.output)
     if op == "If":
-        then_g = _import_body(bodies["then_branch"], [], ctx, scope, f"{name}/then_branch", name, op)
-        else_g = _import_body(bodies["else_branch"], [], ctx, scope, f"{name}/else_branch", name, op)
+        then_scope, else_scope = Scope(scope), Scope(scope)
+        then_g = _import_body(bodies["then_branch"], [], ctx, then_scope, f"{name}/then_branch", name, op)
+        else_g = _import_body(bodies["else_branch"], [], ctx, else_scope, f"{name}/else_branch", name, op)
         for g in (then_g, else_g):
             if len(g.outputs) != n_out:
                 raise ModelError(f"If branch '{g.name}' has {len(g.outputs)} outputs for {n_out}", node=name)
-        out_types = []
+        out_types, run_time = [], []
         for k, (a, b) in enumerate(zip(then_g.outputs, else_g.outputs)):
             ta, tb = then_g.type_of(a), else_g.type_of(b)
             if ta != tb:
-                raise ShapeError(f"the If branches give output {k} different types: then {ta}, else {tb}",
-                                 node=name, hint="Brickyard needs a static shape for every value; "
-                                 "make both branches produce the same shape")
+                axis = _one_axis_apart(ta, tb)
+                if axis is None:
+                    raise ShapeError(f"the If branches give output {k} different types: then {ta}, else {tb}",
+                                     node=name, hint="Brickyard needs a static shape for every value, or "
+                                     "branches that differ only in one axis's length (the output then has a "
+                                     "length only known at run time); make both branches produce the same shape")
+                # the output has the longer branch's extent; the shorter branch's rows past its own are zeros
+                # and the real extent is the branch's (the lowering gives it: passes/lower.py)
+                bound = max(ta.shape[axis], tb.shape[axis])
+                run_time.append((k, axis, ta.shape[axis], tb.shape[axis]))
+                then_g = _padded_output(then_g, k, axis, bound)
+                else_g = _padded_output(else_g, k, axis, bound)
+                ta = then_g.type_of(then_g.outputs[k])
+            elif then_scope.bounds(a) or else_scope.bounds(b):
+                run_time.append((k, -1, -1, -1))    # the lowering finds whether, and on which axis
             out_types.append(ta)
-        return {"then_branch": then_g, "else_branch": else_g}, out_types
+        bodies = {"then_branch": then_g, "else_branch": else_g}
+        if run_time:     # (output, axis, then's extent, else's extent), -1 where the lowering finds them
+            bodies["run_time_outputs"] = tuple(run_time)
+            out_types += [TensorType(DType.int64, ())] * len(run_time)
+        return bodies, out_types
 
     if op == "Loop":
         carried = in_types[2:]
@@ -541,10 +565,43 @@ def _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
 
 
 def _import_body(g: onnx.GraphProto, in_types: list[TensorType], ctx, scope, gname, node, op) -> Graph:
+    """A region's body, imported in `scope` (an If branch's own) or a new scope inside it."""
     if len(g.input) != len(in_types):
         raise ModelError(f"{op} body '{gname}' has {len(g.input)} inputs, the op gives it {len(in_types)}",
                          node=node, hint="the model is malformed; re-export it")
-    return import_graph(g, ctx, Scope(scope), [(vi.name, t) for vi, t in zip(g.input, in_types)], gname)
+    body_scope = scope if op == "If" else Scope(scope)
+    return import_graph(g, ctx, body_scope, [(vi.name, t) for vi, t in zip(g.input, in_types)], gname)
+
+
+def _one_axis_apart(a: TensorType, b: TensorType) -> int | None:
+    """The one axis on which two types of one dtype and rank differ in extent, else None."""
+    if a.dtype is not b.dtype or a.rank != b.rank:
+        return None
+    apart = [k for k in range(a.rank) if a.shape[k] != b.shape[k]]
+    return apart[0] if len(apart) == 1 else None
+
+
+def _padded_output(g: Graph, k: int, axis: int, extent: int) -> Graph:
+    """`g` with output k padded with zeros to `extent` on `axis` (a Pad node at its end)."""
+    out = g.outputs[k]
+    t = g.type_of(out)
+    if t.shape[axis] == extent:
+        return g
+    pads = np.zeros(2 * t.rank, np.int64)
+    pads[t.rank + axis] = extent - t.shape[axis]
+    padded, pads_name = f"{out}#padded", f"{out}#pads"
+    shape = t.shape[:axis] + (extent,) + t.shape[axis + 1:]
+    c = g.constant(out)
+    if c is not None:    # a constant branch output (an exporter's empty result) padded here
+        a = np.pad(c.array(), list(zip(pads[:t.rank], pads[t.rank:])))
+        return dataclasses.replace(g, outputs=g.outputs[:k] + (padded,) + g.outputs[k + 1:],
+                                   types=g.types + ((padded, TensorType(t.dtype, shape)),),
+                                   constants=g.constants + ((padded, Constant.from_array(a)),))
+    node = Node("Pad", f"{g.name}/pad{k}", (out, pads_name), (padded,), (("mode", "constant"),))
+    return dataclasses.replace(g, nodes=g.nodes + (node,), outputs=g.outputs[:k] + (padded,) + g.outputs[k + 1:],
+                               types=g.types + ((padded, TensorType(t.dtype, shape)),
+                                                (pads_name, TensorType(DType.int64, pads.shape))),
+                               constants=g.constants + ((pads_name, Constant.from_array(pads)),))
 
 
 def _static_trip_count(pn: onnx.NodeProto, body: Graph, scope: Scope) -> int | None:

@@ -28,7 +28,7 @@ import math
 from ..errors import ShapeError
 from ..ir.dataflow import reads, writes
 from ..ir.dtypes import DType
-from ..ir.plan import AliasStep, ComputeStep
+from ..ir.plan import AliasStep, ComputeStep, IfStep, LoopStep, ScanStep
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import (Binary, Const, Expr, Load, TensorExpr, Var, binary, cast, const, load, logical_and,
                         map_children, maximum, minimum, reduce_identity, replace_loads, select, substitute, walk)
@@ -59,8 +59,15 @@ def follow(node, steps: list, types: dict, extents: Extents) -> list:
                                "which mixes its rows")
             extents[step.dst] = (length, same)
             continue
+        if isinstance(step, REGIONS):
+            # its bodies were lowered knowing what they read from outside (lower_graph's outer_extents);
+            # what it takes as its condition, trip count, carried or scanned values they would not
+            taken = sorted(set(read) & direct_reads(step))
+            if taken:
+                raise _refused(node, taken[0], extents, types, "a control-flow region takes it as an input of its body")
+            continue
         if not isinstance(step, ComputeStep):
-            raise _refused(node, read[0], extents, types, "a control-flow region reads it")
+            raise _refused(node, read[0], extents, types, "a step of unknown kind reads it")
         if not isinstance(step.spec, KernelSpec):
             # a hand-written kernel given the extent too honours it (its op's lowering passed it)
             blind = [v for v in read if extents[v][0] not in reads(step)]
@@ -205,6 +212,18 @@ def _runtime_divisor(e: Expr, static: int, terms: Expr) -> Expr:
                 return Binary("div", x.a, cast(terms, x.dtype), x.dtype)
         return x
     return swap(e)
+
+
+REGIONS = (IfStep, LoopStep, ScanStep)
+
+
+def direct_reads(step) -> set[str]:
+    """What a region takes as its own inputs, not through its bodies' outer reads."""
+    if isinstance(step, IfStep):
+        return {step.cond}
+    if isinstance(step, LoopStep):
+        return {n for n in (step.trip_count, step.cond, *step.carried_in) if n}
+    return set(step.state_in) | set(step.scan_in)
 
 
 def view_axis(src: tuple[int, ...], dst: tuple[int, ...], axis: int) -> int | None:

@@ -1,11 +1,14 @@
 """Lowering: graph nodes -> plan steps (kernel specs, aliases, control-flow regions), via the op registry."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Callable
 
+import numpy as np
+
 from ..errors import CompilerError, NeedsConstant, ShapeError, UnsupportedOp
-from ..ir.graph import Graph
+from ..ir.graph import Constant, Graph
 from ..ops.registry import LowerCtx, lookup, zero_size_error
 from ..ir.dataflow import reads, writes
 from ..ir.plan import ComputeStep, IfStep, LoopStep, Plan, ScanStep
@@ -16,16 +19,20 @@ CONTROL_FLOW = ("If", "Loop", "Scan")
 
 def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                 disabled: frozenset[str] = frozenset(), price: Callable[[Plan], float | None] | None = None,
-                choices: list | None = None) -> Plan:
+                choices: list | None = None, outer_extents: Extents | None = None,
+                outer_types: dict | None = None) -> Plan:
     """Every node lowered in order; control flow becomes regions whose bodies are plans. `disabled`:
     the switched-off techniques a lowering chooses by (LowerCtx.enabled); `price`: a plan's
     predicted time, by which a lowering with several ways takes the cheapest (LowerCtx.cheapest;
     None: the first way); `choices` collects each priced choice (node, ways' predictions, the one taken).
 
     With `donate_inputs` (a top-level graph compiled with --kv-cache in-place) a lowering may write
-    an output into the buffer of an input only its node reads (LowerCtx.donate, Plan.donated)."""
+    an output into the buffer of an input only its node reads (LowerCtx.donate, Plan.donated).
+
+    A region's body is given `outer_extents`: the values it reads from outside that have a run-time
+    extent, with their extent values' `outer_types` (read from outside too, where it uses them)."""
     steps: list = []
-    types = dict(graph.types)
+    types = {**(outer_types or {}), **dict(graph.types)}
     used_names = set(types)
     donatable = _read_once_inputs(graph) if donate_inputs else set()
     donated: list[tuple[str, str]] = []
@@ -54,11 +61,13 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         return price(Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
                           constants=tuple(graph.constants)))
 
-    extents: Extents = {}    # values with a run-time extent (OpDef.bounded and what is computed from them)
+    # values with a run-time extent (OpDef.bounded and what is computed from them)
+    extents: Extents = dict(outer_extents or {})
     for node in graph.nodes:
         if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
-            step = lower_control_flow(node, graph, opset, disabled, price, choices)
+            step, lengths = lower_control_flow(node, graph, opset, disabled, price, choices, extents, types)
             follow(node, [step], types, extents)    # a region reading such a value is refused
+            extents.update(lengths)
             steps.append(step)
             continue
         opdef = lookup(node.op, node.domain, node=node.name)
@@ -102,8 +111,11 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
     used = _values_used(steps) | set(graph.outputs)
     constants = tuple((n, c) for n, c in graph.constants if n in used)
     trimmed = tuple((o, *extents[o]) for o in graph.outputs if o in extents)
+    # the outer extents' values a body reads (its masks, its outputs' lengths), read from outside too
+    outer = graph.outer + tuple(sorted({c for c, _ in (outer_extents or {}).values()
+                                        if c in used | {c for _, c, _ in trimmed}} - set(graph.outer)))
     return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
-                types=tuple(types.items()), constants=constants, outer=graph.outer,
+                types=tuple(types.items()), constants=constants, outer=outer,
                 output_lengths=graph.output_lengths + trimmed, donated=tuple(donated))
 
 
@@ -126,32 +138,41 @@ def _writes_nothing(step: ComputeStep, types: dict) -> bool:
 
 
 def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] = frozenset(),
-                       price: Callable[[Plan], float | None] | None = None, choices: list | None = None):
-    """If / Loop / Scan as regions run by the runtime (on the host for now, see DESIGN Grinder)."""
-    def lower_body(g: Graph) -> Plan:
-        body = lower_graph(g, opset, disabled=disabled, price=price, choices=choices)
-        if body.output_lengths:
-            out, length, axis = body.output_lengths[0]
-            raise ShapeError(f"'{out}', an output of {node.op} {node.name}'s body, has a length only known at run "
-                             f"time on axis {axis} (its real one in '{length}')", node=node.name,
-                             hint="Brickyard returns values of run-time length from the model's graph only")
+                       price: Callable[[Plan], float | None] | None = None, choices: list | None = None,
+                       extents: Extents | None = None, types: dict | None = None):
+    """If / Loop / Scan as a region step, and {output: (its extent value, axis)} for the outputs of
+    run-time length it gives (an If's: see branch_extents)."""
+    def lower_body(g: Graph, returned: frozenset[str] = frozenset()) -> Plan:
+        # what it reads from outside with a run-time extent, followed inside as outside
+        outer_extents = {v: e for v, e in (extents or {}).items() if v in g.outer}
+        body = lower_graph(g, opset, disabled=disabled, price=price, choices=choices, outer_extents=outer_extents,
+                           outer_types={c: types[c] for c, _ in outer_extents.values()})
+        for out, length, axis in body.output_lengths:
+            if out not in returned:
+                raise ShapeError(f"'{out}', an output of {node.op} {node.name}'s body, has a length only known at "
+                                 f"run time on axis {axis} (its real one in '{length}')", node=node.name,
+                                 hint="Brickyard returns values of run-time length from the model's graph and "
+                                 "from If branches only")
         return body
 
     if node.op == "If":
-        then_plan = lower_body(node.attr("then_branch"))
-        else_plan = lower_body(node.attr("else_branch"))
+        run_time = node.attr("run_time_outputs") or ()
+        then_g, else_g = node.attr("then_branch"), node.attr("else_branch")
+        then_plan = lower_body(then_g, frozenset(then_g.outputs[k] for k, *_ in run_time))
+        else_plan = lower_body(else_g, frozenset(else_g.outputs[k] for k, *_ in run_time))
+        then_plan, else_plan, lengths = branch_extents(node, run_time, then_plan, else_plan)
         return IfStep(cond=node.inputs[0], then_plan=then_plan, else_plan=else_plan,
-                      outputs=node.outputs, node=node.name)
+                      outputs=node.outputs, node=node.name), lengths
     if node.op == "Loop":
         body = lower_body(node.attr("body"))
         n_carried = len(node.inputs) - 2
         bound = node.attr("max_trip_count")    # bounded: the last output counts the iterations
-        return LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
+        return (LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
                         cond=node.inputs[1] if len(node.inputs) > 1 else "",
                         carried_in=tuple(node.inputs[2:]), body=body,
                         outputs=node.outputs[:-1] if bound is not None else node.outputs,
                         n_scan=len(body.outputs) - 1 - n_carried, node=node.name,
-                        max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else "")
+                        max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else ""), {})
     body = lower_body(node.attr("body"))
     n_scan_in = node.attr("num_scan_inputs")
     n_state = len(node.inputs) - n_scan_in
@@ -159,12 +180,49 @@ def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] 
     def ints(name, n, default):
         v = node.attr(name)
         return tuple(int(x) for x in v) if v is not None else tuple([default] * n)
-    return ScanStep(state_in=tuple(node.inputs[:n_state]), scan_in=tuple(node.inputs[n_state:]), body=body,
+    return (ScanStep(state_in=tuple(node.inputs[:n_state]), scan_in=tuple(node.inputs[n_state:]), body=body,
                     outputs=node.outputs, n_state=n_state,
                     scan_input_axes=ints("scan_input_axes", n_scan_in, 0),
                     scan_input_reverse=ints("scan_input_directions", n_scan_in, 0),
                     scan_output_axes=ints("scan_output_axes", n_scan_out, 0),
-                    scan_output_reverse=ints("scan_output_directions", n_scan_out, 0), node=node.name)
+                    scan_output_reverse=ints("scan_output_directions", n_scan_out, 0), node=node.name), {})
+
+
+def branch_extents(node, run_time, then_plan: Plan, else_plan: Plan) -> tuple[Plan, Plan, Extents]:
+    """An If's outputs of run-time length (`run_time_outputs`: the import found the branches' types
+    one axis apart, the shorter padded with zeros, or a branch's value possibly of run-time length):
+    each branch returns the output's real extent as one more output, bound to the If's count
+    output: its run-time extent, else its static one (before padding) as a constant. Returns the
+    branches so extended and {output: (count output, axis)} for those found of run-time length."""
+    if not run_time:
+        return then_plan, else_plan, {}
+    first_count = len(node.outputs) - len(run_time)
+    plans = [then_plan, else_plan]
+    counts: list[list[str]] = [[], []]
+    constants: list[list] = [[], []]
+    lengths: Extents = {}
+    for j, (k, axis, *statics) in enumerate(run_time):
+        found = [{o: (c, a) for o, c, a in plan.output_lengths}.get(plan.outputs[k]) for plan in plans]
+        axes = {f[1] for f in found if f is not None} | ({axis} if axis >= 0 else set())
+        if len(axes) > 1:
+            raise ShapeError(f"the If branches give output {k} lengths only known at run time on different axes "
+                             f"({sorted(axes)})", node=node.name)
+        at = axes.pop() if axes else 0
+        for b, plan in enumerate(plans):
+            if found[b] is not None:
+                counts[b].append(found[b][0])
+                continue
+            t = dict(plan.types).get(plan.outputs[k]) or dict(plan.constants)[plan.outputs[k]].type
+            static = statics[b] if axis >= 0 else (t.shape[at] if t.rank else 1)
+            name = f"{plan.outputs[k]}#extent"
+            counts[b].append(name)
+            constants[b].append((name, Constant.from_array(np.array(static, np.int64))))
+        if axes or axis >= 0:
+            lengths[node.outputs[k]] = (node.outputs[first_count + j], at)
+    extended = [dataclasses.replace(plan, outputs=plan.outputs + tuple(counts[b]),
+                                    constants=plan.constants + tuple(constants[b]), output_lengths=())
+                for b, plan in enumerate(plans)]
+    return extended[0], extended[1], lengths
 
 
 def _values_used(steps) -> set[str]:

@@ -536,8 +536,9 @@ def test_if_branches_with_different_shapes(test_op):
     test_op("If", foldable=False)
     then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [], [vi("t", F32, None)])
     else_g = helper.make_graph([helper.make_node("Neg", ["z"], ["e"])], "else", [], [vi("e", F32, None)])
+    # two axes apart (one axis apart gives an output of run-time length: tests/ops/test_runtime_extents.py)
     m = make_model([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g, name="if0")],
-                   [vi("c", TensorProto.BOOL, []), vi("x", F32, [2]), vi("z", F32, [3])], [vi("y", F32, [2])])
+                   [vi("c", TensorProto.BOOL, []), vi("x", F32, [2, 2]), vi("z", F32, [3, 3])], [vi("y", F32, [2, 2])])
     with pytest.raises(ShapeError, match="different types") as e:
         import_model(m)
     assert e.value.node == "if0"

@@ -28,11 +28,11 @@ def model(nodes, inputs, outputs, inits=(), opset=17) -> bytes:
     return m.SerializeToString()
 
 
-def check(data: bytes, feeds: list[dict], rtol: float = 0.0):
+def check(data: bytes, feeds: list[dict], rtol: float = 0.0, disable: tuple[str, ...] = ()):
     """Every output of the compiled model equal to onnxruntime's (within `rtol` where a float sum's
     order differs), shapes included, for each feed, in both thread orders; returns the artifact."""
     sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
-    art = compile(data, "h100", CompileOptions(build=False))
+    art = compile(data, "h100", CompileOptions(build=False, disable=disable))
     for mode in ("default", "shuffle"):
         ex = Executor(art.plan, make_backend("host", mode=mode))
         for feed in feeds:
@@ -359,3 +359,78 @@ def test_nms_of_a_score_filtered_list():
     feeds.append({"boxes": feeds[0]["boxes"], "scores": np.zeros(n, np.float32)})   # none kept
     art = check(data, feeds)
     assert sorted(o for o, _, _ in art.plan.output_lengths) == ["out_boxes", "out_scores"]
+
+
+@pytest.mark.parametrize("shorter", ["slice", "empty constant"])
+@pytest.mark.parametrize("grinder", [True, False])
+def test_if_branches_one_axis_apart(shorter, grinder):
+    """If branches whose outputs differ only in one axis's length (ONNX allows it): the output has
+    a length only known at run time, the shorter branch's padded with zeros, and what follows
+    computes with it row by row; on the device (grinder) and on the host."""
+    short = (helper.make_node("Slice", ["x", "zero", "three", "zero"], ["t"]) if shorter == "slice" else
+             helper.make_node("Constant", [], ["t"], value=numpy_helper.from_array(np.zeros((0, 4), np.float32))))
+    then_g = helper.make_graph([short], "then", [], [helper.make_tensor_value_info("t", TP.FLOAT, None)])
+    else_g = helper.make_graph([helper.make_node("Relu", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TP.FLOAT, [5, 4])])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Mul", ["y", "y"], ["sq"]),
+             helper.make_node("ReduceSum", ["y", "zero"], ["total"], keepdims=0)]
+    data = model(nodes, [("c", TP.BOOL, []), ("x", TP.FLOAT, [5, 4])],
+                 [("sq", TP.FLOAT, ["n", 4]), ("total", TP.FLOAT, [4])],
+                 [("zero", np.array([0], np.int64)), ("three", np.array([3], np.int64))], opset=17)
+    x = np.random.default_rng(4).standard_normal((5, 4)).astype(np.float32)
+    art = check(data, [{"c": np.array(v), "x": x} for v in (True, False)], rtol=1e-6,
+                disable=() if grinder else ("grinder",))
+    assert [o for o, _, _ in art.plan.output_lengths] == ["sq"]
+    runs = {r["node"]: r["runs"] for r in art.report["control_flow"]["regions"]}
+    assert (list(runs.values()) == ["host"]) == (not grinder), runs
+
+
+def test_batched_nms_head_as_torchvision_exports_it(tmp_path):
+    """torchvision's detector postprocess as its exporter writes it (bench/detection.py's
+    batched_nms_head): a score-filtered list of run-time length, an If on its emptiness (its
+    Shape's product equal to 0) whose else branch takes the largest coordinate of the list (a
+    reduction over its run-time rows) to offset classes apart before one NonMaxSuppression, and
+    the first 100 kept gathered: right against onnxruntime, the empty list included."""
+    from bench.detection import batched_nms_head
+    n, c = 60, 4
+    data = batched_nms_head(n, c, score=0.3, max_det=25)
+    feeds = []
+    for seed in range(2):
+        boxes, scores = boxes_and_scores(1, n, c, spread=40.0, size=12.0, seed=seed)
+        feeds.append({"boxes": boxes[0], "scores": np.ascontiguousarray(scores[0].T)})
+    feeds.append({"boxes": feeds[0]["boxes"], "scores": feeds[0]["scores"] * 0.1})   # none above 0.3
+    art = check(data, feeds)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["det_boxes", "det_labels", "det_scores"]
+    # the artifact keeps the branches' extents
+    art.save(tmp_path / "a.tar")
+    back = Executor(load_artifact(tmp_path / "a.tar").plan, make_backend("host"))
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    for feed in feeds:
+        for name, want in zip([o.name for o in sess.get_outputs()], sess.run(None, feed)):
+            np.testing.assert_array_equal(back.run(feed)[name], want)
+
+
+def test_loop_body_reads_a_run_time_value_from_outside():
+    """A Loop body reading a value of run-time length from outside computes with it as outside
+    does (its sum masked to the real count); taking it as a carried value is refused."""
+    body = helper.make_graph(
+        [helper.make_node("ReduceSum", ["picked"], ["s"], keepdims=0),
+         helper.make_node("Add", ["acc", "s"], ["acc_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"])], "body",
+        [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("cond", TP.BOOL, []),
+         helper.make_tensor_value_info("acc", TP.FLOAT, [])],
+        [helper.make_tensor_value_info("cond_out", TP.BOOL, []), helper.make_tensor_value_info("acc_out", TP.FLOAT, [])])
+    data, feeds = _selected_values([helper.make_node("Loop", ["trips", "", "start"], ["total"], body=body)],
+                                   [("total", TP.FLOAT, [])],
+                                   [("trips", np.array(3, np.int64)), ("start", np.array(0.5, np.float32))])
+    check(data, feeds, rtol=2e-6)
+    carried = helper.make_graph(
+        [helper.make_node("Identity", ["acc"], ["acc_out"]), helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body", [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("cond", TP.BOOL, []),
+                 helper.make_tensor_value_info("acc", TP.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TP.BOOL, []), helper.make_tensor_value_info("acc_out", TP.FLOAT, None)])
+    data, _ = _selected_values([helper.make_node("Loop", ["trips", "", "picked"], ["same"], body=carried)],
+                               [("same", TP.FLOAT, ["n"])], [("trips", np.array(3, np.int64))])
+    with pytest.raises(ShapeError, match="takes it as an input of its body"):
+        compile(data, "h100", CompileOptions(build=False))
