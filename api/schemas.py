@@ -35,6 +35,12 @@ class TensorSig(BaseModel):
                                                       "none), an output's the input dimension it equals")
 
 
+class OutputSig(TensorSig):
+    runtime_axis: int | None = Field(None, description="an output's axis whose length is known only at run time "
+                                     "(NonMaxSuppression's selection, what is computed from it): its size in "
+                                     "`shape` is the most it can be, and a run returns it trimmed")
+
+
 class DynamicDimOut(BaseModel):
     input: str
     axis: int
@@ -49,7 +55,7 @@ class ModelOut(BaseModel):
     size: int
     name: str
     inputs: list[TensorSig]
-    outputs: list[TensorSig]
+    outputs: list[OutputSig]
     op_histogram: dict[str, int]
     warnings: list[str]
     opset: int

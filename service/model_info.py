@@ -5,6 +5,7 @@ from pathlib import Path
 
 from compiler.frontend.onnx_import import GiB, ImportLimits, import_checked, read_checked
 from compiler.frontend.summary import summarize
+from compiler.passes.lower import lower_graph
 
 
 def upload_limits(max_upload_bytes: int) -> ImportLimits:
@@ -14,9 +15,25 @@ def upload_limits(max_upload_bytes: int) -> ImportLimits:
                         external_data=False)
 
 
-def _signature(graph, names) -> list[dict]:
-    return [{"name": n, "dtype": graph.type_of(n).dtype.name, "shape": list(graph.type_of(n).shape)}
-            for n in names]
+def _signature(graph, names, runtime_axis: dict[str, int]) -> list[dict]:
+    return [{"name": n, "dtype": graph.type_of(n).dtype.name, "shape": list(graph.type_of(n).shape),
+             **({"runtime_axis": runtime_axis[n]} if n in runtime_axis else {})} for n in names]
+
+
+def _has_run_time_extents(graph) -> bool:
+    """Whether a node may give a value of run-time length (an op's bounded output, an If whose
+    branches differ, a bounded Loop's scan outputs), in the graph or a region's body."""
+    return any(n.attr("max_extent") is not None or n.attr("run_time_outputs") or n.attr("max_trip_count") is not None
+               or any(_has_run_time_extents(g) for g in n.subgraphs()) for n in graph.nodes)
+
+
+def _runtime_axes(imported) -> dict[str, int]:
+    """Output -> the axis whose length is known only at run time (the lowering follows such values:
+    compiler/passes/bounded_rows.py); lowered only for a model that has any."""
+    if not _has_run_time_extents(imported.graph):
+        return {}
+    plan = lower_graph(imported.graph, imported.opset)
+    return {o: axis for o, _, axis in plan.output_lengths}
 
 
 def describe_model(path: Path, *, max_bytes: int) -> dict:
@@ -26,7 +43,8 @@ def describe_model(path: Path, *, max_bytes: int) -> dict:
     whose inputs are all fixed is imported in full too (shape inference, folding: the compile's first
     stage), so a model that cannot compile at its only size is refused here. A model with dynamic
     dimensions is not imported at invented sizes (a detector fails at 1x1); a compilation of it
-    must fix them in options.input_shapes.
+    must fix them in options.input_shapes. An output whose length is known only at run time (NMS's
+    selection, what is computed from it) carries `runtime_axis`, as the artifact's signature does.
 
     An upload is one file in a directory of other uploads: a model file's external data is refused,
     never read; a model archive's (an uncompressed tar of the .onnx and its data files:
@@ -38,7 +56,7 @@ def describe_model(path: Path, *, max_bytes: int) -> dict:
     outputs, warnings = d["outputs"], list(d["warnings"])
     if not summary.dynamic_dims:
         imported = import_checked(checked, limits=limits)
-        outputs = _signature(imported.graph, imported.graph.outputs)
+        outputs = _signature(imported.graph, imported.graph.outputs, _runtime_axes(imported))
         warnings += list(imported.warnings)
     else:
         listed = "; ".join(dd.describe() for dd in summary.dynamic_dims)

@@ -46,7 +46,7 @@ def test_upload_describes_the_model(service, bert_path, bert_job):
     data = bert_path.read_bytes()
     assert m["sha256"] == hashlib.sha256(data).hexdigest() and m["size"] == len(data) and m["name"] == "bert"
     assert m["inputs"] == [{"name": "input_0", "dtype": "int64", "shape": [1, 64]}]
-    assert m["outputs"] == [{"name": "output_0", "dtype": "float32", "shape": [1, 64, 128]}]
+    assert m["outputs"] == [{"name": "output_0", "dtype": "float32", "shape": [1, 64, 128], "runtime_axis": None}]
     assert m["op_histogram"]["MatMul"] > 0 and m["op_histogram"]["LayerNormalization"] > 0
     with service.client() as c:
         again = upload(c, data, "renamed.onnx")  # same bytes, same owner: the same model
@@ -54,6 +54,18 @@ def test_upload_describes_the_model(service, bert_path, bert_job):
         assert c.get(f"/v1/models/{m['id']}").json()["sha256"] == m["sha256"]
         listed = c.get("/v1/models").json()
         assert m["id"] in [x["id"] for x in listed["items"]] and listed["total"] >= 1
+
+
+def test_upload_marks_outputs_of_run_time_length(service):
+    """A detector's postprocess (torchvision's batched_nms as exported: bench/detection.py): the
+    upload's description gives each output of run-time length its bound and `runtime_axis`."""
+    from bench.detection import batched_nms_head
+    with service.client() as c:
+        r = upload(c, batched_nms_head(40, 3, max_det=25), "postprocess.onnx")
+        assert r.status_code == 201, r.text
+        outputs = {o["name"]: o for o in r.json()["outputs"]}
+    assert outputs["det_boxes"] == {"name": "det_boxes", "dtype": "float32", "shape": [25, 4], "runtime_axis": 0}
+    assert outputs["det_labels"] == {"name": "det_labels", "dtype": "int64", "shape": [25], "runtime_axis": 0}
 
 
 def test_bert_compiles_and_its_artifact_matches_pytorch(bert_job):
