@@ -37,6 +37,7 @@ from ..ir.graph import Constant, TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from .block_function import BLOCK_X, GRID_X, arrivals_array, finish_kernel, narrowed_source, split_wrapper
+from .cuda import c_const
 from .naming import NAME_PLACEHOLDER
 
 _PLACEHOLDER = re.compile(r"@(\d+):([^@]+)@")
@@ -274,6 +275,15 @@ class _Emitter:
                             depth=d + 1, scalars=f"if (by_b == 0u && by_t == 0u) {{ {self.ptr(ins[0])}[0] = {it} + 1; "
                             + (f"{self.ptr(ins[1])}[0] = {go}; " if writes_cond else "") + "}")
         self.emit("}", d)
+        if s.max_trips:   # the rows past the iterations that ran are zeros, as on the host (valid indices)
+            for k, o in enumerate(s.outputs[n_car:]):
+                if o:
+                    dst = scope.get(o, o)
+                    n = self.type_of(outs[1 + n_car + k]).size
+                    zero = c_const(0, self.type_of(dst).dtype)
+                    self.emit(f"for (unsigned long long by_i = by_tid + (unsigned long long)({it}) * {n}ull; "
+                              f"by_i < {s.max_trips * n}ull; by_i += by_nthreads) {self.ptr(dst, write=True)}[by_i] = {zero};", d)
+            self.emit("by_grid_sync();", d)
         if s.iterations:
             count = self.ptr(scope.get(s.iterations, s.iterations), write=True)
             self.emit(f"if (by_b == 0u && by_t == 0u) {count}[0] = ({go} && {it} < by_trip{r}) ? -1ll : {it};", d)

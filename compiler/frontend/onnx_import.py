@@ -72,32 +72,6 @@ def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                           max_trip_count=max_trip_count)
 
 
-def trimmed_outputs(graph: Graph) -> tuple[tuple[str, str, int], ...]:
-    """(output, iteration count, axis 0) for each scan output of a bounded Loop (one whose iteration
-    count is known only at run time; its last output counts the iterations): such a value has a
-    real length below its static one, so it may be returned (trimmed) but not computed with (the
-    rows past the count hold whatever the buffer held). A bounded op's outputs (OpDef.bounded)
-    may be computed with: the lowering follows them (passes/bounded_rows.py)."""
-    readers = {i: n.name for n in graph.nodes for i in n.inputs if i}
-    readers.update({i: n.name for n in graph.nodes for sg in n.subgraphs() for i in sg.outer})
-    pairs = []
-    for n in graph.nodes:
-        if n.op != "Loop" or n.attr("max_trip_count") is None:
-            continue
-        iterations = n.outputs[-1]
-        n_scan = len(n.attr("body").outputs) - 1 - (len(n.inputs) - 2)
-        for v in n.outputs[-1 - n_scan:-1]:
-            if v and v in readers:
-                raise ShapeError(
-                    f"'{v}', a scan output of Loop {n.name}, has a length only known at run time (at most "
-                    f"{n.attr('max_trip_count')}) and node {readers[v]} reads it", node=n.name,
-                    hint="Brickyard returns such an output trimmed to the iterations that ran, but cannot compute "
-                    "with it; give the Loop a constant trip count and a condition that stays true")
-            if v and v in graph.outputs:
-                pairs.append((v, iterations, 0))
-    return tuple(pairs)
-
-
 def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
                    limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None) -> ImportedModel:
     """Imports a model read_checked has already read and checked (the service describes and imports
@@ -112,7 +86,6 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
     warnings += ctx.warnings
     warnings += _declared_output_mismatches(proto.graph, graph)
     graph = canonicalize(graph)
-    graph = graph.replace(output_lengths=trimmed_outputs(graph))
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
         graph=graph, opset=opsets[""], model_sha256=model_sha256,

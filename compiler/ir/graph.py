@@ -167,12 +167,10 @@ class Node:
 class Graph:
     """A graph: its inputs/outputs by name, nodes in topological order, every value's type.
 
-    `outer` lists values a subgraph reads from the enclosing graph's scope (ONNX allows it).
-    `output_lengths` gives each output whose extent on an axis is only an upper bound (the scan
-    outputs of a Loop with a run-time iteration count) the int64 scalar value holding its real
-    extent and the axis: (output, value, axis); the runtime trims the output to it on return. The
-    outputs of ops with such an extent (OpDef.bounded) and what is computed from them are added by
-    the lowering (Plan.output_lengths, passes/bounded_rows.py)."""
+    `outer` lists values a subgraph reads from the enclosing graph's scope (ONNX allows it). Values
+    whose extent on an axis is only known at run time (a bounded Loop's scan outputs, an op's
+    OpDef.bounded outputs, an If's branches one axis apart, what is computed from them) are typed at
+    their bound; the lowering finds them (Plan.output_lengths, passes/bounded_rows.py)."""
 
     name: str
     inputs: tuple[str, ...]
@@ -181,7 +179,6 @@ class Graph:
     types: tuple[tuple[str, TensorType], ...]
     constants: tuple[tuple[str, Constant], ...] = ()
     outer: tuple[str, ...] = ()
-    output_lengths: tuple[tuple[str, str, int], ...] = ()
 
     @functools.cached_property
     def type_map(self) -> dict[str, TensorType]:

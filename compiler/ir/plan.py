@@ -122,7 +122,7 @@ class Plan:
     arena: tuple[tuple[str, int], ...] = ()   # value -> byte offset in the intermediates arena
     arena_bytes: int = 0
     outer: tuple[str, ...] = ()
-    output_lengths: tuple[tuple[str, str, int], ...] = ()   # (output, its real extent's value, axis): Graph's
+    output_lengths: tuple[tuple[str, str, int], ...] = ()   # (output, its real extent's value, axis): trimmed on return
     # output -> the input whose buffer it is written into (a KV cache updated in place: the
     # output's unwritten elements are the input's); no step reads such an input by its name
     donated: tuple[tuple[str, str], ...] = ()

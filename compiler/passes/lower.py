@@ -116,7 +116,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                                         if c in used | {c for _, c, _ in trimmed}} - set(graph.outer)))
     return Plan(inputs=graph.inputs, outputs=graph.outputs, steps=tuple(steps),
                 types=tuple(types.items()), constants=constants, outer=outer,
-                output_lengths=graph.output_lengths + trimmed, donated=tuple(donated))
+                output_lengths=trimmed, donated=tuple(donated))
 
 
 def _read_once_inputs(graph: Graph) -> set[str]:
@@ -167,12 +167,15 @@ def lower_control_flow(node, graph: Graph, opset: int, disabled: frozenset[str] 
         body = lower_body(node.attr("body"))
         n_carried = len(node.inputs) - 2
         bound = node.attr("max_trip_count")    # bounded: the last output counts the iterations
+        n_scan = len(body.outputs) - 1 - n_carried
+        outputs = node.outputs[:-1] if bound is not None else node.outputs
+        # a bounded Loop's scan outputs have as many rows as iterations ran (zeros past them)
+        rows = {v: (node.outputs[-1], 0) for v in outputs[n_carried:] if v} if bound is not None else {}
         return (LoopStep(trip_count=node.inputs[0] if len(node.inputs) > 0 else "",
-                        cond=node.inputs[1] if len(node.inputs) > 1 else "",
-                        carried_in=tuple(node.inputs[2:]), body=body,
-                        outputs=node.outputs[:-1] if bound is not None else node.outputs,
-                        n_scan=len(body.outputs) - 1 - n_carried, node=node.name,
-                        max_trips=bound or 0, iterations=node.outputs[-1] if bound is not None else ""), {})
+                         cond=node.inputs[1] if len(node.inputs) > 1 else "",
+                         carried_in=tuple(node.inputs[2:]), body=body, outputs=outputs,
+                         n_scan=n_scan, node=node.name, max_trips=bound or 0,
+                         iterations=node.outputs[-1] if bound is not None else ""), rows)
     body = lower_body(node.attr("body"))
     n_scan_in = node.attr("num_scan_inputs")
     n_state = len(node.inputs) - n_scan_in

@@ -353,12 +353,25 @@ def test_a_loop_running_past_max_trip_count_is_an_error_not_a_short_answer(disab
         ex.run({"x": x, "limit": np.array(1e9, np.float32), "m": np.array(5, np.int64)})
 
 
-def test_computing_with_a_run_time_length_output_is_refused_with_a_reason():
+def test_computing_with_a_bounded_loops_rows():
+    """What follows a bounded Loop computes with its rows as with any value of run-time length
+    (docs/adding-ops.md): their mean over the rows that ran (masked, divided by the real count)
+    and each row scaled, returned trimmed; the rows past the count are zeros on the device too.
+    A reshape mixing the rows is still refused."""
     n = 8
     m = _running_sum_until(n, trip_count_input=True)
-    m.graph.node.append(helper.make_node("ReduceSum", ["rows"], ["total"], keepdims=0))
+    m.graph.node.extend([helper.make_node("ReduceMean", ["rows"], ["mean"], axes=[0], keepdims=0),
+                         helper.make_node("Mul", ["rows", "limit"], ["scaled"])])
     del m.graph.output[:]
-    m.graph.output.extend([_vi("total", [n])])
+    m.graph.output.extend([_vi("mean", [n]), _vi("scaled", [None, n])])
+    x = np.linspace(0.5, 1.5, n).astype(np.float32)
+    compiled = (_compile(m, max_trip_count=16), _compile(m, "grinder", max_trip_count=16))
+    assert [o for o, _, _ in compiled[0].plan.output_lengths] == ["scaled"]
+    for trips in (0, 3, 16):
+        _check(m, {"x": x, "limit": np.array(1e9, np.float32), "m": np.array(trips, np.int64)}, regions_on_device=1,
+               compiled=compiled)
+    m.graph.node.append(helper.make_node("Flatten", ["rows"], ["flat"], axis=0))
+    m.graph.output.extend([_vi("flat", [1, None])])
     with pytest.raises(ShapeError, match="length only known at run time"):
         _compile(m, max_trip_count=16)
 
