@@ -17,7 +17,7 @@ import onnx
 import onnx.inliner
 from google.protobuf.message import DecodeError
 
-from ..errors import ModelError, ShapeError, UnsupportedOp
+from ..errors import ModelError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
