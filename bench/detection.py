@@ -8,12 +8,15 @@ them, at sizes from a small detector's to YOLO's (8400 boxes, 80 classes), compi
 
 For each: predicted microseconds in all and per kernel (the selection: candidates
 gathered, sorted and walked greedily; placing each class's selection; the gathers), launches, DRAM
-bytes and compile seconds (the kernel cache may be warm), from report.json. The selection is a
-sequence of steps per batch and class (the sort's passes, then each box tested against the boxes
-taken before it), so its prediction counts steps, not bytes, and assumes the worst case: every box
-a candidate (for `batched_nms`, every box of every class in one selection).
+bytes and compile seconds (the kernel cache may be warm), from report.json. The selection is the
+greedy kernel (`select`: a sequence of steps per batch and class, the sort's passes, then each box
+tested against the boxes taken before it) or, where the micro-model prices it lower, the
+bit-matrix form (`bitmask`: ranks and overlap bits across the grid, then the decisions 64 boxes a
+step: compiler/ops/nms_bitmask.py); `--disable nms_bitmask` keeps the greedy kernel. Its
+prediction counts steps, not bytes, and assumes the worst case: every box a candidate (for
+`batched_nms`, every box of every class in one selection).
 
-    .venv/bin/python bench/detection.py [--sizes 1x2000x20,1x8400x80] [--heads nms,batched_nms]
+    .venv/bin/python bench/detection.py [--sizes 1x2000x20,1x8400x80] [--heads nms,batched_nms] [--disable nms_bitmask]
                                         [--max-out 100] [--out DIR]
 
 Writes bench/results/detection-<UTC time>.json (suite `detection`) and prints a table."""
@@ -31,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 # the kernels by name prefix (compiler/ops/detection.py)
-STEPS = {"select": ("nms_select",), "place": ("nms_place",)}
+STEPS = {"select": ("nms_select",), "bitmask": ("nms_candidates", "nms_rank", "nms_mask", "nms_scan"),
+         "place": ("nms_place",)}
 
 
 def head_nodes(max_out: int, iou: float, score: float) -> tuple[list, dict[str, np.ndarray]]:
@@ -146,6 +150,7 @@ def main() -> int:
     ap.add_argument("--heads", default="nms,batched_nms",
                     help="nms: the ONNX op's head (per class); batched_nms: torchvision's postprocess as exported")
     ap.add_argument("--target", default="h100")
+    ap.add_argument("--disable", default="", help="techniques off, comma-separated (nms_bitmask: the greedy kernel)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = ap.parse_args()
     from compiler import compile
@@ -155,7 +160,8 @@ def main() -> int:
         b, n, c = (int(x) for x in size.split("x"))
         model = detection_head(b, n, c, a.max_out) if head == "nms" else batched_nms_head(n, c, max_det=a.max_out)
         t0 = time.perf_counter()
-        art = compile(model, a.target, CompileOptions(build=False))
+        disable = tuple(x for x in a.disable.split(",") if x)
+        art = compile(model, a.target, CompileOptions(build=False, disable=disable))
         compile_s = time.perf_counter() - t0
         rep = art.report
         kern = rep["kernels"]
@@ -175,7 +181,7 @@ def main() -> int:
               + f"  {r['launches']} launches  {r['dram_bytes']} B  compile {compile_s:.1f} s", flush=True)
     from bench.kernels import write_results
     out = write_results("detection", "none (predicted from report.json)",
-                        {"target": a.target, "max_out": a.max_out, "build": False}, rows, a.out)
+                        {"target": a.target, "max_out": a.max_out, "build": False, "disable": a.disable}, rows, a.out)
     print(f"wrote {out}")
     return 0
 

@@ -31,7 +31,7 @@ from .context import CompileContext, CompileOptions
 from .frontend.onnx_import import ImportedModel, ImportLimits, import_model
 from .ir.dataflow import all_plans
 from .ir.plan import Plan
-from .ir.spec import KernelSpec
+from .ir.spec import ExternSpec, KernelSpec
 from .ir.tesa import summary as tesa_summary
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
@@ -54,7 +54,7 @@ from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
 from .report import TOLERANCE, make_header, make_report, plan_traffic, workspace_bytes
-from .roller.cost_model import LAUNCH_US
+from .roller.cost_model import LAUNCH_US, kernel_us
 from .targets import Target, get_target
 from .tuning import tune
 
@@ -89,18 +89,20 @@ def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
 
 def _lowering_price(ctx: CompileContext) -> Callable[[Plan], float | None] | None:
     """How a lowering with several ways (LowerCtx.cheapest) prices one: its steps through the
-    precision stage, then each kernel as Roller tiles it alone, plus a launch each (fusion is left
-    out for every way alike); None where a kernel has no tiled kind, and no pricing at all with
-    roller off."""
+    precision stage, then each kernel as Roller tiles it alone (a hand-written one by its own
+    config: cost_model.kernel_us), plus a launch each (fusion is left out for every way alike);
+    None where a kernel has no tiled kind, and no pricing at all with roller off."""
     if not ctx.options.enabled("roller"):
         return None
     prices = SpecPrices(ctx.target, ctx.tile_memo)
 
     def price(plan: Plan) -> float | None:
         plan, _ = precision_plan(plan, ctx.options.precision, weights=False)
+        types = dict(plan.types)
         total = 0.0
         for spec in plan.specs():
-            us = prices(spec) if isinstance(spec, KernelSpec) else None
+            us = (prices(spec) if isinstance(spec, KernelSpec) else
+                  kernel_us(spec.kernel, types, ctx.target) if isinstance(spec, ExternSpec) else None)
             if us is None:
                 return None
             total += us + LAUNCH_US

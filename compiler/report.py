@@ -299,6 +299,8 @@ def _techniques(report: dict, records, options) -> list[dict]:
     # the MoE nodes whose lowering priced its ways (LowerCtx.cheapest): only such a node is grouped
     moe_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
                    for c in info.get("lower", {}).get("choices", []) if c["op"] in MOE_OPS]
+    nms_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+                   for c in info.get("lower", {}).get("choices", []) if c["op"] == "NonMaxSuppression"]
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
             k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")
@@ -329,6 +331,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
         {"name": "grouped experts", "stage": "lower", "enabled": options.enabled("grouped_experts"),
          "effect": {"moe_nodes": sum(n for op, n in report["ops"].items() if op in MOE_OPS),
                     "grouped": sum(c["chosen"] != "pairs" for c in moe_choices), "priced": moe_choices}},
+        {"name": "bitmask NMS", "stage": "lower", "enabled": options.enabled("nms_bitmask"),
+         "effect": {"nms_nodes": report["ops"].get("NonMaxSuppression", 0),
+                    "bitmask": sum(c["chosen"] == "bitmask" for c in nms_choices), "priced": nms_choices}},
         {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
          "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
          {"mode": report["kv_cache"]["mode"]}},

@@ -25,6 +25,8 @@ from ..errors import ModelError, ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.kernel import Kernel, KernelParam
+from . import nms_bitmask
+from .nms_bitmask import emit_bitmask_nms
 from .registry import LowerCtx, bounded_result, register
 
 _BOXES, _SCORES, _MAX_OUT, _IOU, _SCORE = range(5)
@@ -183,12 +185,7 @@ def lower_nms(ctx: LowerCtx) -> None:
     cap = selected_t.shape[0] // (b * c)
     center = bool(ctx.attr("center_point_box", 0))
 
-    # the candidates of a (batch, class) sorted in place: a scratch of the next power of two
-    width = 1 << max(n - 1, 0).bit_length()
-    keys = ctx.temp(TensorType(DType.float32, (b * c, width)), "sort_keys")
-    ids = ctx.temp(TensorType(DType.int64, (b * c, width)), "sort_ids")
     taken_t, counts_t = TensorType(DType.int64, (b * c, cap)), TensorType(DType.int64, (b * c,))
-    taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
     params = [KernelParam("float", ctx.in_name(_BOXES), False), KernelParam("float", ctx.in_name(_SCORES), False)]
     decl = ["const float* __restrict__ boxes", "const float* __restrict__ scores"]
     live = _run_time_boxes(ctx)
@@ -207,112 +204,140 @@ def lower_nms(ctx: LowerCtx) -> None:
             iou = expr
         else:
             score_min = expr
-    params += [KernelParam("float", keys, True), KernelParam("long long", ids, True),
-               KernelParam("long long", taken, True), KernelParam("long long", counts, True)]
-    decl += ["float* __restrict__ sort_keys", "long long* __restrict__ sort_ids",
-             "long long* __restrict__ taken", "long long* __restrict__ counts"]
-    # the taken boxes' corners, tested at every step: in shared memory when they fit, else in a
-    # global scratch (max_output_boxes_per_class only known at run time: every box may be taken)
-    kept_shared = cap * 16 <= _KEPT_SHARED_BYTES
-    staging = _THREADS * (16 + 8) + 16 * (_THREADS // 32)
-    if kept_shared:
-        kept_at = f"(float*)(smem + {staging})"
-    else:
-        kept_boxes = ctx.temp(TensorType(DType.float32, (b * c, cap, 4)), "taken_boxes")
-        params.append(KernelParam("float", kept_boxes, True))
-        decl.append("float* __restrict__ kept_boxes")
-        kept_at = "kept_boxes + bc * CAP * 4"
+    inputs, inputs_decl = list(params), list(decl)
     in_range = "p < by_min(N, live[0])" if live is not None else "p < N"
-    candidate = f"{in_range} && sc[p] > {score_min}" if score_min else in_range
-    body = [f"  constexpr long long N = {n}, C = {c}, CAP = {cap}, W = {width}, T = {_THREADS};",
-            f"  const long long bc = {BLOCK_X}, bi = bc / C;",
-            "  BY_SHARED_BUFFER(smem);",
-            "  float* chunk = (float*)smem;                          // the next T ranked boxes' corners",
-            "  long long* chunk_i = (long long*)(smem + T * 16);     // their indices",
-            "  int* warp_total = (int*)(smem + T * 24);              // candidates per warp of a T-box run",
-            f"  float* kept_box = {kept_at};",
-            "  const float* bx = boxes + bi * N * 4;",
-            "  const float* sc = scores + bc * N;",
-            "  float* key = sort_keys + bc * W;",
-            "  long long* id = sort_ids + bc * W;",
-            "  long long* mine = taken + bc * CAP;",
-            "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;",
-            "  // 1. the candidates (scored above the threshold) gathered in box order: a ballot per warp",
-            "  long long k = 0;",
-            "  for (long long p0 = 0; p0 < N; p0 += T) {",
-            "    const long long p = p0 + threadIdx.x;",
-            f"    const bool is = {candidate};",
-            "    const unsigned votes = __ballot_sync(0xffffffffu, is);",
-            "    if (lane == 0) warp_total[warp] = __popc(votes);",
-            "    __syncthreads();",
-            "    int at = __popc(votes & ((1u << lane) - 1u)), total = 0;",
-            "    for (int w = 0; w < T / 32; ++w) { at += w < warp ? warp_total[w] : 0; total += warp_total[w]; }",
-            "    if (is) { key[k + at] = sc[p]; id[k + at] = p; }",
-            "    k += total;",
-            "    __syncthreads();   // warp_total is the next run's",
-            "  }",
-            "  // 2. sorted by descending score, ties to the lower box (a bitonic sort of the next power of",
-            "  //    two, padded with entries that sort last)",
-            "  long long width = 1;",
-            "  while (width < k) width <<= 1;",
-            "  for (long long e = k + threadIdx.x; e < width; e += T) { key[e] = -by_inf_f(); id[e] = N; }",
-            "  __syncthreads();",
-            "  for (long long size = 2; size <= width; size <<= 1) {",
-            "    for (long long stride = size >> 1; stride > 0; stride >>= 1) {",
-            "      for (long long e = threadIdx.x; e < width; e += T) {",
-            "        const long long o = e ^ stride;",
-            "        if (o <= e) continue;",
-            "        const float ke = key[e], ko = key[o];",
-            "        const long long ie = id[e], io = id[o];",
-            "        const bool o_first = ko > ke || (ko == ke && io < ie);",
-            "        const bool e_first = ke > ko || (ke == ko && ie < io);",
-            "        if ((e & size) == 0 ? o_first : e_first) { key[e] = ko; key[o] = ke; id[e] = io; id[o] = ie; }",
-            "      }",
-            "      __syncthreads();",
-            "    }",
-            "  }",
-            f"  const long long limit = {limit};",
-            f"  const float t = {iou};",
-            "  // 3. the greedy walk: each ranked box tested against the ones taken, a T-box chunk staged",
-            "  //    in shared memory at a time, so a step waits on no memory round trip",
-            "  long long kept = 0;",
-            "  for (long long p0 = 0; p0 < k && kept < limit; p0 += T) {",
-            "    if (p0 + threadIdx.x < k) {",
-            "      const long long i = id[p0 + threadIdx.x];",
-            "      chunk_i[threadIdx.x] = i;",
-            "      for (int d = 0; d < 4; ++d) chunk[threadIdx.x * 4 + d] = bx[i * 4 + d];",
-            "    }",
-            "    __syncthreads();",
-            "    const long long steps = by_min(T, k - p0);",
-            "    for (long long s = 0; s < steps && kept < limit; ++s) {",
-            "      int hit = 0;",
-            "      for (long long q = threadIdx.x; q < kept && !hit; q += T)",
-            f"        hit = {NAME_PLACEHOLDER}_suppress(chunk + s * 4, kept_box + q * 4, t);",
-            "      if (!__syncthreads_or(hit)) {",
-            "        if (threadIdx.x == 0) {",
-            "          mine[kept] = chunk_i[s];",
-            "          for (int d = 0; d < 4; ++d) kept_box[kept * 4 + d] = chunk[s * 4 + d];",
-            "        }",
-            "        ++kept;",
-            "      }",
-            "      __syncthreads();   // the box taken is in kept_box before the next step reads it",
-            "    }",
-            "  }",
-            "  if (threadIdx.x == 0) counts[bc] = kept;"]
-    entry, source = finish_kernel("nms_select", decl, body, launch_bounds=(_THREADS,),
-                                  helpers=_suppress_helper(center))
-    passes = width.bit_length() * (width.bit_length() - 1) // 2      # the sort's, at most every box a candidate
-    ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params), grid=(b * c, 1, 1),
-                           block=(_THREADS, 1, 1), shared_bytes=staging + (cap * 16 if kept_shared else 0),
-                           # at most every box a candidate: the sort's passes, then every box a step of
-                           # the walk, each tested against (on average) half the taken ones between
-                           # two barriers; a chunk's load waits on the sorted index, then the box
-                           config=(("schedule", "nms_greedy"), ("sequential_steps", n + passes),
-                                   ("flops", b * c * (n * max(cap // 2, 1) * 20 + passes * width * 4)),
-                                   ("rows_bytes_per_step", 0 if kept_shared else b * c * 16 * max(cap // 2, 1)),
-                                   ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
-                                   ("dependent_loads", 2 * -(-n // _THREADS)))))
 
+    def greedy() -> None:
+        """One block per batch and class: candidates gathered, sorted, walked greedily."""
+        # the candidates of a (batch, class) sorted in place: a scratch of the next power of two
+        width = 1 << max(n - 1, 0).bit_length()
+        keys = ctx.temp(TensorType(DType.float32, (b * c, width)), "sort_keys")
+        ids = ctx.temp(TensorType(DType.int64, (b * c, width)), "sort_ids")
+        taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
+        params, decl = list(inputs), list(inputs_decl)
+        params += [KernelParam("float", keys, True), KernelParam("long long", ids, True),
+                   KernelParam("long long", taken, True), KernelParam("long long", counts, True)]
+        decl += ["float* __restrict__ sort_keys", "long long* __restrict__ sort_ids",
+                 "long long* __restrict__ taken", "long long* __restrict__ counts"]
+        # the taken boxes' corners, tested at every step: in shared memory when they fit, else in a
+        # global scratch (max_output_boxes_per_class only known at run time: every box may be taken)
+        kept_shared = cap * 16 <= _KEPT_SHARED_BYTES
+        staging = _THREADS * (16 + 8) + 16 * (_THREADS // 32)
+        if kept_shared:
+            kept_at = f"(float*)(smem + {staging})"
+        else:
+            kept_boxes = ctx.temp(TensorType(DType.float32, (b * c, cap, 4)), "taken_boxes")
+            params.append(KernelParam("float", kept_boxes, True))
+            decl.append("float* __restrict__ kept_boxes")
+            kept_at = "kept_boxes + bc * CAP * 4"
+        candidate = f"{in_range} && sc[p] > {score_min}" if score_min else in_range
+        body = [f"  constexpr long long N = {n}, C = {c}, CAP = {cap}, W = {width}, T = {_THREADS};",
+                f"  const long long bc = {BLOCK_X}, bi = bc / C;",
+                "  BY_SHARED_BUFFER(smem);",
+                "  float* chunk = (float*)smem;                          // the next T ranked boxes' corners",
+                "  long long* chunk_i = (long long*)(smem + T * 16);     // their indices",
+                "  int* warp_total = (int*)(smem + T * 24);              // candidates per warp of a T-box run",
+                f"  float* kept_box = {kept_at};",
+                "  const float* bx = boxes + bi * N * 4;",
+                "  const float* sc = scores + bc * N;",
+                "  float* key = sort_keys + bc * W;",
+                "  long long* id = sort_ids + bc * W;",
+                "  long long* mine = taken + bc * CAP;",
+                "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;",
+                "  // 1. the candidates (scored above the threshold) gathered in box order: a ballot per warp",
+                "  long long k = 0;",
+                "  for (long long p0 = 0; p0 < N; p0 += T) {",
+                "    const long long p = p0 + threadIdx.x;",
+                f"    const bool is = {candidate};",
+                "    const unsigned votes = __ballot_sync(0xffffffffu, is);",
+                "    if (lane == 0) warp_total[warp] = __popc(votes);",
+                "    __syncthreads();",
+                "    int at = __popc(votes & ((1u << lane) - 1u)), total = 0;",
+                "    for (int w = 0; w < T / 32; ++w) { at += w < warp ? warp_total[w] : 0; total += warp_total[w]; }",
+                "    if (is) { key[k + at] = sc[p]; id[k + at] = p; }",
+                "    k += total;",
+                "    __syncthreads();   // warp_total is the next run's",
+                "  }",
+                "  // 2. sorted by descending score, ties to the lower box (a bitonic sort of the next power of",
+                "  //    two, padded with entries that sort last)",
+                "  long long width = 1;",
+                "  while (width < k) width <<= 1;",
+                "  for (long long e = k + threadIdx.x; e < width; e += T) { key[e] = -by_inf_f(); id[e] = N; }",
+                "  __syncthreads();",
+                "  for (long long size = 2; size <= width; size <<= 1) {",
+                "    for (long long stride = size >> 1; stride > 0; stride >>= 1) {",
+                "      for (long long e = threadIdx.x; e < width; e += T) {",
+                "        const long long o = e ^ stride;",
+                "        if (o <= e) continue;",
+                "        const float ke = key[e], ko = key[o];",
+                "        const long long ie = id[e], io = id[o];",
+                "        const bool o_first = ko > ke || (ko == ke && io < ie);",
+                "        const bool e_first = ke > ko || (ke == ko && ie < io);",
+                "        if ((e & size) == 0 ? o_first : e_first) { key[e] = ko; key[o] = ke; id[e] = io; id[o] = ie; }",
+                "      }",
+                "      __syncthreads();",
+                "    }",
+                "  }",
+                f"  const long long limit = {limit};",
+                f"  const float t = {iou};",
+                "  // 3. the greedy walk: each ranked box tested against the ones taken, a T-box chunk staged",
+                "  //    in shared memory at a time, so a step waits on no memory round trip",
+                "  long long kept = 0;",
+                "  for (long long p0 = 0; p0 < k && kept < limit; p0 += T) {",
+                "    if (p0 + threadIdx.x < k) {",
+                "      const long long i = id[p0 + threadIdx.x];",
+                "      chunk_i[threadIdx.x] = i;",
+                "      for (int d = 0; d < 4; ++d) chunk[threadIdx.x * 4 + d] = bx[i * 4 + d];",
+                "    }",
+                "    __syncthreads();",
+                "    const long long steps = by_min(T, k - p0);",
+                "    for (long long s = 0; s < steps && kept < limit; ++s) {",
+                "      int hit = 0;",
+                "      for (long long q = threadIdx.x; q < kept && !hit; q += T)",
+                f"        hit = {NAME_PLACEHOLDER}_suppress(chunk + s * 4, kept_box + q * 4, t);",
+                "      if (!__syncthreads_or(hit)) {",
+                "        if (threadIdx.x == 0) {",
+                "          mine[kept] = chunk_i[s];",
+                "          for (int d = 0; d < 4; ++d) kept_box[kept * 4 + d] = chunk[s * 4 + d];",
+                "        }",
+                "        ++kept;",
+                "      }",
+                "      __syncthreads();   // the box taken is in kept_box before the next step reads it",
+                "    }",
+                "  }",
+                "  if (threadIdx.x == 0) counts[bc] = kept;"]
+        entry, source = finish_kernel("nms_select", decl, body, launch_bounds=(_THREADS,),
+                                      helpers=_suppress_helper(center))
+        passes = width.bit_length() * (width.bit_length() - 1) // 2      # the sort's, at most every box a candidate
+        ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params), grid=(b * c, 1, 1),
+                               block=(_THREADS, 1, 1), shared_bytes=staging + (cap * 16 if kept_shared else 0),
+                               # at most every box a candidate: the sort's passes, then every box a step of
+                               # the walk, each tested against (on average) half the taken ones between
+                               # two barriers; a chunk's load waits on the sorted index, then the box
+                               config=(("schedule", "nms_greedy"), ("sequential_steps", n + passes),
+                                       ("flops", b * c * (n * max(cap // 2, 1) * 20 + passes * width * 4)),
+                                       ("rows_bytes_per_step", 0 if kept_shared else b * c * 16 * max(cap // 2, 1)),
+                                       ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
+                                       ("dependent_loads", 2 * -(-n // _THREADS)))))
+        _emit_place(ctx, taken, counts, b, c, cap)
+
+    def bitmask() -> None:
+        """The overlap tests as a bit matrix across the grid, the decisions 64 boxes a step
+        (ops/nms_bitmask.py)."""
+        taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
+        emit_bitmask_nms(ctx, inputs, inputs_decl, b=b, c=c, n=n, in_range=in_range, score_min=score_min, iou=iou,
+                         limit=limit, helper=_suppress_helper(center), taken=taken, counts=counts)
+        _emit_place(ctx, taken, counts, b, c, cap)
+
+    ways = {"greedy": greedy}
+    if n > 64 and nms_bitmask.fits(b * c, n) and ctx.enabled("nms_bitmask"):
+        ways["bitmask"] = bitmask
+    ctx.cheapest(ways)
+
+
+def _emit_place(ctx: LowerCtx, taken: str, counts: str, b: int, c: int, cap: int) -> None:
+    """Each class's taken boxes copied to their offset (the counts before them) as rows
+    (batch, class, box); block 0 zeroes the rows past the total and writes the count."""
     body = [f"  constexpr long long C = {c}, CAP = {cap}, ROWS = {b * c * cap};",
             f"  const long long bc = {BLOCK_X}, nbc = {b * c};",
             "  long long at = 0;",

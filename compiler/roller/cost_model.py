@@ -23,6 +23,9 @@ GRID_SYNC_US = 1.5
 # one barrier of a block whose threads reach it together, with the step's shared-memory reads
 # around it (a few dozen cycles; an estimate until a GPU run measures it: tests/gpu's detection test)
 BLOCK_SYNC_US = 0.02
+# one dependent step of a single warp (a shuffle, a test and a branch: about 20 cycles; an estimate
+# until a GPU run measures it: the bitmask NonMaxSuppression's scan, ops/nms_bitmask.py)
+WARP_STEP_US = 0.012
 
 
 def kernel_bytes(kernel: Kernel, types: dict) -> int:
@@ -119,7 +122,8 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
         rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
         per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),
                        predict_us(0, kernel_flops(kernel) // steps, threads, target))
-        syncs = int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US + int(cfg.get("block_syncs_per_step", 0)) * BLOCK_SYNC_US
+        syncs = (int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US + int(cfg.get("block_syncs_per_step", 0)) * BLOCK_SYNC_US
+                 + int(cfg.get("warp_steps_per_step", 0)) * WARP_STEP_US)
         return predict_us(kernel_bytes(kernel, types), 0, threads, target) + steps * (per_step + syncs) + chain_us
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target) + chain_us
 

@@ -2,8 +2,10 @@
 (NonMaxSuppression over 2000 boxes and 20 classes, then the selected boxes gathered, scored and
 concatenated) and NonZero of a mask, each against onnxruntime on the CPU, shapes included, with
 its time per inference printed beside its prediction and, where torchvision is installed, beside
-torchvision's batched_nms on the same GPU. What only a GPU measures: the greedy kernel's block
-barriers per ranked box, and whether the trimmed outputs come back right through CuPy."""
+torchvision's batched_nms on the same GPU; torchvision's postprocess as exported (the batched_nms
+head: a score-filtered list, an If, one NonMaxSuppression over every class, in both forms). What
+only a GPU measures: the greedy kernel's block barriers per ranked box, the bit-matrix form's warp
+steps (WARP_STEP_US), and whether the trimmed outputs come back right through CuPy."""
 from __future__ import annotations
 
 import dataclasses
@@ -64,6 +66,32 @@ def test_detection_head_on_gpu():
     except ImportError:
         line += "; torchvision not installed"
     print(line)
+
+
+def test_batched_nms_head_on_gpu():
+    """bench/detection.py's batched_nms head at 2000 boxes x 20 classes (scores above 0.05 kept:
+    most of the 40000), as the micro-model chooses (the bit-matrix form) and with --disable
+    nms_bitmask (the greedy kernel), right against onnxruntime, each timed beside its prediction."""
+    import onnxruntime as ort
+    from bench.detection import batched_nms_head, detector_inputs
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    n, c = 2000, 20
+    data = batched_nms_head(n, c)
+    f = detector_inputs(1, n, c)
+    feeds = {"boxes": f["boxes"][0], "scores": np.ascontiguousarray(f["scores"][0].T)}
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    target = _target()
+    for disable in ((), ("nms_bitmask",)):
+        art = compile(data, target, CompileOptions(disable=disable))
+        ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
+        got = ex.run(feeds)
+        for name, w in zip(("det_boxes", "det_scores", "det_labels"), want):
+            np.testing.assert_array_equal(got[name], w, err_msg=f"{name} {disable}")
+        (tech,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
+        print(f"batched_nms head {n}x{c} {disable or 'default'}: {want[0].shape[0]} kept, {timed_us(ex, feeds):.1f} us "
+              f"measured, {art.report['latency']['predicted_us']:.1f} us predicted, {tech['effect']}")
 
 
 def test_nonzero_on_gpu():

@@ -56,13 +56,17 @@ def boxes_and_scores(b: int, n: int, c: int, spread: float = 10.0, size: float =
 
 @pytest.mark.parametrize("center", [0, 1])
 @pytest.mark.parametrize("thresholds", ["constant", "run-time", "absent"])
-def test_nms_against_onnxruntime(center, thresholds):
-    """Two batches, three classes, 40 boxes; thresholds as initializers, as graph inputs read by
-    the kernel, or left out (no score filter, IoU 0: any overlap suppresses)."""
-    b, n, c = 2, 40, 3
+@pytest.mark.parametrize("n,form", [(40, "greedy"), (150, "greedy"), (150, "bitmask")])
+def test_nms_against_onnxruntime(center, thresholds, n, form):
+    """Two batches, three classes, 40 or 150 boxes; thresholds as initializers, as graph inputs
+    read by the kernels, or left out (no score filter, IoU 0: any overlap suppresses); the greedy
+    kernel (--disable nms_bitmask) and the bit-matrix form (ops/nms_bitmask.py: 150 boxes are
+    three chunks of 64, and the micro-model takes it there)."""
+    b, c = 2, 3
     ins = [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])]
     inits, names = [], ["boxes", "scores"]
-    values = {"max_out": np.array([6], np.int64), "iou": np.array([0.3], np.float32),
+    cap = 6 if n < 64 else 70       # a class's most: mid-chunk of the bit-matrix form's 64
+    values = {"max_out": np.array([cap], np.int64), "iou": np.array([0.3], np.float32),
               "score_min": np.array([0.25], np.float32)}
     if thresholds == "constant":
         inits = list(values.items())
@@ -86,9 +90,11 @@ def test_nms_against_onnxruntime(center, thresholds):
             if seed == 2:
                 feed.update(max_out=np.array([40], np.int64), iou=np.array([0.7], np.float32))
         feeds.append(feed)
-    art = check(data, feeds)
+    art = check(data, feeds, disable=("nms_bitmask",) if form == "greedy" else ())
     assert art.plan.output_lengths == (("sel", "NonMaxSuppression_0#count", 0),)
-    assert dict(art.plan.types)["sel"].shape == (b * c * (n if thresholds == "run-time" else 6), 3)
+    assert dict(art.plan.types)["sel"].shape == (b * c * (n if thresholds == "run-time" else cap), 3)
+    (tech,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
+    assert tech["effect"]["bitmask"] == (form == "bitmask"), tech
 
 
 def test_nms_selects_fewer_than_the_bound_and_none():
@@ -278,23 +284,27 @@ def test_shape_of_other_axes_is_allowed():
 
 def test_nms_with_every_box_selectable_keeps_the_taken_boxes_in_global_memory():
     """max_output_boxes_per_class a run-time input: every box may be taken, 2100 of them, more
-    corners than the kernel keeps in shared memory; the global scratch gives the same selection."""
+    corners than the greedy kernel keeps in shared memory; the global scratch gives the same
+    selection. The bit-matrix form (the micro-model's choice here: 33 chunks of 64) too."""
     n = 2100
     data = model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "m", "iou"], ["sel"])],
                  [("boxes", TP.FLOAT, [1, n, 4]), ("scores", TP.FLOAT, [1, 1, n]), ("m", TP.INT64, [1])],
                  [("sel", TP.INT64, ["k", 3])], [("iou", np.array([0.5], np.float32))])
-    art = compile(data, "h100", CompileOptions(build=False))
-    (select,) = [s.kernel for s in art.plan.steps if hasattr(s, "kernel") and s.kernel.entry.startswith("nms_select")]
+    greedy = compile(data, "h100", CompileOptions(build=False, disable=("nms_bitmask",)))
+    (select,) = [s.kernel for s in greedy.plan.steps if hasattr(s, "kernel") and s.kernel.entry.startswith("nms_select")]
     assert any(p.value.endswith("taken_boxes") for p in select.params), [p.value for p in select.params]
+    bitmask = compile(data, "h100", CompileOptions(build=False))
+    assert any(k["name"].startswith("nms_scan") for k in bitmask.report["kernels"])
     boxes, scores = boxes_and_scores(1, n, 1, spread=400.0, size=20.0, seed=5)
     sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
-    ex = Executor(art.plan, make_backend("host"))
-    for m in (n, 700):
-        feed = {"boxes": boxes, "scores": scores, "m": np.array([m], np.int64)}
-        (want,) = sess.run(None, feed)
-        got = ex.run(feed)["sel"]
-        assert got.shape == want.shape and want.shape[0] > 0
-        np.testing.assert_array_equal(got, want)
+    for art in (greedy, bitmask):
+        ex = Executor(art.plan, make_backend("host"))
+        for m in (n, 700):
+            feed = {"boxes": boxes, "scores": scores, "m": np.array([m], np.int64)}
+            (want,) = sess.run(None, feed)
+            got = ex.run(feed)["sel"]
+            assert got.shape == want.shape and want.shape[0] > 0
+            np.testing.assert_array_equal(got, want)
 
 
 def test_sparta_does_not_take_the_padding_for_a_zero_pattern():
@@ -330,12 +340,13 @@ def test_compress(axis, constant_condition):
     assert art.plan.output_lengths == (() if constant_condition else (("z", "Compress_0#count", axis_of_length),))
 
 
-def test_nms_of_a_score_filtered_list():
+@pytest.mark.parametrize("n,form", [(60, "greedy"), (300, "bitmask")])
+def test_nms_of_a_score_filtered_list(n, form):
     """Boxes kept by a score test (NonZero, then gathered: a list of run-time length) suppressed
     by NonMaxSuppression, which takes the real number of boxes as its candidates (no score
     threshold of its own, so the padding would be candidates otherwise), and the kept boxes
-    gathered from the filtered list: as torchvision's detectors export their postprocess."""
-    n = 60
+    gathered from the filtered list: as torchvision's detectors export their postprocess. In
+    both forms (ops/nms_bitmask.py)."""
     nodes = [helper.make_node("Greater", ["scores", "t"], ["mask"]),
              helper.make_node("NonZero", ["mask"], ["nz"]),
              helper.make_node("Squeeze", ["nz", "zero"], ["keep"]),
@@ -350,7 +361,7 @@ def test_nms_of_a_score_filtered_list():
     data = model(nodes, [("boxes", TP.FLOAT, [n, 4]), ("scores", TP.FLOAT, [n])],
                  [("out_boxes", TP.FLOAT, ["k", 4]), ("out_scores", TP.FLOAT, ["k"])],
                  [("t", np.array(0.4, np.float32)), ("zero", np.array([0], np.int64)),
-                  ("zero01", np.array([0, 1], np.int64)), ("m", np.array([20], np.int64)),
+                  ("zero01", np.array([0, 1], np.int64)), ("m", np.array([100], np.int64)),
                   ("iou", np.array([0.3], np.float32)), ("two", np.array(2, np.int64))])
     feeds = []
     for seed in range(3):
@@ -359,6 +370,8 @@ def test_nms_of_a_score_filtered_list():
     feeds.append({"boxes": feeds[0]["boxes"], "scores": np.zeros(n, np.float32)})   # none kept
     art = check(data, feeds)
     assert sorted(o for o, _, _ in art.plan.output_lengths) == ["out_boxes", "out_scores"]
+    (tech,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
+    assert tech["effect"]["bitmask"] == (form == "bitmask"), tech
 
 
 @pytest.mark.parametrize("shorter", ["slice", "empty constant"])

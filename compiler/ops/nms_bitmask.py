@@ -1,0 +1,222 @@
+"""NonMaxSuppression over many candidates of one class: the overlap tests as a bit matrix.
+
+The greedy kernel (ops/detection.py) gives each batch and class one block, which sorts its
+candidates and walks them one box a step: fine for many classes of a few hundred candidates, but
+a detector's postprocess as torchvision writes it (`batched_nms`: every class's boxes offset apart,
+one NonMaxSuppression over thousands of them) leaves one block with tens of thousands of steps.
+Here the work that does not depend on earlier decisions runs across the grid first:
+
+1. `nms_candidates` (a block per batch and class): the boxes scored above the threshold (and
+   below the real number of boxes, when that is known only at run time) gathered in box order
+   by a ballot per warp;
+2. `nms_rank` (the grid): each candidate's rank, counted: the candidates with a higher score, or
+   an equal score and a lower box (the reference's order); the box index written at its rank;
+3. `nms_mask` (a block per 64x64 tile of ranked candidates, upper triangle only): bit j of row i's
+   word set when ranked box j > i overlaps box i by more than the threshold;
+4. `nms_scan` (a block per batch and class): the greedy decisions, 64 ranked boxes at a time: one
+   warp resolves a chunk from the removed bits gathered so far and the chunk's own words (a
+   shuffle a box), then the block ORs the taken boxes' rows into the removed bits.
+
+The result (each class's taken boxes in order, and their count) is what the greedy kernel leaves
+for the placing kernel. The matrix costs batches x classes x n x ceil(n / 64) words of scratch,
+so this form is offered only under MASK_BUDGET_BYTES; the lowering prices both and keeps the
+cheaper (LowerCtx.cheapest)."""
+from __future__ import annotations
+
+from ..codegen.block_function import BLOCK_X, finish_kernel
+from ..codegen.naming import NAME_PLACEHOLDER
+from ..ir.dtypes import DType
+from ..ir.graph import TensorType
+from ..ir.kernel import Kernel, KernelParam
+from .recurrence_kernels import ONE_SM_ROWS_GBPS
+from .registry import LowerCtx
+
+MASK_BUDGET_BYTES = 256 * 1024 * 1024   # the bit matrix's scratch, at most
+_T = 128                                 # threads of the candidates, rank and scan blocks
+
+
+def mask_words(n: int) -> int:
+    return -(-n // 64)
+
+
+def fits(bc: int, n: int) -> bool:
+    """Whether the bit matrix of `bc` batches x classes of `n` boxes fits the budget (and the
+    scan's removed bits its shared memory)."""
+    return bc * n * mask_words(n) * 8 <= MASK_BUDGET_BYTES and mask_words(n) * 8 + 64 <= 48 * 1024
+
+
+def emit_bitmask_nms(ctx: LowerCtx, inputs: list[KernelParam], decl: list[str], *, b: int, c: int, n: int,
+                     in_range: str, score_min: str, iou: str, limit: str, helper: str,
+                     taken: str, counts: str) -> None:
+    """The four kernels writing `taken` ([b * c, cap] box indices in selection order) and `counts`
+    ([b * c]) from the boxes and scores and the scalars `inputs`/`decl` name; `in_range` tests a
+    box position p against the real number of boxes, `score_min` is the threshold (empty: none),
+    `limit` the most boxes a class takes, `iou` the overlap threshold, `helper` the overlap test."""
+    bc, words = b * c, mask_words(n)
+    cand_keys = ctx.temp(TensorType(DType.float32, (bc, n)), "nms_cand_keys")
+    cand_ids = ctx.temp(TensorType(DType.int64, (bc, n)), "nms_cand_ids")
+    ncand = ctx.temp(TensorType(DType.int64, (bc,)), "nms_candidates")
+    order = ctx.temp(TensorType(DType.int64, (bc, n)), "nms_order")
+    mask = ctx.temp(TensorType(DType.int64, (bc, n, words)), "nms_mask")
+    cap = ctx.out_types[0].shape[0] // bc
+    candidate = f"{in_range} && sc[p] > {score_min}" if score_min else in_range
+
+    # 1. the candidates, in box order
+    body = [f"  constexpr long long N = {n}, T = {_T};",
+            f"  const long long bc = {BLOCK_X};",
+            "  BY_SHARED_BUFFER(smem);",
+            "  int* warp_total = (int*)smem;",
+            "  const float* sc = scores + bc * N;",
+            "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;",
+            "  long long k = 0;",
+            "  for (long long p0 = 0; p0 < N; p0 += T) {",
+            "    const long long p = p0 + threadIdx.x;",
+            f"    const bool is = {candidate};",
+            "    const unsigned votes = __ballot_sync(0xffffffffu, is);",
+            "    if (lane == 0) warp_total[warp] = __popc(votes);",
+            "    __syncthreads();",
+            "    int at = __popc(votes & ((1u << lane) - 1u)), total = 0;",
+            "    for (int w = 0; w < T / 32; ++w) { at += w < warp ? warp_total[w] : 0; total += warp_total[w]; }",
+            "    if (is) { cand_keys[bc * N + k + at] = sc[p]; cand_ids[bc * N + k + at] = p; }",
+            "    k += total;",
+            "    __syncthreads();   // warp_total is the next run's",
+            "  }",
+            "  if (threadIdx.x == 0) ncand[bc] = k;"]
+    entry, source = finish_kernel("nms_candidates", decl + ["float* __restrict__ cand_keys",
+                                                            "long long* __restrict__ cand_ids",
+                                                            "long long* __restrict__ ncand"], body,
+                                  launch_bounds=(_T,))
+    steps = -(-n // _T)
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(inputs) + (
+        KernelParam("float", cand_keys, True), KernelParam("long long", cand_ids, True),
+        KernelParam("long long", ncand, True)), grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=4 * (_T // 32),
+        config=(("schedule", "nms_candidates"), ("sequential_steps", steps), ("flops", bc * n * 4),
+                ("rows_bytes_per_step", 0), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2))))
+
+    # 2. each candidate's rank among its class's, by counting; its box index written there
+    blocks = -(-n // _T)
+    body = [f"  constexpr long long N = {n}, T = {_T}, B = {blocks};",
+            f"  const long long bc = {BLOCK_X} / B, i = ({BLOCK_X} % B) * T + threadIdx.x;",
+            "  const long long k = ncand[bc];",
+            "  if ((i - threadIdx.x) >= k) return;   // the whole block past the candidates",
+            "  BY_SHARED_BUFFER(smem);",
+            "  float* tile = (float*)smem;",
+            "  const float mine = i < k ? cand_keys[bc * N + i] : 0.0f;",
+            "  long long rank = 0;",
+            "  for (long long j0 = 0; j0 < k; j0 += T) {",
+            "    __syncthreads();   // the tile before is read",
+            "    tile[threadIdx.x] = j0 + threadIdx.x < k ? cand_keys[bc * N + j0 + threadIdx.x] : 0.0f;",
+            "    __syncthreads();",
+            "    const long long m = by_min(T, k - j0);",
+            "    for (long long q = 0; q < m; ++q) {",
+            "      const float key = tile[q];",
+            "      rank += (key > mine || (key == mine && j0 + q < i)) ? 1 : 0;",
+            "    }",
+            "  }",
+            "  if (i < k) order[bc * N + rank] = cand_ids[bc * N + i];"]
+    entry, source = finish_kernel("nms_rank", ["const float* __restrict__ cand_keys",
+                                               "const long long* __restrict__ cand_ids",
+                                               "const long long* __restrict__ ncand",
+                                               "long long* __restrict__ order"], body, launch_bounds=(_T,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=(
+        KernelParam("float", cand_keys, False), KernelParam("long long", cand_ids, False),
+        KernelParam("long long", ncand, False), KernelParam("long long", order, True)),
+        grid=(bc * blocks, 1, 1), block=(_T, 1, 1), shared_bytes=4 * _T,
+        # at most every box a candidate: a comparison (a few operations) per pair
+        config=(("schedule", "nms_rank"), ("flops", bc * n * n * 4))))
+
+    # 3. the overlap bits of each ranked candidate against the later ones, a 64x64 tile a block
+    body = [f"  constexpr long long N = {n}, W = {words};",
+            f"  const long long bc = {BLOCK_X} / (W * W), rb = ({BLOCK_X} / W) % W, cb = {BLOCK_X} % W;",
+            "  const long long k = ncand[bc];",
+            "  if (cb < rb || rb * 64 >= k || cb * 64 >= k) return;   // nothing later in this tile",
+            "  BY_SHARED_BUFFER(smem);",
+            "  float* cols = (float*)smem;",
+            f"  const float* bx = boxes + (bc / {c}) * N * 4;",
+            "  const long long j = cb * 64 + threadIdx.x, i = rb * 64 + threadIdx.x;",
+            "  if (j < k) { const long long at = order[bc * N + j]; for (int d = 0; d < 4; ++d) cols[threadIdx.x * 4 + d] = bx[at * 4 + d]; }",
+            "  __syncthreads();",
+            "  if (i >= k) return;",
+            "  const float* mine = bx + order[bc * N + i] * 4;",
+            f"  const float t = {iou};",
+            "  unsigned long long bits = 0ull;",
+            "  const long long last = by_min(64ll, k - cb * 64);",
+            "  for (long long q = 0; q < last; ++q)",
+            f"    if (cb * 64 + q > i && {NAME_PLACEHOLDER}_suppress(mine, cols + q * 4, t)) bits |= 1ull << q;",
+            "  mask[(bc * N + i) * W + cb] = (long long)bits;"]
+    entry, source = finish_kernel("nms_mask", decl + ["const long long* __restrict__ ncand",
+                                                      "const long long* __restrict__ order",
+                                                      "long long* __restrict__ mask"], body,
+                                  launch_bounds=(64,), helpers=helper)
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(inputs) + (
+        KernelParam("long long", ncand, False), KernelParam("long long", order, False),
+        KernelParam("long long", mask, True)),
+        grid=(bc * words * words, 1, 1), block=(64, 1, 1), shared_bytes=64 * 16,
+        # at most every box a candidate: the upper triangle's pairs, an overlap test (about 20
+        # operations) each
+        config=(("schedule", "nms_mask"), ("flops", bc * (n * n // 2) * 20))))
+
+    # 4. the greedy decisions, a 64-box chunk at a time
+    body = [f"  constexpr long long N = {n}, W = {words}, CAP = {cap}, T = {_T};",
+            f"  const long long bc = {BLOCK_X};",
+            "  BY_SHARED_BUFFER(smem);",
+            "  unsigned long long* removed = (unsigned long long*)smem;   // a bit per ranked box, set once suppressed",
+            "  unsigned long long* chunk = removed + W;                  // the chunk's taken boxes",
+            "  long long* kept = (long long*)(chunk + 1);                 // taken so far",
+            "  const long long k = ncand[bc];",
+            f"  const long long limit = {limit};",
+            "  for (long long w = threadIdx.x; w < W; w += T) removed[w] = 0ull;",
+            "  if (threadIdx.x == 0) kept[0] = 0;",
+            "  __syncthreads();",
+            "  for (long long c = 0; c * 64 < k && kept[0] < limit; ++c) {",
+            "    const long long before = kept[0];",
+            "    if (threadIdx.x < 32) {   // one warp decides the chunk, a box a shuffle",
+            "      const long long r0 = c * 64 + threadIdx.x, r1 = r0 + 32;",
+            "      const unsigned long long m0 = r0 < k ? (unsigned long long)mask[(bc * N + r0) * W + c] : 0ull;",
+            "      const unsigned long long m1 = r1 < k ? (unsigned long long)mask[(bc * N + r1) * W + c] : 0ull;",
+            "      unsigned long long word = removed[c], taken_bits = 0ull;",
+            "      long long n_kept = before;",
+            "      for (int q = 0; q < 64; ++q) {",
+            "        const unsigned long long m = __shfl_sync(0xffffffffu, q < 32 ? m0 : m1, q & 31);",
+            "        if (c * 64 + q < k && !((word >> q) & 1ull) && n_kept < limit) {",
+            "          taken_bits |= 1ull << q; word |= m; ++n_kept;",
+            "        }",
+            "      }",
+            "      if (threadIdx.x == 0) { chunk[0] = taken_bits; kept[0] = n_kept; }",
+            "    }",
+            "    __syncthreads();",
+            "    const unsigned long long taken_bits = chunk[0];",
+            "    for (int q = threadIdx.x; q < 64; q += T)",
+            "      if ((taken_bits >> q) & 1ull)",
+            "        taken[bc * CAP + before + __popcll(taken_bits & ((1ull << q) - 1ull))] = order[bc * N + c * 64 + q];",
+            "    for (int q = 0; q < 64; ++q)   // the taken boxes suppress the later chunks' boxes they overlap",
+            "      if ((taken_bits >> q) & 1ull)",
+            "        for (long long w = c + 1 + threadIdx.x; w < W; w += T)",
+            "          removed[w] |= (unsigned long long)mask[(bc * N + c * 64 + q) * W + w];",
+            "    __syncthreads();   // removed and kept are the next chunk's",
+            "  }",
+            "  if (threadIdx.x == 0) counts[bc] = kept[0];"]
+    scan_inputs, scan_decl = _scalars_only(inputs, decl)
+    entry, source = finish_kernel("nms_scan", scan_decl + ["const long long* __restrict__ ncand",
+                                                           "const long long* __restrict__ order",
+                                                           "const long long* __restrict__ mask",
+                                                           "long long* __restrict__ taken",
+                                                           "long long* __restrict__ counts"], body,
+                                  launch_bounds=(_T,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=scan_inputs + (
+        KernelParam("long long", ncand, False), KernelParam("long long", order, False),
+        KernelParam("long long", mask, False), KernelParam("long long", taken, True),
+        KernelParam("long long", counts, True)),
+        grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=words * 8 + 16,
+        # at most every box taken: a chunk a step, its 64 decisions a warp's dependent shuffles,
+        # then every taken row's later words (half the row on average) read from L2 by one SM
+        config=(("schedule", "nms_scan"), ("sequential_steps", words), ("flops", bc * n * words),
+                ("rows_bytes_per_step", bc * 64 * max(words // 2, 1) * 8), ("rows_gbps", ONE_SM_ROWS_GBPS),
+                ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2), ("warp_steps_per_step", 64))))
+
+
+def _scalars_only(inputs: list[KernelParam], decl: list[str]) -> tuple[tuple[KernelParam, ...], list[str]]:
+    """The scalar inputs (max_output_boxes_per_class, the thresholds read at run time) of the
+    boxes, scores, real number of boxes and scalars the caller passes: the scan reads only them."""
+    kept = [(p, d) for p, d in zip(inputs, decl) if not any(w in d for w in (" boxes", " scores", " live"))]
+    return tuple(p for p, _ in kept), [d for _, d in kept]
