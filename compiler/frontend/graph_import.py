@@ -254,7 +254,7 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         if op == "If" and "run_time_outputs" in bodies:     # their real extents, outputs of the If's own
             run_time = bodies["run_time_outputs"]
             outputs += tuple(_fresh_value(f"{name}#count{k}", scope) for k, _, _, _ in run_time)
-            for k, axis, e_then, e_else in run_time:
+            for k, axis, _, _ in run_time:
                 if outputs[k]:
                     taint = frozenset({out_types[k].shape[axis]}) if axis >= 0 else frozenset(out_types[k].shape)
                     scope.bounded[outputs[k]] = taint

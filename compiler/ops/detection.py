@@ -13,7 +13,11 @@ selection depends on the boxes taken before it:
   a chunk of ranked boxes staged in shared memory at a time; boxes of run-time number (a
   score-filtered list: passes/bounded_rows.py) are candidates up to their real number only;
 - one block per (batch, class) copying its selection to its offset, the sum of the counts before
-  it; block 0 zeroes the rows past the total and writes the count."""
+  it; block 0 zeroes the rows past the total and writes the count.
+
+Where a class has many candidates, ops/nms_bitmask.py's form (ranks and overlap bits computed
+across the grid, the decisions 64 boxes a step) replaces the first kernel when the micro-model
+prices it lower (`--disable nms_bitmask` keeps this one)."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,7 +30,6 @@ from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.kernel import Kernel, KernelParam
 from . import nms_bitmask
-from .nms_bitmask import emit_bitmask_nms
 from .registry import LowerCtx, bounded_result, register
 
 _BOXES, _SCORES, _MAX_OUT, _IOU, _SCORE = range(5)
@@ -243,21 +246,8 @@ def lower_nms(ctx: LowerCtx) -> None:
                 "  float* key = sort_keys + bc * W;",
                 "  long long* id = sort_ids + bc * W;",
                 "  long long* mine = taken + bc * CAP;",
-                "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;",
                 "  // 1. the candidates (scored above the threshold) gathered in box order: a ballot per warp",
-                "  long long k = 0;",
-                "  for (long long p0 = 0; p0 < N; p0 += T) {",
-                "    const long long p = p0 + threadIdx.x;",
-                f"    const bool is = {candidate};",
-                "    const unsigned votes = __ballot_sync(0xffffffffu, is);",
-                "    if (lane == 0) warp_total[warp] = __popc(votes);",
-                "    __syncthreads();",
-                "    int at = __popc(votes & ((1u << lane) - 1u)), total = 0;",
-                "    for (int w = 0; w < T / 32; ++w) { at += w < warp ? warp_total[w] : 0; total += warp_total[w]; }",
-                "    if (is) { key[k + at] = sc[p]; id[k + at] = p; }",
-                "    k += total;",
-                "    __syncthreads();   // warp_total is the next run's",
-                "  }",
+                *nms_bitmask.gather_candidates(candidate),
                 "  // 2. sorted by descending score, ties to the lower box (a bitonic sort of the next power of",
                 "  //    two, padded with entries that sort last)",
                 "  long long width = 1;",
@@ -325,8 +315,9 @@ def lower_nms(ctx: LowerCtx) -> None:
         """The overlap tests as a bit matrix across the grid, the decisions 64 boxes a step
         (ops/nms_bitmask.py)."""
         taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
-        emit_bitmask_nms(ctx, inputs, inputs_decl, b=b, c=c, n=n, in_range=in_range, score_min=score_min, iou=iou,
-                         limit=limit, helper=_suppress_helper(center), taken=taken, counts=counts)
+        nms_bitmask.emit_bitmask_nms(ctx, inputs, inputs_decl, b=b, c=c, n=n, in_range=in_range,
+                                     score_min=score_min, iou=iou, limit=limit, helper=_suppress_helper(center),
+                                     taken=taken, counts=counts)
         _emit_place(ctx, taken, counts, b, c, cap)
 
     ways = {"greedy": greedy}

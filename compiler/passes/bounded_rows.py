@@ -10,16 +10,19 @@ slice from 0). Its real extent is the source's, capped by its own static one. Th
 are computed from padding (zeros, in range as indices) and trimmed on return like the source's.
 A reduction over such an axis (the load's index on it a reduction variable) is masked: the
 stage reads the extent's scalar too, each term past it is the combiner's identity, and a mean's
-divisor (the reduced extent, a constant in the epilogue) becomes the run-time one. A hand-written
-kernel may read such a value only together with its extent (it honours it: NonMaxSuppression of
-run-time boxes). Anything else that reads such a value (a slice or reshape across its rows, a
-control-flow region) is refused at compile time, naming the node, since its result would depend
-on rows that are padding.
+divisor (the reduced extent, a constant in the epilogue) becomes the run-time one. A gather at
+positions the model computed reads rows in range (ONNX requires it), a negative one wrapped by
+the real extent. A hand-written kernel may read such a value only together with its extent (it
+honours it: NonMaxSuppression of run-time boxes). A control-flow region's bodies are lowered
+knowing the extents of what they read from outside (lower_graph's outer_extents). Anything else
+that reads such a value (a slice from an offset or a reshape across its rows, a region taking it
+as its condition or a carried or scanned value) is refused at compile time, naming the node,
+since its result would depend on rows that are padding.
 
 This is the lowering's bookkeeping, from the tensor expressions alone (never the op names):
 `follow` is called on each node's steps in order, records value by value the scalar holding its
-extent and the axis, and returns the steps with their reductions masked; the lowering gives the
-graph outputs among them to Plan.output_lengths."""
+extent and the axis, and returns the steps with their reductions masked and gathers wrapped; the
+lowering gives the graph outputs among them to Plan.output_lengths."""
 from __future__ import annotations
 
 import dataclasses
@@ -64,7 +67,8 @@ def follow(node, steps: list, types: dict, extents: Extents) -> list:
             # what it takes as its condition, trip count, carried or scanned values they would not
             taken = sorted(set(read) & direct_reads(step))
             if taken:
-                raise _refused(node, taken[0], extents, types, "a control-flow region takes it as an input of its body")
+                raise _refused(node, taken[0], extents, types,
+                               "a control-flow region takes it as an input of its body")
             continue
         if not isinstance(step, ComputeStep):
             raise _refused(node, read[0], extents, types, "a step of unknown kind reads it")

@@ -210,6 +210,7 @@ def branch_extents(node, run_time, then_plan: Plan, else_plan: Plan) -> tuple[Pl
         if len(axes) > 1:
             raise ShapeError(f"the If branches give output {k} lengths only known at run time on different axes "
                              f"({sorted(axes)})", node=node.name)
+        run_time_here = bool(axes)
         at = axes.pop() if axes else 0
         for b, plan in enumerate(plans):
             if found[b] is not None:
@@ -220,7 +221,7 @@ def branch_extents(node, run_time, then_plan: Plan, else_plan: Plan) -> tuple[Pl
             name = f"{plan.outputs[k]}#extent"
             counts[b].append(name)
             constants[b].append((name, Constant.from_array(np.array(static, np.int64))))
-        if axes or axis >= 0:
+        if run_time_here:
             lengths[node.outputs[k]] = (node.outputs[first_count + j], at)
     extended = [dataclasses.replace(plan, outputs=plan.outputs + tuple(counts[b]),
                                     constants=plan.constants + tuple(constants[b]), output_lengths=())

@@ -399,6 +399,26 @@ def test_if_branches_one_axis_apart(shorter, grinder):
     assert (list(runs.values()) == ["host"]) == (not grinder), runs
 
 
+def test_if_branches_both_of_run_time_length():
+    """Both branches give a value of run-time length of one static type (the values above or below
+    a threshold): the If's output has the taken branch's length, and a mean over it is masked."""
+    def branch(cmp: str, name: str):
+        nodes = [helper.make_node(cmp, ["x", "t"], [f"{name}_mask"]),
+                 helper.make_node("NonZero", [f"{name}_mask"], [f"{name}_nz"]),
+                 helper.make_node("Transpose", [f"{name}_nz"], [f"{name}_rows"], perm=[1, 0]),
+                 helper.make_node("GatherND", ["x", f"{name}_rows"], [f"{name}_out"])]
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(f"{name}_out", TP.FLOAT, ["n"])])
+    nodes = [helper.make_node("If", ["c"], ["picked"], then_branch=branch("Greater", "above"),
+                              else_branch=branch("Less", "below")),
+             helper.make_node("ReduceMean", ["picked"], ["mean"], keepdims=0),
+             helper.make_node("Neg", ["picked"], ["neg"])]
+    data = model(nodes, [("c", TP.BOOL, []), ("x", TP.FLOAT, [6, 9])], [("mean", TP.FLOAT, []), ("neg", TP.FLOAT, ["n"])],
+                 [("t", np.array(0.5, np.float32))])
+    x = np.random.default_rng(6).standard_normal((6, 9)).astype(np.float32)
+    art = check(data, [{"c": np.array(v), "x": x} for v in (True, False)], rtol=2e-6)
+    assert [o for o, _, _ in art.plan.output_lengths] == ["neg"]
+
+
 def test_batched_nms_head_as_torchvision_exports_it(tmp_path):
     """torchvision's detector postprocess as its exporter writes it (bench/detection.py's
     batched_nms_head): a score-filtered list of run-time length, an If on its emptiness (its

@@ -6562,8 +6562,8 @@ BY_DEVICE void nms_select_k0_body(const float* __restrict__ boxes, const float* 
   float* key = sort_keys + bc * W;
   long long* id = sort_ids + bc * W;
   long long* mine = taken + bc * CAP;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // 1. the candidates (scored above the threshold) gathered in box order: a ballot per warp
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   long long k = 0;
   for (long long p0 = 0; p0 < N; p0 += T) {
     const long long p = p0 + threadIdx.x;
