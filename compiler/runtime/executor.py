@@ -122,20 +122,19 @@ class Executor:
         """The plan's outputs, each bounded one trimmed to its real length: on the host, or on
         the device as the caller's arrays (a donated one its input's buffer)."""
         donated = {out for out, _ in self.plan.donated}
-        if on_device:
-            out = {n: scope[n] if n in donated else self.backend.clone(scope[n]) for n in self.plan.outputs}
-        else:
-            out = {n: self.backend.to_host(scope[n]).copy() for n in self.plan.outputs}
-        for name, length, axis in self.plan.output_lengths:
+        values = {n: scope[n] for n in self.plan.outputs}
+        for name, length, axis in self.plan.output_lengths:   # trimmed where it is, so only its rows move
             n = int(self.backend.to_host(scope[length]).reshape(-1)[0])
+            extent = self.backend.shape(values[name])[axis]
             if n < 0:
-                raise RuntimeFault(f"output '{name}' needs more rows than the {out[name].shape[0]} its loop was "
+                raise RuntimeFault(f"output '{name}' needs more rows than the {extent} its loop was "
                                    "compiled for (a Loop ran past its max_trip_count)",
                                    hint="compile with a larger --max-trip-count")
             # a value computed from the first rows of one with a run-time extent has at most its own
-            n = min(n, out[name].shape[axis])
-            out[name] = out[name][(slice(None),) * axis + (slice(0, n),)].copy()
-        return out
+            values[name] = values[name][(slice(None),) * axis + (slice(0, min(n, extent)),)]
+        if on_device:
+            return {n: a if n in donated else self.backend.clone(a) for n, a in values.items()}
+        return {n: np.array(self.backend.to_host(a), order="C") for n, a in values.items()}
 
     def _run_graph(self, checked: dict, on_device: bool) -> dict:
         if self._graph is None:
