@@ -11,10 +11,11 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.texpr import (Binary, Expr, Reduce, TensorExpr, Var, binary, cast, const, load,
-                        logical_and, logical_or, out_vars, reduce_vars, select, unary)
+                        logical_and, logical_or, maximum, minimum, out_vars, reduce_vars, select, unary)
 from .registry import LowerCtx, register
 
 HALVES = (DType.float16, DType.bfloat16)
@@ -374,7 +375,35 @@ def _ref_topk(node: Node, inputs: list, opset: int) -> list:
     else:
         order = np.argsort(x, axis=axis, kind="stable")
     idx = np.take(order, np.arange(k), axis=axis)
-    return [np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)]
+    values, idx = np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+    if node.attr("max_extent") is None:
+        return [values, idx]
+    # K known only at run time: both outputs at the bound, zeros past K, and K (OpDef.bounded)
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (0, node.attr("max_extent") - k)
+    return [np.pad(values, pad), np.pad(idx, pad), np.array(k, np.int64)]
+
+
+def _infer_topk(pn, in_types: list, consts: list) -> list[TensorType]:
+    """K from its input (opset 10 on) or attribute; where K is known only at run time, both outputs
+    at the axis's whole extent and one more output, the real K (OpDef.bounded)."""
+    x = in_types[0]
+    attrs = {a.name: a for a in pn.attribute}
+    axis = normalize_axis(attrs["axis"].i if "axis" in attrs else -1, x.rank)
+    if len(pn.input) > 1 and pn.input[1]:
+        k = None if consts[1] is None else int(np.asarray(consts[1]).reshape(-1)[0])
+    else:
+        k = attrs["k"].i
+    if k is not None and not 0 <= k <= x.shape[axis]:
+        raise ShapeError(f"TopK's K is {k}, outside [0, {x.shape[axis]}] (the axis's extent)", node=pn.name)
+    out = x.shape[:axis] + (x.shape[axis] if k is None else k,) + x.shape[axis + 1:]
+    types = [TensorType(x.dtype, out), TensorType(DType.int64, out)]
+    return types if k is not None or x.shape[axis] == 0 else types + [TensorType(DType.int64, ())]
+
+
+def _topk_bounded(node, in_types: list) -> tuple[tuple[int, int], ...]:
+    axis = normalize_axis(node.attr("axis", -1), in_types[0].rank)
+    return ((0, axis), (1, axis))
 
 
 def emit_topk_indices(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, TensorType], axis: int,
@@ -401,9 +430,12 @@ def emit_topk_indices(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, T
     ctx.emit(TensorExpr("topk_index", (rank_t,), yt, pick, Reduce("sum", (("r0", n),))), [rank], yi_name)
 
 
-@register("TopK", reference=_ref_topk)
+@register("TopK", reference=_ref_topk, infer=_infer_topk, bounded=_topk_bounded)
 def lower_topk(ctx: LowerCtx) -> None:
-    """rank[j] = how many elements come before x[j]; output p takes the j whose rank is p."""
+    """rank[j] = how many elements come before x[j]; output p takes the j whose rank is p. Over a
+    value of run-time length the ranks count its real elements only (the lowering masks the
+    reductions: passes/bounded_rows.py); a K known only at run time sizes the outputs to the axis
+    and writes min(K, the real extent) as their run-time length."""
     x, yv, yi = ctx.input(0), ctx.out_types[0], ctx.out_types[1]
     axis = normalize_axis(ctx.attr("axis", -1), x.rank)
     largest = bool(ctx.attr("largest", 1)) if ctx.opset >= 11 else True
@@ -414,3 +446,16 @@ def lower_topk(ctx: LowerCtx) -> None:
     at_i = tuple(load(1, yi, ov) if a == axis else ov[a] for a in range(x.rank))
     ctx.emit(TensorExpr("topk_value", (x, yi), yv, load(0, x, at_i)),
              [ctx.in_name(0), ctx.out_name(1)], ctx.out_name(0))
+    if ctx.attr("max_extent") is None:
+        return
+    kt, n = ctx.input(1), x.shape[axis]
+    real = ctx.run_time_extent(0)
+    args, names = [kt], [ctx.in_name(1)]
+    extent = const(n, DType.int64)
+    if real is not None and real[1] == axis:
+        args.append(TensorType(DType.int64, ()))
+        names.append(real[0])
+        extent = minimum(extent, load(1, args[1], ()))
+    k = cast(load(0, kt, (const(0, DType.int64),) * kt.rank), DType.int64)
+    ctx.emit(TensorExpr("topk_count", tuple(args), ctx.out_types[2], maximum(minimum(k, extent), 0)),
+             names, ctx.out_name(2))

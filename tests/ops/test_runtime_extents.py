@@ -467,3 +467,43 @@ def test_loop_body_reads_a_run_time_value_from_outside():
                                [("same", TP.FLOAT, ["n"])], [("trips", np.array(3, np.int64))])
     with pytest.raises(ShapeError, match="takes it as an input of its body"):
         compile(data, "h100", CompileOptions(build=False))
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+def test_topk_with_a_run_time_k(largest):
+    """TopK whose K is a graph input: both outputs sized to the axis and trimmed to K on return
+    (OpDef.bounded), ties to the lower index; K of 0 and of the whole axis included."""
+    data = model([helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=largest)],
+                 [("x", TP.FLOAT, [3, 20]), ("k", TP.INT64, [1])], [("v", TP.FLOAT, [3, "k"]), ("i", TP.INT64, [3, "k"])])
+    x = np.round(np.random.default_rng(9).standard_normal((3, 20)), 1).astype(np.float32)   # ties
+    art = check(data, [{"x": x, "k": np.array([k], np.int64)} for k in (5, 0, 20)])
+    assert [(o, axis) for o, _, axis in art.plan.output_lengths] == [("v", 1), ("i", 1)]
+
+
+def test_topk_of_a_score_filtered_list():
+    """A detector's per-level candidates as torchvision's RetinaNet postprocess exports them: the
+    scores above a threshold (a list of run-time length), K = min(100, their number) from its
+    Shape, TopK over the list (its ranks counting the real entries only), and the kept boxes'
+    positions gathered: right against onnxruntime with more, fewer and no scores above it."""
+    nodes = [helper.make_node("Greater", ["scores", "t"], ["above"]),
+             helper.make_node("NonZero", ["above"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["rows"], perm=[1, 0]),
+             helper.make_node("GatherND", ["scores", "rows"], ["kept"]),
+             helper.make_node("Squeeze", ["rows", "one"], ["positions"]),
+             helper.make_node("Shape", ["positions"], ["shape"]),
+             helper.make_node("Gather", ["shape", "zero"], ["count"]),
+             helper.make_node("Unsqueeze", ["count", "zero1"], ["count1"]),
+             helper.make_node("Concat", ["hundred", "count1"], ["both"], axis=0),
+             helper.make_node("ReduceMin", ["both"], ["k0"], keepdims=0),
+             helper.make_node("Reshape", ["k0", "one"], ["k"]),
+             helper.make_node("TopK", ["kept", "k"], ["top", "at"]),
+             helper.make_node("Gather", ["positions", "at"], ["where"])]
+    data = model(nodes, [("scores", TP.FLOAT, [900])], [("top", TP.FLOAT, ["k"]), ("where", TP.INT64, ["k"])],
+                 [("t", np.array(0.05, np.float32)), ("one", np.array([1], np.int64)),
+                  ("zero", np.array(0, np.int64)), ("zero1", np.array([0], np.int64)),
+                  ("hundred", np.array([100], np.int64))])
+    rng = np.random.default_rng(10)
+    feeds = [{"scores": (rng.random(900) ** p).astype(np.float32)} for p in (1.0, 60.0)]   # many above, a few
+    feeds.append({"scores": np.zeros(900, np.float32)})                                     # none
+    art = check(data, feeds)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["top", "where"]
