@@ -547,9 +547,9 @@ def _scramble(node: Node, state: _State, opset: int) -> dict[str, np.ndarray]:
     SCRAMBLE_RUNS times with random non-zero values (all positive, all negative, mixed signs) where
     an input may be non-zero and zeros where it is zero; an output element zero in every run counts
     as zero. Constants keep their data; a node with a non-constant integer input (indices, shapes:
-    random values would be invalid) or more than SCRAMBLE_LIMIT elements is left dense, and so is an
-    op whose output extent depends on the data (OpDef.bounded: the zeros past its real extent are
-    padding, not a pattern of its inputs' zeros)."""
+    random values would be invalid) or more than SCRAMBLE_LIMIT elements is left dense, and so is a
+    node whose output extent depends on the data (OpDef.bounded, the node given its extent output:
+    the zeros past its real extent are padding, not a pattern of its inputs' zeros)."""
     g = state.graph
     ins = [(n, g.type_of(n)) if n else (n, None) for n in node.inputs]
     outs = [g.type_of(n) for n in node.outputs if n]
@@ -563,7 +563,7 @@ def _scramble(node: Node, state: _State, opset: int) -> dict[str, np.ndarray]:
         opdef = lookup(node.op, node.domain, node=node.name)
     except Exception:
         return {}
-    if opdef.bounded:
+    if opdef.bounded and node.attr("max_extent") is not None:   # this node's extent is the data's
         return {}
     reference = opdef.reference
     always: list[np.ndarray] | None = None
