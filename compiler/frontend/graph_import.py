@@ -17,6 +17,7 @@ from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
 from .fold import constant_node_value, fold_with_reference, shape_op_axes, shape_op_value
+from .upper_bounds import MAX_ELEMENTS, element_bounds
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
 # starts, ...); larger ones (weights) are never needed for shapes and are costly to serialise.
@@ -88,6 +89,18 @@ class Scope:
         # outputs, NonMaxSuppression's selected boxes, and what is computed from them): value -> the
         # static bounds of such axes (the lowering finds the axis: passes/bounded_rows.py)
         self.bounded: dict[str, frozenset[int]] = {}
+        # small integer values known only at run time: each element's upper bound (upper_bounds.py)
+        self.upper: dict[str, np.ndarray] = {}
+
+    def upper_of(self, name: str) -> np.ndarray | None:
+        """Each element's upper bound of `name`: its value where constant, else what upper_bounds
+        found (here or in an enclosing scope), else None."""
+        if name in self.consts:
+            a = self.consts[name]
+            return a.astype(np.float64) if a.dtype.kind in "iu" and a.size <= MAX_ELEMENTS else None
+        if name in self.upper:
+            return self.upper[name]
+        return self.parent.upper_of(name) if self.parent is not None else None
 
     def bounds(self, name: str) -> frozenset[int]:
         """The bounds of `name`'s run-time axes (here or in an enclosing scope); empty when it has none."""
@@ -234,6 +247,10 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         node = Node(op, name, tuple(pn.input), tuple(pn.output),
                     tuple(sorted((a.name, plain_attribute(a, op=op, node=name)) for a in pn.attribute)), domain)
         _set_types(scope, node.outputs, [TensorType(DType.int64, value.shape)])
+        # at most the static extents, which are the bounds
+        upper = element_bounds(pn, [], value.shape, static_shape=scope.types[pn.input[0]].shape)
+        if upper is not None:
+            scope.upper[pn.output[0]] = upper
         return node
 
     opdef = lookup(op, domain, node=name)
@@ -297,9 +314,12 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
     if taint:
         # an axis of a new extent below a bound may be a run-time one's first rows (a slice from 0)
         seen = {e for i in pn.input if i and scope.bounds(i) for e in scope.types[i].shape}
+        # a Concat along a run-time axis: the sum of the bounds (ops/movement.py joins the real rows)
+        joined = ({out_types[0].shape[_axis_attr(pn, out_types[0].rank)]}
+                  if op == "Concat" and domain == "" and out_types and out_types[0] is not None else set())
         for o, t in zip(pn.output, out_types):
             if o and t is not None:
-                scope.bounded[o] = taint | {e for e in t.shape if e not in seen and e < max(taint)}
+                scope.bounded[o] = taint | joined | {e for e in t.shape if e not in seen and e < max(taint)}
     if opdef.bounded and len(out_types) > len(pn.output):
         # its run-time extent, an output the op writes (OpDef.bounded)
         count = _fresh_value(f"{name}#count", scope)
@@ -315,7 +335,17 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         _set_types(scope, node.outputs, out_types)
         return node
     _set_types(scope, pn.output, out_types)
+    t = out_types[0] if out_types else None
+    if pn.output and pn.output[0] and t is not None and t.dtype.is_int:
+        upper = element_bounds(pn, [scope.upper_of(i) if i else None for i in pn.input], t.shape)
+        if upper is not None and not np.all(np.isinf(upper)):
+            scope.upper[pn.output[0]] = upper
     return node
+
+
+def _axis_attr(pn: onnx.NodeProto, rank: int) -> int:
+    axis = next((a.i for a in pn.attribute if a.name == "axis"), 0)
+    return axis + rank if axis < 0 else axis
 
 
 def _reports_bounded_extent(pn: onnx.NodeProto, op: str, scope: Scope) -> bool:
@@ -360,7 +390,10 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
     (for an op ONNX has no schema for, its registry entry's own rule)."""
     own = lookup(op, domain, node=name).infer
     if own is not None:
-        return own(pn, in_types, [scope.consts.get(i) if i else None for i in pn.input])
+        consts = [scope.consts.get(i) if i else None for i in pn.input]
+        if own.__code__.co_argcount > 3:   # it sizes an output by an input's upper bound (TopK's K)
+            return own(pn, in_types, consts, [scope.upper_of(i) if i else None for i in pn.input])
+        return own(pn, in_types, consts)
     schema = ctx.schema(op, domain, name)
     pn = _with_default_attributes(pn, schema)
     types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}

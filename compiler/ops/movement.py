@@ -19,9 +19,9 @@ from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 from ..errors import UnsupportedOp
 from ..ir.dtypes import DType
-from ..ir.graph import Constant
-from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
-                        load, logical_and, logical_or, out_vars, select, unary)
+from ..ir.graph import Constant, TensorType
+from ..ir.texpr import (Expr, Load, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
+                        load, logical_and, logical_or, minimum, out_vars, replace_loads, select, unary)
 from .registry import LowerCtx, register
 
 # A hand-written table of constant values is fine for shapes and small folded constants; larger
@@ -206,6 +206,9 @@ def lower_concat(ctx: LowerCtx) -> None:
             off += t.shape[axis]
     if not parts:
         return
+    if any(ctx.run_time_extent(k) is not None and ctx.run_time_extent(k)[1] == axis for k, _, _ in parts):
+        _lower_concat_run_time(ctx, parts, axis)
+        return
     body = None
     for pos, (k, o, t) in reversed(list(enumerate(parts))):
         idx = list(i)
@@ -213,6 +216,47 @@ def lower_concat(ctx: LowerCtx) -> None:
         v = load(pos, t, idx)
         body = v if body is None else select(binary("lt", i[axis], o + t.shape[axis]), v, body)
     emit_expr(ctx, "concat", [k for k, _, _ in parts], body)
+
+
+def _lower_concat_run_time(ctx: LowerCtx, parts: list, axis: int) -> None:
+    """Concat along an axis some inputs have a length of only known at run time (a detector's
+    per-level candidates joined): each input's rows at the sum of the real lengths before it, zeros
+    after the last; the output's run-time length, the sum, written to a scalar of its own."""
+    y, i = ctx.out_types[0], out_vars(ctx.out_types[0].rank)
+    scalar = TensorType(DType.int64, ())
+    args, names, lengths = [], [], []
+    for k, _, t in parts:
+        args.append(t)
+        names.append(ctx.in_name(k))
+    for k, _, t in parts:
+        found = ctx.run_time_extent(k)
+        if found is not None and found[1] == axis:
+            args.append(scalar)
+            names.append(found[0])
+            lengths.append(minimum(load(len(args) - 1, scalar, ()), t.shape[axis]))
+        else:
+            lengths.append(const(t.shape[axis], DType.int64))
+    ends, end = [], const(0, DType.int64)
+    for n in lengths:
+        end = binary("add", end, n)
+        ends.append(end)
+    body = const(0, y.dtype)
+    for pos in reversed(range(len(parts))):
+        start = ends[pos - 1] if pos else const(0, DType.int64)
+        idx = list(i)
+        idx[axis] = binary("sub", i[axis], start)
+        body = select(binary("lt", i[axis], ends[pos]), load(pos, parts[pos][2], idx), body)
+    ctx.emit(TensorExpr("concat_rows", tuple(args), y, body), names, ctx.out_name())
+    # the sum, from the scalars alone (the lengths' loads renumbered past the inputs' own)
+    n_in = len(parts)
+    total = const(0, DType.int64)
+    for n in lengths:
+        total = binary("add", total, replace_loads(n, lambda ld: Load(ld.arg - n_in, ld.index, ld.dtype)))
+    te = TensorExpr("concat_rows_count", tuple(args[n_in:]), scalar, total)
+    # one value for every Concat of the same lengths: their outputs' rows line up
+    count = ctx.shared_temp(f"concat_rows {te.key} {names[n_in:]}", scalar, "concat_rows",
+                            lambda out: ctx.emit(te, names[n_in:], out))
+    ctx.set_run_time_extent(0, count, axis)
 
 
 def _split_sizes(node, inputs, opset, dim, n_out):

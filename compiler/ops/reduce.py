@@ -384,21 +384,26 @@ def _ref_topk(node: Node, inputs: list, opset: int) -> list:
     return [np.pad(values, pad), np.pad(idx, pad), np.array(k, np.int64)]
 
 
-def _infer_topk(pn, in_types: list, consts: list) -> list[TensorType]:
+def _infer_topk(pn, in_types: list, consts: list, upper: list) -> list[TensorType]:
     """K from its input (opset 10 on) or attribute; where K is known only at run time, both outputs
-    at the axis's whole extent and one more output, the real K (OpDef.bounded)."""
+    at its upper bound (frontend/upper_bounds.py: torchvision's min(1000, n) is at most 1000) or
+    the axis's whole extent, and one more output, the real K (OpDef.bounded)."""
     x = in_types[0]
     attrs = {a.name: a for a in pn.attribute}
     axis = normalize_axis(attrs["axis"].i if "axis" in attrs else -1, x.rank)
+    n, bound = x.shape[axis], None
     if len(pn.input) > 1 and pn.input[1]:
         k = None if consts[1] is None else int(np.asarray(consts[1]).reshape(-1)[0])
+        if k is None and upper[1] is not None and np.isfinite(upper[1]).all():
+            bound = int(np.max(upper[1]))
     else:
         k = attrs["k"].i
-    if k is not None and not 0 <= k <= x.shape[axis]:
-        raise ShapeError(f"TopK's K is {k}, outside [0, {x.shape[axis]}] (the axis's extent)", node=pn.name)
-    out = x.shape[:axis] + (x.shape[axis] if k is None else k,) + x.shape[axis + 1:]
+    if k is not None and not 0 <= k <= n:
+        raise ShapeError(f"TopK's K is {k}, outside [0, {n}] (the axis's extent)", node=pn.name)
+    extent = k if k is not None else min(n, max(bound, 0)) if bound is not None else n
+    out = x.shape[:axis] + (extent,) + x.shape[axis + 1:]
     types = [TensorType(x.dtype, out), TensorType(DType.int64, out)]
-    return types if k is not None or x.shape[axis] == 0 else types + [TensorType(DType.int64, ())]
+    return types if k is not None or extent == 0 else types + [TensorType(DType.int64, ())]
 
 
 def _topk_bounded(node, in_types: list) -> tuple[tuple[int, int], ...]:

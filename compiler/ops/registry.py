@@ -120,9 +120,12 @@ class LowerCtx:
                  new_name: Callable[[str], str], donate: Callable[[list], bool] | None = None,
                  disabled: frozenset[str] = frozenset(),
                  price: Callable[[list, dict], float | None] | None = None, choices: list | None = None,
-                 extents: dict[str, tuple[str, int]] | None = None):
+                 extents: dict[str, tuple[str, int]] | None = None, shared: dict[str, str] | None = None):
         self.node = node
         self._extents = extents or {}
+        self._shared = shared if shared is not None else {}
+        # outputs this lowering gave a run-time extent of its own (set_run_time_extent)
+        self.run_time_outputs: dict[str, tuple[str, int]] = {}
         self._donate = donate
         self._disabled = disabled
         self._price = price
@@ -186,6 +189,22 @@ class LowerCtx:
         at run time (passes/bounded_rows.py), else None. A hand-written kernel that reads such an
         input reads that scalar too, and honours it."""
         return self._extents.get(self.node.inputs[i]) if self.has_input(i) else None
+
+    def shared_temp(self, key: str, t: TensorType, hint: str, emit: Callable[[str], None]) -> str:
+        """A temporary of type t that `emit` computes, once per plan for `key`: two nodes asking for
+        one key get one value (two Concats of the same lists get one run-time length, so what
+        reads both reads rows of one length)."""
+        if key not in self._shared:
+            name = self.temp(t, hint)
+            emit(name)
+            self._shared[key] = name
+        return self._shared[key]
+
+    def set_run_time_extent(self, i: int, count: str, axis: int) -> None:
+        """Output i has a length known only at run time on `axis`, held in the int64 scalar `count`
+        this lowering writes (Concat of values of run-time length along it): the lowering follows it
+        from there (passes/bounded_rows.py) and does not check how this node's kernels read theirs."""
+        self.run_time_outputs[self.out_name(i)] = (count, axis)
 
     def has_input(self, i: int) -> bool:
         """Whether optional input i is given (named, with a type)."""

@@ -40,10 +40,11 @@ from ..ir.texpr import (Binary, Const, Expr, Load, TensorExpr, Var, binary, cast
 Extents = dict[str, tuple[str, int]]
 
 
-def follow(node, steps: list, types: dict, extents: Extents) -> list:
+def follow(node, steps: list, types: dict, extents: Extents, handled: frozenset[str] = frozenset()) -> list:
     """Records in `extents` each value `node`'s steps compute row by row from one with a run-time
     extent; returns the steps, a reduction over such a value's rows masked to its extent; raises
-    ShapeError where a step reads such a value any other way."""
+    ShapeError where a step reads such a value any other way. The stages writing a value in
+    `handled` are the lowering's own business: it gave that value its extent (LowerCtx.set_run_time_extent)."""
     out = []
     for step in steps:
         out.append(step)
@@ -80,6 +81,9 @@ def follow(node, steps: list, types: dict, extents: Extents) -> list:
             continue
         stages = []
         for stage in step.spec.stages:
+            if stage.output in handled:
+                stages.append(stage)
+                continue
             try:
                 stage, found = _row_axis(stage, extents, types)
             except _NotByRows as e:

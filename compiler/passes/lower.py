@@ -63,6 +63,7 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
 
     # values with a run-time extent (OpDef.bounded and what is computed from them)
     extents: Extents = dict(outer_extents or {})
+    shared: dict[str, str] = {}      # values computed once for the plan (LowerCtx.shared_temp)
     for node in graph.nodes:
         if node.op in CONTROL_FLOW and node.domain in ("", "ai.onnx"):
             step, lengths = lower_control_flow(node, graph, opset, disabled, price, choices, extents, types)
@@ -83,7 +84,8 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         node_steps: list = []
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
                        donate=donate if donatable else None, disabled=disabled,
-                       price=price_steps if price is not None else None, choices=choices, extents=extents)
+                       price=price_steps if price is not None else None, choices=choices, extents=extents,
+                       shared=shared)
         zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
         try:
             opdef.lower(ctx)
@@ -102,7 +104,8 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         types.update(ctx.temps)
         # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
         node_steps = [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
-        node_steps = follow(node, node_steps, types, extents)
+        node_steps = follow(node, node_steps, types, extents, handled=frozenset(ctx.run_time_outputs))
+        extents.update(ctx.run_time_outputs)
         if node.attr("max_extent") is not None:     # graph_import gave it its extent's output, last
             extents.update({node.outputs[k]: (node.outputs[-1], axis)
                             for k, axis in opdef.bounded_axes(node, in_types) if node.outputs[k]})

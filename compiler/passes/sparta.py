@@ -29,6 +29,8 @@ from ..ir.texpr import ACC, Binary, Cast, Const, Expr, Fold, Load, Select, Tenso
 from ..ops.registry import LowerCtx, lookup
 
 GRID_LIMIT = 1 << 24        # elements of one evaluation chunk (output index x reduction axes)
+GRID_TOTAL_LIMIT = 1 << 32  # elements of all chunks: above it an expression is left dense (a TopK's
+                            # ranks over 672000 scores would take 28000 chunks)
 PROBE = 32                  # terms of a reduction looked at first (zero_mask's probe)
 SCRAMBLE_LIMIT = 1 << 20    # elements over a node's inputs and outputs, above which it is not scrambled
 SCRAMBLE_RUNS = 8           # all positive, all negative, then mixed signs
@@ -257,7 +259,8 @@ def _node_zeros(node: Node, lowered, state: _State, opset: int) -> tuple[dict[st
 def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray | None]) -> np.ndarray:
     """Which output elements of `te` are provably zero, given its inputs' zero masks (and the
     data of the constant ones, for indices and conditions). Evaluated in chunks of the output's
-    largest axis; an expression too large for GRID_LIMIT even one slice at a time is dense."""
+    largest axis; an expression too large for GRID_LIMIT even one slice at a time, or for
+    GRID_TOTAL_LIMIT in all, is dense."""
     out = np.zeros(te.output.shape, dtype=bool)
     if te.output.size == 0:
         return out
@@ -276,7 +279,7 @@ def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray |
     if split is None or total <= GRID_LIMIT or _contraction_factors(te, dict(axes)) is not None:
         return _MaskEval(te, axes, masks, values, None).output(acc_never)
     per_row = total // te.output.shape[split]
-    if per_row > GRID_LIMIT:
+    if per_row > GRID_LIMIT or total > GRID_TOTAL_LIMIT:
         return out
     step = max(1, GRID_LIMIT // per_row)
     for lo in range(0, te.output.shape[split], step):

@@ -693,3 +693,24 @@ def test_constants_share_a_whole_bytes_buffer_and_imported_weights_round_trip():
                    inits=[numpy_helper.from_array(w, "w")])
     (c,) = [c for _, c in import_model(m).graph.constants if c.shape == (64, 32)]
     assert np.array_equal(c.array(), w)
+
+
+def test_upper_bounds_of_run_time_integers():
+    """frontend/upper_bounds.py: each element's bound through the ops exporters compute sizes with
+    (Shape of a value of run-time length, Gather, Unsqueeze, Concat with a constant, ReduceMin,
+    Reshape): min(1000, n) is at most 1000, and n at most its bound."""
+    from compiler.frontend.upper_bounds import element_bounds
+    shape = helper.make_node("Shape", ["x"], ["s"])
+    assert element_bounds(shape, [], (2,), static_shape=(5000, 4)).tolist() == [5000, 4]
+    gather = helper.make_node("Gather", ["s", "i"], ["n"], axis=0)
+    n = element_bounds(gather, [np.array([5000.0, 4.0]), np.array(0.0)], ())
+    assert n.tolist() == 5000
+    unsq = element_bounds(helper.make_node("Unsqueeze", ["n", "a"], ["n1"]), [n, np.array([0.0])], (1,))
+    both = element_bounds(helper.make_node("Concat", ["c", "n1"], ["b"], axis=0), [np.array([1000.0]), unsq], (2,))
+    assert both.tolist() == [1000, 5000]
+    k = element_bounds(helper.make_node("ReduceMin", ["b"], ["k"], keepdims=0), [both], ())
+    assert k.tolist() == 1000
+    # unknown stays unknown: a sum is not bounded by these rules
+    assert element_bounds(helper.make_node("Add", ["n", "n"], ["m"]), [n, n], ()) is None
+    assert np.isinf(element_bounds(helper.make_node("Concat", ["u", "c"], ["b"], axis=0),
+                                   [np.array([np.inf]), np.array([1.0])], (2,))[0])

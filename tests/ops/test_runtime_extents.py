@@ -507,3 +507,53 @@ def test_topk_of_a_score_filtered_list():
     feeds.append({"scores": np.zeros(900, np.float32)})                                     # none
     art = check(data, feeds)
     assert sorted(o for o, _, _ in art.plan.output_lengths) == ["top", "where"]
+
+
+def test_concat_along_a_run_time_axis():
+    """Candidates of two levels (scores above a threshold in each, lists of run-time length) and a
+    fixed row joined along their rows: each list's real rows at the sum of the real lengths before
+    it, zeros after, the length the sum; its Shape, a softmax over it and the rows themselves right
+    against onnxruntime, with lists of some, all and no rows."""
+    def level(k):
+        return [helper.make_node("Greater", [f"s{k}", "t"], [f"m{k}"]), helper.make_node("NonZero", [f"m{k}"], [f"z{k}"]),
+                helper.make_node("Transpose", [f"z{k}"], [f"r{k}"], perm=[1, 0]),
+                helper.make_node("GatherND", [f"s{k}", f"r{k}"], [f"kept{k}"])]
+    nodes = level(0) + level(1) + [
+        helper.make_node("Concat", ["kept0", "fixed", "kept1"], ["all"], axis=0),
+        helper.make_node("Shape", ["all"], ["n"]),
+        helper.make_node("Softmax", ["all"], ["p"], axis=0)]
+    data = model(nodes, [("s0", TP.FLOAT, [30]), ("s1", TP.FLOAT, [12])],
+                 [("all", TP.FLOAT, ["k"]), ("n", TP.INT64, [1]), ("p", TP.FLOAT, ["k"])],
+                 [("t", np.array(0.5, np.float32)), ("fixed", np.array([2.0, -1.0], np.float32))])
+    rng = np.random.default_rng(12)
+    feeds = [{"s0": rng.random(30).astype(np.float32), "s1": rng.random(12).astype(np.float32)},
+             {"s0": np.ones(30, np.float32), "s1": np.zeros(12, np.float32)},
+             {"s0": np.zeros(30, np.float32), "s1": np.ones(12, np.float32)}]
+    art = check(data, feeds, rtol=2e-6)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["all", "p"]
+
+
+def test_retinanet_head_as_torchvision_exports_it():
+    """torchvision's RetinaNet postprocess as its exporter writes it (bench/detection.py's
+    retinanet_head): per level a score-filtered list, TopK with K = min(50, its length), anchors
+    and classes by division and modulo, boxes gathered; the levels joined along the run-time axis
+    (one length for the boxes, scores and labels joined alike), then batched_nms: right against
+    onnxruntime with many, a few and no candidates."""
+    from bench.detection import retinanet_head
+    anchors, c = (120, 30), 4
+    data = retinanet_head(anchors, c, topk=50, max_det=30)
+    rng = np.random.default_rng(13)
+    base = {}
+    for lv, n in enumerate(anchors):
+        base[f"logits{lv}"] = rng.standard_normal(n * c).astype(np.float32)
+        xy = rng.random((n, 2)).astype(np.float32) * 200
+        base[f"boxes{lv}"] = np.concatenate([xy, xy + rng.random((n, 2)).astype(np.float32) * 60], -1)
+    feeds = [base]
+    for shift in (-5.5, -20.0):          # a few candidates; none
+        feeds.append({k: (a + shift if k.startswith("logits") else a) for k, a in base.items()})
+    art = check(data, feeds, rtol=1e-6)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["det_boxes", "det_labels", "det_scores"]
+    # K = min(50, n) is at most 50 (frontend/upper_bounds.py): each level's candidates are sized
+    # to 50, not to its anchors x classes, and the joined list to 100
+    types = dict(art.plan.types)
+    assert (types["top_scores0"].shape, types["top_scores1"].shape, types["ks"].shape) == ((50,), (50,), (100,))
