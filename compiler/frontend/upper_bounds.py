@@ -29,7 +29,14 @@ def element_bounds(pn: onnx.NodeProto, inputs: list[np.ndarray | None], out_shap
                    static_shape: tuple[int, ...] | None = None) -> np.ndarray | None:
     """Each element's upper bound of pn's first output (shape `out_shape`), from `inputs` (each
     input's element bounds, None where unknown); `static_shape` is a Shape node's input's static
-    shape (its bound)."""
+    shape (its bound). None where no rule applies (or the node is malformed: its own checks say so)."""
+    try:
+        return _element_bounds(pn, inputs, out_shape, static_shape)
+    except (ValueError, IndexError):
+        return None
+
+
+def _element_bounds(pn, inputs, out_shape, static_shape) -> np.ndarray | None:
     op = pn.op_type
     if int(np.prod(out_shape)) > MAX_ELEMENTS:
         return None
@@ -65,5 +72,5 @@ def element_bounds(pn: onnx.NodeProto, inputs: list[np.ndarray | None], out_shap
     return None
 
 
-_INTEGER_TYPES = {onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.INT8,
-                  onnx.TensorProto.UINT64, onnx.TensorProto.UINT32, onnx.TensorProto.UINT16, onnx.TensorProto.UINT8}
+# a cast that keeps an integer's value (the bounds are of integer values): a narrower type may wrap
+_INTEGER_TYPES = {onnx.TensorProto.INT64}
