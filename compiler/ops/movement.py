@@ -17,7 +17,7 @@ import numpy as np
 from ..codegen.cuda import c_const
 from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
-from ..errors import UnsupportedOp
+from ..errors import ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
 from ..ir.texpr import (Expr, Load, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
@@ -224,6 +224,11 @@ def _lower_concat_run_time(ctx: LowerCtx, parts: list, axis: int) -> None:
     after the last; the output's run-time length, the sum, written to a scalar of its own."""
     y, i = ctx.out_types[0], out_vars(ctx.out_types[0].rank)
     scalar = TensorType(DType.int64, ())
+    other = [k for k, _, _ in parts if ctx.run_time_extent(k) is not None and ctx.run_time_extent(k)[1] != axis]
+    if other:
+        raise ShapeError(f"Concat along axis {axis} of '{ctx.in_name(other[0])}', whose length is known only at run "
+                         f"time on axis {ctx.run_time_extent(other[0])[1]}: the output would have two such axes",
+                         node=ctx.node.name)
     args, names, lengths = [], [], []
     for k, _, t in parts:
         args.append(t)
