@@ -9766,7 +9766,89 @@ BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict
 // refused: shape
 
 // golden: test_top_k h100 fp32
-// refused: shape
+// 2 launches, 2 distinct kernels
+// launch 0: colaunch_k0 grid=[4, 1, 1] block=[512, 1, 1] shared=32 params=[float out:long long long long out:long long]
+// launch 1: topk_value_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
+
+// ===== colaunch_k0 =====
+BY_DEVICE void topk_index_rows_4c640360ff773ac9_w256_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  long long* const by_res = reinterpret_cast<long long*>(by_smem_raw + 0);
+  const int by_row0 = (int)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (int by_lin = threadIdx.x; by_lin < 4; by_lin += 256) {
+    const int by_rl = by_lin / 4;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 3) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 4;
+    long long acc = (0ll);
+    for (int r0 = 0; r0 < 4; r0 += 1) {
+      const float t0 = in0[(i0)*4 + (r0)];
+      const float t1 = in0[(i0)*4 + (i1)];
+      const long long v = (((t0 > t1) || ((t0 == t1) && (r0 < i1))) ? (1ll) : (0ll));
+      acc = acc + v;
+    }
+    by_res[by_lin] = (long long)(acc);
+  }
+  by_part_sync(1u, 256u);
+  for (int by_lin = threadIdx.x; by_lin < 4; by_lin += 256) {
+    const int by_rl = by_lin / 4;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 3) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    int by_crem = (by_lin % 4);
+    const int i1 = by_crem;
+    (void)by_crem;
+    long long acc = (0ll);
+    for (int r0 = 0; r0 < 4; r0 += 1) {
+      const long long v = ((by_res[(by_rl)*4 + (r0)] == i1) ? r0 : (0ll));
+      acc = acc + v;
+    }
+    out[i0 * 4 + i1 * 1] = (long long)(acc);
+  }
+}
+BY_DEVICE void topk_count_bd66ab4a3fd03351_body(const long long* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 1; base += (int)by_block.grid.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 1) break;
+      out[0] = (long long)(by_max((long long)(by_min((long long)(in0[0]), (long long)((4ll)))), (long long)((0ll))));
+    }
+  }
+}
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, long long* __restrict__ m0_out, const long long* __restrict__ m1_in0, long long* __restrict__ m1_out, const by_block_index by_block) {
+  const unsigned int by_b = by_block.idx.x;
+  if (by_b < 3u) { if (threadIdx.x < 256u) topk_index_rows_4c640360ff773ac9_w256_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(3, 1, 1))); }
+  else if (by_b < 4u) topk_count_bd66ab4a3fd03351_body(m1_in0, m1_out, by_block_at(by_b - 3u, dim3(1, 1, 1)));
+}
+BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, long long* __restrict__ m0_out, const long long* __restrict__ m1_in0, long long* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_out, m1_in0, m1_out, by_this_block());
+}
+
+// ===== topk_value_k0 =====
+BY_DEVICE void topk_value_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+  for (int base = (int)by_block.idx.x * 512 + threadIdx.x; base < 12; base += (int)by_block.grid.x * 512) {
+    #pragma unroll
+    for (int u = 0; u < 1; ++u) {
+      const int lin = base + u * 512;
+      if (lin >= 12) break;
+      int by_rem = lin;
+      const int i1 = by_rem % 4; by_rem /= 4;
+      const int i0 = by_rem;
+      out[(i0)*4 + (i1)] = (float)(in0[(i0)*4 + (in1[(i0)*4 + (i1)])]);
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(512) topk_value_k0(const float* __restrict__ in0, const long long* __restrict__ in1, float* __restrict__ out) {
+  topk_value_k0_body(in0, in1, out, by_this_block());
+}
 
 // golden: test_transpose_all_permutations_0 h100 fp32
 // 1 launches, 1 distinct kernels
