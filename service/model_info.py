@@ -5,7 +5,7 @@ from pathlib import Path
 
 from compiler.frontend.onnx_import import GiB, ImportLimits, import_checked, read_checked
 from compiler.frontend.summary import summarize
-from compiler.passes.lower import lower_graph
+from compiler.passes.lower import output_runtime_axes
 
 
 def upload_limits(max_upload_bytes: int) -> ImportLimits:
@@ -18,22 +18,6 @@ def upload_limits(max_upload_bytes: int) -> ImportLimits:
 def _signature(graph, names, runtime_axis: dict[str, int]) -> list[dict]:
     return [{"name": n, "dtype": graph.type_of(n).dtype.name, "shape": list(graph.type_of(n).shape),
              **({"runtime_axis": runtime_axis[n]} if n in runtime_axis else {})} for n in names]
-
-
-def _has_run_time_extents(graph) -> bool:
-    """Whether a node may give a value of run-time length (an op's bounded output, an If whose
-    branches differ, a bounded Loop's scan outputs), in the graph or a region's body."""
-    return any(n.attr("max_extent") is not None or n.attr("run_time_outputs") or n.attr("max_trip_count") is not None
-               or any(_has_run_time_extents(g) for g in n.subgraphs()) for n in graph.nodes)
-
-
-def _runtime_axes(imported) -> dict[str, int]:
-    """Output -> the axis whose length is known only at run time (the lowering follows such values:
-    compiler/passes/bounded_rows.py); lowered only for a model that has any."""
-    if not _has_run_time_extents(imported.graph):
-        return {}
-    plan = lower_graph(imported.graph, imported.opset)
-    return {o: axis for o, _, axis in plan.output_lengths}
 
 
 def describe_model(path: Path, *, max_bytes: int) -> dict:
@@ -56,7 +40,8 @@ def describe_model(path: Path, *, max_bytes: int) -> dict:
     outputs, warnings = d["outputs"], list(d["warnings"])
     if not summary.dynamic_dims:
         imported = import_checked(checked, limits=limits)
-        outputs = _signature(imported.graph, imported.graph.outputs, _runtime_axes(imported))
+        outputs = _signature(imported.graph, imported.graph.outputs,
+                             output_runtime_axes(imported.graph, imported.opset))
         warnings += list(imported.warnings)
     else:
         listed = "; ".join(dd.describe() for dd in summary.dynamic_dims)

@@ -269,12 +269,7 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         bodies, out_types = _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
         outputs = tuple(pn.output)
         if op == "If" and "run_time_outputs" in bodies:     # their real extents, outputs of the If's own
-            run_time = bodies["run_time_outputs"]
-            outputs += tuple(_fresh_value(f"{name}#count{k}", scope) for k, _, _, _ in run_time)
-            for k, axis, _, _ in run_time:
-                if outputs[k]:
-                    taint = frozenset({out_types[k].shape[axis]}) if axis >= 0 else frozenset(out_types[k].shape)
-                    scope.bounded[outputs[k]] = taint
+            outputs += tuple(_fresh_value(f"{name}#count{k}", scope) for k, _, _, _ in bodies["run_time_outputs"])
         elif len(out_types) > len(outputs):      # a bounded Loop's iteration count (see _trip_bound)
             outputs += (_fresh_value(f"{name}#iterations", scope),)
             for v in outputs[len(pn.input) - 2:-1]:   # its scan outputs
@@ -388,12 +383,12 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
            scope: Scope) -> list[TensorType | None]:
     """Static output types from ONNX's own per-node inference, with small constant inputs as data
     (for an op ONNX has no schema for, its registry entry's own rule)."""
-    own = lookup(op, domain, node=name).infer
-    if own is not None:
+    opdef = lookup(op, domain, node=name)
+    if opdef.infer is not None:
         consts = [scope.consts.get(i) if i else None for i in pn.input]
-        if own.__code__.co_argcount > 3:   # it sizes an output by an input's upper bound (TopK's K)
-            return own(pn, in_types, consts, [scope.upper_of(i) if i else None for i in pn.input])
-        return own(pn, in_types, consts)
+        if opdef.infer_bounds:    # it sizes an output by an input's upper bound (TopK's K)
+            return opdef.infer(pn, in_types, consts, [scope.upper_of(i) if i else None for i in pn.input])
+        return opdef.infer(pn, in_types, consts)
     schema = ctx.schema(op, domain, name)
     pn = _with_default_attributes(pn, schema)
     types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}
@@ -516,8 +511,13 @@ def _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
                 then_g = _padded_output(then_g, k, axis, bound)
                 else_g = _padded_output(else_g, k, axis, bound)
                 ta = then_g.type_of(then_g.outputs[k])
-            elif then_scope.bounds(a) or else_scope.bounds(b):
-                run_time.append((k, -1, -1, -1))    # the lowering finds whether, and on which axis
+                taint = frozenset({bound}) | then_scope.bounds(a) | else_scope.bounds(b)
+            else:
+                taint = then_scope.bounds(a) | else_scope.bounds(b)
+                if taint:
+                    run_time.append((k, -1, -1, -1))    # the lowering finds whether, and on which axis
+            if taint and pn.output[k]:      # the If's output may have a run-time axis of these bounds
+                scope.bounded[pn.output[k]] = taint
             out_types.append(ta)
         bodies = {"then_branch": then_g, "else_branch": else_g}
         if run_time:     # (output, axis, then's extent, else's extent), -1 where the lowering finds them

@@ -105,6 +105,7 @@ class ScanStep:
 
 
 Step = ComputeStep | LaunchStep | AliasStep | IfStep | LoopStep | ScanStep
+REGIONS = (IfStep, LoopStep, ScanStep)   # the control-flow steps, whose bodies are plans
 RegionStep = IfStep | LoopStep | ScanStep
 
 

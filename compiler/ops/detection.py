@@ -195,19 +195,20 @@ def lower_nms(ctx: LowerCtx) -> None:
     if live is not None:     # the boxes past this many are padding, never candidates
         params.append(KernelParam("long long", live, False))
         decl.append("const long long* __restrict__ live")
-    limit = f"{cap}ll"
+    # the thresholds: inlined where constant, else scalars the kernels read
+    limit, scalar_params, scalar_decl = f"{cap}ll", [], []
     for i, ctype, name, default in ((_MAX_OUT, "long long", "max_out", f"{cap}ll"), (_IOU, "float", "iou", "0.0f"),
                                     (_SCORE, "float", "score_min", "")):
         p, d, expr = _scalar_param(ctx, i, ctype, name, default)
-        params += p
-        decl += d
+        scalar_params += p
+        scalar_decl += d
         if i == _MAX_OUT:
             limit = f"by_min(by_max({expr}, 0ll), {cap}ll)" if p else limit
         elif i == _IOU:
             iou = expr
         else:
             score_min = expr
-    inputs, inputs_decl = list(params), list(decl)
+    inputs, inputs_decl = params + scalar_params, decl + scalar_decl
     in_range = "p < by_min(N, live[0])" if live is not None else "p < N"
 
     def greedy() -> None:
@@ -315,9 +316,9 @@ def lower_nms(ctx: LowerCtx) -> None:
         """The overlap tests as a bit matrix across the grid, the decisions 64 boxes a step
         (ops/nms_bitmask.py)."""
         taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
-        nms_bitmask.emit_bitmask_nms(ctx, inputs, inputs_decl, b=b, c=c, n=n, in_range=in_range,
-                                     score_min=score_min, iou=iou, limit=limit, helper=_suppress_helper(center),
-                                     taken=taken, counts=counts)
+        nms_bitmask.emit_bitmask_nms(ctx, (inputs, inputs_decl), (scalar_params, scalar_decl), b=b, c=c, n=n,
+                                     in_range=in_range, score_min=score_min, iou=iou, limit=limit,
+                                     helper=_suppress_helper(center), taken=taken, counts=counts)
         _emit_place(ctx, taken, counts, b, c, cap)
 
     ways = {"greedy": greedy}

@@ -20,8 +20,8 @@ from ..ir.kernel import Kernel, KernelParam
 from ..errors import ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
-from ..ir.texpr import (Expr, Load, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
-                        load, logical_and, logical_or, minimum, out_vars, replace_loads, select, unary)
+from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
+                        load, logical_and, logical_or, minimum, out_vars, select, unary)
 from .registry import LowerCtx, register
 
 # A hand-written table of constant values is fine for shapes and small folded constants; larger
@@ -229,20 +229,17 @@ def _lower_concat_run_time(ctx: LowerCtx, parts: list, axis: int) -> None:
         raise ShapeError(f"Concat along axis {axis} of '{ctx.in_name(other[0])}', whose length is known only at run "
                          f"time on axis {ctx.run_time_extent(other[0])[1]}: the output would have two such axes",
                          node=ctx.node.name)
-    args, names, lengths = [], [], []
-    for k, _, t in parts:
-        args.append(t)
-        names.append(ctx.in_name(k))
-    for k, _, t in parts:
-        found = ctx.run_time_extent(k)
-        if found is not None and found[1] == axis:
-            args.append(scalar)
-            names.append(found[0])
-            lengths.append(minimum(load(len(args) - 1, scalar, ()), t.shape[axis]))
-        else:
-            lengths.append(const(t.shape[axis], DType.int64))
+    # the inputs' real lengths: their run-time scalars (read after `first` inputs), else static
+    counts = [ctx.run_time_extent(k)[0] if ctx.run_time_extent(k) is not None else None for k, _, _ in parts]
+    scalars = list(dict.fromkeys(c for c in counts if c is not None))
+
+    def lengths(first: int) -> list[Expr]:
+        return [const(t.shape[axis], DType.int64) if c is None else
+                minimum(load(first + scalars.index(c), scalar, ()), t.shape[axis])
+                for (_, _, t), c in zip(parts, counts)]
+
     ends, end = [], const(0, DType.int64)
-    for n in lengths:
+    for n in lengths(len(parts)):
         end = binary("add", end, n)
         ends.append(end)
     body = const(0, y.dtype)
@@ -251,16 +248,15 @@ def _lower_concat_run_time(ctx: LowerCtx, parts: list, axis: int) -> None:
         idx = list(i)
         idx[axis] = binary("sub", i[axis], start)
         body = select(binary("lt", i[axis], ends[pos]), load(pos, parts[pos][2], idx), body)
-    ctx.emit(TensorExpr("concat_rows", tuple(args), y, body), names, ctx.out_name())
-    # the sum, from the scalars alone (the lengths' loads renumbered past the inputs' own)
-    n_in = len(parts)
+    ctx.emit(TensorExpr("concat_rows", tuple(t for _, _, t in parts) + (scalar,) * len(scalars), y, body),
+             [ctx.in_name(k) for k, _, _ in parts] + scalars, ctx.out_name())
     total = const(0, DType.int64)
-    for n in lengths:
-        total = binary("add", total, replace_loads(n, lambda ld: Load(ld.arg - n_in, ld.index, ld.dtype)))
-    te = TensorExpr("concat_rows_count", tuple(args[n_in:]), scalar, total)
+    for n in lengths(0):
+        total = binary("add", total, n)
+    te = TensorExpr("concat_rows_count", (scalar,) * len(scalars), scalar, total)
     # one value for every Concat of the same lengths: their outputs' rows line up
-    count = ctx.shared_temp(f"concat_rows {te.key} {names[n_in:]}", scalar, "concat_rows",
-                            lambda out: ctx.emit(te, names[n_in:], out))
+    count = ctx.shared_temp(f"concat_rows {te.key} {scalars}", scalar, "concat_rows",
+                            lambda out: ctx.emit(te, scalars, out))
     ctx.set_run_time_extent(0, count, axis)
 
 

@@ -42,7 +42,11 @@ def mask_words(n: int) -> int:
 def fits(bc: int, n: int) -> bool:
     """Whether the bit matrix of `bc` batches x classes of `n` boxes fits the budget (and the
     scan's removed bits its shared memory)."""
-    return bc * n * mask_words(n) * 8 <= MASK_BUDGET_BYTES and mask_words(n) * 8 + 64 <= 48 * 1024
+    return bc * n * mask_words(n) * 8 <= MASK_BUDGET_BYTES and _scan_shared_bytes(n) <= 48 * 1024
+
+
+def _scan_shared_bytes(n: int) -> int:
+    return mask_words(n) * 8 + 8      # the removed bits, and the chunk's taken bits
 
 
 def gather_candidates(candidate: str) -> list[str]:
@@ -65,13 +69,17 @@ def gather_candidates(candidate: str) -> list[str]:
             "  }"]
 
 
-def emit_bitmask_nms(ctx: LowerCtx, inputs: list[KernelParam], decl: list[str], *, b: int, c: int, n: int,
+def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
+                     scalars: tuple[list[KernelParam], list[str]], *, b: int, c: int, n: int,
                      in_range: str, score_min: str, iou: str, limit: str, helper: str,
                      taken: str, counts: str) -> None:
     """The four kernels writing `taken` ([b * c, cap] box indices in selection order) and `counts`
-    ([b * c]) from the boxes and scores and the scalars `inputs`/`decl` name; `in_range` tests a
-    box position p against the real number of boxes, `score_min` is the threshold (empty: none),
-    `limit` the most boxes a class takes, `iou` the overlap threshold, `helper` the overlap test."""
+    ([b * c]): `every` (params, declarations) are the boxes, scores, real number of boxes and the
+    thresholds read at run time, `scalars` the last of them alone (the scan reads only those);
+    `in_range` tests a box position p against the real number of boxes, `score_min` is the
+    threshold (empty: none), `limit` the most boxes a class takes, `iou` the overlap threshold,
+    `helper` the overlap test."""
+    inputs, decl = every
     bc, words = b * c, mask_words(n)
     cand_keys = ctx.temp(TensorType(DType.float32, (bc, n)), "nms_cand_keys")
     cand_ids = ctx.temp(TensorType(DType.int64, (bc, n)), "nms_cand_ids")
@@ -209,7 +217,7 @@ def emit_bitmask_nms(ctx: LowerCtx, inputs: list[KernelParam], decl: list[str], 
             "    __syncthreads();   // removed is the next chunk's, chunk read by all",
             "  }",
             "  if (threadIdx.x == 0) counts[bc] = kept;"]
-    scan_inputs, scan_decl = _scalars_only(inputs, decl)
+    scan_inputs, scan_decl = tuple(scalars[0]), list(scalars[1])
     entry, source = finish_kernel("nms_scan", scan_decl + ["const long long* __restrict__ ncand",
                                                            "const long long* __restrict__ order",
                                                            "const long long* __restrict__ mask",
@@ -220,16 +228,10 @@ def emit_bitmask_nms(ctx: LowerCtx, inputs: list[KernelParam], decl: list[str], 
         KernelParam("long long", ncand, False), KernelParam("long long", order, False),
         KernelParam("long long", mask, False), KernelParam("long long", taken, True),
         KernelParam("long long", counts, True)),
-        grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=words * 8 + 8,
+        grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_scan_shared_bytes(n),
         # at most every box taken: a chunk a step, its 64 decisions a warp's dependent shuffles,
-        # then every taken row's later words (half the row on average) read from L2 by one SM
+        # then every taken row's later words (half the row on average) read from L2, each block
+        # through its own SM at once
         config=(("schedule", "nms_scan"), ("sequential_steps", words), ("flops", bc * n * words),
-                ("rows_bytes_per_step", bc * 64 * max(words // 2, 1) * 8), ("rows_gbps", ONE_SM_ROWS_GBPS),
+                ("rows_bytes_per_step", 64 * max(words // 2, 1) * 8), ("rows_gbps", ONE_SM_ROWS_GBPS),
                 ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2), ("warp_steps_per_step", 64))))
-
-
-def _scalars_only(inputs: list[KernelParam], decl: list[str]) -> tuple[tuple[KernelParam, ...], list[str]]:
-    """The scalar inputs (max_output_boxes_per_class, the thresholds read at run time) of the
-    boxes, scores, real number of boxes and scalars the caller passes: the scan reads only them."""
-    kept = [(p, d) for p, d in zip(inputs, decl) if not any(w in d for w in (" boxes", " scores", " live"))]
-    return tuple(p for p, _ in kept), [d for _, d in kept]

@@ -435,12 +435,12 @@ def emit_topk_indices(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, T
     ctx.emit(TensorExpr("topk_index", (rank_t,), yt, pick, Reduce("sum", (("r0", n),))), [rank], yi_name)
 
 
-@register("TopK", reference=_ref_topk, infer=_infer_topk, bounded=_topk_bounded)
+@register("TopK", reference=_ref_topk, infer=_infer_topk, bounded=_topk_bounded, infer_bounds=True)
 def lower_topk(ctx: LowerCtx) -> None:
     """rank[j] = how many elements come before x[j]; output p takes the j whose rank is p. Over a
     value of run-time length the ranks count its real elements only (the lowering masks the
-    reductions: passes/bounded_rows.py); a K known only at run time sizes the outputs to the axis
-    and writes min(K, the real extent) as their run-time length."""
+    reductions: passes/bounded_rows.py); a K known only at run time sizes the outputs to its upper
+    bound (or the axis) and writes min(K, the real extent) as their run-time length."""
     x, yv, yi = ctx.input(0), ctx.out_types[0], ctx.out_types[1]
     axis = normalize_axis(ctx.attr("axis", -1), x.rank)
     largest = bool(ctx.attr("largest", 1)) if ctx.opset >= 11 else True

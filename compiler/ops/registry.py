@@ -44,6 +44,9 @@ class OpDef:
     # an int64 scalar the op writes with the real extent; rows past it hold zeros, and the lowering
     # follows the value (passes/bounded_rows.py) to the outputs it trims (docs/adding-ops.md)
     bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()
+    # `infer` takes a fourth argument: each input's element upper bounds where it is a small integer
+    # known only at run time (frontend/upper_bounds.py), to size an output by one (TopK's K)
+    infer_bounds: bool = False
 
     def bounded_axes(self, node, in_types: list) -> tuple[tuple[int, int], ...]:
         return self.bounded(node, in_types) if callable(self.bounded) else self.bounded
@@ -67,10 +70,11 @@ def bounded_result(node, exact: np.ndarray, axis: int) -> list[np.ndarray]:
 
 def register(op: str, *, reference: Reference, domain: str = "", foldable: bool = True,
              infer: Callable[[Any, list, list], list] | None = None,
-             bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()):
+             bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = (),
+             infer_bounds: bool = False):
     """Decorator: registers `fn` as the lowering of `op` (also under 'ai.onnx' for the default domain)."""
     def deco(fn):
-        d = OpDef(op, fn, reference, domain, foldable, infer, bounded)
+        d = OpDef(op, fn, reference, domain, foldable, infer, bounded, infer_bounds)
         REGISTRY[(domain, op)] = d
         if domain == "":
             REGISTRY[("ai.onnx", op)] = d

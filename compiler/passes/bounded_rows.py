@@ -31,7 +31,7 @@ import math
 from ..errors import ShapeError
 from ..ir.dataflow import reads, writes
 from ..ir.dtypes import DType
-from ..ir.plan import AliasStep, ComputeStep, IfStep, LoopStep, ScanStep
+from ..ir.plan import REGIONS, AliasStep, ComputeStep, IfStep, LoopStep
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import (Binary, Const, Expr, Load, TensorExpr, Var, binary, cast, const, load, logical_and,
                         map_children, maximum, minimum, reduce_identity, replace_loads, select, substitute, walk)
@@ -220,9 +220,6 @@ def _runtime_divisor(e: Expr, static: int, terms: Expr) -> Expr:
                 return Binary("div", x.a, cast(terms, x.dtype), x.dtype)
         return x
     return swap(e)
-
-
-REGIONS = (IfStep, LoopStep, ScanStep)
 
 
 def direct_reads(step) -> set[str]:

@@ -38,7 +38,7 @@ from ..codegen.device_region import (body_kernels, region_shared, region_threads
                                      sub_blocks)
 from ..ir.dataflow import all_plans, all_types, map_bodies, reads, writes
 from ..ir.graph import TensorType
-from ..ir.plan import IfStep, LaunchStep, LoopStep, Plan, ScanStep
+from ..ir.plan import REGIONS, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from ..roller.cost_model import GRID_SYNC_US, LAUNCH_US, kernel_us, resident_per_sm
 from ..roller.micro_model import resident_blocks
 from ..targets import Target
@@ -49,8 +49,6 @@ HOST_ROUND_TRIP_US = 10.0
 # a persistent grid larger than this gains nothing at the batch sizes loops see, and the host
 # harness keeps at most this many threads of one cooperative launch alive
 MAX_PERSISTENT_THREADS = 1 << 18
-
-REGIONS = (IfStep, LoopStep, ScanStep)
 
 
 def grinder_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:

@@ -122,6 +122,18 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                 output_lengths=trimmed, donated=tuple(donated))
 
 
+def output_runtime_axes(graph: Graph, opset: int) -> dict[str, int]:
+    """Output -> its axis whose length is known only at run time (Plan.output_lengths), for a
+    description of the model before it compiles; lowered only where a node may give such a value
+    (an op's bounded output, an If whose branches differ, a bounded Loop's scan outputs)."""
+    def may(g: Graph) -> bool:
+        return any(n.attr("max_extent") is not None or n.attr("run_time_outputs") or n.attr("max_trip_count") is not None
+                   or any(may(sub) for sub in n.subgraphs()) for n in g.nodes)
+    if not may(graph):
+        return {}
+    return {o: axis for o, _, axis in lower_graph(graph, opset).output_lengths}
+
+
 def _read_once_inputs(graph: Graph) -> set[str]:
     """Graph inputs exactly one node reads (a control-flow node's bodies count as reading what they
     take from outside), once, that are not also graph outputs."""
