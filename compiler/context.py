@@ -33,10 +33,11 @@ from .targets import Target
 # `sink_reshapes` (maps read through a reshape tried over a chain's rows: passes/sink_reshapes.py),
 # both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py) and
 # `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py). `welder` switches off
-# all of it. `grouped_experts` and `nms_bitmask` are lowerings' choices, not stages: a MoE's
-# token-expert pairs sorted by expert into batched GEMMs (ops/moe_groups.py); NonMaxSuppression's
-# overlap tests as a bit matrix across the grid (ops/nms_bitmask.py).
-SWITCHABLE = ("grouped_experts", "nms_bitmask", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
+# all of it. `grouped_experts`, `nms_bitmask` and `radix_topk` are lowerings' choices, not stages:
+# a MoE's token-expert pairs sorted by expert into batched GEMMs (ops/moe_groups.py);
+# NonMaxSuppression's overlap tests as a bit matrix across the grid (ops/nms_bitmask.py); a long
+# TopK row's K best found by a radix select, only they ranked (ops/topk_select.py).
+SWITCHABLE = ("grouped_experts", "nms_bitmask", "radix_topk", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
               "half_storage", "roller", "sparta", "tune", "rammer", "grinder")
 
 

@@ -301,6 +301,8 @@ def _techniques(report: dict, records, options) -> list[dict]:
                    for c in info.get("lower", {}).get("choices", []) if c["op"] in MOE_OPS]
     nms_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
                    for c in info.get("lower", {}).get("choices", []) if c["op"] == "NonMaxSuppression"]
+    topk_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+                    for c in info.get("lower", {}).get("choices", []) if c["op"] == "TopK"]
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
             k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")
@@ -334,6 +336,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
         {"name": "bitmask NMS", "stage": "lower", "enabled": options.enabled("nms_bitmask"),
          "effect": {"nms_nodes": report["ops"].get("NonMaxSuppression", 0),
                     "bitmask": sum(c["chosen"] == "bitmask" for c in nms_choices), "priced": nms_choices}},
+        {"name": "radix TopK", "stage": "lower", "enabled": options.enabled("radix_topk"),
+         "effect": {"topk_nodes": report["ops"].get("TopK", 0),
+                    "radix": sum(c["chosen"] != "ranks" for c in topk_choices), "priced": topk_choices}},
         {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
          "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
          {"mode": report["kv_cache"]["mode"]}},

@@ -2,8 +2,8 @@
 
 Simple reductions are one TensorExpr each (one thread per output element, a serial loop over the
 reduced axes); ReduceLogSumExp takes the maximum first in its own kernel. CumSum (a guarded sum
-over the whole axis) and TopK (rank counting) cost O(n^2) per row: correct for any axis, a first
-form that a scan / sort kernel should replace for long rows."""
+over the whole axis) and TopK's ranks (counted) cost O(n^2) per row: correct for any axis; a long
+TopK row is also priced as a radix select (ops/topk_select.py), a long CumSum has no other form yet."""
 from __future__ import annotations
 
 import math
@@ -16,6 +16,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Node, TensorType
 from ..ir.texpr import (Binary, Expr, Reduce, TensorExpr, Var, binary, cast, const, load,
                         logical_and, logical_or, maximum, minimum, out_vars, reduce_vars, select, unary)
+from . import topk_select
 from .registry import LowerCtx, register
 
 HALVES = (DType.float16, DType.bfloat16)
@@ -368,12 +369,15 @@ def _ref_topk(node: Node, inputs: list, opset: int) -> list:
     axis = normalize_axis(node.attr("axis", -1), x.ndim)
     largest = bool(node.attr("largest", 1)) if opset >= 11 else True
     n = x.shape[axis]
+    # ml_dtypes' bfloat16 has no sort of its own (its argsort leaves values out of order): sort the
+    # exact float32 values
+    keys = x.astype(np.float32) if DType.from_numpy(x.dtype) is DType.bfloat16 else x
     if largest:
         # stable ascending sort of the reversed axis, reversed back: descending, ties by lower index
-        order = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+        order = np.flip(np.argsort(np.flip(keys, axis), axis=axis, kind="stable"), axis)
         order = n - 1 - order
     else:
-        order = np.argsort(x, axis=axis, kind="stable")
+        order = np.argsort(keys, axis=axis, kind="stable")
     idx = np.take(order, np.arange(k), axis=axis)
     values, idx = np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
     if node.attr("max_extent") is None:
@@ -418,13 +422,20 @@ def emit_topk_indices(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, T
     the j whose rank is p."""
     (x_name, xt), (yi_name, yt) = x, yi
     n = xt.shape[axis]
-    # NaN compares false everywhere, so a NaN's rank may collide with another element's (open).
     iv = out_vars(xt.rank)
     r = Var("r0")
     at_r = tuple(r if a == axis else iv[a] for a in range(xt.rank))
     xr, xi = load(0, xt, at_r), load(0, xt, iv)
     beats = binary("gt" if largest else "lt", xr, xi)
-    tie_first = logical_and(binary("eq", xr, xi), binary("lt", r, iv[axis]))
+    same = binary("eq", xr, xi)
+    if xt.dtype.is_float:
+        # NaN in numpy's order (the reference's): above +inf, so first of the largest, last of the
+        # smallest; NaNs tie with each other (lower index first)
+        nan_r, nan_i = unary("isnan", xr), unary("isnan", xi)
+        beats = logical_or(beats, logical_and(nan_r, unary("not", nan_i)) if largest
+                           else logical_and(unary("not", nan_r), nan_i))
+        same = logical_or(same, logical_and(nan_r, nan_i))
+    tie_first = logical_and(same, binary("lt", r, iv[axis]))
     body = select(logical_or(beats, tie_first), const(1, DType.int64), const(0, DType.int64))
     rank_t = TensorType(DType.int64, xt.shape)
     rank = ctx.temp(rank_t, "rank")
@@ -440,13 +451,26 @@ def lower_topk(ctx: LowerCtx) -> None:
     """rank[j] = how many elements come before x[j]; output p takes the j whose rank is p. Over a
     value of run-time length the ranks count its real elements only (the lowering masks the
     reductions: passes/bounded_rows.py); a K known only at run time sizes the outputs to its upper
-    bound (or the axis) and writes min(K, the real extent) as their run-time length."""
+    bound (or the axis) and writes min(K, the real extent) as their run-time length. A row of at
+    least topk_select.MIN_AXIS elements, K fewer, is also priced as a radix select of the K best
+    (ops/topk_select.py), and lowered the cheaper way."""
     x, yv, yi = ctx.input(0), ctx.out_types[0], ctx.out_types[1]
     axis = normalize_axis(ctx.attr("axis", -1), x.rank)
     largest = bool(ctx.attr("largest", 1)) if ctx.opset >= 11 else True
     if yv.size == 0:
         return
-    emit_topk_indices(ctx, (ctx.in_name(0), x), (ctx.out_name(1), yi), axis, largest)
+    n, kcap = x.shape[axis], yi.shape[axis]
+    ways = {"ranks": lambda: emit_topk_indices(ctx, (ctx.in_name(0), x), (ctx.out_name(1), yi), axis, largest)}
+    if n >= topk_select.MIN_AXIS and kcap < n and ctx.enabled("radix_topk"):
+        # a radix select of the K best, only they ranked (ops/topk_select.py), a row whole or in segments
+        def radix(per_row: int):
+            return lambda: topk_select.emit_radix_topk(ctx, (ctx.in_name(0), x), (ctx.out_name(1), yi), axis,
+                                                       largest, per_row)
+        ways["radix select"] = radix(1)
+        segs = topk_select.segments(n, kcap)
+        if segs > 1:
+            ways["segmented radix select"] = radix(segs)
+    ctx.cheapest(ways)
     ov = out_vars(yi.rank)
     at_i = tuple(load(1, yi, ov) if a == axis else ov[a] for a in range(x.rank))
     ctx.emit(TensorExpr("topk_value", (x, yi), yv, load(0, x, at_i)),

@@ -118,13 +118,15 @@ def predict_kernel_us(kernel: Kernel, types: dict, target: Target) -> float:
     # then what it points at) declares the chain's length: each link is a round trip
     chain_us = int(cfg.get("dependent_loads", 0)) * target.dram_latency_ns * 1e-3
     if steps:   # a time loop on the device (ops/recurrence_kernels.py): each step its weight rows from L2,
-        # its share of the FLOPs at the grid's occupancy, and its grid or block barriers
+        # its share of the FLOPs at the grid's occupancy, and its grid or block barriers; blocks past
+        # what the device holds at once run their steps in a later wave
         rows_gbps = float(cfg.get("rows_gbps", target.l2_gbps))   # one SM's stream, or the grid's
         per_step = max(int(cfg["rows_bytes_per_step"]) / (rows_gbps * 1e3),
                        predict_us(0, kernel_flops(kernel) // steps, threads, target))
         syncs = (int(cfg["grid_syncs_per_step"]) * GRID_SYNC_US + int(cfg.get("block_syncs_per_step", 0)) * BLOCK_SYNC_US
                  + int(cfg.get("warp_steps_per_step", 0)) * WARP_STEP_US)
-        return predict_us(kernel_bytes(kernel, types), 0, threads, target) + steps * (per_step + syncs) + chain_us
+        waves = -(-kernel.blocks // (target.sms * resident_per_sm(kernel, target)))
+        return predict_us(kernel_bytes(kernel, types), 0, threads, target) + waves * (steps * (per_step + syncs) + chain_us)
     return predict_us(kernel_bytes(kernel, types), kernel_flops(kernel), threads, target) + chain_us
 
 

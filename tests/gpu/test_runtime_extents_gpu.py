@@ -121,3 +121,49 @@ def test_nonzero_on_gpu():
         np.testing.assert_array_equal(got, want)
     print(f"NonZero of {shape}: {want.shape[1]} found, {timed_us(ex, feeds):.1f} us measured, "
           f"{art.report['latency']['predicted_us']:.1f} us predicted")
+
+
+def test_radix_topk_on_gpu():
+    """TopK over long rows (compiler/ops/topk_select.py): a sampler's top 50 of a 151936-word
+    vocabulary at batch 1 and 16, and a detector's best 1000 of 8400 x 80 flattened scores, as the
+    micro-model chooses, and the top 50 of 32768 also with --disable radix_topk (the ranks: 10^9
+    comparisons, where the vocabulary's would take seconds), right against the reference (ties to the lower index), each timed beside
+    its prediction and, where PyTorch is installed, beside torch.topk on the same GPU. What only a
+    GPU measures: the select's passes (each a DRAM round trip a step: `dependent_loads`) and the
+    segments' candidates merged again."""
+    from compiler import compile
+    from compiler.ops.reduce import _ref_topk
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from tests.ops.test_topk_select import _Node, topk_model
+    target = _target()
+    rng = np.random.default_rng(5)
+    for shape, k, disables in (((1, 32768), 50, ((), ("radix_topk",))), ((1, 151936), 50, ((),)),
+                               ((16, 151936), 50, ((),)), ((1, 672000), 1000, ((),))):
+        x = np.round(rng.standard_normal(shape), 2).astype(np.float32)    # ties
+        want = _ref_topk(_Node(axis=-1, largest=1), [x, np.array([k])], 17)
+        for disable in disables:
+            art = compile(topk_model(shape, k, np.float32, 1), target, CompileOptions(disable=disable))
+            ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
+            got = ex.run({"x": x})
+            np.testing.assert_array_equal(got["i"], want[1], err_msg=f"{shape} {disable}")
+            np.testing.assert_array_equal(got["v"], want[0])
+            (tech,) = [t for t in art.report["techniques"] if t["name"] == "radix TopK"]
+            line = (f"TopK {k} of {shape} {disable or 'default'}: {timed_us(ex, {'x': x}):.1f} us measured, "
+                    f"{art.report['latency']['predicted_us']:.1f} us predicted, {tech['effect']['priced']}")
+            if not disable:
+                try:
+                    import torch
+                    tx = torch.from_numpy(x).cuda()
+                    torch.topk(tx, k)
+                    torch.cuda.synchronize()
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    for _ in range(20):
+                        torch.topk(tx, k)
+                    end.record()
+                    end.synchronize()
+                    line += f"; torch.topk {start.elapsed_time(end) * 1e3 / 20:.1f} us"
+                except ImportError:
+                    line += "; PyTorch not installed"
+            print(line)

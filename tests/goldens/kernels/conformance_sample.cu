@@ -9771,7 +9771,7 @@ BY_KERNEL void __launch_bounds__(512) thresholdedrelu_k0(const float* __restrict
 // launch 1: topk_value_k0 grid=[1, 1, 1] block=[512, 1, 1] shared=0 params=[float long long out:float]
 
 // ===== colaunch_k0 =====
-BY_DEVICE void topk_index_rows_4c640360ff773ac9_w256_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void topk_index_rows_5fe02b79c57992c5_w256_body(const float* __restrict__ in0, long long* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   long long* const by_res = reinterpret_cast<long long*>(by_smem_raw + 0);
   const int by_row0 = (int)by_block.idx.x * 1;
@@ -9789,7 +9789,9 @@ BY_DEVICE void topk_index_rows_4c640360ff773ac9_w256_body(const float* __restric
     for (int r0 = 0; r0 < 4; r0 += 1) {
       const float t0 = in0[(i0)*4 + (r0)];
       const float t1 = in0[(i0)*4 + (i1)];
-      const long long v = (((t0 > t1) || ((t0 == t1) && (r0 < i1))) ? (1ll) : (0ll));
+      const bool t2 = by_isnan(t0);
+      const bool t3 = by_isnan(t1);
+      const long long v = ((((t0 > t1) || (t2 && (!t3))) || (((t0 == t1) || (t2 && t3)) && (r0 < i1))) ? (1ll) : (0ll));
       acc = acc + v;
     }
     by_res[by_lin] = (long long)(acc);
@@ -9825,7 +9827,7 @@ BY_DEVICE void topk_count_bd66ab4a3fd03351_body(const long long* __restrict__ in
 }
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, long long* __restrict__ m0_out, const long long* __restrict__ m1_in0, long long* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 3u) { if (threadIdx.x < 256u) topk_index_rows_4c640360ff773ac9_w256_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(3, 1, 1))); }
+  if (by_b < 3u) { if (threadIdx.x < 256u) topk_index_rows_5fe02b79c57992c5_w256_body(m0_in0, m0_out, by_block_at(by_b - 0u, dim3(3, 1, 1))); }
   else if (by_b < 4u) topk_count_bd66ab4a3fd03351_body(m1_in0, m1_out, by_block_at(by_b - 3u, dim3(1, 1, 1)));
 }
 BY_KERNEL void __launch_bounds__(512) colaunch_k0(const float* __restrict__ m0_in0, long long* __restrict__ m0_out, const long long* __restrict__ m1_in0, long long* __restrict__ m1_out) {
