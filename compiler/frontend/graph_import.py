@@ -17,7 +17,7 @@ from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
 from .fold import constant_node_value, fold_with_reference, shape_op_axes, shape_op_value
-from .upper_bounds import MAX_ELEMENTS, element_bounds
+from .element_bounds import MAX_ELEMENTS, Bounds, element_bounds, exact_bounds
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
 # starts, ...); larger ones (weights) are never needed for shapes and are costly to serialise.
@@ -89,18 +89,19 @@ class Scope:
         # outputs, NonMaxSuppression's selected boxes, and what is computed from them): value -> the
         # static bounds of such axes (the lowering finds the axis: passes/bounded_rows.py)
         self.bounded: dict[str, frozenset[int]] = {}
-        # small integer values known only at run time: each element's upper bound (upper_bounds.py)
-        self.upper: dict[str, np.ndarray] = {}
+        # small integer values known only at run time: each element's (lower, upper) bounds
+        # (element_bounds.py)
+        self.element_bounds: dict[str, Bounds] = {}
 
-    def upper_of(self, name: str) -> np.ndarray | None:
-        """Each element's upper bound of `name`: its value where constant, else what upper_bounds
-        found (here or in an enclosing scope), else None."""
+    def bounds_of(self, name: str) -> Bounds | None:
+        """Each element's (lower, upper, source) of `name`: its value twice where constant, else
+        what element_bounds found (here or in an enclosing scope), else None."""
         if name in self.consts:
             a = self.consts[name]
-            return a.astype(np.float64) if a.dtype.kind in "iu" and a.size <= MAX_ELEMENTS else None
-        if name in self.upper:
-            return self.upper[name]
-        return self.parent.upper_of(name) if self.parent is not None else None
+            return exact_bounds(a) if a.dtype.kind in "iu" and a.size <= MAX_ELEMENTS else None
+        if name in self.element_bounds:
+            return self.element_bounds[name]
+        return self.parent.bounds_of(name) if self.parent is not None else None
 
     def bounds(self, name: str) -> frozenset[int]:
         """The bounds of `name`'s run-time axes (here or in an enclosing scope); empty when it has none."""
@@ -247,10 +248,14 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         node = Node(op, name, tuple(pn.input), tuple(pn.output),
                     tuple(sorted((a.name, plain_attribute(a, op=op, node=name)) for a in pn.attribute)), domain)
         _set_types(scope, node.outputs, [TensorType(DType.int64, value.shape)])
-        # at most the static extents, which are the bounds
-        upper = element_bounds(pn, [], value.shape, static_shape=scope.types[pn.input[0]].shape)
-        if upper is not None:
-            scope.upper[pn.output[0]] = upper
+        # at most the static extents (the bounds), at least 0 on an axis of run-time length, which
+        # is its source's real extent
+        shape, run_time = scope.types[pn.input[0]].shape, scope.bounds(pn.input[0])
+        found = element_bounds(pn, [], value.shape, static_shape=(
+            tuple(0 if e in run_time else e for e in shape), shape,
+            tuple((pn.input[0], a) if e in run_time else None for a, e in enumerate(shape))))
+        if found is not None:
+            scope.element_bounds[pn.output[0]] = found
         return node
 
     opdef = lookup(op, domain, node=name)
@@ -289,6 +294,8 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         if not all_const:
             raise
         out_types = None  # the reference may still evaluate it (and so give the types)
+    if getattr(out_types, "attrs", ()):     # what the op's infer decided (registry.Inferred)
+        node = dataclasses.replace(node, attrs=tuple(sorted(node.attrs + out_types.attrs, key=_by_name)))
     if out_types is not None and any(o and t is None for o, t in zip(pn.output, out_types)):
         node = dataclasses.replace(node, outputs=tuple(o if t is not None else ""
                                                        for o, t in zip(pn.output, out_types)))
@@ -315,6 +322,8 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         for o, t in zip(pn.output, out_types):
             if o and t is not None:
                 scope.bounded[o] = taint | joined | {e for e in t.shape if e not in seen and e < max(taint)}
+    for k, bound in getattr(out_types, "run_time", ()):     # the extent of another value (registry.Inferred)
+        scope.bounded[pn.output[k]] = taint | {bound}
     if opdef.bounded and len(out_types) > len(pn.output):
         # its run-time extent, an output the op writes (OpDef.bounded)
         count = _fresh_value(f"{name}#count", scope)
@@ -332,9 +341,9 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
     _set_types(scope, pn.output, out_types)
     t = out_types[0] if out_types else None
     if pn.output and pn.output[0] and t is not None and t.dtype.is_int:
-        upper = element_bounds(pn, [scope.upper_of(i) if i else None for i in pn.input], t.shape)
-        if upper is not None and not np.all(np.isinf(upper)):
-            scope.upper[pn.output[0]] = upper
+        found = element_bounds(pn, [scope.bounds_of(i) if i else None for i in pn.input], t.shape)
+        if found is not None and not np.all(np.isinf(found[1])):
+            scope.element_bounds[pn.output[0]] = found
     return node
 
 
@@ -386,9 +395,12 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
     opdef = lookup(op, domain, node=name)
     if opdef.infer is not None:
         consts = [scope.consts.get(i) if i else None for i in pn.input]
-        if opdef.infer_bounds:    # it sizes an output by an input's upper bound (TopK's K)
-            return opdef.infer(pn, in_types, consts, [scope.upper_of(i) if i else None for i in pn.input])
-        return opdef.infer(pn, in_types, consts)
+        if opdef.infer_bounds:    # it sizes an output by an input's bounds (TopK's K)
+            found = opdef.infer(pn, in_types, consts, [scope.bounds_of(i) if i else None for i in pn.input])
+        else:
+            found = opdef.infer(pn, in_types, consts)
+        if found is not None:     # else ONNX's own inference (the op's rule declined)
+            return found
     schema = ctx.schema(op, domain, name)
     pn = _with_default_attributes(pn, schema)
     types = {i: ctx.type_proto(t) for i, t in zip(pn.input, in_types) if i}

@@ -220,8 +220,9 @@ def lower_concat(ctx: LowerCtx) -> None:
 
 def _lower_concat_run_time(ctx: LowerCtx, parts: list, axis: int) -> None:
     """Concat along an axis some inputs have a length of only known at run time (a detector's
-    per-level candidates joined): each input's rows at the sum of the real lengths before it, zeros
-    after the last; the output's run-time length, the sum, written to a scalar of its own."""
+    per-level candidates joined): each input's rows at the sum of the real lengths before it (the
+    running sums computed first, into a vector of their own), zeros after the last; the output's
+    run-time length, the sum, written to a scalar of its own."""
     y, i = ctx.out_types[0], out_vars(ctx.out_types[0].rank)
     scalar = TensorType(DType.int64, ())
     other = [k for k, _, _ in parts if ctx.run_time_extent(k) is not None and ctx.run_time_extent(k)[1] != axis]
@@ -238,25 +239,30 @@ def _lower_concat_run_time(ctx: LowerCtx, parts: list, axis: int) -> None:
                 minimum(load(first + scalars.index(c), scalar, ()), t.shape[axis])
                 for (_, _, t), c in zip(parts, counts)]
 
-    ends, end = [], const(0, DType.int64)
-    for n in lengths(len(parts)):
-        end = binary("add", end, n)
-        ends.append(end)
+    # where each input's rows end: computed once, in a kernel of their own, so the join reads one
+    # value per input (a running sum written into every input's test would grow with their square)
+    ends_t = TensorType(DType.int64, (len(parts),))
+    ends_body = const(0, DType.int64)
+    for k, n in enumerate(lengths(0)):
+        ends_body = binary("add", ends_body, select(binary("le", const(k, DType.int64), out_vars(1)[0]), n,
+                                                    const(0, DType.int64)))
+    ends_te = TensorExpr("concat_rows_ends", (scalar,) * len(scalars), ends_t, ends_body)
+    # one value for every Concat of the same lengths: their outputs' rows line up
+    ends = ctx.shared_temp(f"concat_rows_ends {ends_te.key} {scalars}", ends_t, "concat_rows_ends",
+                           lambda out: ctx.emit(ends_te, scalars, out))
+
+    def end(pos: int) -> Expr:
+        return load(len(parts), ends_t, (const(pos, DType.int64),))
     body = const(0, y.dtype)
     for pos in reversed(range(len(parts))):
-        start = ends[pos - 1] if pos else const(0, DType.int64)
         idx = list(i)
-        idx[axis] = binary("sub", i[axis], start)
-        body = select(binary("lt", i[axis], ends[pos]), load(pos, parts[pos][2], idx), body)
-    ctx.emit(TensorExpr("concat_rows", tuple(t for _, _, t in parts) + (scalar,) * len(scalars), y, body),
-             [ctx.in_name(k) for k, _, _ in parts] + scalars, ctx.out_name())
-    total = const(0, DType.int64)
-    for n in lengths(0):
-        total = binary("add", total, n)
-    te = TensorExpr("concat_rows_count", (scalar,) * len(scalars), scalar, total)
-    # one value for every Concat of the same lengths: their outputs' rows line up
-    count = ctx.shared_temp(f"concat_rows {te.key} {scalars}", scalar, "concat_rows",
-                            lambda out: ctx.emit(te, scalars, out))
+        idx[axis] = binary("sub", i[axis], end(pos - 1)) if pos else i[axis]
+        body = select(binary("lt", i[axis], end(pos)), load(pos, parts[pos][2], idx), body)
+    ctx.emit(TensorExpr("concat_rows", tuple(t for _, _, t in parts) + (ends_t,), y, body),
+             [ctx.in_name(k) for k, _, _ in parts] + [ends], ctx.out_name())
+    te = TensorExpr("concat_rows_count", (ends_t,), scalar, load(0, ends_t, (const(len(parts) - 1, DType.int64),)))
+    count = ctx.shared_temp(f"concat_rows {te.key} {ends}", scalar, "concat_rows",
+                            lambda out: ctx.emit(te, [ends], out))
     ctx.set_run_time_extent(0, count, axis)
 
 

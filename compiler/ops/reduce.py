@@ -388,9 +388,9 @@ def _ref_topk(node: Node, inputs: list, opset: int) -> list:
     return [np.pad(values, pad), np.pad(idx, pad), np.array(k, np.int64)]
 
 
-def _infer_topk(pn, in_types: list, consts: list, upper: list) -> list[TensorType]:
+def _infer_topk(pn, in_types: list, consts: list, bounds: list) -> list[TensorType]:
     """K from its input (opset 10 on) or attribute; where K is known only at run time, both outputs
-    at its upper bound (frontend/upper_bounds.py: torchvision's min(1000, n) is at most 1000) or
+    at its upper bound (frontend/element_bounds.py: torchvision's min(1000, n) is at most 1000) or
     the axis's whole extent, and one more output, the real K (OpDef.bounded)."""
     x = in_types[0]
     attrs = {a.name: a for a in pn.attribute}
@@ -398,8 +398,8 @@ def _infer_topk(pn, in_types: list, consts: list, upper: list) -> list[TensorTyp
     n, bound = x.shape[axis], None
     if len(pn.input) > 1 and pn.input[1]:
         k = None if consts[1] is None else int(np.asarray(consts[1]).reshape(-1)[0])
-        if k is None and upper[1] is not None and np.isfinite(upper[1]).all():
-            bound = int(np.max(upper[1]))
+        if k is None and bounds[1] is not None and np.isfinite(bounds[1][1]).all():
+            bound = int(np.max(bounds[1][1]))
     else:
         k = attrs["k"].i
     if k is not None and not 0 <= k <= n:

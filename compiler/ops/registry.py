@@ -44,8 +44,9 @@ class OpDef:
     # an int64 scalar the op writes with the real extent; rows past it hold zeros, and the lowering
     # follows the value (passes/bounded_rows.py) to the outputs it trims (docs/adding-ops.md)
     bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()
-    # `infer` takes a fourth argument: each input's element upper bounds where it is a small integer
-    # known only at run time (frontend/upper_bounds.py), to size an output by one (TopK's K)
+    # `infer` takes a fourth argument: each input's element (lower, upper) bounds where it is a
+    # small integer known only at run time (frontend/element_bounds.py), to size an output by one
+    # (TopK's K, ConstantOfShape's shape)
     infer_bounds: bool = False
 
     def bounded_axes(self, node, in_types: list) -> tuple[tuple[int, int], ...]:
@@ -53,6 +54,19 @@ class OpDef:
 
 
 REGISTRY: dict[tuple[str, str], OpDef] = {}
+
+
+class Inferred(list):
+    """Output types an op's `infer` gives, with node attributes it decided on the way (the axis of
+    ConstantOfShape's output that is known only at run time), which the import adds to the node,
+    and (output, bound) pairs for outputs with an axis of run-time length whose extent is another
+    value's (no count output of their own: the lowering names it, LowerCtx.set_run_time_extent).
+    An `infer` may also return None: ONNX's own inference types the node."""
+
+    def __init__(self, types, attrs: tuple[tuple[str, Any], ...] = (), run_time: tuple[tuple[int, int], ...] = ()):
+        super().__init__(types)
+        self.attrs = tuple(attrs)
+        self.run_time = tuple(run_time)
 
 
 def bounded_result(node, exact: np.ndarray, axis: int) -> list[np.ndarray]:
@@ -193,6 +207,11 @@ class LowerCtx:
         at run time (passes/bounded_rows.py), else None. A hand-written kernel that reads such an
         input reads that scalar too, and honours it."""
         return self._extents.get(self.node.inputs[i]) if self.has_input(i) else None
+
+    def run_time_extent_of(self, value: str) -> tuple[str, int] | None:
+        """(the int64 scalar holding it, the axis) where `value` (any value the lowering has met,
+        not only this node's inputs) has a length known only at run time, else None."""
+        return self._extents.get(value)
 
     def shared_temp(self, key: str, t: TensorType, hint: str, emit: Callable[[str], None]) -> str:
         """A temporary of type t that `emit` computes, once per plan for `key`: two nodes asking for

@@ -4,18 +4,21 @@ The frontend folds them with these references whenever their inputs are constant
 cover the rest: Shape and Size depend on static shapes, so they write known values, except of a
 value whose extent on one axis is known only at run time (passes/bounded_rows.py), where they read
 the scalar holding it;
-ConstantOfShape fills its static output; Range with runtime inputs has a data-dependent length."""
+ConstantOfShape fills its static output, or, where its shape is the Shape of a value of run-time
+length (bounded: frontend/element_bounds.py), an output of run-time length on that axis; Range
+with runtime inputs has a data-dependent length."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import onnx
 
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
-from ..ir.texpr import TensorExpr, binary, const, eq, load, out_vars, select
+from ..ir.texpr import TensorExpr, binary, const, eq, load, maximum, minimum, out_vars, select
 from .movement import attr_array, emit_expr, emit_values
-from .registry import LowerCtx, register
+from .registry import Inferred, LowerCtx, bounded_result, register
 
 
 def _shape_range(node, rank, opset):
@@ -75,13 +78,70 @@ def _ref_constant_of_shape(node, inputs, opset):
     return [np.full([int(d) for d in inputs[0].reshape(-1)], v[0], dtype=v.dtype)]
 
 
-@register("ConstantOfShape", reference=_ref_constant_of_shape)
+def _ref_bounded_constant_of_shape(node, inputs, opset):
+    exact = _ref_constant_of_shape(node, inputs, opset)[0]
+    if node.attr("run_time_axis") is None:
+        return [exact]
+    return bounded_result(node, exact, node.attr("run_time_axis"))
+
+
+def _infer_constant_of_shape(pn, in_types: list, consts: list, bounds: list) -> Inferred | None:
+    """A shape known only at run time whose elements are bounded (frontend/element_bounds.py: the
+    Shape of a value of run-time length, `torch.full_like(boxes[:, :1], i)`): the output at the
+    upper bounds. Where every element not pinned is an extent of one value (their source), the
+    output has that value's real extent on the axis the lowering finds run-time (`extent_of`, and
+    `extent_axes`: (output axis, the value's axis) pairs; the same count, so the two compute
+    together; the import cannot always tell which of the value's axes is the run-time one).
+    Else, with one element not pinned, that axis (`run_time_axis`) has its real extent as one more
+    output (OpDef.bounded). Else None: ONNX's inference (a constant shape, or one unbounded, which
+    it refuses)."""
+    b = bounds[0]
+    if consts[0] is not None or b is None or not np.all(np.isfinite(b[1])):
+        return None
+    lower, upper, source = (np.asarray(x).reshape(-1) for x in b)
+    free = [a for a in range(upper.size) if lower[a] != upper[a]]
+    if not free:      # pinned: ONNX's inference has its value
+        return None
+    value = next((onnx.numpy_helper.to_array(a.t) for a in pn.attribute if a.name == "value"), None)
+    dt = DType.float32 if value is None else DType.from_numpy(value.dtype)
+    shape = tuple(max(int(u), 0) for u in upper)
+    sources = {source[a][0] if source[a] is not None else None for a in free}
+    if len(sources) == 1 and None not in sources:   # a value's extents: that value's count, shared
+        axes = tuple((a, int(source[a][1])) for a in free)
+        return Inferred([TensorType(dt, shape)], (("extent_of", sources.pop()), ("extent_axes", axes)),
+                        run_time=((0, max(shape[a] for a in free)),))
+    if len(free) != 1:     # two axes of run-time length: refused by ONNX's inference
+        return None
+    return Inferred([TensorType(dt, shape), TensorType(DType.int64, ())], (("run_time_axis", free[0]),))
+
+
+def _constant_of_shape_bounded(node, in_types) -> tuple[tuple[int, int], ...]:
+    return ((0, node.attr("run_time_axis")),) if node.attr("run_time_axis") is not None else ()
+
+
+@register("ConstantOfShape", reference=_ref_bounded_constant_of_shape, infer=_infer_constant_of_shape,
+          infer_bounds=True, bounded=_constant_of_shape_bounded)
 def lower_constant_of_shape(ctx: LowerCtx) -> None:
-    """The output shape is static (inferred), so the kernel is a fill with the attribute value."""
+    """A fill with the attribute value over the static (inferred) shape; where one axis is known
+    only at run time, over its bound, and the real extent, the shape's element read on the device
+    (clamped to [0, bound]), written as the count."""
     y = ctx.out_types[0]
     v = _fill_value(ctx.node)[0]
     value = float(v) if y.dtype.is_float else (bool(v) if y.dtype is DType.bool else int(v))
     emit_expr(ctx, "constant_of_shape", [], const(value, y.dtype))
+    if ctx.attr("extent_of") is not None:     # the Shape of a value of run-time length: its count
+        found = ctx.run_time_extent_of(ctx.attr("extent_of"))
+        for out_axis, value_axis in ctx.attr("extent_axes"):
+            if found is not None and found[1] == value_axis:
+                ctx.set_run_time_extent(0, found[0], out_axis)
+        return      # else that value's every extent is static here: so is the output's
+    axis = ctx.attr("run_time_axis")
+    if axis is None:
+        return
+    st = ctx.input(0)
+    real = load(0, st, (const(axis, DType.int64),))
+    count = maximum(minimum(real, const(y.shape[axis], DType.int64)), const(0, DType.int64))
+    ctx.emit(TensorExpr("constant_of_shape_extent", (st,), ctx.out_types[1], count), [ctx.in_name(0)], ctx.out_name(1))
 
 
 def _ref_range(node, inputs, opset):

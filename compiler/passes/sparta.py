@@ -299,7 +299,9 @@ def _accumulator_never_zero(te: TensorExpr, axes, masks, values) -> bool:
     if te.reduce is None or FOLD_ZERO.get(te.reduce.op) != "all":
         return False
     reduced = {n for n, _ in te.reduce.axes}
-    k = max((i for i, (n, _) in enumerate(axes) if n in reduced), key=lambda i: axes[i][1])
+    k = max((i for i, (n, _) in enumerate(axes) if n in reduced), key=lambda i: axes[i][1], default=None)
+    if k is None:     # a reduction over no axis (a sum of one term)
+        return False
     extent = axes[k][1]
     if extent <= 2 * PROBE:
         return False

@@ -565,3 +565,16 @@ def test_annotate_s_zero_masks_give_propagate_the_same_facts(bert):
     assert zeros and all((consts[n].array() == 0).any() for n in zeros)
     assert all(n in zeros for n, c in consts.items() if (c.array() == 0).any())
     assert propagate(bert.graph, attrs, bert.opset, zeros) == propagate(bert.graph, attrs, bert.opset)
+
+
+def test_zero_mask_of_a_reduction_over_no_axis():
+    """A sum over no axis (one term: what some lowerings emit for a run-time fill's count) is
+    followed through, not a crash: its zeros are its term's."""
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import TensorType
+    from compiler.ir.texpr import Reduce, TensorExpr, load, out_vars
+    t = TensorType(DType.float32, (600, 600))
+    te = TensorExpr("one_term", (t,), t, load(0, t, out_vars(2)), Reduce("sum", ()))
+    mask = np.zeros((600, 600), bool)
+    mask[::7] = True
+    np.testing.assert_array_equal(sparta.zero_mask(te, [mask], [None]), mask)

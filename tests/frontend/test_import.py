@@ -695,22 +695,30 @@ def test_constants_share_a_whole_bytes_buffer_and_imported_weights_round_trip():
     assert np.array_equal(c.array(), w)
 
 
-def test_upper_bounds_of_run_time_integers():
-    """frontend/upper_bounds.py: each element's bound through the ops exporters compute sizes with
-    (Shape of a value of run-time length, Gather, Unsqueeze, Concat with a constant, ReduceMin,
-    Reshape): min(1000, n) is at most 1000, and n at most its bound."""
-    from compiler.frontend.upper_bounds import element_bounds
+def test_element_bounds_of_run_time_integers():
+    """frontend/element_bounds.py: each element's (lower, upper) bounds through the ops exporters
+    compute sizes with (Shape of a value of run-time length, Gather, Unsqueeze, Concat with a
+    constant, ReduceMin, Reshape): min(1000, n) is at most 1000, n at most its bound and at least
+    0 and the real extent of the value it measures (its source), the static axis's extent exact;
+    a gather at positions known only at run time has none."""
+    from compiler.frontend.element_bounds import element_bounds, exact_bounds, is_exact
+
+    exact = exact_bounds
     shape = helper.make_node("Shape", ["x"], ["s"])
-    assert element_bounds(shape, [], (2,), static_shape=(5000, 4)).tolist() == [5000, 4]
+    s = element_bounds(shape, [], (2,), static_shape=((0, 4), (5000, 4), (("x", 0), None)))
+    assert [b.tolist() for b in s] == [[0, 4], [5000, 4], [("x", 0), None]]
     gather = helper.make_node("Gather", ["s", "i"], ["n"], axis=0)
-    n = element_bounds(gather, [np.array([5000.0, 4.0]), np.array(0.0)], ())
-    assert n.tolist() == 5000
-    unsq = element_bounds(helper.make_node("Unsqueeze", ["n", "a"], ["n1"]), [n, np.array([0.0])], (1,))
-    both = element_bounds(helper.make_node("Concat", ["c", "n1"], ["b"], axis=0), [np.array([1000.0]), unsq], (2,))
-    assert both.tolist() == [1000, 5000]
+    n = element_bounds(gather, [s, exact(0)], ())
+    assert [b.tolist() for b in n] == [0, 5000, ("x", 0)] and not is_exact(n)    # x's extent itself
+    assert is_exact(element_bounds(gather, [s, exact(1)], ()))        # the static axis: 4
+    assert element_bounds(gather, [s, (np.array(0.0), np.array(1.0), np.array(None))], ()) is None
+    unsq = element_bounds(helper.make_node("Unsqueeze", ["n", "a"], ["n1"]), [n, exact([0])], (1,))
+    both = element_bounds(helper.make_node("Concat", ["c", "n1"], ["b"], axis=0), [exact([1000]), unsq], (2,))
+    assert [b.tolist() for b in both] == [[1000, 0], [1000, 5000], [None, ("x", 0)]]
     k = element_bounds(helper.make_node("ReduceMin", ["b"], ["k"], keepdims=0), [both], ())
-    assert k.tolist() == 1000
+    assert [b.tolist() for b in k] == [0, 1000, None]        # bounded, but no longer x's extent
     # unknown stays unknown: a sum is not bounded by these rules
     assert element_bounds(helper.make_node("Add", ["n", "n"], ["m"]), [n, n], ()) is None
+    inf = (np.array([-np.inf]), np.array([np.inf]), np.array([None]))
     assert np.isinf(element_bounds(helper.make_node("Concat", ["u", "c"], ["b"], axis=0),
-                                   [np.array([np.inf]), np.array([1.0])], (2,))[0])
+                                   [inf, exact([1])], (2,))[1][0])

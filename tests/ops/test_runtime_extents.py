@@ -6,6 +6,7 @@ compile time with the node named."""
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto as TP, helper, numpy_helper
@@ -13,6 +14,7 @@ from onnx import TensorProto as TP, helper, numpy_helper
 from compiler import compile
 from compiler.artifact import load_artifact
 from compiler.errors import ShapeError
+from compiler.frontend.onnx_import import import_model
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
 
@@ -553,7 +555,45 @@ def test_retinanet_head_as_torchvision_exports_it():
         feeds.append({k: (a + shift if k.startswith("logits") else a) for k, a in base.items()})
     art = check(data, feeds, rtol=1e-6)
     assert sorted(o for o, _, _ in art.plan.output_lengths) == ["det_boxes", "det_labels", "det_scores"]
-    # K = min(50, n) is at most 50 (frontend/upper_bounds.py): each level's candidates are sized
+    # K = min(50, n) is at most 50 (frontend/element_bounds.py): each level's candidates are sized
     # to 50, not to its anchors x classes, and the joined list to 100
     types = dict(art.plan.types)
     assert (types["top_scores0"].shape, types["top_scores1"].shape, types["ks"].shape) == ((50,), (50,), (100,))
+
+
+def test_constant_of_shape_of_a_run_time_list():
+    """`torch.full_like(kept, label)` as torchvision's SSD and Faster R-CNN export it: ConstantOfShape
+    of the Shape of a list of run-time length (frontend/element_bounds.py: its element bounded, its
+    source the list's extent). The filled value shares the list's count, so the two compute
+    together (an Add, a sum over the rows); from a shape whose run-time element is a min() of it
+    (no source), the fill has its own count. Right against onnxruntime with some and no rows."""
+    fill = helper.make_tensor("v", TP.INT64, [1], [7])
+    nodes = [helper.make_node("Greater", ["scores", "t"], ["above"]),
+             helper.make_node("NonZero", ["above"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["rows"], perm=[1, 0]),
+             helper.make_node("GatherND", ["scores", "rows"], ["kept"]),
+             helper.make_node("Unsqueeze", ["kept", "one"], ["kept2"]),          # [n, 1]: its axis 1 static
+             helper.make_node("Shape", ["kept2"], ["shape"]),
+             helper.make_node("ConstantOfShape", ["shape"], ["labels"], value=fill),
+             helper.make_node("Cast", ["labels"], ["lf"], to=TP.FLOAT),
+             helper.make_node("Add", ["kept2", "lf"], ["sum"]),
+             helper.make_node("ReduceSum", ["sum"], ["total"], keepdims=0),
+             # min(n, 50) has no source: a fill of its own run-time length
+             helper.make_node("Shape", ["kept"], ["n"]),
+             helper.make_node("Min", ["n", "fifty"], ["m"]),
+             helper.make_node("ConstantOfShape", ["m"], ["capped"], value=fill)]
+    data = model(nodes, [("scores", TP.FLOAT, [300])],
+                 [("labels", TP.INT64, ["k", 1]), ("sum", TP.FLOAT, ["k", 1]), ("total", TP.FLOAT, []),
+                  ("capped", TP.INT64, ["c"])],
+                 [("t", np.array(0.5, np.float32)), ("one", np.array([1], np.int64)),
+                  ("fifty", np.array([50], np.int64))])
+    rng = np.random.default_rng(3)
+    feeds = [{"scores": rng.random(300).astype(np.float32)}, {"scores": (rng.random(300) ** 9).astype(np.float32)},
+             {"scores": np.zeros(300, np.float32)}]
+    art = check(data, feeds, rtol=1e-6)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["capped", "labels", "sum"]
+    # the import could not tell kept2's run-time axis from its static one (both within the bound):
+    # the fill lists both, and the lowering takes the one the list has
+    fills = [n for n in import_model(onnx.load_from_string(data)).graph.nodes if n.op == "ConstantOfShape"]
+    assert [(n.attr("extent_of"), n.attr("extent_axes"), n.attr("run_time_axis")) for n in fills] == [
+        ("kept2", ((0, 0), (1, 1)), None), (None, None, 0)]
