@@ -188,6 +188,9 @@ def _grow(start: int, scope: _Scope) -> _Group:
     first = steps[start].spec
     g = _Group([start], [first.stages[0]], [first.ops], first.precision, set(), {})
     while True:
+        if len(g.stages) >= MAX_GROUP_STAGES:
+            g.stop = f"the group has {len(g.stages)} stages, the most one kernel takes"
+            break
         values = {st.output for st in g.stages}
         nxt = _next_reader(g, scope, values)
         if nxt is None:
@@ -209,6 +212,12 @@ def _grow(start: int, scope: _Scope) -> _Group:
         _absorb(g, scope)
     return g
 
+
+# The most stages one group takes: composing a group costs more than linearly in its stages, and a
+# detector's postprocess exported per class (torchvision's SSD: ninety chains of gathers after one
+# split) would otherwise grow one group of three hundred, whose every composition took minutes.
+# The largest group of the shared and architecture models is RWKV's unrolled time mixing, 72.
+MAX_GROUP_STAGES = 128
 
 # The most steps a consumer takes in from its other operands' producers (a split's part, its
 # reshapes and transposes, a scale: attention's K as exporters write it is four; a rotary

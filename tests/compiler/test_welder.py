@@ -400,3 +400,17 @@ def test_a_value_updated_in_place_is_read_after_its_updates(op):
     rep = check(data, feeds)
     for group in rep["fusion"]["groups"]:
         assert not ({f"{op}_2", "Transpose_3"} <= set(group["ops"])), group
+
+
+def test_a_group_stops_at_its_most_stages(monkeypatch):
+    """A group stops taking consumers once it has welder.MAX_GROUP_STAGES stages (a per-class
+    postprocess exported op by op would otherwise grow one group of hundreds, each composition
+    slower than the last): with the limit at 3, the MatMul + bias + GELU chain (one group of 7
+    stages) is cut, the GELU's group stopping at 3 stages with that reason in the report; right
+    against onnxruntime."""
+    import compiler.passes.welder as welder
+    monkeypatch.setattr(welder, "MAX_GROUP_STAGES", 3)
+    report = check(gelu_mlp(), {"x": RNG.standard_normal((2, 8, 32)).astype(np.float32)})
+    groups = [g for g in report["fusion"]["groups"] if "kind" not in g]     # the welder stage's own
+    assert max(len(g["ops"]) for g in groups) == 3 and len(report["kernels"]) > 1
+    assert [g["ops"] for g in groups if g["stopped"].startswith("the group has 3 stages")] == [["Div_2", "Erf_3", "Add_4"]]
