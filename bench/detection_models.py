@@ -1,0 +1,125 @@
+"""torchvision's detection models as its TorchScript exporter writes them, compiled whole.
+
+    # 1. export (PyTorch and torchvision: a side venv, bench/README.md)
+    /tmp/tvvenv/bin/python bench/detection_models.py export --out var/detection_models
+    # 2. compile each and run it on the host harness against onnxruntime (nothing but the compiler)
+    .venv/bin/python bench/detection_models.py compile --models-dir var/detection_models --out bench/results
+
+The models have random weights (no download here): the normalisations' statistics and the heads'
+weights are spread so that scores differ from anchor to anchor, and the image has structure and
+noise. Still, many scores tie or nearly tie, and a postprocess (TopK, NonMaxSuppression) orders
+near-ties by rounding, so a whole-output comparison with onnxruntime is not conclusive. Each row
+gives: compiled or the error, predicted microseconds, launches, compile seconds, and the rows of
+the plan's detections found among onnxruntime's (same label, score within 1e-4, box within 1e-2)
+beside how many of onnxruntime's rows are in exact (label, score) ties."""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+MODELS = ("ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn", "fcos_resnet50_fpn",
+          "retinanet_resnet50_fpn", "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn", "ssd300_vgg16")
+
+
+def export(out: Path, size: int) -> None:
+    import torch
+    import torchvision
+    from torchvision.models import detection
+    out.mkdir(parents=True, exist_ok=True)
+    for name in MODELS:
+        torch.manual_seed(0)
+        extra = dict(min_size=size, max_size=size) if not name.startswith("ssd") else {}
+        m = getattr(detection, name)(weights=None, weights_backbone=None, **extra).eval()
+        with torch.no_grad():   # random weights give every class the same score: spread them
+            for mod in m.modules():
+                if isinstance(mod, (torch.nn.BatchNorm2d, torchvision.ops.FrozenBatchNorm2d)):
+                    mod.weight.uniform_(0.5, 1.5)
+                    mod.bias.uniform_(-0.5, 0.5)
+                    mod.running_mean.uniform_(-0.2, 0.2)
+                    mod.running_var.uniform_(0.5, 2.0)
+            for pname, p in m.named_parameters():
+                if any(h in pname for h in ("classification_head", "cls_logits", "box_predictor", "bbox_pred")):
+                    p.normal_(0.0, 0.3)
+        yy, xx = torch.meshgrid(torch.linspace(0, 1, size), torch.linspace(0, 1, size), indexing="ij")
+        img = torch.stack([torch.sin(9 * xx) * 0.5 + 0.5, xx * yy, torch.rand(size, size)])
+        with torch.no_grad():
+            names = list(m([img])[0].keys())
+        torch.onnx.export(m, ([img],), str(out / f"{name}.onnx"), opset_version=17, dynamo=False,
+                          input_names=["image"], output_names=names)
+        np.savez(out / f"{name}_in.npz", image=img.numpy())
+        print("exported", name, flush=True)
+
+
+def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> None:
+    import onnxruntime as ort
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    rows = []
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"detection_models-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
+    for name in models:
+        path = models_dir / f"{name}.onnx"
+        if not path.exists():
+            continue
+        data = path.read_bytes()
+        feed = dict(np.load(models_dir / f"{name}_in.npz"))
+        row = {"name": name}
+        t = time.time()
+        try:
+            art = compile(data, target, CompileOptions(build=False))
+        except Exception as e:   # the row records what stops it
+            row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
+            rows.append(row)
+            print(name, "not compiled:", row["error"][:200], flush=True)
+            path.write_text(json.dumps({"target": target, "rows": rows}, indent=1))
+            continue
+        row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=art.report["latency"]["predicted_us"],
+                   launches=art.report["schedule"]["launches"])
+        sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feed)))
+        got = Executor(art.plan, make_backend("host")).run(feed)
+        row["shapes_equal"] = all(got[k].shape == w.shape for k, w in want.items())
+        if {"boxes", "scores", "labels"} <= set(want):
+            wb, ws, wl = want["boxes"], want["scores"], want["labels"]
+            gb, gs, gl = got["boxes"], got["scores"], got["labels"]
+            row["rows"] = int(len(wl))
+            row["rows_found_in_onnxruntime"] = int(sum(
+                bool(((wl == gl[i]) & (np.abs(ws - gs[i]) < 1e-4) & (np.abs(wb - gb[i]).max(axis=1) < 1e-2)).any())
+                for i in range(len(gl))))
+            ties = collections.Counter(zip(wl.tolist(), ws.tolist()))
+            row["onnxruntime_rows_in_exact_ties"] = int(sum(v for v in ties.values() if v > 1))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        path.write_text(json.dumps({"target": target, "rows": rows}, indent=1))   # after every row
+    print("wrote", path)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export", help="export the models (needs PyTorch and torchvision)")
+    e.add_argument("--out", default="var/detection_models")
+    e.add_argument("--size", type=int, default=320)
+    c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime")
+    c.add_argument("--models-dir", default="var/detection_models")
+    c.add_argument("--out", default="bench/results")
+    c.add_argument("--target", default="h100")
+    c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
+    a = ap.parse_args(argv)
+    if a.cmd == "export":
+        export(Path(a.out), a.size)
+    else:
+        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    main()
