@@ -66,10 +66,10 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"detection_models-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
     for name in models:
-        path = models_dir / f"{name}.onnx"
-        if not path.exists():
+        model_path = models_dir / f"{name}.onnx"
+        if not model_path.exists():
             continue
-        data = path.read_bytes()
+        data = model_path.read_bytes()
         feed = dict(np.load(models_dir / f"{name}_in.npz"))
         row = {"name": name}
         t = time.time()
