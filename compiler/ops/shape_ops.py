@@ -14,6 +14,7 @@ import math
 import numpy as np
 import onnx
 
+from ..errors import ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import TensorExpr, binary, const, eq, load, maximum, minimum, out_vars, select
@@ -88,10 +89,10 @@ def _ref_bounded_constant_of_shape(node, inputs, opset):
 def _infer_constant_of_shape(pn, in_types: list, consts: list, bounds: list) -> Inferred | None:
     """A shape known only at run time whose elements are bounded (frontend/element_bounds.py: the
     Shape of a value of run-time length, `torch.full_like(boxes[:, :1], i)`): the output at the
-    upper bounds. Where every element not pinned is an extent of one value (their source), the
-    output has that value's real extent on the axis the lowering finds run-time (`extent_of`, and
-    `extent_axes`: (output axis, the value's axis) pairs; the same count, so the two compute
-    together; the import cannot always tell which of the value's axes is the run-time one).
+    upper bounds. Where every element not pinned is an extent of a value (its source), the output
+    has the real extent of the one the lowering finds run-time (`extent_sources`: (output axis,
+    value, the value's axis) triples; the same count, so the two compute together; the import
+    cannot always tell which of a value's axes is the run-time one).
     Else, with one element not pinned, that axis (`run_time_axis`) has its real extent as one more
     output (OpDef.bounded). Else None: ONNX's inference (a constant shape, or one unbounded, which
     it refuses)."""
@@ -105,10 +106,9 @@ def _infer_constant_of_shape(pn, in_types: list, consts: list, bounds: list) -> 
     value = next((onnx.numpy_helper.to_array(a.t) for a in pn.attribute if a.name == "value"), None)
     dt = DType.float32 if value is None else DType.from_numpy(value.dtype)
     shape = tuple(max(int(u), 0) for u in upper)
-    sources = {source[a][0] if source[a] is not None else None for a in free}
-    if len(sources) == 1 and None not in sources:   # a value's extents: that value's count, shared
-        axes = tuple((a, int(source[a][1])) for a in free)
-        return Inferred([TensorType(dt, shape)], (("extent_of", sources.pop()), ("extent_axes", axes)),
+    if all(source[a] is not None for a in free):   # values' extents: the run-time one's count, shared
+        found = tuple((a, source[a][0], int(source[a][1])) for a in free)
+        return Inferred([TensorType(dt, shape)], (("extent_sources", found),),
                         run_time=((0, max(shape[a] for a in free)),))
     if len(free) != 1:     # two axes of run-time length: refused by ONNX's inference
         return None
@@ -129,12 +129,18 @@ def lower_constant_of_shape(ctx: LowerCtx) -> None:
     v = _fill_value(ctx.node)[0]
     value = float(v) if y.dtype.is_float else (bool(v) if y.dtype is DType.bool else int(v))
     emit_expr(ctx, "constant_of_shape", [], const(value, y.dtype))
-    if ctx.attr("extent_of") is not None:     # the Shape of a value of run-time length: its count
-        found = ctx.run_time_extent_of(ctx.attr("extent_of"))
-        for out_axis, value_axis in ctx.attr("extent_axes"):
+    if ctx.attr("extent_sources") is not None:     # Shapes of values of run-time length: their counts
+        run_time = []
+        for out_axis, value, value_axis in ctx.attr("extent_sources"):
+            found = ctx.run_time_extent_of(value)
             if found is not None and found[1] == value_axis:
-                ctx.set_run_time_extent(0, found[0], out_axis)
-        return      # else that value's every extent is static here: so is the output's
+                run_time.append((out_axis, found[0]))
+        if len(run_time) > 1:
+            raise ShapeError(f"ConstantOfShape's shape has {len(run_time)} extents known only at run time "
+                             f"(axes {[a for a, _ in run_time]}): a value has at most one", node=ctx.node.name)
+        if run_time:
+            ctx.set_run_time_extent(0, run_time[0][1], run_time[0][0])
+        return      # else every extent it reads is static here: so is the output's
     axis = ctx.attr("run_time_axis")
     if axis is None:
         return

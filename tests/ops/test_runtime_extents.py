@@ -595,5 +595,5 @@ def test_constant_of_shape_of_a_run_time_list():
     # the import could not tell kept2's run-time axis from its static one (both within the bound):
     # the fill lists both, and the lowering takes the one the list has
     fills = [n for n in import_model(onnx.load_from_string(data)).graph.nodes if n.op == "ConstantOfShape"]
-    assert [(n.attr("extent_of"), n.attr("extent_axes"), n.attr("run_time_axis")) for n in fills] == [
-        ("kept2", ((0, 0), (1, 1)), None), (None, None, 0)]
+    assert [(n.attr("extent_sources"), n.attr("run_time_axis")) for n in fills] == [
+        (((0, "kept2", 0), (1, "kept2", 1)), None), (None, 0)]
