@@ -482,11 +482,10 @@ def test_topk_with_a_run_time_k(largest):
     assert [(o, axis) for o, _, axis in art.plan.output_lengths] == [("v", 1), ("i", 1)]
 
 
-def test_topk_of_a_score_filtered_list():
-    """A detector's per-level candidates as torchvision's RetinaNet postprocess exports them: the
-    scores above a threshold (a list of run-time length), K = min(100, their number) from its
-    Shape, TopK over the list (its ranks counting the real entries only), and the kept boxes'
-    positions gathered: right against onnxruntime with more, fewer and no scores above it."""
+def score_filtered_topk(n: int) -> bytes:
+    """A detector's per-level candidates as torchvision's RetinaNet postprocess exports them, over
+    n scores: those above 0.05 (a list of run-time length), K = min(100, their number) from its
+    Shape, TopK over the list, and the kept boxes' positions gathered (outputs top, where)."""
     nodes = [helper.make_node("Greater", ["scores", "t"], ["above"]),
              helper.make_node("NonZero", ["above"], ["nz"]),
              helper.make_node("Transpose", ["nz"], ["rows"], perm=[1, 0]),
@@ -500,10 +499,16 @@ def test_topk_of_a_score_filtered_list():
              helper.make_node("Reshape", ["k0", "one"], ["k"]),
              helper.make_node("TopK", ["kept", "k"], ["top", "at"]),
              helper.make_node("Gather", ["positions", "at"], ["where"])]
-    data = model(nodes, [("scores", TP.FLOAT, [900])], [("top", TP.FLOAT, ["k"]), ("where", TP.INT64, ["k"])],
+    return model(nodes, [("scores", TP.FLOAT, [n])], [("top", TP.FLOAT, ["k"]), ("where", TP.INT64, ["k"])],
                  [("t", np.array(0.05, np.float32)), ("one", np.array([1], np.int64)),
                   ("zero", np.array(0, np.int64)), ("zero1", np.array([0], np.int64)),
                   ("hundred", np.array([100], np.int64))])
+
+
+def test_topk_of_a_score_filtered_list():
+    """score_filtered_topk over 900 scores (its ranks counting the real entries only): right
+    against onnxruntime with more, fewer and no scores above the threshold."""
+    data = score_filtered_topk(900)
     rng = np.random.default_rng(10)
     feeds = [{"scores": (rng.random(900) ** p).astype(np.float32)} for p in (1.0, 60.0)]   # many above, a few
     feeds.append({"scores": np.zeros(900, np.float32)})                                     # none

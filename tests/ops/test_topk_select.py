@@ -15,6 +15,7 @@ from compiler import compile
 from compiler.ops.reduce import _ref_topk
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
+from tests.ops.test_runtime_extents import score_filtered_topk
 
 ONNX_TYPE = {np.float32: TP.FLOAT, np.float16: TP.FLOAT16, np.float64: TP.DOUBLE, np.int32: TP.INT32,
              np.int64: TP.INT64, np.uint8: TP.UINT8, np.int8: TP.INT8, ml_dtypes.bfloat16: TP.BFLOAT16}
@@ -115,32 +116,10 @@ def test_short_rows_and_whole_rows_are_ranked():
 
 
 def test_radix_select_of_a_score_filtered_list_with_a_run_time_k():
-    """RetinaNet's per-level step as torchvision exports it, over 6000 anchors: the scores above a
-    threshold (a list of run-time length), K = min(100, their number), TopK over the list. The
-    select reads K and the list's real length; right against onnxruntime with many, fewer than K
-    and no scores above the threshold."""
-    nodes = [helper.make_node("Greater", ["scores", "t"], ["above"]),
-             helper.make_node("NonZero", ["above"], ["nz"]),
-             helper.make_node("Transpose", ["nz"], ["rows"], perm=[1, 0]),
-             helper.make_node("GatherND", ["scores", "rows"], ["kept"]),
-             helper.make_node("Squeeze", ["rows", "one"], ["positions"]),
-             helper.make_node("Shape", ["positions"], ["shape"]),
-             helper.make_node("Gather", ["shape", "zero"], ["count"]),
-             helper.make_node("Unsqueeze", ["count", "zero1"], ["count1"]),
-             helper.make_node("Concat", ["hundred", "count1"], ["both"], axis=0),
-             helper.make_node("ReduceMin", ["both"], ["k0"], keepdims=0),
-             helper.make_node("Reshape", ["k0", "one"], ["k"]),
-             helper.make_node("TopK", ["kept", "k"], ["top", "at"]),
-             helper.make_node("Gather", ["positions", "at"], ["where"])]
-    inits = [numpy_helper.from_array(a, n) for n, a in (
-        ("t", np.array(0.05, np.float32)), ("one", np.array([1], np.int64)), ("zero", np.array(0, np.int64)),
-        ("zero1", np.array([0], np.int64)), ("hundred", np.array([100], np.int64)))]
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("scores", TP.FLOAT, [6000])],
-                          [helper.make_tensor_value_info("top", TP.FLOAT, ["k"]),
-                           helper.make_tensor_value_info("where", TP.INT64, ["k"])], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 9
-    data = m.SerializeToString()
+    """RetinaNet's per-level step as torchvision exports it (test_runtime_extents.score_filtered_topk)
+    over 6000 anchors: the select reads K = min(100, the list's length) and the list's real length;
+    right against onnxruntime with many, fewer than K and no scores above the threshold."""
+    data = score_filtered_topk(6000)
     art = compile(data, "h100", CompileOptions(build=False))
     assert radix_chosen(art)[0].endswith("radix select")
     sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
