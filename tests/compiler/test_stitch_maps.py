@@ -213,7 +213,8 @@ def test_the_register_level_stops_before_recomputing_a_shared_state_geometricall
     """Composed, each step's states are read several times by the next: the register level's
     expression would evaluate them again at every read, growing geometrically with the steps. A
     group stops before its expression counts welder.RECOMPUTE_LIMIT times its distinct value
-    nodes; without the limit the largest expression evaluates many times more nodes."""
+    nodes; without the limit (and the cap on a group's stages) the largest expression evaluates
+    many times more nodes."""
     data, _ = recurrence(12, 16)
     options = CompileOptions(build=False, disable=("stitched_maps",))
 
@@ -224,6 +225,7 @@ def test_the_register_level_stops_before_recomputing_a_shared_state_geometricall
     nodes, distinct = largest()
     assert nodes < welder.RECOMPUTE_LIMIT * distinct
     monkeypatch.setattr(welder, "RECOMPUTE_LIMIT", 10 ** 9)
+    monkeypatch.setattr(welder, "MAX_GROUP_STAGES", 10 ** 9)     # the other bound on a group's growth
     unlimited, _ = largest()
     assert unlimited > 4 * nodes
 
