@@ -89,8 +89,8 @@ class Scope:
         # outputs, NonMaxSuppression's selected boxes, and what is computed from them): value -> the
         # static bounds of such axes (the lowering finds the axis: passes/bounded_rows.py)
         self.bounded: dict[str, frozenset[int]] = {}
-        # small integer values known only at run time: each element's (lower, upper) bounds
-        # (element_bounds.py)
+        # small integer values known only at run time: each element's (lower, upper) bounds and
+        # source, the value and axis it measures (element_bounds.py)
         self.element_bounds: dict[str, Bounds] = {}
 
     def bounds_of(self, name: str) -> Bounds | None:
