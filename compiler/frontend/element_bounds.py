@@ -55,7 +55,7 @@ def _attr(pn: onnx.NodeProto, name: str, default):
 
 def element_bounds(pn: onnx.NodeProto, inputs: list[Bounds | None], out_shape: tuple[int, ...],
                    static_shape: Bounds | None = None) -> Bounds | None:
-    """Each element's (lower, upper) bounds of pn's first output (shape `out_shape`), from
+    """Each element's (lower, upper, source) of pn's first output (shape `out_shape`), from
     `inputs` (each input's, None where unknown); `static_shape` is a Shape or Size node's input's
     extents, (lower, upper, source): its static shape, with 0 below each axis of run-time length
     and (the input, the axis) its source. None where no rule applies (or the node is malformed:

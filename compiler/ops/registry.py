@@ -44,7 +44,7 @@ class OpDef:
     # an int64 scalar the op writes with the real extent; rows past it hold zeros, and the lowering
     # follows the value (passes/bounded_rows.py) to the outputs it trims (docs/adding-ops.md)
     bounded: tuple[tuple[int, int], ...] | Callable[[Any, list], tuple[tuple[int, int], ...]] = ()
-    # `infer` takes a fourth argument: each input's element (lower, upper) bounds where it is a
+    # `infer` takes a fourth argument: each input's element (lower, upper, source) where it is a
     # small integer known only at run time (frontend/element_bounds.py), to size an output by one
     # (TopK's K, ConstantOfShape's shape)
     infer_bounds: bool = False
@@ -206,7 +206,7 @@ class LowerCtx:
         """(the int64 scalar holding it, the axis) where input i's extent on that axis is known only
         at run time (passes/bounded_rows.py), else None. A hand-written kernel that reads such an
         input reads that scalar too, and honours it."""
-        return self._extents.get(self.node.inputs[i]) if self.has_input(i) else None
+        return self.run_time_extent_of(self.node.inputs[i]) if self.has_input(i) else None
 
     def run_time_extent_of(self, value: str) -> tuple[str, int] | None:
         """(the int64 scalar holding it, the axis) where `value` (any value the lowering has met,

@@ -122,9 +122,11 @@ def _constant_of_shape_bounded(node, in_types) -> tuple[tuple[int, int], ...]:
 @register("ConstantOfShape", reference=_ref_bounded_constant_of_shape, infer=_infer_constant_of_shape,
           infer_bounds=True, bounded=_constant_of_shape_bounded)
 def lower_constant_of_shape(ctx: LowerCtx) -> None:
-    """A fill with the attribute value over the static (inferred) shape; where one axis is known
-    only at run time, over its bound, and the real extent, the shape's element read on the device
-    (clamped to [0, bound]), written as the count."""
+    """A fill with the attribute value over the static (inferred) shape. Where the shape measures
+    values of run-time length (`extent_sources`), the fill takes the count of the one that is
+    run-time here, so it computes together with that value; where one axis is otherwise known
+    only at run time (`run_time_axis`), the shape's element is read on the device (clamped to
+    [0, bound]) and written as the fill's own count."""
     y = ctx.out_types[0]
     v = _fill_value(ctx.node)[0]
     value = float(v) if y.dtype.is_float else (bool(v) if y.dtype is DType.bool else int(v))

@@ -1,8 +1,8 @@
 """TopK over long rows: a radix select, then only the K chosen ranked among themselves.
 
 TopK's first form (ops/reduce.py) ranks every element against every other of its row: n^2
-comparisons, nothing for a router over 64 experts, hours of work for a detector's 8400 x 80
-scores or a sampler's 150k-word vocabulary. Here, per row:
+comparisons, nothing for a router over 64 experts, far too many for a detector's 8400 x 80
+flattened scores or a sampler's vocabulary. Here, per row:
 
 1. `topk_select` (a block per row, or per segment of a row): the K-th best key found digit by
    digit, 8 bits a pass (a histogram in shared memory of the keys that match the digits found so
@@ -13,7 +13,7 @@ scores or a sampler's 150k-word vocabulary. Here, per row:
    (the lowest key, the index N).
    A row much longer than K is cut into S segments, each selecting its own K (the true top K
    is among their union), and the same kernel selects K again from the S x K candidates.
-2. `topk_rank` / `topk_index`: tensor expressions ranking the K candidates among themselves, by
+2. `topk_cand_rank` / `topk_cand_index`: tensor expressions ranking the K candidates among themselves, by
    key and then index (K^2 comparisons across the grid), and writing the index at its rank; the
    values are gathered from the input by the caller (ops/reduce.py).
 
@@ -212,9 +212,8 @@ def emit_radix_topk(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, Ten
                segs: int, end: str, index_of: str, out_rows: int, item_bytes: int, threads: int) -> tuple[str, str]:
         keys, idx = ctx.temp(TensorType(DType.int64, (out_rows, kcap)), f"{prefix}_keys"), \
             ctx.temp(TensorType(DType.int64, (out_rows, kcap)), f"{prefix}_ids")
-        body = _select_body(threads=threads, length=length, seg=seg, per_row=segs, kcap=kcap, bits=bits, read=read, wanted=wanted,
-                            end=end, key_out=key_out,
-                            index_of=index_of, fill_index=n)
+        body = _select_body(threads=threads, length=length, seg=seg, per_row=segs, kcap=kcap, bits=bits,
+                            read=read, wanted=wanted, end=end, key_out=key_out, index_of=index_of, fill_index=n)
         entry, source = finish_kernel(prefix, pdecl + decl + ["long long* __restrict__ out_key",
                                                               "long long* __restrict__ out_idx"], body,
                                       launch_bounds=(threads,), helpers=_key_helper(xt.dtype, largest) + _prefix_helper(threads))

@@ -568,8 +568,8 @@ def test_annotate_s_zero_masks_give_propagate_the_same_facts(bert):
 
 
 def test_zero_mask_of_a_reduction_over_no_axis():
-    """A sum over no axis (one term: what some lowerings emit for a run-time fill's count) is
-    followed through, not a crash: its zeros are its term's."""
+    """A sum over no axis (one term; torchvision's SSDlite export produced one) is followed
+    through, not a crash: its zeros are its term's."""
     from compiler.ir.dtypes import DType
     from compiler.ir.graph import TensorType
     from compiler.ir.texpr import Reduce, TensorExpr, load, out_vars

@@ -17,6 +17,20 @@ from tests.gpu import gpu_module, timed_us
 cupy, pytestmark = gpu_module()
 
 
+def _torch_us(fn, reps: int = 20) -> float:
+    """Microseconds per call of a PyTorch CUDA function, by CUDA events after one warm-up call."""
+    import torch
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
 def _target():
     from compiler.runtime.gpu import device_arch
     from compiler.targets import get_target
@@ -54,15 +68,7 @@ def test_detection_head_on_gpu():
             keep = flat_s > 0.25
             idx = torchvision.ops.batched_nms(flat_b[keep], flat_s[keep], cls[keep], 0.45)
             return idx
-        tv()
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(20):
-            tv()
-        end.record()
-        end.synchronize()
-        line += f"; torchvision batched_nms {start.elapsed_time(end) * 1e3 / 20:.1f} us"
+        line += f"; torchvision batched_nms {_torch_us(tv):.1f} us"
     except ImportError:
         line += "; torchvision not installed"
     print(line)
@@ -155,15 +161,7 @@ def test_radix_topk_on_gpu():
                 try:
                     import torch
                     tx = torch.from_numpy(x).cuda()
-                    torch.topk(tx, k)
-                    torch.cuda.synchronize()
-                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    for _ in range(20):
-                        torch.topk(tx, k)
-                    end.record()
-                    end.synchronize()
-                    line += f"; torch.topk {start.elapsed_time(end) * 1e3 / 20:.1f} us"
+                    line += f"; torch.topk {_torch_us(lambda: torch.topk(tx, k)):.1f} us"
                 except ImportError:
                     line += "; PyTorch not installed"
             print(line)
