@@ -348,29 +348,51 @@ def reduce_identity(op: str, dtype: DType) -> Expr | None:
 
 
 def map_children(e: Expr, f) -> Expr:
-    """`e` rebuilt with f applied to each direct child (a load's index expressions included)."""
-    if isinstance(e, Load):
-        return Load(e.arg, tuple(f(i) for i in e.index), e.dtype)
-    if isinstance(e, Unary):
-        return Unary(e.fn, f(e.x), e.dtype)
+    """`e` rebuilt with f applied to each direct child (a load's index expressions included); `e`
+    itself when f returned every child as it was, so a rewrite leaves untouched subtrees shared."""
     if isinstance(e, Binary):
-        return Binary(e.fn, f(e.a), f(e.b), e.dtype)
+        a, b = f(e.a), f(e.b)
+        return e if a is e.a and b is e.b else Binary(e.fn, a, b, e.dtype)
+    if isinstance(e, Load):
+        index = tuple(map(f, e.index))
+        return e if all(n is o for n, o in zip(index, e.index)) else Load(e.arg, index, e.dtype)
+    if isinstance(e, Unary):
+        x = f(e.x)
+        return e if x is e.x else Unary(e.fn, x, e.dtype)
     if isinstance(e, Select):
-        return Select(f(e.cond), f(e.a), f(e.b), e.dtype)
+        c, a, b = f(e.cond), f(e.a), f(e.b)
+        return e if c is e.cond and a is e.a and b is e.b else Select(c, a, b, e.dtype)
     if isinstance(e, Cast):
-        return Cast(f(e.x), e.dtype)
+        x = f(e.x)
+        return e if x is e.x else Cast(x, e.dtype)
     if isinstance(e, Fold):
-        return Fold(e.op, e.axes, f(e.body), e.dtype)
+        body = f(e.body)
+        return e if body is e.body else Fold(e.op, e.axes, body, e.dtype)
     return e
 
+
+# The two rewrites below visit each node object once (a memo by id; the root keeps the nodes
+# alive, so an id stays its node's): a subtree the expression shares (a composed stage read twice
+# at one index) is rewritten once and stays shared, so a rewrite costs the distinct nodes rather
+# than the paths, which grow geometrically along a chain of stages that each read their producer
+# twice.
 
 def substitute_vars(e: Expr, mapping: dict[str, Expr]) -> Expr:
     """`e` with the named index variables replaced, all at once (a replacement is not revisited)."""
     if not mapping:
         return e
-    if isinstance(e, Var):
-        return mapping.get(e.name, e)
-    return map_children(e, lambda c: substitute_vars(c, mapping))
+    memo: dict[int, Expr] = {}
+
+    def go(x: Expr) -> Expr:
+        if isinstance(x, Var):
+            return mapping.get(x.name, x)
+        if isinstance(x, Const):
+            return x
+        done = memo.get(id(x))
+        if done is None:
+            done = memo[id(x)] = map_children(x, go)
+        return done
+    return go(e)
 
 
 def substitute(e: Expr, name: str, value: Expr) -> Expr:
@@ -380,9 +402,17 @@ def substitute(e: Expr, name: str, value: Expr) -> Expr:
 
 def replace_loads(e: Expr, fn) -> Expr:
     """`e` with every Load replaced by fn(load) (its index already rewritten), innermost first."""
-    if isinstance(e, Load):
-        return fn(Load(e.arg, tuple(replace_loads(i, fn) for i in e.index), e.dtype))
-    return map_children(e, lambda c: replace_loads(c, fn))
+    memo: dict[int, Expr] = {}
+
+    def go(x: Expr) -> Expr:
+        if isinstance(x, (Var, Const)):
+            return x
+        done = memo.get(id(x))
+        if done is None:
+            done = map_children(x, go)
+            done = memo[id(x)] = fn(done) if isinstance(x, Load) else done
+        return done
+    return go(e)
 
 
 def unguarded_loads(te: "TensorExpr") -> set[int]:
@@ -500,10 +530,13 @@ def broadcast_index(out_shape: tuple[int, ...], in_shape: tuple[int, ...], vars_
 
 
 def walk(e: Expr):
-    """Every sub-expression, parents before children."""
-    yield e
-    for c in children(e):
-        yield from walk(c)
+    """Every sub-expression, parents before children, left to right (an explicit stack: nested
+    generators would cost each node its depth)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(children(x)))
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
