@@ -15,7 +15,8 @@ the others and for tensors over MAX_ELEMENTS. Lower and upper are float arrays o
 shape (-inf / inf where nothing is known); source is an object array of the same shape, for an
 element that is a run-time extent itself (a Shape's element, moved by Gather, Concat and reshapes)
 the (value, axis) it measures, else None: an output sized by it has that value's real extent, the
-same count (ops/shape_ops.py ConstantOfShape)."""
+same count (ops/shape_ops.py ConstantOfShape; Reshape, Expand and Slice in ops/movement.py). A bool
+(Equal's, Where's condition) is bounded as 0 and 1."""
 from __future__ import annotations
 
 import numpy as np
@@ -101,6 +102,14 @@ def _element_bounds(pn, inputs, out_shape, static_shape) -> Bounds | None:
     if op == "Gather" and len(inputs) > 1 and is_exact(inputs[1]) and np.all(np.isfinite(inputs[1][0])):
         at = inputs[1][0].astype(np.int64)       # positions known at compile time
         return tuple(_shaped(np.take(b, at, axis=_attr(pn, "axis", 0)), out_shape) for b in x)
+    if op == "Slice" and len(inputs) >= 3 and all(is_exact(i) for i in inputs[1:] if i is not None):
+        starts, ends = (inputs[k][0].astype(np.int64).reshape(-1) for k in (1, 2))
+        axes = inputs[3][0].astype(np.int64).reshape(-1) if len(inputs) > 3 and inputs[3] is not None else range(len(starts))
+        steps = inputs[4][0].astype(np.int64).reshape(-1) if len(inputs) > 4 and inputs[4] is not None else [1] * len(starts)
+        at = [slice(None)] * x[0].ndim      # positions known at compile time (Shape(x)[:1])
+        for a, s, e, st in zip(axes, starts, ends, steps):
+            at[int(a)] = slice(int(s), int(e), int(st))
+        return tuple(b[tuple(at)].reshape(out_shape) for b in x)
     if op in ("ReduceMin", "ReduceMax") and len(pn.input) < 2 and _attr(pn, "axes", None) is None:
         f = np.min if op == "ReduceMin" else np.max      # over every axis (the exporters' form), monotone
         return (*(np.asarray(f(b)).reshape(out_shape) for b in x[:2]), _no_source(out_shape))
@@ -113,6 +122,36 @@ def _element_bounds(pn, inputs, out_shape, static_shape) -> Bounds | None:
                 acc = f(acc, i[side])
             out.append(np.broadcast_to(acc, out_shape).copy())
         return out[0], out[1], _no_source(out_shape)
+    if op in ("Add", "Sub") and len(inputs) == 2 and all(i is not None for i in inputs):
+        (la, ua, sa), (lb, ub, sb) = inputs      # monotone: a source survives adding a pinned 0
+        lower, upper = (la + lb, ua + ub) if op == "Add" else (la - ub, ua - lb)
+        zero_a, zero_b = (la == 0) & (ua == 0), (lb == 0) & (ub == 0)
+        source = _no_source(out_shape)
+        for at in np.ndindex(*out_shape):
+            if np.broadcast_to(zero_b, out_shape)[at]:
+                source[at] = np.broadcast_to(sa, out_shape)[at]
+            elif op == "Add" and np.broadcast_to(zero_a, out_shape)[at]:
+                source[at] = np.broadcast_to(sb, out_shape)[at]
+        return (np.broadcast_to(lower, out_shape).copy(), np.broadcast_to(upper, out_shape).copy(), source)
+    if op == "Equal" and len(inputs) == 2 and all(i is not None for i in inputs):
+        (la, ua, _), (lb, ub, _) = inputs       # 1 where both are pinned and equal, 0 where they cannot meet
+        same = (la == ua) & (lb == ub) & (la == lb)
+        apart = (ua < lb) | (ub < la)
+        lower = np.broadcast_to(same.astype(np.float64), out_shape).copy()
+        upper = np.broadcast_to(np.where(apart, 0.0, 1.0), out_shape).copy()
+        return lower, upper, _no_source(out_shape)
+    if op == "Where" and len(inputs) == 3 and all(i is not None for i in inputs):
+        (lc, uc, _), a, b = inputs     # a pinned condition picks its side, else either side's bounds
+        picks_a, picks_b = np.broadcast_to(lc == 1, out_shape), np.broadcast_to(uc == 0, out_shape)
+        lower, upper = (np.where(picks_a, np.broadcast_to(a[k], out_shape), np.where(
+            picks_b, np.broadcast_to(b[k], out_shape), f(np.broadcast_to(a[k], out_shape), np.broadcast_to(b[k], out_shape))))
+            for k, f in ((0, np.minimum), (1, np.maximum)))
+        source = _no_source(out_shape)
+        for at in np.ndindex(*out_shape):     # a source carried only through a pinned choice
+            side = a if picks_a[at] else b if picks_b[at] else None
+            if side is not None:
+                source[at] = np.broadcast_to(side[2], out_shape)[at]
+        return lower, upper, source
     return None
 
 

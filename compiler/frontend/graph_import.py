@@ -340,7 +340,7 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         return node
     _set_types(scope, pn.output, out_types)
     t = out_types[0] if out_types else None
-    if pn.output and pn.output[0] and t is not None and t.dtype.is_int:
+    if pn.output and pn.output[0] and t is not None and (t.dtype.is_int or t.dtype is DType.bool):
         found = element_bounds(pn, [scope.bounds_of(i) if i else None for i in pn.input], t.shape)
         if found is not None and not np.all(np.isinf(found[1])):
             scope.element_bounds[pn.output[0]] = found

@@ -81,6 +81,16 @@ class TensorType:
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
 
+def view_axis(src: tuple[int, ...], dst: tuple[int, ...], axis: int) -> int | None:
+    """The axis of a view `dst` of `src`'s bytes that is `src`'s `axis` (the same elements before,
+    along and after it), else None."""
+    before, after = math.prod(src[:axis]), math.prod(src[axis + 1:])
+    for d in range(len(dst)):
+        if dst[d] == src[axis] and math.prod(dst[:d]) == before and math.prod(dst[d + 1:]) == after:
+            return d
+    return None
+
+
 def _bytes_of(a: np.ndarray) -> bytes:
     """The array's data as bytes; a C-contiguous array over a whole bytes object (a weight read from
     its protobuf) shares that object instead of copying it: weights are most of a model's memory."""

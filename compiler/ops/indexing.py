@@ -204,10 +204,20 @@ def _update_statement(red: str, dst: str, src: str, dtype: DType) -> str:
     return f"{dst} = ({t})({expr});"
 
 
+def _update_rows(ctx: LowerCtx) -> list[tuple[int, int]]:
+    """(k, axis) for each distinct count of a run-time length the indices or updates have (a list
+    filtered on the device), the kernel's parameter `rows<k>`: the positions past it are padding,
+    whose updates are not the model's and are skipped."""
+    found = [e for e in (ctx.run_time_extent(1), ctx.run_time_extent(2)) if e is not None]
+    return [(k, axis) for k, (_, axis) in enumerate(dict.fromkeys(found))]
+
+
 def _emit_update_kernel(ctx: LowerCtx, prefix: str, threads_total: int, body: list[str]) -> None:
     x, it, ut = ctx.input(0), ctx.input(1), ctx.input(2)
+    counts = list(dict.fromkeys(e for e in (ctx.run_time_extent(1), ctx.run_time_extent(2)) if e is not None))
     params = (f"const {it.dtype.ctype}* __restrict__ idx, const {ut.dtype.ctype}* __restrict__ upd, "
-              f"{x.dtype.ctype}* __restrict__ out")
+              f"{x.dtype.ctype}* __restrict__ out" + "".join(f", const long long* __restrict__ rows{k}"
+                                                           for k in range(len(counts))))
     lines = [f"  for (long long p = (long long){BLOCK_X} * blockDim.x + threadIdx.x; p < {threads_total}ll; "
              f"p += (long long){GRID_X} * blockDim.x) {{"]
     lines += ["    " + s for s in body]
@@ -217,7 +227,7 @@ def _emit_update_kernel(ctx: LowerCtx, prefix: str, threads_total: int, body: li
     ctx.emit_kernel(Kernel(
         entry=entry, source=src,
         params=(KernelParam(it.dtype.ctype, ctx.in_name(1), False), KernelParam(ut.dtype.ctype, ctx.in_name(2), False),
-                KernelParam(x.dtype.ctype, ctx.out_name(0), True)),
+                KernelParam(x.dtype.ctype, ctx.out_name(0), True), *(KernelParam("long long", c, False) for c, _ in counts)),
         grid=(max(1, min(math.ceil(threads_total / block), 4096)), 1, 1), block=(block, 1, 1),
         config=(("schedule", "ordered_updates"),)))
 
@@ -239,6 +249,10 @@ def lower_scatter_nd(ctx: LowerCtx) -> None:
     if n_upd == 0 or slice_size == 0:
         return
     body = [f"for (long long u = 0; u < {n_upd}ll; ++u) {{", "  long long off = 0;"]
+    for r, a in _update_rows(ctx):
+        if a >= it.rank - 1:
+            raise ctx.unsupported("indices of a run-time length along their last axis")
+        body.append(f"  if ((u / {math.prod(it.shape[a + 1:-1])}ll) % {it.shape[a]}ll >= rows{r}[0]) continue;")
     for j in range(k):
         d = x.shape[j]
         body.append(f"  {{ long long v = (long long)idx[u * {k}ll + {j}ll]; if (v < 0) v += {d}ll; off = off * {d}ll + v; }}")
@@ -292,11 +306,14 @@ def _lower_scatter_elements(ctx: LowerCtx) -> None:
     istr = [math.prod(ishape[a + 1:]) for a in range(r)]
     xstr = [math.prod(xshape[a + 1:]) for a in range(r)]
     others = [a for a in range(r) if a != axis]
+    rows = _update_rows(ctx)
     body = ["long long rem = p, ioff = 0, xoff = 0;"]
     for a in reversed(others):
-        body.append(f"{{ long long c = rem % {ishape[a]}ll; rem /= {ishape[a]}ll; "
-                    f"ioff += c * {istr[a]}ll; xoff += c * {xstr[a]}ll; }}")
+        body.append(f"const long long c{a} = rem % {ishape[a]}ll; rem /= {ishape[a]}ll; "
+                    f"ioff += c{a} * {istr[a]}ll; xoff += c{a} * {xstr[a]}ll;")
+    body += [f"if (c{a} >= rows{k}[0]) continue;" for k, a in rows if a != axis]
     body.append(f"for (long long t = 0; t < {ishape[axis]}ll; ++t) {{")
+    body += [f"  if (t >= rows{k}[0]) break;" for k, a in rows if a == axis]
     body.append(f"  const long long q = ioff + t * {istr[axis]}ll;")
     body.append(f"  long long v = (long long)idx[q]; if (v < 0) v += {xshape[axis]}ll;")
     body.append("  " + _update_statement(red, f"out[xoff + v * {xstr[axis]}ll]", "upd[q]", x.dtype))
@@ -368,18 +385,30 @@ def lower_nonzero(ctx: LowerCtx) -> None:
         return
     if y.size == 0:
         return
-    emit_nonzero(ctx, (ctx.in_name(0), x), x.size, ctx.out_name(0), ctx.out_name(1))
+    emit_nonzero(ctx, (ctx.in_name(0), x), x.size, ctx.out_name(0), ctx.out_name(1), ctx.run_time_extent(0))
 
 
-def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, count: str) -> None:
+def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, count: str,
+                 rows: tuple[str, int] | None = None) -> None:
     """One block writes to `y` ([rank of x, n]) the coordinates of the non-zeros among the first
     `n` elements of x (flattened), in row-major order as ONNX lists them, zeros past them, and their
     number to `count`: each thread counts the non-zeros of its run, a scan of the counts in shared
-    memory gives each run its first column, then each thread writes its coordinates there."""
+    memory gives each run its first column, then each thread writes its coordinates there. `rows`
+    (the int64 scalar holding it, the axis): x's length on that axis is known only at run time,
+    and elements past it (padding) count as zeros."""
     x_name, xt = x
     rank, t = xt.rank, _NONZERO_THREADS
     run = -(-n // t)
     ct = xt.dtype.compute_ctype
+    test = f"({ct})x[f] != ({ct})0"
+    params = [KernelParam(xt.dtype.ctype, x_name, False), KernelParam("long long", y, True),
+              KernelParam("long long", count, True)]
+    decls = [f"const {xt.dtype.ctype}* __restrict__ x", "long long* __restrict__ y", "long long* __restrict__ count"]
+    if rows is not None:
+        stride = math.prod(xt.shape[rows[1] + 1:])
+        test = f"(f / {stride}ll) % {xt.shape[rows[1]]}ll < rows[0] && {test}"
+        params.append(KernelParam("long long", rows[0], False))
+        decls.append("const long long* __restrict__ rows")
     coords = []
     for d in reversed(range(rank)):
         coords.append(f"      y[{d}ll * N + at] = rest % {xt.shape[d]}ll; rest /= {xt.shape[d]}ll;")
@@ -388,7 +417,7 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
             "  long long* first = (long long*)smem;",
             "  const long long lo = threadIdx.x * RUN, hi = by_min(lo + RUN, N);",
             "  long long mine = 0;",
-            f"  for (long long f = lo; f < hi; ++f) mine += (({ct})x[f] != ({ct})0);",
+            f"  for (long long f = lo; f < hi; ++f) mine += ({test});",
             "  first[threadIdx.x] = mine;",
             "  __syncthreads();",
             "  if (threadIdx.x == 0) {",
@@ -399,7 +428,7 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
             "  __syncthreads();",
             "  long long at = first[threadIdx.x];",
             "  for (long long f = lo; f < hi; ++f) {",
-            f"    if (({ct})x[f] != ({ct})0) {{",
+            f"    if ({test}) {{",
             "      long long rest = f;",
             *coords,
             "      ++at;",
@@ -409,11 +438,8 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
             f"  for (long long e = threadIdx.x; e < {rank}ll * (N - total); e += blockDim.x)",
             "    y[(e / (N - total)) * N + total + e % (N - total)] = 0;",
             "  if (threadIdx.x == 0) count[0] = total;"]
-    entry, source = finish_kernel("nonzero", [f"const {xt.dtype.ctype}* __restrict__ x", "long long* __restrict__ y",
-                                              "long long* __restrict__ count"], body, launch_bounds=(t,))
-    ctx.emit_kernel(Kernel(entry=entry, source=source,
-                           params=(KernelParam(xt.dtype.ctype, x_name, False), KernelParam("long long", y, True),
-                                   KernelParam("long long", count, True)),
+    entry, source = finish_kernel("nonzero", decls, body, launch_bounds=(t,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params),
                            grid=(1, 1, 1), block=(t, 1, 1), shared_bytes=(t + 1) * 8,
                            config=(("schedule", "nonzero_scan"),)))
 
@@ -465,7 +491,7 @@ def lower_compress(ctx: LowerCtx) -> None:
     pos_t = TensorType(DType.int64, (1, scanned))
     pos = ctx.temp(pos_t, "positions")
     count = ctx.out_name(1) if runtime else ctx.temp(TensorType(DType.int64, ()), "count")
-    emit_nonzero(ctx, (ctx.in_name(1), cond), scanned, pos, count)
+    emit_nonzero(ctx, (ctx.in_name(1), cond), scanned, pos, count, ctx.run_time_extent(1))
     i = out_vars(y.rank)
     picked = load(1, pos_t, (const(0, DType.int64), i[at]))
     if axis is None:     # the flattened input's element at the position, by x's own index

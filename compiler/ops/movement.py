@@ -19,10 +19,10 @@ from ..codegen.block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 from ..errors import ShapeError, UnsupportedOp
 from ..ir.dtypes import DType
-from ..ir.graph import Constant, TensorType
+from ..ir.graph import Constant, TensorType, view_axis
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const, in_range,
                         load, logical_and, logical_or, minimum, out_vars, select, unary)
-from .registry import LowerCtx, register
+from .registry import Inferred, LowerCtx, register
 
 # A hand-written table of constant values is fine for shapes and small folded constants; larger
 # constants belong in the plan's constant data (the frontend folds them).
@@ -122,6 +122,50 @@ def _ref_reshape(node, inputs, opset):
     return [x.reshape(shape)]
 
 
+def _infer_reshape(pn, in_types: list, consts: list, bounds: list) -> Inferred | None:
+    """A target shape known only at run time whose elements are bounded (frontend/element_bounds.py:
+    torchvision's `boxes.reshape(boxes.shape)` after a clip, the Shape of a list of run-time
+    length): the data's static (padded) extents reshaped. Where every element not pinned is a
+    value's extent (its source), those at their upper bounds (a -1 among the pinned ones is then
+    what the element count leaves); else, with one element not pinned, what the count leaves, as a
+    -1 would be. A valid model's elements are exactly those at run time; the lowering follows the
+    data's run-time axis through the view where it survives whole, refuses a view that mixes rows
+    (passes/bounded_rows.py), and checks that an element measuring a run-time axis lands on the
+    data's (`extent_sources`: (output axis, value, the value's axis) triples). Else None: ONNX's
+    inference (a constant shape, or one it refuses)."""
+    x = in_types[0]
+    b = bounds[1] if len(bounds) > 1 else None
+    if len(pn.input) < 2 or consts[1] is not None or b is None or x is None:
+        return None
+    lower, upper, source = (np.asarray(v).reshape(-1) for v in b)
+    free = [a for a in range(upper.size) if lower[a] != upper[a]]
+    pinned = [a for a in range(upper.size) if a not in free]
+    if not free or not np.all(np.isfinite(lower[pinned].astype(np.float64))):
+        return None
+    shape = [int(v) if a in pinned else -1 for a, v in enumerate(lower)]
+    if not next((a.i for a in pn.attribute if a.name == "allowzero"), 0):    # a 0 copies the data's extent
+        if any(shape[a] == 0 and a >= x.rank for a in pinned):
+            return None
+        shape = [x.shape[a] if a in pinned and d == 0 else d for a, d in enumerate(shape)]
+    if all(source[a] is not None and np.isfinite(float(upper[a])) for a in free):
+        for a in free:
+            shape[a] = int(upper[a])      # values' extents: at their bounds, a -1 among the rest
+    elif len(free) != 1:
+        return None
+    unknown = [a for a, d in enumerate(shape) if d < 0]
+    if len(unknown) > 1 or any(d < -1 for d in shape):
+        return None
+    rest = math.prod(d for d in shape if d >= 0)
+    if unknown:
+        if rest == 0 or x.size % rest:
+            return None
+        shape[unknown[0]] = x.size // rest
+    elif rest != x.size:
+        return None
+    sources = tuple((a, source[a][0], int(source[a][1])) for a in free if source[a] is not None)
+    return Inferred([TensorType(x.dtype, tuple(shape))], (("extent_sources", sources),) if sources else ())
+
+
 def _ref_flatten(node, inputs, opset):
     x = inputs[0]
     axis = norm_axis(node.attr("axis", 1), x.ndim)
@@ -159,8 +203,58 @@ def _lower_view(ctx: LowerCtx) -> None:
     ctx.alias(ctx.out_name(0), ctx.in_name(0))
 
 
-for _op, _ref in (("Reshape", _ref_reshape), ("Flatten", _ref_flatten), ("Squeeze", _ref_squeeze),
-                  ("Unsqueeze", _ref_unsqueeze), ("Identity", _ref_identity)):
+@register("Reshape", reference=_ref_reshape, infer=_infer_reshape, infer_bounds=True)
+def lower_reshape(ctx: LowerCtx) -> None:
+    """A view. A target shape measured from values of run-time length (`extent_sources`, from
+    _infer_reshape): where the value measured is run-time on that very axis, the element is that
+    length, so the data's run-time rows must be that axis of the view (the lowering then follows
+    them there, passes/bounded_rows.py)."""
+    _check_extent_sources(ctx, lambda axis: view_axis(ctx.input(0).shape, ctx.out_types[0].shape, axis))
+    _lower_view(ctx)
+    _merged_rows(ctx)
+
+
+def _merged_rows(ctx: LowerCtx) -> None:
+    """A view that merges the rows of a run-time length with the axes after them (`boxes.reshape(-1,
+    4)` of [n, 90, 4]): where nothing precedes those rows (the real elements are the buffer's first
+    ones) and the view's first axis longer than 1 holds whole rows' worth of elements, that axis
+    has the real length n * (elements a row / elements an output row), a count of its own computed
+    on the device. Else (the rows survive whole, or the view mixes them) passes/bounded_rows.py."""
+    x, y = ctx.input(0), ctx.out_types[0]
+    rows = ctx.run_time_extent(0)
+    if rows is None or view_axis(x.shape, y.shape, rows[1]) is not None or math.prod(x.shape[:rows[1]]) != 1:
+        return
+    at = next((d for d, n in enumerate(y.shape) if n != 1), None)
+    row, inner = math.prod(x.shape[rows[1] + 1:]), math.prod(y.shape[at + 1:]) if at is not None else 1
+    if at is None or row % inner or y.shape[at] != x.shape[rows[1]] * (row // inner):
+        return
+    scalar = TensorType(DType.int64, ())
+    te = TensorExpr("merged_rows", (scalar,), scalar, binary("mul", load(0, scalar, ()), const(row // inner, DType.int64)))
+    count = ctx.shared_temp(f"merged_rows {rows[0]} {row // inner}", scalar, "merged_rows",
+                            lambda out: ctx.emit(te, [rows[0]], out))
+    ctx.set_run_time_extent(0, count, at)
+
+
+def _check_extent_sources(ctx: LowerCtx, rows_at, skip: frozenset[int] = frozenset()) -> None:
+    """For each element of a target shape that measured a value's axis (`extent_sources`: (output
+    axis, value, the value's axis)) where that axis is the value's run-time one: the output axis
+    must hold the data's run-time rows (`rows_at(data axis)` gives where they land), since the
+    element is their length. Where the axis measured is static, the element is that static extent,
+    the one the output was sized by. Output axes in `skip` are the caller's (Expand's broadcasts)."""
+    for out_axis, value, value_axis in ctx.attr("extent_sources") or ():
+        found = ctx.run_time_extent_of(value)
+        if found is None or found[1] != value_axis or out_axis in skip:
+            continue
+        data = ctx.run_time_extent(0)
+        if data is None or rows_at(data[1]) != out_axis:
+            raise ShapeError(f"{ctx.node.op} to a shape measured from '{value}' (its axis {value_axis}, of "
+                             f"length known only at run time): its axis {out_axis} is not the run-time rows "
+                             f"of '{ctx.in_name(0)}'", node=ctx.node.name,
+                             hint="Brickyard gives a value of run-time length a new shape only where its rows stay whole")
+
+
+for _op, _ref in (("Flatten", _ref_flatten), ("Squeeze", _ref_squeeze), ("Unsqueeze", _ref_unsqueeze),
+                  ("Identity", _ref_identity)):
     register(_op, reference=_ref)(_lower_view)
 
 
@@ -206,7 +300,9 @@ def lower_concat(ctx: LowerCtx) -> None:
             off += t.shape[axis]
     if not parts:
         return
-    if any(ctx.run_time_extent(k) is not None and ctx.run_time_extent(k)[1] == axis for k, _, _ in parts):
+    # (one part is a copy, which keeps its rows' count: `torch.cat([boxes])` of a single image)
+    if len(parts) > 1 and any(ctx.run_time_extent(k) is not None and ctx.run_time_extent(k)[1] == axis
+                              for k, _, _ in parts):
         _lower_concat_run_time(ctx, parts, axis)
         return
     body = None
@@ -331,16 +427,59 @@ def _ref_slice(node, inputs, opset):
     return [out]
 
 
-@register("Slice", reference=_ref_slice)
+def _infer_slice(pn, in_types: list, consts: list, bounds: list) -> Inferred | None:
+    """Ends known only at run time, each not pinned a value's extent (frontend/element_bounds.py:
+    torchvision's `boxes.split(boxes_per_image)` of one image, a slice to the Shape of the list):
+    the slice to their upper bounds (`ends_at_bounds`), starts, axes and steps constant. The
+    lowering checks each end that measures a run-time axis (`extent_sources`: (data axis, value,
+    the value's axis)) takes the data's whole run-time rows there. Else None: ONNX's inference."""
+    x = in_types[0]
+    b = bounds[2] if len(bounds) > 2 else None
+    if (x is None or len(pn.input) < 3 or consts[2] is not None or b is None or consts[1] is None
+            or any(k < len(pn.input) and pn.input[k] and consts[k] is None for k in (3, 4))):
+        return None
+    lower, upper, source = (np.asarray(v).reshape(-1) for v in b)
+    free = [k for k in range(upper.size) if lower[k] != upper[k]]
+    if not np.all(np.isfinite(upper.astype(np.float64))) or any(source[k] is None for k in free):
+        return None
+    ends = tuple(int(v) for v in upper)
+    axes = consts[3] if len(consts) > 3 and consts[3] is not None else np.arange(len(ends))
+    axes = [norm_axis(int(a), x.rank) for a in np.asarray(axes).reshape(-1)]
+    try:
+        params = slice_params(None, [None, consts[1], np.array(ends)] + list(consts[3:5]), 13, x.shape)
+    except ValueError:
+        return None
+    sources = tuple((axes[k], source[k][0], int(source[k][1])) for k in free)
+    return Inferred([TensorType(x.dtype, tuple(n for _, _, n in params))],
+                    (("ends_at_bounds", ends), ("extent_sources", sources)))
+
+
+@register("Slice", reference=_ref_slice, infer=_infer_slice, infer_bounds=True)
 def lower_slice(ctx: LowerCtx) -> None:
-    """out[i] = x[start + i * step] per axis; starts/ends/axes/steps must be constants."""
+    """out[i] = x[start + i * step] per axis; starts/axes/steps must be constants, and the ends, or
+    bounded by values' extents (`ends_at_bounds`, _infer_slice): an end that is a run-time length
+    must be the data's own rows' (the same count), taken whole from 0, so the slice is a view of
+    them; an end that measured a static extent is that extent."""
     x = ctx.input(0)
+    at_bounds = ctx.attr("ends_at_bounds")
     if ctx.opset >= 10:
         for k, what in ((1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")):
-            if ctx.has_input(k):
+            if ctx.has_input(k) and not (k == 2 and at_bounds is not None):
                 ctx.require_const(k, what)
     inputs = [None] + [ctx.const(k) for k in range(1, len(ctx.node.inputs))]
+    if at_bounds is not None:
+        inputs[2] = np.array(at_bounds, np.int64)
     params = slice_params(ctx.node, inputs, ctx.opset, x.shape)
+    for axis, value, value_axis in ctx.attr("extent_sources") or ():
+        found = ctx.run_time_extent_of(value)
+        if found is None or found[1] != value_axis:
+            continue      # a static extent: the end is the one the output was sized by
+        if ctx.run_time_extent(0) != (found[0], axis) or params[axis] != (0, 1, x.shape[axis]):
+            raise ShapeError(f"Slice to an end measured from '{value}' (its axis {value_axis}, of length known "
+                             f"only at run time) that is not all the run-time rows of '{ctx.in_name(0)}' on "
+                             f"axis {axis}", node=ctx.node.name,
+                             hint="Brickyard slices a value of run-time length at a run-time end only where "
+                             "the slice takes its rows whole")
     i = out_vars(x.rank)
     emit_expr(ctx, "slice", [0], load(0, x, [s + st * v for (s, st, _), v in zip(params, i)]))
 
@@ -352,10 +491,60 @@ def _ref_expand(node, inputs, opset):
     return [np.array(np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(shape))))]
 
 
-@register("Expand", reference=_ref_expand)
+def _infer_expand(pn, in_types: list, consts: list, bounds: list) -> Inferred | None:
+    """A target shape known only at run time whose elements are bounded (element_bounds.py:
+    torchvision's MultiScaleRoIAlign expands a list of run-time length to the Shape of another).
+    An element not pinned facing an axis of the data longer than 1 is that axis (a valid model's
+    element is 1 or the data's extent there: broadcasting gives the data's). One facing an axis of
+    1 is sized at its upper bound where it measures a value's axis (the import cannot always tell
+    which of a value's axes is the run-time one; where it is, the lowering gives the output that
+    value's count, `labels.expand_as(scores)`), else None, as for any other shape ONNX's inference
+    refuses. `extent_sources` as Reshape's."""
+    x = in_types[0]
+    b = bounds[1] if len(bounds) > 1 else None
+    if len(pn.input) < 2 or consts[1] is not None or b is None or x is None:
+        return None
+    lower, upper, source = (np.asarray(v).reshape(-1) for v in b)
+    rank = max(x.rank, upper.size)
+    data = (1,) * (rank - x.rank) + x.shape
+    shape, sources = [], []
+    for a in range(rank):
+        k = a - (rank - upper.size)        # the shape's element facing output axis a
+        if k < 0:
+            shape.append(data[a])
+        elif lower[k] == upper[k] and np.isfinite(float(lower[k])):
+            n = int(lower[k])
+            if data[a] != 1 and n not in (1, data[a]):
+                return None
+            shape.append(data[a] if n == 1 else n)
+        elif data[a] != 1 or source[k] is not None and np.isfinite(float(upper[k])):
+            shape.append(data[a] if data[a] != 1 else int(upper[k]))
+            if source[k] is not None:
+                sources.append((a, source[k][0], int(source[k][1])))
+        else:
+            return None
+    return Inferred([TensorType(x.dtype, tuple(shape))], (("extent_sources", tuple(sources)),) if sources else ())
+
+
+@register("Expand", reference=_ref_expand, infer=_infer_expand, infer_bounds=True)
 def lower_expand(ctx: LowerCtx) -> None:
+    """A broadcast by index. A target shape measured from values of run-time length: an axis of 1
+    broadcast to one takes its count (the rows past it are copies too, padding); else, as Reshape's
+    (`_check_extent_sources`), the data's run-time axis must be the one measured, right-aligned."""
     x, y = ctx.input(0), ctx.out_types[0]
+    data = (1,) * (y.rank - x.rank) + x.shape
+    grown = []      # axes broadcast from 1 to a run-time length: the output takes that length's count
+    for out_axis, value, value_axis in ctx.attr("extent_sources") or ():
+        found = ctx.run_time_extent_of(value)
+        if found is not None and found[1] == value_axis and data[out_axis] == 1:
+            grown.append((out_axis, found[0]))
+    if grown and (len(grown) > 1 or ctx.run_time_extent(0) is not None):
+        raise ShapeError(f"Expand to a shape with {len(grown) + (ctx.run_time_extent(0) is not None)} axes of "
+                         "lengths known only at run time: a value has at most one", node=ctx.node.name)
+    _check_extent_sources(ctx, lambda axis: axis + y.rank - x.rank, skip={a for a, _ in grown})
     emit_expr(ctx, "expand", [0], load(0, x, broadcast_index(y.shape, x.shape, out_vars(y.rank))))
+    if grown:
+        ctx.set_run_time_extent(0, grown[0][1], grown[0][0])
 
 
 def _ref_tile(node, inputs, opset):

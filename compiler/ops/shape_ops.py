@@ -161,9 +161,42 @@ def _ref_range(node, inputs, opset):
     return [(start + (delta * np.arange(n, dtype=dt)).astype(dt)).astype(dt)]
 
 
-@register("Range", reference=_ref_range)
+def _infer_range(pn, in_types: list, consts: list, bounds: list) -> Inferred | None:
+    """A limit known only at run time that is a value's extent (frontend/element_bounds.py:
+    torchvision's `torch.arange(num_classes)` of a Shape the import cannot pin), start and delta
+    constant: the range to the limit's upper bound (`limit_at_bound`), its one axis of the
+    run-time length where the extent measured is run-time (`extent_sources`, as ConstantOfShape's).
+    Else None: ONNX's inference."""
+    if consts[0] is None or consts[2] is None or consts[1] is not None or bounds[1] is None:
+        return None
+    lower, upper, source = (np.asarray(v).reshape(-1) for v in bounds[1])
+    if upper.size != 1 or source[0] is None or not np.isfinite(float(upper[0])):
+        return None
+    limit = np.asarray(upper[0]).astype(consts[0].dtype)
+    n = _ref_range(None, [consts[0], limit, consts[2]], 11)[0].size
+    return Inferred([TensorType(in_types[0].dtype, (n,))],
+                    (("limit_at_bound", float(upper[0])), ("extent_sources", ((0, source[0][0], int(source[0][1])),))),
+                    run_time=((0, n),))
+
+
+@register("Range", reference=_ref_range, infer=_infer_range, infer_bounds=True)
 def lower_range(ctx: LowerCtx) -> None:
+    """The values, computed at compile time. A limit bounded by a value's extent (_infer_range): the
+    range to the bound, which where that extent is run-time takes its count (0, 1, ... is the same
+    at every length), as long as it starts at 0 in steps of 1."""
     consts = [ctx.const(k) for k in range(3)]
+    at_bound = ctx.attr("limit_at_bound")
+    if at_bound is not None and consts[0] is not None and consts[2] is not None:
+        consts[1] = np.asarray(at_bound).astype(consts[0].dtype)
+        for _, value, value_axis in ctx.attr("extent_sources"):
+            found = ctx.run_time_extent_of(value)
+            if found is None or found[1] != value_axis:
+                continue     # a static extent: the range to it
+            if float(consts[0]) != 0 or float(consts[2]) != 1:
+                raise ShapeError(f"Range to the run-time length of '{value}' (axis {value_axis}) from "
+                                 f"{consts[0].item()} in steps of {consts[2].item()}: its length would be a "
+                                 "count of its own", node=ctx.node.name)
+            ctx.set_run_time_extent(0, found[0], 0)
     if any(c is None for c in consts):
         raise ctx.unsupported("data-dependent output shape (start, limit, delta must be constants)")
     emit_values(ctx, _ref_range(ctx.node, consts, ctx.opset)[0])

@@ -443,12 +443,17 @@ def lower_roi_align(ctx: LowerCtx) -> None:
         combine = ("{ " + ct + " m = by_max(by_max(by_max(w1 * v1, w2 * v2), w3 * v3), w4 * v4); "
                    "acc = have ? by_max(acc, m) : m; have = true; }")
         finish = "acc"
+    # ROIs of a run-time number (a filtered list): rows past it are padding, written as zeros
+    # without sampling (their boxes and batch indices are not the model's), the output's rows theirs
+    counts = list(dict.fromkeys(e[0] for e in (ctx.run_time_extent(1), ctx.run_time_extent(2)) if e is not None))
     params = f"""const {x.dtype.ctype}* __restrict__ X, const {rois.dtype.ctype}* __restrict__ rois,
-    const {bidx.dtype.ctype}* __restrict__ bidx, {y.dtype.ctype}* __restrict__ Y"""
+    const {bidx.dtype.ctype}* __restrict__ bidx, {y.dtype.ctype}* __restrict__ Y""" + "".join(
+        f", const long long* __restrict__ rows{k}" for k in range(len(counts)))
+    past = " || ".join(f"r >= rows{k}[0]" for k in range(len(counts)))
     body = f"""  for (long long p = (long long){BLOCK_X} * blockDim.x + threadIdx.x; p < {total}ll; p += (long long){GRID_X} * blockDim.x) {{
     const long long pw = p % {pw_n}ll, ph = (p / {pw_n}ll) % {ph_n}ll;
     const long long c = (p / {pw_n * ph_n}ll) % {C}ll, r = p / {pw_n * ph_n * C}ll;
-    const {ct} off = {f(0.5 if half_pixel else 0.0)}, scale = {f(scale)};
+{f"    if ({past}) {{ Y[p] = ({y.dtype.ctype})0; continue; }}{chr(10)}" if counts else ""}    const {ct} off = {f(0.5 if half_pixel else 0.0)}, scale = {f(scale)};
     const {ct} x1 = ({ct})rois[r * 4 + 0] * scale - off, y1 = ({ct})rois[r * 4 + 1] * scale - off;
     const {ct} x2 = ({ct})rois[r * 4 + 2] * scale - off, y2 = ({ct})rois[r * 4 + 3] * scale - off;
     {ct} rw = x2 - x1, rh = y2 - y1;
@@ -484,8 +489,11 @@ def lower_roi_align(ctx: LowerCtx) -> None:
     grid, block = _grid_launch(total)
     ctx.emit_kernel(Kernel(entry=entry, source=src, params=(
         KernelParam(x.dtype.ctype, ctx.in_name(0), False), KernelParam(rois.dtype.ctype, ctx.in_name(1), False),
-        KernelParam(bidx.dtype.ctype, ctx.in_name(2), False), KernelParam(y.dtype.ctype, ctx.out_name(0), True)),
+        KernelParam(bidx.dtype.ctype, ctx.in_name(2), False), KernelParam(y.dtype.ctype, ctx.out_name(0), True),
+        *(KernelParam("long long", c, False) for c in counts)),
         grid=grid, block=block, config=(("schedule", "roi_per_thread"),)))
+    if counts:
+        ctx.set_run_time_extent(0, counts[0], 0)
 
 
 # --- MaxRoiPool ------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import math
 from ..errors import ShapeError
 from ..ir.dataflow import reads, writes
 from ..ir.dtypes import DType
+from ..ir.graph import view_axis
 from ..ir.plan import REGIONS, AliasStep, ComputeStep, IfStep, LoopStep
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import (Binary, Const, Expr, Load, TensorExpr, Var, binary, cast, const, load, logical_and,
@@ -56,6 +57,8 @@ def follow(node, steps: list, types: dict, extents: Extents, handled: frozenset[
                                "a later kernel of its op writes it again")
             continue
         if isinstance(step, AliasStep):
+            if step.dst in handled:     # the lowering gave the view its own length (merged rows)
+                continue
             length, axis = extents[step.src]
             same = view_axis(types[step.src].shape, types[step.dst].shape, axis)
             if same is None:
@@ -229,16 +232,6 @@ def direct_reads(step) -> set[str]:
     if isinstance(step, LoopStep):
         return {n for n in (step.trip_count, step.cond, *step.carried_in) if n}
     return set(step.state_in) | set(step.scan_in)
-
-
-def view_axis(src: tuple[int, ...], dst: tuple[int, ...], axis: int) -> int | None:
-    """The axis of a view `dst` of `src`'s bytes that is `src`'s `axis` (the same elements before,
-    along and after it), else None."""
-    before, after = math.prod(src[:axis]), math.prod(src[axis + 1:])
-    for d in range(len(dst)):
-        if dst[d] == src[axis] and math.prod(dst[:d]) == before and math.prod(dst[d + 1:]) == after:
-            return d
-    return None
 
 
 def _refused(node, value: str, extents: Extents, types: dict, why: str) -> ShapeError:

@@ -717,8 +717,29 @@ def test_element_bounds_of_run_time_integers():
     assert [b.tolist() for b in both] == [[1000, 0], [1000, 5000], [None, ("x", 0)]]
     k = element_bounds(helper.make_node("ReduceMin", ["b"], ["k"], keepdims=0), [both], ())
     assert [b.tolist() for b in k] == [0, 1000, None]        # bounded, but no longer x's extent
-    # unknown stays unknown: a sum is not bounded by these rules
-    assert element_bounds(helper.make_node("Add", ["n", "n"], ["m"]), [n, n], ()) is None
+    # a sum and a difference are bounded by their terms' bounds; only adding a pinned 0 keeps the
+    # source (`torch.split` ends written as 0 + n)
+    add, sub = helper.make_node("Add", ["p", "q"], ["m"]), helper.make_node("Sub", ["p", "q"], ["m"])
+    assert [b.tolist() for b in element_bounds(add, [n, n], ())] == [0, 10000, None]
+    assert [b.tolist() for b in element_bounds(add, [exact([0]), unsq], (1,))] == [[0], [5000], [("x", 0)]]
+    assert [b.tolist() for b in element_bounds(sub, [n, exact(3)], ())] == [-3, 4997, None]
+    assert [b.tolist() for b in element_bounds(sub, [n, exact(0)], ())] == [0, 5000, ("x", 0)]
+    # Equal and Where, as `expand` writes its -1 test: a choice pinned where the bounds decide it
+    eq = element_bounds(helper.make_node("Equal", ["b", "m1"], ["e"]), [both, exact([-1, 1000])], (2,))
+    assert [b.tolist() for b in eq] == [[0, 0], [0, 1], [None, None]]     # n >= 0 is never -1; n may be 1000
+    where = helper.make_node("Where", ["e", "ones", "b"], ["w"])
+    w = element_bounds(where, [eq, exact([1, 1]), both], (2,))      # undecided: either side's bounds
+    assert [b.tolist() for b in w] == [[1000, 0], [1000, 5000], [None, None]]
+    never = element_bounds(helper.make_node("Equal", ["b", "m1"], ["e"]), [both, exact([-1, -1])], (2,))
+    w = element_bounds(where, [never, exact([1, 1]), both], (2,))   # decided: the source carried
+    assert [b.tolist() for b in w] == [[1000, 0], [1000, 5000], [None, ("x", 0)]]
+    w = element_bounds(where, [exact([True, False]), exact([1, 1]), both], (2,))
+    assert [b.tolist() for b in w] == [[1, 0], [1, 5000], [None, ("x", 0)]]
+    # a Slice at positions known at compile time: Shape(x)[:1]
+    head = element_bounds(helper.make_node("Slice", ["s", "a", "b"], ["h"]), [s, exact([0]), exact([1])], (1,))
+    assert [b.tolist() for b in head] == [[0], [5000], [("x", 0)]]
+    # unknown stays unknown
+    assert element_bounds(helper.make_node("Mul", ["n", "n"], ["m"]), [n, n], ()) is None
     inf = (np.array([-np.inf]), np.array([np.inf]), np.array([None]))
     assert np.isinf(element_bounds(helper.make_node("Concat", ["u", "c"], ["b"], axis=0),
                                    [inf, exact([1])], (2,))[1][0])

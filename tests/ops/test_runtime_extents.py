@@ -237,15 +237,16 @@ def _nms_then(nodes, outputs, inits=()):
 
 @pytest.mark.parametrize("case,message", [
     ("offset", "reads axis 0 at a computed position"),
-    ("flatten", "it is viewed as [18], which mixes its rows"),
+    ("columns", "it is viewed as [3, 6], which mixes its rows"),
 ])
 def test_what_cannot_compute_with_a_run_time_extent_is_refused(case, message):
     nodes, outs, inits = {
         "offset": ([helper.make_node("Slice", ["sel", "one", "big", "zero"], ["y"])], [("y", TP.INT64, ["n", 3])],
                    [("one", np.array([1], np.int64)), ("big", np.array([99], np.int64)),
                     ("zero", np.array([0], np.int64))]),
-        "flatten": ([helper.make_node("Reshape", ["sel", "flat"], ["y"])], [("y", TP.INT64, ["n"])],
-                    [("flat", np.array([-1], np.int64))]),
+        # (a flatten, [-1], keeps the real elements first: test_shapes_measured_from_a_run_time_list)
+        "columns": ([helper.make_node("Reshape", ["sel", "flat"], ["y"])], [("y", TP.INT64, [3, "n"])],
+                    [("flat", np.array([3, -1], np.int64))]),
     }[case]
     with pytest.raises(ShapeError, match=message.replace("[", r"\[").replace("]", r"\]")) as e:
         compile(_nms_then(nodes, outs, inits), "h100", CompileOptions(build=False))
@@ -602,3 +603,117 @@ def test_constant_of_shape_of_a_run_time_list():
     fills = [n for n in import_model(onnx.load_from_string(data)).graph.nodes if n.op == "ConstantOfShape"]
     assert [(n.attr("extent_sources"), n.attr("run_time_axis")) for n in fills] == [
         (((0, "kept2", 0), (1, "kept2", 1)), None), (None, 0)]
+
+
+def _kept_rows(nodes: list, scores: str = "scores", boxes: str = "boxes", out: str = "kb") -> list:
+    """A score-filtered list as torchvision keeps one: the indices of the scores above `t`
+    (NonZero), the boxes gathered at them: `out` has a run-time length on axis 0."""
+    return nodes + [helper.make_node("Greater", [scores, "t"], ["above"]),
+                    helper.make_node("NonZero", ["above"], ["nz"]),
+                    helper.make_node("Squeeze", ["nz", "zero"], ["idx"]),
+                    helper.make_node("Gather", [boxes, "idx"], [out], axis=0)]
+
+
+def _list_feeds(n: int, shape: tuple, seed: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    boxes = rng.random((n,) + shape).astype(np.float32) * 10
+    return [{"scores": rng.random(n).astype(np.float32), "boxes": boxes},
+            {"scores": (rng.random(n) ** 12).astype(np.float32), "boxes": boxes},     # a few rows
+            {"scores": np.zeros(n, np.float32), "boxes": boxes}]                      # none
+
+
+def test_shapes_measured_from_a_run_time_list():
+    """The shape arithmetic of torchvision's box postprocess on a list of run-time length, each a
+    target shape the import bounds (frontend/element_bounds.py) and the lowering checks against the
+    list's rows: `boxes.reshape(boxes.shape)` (Reshape to its own Shape), `reshape(n, 12)`, a
+    Slice to `n` (`split(boxes_per_image)` of one image: ends 0 + n), `reshape(-1, 4)` merging
+    the rows with the axes after them (a count of its own, n * 3), `arange(num_classes)` of a
+    Shape the import cannot pin, viewed (1, -1) and `expand_as` the list (the output takes its
+    count). Right against onnxruntime with some, a few and no rows."""
+    i64 = lambda *v: np.array(v, np.int64)    # noqa: E731
+    nodes = _kept_rows([]) + [
+        helper.make_node("Shape", ["kb"], ["kshape"]),
+        helper.make_node("Reshape", ["kb", "kshape"], ["same"]),
+        helper.make_node("Gather", ["kshape", "zero_s"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "zero"], ["n1"]),
+        helper.make_node("Concat", ["n1", "twelve"], ["n_rest"], axis=0),
+        helper.make_node("Reshape", ["kb", "n_rest"], ["flat"]),                  # [n, 12]
+        helper.make_node("Add", ["zero", "n1"], ["end"]),
+        helper.make_node("Slice", ["same", "zero", "end", "zero"], ["head"]),     # all n rows
+        helper.make_node("Reshape", ["head", "four"], ["merged"]),                # [n * 3, 4]
+        helper.make_node("ReduceSum", ["merged", "zero"], ["merged_sum"], keepdims=0),
+        helper.make_node("Gather", ["kshape", "one_s"], ["classes"], axis=0),    # 3, static
+        helper.make_node("Range", ["zero_s", "classes", "one_s"], ["labels0"]),
+        helper.make_node("Reshape", ["labels0", "one_minus1"], ["labels1"]),      # [1, 3]
+        helper.make_node("Slice", ["flat", "zero", "three", "one"], ["firsts"]),  # [n, 3]
+        helper.make_node("Shape", ["firsts"], ["fshape"]),
+        helper.make_node("Expand", ["labels1", "fshape"], ["labels"])]            # [n, 3]
+    data = model(nodes, [("scores", TP.FLOAT, [200]), ("boxes", TP.FLOAT, [200, 3, 4])],
+                 [("same", TP.FLOAT, ["n", 3, 4]), ("flat", TP.FLOAT, ["n", 12]), ("merged", TP.FLOAT, ["m", 4]),
+                  ("merged_sum", TP.FLOAT, [4]), ("labels", TP.INT64, ["n", 3])],
+                 [("t", np.array(0.5, np.float32)), ("zero", i64(0)), ("zero_s", np.array(0, np.int64)),
+                  ("one_s", np.array(1, np.int64)), ("twelve", i64(12)), ("four", i64(-1, 4)),
+                  ("one_minus1", i64(1, -1)), ("three", i64(3)), ("one", i64(1))])
+    art = check(data, _list_feeds(200, (3, 4), 5), rtol=1e-5)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["flat", "labels", "merged", "same"]
+    types = dict(art.plan.types)
+    assert (types["merged"].shape, types["labels"].shape) == ((600, 4), (200, 3))    # at the bounds
+
+
+def test_a_reshape_that_mixes_run_time_rows_is_refused():
+    """`reshape(3, -1)` of a [n, 4] list of run-time length would put padding between real rows:
+    refused at compile time, the node named."""
+    nodes = _kept_rows([]) + [helper.make_node("Shape", ["kb"], ["kshape"]),
+                              helper.make_node("Gather", ["kshape", "zero_s"], ["n"], axis=0),
+                              helper.make_node("Unsqueeze", ["n", "zero"], ["n1"]),
+                              helper.make_node("Concat", ["four", "n1"], ["shape"], axis=0),
+                              helper.make_node("Reshape", ["kb", "shape"], ["mixed"])]     # [4, n]
+    data = model(nodes, [("scores", TP.FLOAT, [50]), ("boxes", TP.FLOAT, [50, 4])], [("mixed", TP.FLOAT, [4, "n"])],
+                 [("t", np.array(0.5, np.float32)), ("zero", np.array([0], np.int64)),
+                  ("zero_s", np.array(0, np.int64)), ("four", np.array([4], np.int64))])
+    with pytest.raises(ShapeError, match="Reshape"):
+        compile(data, "h100", CompileOptions(build=False))
+
+
+def test_run_time_rois_and_their_scatter():
+    """torchvision's MultiScaleRoIAlign on a list of run-time length: RoiAlign of the kept boxes
+    (the padding rows past their count are zeros, not sampled), then per level the ROIs whose
+    area passes a threshold (NonZero of a run-time list: the padding is not counted), aligned and
+    scattered back into their rows (ScatterElements whose indices and updates have the level's
+    run-time length: the padding updates are skipped). Right against onnxruntime with some, a few
+    and no rows."""
+    nodes = _kept_rows([]) + [
+        helper.make_node("Shape", ["kb"], ["kshape"]),
+        helper.make_node("Slice", ["kshape", "zero", "one"], ["n1"]),      # Shape[:1]
+        helper.make_node("ConstantOfShape", ["n1"], ["bidx"], value=helper.make_tensor("v", TP.INT64, [1], [0])),
+        helper.make_node("RoiAlign", ["x", "kb", "bidx"], ["pooled"], output_height=2, output_width=2,
+                         sampling_ratio=2, spatial_scale=0.5),
+        # a level: the boxes narrower than 6 (the padding's width, 0, would pass: it is not counted)
+        helper.make_node("Split", ["kb", "split"], ["x1", "y1", "x2", "y2"], axis=1),
+        helper.make_node("Sub", ["x2", "x1"], ["w"]),
+        helper.make_node("Squeeze", ["w", "one"], ["w1"]),
+        helper.make_node("Less", ["w1", "six"], ["wide"]),
+        helper.make_node("NonZero", ["wide"], ["wnz"]),
+        helper.make_node("Squeeze", ["wnz", "zero"], ["widx"]),
+        helper.make_node("Gather", ["kb", "widx"], ["wboxes"], axis=0),
+        helper.make_node("Gather", ["bidx", "widx"], ["wbidx"], axis=0),
+        helper.make_node("RoiAlign", ["x", "wboxes", "wbidx"], ["wpooled"], output_height=2, output_width=2,
+                         sampling_ratio=2, spatial_scale=0.5),
+        helper.make_node("Reshape", ["widx", "col"], ["widx4"]),
+        helper.make_node("Shape", ["wpooled"], ["wshape"]),
+        helper.make_node("Expand", ["widx4", "wshape"], ["scatter_at"]),
+        helper.make_node("ScatterElements", ["pooled", "scatter_at", "wpooled"], ["levels"], axis=0)]
+    data = model(nodes, [("scores", TP.FLOAT, [60]), ("boxes", TP.FLOAT, [60, 4]), ("x", TP.FLOAT, [1, 3, 16, 16])],
+                 [("pooled", TP.FLOAT, ["n", 3, 2, 2]), ("widx", TP.INT64, ["w"]), ("levels", TP.FLOAT, ["n", 3, 2, 2])],
+                 [("t", np.array(0.5, np.float32)), ("zero", np.array([0], np.int64)), ("one", np.array([1], np.int64)),
+                  ("split", np.array([1, 1, 1, 1], np.int64)), ("six", np.array(6.0, np.float32)),
+                  ("col", np.array([-1, 1, 1, 1], np.int64))], opset=16)
+    rng = np.random.default_rng(8)
+    xy = rng.random((60, 2)).astype(np.float32) * 20
+    boxes = np.concatenate([xy, xy + rng.random((60, 2)).astype(np.float32) * 10], -1)
+    boxes[0] = [1, 1, 2, 2]     # the padding rows gather box 0 (index 0): narrow, so they would pass
+    x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+    feeds = [{"scores": s, "boxes": boxes, "x": x} for s in (
+        rng.random(60).astype(np.float32), (rng.random(60) ** 12).astype(np.float32), np.zeros(60, np.float32))]
+    art = check(data, feeds, rtol=1e-5)
+    assert sorted(o for o, _, _ in art.plan.output_lengths) == ["levels", "pooled", "widx"]

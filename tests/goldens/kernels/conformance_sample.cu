@@ -7804,7 +7804,7 @@ BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ 
 BY_DEVICE void scatter_elements_update_k0_body(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out, const by_block_index by_block) {
   for (long long p = (long long)by_block.idx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)by_block.grid.x * blockDim.x) {
     long long rem = p, ioff = 0, xoff = 0;
-    { long long c = rem % 1ll; rem /= 1ll; ioff += c * 2ll; xoff += c * 5ll; }
+    const long long c0 = rem % 1ll; rem /= 1ll; ioff += c0 * 2ll; xoff += c0 * 5ll;
     for (long long t = 0; t < 2ll; ++t) {
       const long long q = ioff + t * 1ll;
       long long v = (long long)idx[q]; if (v < 0) v += 5ll;
@@ -7911,7 +7911,7 @@ BY_KERNEL void __launch_bounds__(512) scatter_copy_k0(const float* __restrict__ 
 BY_DEVICE void scatter_elements_update_k0_body(const long long* __restrict__ idx, const float* __restrict__ upd, float* __restrict__ out, const by_block_index by_block) {
   for (long long p = (long long)by_block.idx.x * blockDim.x + threadIdx.x; p < 1ll; p += (long long)by_block.grid.x * blockDim.x) {
     long long rem = p, ioff = 0, xoff = 0;
-    { long long c = rem % 1ll; rem /= 1ll; ioff += c * 2ll; xoff += c * 5ll; }
+    const long long c0 = rem % 1ll; rem /= 1ll; ioff += c0 * 2ll; xoff += c0 * 5ll;
     for (long long t = 0; t < 2ll; ++t) {
       const long long q = ioff + t * 1ll;
       long long v = (long long)idx[q]; if (v < 0) v += 5ll;
