@@ -6,9 +6,11 @@
     .venv/bin/python bench/detection_models.py compile --models-dir var/detection_models --out bench/results
 
 The models have random weights (no download here): the normalisations' statistics and the heads'
-weights are spread so that scores differ from anchor to anchor, and the image has structure and
-noise. Still, many scores tie or nearly tie, and a postprocess (TopK, NonMaxSuppression) orders
-near-ties by rounding, so a whole-output comparison with onnxruntime is not conclusive. Each row
+weights are spread so that scores differ from anchor to anchor, the class logits scaled to a
+spread of LOGIT_STD on the image (unscaled, every score rounds to 1.0), and the image has
+structure and noise. Where scores still tie or nearly tie, a postprocess (TopK,
+NonMaxSuppression) orders near-ties by rounding, and a whole-output comparison with onnxruntime is
+not conclusive. Each row
 gives: compiled or the error, predicted microseconds, launches, compile seconds, and the rows of
 the plan's detections found among onnxruntime's (same label, score within 1e-4, box within 1e-2)
 beside how many of onnxruntime's rows are in exact (label, score) ties."""
@@ -28,12 +30,38 @@ MODELS = ("ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fp
           "retinanet_resnet50_fpn", "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn", "ssd300_vgg16")
 
 
-def export(out: Path, size: int) -> None:
+HEADS = ("classification_head", "cls_logits", "box_predictor", "bbox_pred")
+CLASS_LOGITS = ("classification_head", "cls_logits", "cls_score")
+LOGIT_STD = 1.5     # random heads' logits scaled to this spread: a sigmoid or softmax short of 1.0
+
+
+def _calibrate_class_logits(m, img) -> None:
+    """Scales each layer of the class heads (the conv and linear layers under CLASS_LOGITS, in
+    order, one forward pass each) so its outputs on `img` spread by LOGIT_STD: random weights over
+    hundreds of channels, unnormalised, give logits in the tens or beyond (every score then rounds
+    to 1.0, and ties decide which boxes a postprocess keeps)."""
+    import torch
+    layers = [(n, mod) for n, mod in m.named_modules() if any(h in n for h in CLASS_LOGITS)
+              and isinstance(mod, (torch.nn.Conv2d, torch.nn.Linear))]
+    with torch.no_grad():
+        for _, mod in layers:
+            seen = []
+            hook = mod.register_forward_hook(lambda _m, _i, o: seen.append(o.detach().flatten()))
+            m([img])
+            hook.remove()
+            std = float(torch.cat(seen).std()) if seen else 0.0
+            if 0 < std < float("inf"):
+                mod.weight.mul_(LOGIT_STD / std)
+                if mod.bias is not None:
+                    mod.bias.mul_(LOGIT_STD / std)
+
+
+def export(out: Path, size: int, models: list[str]) -> None:
     import torch
     import torchvision
     from torchvision.models import detection
     out.mkdir(parents=True, exist_ok=True)
-    for name in MODELS:
+    for name in models:
         torch.manual_seed(0)
         extra = dict(min_size=size, max_size=size) if not name.startswith("ssd") else {}
         m = getattr(detection, name)(weights=None, weights_backbone=None, **extra).eval()
@@ -45,10 +73,11 @@ def export(out: Path, size: int) -> None:
                     mod.running_mean.uniform_(-0.2, 0.2)
                     mod.running_var.uniform_(0.5, 2.0)
             for pname, p in m.named_parameters():
-                if any(h in pname for h in ("classification_head", "cls_logits", "box_predictor", "bbox_pred")):
+                if any(h in pname for h in HEADS):
                     p.normal_(0.0, 0.3)
         yy, xx = torch.meshgrid(torch.linspace(0, 1, size), torch.linspace(0, 1, size), indexing="ij")
         img = torch.stack([torch.sin(9 * xx) * 0.5 + 0.5, xx * yy, torch.rand(size, size)])
+        _calibrate_class_logits(m, img)
         with torch.no_grad():
             names = list(m([img])[0].keys())
         torch.onnx.export(m, ([img],), str(out / f"{name}.onnx"), opset_version=17, dynamo=False,
@@ -108,6 +137,7 @@ def main(argv=None) -> None:
     e = sub.add_parser("export", help="export the models (needs PyTorch and torchvision)")
     e.add_argument("--out", default="var/detection_models")
     e.add_argument("--size", type=int, default=320)
+    e.add_argument("--models", default=",".join(MODELS), help="comma-separated")
     c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime")
     c.add_argument("--models-dir", default="var/detection_models")
     c.add_argument("--out", default="bench/results")
@@ -115,7 +145,7 @@ def main(argv=None) -> None:
     c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
     a = ap.parse_args(argv)
     if a.cmd == "export":
-        export(Path(a.out), a.size)
+        export(Path(a.out), a.size, a.models.split(","))
     else:
         compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","))
 

@@ -110,6 +110,7 @@ class _Emitter:
         self.lines: list[str] = []
         self.regions = 0
         self.threads = 0
+        self.grid = 0            # the persistent kernel's blocks (kernel() sets both)
 
     # --- names and buffers -------------------------------------------------------------------
     def fresh(self, name: str) -> str:
@@ -213,8 +214,14 @@ class _Emitter:
             at += f", {state}"
         first = "by_b" if subs == 1 else f"by_b * {subs}u + by_t / {n}u"
         step = "by_g" if subs == 1 else f"by_g * {subs}u"
-        call = (f"for (unsigned int by_v = {first}; by_v < {k.blocks}u; by_v += {step}) "
-                f"{k.body}({', '.join(args)}, by_block_at({at}));")
+        run = f"{k.body}({', '.join(args)}, by_block_at({at}));"
+        if _uses_shared(k) and k.blocks > self.grid * subs:
+            # a block running several virtual blocks one after another reuses their shared memory:
+            # its threads meet before the next one writes it (a thread may leave a body early, or
+            # still read the tile another is about to overwrite)
+            sync = "__syncthreads();" if n == self.threads else f"by_part_sync(1u + threadIdx.x / {n}u, {n}u);"
+            run = f"{{ {run} {sync} }}"
+        call = f"for (unsigned int by_v = {first}; by_v < {k.blocks}u; by_v += {step}) {run}"
         self.emit(call if n == self.threads else f"if (by_t < {subs * n}u) {{ {call} }}", depth)
         self.emit("by_grid_sync();", depth)
 
@@ -379,6 +386,7 @@ class _Emitter:
     def kernel(self, region, grid: int, blocks_per_sm: int) -> RegionKernel:
         kernels = body_kernels(region)
         self.threads = region_threads(kernels)
+        self.grid = grid
         self.lines = []
         self.steps(Plan(inputs=(), outputs=(), steps=(region,), types=(), constants=()), ChainMap({}), 1)
         head = [f"  const unsigned int by_b = {BLOCK_X};", f"  const unsigned int by_g = {GRID_X};",
@@ -402,6 +410,11 @@ class _Emitter:
 
 
 _BODY_DEF = re.compile(r"BY_DEVICE void (\w+_body)\(")
+
+
+def _uses_shared(k: Kernel) -> bool:
+    """Whether k's body keeps anything in shared memory (dynamic or declared)."""
+    return k.shared_bytes > 0 or "__shared__" in k.source or "BY_SHARED_BUFFER" in k.source
 
 
 def _axis_extent(t: TensorType, axis: int) -> int:

@@ -440,3 +440,38 @@ def test_split_k_bodies_in_a_device_loop_count_arrivals_on_counters_of_their_own
     for mode in ("default", "shuffle"):
         got = Executor(art.plan, HostBackend(mode=mode, seed=5)).run(inputs)["h_final"]
         np.testing.assert_allclose(got, want, rtol=0, atol=2e-2 * float(np.abs(want).max()), err_msg=mode)
+
+
+def test_a_device_region_body_reusing_shared_memory_across_virtual_blocks():
+    """A persistent kernel's block runs a body's virtual blocks one after another: where the body
+    keeps a tile in shared memory, its threads meet between them (a thread leaving a block early
+    would otherwise overwrite the tile another still reads). torchvision's batched_nms as its
+    exporter writes it (an If on whether there are boxes, the NMS inside): over 4000 boxes the
+    bit-matrix form's overlap tiles are 3969 virtual blocks, more than the persistent grid's
+    sub-blocks; right in both thread orders (the race dropped suppressions: RetinaNet kept boxes
+    overlapping its better ones)."""
+    n = 4000
+
+    def branch(tag, iou):      # batched_nms: each class's boxes offset past the largest coordinate
+        nodes = [helper.make_node("ReduceMax", ["boxes"], [f"{tag}_max"], keepdims=0),
+                 helper.make_node("Add", [f"{tag}_max", f"{tag}_one"], [f"{tag}_span"]),
+                 helper.make_node("Mul", ["labels", f"{tag}_span"], [f"{tag}_off"]),
+                 helper.make_node("Unsqueeze", [f"{tag}_off", f"{tag}_axis"], [f"{tag}_off2"]),
+                 helper.make_node("Add", ["boxes", f"{tag}_off2"], [f"{tag}_apart"]),
+                 helper.make_node("NonMaxSuppression", [f"{tag}_apart", "scores", f"{tag}_m", f"{tag}_iou"],
+                                  [f"{tag}_sel"])]
+        return helper.make_graph(nodes, tag, [], [_vi(f"{tag}_sel", None, TensorProto.INT64)],
+                                 initializer=[_c(f"{tag}_m", [300], np.int64), _c(f"{tag}_iou", [iou]),
+                                              _c(f"{tag}_one", 1.0), _c(f"{tag}_axis", [2], np.int64)])
+    nodes = [helper.make_node("ReduceSum", ["scores"], ["total"], keepdims=0),
+             helper.make_node("Greater", ["total", "zero"], ["some"]),
+             helper.make_node("If", ["some"], ["sel"], then_branch=branch("t", 0.5), else_branch=branch("e", 0.3))]
+    model = _model(nodes, [_vi("boxes", [1, n, 4]), _vi("scores", [1, 1, n]), _vi("labels", [1, n])],
+                   [_vi("sel", ["k", 3], TensorProto.INT64)], [_c("zero", 0.0)])
+    rng = np.random.default_rng(5)
+    xy = rng.random((1, n, 2)).astype(np.float32) * 100     # crowded: most boxes overlap a better one
+    boxes = np.concatenate([xy, xy + rng.random((1, n, 2)).astype(np.float32) * 20 + 20], -1)
+    labels = rng.integers(0, 3, (1, n)).astype(np.float32)
+    on, _ = _check(model, {"boxes": boxes, "scores": rng.random((1, 1, n)).astype(np.float32), "labels": labels},
+                   regions_on_device=1)
+    assert any("nms_mask" in k.source for k in on.plan.kernels())
