@@ -94,11 +94,11 @@ class Scope:
         self.element_bounds: dict[str, Bounds] = {}
 
     def bounds_of(self, name: str) -> Bounds | None:
-        """Each element's (lower, upper, source) of `name`: its value twice where constant, else
-        what element_bounds found (here or in an enclosing scope), else None."""
+        """Each element's (lower, upper, source) of `name`: its value twice where constant (an integer
+        or a bool), else what element_bounds found (here or in an enclosing scope), else None."""
         if name in self.consts:
             a = self.consts[name]
-            return exact_bounds(a) if a.dtype.kind in "iu" and a.size <= MAX_ELEMENTS else None
+            return exact_bounds(a) if a.dtype.kind in "iub" and a.size <= MAX_ELEMENTS else None
         if name in self.element_bounds:
             return self.element_bounds[name]
         return self.parent.bounds_of(name) if self.parent is not None else None
