@@ -21,6 +21,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import TensorExpr, binary, const, in_range, load, logical_and, out_vars, select
 from .movement import emit_expr, emit_values, index_value, norm_axis, text, wrap_index
+from .recurrence_kernels import ONE_SM_ROWS_GBPS
 from .registry import LowerCtx, bounded_result, register
 
 
@@ -390,15 +391,13 @@ def lower_nonzero(ctx: LowerCtx) -> None:
 
 def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, count: str,
                  rows: tuple[str, int] | None = None) -> None:
-    """One block writes to `y` ([rank of x, n]) the coordinates of the non-zeros among the first
-    `n` elements of x (flattened), in row-major order as ONNX lists them, zeros past them, and their
-    number to `count`: each thread counts the non-zeros of its run, a scan of the counts in shared
-    memory gives each run its first column, then each thread writes its coordinates there. `rows`
-    (the int64 scalar holding it, the axis): x's length on that axis is known only at run time,
-    and elements past it (padding) count as zeros."""
+    """Writes to `y` ([rank of x, n]) the coordinates of the non-zeros among the first `n` elements
+    of x (flattened), in row-major order as ONNX lists them, zeros past them, and their number to
+    `count`. `rows` (the int64 scalar holding it, the axis): x's length on that axis is known only
+    at run time, and elements past it (padding) count as zeros. Two forms, priced against each
+    other where the input is long (LowerCtx.cheapest): one block scanning it all, or a grid of
+    blocks each scanning a chunk (a score filter over a detector's million anchor-class scores)."""
     x_name, xt = x
-    rank, t = xt.rank, _NONZERO_THREADS
-    run = -(-n // t)
     ct = xt.dtype.compute_ctype
     test = f"({ct})x[f] != ({ct})0"
     params = [KernelParam(xt.dtype.ctype, x_name, False), KernelParam("long long", y, True),
@@ -409,39 +408,133 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
         test = f"(f / {stride}ll) % {xt.shape[rows[1]]}ll < rows[0] && {test}"
         params.append(KernelParam("long long", rows[0], False))
         decls.append("const long long* __restrict__ rows")
-    coords = []
-    for d in reversed(range(rank)):
-        coords.append(f"      y[{d}ll * N + at] = rest % {xt.shape[d]}ll; rest /= {xt.shape[d]}ll;")
-    body = [f"  constexpr long long N = {n}, RUN = {run};",
-            "  BY_SHARED_BUFFER(smem);",
-            "  long long* first = (long long*)smem;",
-            "  const long long lo = threadIdx.x * RUN, hi = by_min(lo + RUN, N);",
-            "  long long mine = 0;",
-            f"  for (long long f = lo; f < hi; ++f) mine += ({test});",
-            "  first[threadIdx.x] = mine;",
-            "  __syncthreads();",
-            "  if (threadIdx.x == 0) {",
-            "    long long total = 0;",
-            "    for (int k = 0; k < blockDim.x; ++k) { const long long c = first[k]; first[k] = total; total += c; }",
-            "    first[blockDim.x] = total;",
-            "  }",
-            "  __syncthreads();",
-            "  long long at = first[threadIdx.x];",
-            "  for (long long f = lo; f < hi; ++f) {",
-            f"    if ({test}) {{",
-            "      long long rest = f;",
-            *coords,
-            "      ++at;",
-            "    }",
-            "  }",
-            "  const long long total = first[blockDim.x];",
-            f"  for (long long e = threadIdx.x; e < {rank}ll * (N - total); e += blockDim.x)",
-            "    y[(e / (N - total)) * N + total + e % (N - total)] = 0;",
-            "  if (threadIdx.x == 0) count[0] = total;"]
-    entry, source = finish_kernel("nonzero", decls, body, launch_bounds=(t,))
-    ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params),
-                           grid=(1, 1, 1), block=(t, 1, 1), shared_bytes=(t + 1) * 8,
-                           config=(("schedule", "nonzero_scan"),)))
+    form = _NonzeroForm(ctx, xt, n, test, params, decls)
+    ways = {"one block": form.one_block}
+    if n >= _NONZERO_GRID_FROM:
+        ways["grid"] = form.grid
+    ctx.cheapest(ways)
+
+
+_NONZERO_GRID_FROM = 8 * _NONZERO_THREADS    # shorter: one block's runs are a few elements
+_NONZERO_MAX_BLOCKS = 1024
+
+
+class _NonzeroForm:
+    """The two NonZero kernels' forms over one input (emit_nonzero)."""
+
+    def __init__(self, ctx: LowerCtx, xt, n: int, test: str, params: list, decls: list):
+        self.ctx, self.xt, self.n, self.test, self.params, self.decls = ctx, xt, n, test, params, decls
+
+    def _write(self, lo: str, hi: str) -> list[str]:
+        """Each thread's run [lo, hi) written from its first column `at`, in element order."""
+        coords = [f"      y[{d}ll * N + at] = rest % {self.xt.shape[d]}ll; rest /= {self.xt.shape[d]}ll;"
+                  for d in reversed(range(self.xt.rank))]
+        return [f"  for (long long f = {lo}; f < {hi}; ++f) {{",
+                f"    if ({self.test}) {{",
+                "      long long rest = f;",
+                *coords,
+                "      ++at;",
+                "    }",
+                "  }"]
+
+    def _zeros(self, first: str, step: str) -> list[str]:
+        """The columns past the count zeroed, threads `first`, `first + step`, ..."""
+        return [f"  for (long long e = {first}; e < {self.xt.rank}ll * (N - total); e += {step})",
+                "    y[(e / (N - total)) * N + total + e % (N - total)] = 0;"]
+
+    def one_block(self) -> None:
+        """One block: each thread counts the non-zeros of its run, a scan of the counts in shared
+        memory gives each run its first column, then each thread writes its coordinates there.
+        Priced as what it is, a block streaming the input twice through one SM."""
+        t, n = _NONZERO_THREADS, self.n
+        run = -(-n // t)
+        body = [f"  constexpr long long N = {n}, RUN = {run};",
+                "  BY_SHARED_BUFFER(smem);",
+                "  long long* first = (long long*)smem;",
+                "  const long long lo = threadIdx.x * RUN, hi = by_min(lo + RUN, N);",
+                "  long long mine = 0;",
+                f"  for (long long f = lo; f < hi; ++f) mine += ({self.test});",
+                "  first[threadIdx.x] = mine;",
+                "  __syncthreads();",
+                "  if (threadIdx.x == 0) {",
+                "    long long total = 0;",
+                "    for (int k = 0; k < blockDim.x; ++k) { const long long c = first[k]; first[k] = total; total += c; }",
+                "    first[blockDim.x] = total;",
+                "  }",
+                "  __syncthreads();",
+                "  long long at = first[threadIdx.x];",
+                *self._write("lo", "hi"),
+                "  const long long total = first[blockDim.x];",
+                *self._zeros("threadIdx.x", "blockDim.x"),
+                "  if (threadIdx.x == 0) count[0] = total;"]
+        entry, source = finish_kernel("nonzero", self.decls, body, launch_bounds=(t,))
+        self.ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(self.params),
+                                    grid=(1, 1, 1), block=(t, 1, 1), shared_bytes=(t + 1) * 8,
+                                    config=(("schedule", "nonzero_scan"), ("flops", 2 * n),
+                                            ("sequential_steps", 2 * run),
+                                            ("rows_bytes_per_step", t * self.xt.dtype.itemsize),
+                                            ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0))))
+
+    def grid(self) -> None:
+        """A block a chunk: the first kernel counts each chunk's non-zeros (a block reduction); the
+        second gives each block the sum of the counts before its chunk and the total, then scans
+        its chunk as the one-block form does, from there; the columns past the total are zeroed
+        across the grid, and block 0 writes the count."""
+        t, n, ctx = _NONZERO_THREADS, self.n, self.ctx
+        blocks = min(_NONZERO_MAX_BLOCKS, -(-n // (4 * t)))
+        chunk = -(-n // blocks)
+        counts = ctx.temp(TensorType(DType.int64, (blocks,)), "nonzero_chunk_counts")
+        body = [f"  constexpr long long N = {n}, C = {chunk};",
+                f"  const long long b = {BLOCK_X}, lo = b * C, hi = by_min(lo + C, N);",
+                "  BY_SHARED_BUFFER(smem);",
+                "  long long* part = (long long*)smem;",
+                "  long long mine = 0;",
+                f"  for (long long f = lo + threadIdx.x; f < hi; f += blockDim.x) mine += ({self.test});",
+                "  part[threadIdx.x] = mine;",
+                "  __syncthreads();",
+                "  for (int s = blockDim.x / 2; s > 0; s >>= 1) {",
+                "    if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];",
+                "    __syncthreads();",
+                "  }",
+                "  if (threadIdx.x == 0) counts[b] = part[0];"]
+        decls = [d for d in self.decls if not d.startswith(("long long* __restrict__ y", "long long* __restrict__ count"))]
+        params = [p for p in self.params if not p.output]
+        entry, source = finish_kernel("nonzero_counts", decls + ["long long* __restrict__ counts"], body,
+                                      launch_bounds=(t,))
+        ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params) + (KernelParam("long long", counts, True),),
+                               grid=(blocks, 1, 1), block=(t, 1, 1), shared_bytes=t * 8,
+                               config=(("schedule", "nonzero_counts"), ("flops", 2 * n))))
+        run = -(-chunk // t)
+        body = [f"  constexpr long long N = {n}, C = {chunk}, RUN = {run}, B = {blocks};",
+                f"  const long long b = {BLOCK_X}, lo = b * C, hi = by_min(lo + C, N);",
+                "  BY_SHARED_BUFFER(smem);",
+                "  long long* first = (long long*)smem;     // each run's first column, then before and total",
+                "  if (threadIdx.x == 0) {",
+                "    long long before = 0, total = 0;",
+                "    for (long long k = 0; k < B; ++k) { before += k < b ? counts[k] : 0; total += counts[k]; }",
+                "    first[blockDim.x] = before;",
+                "    first[blockDim.x + 1] = total;",
+                "  }",
+                "  const long long tlo = by_min(lo + threadIdx.x * RUN, hi), thi = by_min(tlo + RUN, hi);",
+                "  long long mine = 0;",
+                f"  for (long long f = tlo; f < thi; ++f) mine += ({self.test});",
+                "  first[threadIdx.x] = mine;",
+                "  __syncthreads();",
+                "  if (threadIdx.x == 0) {",
+                "    long long acc = first[blockDim.x];",
+                "    for (int k = 0; k < blockDim.x; ++k) { const long long c = first[k]; first[k] = acc; acc += c; }",
+                "  }",
+                "  __syncthreads();",
+                "  long long at = first[threadIdx.x];",
+                *self._write("tlo", "thi"),
+                "  const long long total = first[blockDim.x + 1];",
+                *self._zeros("b * blockDim.x + threadIdx.x", "B * blockDim.x"),
+                "  if (b == 0 && threadIdx.x == 0) count[0] = total;"]
+        entry, source = finish_kernel("nonzero_write", self.decls + ["const long long* __restrict__ counts"], body,
+                                      launch_bounds=(t,))
+        ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(self.params) + (KernelParam("long long", counts, False),),
+                               grid=(blocks, 1, 1), block=(t, 1, 1), shared_bytes=(t + 2) * 8,
+                               config=(("schedule", "nonzero_write"), ("flops", 2 * n))))
 
 
 # --- Compress on a run-time condition -------------------------------------------------------------

@@ -717,3 +717,38 @@ def test_run_time_rois_and_their_scatter():
         rng.random(60).astype(np.float32), (rng.random(60) ** 12).astype(np.float32), np.zeros(60, np.float32))]
     art = check(data, feeds, rtol=1e-5)
     assert sorted(o for o, _, _ in art.plan.output_lengths) == ["levels", "pooled", "widx"]
+
+
+def test_nonzero_of_long_inputs_in_blocks():
+    """NonZero and Compress over a long input take the grid form where the micro-model prices it
+    lower (ops/indexing.py: a block a chunk counts, then each block writes its chunk's coordinates
+    after the counts before it): a mask of 400000 elements, and the indices of a score-filtered
+    list of up to 200000 passing a second test, whose padding (the score at index 0, which passes)
+    is not counted. Right against onnxruntime with many, few and no elements."""
+    n = 200000
+    nodes = [helper.make_node("Greater", ["x", "t"], ["mask"]),
+             helper.make_node("NonZero", ["mask"], ["nz"]),
+             helper.make_node("Flatten", ["mask"], ["flat"], axis=0),
+             helper.make_node("Squeeze", ["flat", "zero"], ["m1"]),
+             helper.make_node("Compress", ["x", "m1"], ["kept_x"]),
+             helper.make_node("Greater", ["scores", "t"], ["above"]),
+             helper.make_node("NonZero", ["above"], ["snz"]),
+             helper.make_node("Squeeze", ["snz", "zero"], ["idx"]),
+             helper.make_node("Gather", ["scores", "idx"], ["kept"], axis=0),
+             helper.make_node("Less", ["kept", "low"], ["low_mask"]),
+             helper.make_node("NonZero", ["low_mask"], ["low_nz"])]
+    data = model(nodes, [("x", TP.FLOAT, [4, 100000]), ("scores", TP.FLOAT, [n])],
+                 [("nz", TP.INT64, [2, "k"]), ("kept_x", TP.FLOAT, ["k"]), ("low_nz", TP.INT64, [1, "j"])],
+                 [("t", np.array(0.5, np.float32)), ("zero", np.array([0], np.int64)),
+                  ("low", np.array(0.6, np.float32))])
+    rng = np.random.default_rng(4)
+    feeds = []
+    for x, scores in ((rng.random((4, 100000)), rng.random(n)), (rng.random((4, 100000)) ** 40, rng.random(n) ** 40),
+                      (np.zeros((4, 100000)), np.zeros(n))):
+        scores = scores.astype(np.float32)
+        scores[0] = 0.1        # the padding rows gather it: below 0.6, so they would pass
+        feeds.append({"x": x.astype(np.float32), "scores": scores})
+    check(data, feeds)
+    alone = compile(data, "h100", CompileOptions(build=False, disable=("rammer",)))     # each kernel its own launch
+    entries = [k.entry for k in alone.plan.kernels()]
+    assert sum(e.startswith("nonzero_counts") for e in entries) == 4, entries    # NonZero, Compress, the lists'
