@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 from tests.gpu import gpu_module, timed_us
 
@@ -100,13 +101,17 @@ def test_batched_nms_head_on_gpu():
               f"measured, {art.report['latency']['predicted_us']:.1f} us predicted, {tech['effect']}")
 
 
-def test_nonzero_on_gpu():
+@pytest.mark.parametrize("shape", [(8, 128), (64, 512), (1000, 1300)])
+def test_nonzero_on_gpu(shape):
+    """Masks of 1024 elements (the one-block scan: too short for the grid form), 32768 and 1.3
+    million (a detector's anchors x classes), each in the form the micro-model takes
+    (ops/indexing.py), timed beside its prediction: whether the one-block form's price (one SM's
+    stream) and the grid form's hold."""
     import onnxruntime as ort
     from onnx import TensorProto as TP, helper
     from compiler import compile
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
-    shape = (64, 512)
     nodes = [helper.make_node("Greater", ["x", "t"], ["mask"]), helper.make_node("NonZero", ["mask"], ["nz"])]
     g = helper.make_graph(nodes, "nz", [helper.make_tensor_value_info("x", TP.FLOAT, list(shape))],
                           [helper.make_tensor_value_info("nz", TP.INT64, [2, "n"])],
@@ -125,7 +130,8 @@ def test_nonzero_on_gpu():
         got = ex.run(feeds)["nz"]
         assert got.shape == want.shape
         np.testing.assert_array_equal(got, want)
-    print(f"NonZero of {shape}: {want.shape[1]} found, {timed_us(ex, feeds):.1f} us measured, "
+    forms = sorted({k.entry.rsplit("_", 1)[0] for k in art.plan.kernels() if k.entry.startswith("nonzero")})
+    print(f"NonZero of {shape} ({', '.join(forms)}): {want.shape[1]} found, {timed_us(ex, feeds):.1f} us measured, "
           f"{art.report['latency']['predicted_us']:.1f} us predicted")
 
 
