@@ -205,17 +205,21 @@ def _update_statement(red: str, dst: str, src: str, dtype: DType) -> str:
     return f"{dst} = ({t})({expr});"
 
 
+def _update_counts(ctx: LowerCtx) -> list[tuple[str, int]]:
+    """(the int64 scalar, the axis) for each distinct run-time length the indices or updates have
+    (a list filtered on the device); the k-th is the update kernel's parameter `rows<k>`: the
+    positions past it are padding, whose updates are not the model's and are skipped."""
+    return list(dict.fromkeys(e for e in (ctx.run_time_extent(1), ctx.run_time_extent(2)) if e is not None))
+
+
 def _update_rows(ctx: LowerCtx) -> list[tuple[int, int]]:
-    """(k, axis) for each distinct count of a run-time length the indices or updates have (a list
-    filtered on the device), the kernel's parameter `rows<k>`: the positions past it are padding,
-    whose updates are not the model's and are skipped."""
-    found = [e for e in (ctx.run_time_extent(1), ctx.run_time_extent(2)) if e is not None]
-    return [(k, axis) for k, (_, axis) in enumerate(dict.fromkeys(found))]
+    """(k, axis) for each of _update_counts: the parameter `rows<k>` bounds the positions on `axis`."""
+    return [(k, axis) for k, (_, axis) in enumerate(_update_counts(ctx))]
 
 
 def _emit_update_kernel(ctx: LowerCtx, prefix: str, threads_total: int, body: list[str]) -> None:
     x, it, ut = ctx.input(0), ctx.input(1), ctx.input(2)
-    counts = list(dict.fromkeys(e for e in (ctx.run_time_extent(1), ctx.run_time_extent(2)) if e is not None))
+    counts = _update_counts(ctx)
     params = (f"const {it.dtype.ctype}* __restrict__ idx, const {ut.dtype.ctype}* __restrict__ upd, "
               f"{x.dtype.ctype}* __restrict__ out" + "".join(f", const long long* __restrict__ rows{k}"
                                                            for k in range(len(counts))))
@@ -400,15 +404,14 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
     x_name, xt = x
     ct = xt.dtype.compute_ctype
     test = f"({ct})x[f] != ({ct})0"
-    params = [KernelParam(xt.dtype.ctype, x_name, False), KernelParam("long long", y, True),
-              KernelParam("long long", count, True)]
-    decls = [f"const {xt.dtype.ctype}* __restrict__ x", "long long* __restrict__ y", "long long* __restrict__ count"]
+    reads = [(f"const {xt.dtype.ctype}* __restrict__ x", KernelParam(xt.dtype.ctype, x_name, False))]
     if rows is not None:
         stride = math.prod(xt.shape[rows[1] + 1:])
         test = f"(f / {stride}ll) % {xt.shape[rows[1]]}ll < rows[0] && {test}"
-        params.append(KernelParam("long long", rows[0], False))
-        decls.append("const long long* __restrict__ rows")
-    form = _NonzeroForm(ctx, xt, n, test, params, decls)
+        reads.append(("const long long* __restrict__ rows", KernelParam("long long", rows[0], False)))
+    writes = [("long long* __restrict__ y", KernelParam("long long", y, True)),
+              ("long long* __restrict__ count", KernelParam("long long", count, True))]
+    form = _NonzeroForm(ctx, xt, n, test, reads, writes)
     ways = {"one block": form.one_block}
     if n >= _NONZERO_GRID_FROM:
         ways["grid"] = form.grid
@@ -420,10 +423,18 @@ _NONZERO_MAX_BLOCKS = 1024
 
 
 class _NonzeroForm:
-    """The two NonZero kernels' forms over one input (emit_nonzero)."""
+    """The two NonZero kernels' forms over one input (emit_nonzero); `reads` and `writes` are the
+    (declaration, parameter) pairs of what the kernels read (x, the run-time length) and write
+    (y, the count)."""
 
-    def __init__(self, ctx: LowerCtx, xt, n: int, test: str, params: list, decls: list):
-        self.ctx, self.xt, self.n, self.test, self.params, self.decls = ctx, xt, n, test, params, decls
+    def __init__(self, ctx: LowerCtx, xt, n: int, test: str, reads: list, writes: list):
+        self.ctx, self.xt, self.n, self.test, self.reads, self.writes = ctx, xt, n, test, reads, writes
+
+    def _emit(self, prefix: str, pairs: list, body: list[str], blocks: int, shared: int, config: tuple) -> None:
+        entry, source = finish_kernel(prefix, [d for d, _ in pairs], body, launch_bounds=(_NONZERO_THREADS,))
+        self.ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(p for _, p in pairs),
+                                    grid=(blocks, 1, 1), block=(_NONZERO_THREADS, 1, 1), shared_bytes=shared,
+                                    config=config))
 
     def _write(self, lo: str, hi: str) -> list[str]:
         """Each thread's run [lo, hi) written from its first column `at`, in element order."""
@@ -467,13 +478,10 @@ class _NonzeroForm:
                 "  const long long total = first[blockDim.x];",
                 *self._zeros("threadIdx.x", "blockDim.x"),
                 "  if (threadIdx.x == 0) count[0] = total;"]
-        entry, source = finish_kernel("nonzero", self.decls, body, launch_bounds=(t,))
-        self.ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(self.params),
-                                    grid=(1, 1, 1), block=(t, 1, 1), shared_bytes=(t + 1) * 8,
-                                    config=(("schedule", "nonzero_scan"), ("flops", 2 * n),
-                                            ("sequential_steps", 2 * run),
-                                            ("rows_bytes_per_step", t * self.xt.dtype.itemsize),
-                                            ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0))))
+        self._emit("nonzero", self.reads + self.writes, body, 1, (t + 1) * 8,
+                   (("schedule", "nonzero_scan"), ("flops", 2 * n), ("sequential_steps", 2 * run),
+                    ("rows_bytes_per_step", t * self.xt.dtype.itemsize), ("rows_gbps", ONE_SM_ROWS_GBPS),
+                    ("grid_syncs_per_step", 0)))
 
     def grid(self) -> None:
         """A block a chunk: the first kernel counts each chunk's non-zeros (a block reduction); the
@@ -497,13 +505,8 @@ class _NonzeroForm:
                 "    __syncthreads();",
                 "  }",
                 "  if (threadIdx.x == 0) counts[b] = part[0];"]
-        decls = [d for d in self.decls if not d.startswith(("long long* __restrict__ y", "long long* __restrict__ count"))]
-        params = [p for p in self.params if not p.output]
-        entry, source = finish_kernel("nonzero_counts", decls + ["long long* __restrict__ counts"], body,
-                                      launch_bounds=(t,))
-        ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(params) + (KernelParam("long long", counts, True),),
-                               grid=(blocks, 1, 1), block=(t, 1, 1), shared_bytes=t * 8,
-                               config=(("schedule", "nonzero_counts"), ("flops", 2 * n))))
+        self._emit("nonzero_counts", self.reads + [("long long* __restrict__ counts", KernelParam("long long", counts, True))],
+                   body, blocks, t * 8, (("schedule", "nonzero_counts"), ("flops", 2 * n)))
         run = -(-chunk // t)
         body = [f"  constexpr long long N = {n}, C = {chunk}, RUN = {run}, B = {blocks};",
                 f"  const long long b = {BLOCK_X}, lo = b * C, hi = by_min(lo + C, N);",
@@ -530,11 +533,9 @@ class _NonzeroForm:
                 "  const long long total = first[blockDim.x + 1];",
                 *self._zeros("b * blockDim.x + threadIdx.x", "B * blockDim.x"),
                 "  if (b == 0 && threadIdx.x == 0) count[0] = total;"]
-        entry, source = finish_kernel("nonzero_write", self.decls + ["const long long* __restrict__ counts"], body,
-                                      launch_bounds=(t,))
-        ctx.emit_kernel(Kernel(entry=entry, source=source, params=tuple(self.params) + (KernelParam("long long", counts, False),),
-                               grid=(blocks, 1, 1), block=(t, 1, 1), shared_bytes=(t + 2) * 8,
-                               config=(("schedule", "nonzero_write"), ("flops", 2 * n))))
+        self._emit("nonzero_write", self.reads + self.writes + [("const long long* __restrict__ counts",
+                                                                 KernelParam("long long", counts, False))],
+                   body, blocks, (t + 2) * 8, (("schedule", "nonzero_write"), ("flops", 2 * n)))
 
 
 # --- Compress on a run-time condition -------------------------------------------------------------

@@ -727,18 +727,15 @@ def test_nonzero_of_long_inputs_in_blocks():
     is not counted. Right against onnxruntime with many, few and no elements."""
     n = 200000
     nodes = [helper.make_node("Greater", ["x", "t"], ["mask"]),
-             helper.make_node("NonZero", ["mask"], ["nz"]),
+             helper.make_node("NonZero", ["mask"], ["mask_nz"]),
              helper.make_node("Flatten", ["mask"], ["flat"], axis=0),
              helper.make_node("Squeeze", ["flat", "zero"], ["m1"]),
-             helper.make_node("Compress", ["x", "m1"], ["kept_x"]),
-             helper.make_node("Greater", ["scores", "t"], ["above"]),
-             helper.make_node("NonZero", ["above"], ["snz"]),
-             helper.make_node("Squeeze", ["snz", "zero"], ["idx"]),
-             helper.make_node("Gather", ["scores", "idx"], ["kept"], axis=0),
-             helper.make_node("Less", ["kept", "low"], ["low_mask"]),
-             helper.make_node("NonZero", ["low_mask"], ["low_nz"])]
+             helper.make_node("Compress", ["x", "m1"], ["kept_x"])]
+    nodes = _kept_rows(nodes, boxes="scores", out="kept") + [
+        helper.make_node("Less", ["kept", "low"], ["low_mask"]),
+        helper.make_node("NonZero", ["low_mask"], ["low_nz"])]
     data = model(nodes, [("x", TP.FLOAT, [4, 100000]), ("scores", TP.FLOAT, [n])],
-                 [("nz", TP.INT64, [2, "k"]), ("kept_x", TP.FLOAT, ["k"]), ("low_nz", TP.INT64, [1, "j"])],
+                 [("mask_nz", TP.INT64, [2, "k"]), ("kept_x", TP.FLOAT, ["k"]), ("low_nz", TP.INT64, [1, "j"])],
                  [("t", np.array(0.5, np.float32)), ("zero", np.array([0], np.int64)),
                   ("low", np.array(0.6, np.float32))])
     rng = np.random.default_rng(4)
