@@ -23,7 +23,7 @@ import math
 from enum import Enum
 
 from ..ir.dtypes import DType
-from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, const, fold_axes, index_interval, replace_loads, walk
+from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, const, index_interval, replace_loads, walk
 from .views import affine
 
 INDEX = DType.int64
@@ -41,7 +41,7 @@ def extents_of(te: TensorExpr) -> dict[str, int]:
     ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
     if te.reduce is not None:
         ext.update(dict(te.reduce.axes))
-    ext.update(fold_axes(te.body, te.epilogue))
+    ext.update(te.fold_extents)
     return ext
 
 

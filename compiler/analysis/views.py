@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..ir.texpr import Binary, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, Cast, walk
+from ..ir.texpr import Binary, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, Cast, loads_in_walk, walk
 
 # Compute types the tiled kernels stage and shuffle (bool and 8/16-bit integers stay naive).
 TILED_CTYPES = ("float", "double", "int", "long long")
@@ -210,29 +210,32 @@ def eval_index(e: Expr, env: dict[str, int]) -> int | None:
 
 def _loads_with_strides(e: Expr, inputs) -> list[tuple[Load, tuple[int, ...], int]]:
     out = []
-    for x in walk(e):
-        if isinstance(x, Load):
-            t = inputs[x.arg]
-            strides, s = [], 1
-            for d in reversed(t.shape):
-                strides.append(s)
-                s *= d
-            out.append((x, tuple(reversed(strides)), t.dtype.itemsize))
+    for x in loads_in_walk(e):
+        t = inputs[x.arg]
+        strides, s = [], 1
+        for d in reversed(t.shape):
+            strides.append(s)
+            s *= d
+        out.append((x, tuple(reversed(strides)), t.dtype.itemsize))
     return out
 
 
 def load_offsets(e: Expr, inputs, env: dict[str, int], _loads=None) -> list[tuple[int, int]]:
     """(input number, byte offset) of every load in e at the index values env."""
     out = []
+    offsets: dict[Load, int | None] = {}      # a load met again (a shared subtree): its offset once
     for x, strides, item in (_loads if _loads is not None else _loads_with_strides(e, inputs)):
-        off = 0
-        for idx, st in zip(x.index, strides):
-            v = eval_index(idx, env)
-            if v is None:
-                break
-            off += v * st
-        else:
-            out.append((x.arg, off * item))
+        if x not in offsets:
+            off = 0
+            for idx, st in zip(x.index, strides):
+                v = eval_index(idx, env)
+                if v is None:
+                    off = None
+                    break
+                off += v * st
+            offsets[x] = off
+        if offsets[x] is not None:
+            out.append((x.arg, offsets[x] * item))
     return out
 
 

@@ -22,6 +22,7 @@ have been. A `__grid_constant__` parameter (a TMA tensor map) reaches the body b
 its address stays the kernel parameter's, which is what the copy engine reads."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -137,7 +138,14 @@ def split_wrapper(source: str, entry: str) -> tuple[str, list[str]]:
 def can_run_narrowed(k) -> bool:
     """Whether kernel k's body can run on the first k.threads threads of a wider block: a
     one-dimensional block of whole warps, no block-wide vote, blockDim only by component."""
-    return k.block[1:] == (1, 1) and k.threads % 32 == 0 and not NARROW_OBSTACLES.search(k.source)
+    return k.block[1:] == (1, 1) and k.threads % 32 == 0 and not _has_narrow_obstacle(k.source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _has_narrow_obstacle(source: str) -> bool:
+    """NARROW_OBSTACLES in a kernel's source, searched once per source: the scheduling passes ask
+    of each kernel for every wave they try it in."""
+    return NARROW_OBSTACLES.search(source) is not None
 
 
 def narrowed_source(source: str, threads: int, barrier: str) -> str:

@@ -15,6 +15,8 @@ where it is read, its reduction becomes a Fold expression over fresh axis names,
 Every kind renders the composed expression as it renders any other: no fused kernel code."""
 from __future__ import annotations
 
+import functools
+
 from .graph import TensorType
 from .texpr import (ACC, FOLD_OPS, Expr, Fold, Load, TensorExpr, Var, cast, const, in_range, index_interval,
                     logical_and, out_vars, replace_loads, select, substitute_vars, walk)
@@ -29,6 +31,24 @@ def compose(stages, registers: set[str]) -> tuple[TensorExpr, tuple[str, ...]]:
     """The one tensor expression equivalent to `stages` (spec.Stage objects, in order) whose values
     named in `registers` are carried in registers, and the values its inputs bind (first use
     first); it computes the last stage's output. NotComposable says why when they do not compose."""
+    done = _composed(tuple(stages), frozenset(registers))
+    if isinstance(done, NotComposable):
+        raise NotComposable(str(done))
+    return done
+
+
+# The passes compose the same stages again and again (a spec's one stage after every pass that
+# rebuilds the spec; a row chain's readers for each candidate chain): a composition is a pure
+# function of its stages, which hash by value.
+@functools.lru_cache(maxsize=1024)
+def _composed(stages: tuple, registers: frozenset[str]) -> tuple[TensorExpr, tuple[str, ...]] | NotComposable:
+    try:
+        return _compose(stages, registers)
+    except NotComposable as e:
+        return e
+
+
+def _compose(stages: tuple, registers: frozenset[str]) -> tuple[TensorExpr, tuple[str, ...]]:
     producer = {st.output: k for k, st in enumerate(stages)}
     for v in registers:
         if v not in producer:

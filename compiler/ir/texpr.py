@@ -44,6 +44,9 @@ class Expr:
     def key(self) -> str:
         return _fields_key(self)
 
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
 
 @dataclass(frozen=True, eq=True)
 class Var(Expr):
@@ -129,6 +132,23 @@ class Fold(Expr):
     def extent(self) -> int:
         return math.prod(n for _, n in self.axes)
 
+
+def _remember_hash(cls):
+    """A node's hash computed once: the generated one hashes the whole subtree, and the passes
+    key dictionaries and sets by expressions whose parents they hash too. Kept out of pickles
+    (`Expr.__getstate__`): a str's hash differs from process to process."""
+    computed = cls.__hash__
+
+    def __hash__(self):
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = computed(self)
+        return h
+    cls.__hash__ = __hash__
+
+
+for _node in (Var, Const, Load, Unary, Binary, Select, Cast, Fold):
+    _remember_hash(_node)
 
 
 # Unary functions: name -> whether the result is bool (else the operand's type).
@@ -437,8 +457,7 @@ def unguarded_loads(te: "TensorExpr") -> set[int]:
 
 def fold_axes(*roots: Expr | None) -> dict[str, int]:
     """The axes (name -> extent) of every Fold in the given expressions."""
-    return {name: n for root in roots if root is not None
-            for e in walk(root) if isinstance(e, Fold) for name, n in e.axes}
+    return {name: n for e in walk_distinct(*roots) if isinstance(e, Fold) for name, n in e.axes}
 
 
 def fold_flops(e: Expr | None) -> int:
@@ -503,12 +522,16 @@ class TensorExpr:
         """Per input, its distinct loads in the body, then the epilogue (in walk order): what the
         analyses ask of an expression again and again, found once."""
         found: list[dict[Load, None]] = [{} for _ in self.inputs]
-        for root in (self.body, self.epilogue):
-            if root is not None:
-                for x in walk(root):
-                    if isinstance(x, Load) and 0 <= x.arg < len(found):
-                        found[x.arg].setdefault(x)
+        for x in walk_distinct(self.body, self.epilogue):
+            if isinstance(x, Load) and 0 <= x.arg < len(found):
+                found[x.arg].setdefault(x)
         return tuple(tuple(d) for d in found)
+
+    @functools.cached_property
+    def fold_extents(self) -> tuple[tuple[str, int], ...]:
+        """The axes (name, extent) of every Fold in the body and the epilogue (`fold_axes`): every
+        candidate configuration Roller prices asks for them again."""
+        return tuple(fold_axes(self.body, self.epilogue).items())
 
     def replace(self, **kw) -> "TensorExpr":
         return dataclasses.replace(self, **kw)
@@ -537,6 +560,39 @@ def walk(e: Expr):
         x = stack.pop()
         yield x
         stack.extend(reversed(children(x)))
+
+
+def walk_distinct(*roots: Expr | None):
+    """`walk`, each node object once: a subtree shared by several parents (a composed stage read
+    twice) is not walked again. Every distinct node still comes in the order of its first visit
+    by `walk`, so a search that keeps first occurrences finds what it would over `walk`."""
+    seen: set[int] = set()
+    stack = [r for r in reversed(roots) if r is not None]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        stack.extend(reversed(children(x)))
+
+
+def loads_in_walk(e: Expr) -> list[Load]:
+    """The Loads `walk(e)` meets, in its order, each as often as it meets it (a shared subtree's
+    once per parent), without walking a shared subtree again: each node's list made once."""
+    made: dict[int, tuple[Load, ...]] = {}
+    stack = [(e, False)]          # an explicit stack, as walk's: expressions nest thousands deep
+    while stack:
+        x, ready = stack.pop()
+        if id(x) in made:
+            continue
+        if not ready:
+            stack.append((x, True))
+            stack.extend((c, False) for c in children(x) if id(c) not in made)
+            continue
+        below = tuple(ld for c in children(x) for ld in made[id(c)])
+        made[id(x)] = (x, *below) if isinstance(x, Load) else below
+    return list(made[id(e)])
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

@@ -48,7 +48,7 @@ import functools
 from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped, reads_once
 from ..analysis.views import gemm_view
 from ..ir.compose import NotComposable, compose
-from ..ir.dataflow import first_reader, map_bodies, readers_of, sole_source
+from ..ir.dataflow import readers_through, first_reader, map_bodies, readers_of, sole_source
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, Select, TensorExpr, Unary, children, value_ops, walk
@@ -199,6 +199,10 @@ def _grow(start: int, scope: _Scope) -> _Group:
         stage, why = _admit(g, steps[c].spec, values, via, scope)
         if stage is None:
             g.stop = f"{steps[c].spec.name}: {why}"
+            break
+        leak = _never_closes(g, scope)
+        if leak is not None:     # _close would cut the group back to before this value
+            g.stop = f"{leak} is read outside the group"
             break
         stage = _take_producers(g, c, stage, scope)
         g.members.append(c)
@@ -383,6 +387,40 @@ def tree_sizes(e: Expr) -> tuple[int, int]:
             seen[id(x)] = (number, int(value) + sum(under), value)
         return seen[id(x)]
     return visit(e)[1], max(1, len(values))
+
+
+def _never_closes(g: _Group, scope: _Scope) -> str | None:
+    """A group value that leaks from any longer group, or None. Once another member joins, every
+    value the group has now is inner, and `_close` cuts back everything from where one is read
+    outside: where one is a graph output, or is read by a step that can never join (another
+    group's, or one no group takes; alias steps join with their readers), or the steps outside
+    that read them outnumber the stages the group has left (each joins as a stage at least),
+    growing further only composes stages that are thrown away (torchvision's SSD: a split read
+    by ninety per-class chains of three stages grew to the stage cap, then was cut back to 34)."""
+    inside = set(g.members)
+    outside: set[int] = set()
+    for st in g.stages:
+        v = st.output
+        if ({v} | {scope.alias_of[a].dst for a in _aliases_of(v, scope)}) & scope.pinned:
+            return v
+        theirs = readers_through(v, scope.readers, scope.alias_of) - inside
+        if any(r in scope.taken or not _fusable(scope.steps[r]) for r in theirs):
+            return v
+        outside |= theirs
+        if len(outside) > MAX_GROUP_STAGES + MAX_OPERAND_STEPS - len(g.stages):
+            return v
+    return None
+
+
+def _aliases_of(v: str, scope: _Scope) -> set[int]:
+    """The alias steps that view `v`, and those that view them."""
+    out, todo = set(), [v]
+    while todo:
+        for r in scope.readers.get(todo.pop(), ()):
+            if r in scope.alias_of and r not in out:
+                out.add(r)
+                todo.append(scope.alias_of[r].dst)
+    return out
 
 
 def _close(g: _Group, scope: _Scope) -> None:

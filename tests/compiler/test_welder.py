@@ -414,3 +414,38 @@ def test_a_group_stops_at_its_most_stages(monkeypatch):
     groups = [g for g in report["fusion"]["groups"] if "kind" not in g]     # the welder stage's own
     assert max(len(g["ops"]) for g in groups) == 3 and len(report["kernels"]) > 1
     assert [g["ops"] for g in groups if g["stopped"].startswith("the group has 3 stages")] == [["Div_2", "Erf_3", "Add_4"]]
+
+
+def test_a_group_stops_where_a_value_can_never_stop_leaking(monkeypatch):
+    """A value read by more chains than the group has stages left leaks from any longer group, so
+    the group stops there (welder._never_closes) instead of growing to the cap and being cut back
+    to it: Exp read by twelve chains (Add, then Neg; all joined by one Concat), the cap at 4
+    stages, so at most 12 stages can join (8 the most a consumer takes in beside the cap). The
+    same kernels as without the early stop, fewer compositions, right against onnxruntime."""
+    import compiler.ir.compose as compose_mod
+    import compiler.passes.welder as welder
+    n = 12
+    nodes = [helper.make_node("Exp", ["x"], ["e"])]
+    for k in range(n):
+        nodes += [helper.make_node("Add", ["e", f"c{k}"], [f"a{k}"]), helper.make_node("Neg", [f"a{k}"], [f"n{k}"])]
+    nodes.append(helper.make_node("Concat", [f"n{k}" for k in range(n)], ["y"], axis=0))
+    data = model(nodes, [("x", [4, 16])], [("y", [4 * n, 16])],
+                 [(f"c{k}", np.array(k, np.float32)) for k in range(n)])
+    monkeypatch.setattr(welder, "MAX_GROUP_STAGES", 4)
+    calls = []
+    real = compose_mod._compose
+    monkeypatch.setattr(compose_mod, "_compose", lambda *a: calls.append(1) or real(*a))
+    feeds = {"x": RNG.standard_normal((4, 16)).astype(np.float32)}
+
+    def compiled():
+        compose_mod._composed.cache_clear()
+        calls.clear()
+        report = check(data, feeds)
+        return report, len(calls)
+    report, stopped = compiled()
+    monkeypatch.setattr(welder, "_never_closes", lambda g, scope: None)
+    grown, grown_calls = compiled()
+    for r in (report, grown):       # Exp's register-level group is cut back to Exp alone either way
+        assert not any("Exp_0" in g["ops"] for g in r["fusion"]["groups"] if "kind" not in g)
+    assert [k["ops"] for k in report["kernels"]] == [k["ops"] for k in grown["kernels"]]
+    assert stopped < grown_calls, (stopped, grown_calls)
