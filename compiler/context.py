@@ -33,11 +33,12 @@ from .targets import Target
 # `sink_reshapes` (maps read through a reshape tried over a chain's rows: passes/sink_reshapes.py),
 # both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py) and
 # `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py). `welder` switches off
-# all of it. `grouped_experts`, `nms_bitmask` and `radix_topk` are lowerings' choices, not stages:
+# all of it. `grouped_experts`, `nms_bitmask`, `radix_topk` and `nonzero_grid` are lowerings' choices, not stages:
 # a MoE's token-expert pairs sorted by expert into batched GEMMs (ops/moe_groups.py);
 # NonMaxSuppression's overlap tests as a bit matrix across the grid (ops/nms_bitmask.py); a long
-# TopK row's K best found by a radix select, only they ranked (ops/topk_select.py).
-SWITCHABLE = ("grouped_experts", "nms_bitmask", "radix_topk", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
+# TopK row's K best found by a radix select, only they ranked (ops/topk_select.py); a long
+# NonZero's or Compress's scan across a grid of blocks, a chunk each (ops/indexing.py).
+SWITCHABLE = ("grouped_experts", "nms_bitmask", "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
               "half_storage", "roller", "sparta", "tune", "rammer", "grinder")
 
 

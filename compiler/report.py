@@ -32,6 +32,7 @@ LATENCY_SOL = 0.6
 # shared models' acceptance measure in fp32 (tests/models), the tensor-core tests' in reduced precision.
 TOLERANCE = {"fp32": 1e-3, "tf32": 1e-2, "fp16": 1e-2, "bf16": 1e-2}
 MOE_OPS = ("MoE", "QMoE")     # the ops whose lowering may group experts (ops/moe_groups.py)
+NONZERO_OPS = ("NonZero", "Compress")   # the ops whose lowering may scan across a grid (ops/indexing.py)
 
 
 def make_header(imported, target: Target, plan: Plan, options) -> dict:
@@ -303,6 +304,8 @@ def _techniques(report: dict, records, options) -> list[dict]:
                    for c in info.get("lower", {}).get("choices", []) if c["op"] == "NonMaxSuppression"]
     topk_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
                     for c in info.get("lower", {}).get("choices", []) if c["op"] == "TopK"]
+    nonzero_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+                       for c in info.get("lower", {}).get("choices", []) if c["op"] in NONZERO_OPS]
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
             k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")
@@ -339,6 +342,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
         {"name": "radix TopK", "stage": "lower", "enabled": options.enabled("radix_topk"),
          "effect": {"topk_nodes": report["ops"].get("TopK", 0),
                     "radix": sum(c["chosen"] != "ranks" for c in topk_choices), "priced": topk_choices}},
+        {"name": "grid NonZero", "stage": "lower", "enabled": options.enabled("nonzero_grid"),
+         "effect": {"nonzero_nodes": sum(report["ops"].get(op, 0) for op in NONZERO_OPS),
+                    "grid": sum(c["chosen"] == "grid" for c in nonzero_choices), "priced": nonzero_choices}},
         {"name": "KV cache in place", "stage": "lower", "enabled": bool(report["kv_cache"]["donated"]),
          "effect": {"donated_outputs": len(report["kv_cache"]["donated"])} if report["kv_cache"]["donated"] else
          {"mode": report["kv_cache"]["mode"]}},

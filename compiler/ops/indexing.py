@@ -413,7 +413,7 @@ def emit_nonzero(ctx: LowerCtx, x: tuple[str, "TensorType"], n: int, y: str, cou
               ("long long* __restrict__ count", KernelParam("long long", count, True))]
     form = _NonzeroForm(ctx, xt, n, test, reads, writes)
     ways = {"one block": form.one_block}
-    if n >= _NONZERO_GRID_FROM:
+    if n >= _NONZERO_GRID_FROM and ctx.enabled("nonzero_grid"):
         ways["grid"] = form.grid
     ctx.cheapest(ways)
 

@@ -749,3 +749,12 @@ def test_nonzero_of_long_inputs_in_blocks():
     alone = compile(data, "h100", CompileOptions(build=False, disable=("rammer",)))     # each kernel its own launch
     entries = [k.entry for k in alone.plan.kernels()]
     assert sum(e.startswith("nonzero_counts") for e in entries) == 4, entries    # NonZero, Compress, the lists'
+    grid = next(t for t in alone.report["techniques"] if t["name"] == "grid NonZero")
+    assert grid["enabled"] and grid["effect"]["nonzero_nodes"] == 4 and grid["effect"]["grid"] == 4, grid
+    assert {c["chosen"] for c in grid["effect"]["priced"]} == {"grid"}, grid
+    # --disable nonzero_grid: every scan one block, still right
+    check(data, feeds, disable=("nonzero_grid",))
+    one = compile(data, "h100", CompileOptions(build=False, disable=("rammer", "nonzero_grid")))
+    assert not any(k.entry.startswith("nonzero_counts") for k in one.plan.kernels())
+    off = next(t for t in one.report["techniques"] if t["name"] == "grid NonZero")
+    assert not off["enabled"] and off["effect"]["grid"] == 0, off
