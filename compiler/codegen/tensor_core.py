@@ -33,7 +33,7 @@ from .cuda import INT32_LIMIT
 from .block_function import BLOCK_X, finish_kernel
 from ..ir.kernel import Kernel
 from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
-from .tiled import _decompose, _epilogue, _render, _unit_vars, index_ctype, split_params
+from .tiled import _decompose, _epilogue, _render, _unit_vars, index_ctype, split_k_range, split_k_slice, split_params
 
 VEC = 8      # k values per thread in the generic_vec loader: 8 halves, one 16-byte shared chunk
 
@@ -561,25 +561,6 @@ def split_k_index_type(te: TensorExpr, split: int) -> str:
     if split > 1 and split * te.output.size * 2 >= INT32_LIMIT:
         return "long long"
     return index_ctype(te)
-
-
-def split_k_range(split: int, k_tiles: int) -> list[str]:
-    """The k tiles the block's slice reduces: `nloc` of them from `kt_begin` (all of them unsplit)."""
-    if split == 1:
-        return ["  const int kt_begin = 0;", f"  const int nloc = {k_tiles};"]
-    per = math.ceil(k_tiles / split)
-    return [f"  const int kt_begin = by_ks * {per};",
-            f"  const int nloc = {k_tiles} - kt_begin < {per} ? {k_tiles} - kt_begin : {per};"]
-
-
-def split_k_slice(split: int, tiles_per_batch: int) -> list[str]:
-    """After the tile's position is taken from by_blk: the block's slice `by_ks` and its tile's
-    counter `by_tile` (block order: tiles fastest, then slices, then batch)."""
-    if split == 1:
-        return []
-    return [f"  const int by_ks = (int)(by_blk % {split}); by_blk /= {split};",
-            f"  const unsigned int by_tile = {BLOCK_X} % {tiles_per_batch}u + "
-            f"{BLOCK_X} / {tiles_per_batch * split}u * {tiles_per_batch}u;"]
 
 
 def split_k_sum(te: TensorExpr, it: str, split: int, each_fragment, acc: str) -> tuple[list[str], list[str]]:

@@ -15,7 +15,7 @@ from ..ir.texpr import ACC, Expr, TensorExpr
 from ..analysis.vector_loads import CHUNK, chunked
 from ..analysis.views import ElementwiseView, GemmView, ReduceView
 from ..ir.tiles import KernelConfig
-from .cuda import ExprRenderer, SubstRenderer, combine, contiguous_strides, index_ctype
+from .cuda import INT32_LIMIT, ExprRenderer, SubstRenderer, combine, contiguous_strides, index_ctype
 from .block_function import BLOCK_X, GRID_X, finish_kernel
 from ..ir.kernel import Kernel, KernelParam
 
@@ -179,15 +179,23 @@ def _owned(var: str, tid: str, threads: int, vec: bool) -> str:
 
 
 def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
-                in_values, tiles: TileList | None = None) -> Kernel:
+                in_values, tiles: TileList | None = None, workspace: str = "") -> Kernel:
     """batch x (M x K).(K x N) with block tiles in shared memory and thread tiles in registers;
     with `tiles`, each block's k loop visits only its listed k tiles (the others hold zeros).
+
+    Split-K (the configuration's `split_k` slices): each tile's k tiles are divided among that
+    many blocks; each writes its accumulators to the fp32 `workspace` (a slot per slice, tile,
+    thread and accumulator), and the last of the tile's blocks to arrive sums the slices in a
+    fixed order and runs the epilogue.
 
     With two stages the next k tile is fetched into registers before the current one is
     computed and stored to shared memory after it, so the global loads' latency hides behind
     the FMAs. Fragments are read 16 bytes at a time where `gemm_vector_reads` allows, and the
     epilogue then stores a thread's 4 consecutive columns as one 16-byte vector."""
     blk, thr = cfg.tile("block"), cfg.tile("thread")
+    SK = cfg.split_k
+    if SK > 1 and not workspace:
+        raise ValueError(f"{prefix}: a split-K configuration needs its workspace")
     BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
     TM, TN = thr.size("m"), thr.size("n")
     pad = dict(blk.padding)
@@ -202,6 +210,8 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
     vec_a, vec_b = gemm_vector_reads(te, view, TM, TN, LDA, LDB)
     mt, nt = math.ceil(M / BM), math.ceil(N / BN)
     blocks = view.B * mt * nt
+    if SK > 1 and SK * blocks * BM * BN >= INT32_LIMIT:
+        it = "long long"           # the workspace's slots
     # Small thread tiles build best without bounds (ptxas's cap for 1024 threads, 64 registers, is
     # plenty); with bounds of T threads alone ptxas sometimes squeezes to 32 registers and spills.
     bounds = () if TM * TN <= 16 else (T, 1)
@@ -214,6 +224,7 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
                     f"  {it} by_blk = {BLOCK_X};",
                     f"  const {it} by_n0 = (by_blk % {nt}) * {BN}; by_blk /= {nt};",
                     f"  const {it} by_m0 = (by_blk % {mt}) * {BM}; by_blk /= {mt};"]
+    L += split_k_slice(SK, mt * nt)          # the block's slice of K and its tile (split-K)
     _unit_vars(L, "  ", it, view.unit)
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L.append(f"  {vt} by_acc[{TM}][{TN}];")
@@ -279,7 +290,11 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
 
     L.append(f"  const {it} by_ar0 = by_m0, by_br0 = by_n0;")
     helpers: list[str] = []
-    if tiles is None:
+    if tiles is None and SK > 1:
+        L += split_k_range(SK, math.ceil(K / BK))
+        ktiles = "nloc"
+        k_at = lambda t: f"({it})(kt_begin + {t}) * {BK}"   # noqa: E731
+    elif tiles is None:
         ktiles = str(math.ceil(K / BK))
         k_at = {"0": "0", "kt": f"kt * {BK}", "kt + 1": f"(kt + 1) * {BK}"}.get   # the k offset of step t
     else:
@@ -289,12 +304,17 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         L.append(f"  const int by_kt0 = {table}_off[{row}], by_nkt = {table}_off[{row} + 1] - by_kt0;")
         ktiles = "by_nkt"
         k_at = lambda t: f"({it}){table}_kt[by_kt0 + ({t})] * {BK}"   # noqa: E731
+        if SK > 1:     # the slice's share of the row's listed tiles: ceil(by_nkt / SK) each, the last fewer or none
+            L += [f"  const int by_per = (by_nkt + {SK - 1}) / {SK}, kt_begin = by_ks * by_per;",
+                  "  const int nloc = by_nkt - kt_begin < by_per ? by_nkt - kt_begin : by_per;"]
+            ktiles = "nloc"
+            k_at = lambda t: f"({it}){table}_kt[by_kt0 + kt_begin + ({t})] * {BK}"   # noqa: E731
     regs: dict = {}
     if stages == 2:
         body = fetch(k_at("0"), "    ", regs)
         for name in ("as", "bs"):
             L.append(f"  {vt} by_p{name}[{regs[name]}];")
-        L.append(f"  if ({ktiles} > 0) {{" if tiles is not None else "  {")   # a block row may have no k tile
+        L.append(f"  if ({ktiles} > 0) {{" if tiles is not None or SK > 1 else "  {")   # a block row (a slice) may have no k tile
         L += body + store("0", "    ", regs) + ["  }", "  __syncthreads();"]
     L.append(f"  for ({it} kt = 0; kt < {ktiles}; ++kt) {{")
     if stages == 2:
@@ -329,6 +349,8 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
     if stages == 2:
         L += [f"    if (kt + 1 < {ktiles}) {{"] + store("cur ^ 1", "      ", regs) + ["    }"]
     L += ["    __syncthreads();", "  }"]
+    if SK > 1:
+        L += _split_k_sum(SK, blocks, T, TM, TN, it)
     # epilogue: thread (ty, tx) holds the rows and columns _owned says
     if vec_b:     # rows start at multiples of N, a whole number of vectors: the base decides
         L.append("  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;")
@@ -348,10 +370,55 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         _epilogue(te, L, "      ", it, "by_acc[i][j]", te.body.dtype)
         L.append("    }")
     L.append("  }")
-    entry, source = finish_kernel(prefix, _signature(te), L, launch_bounds=bounds, helpers=helpers)
+    signature, params = split_params(te, out_value, in_values, workspace if SK > 1 else "")
+    arrivals = blocks if SK > 1 else 0
+    entry, source = finish_kernel(prefix, signature, L, launch_bounds=bounds, helpers=helpers, arrivals=arrivals)
     shared = gemm_shared_bytes(BM, BN, BK, PA, PB, stages, ctype_size(vt))
-    return Kernel(entry=entry, source=source, params=_kparams(te, out_value, in_values), grid=(blocks, 1, 1),
-                  block=(T, 1, 1), shared_bytes=shared, config=(), expr=te)
+    return Kernel(entry=entry, source=source, params=params, grid=(blocks * SK, 1, 1),
+                  block=(T, 1, 1), shared_bytes=shared, config=(), expr=te, arrivals=arrivals)
+
+
+def split_k_range(split: int, k_tiles: int) -> list[str]:
+    """The k tiles the block's slice reduces: `nloc` of them from `kt_begin` (all of them unsplit)."""
+    if split == 1:
+        return ["  const int kt_begin = 0;", f"  const int nloc = {k_tiles};"]
+    per = math.ceil(k_tiles / split)
+    return [f"  const int kt_begin = by_ks * {per};",
+            f"  const int nloc = {k_tiles} - kt_begin < {per} ? {k_tiles} - kt_begin : {per};"]
+
+
+def split_k_slice(split: int, tiles_per_batch: int) -> list[str]:
+    """After the tile's position is taken from by_blk: the block's slice `by_ks` and its tile's
+    counter `by_tile` (block order: tiles fastest, then slices, then batch)."""
+    if split == 1:
+        return []
+    return [f"  const int by_ks = (int)(by_blk % {split}); by_blk /= {split};",
+            f"  const unsigned int by_tile = {BLOCK_X} % {tiles_per_batch}u + "
+            f"{BLOCK_X} / {tiles_per_batch * split}u * {tiles_per_batch}u;"]
+
+
+def _split_k_sum(SK: int, tiles: int, T: int, TM: int, TN: int, it: str) -> list[str]:
+    """After a split-K block's k loop: its accumulators to its slots of the workspace, its arrival;
+    every block but its tile's last returns, and that one sums the slices into by_acc, slice 0
+    first, so the epilogue after it runs as unsplit."""
+    # a slot per slice, tile, accumulator and thread, the threads fastest: a warp's stores coalesce
+    slot = f"((({it})by_ks * {tiles} + by_tile) * {TM * TN} + i * {TN} + j) * {T} + tid"
+    at_k = f"((({it})k * {tiles} + by_tile) * {TM * TN} + i * {TN} + j) * {T} + tid"
+    return ["  #pragma unroll", f"  for (int i = 0; i < {TM}; ++i)", "    #pragma unroll",
+            f"    for (int j = 0; j < {TN}; ++j) by_ws[{slot}] = by_acc[i][j];",
+            "  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives",
+            "  __syncthreads();",
+            "  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done",
+            f"  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], {SK}u);",
+            "  __syncthreads();",
+            "  if (!*by_last) return;",
+            "  __threadfence();   // the other slices are read after their arrivals were seen",
+            "  #pragma unroll", f"  for (int i = 0; i < {TM}; ++i)", "    #pragma unroll",
+            f"    for (int j = 0; j < {TN}; ++j) {{",
+            "      float by_sum = 0.0f;",
+            f"      for (int k = 0; k < {SK}; ++k) by_sum += __ldcg(&by_ws[{at_k}]);",
+            "      by_acc[i][j] = by_sum;",
+            "    }"]
 
 
 def _vector_epilogue(te: TensorExpr, view: GemmView, it: str, TN: int, TCN: int, ragged_n: bool) -> list[str]:

@@ -39,9 +39,10 @@ def tile_list(cfg: KernelConfig) -> TileList:
     return TileList(str(cfg.param("operand")), tuple(cfg.param("bcsr_offsets")), tuple(cfg.param("bcsr_ktiles")))
 
 
-def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
-    return render_gemm(te, view(te), cfg, prefix, out_value, in_values, tiles=tile_list(cfg))
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
+                  workspace: str = "") -> Kernel:
+    return render_gemm(te, view(te), cfg, prefix, out_value, in_values, tiles=tile_list(cfg), workspace=workspace)
 
 
 def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
-    return render_tiled(spec, target, render_config)
+    return render_tiled(spec, target, render_config, workspace_in_launch=True)

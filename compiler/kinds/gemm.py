@@ -16,9 +16,10 @@ from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_s
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
+from ..ir.tiles import KernelConfig, RTile, Workload
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
+from .tc_gemm import split_k_factors, split_k_terms
 
 NAME = "gemm"
 TIER = 0            # contractions (kinds/__init__.py TIERS)
@@ -64,7 +65,9 @@ def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target
 
 def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm: int, tn: int, pad_a: int,
                   pad_b: int, stages: int, target: Target, infl_a: float, infl_b: float,
-                  sizes: tuple[int, int, int]) -> Workload:
+                  sizes: tuple[int, int, int], split: int = 1) -> Workload:
+    """The micro-model's workload of one configuration; `split` slices of K, each a block of its
+    own, whose partial tiles the last block of each tile sums (split-K, as tc_gemm's)."""
     item = ctype_size(te.body.dtype.compute_ctype)
     M, N, K = view.M, view.N, view.K
     mt, nt, kt = math.ceil(M / bm), math.ceil(N / bn), math.ceil(K / bk)
@@ -72,7 +75,10 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
     threads = (bm // tm) * (bn // tn)
     _, out_bytes, in_item = sizes
     loads = blocks * kt * bk * (bm * infl_a + bn * infl_b) * in_item
-    l2 = loads + out_bytes
+    ws, steps = split_k_terms(te, split, kt, stages)
+    if split > 1:      # the slices' partial tiles (whole tiles: a ragged edge's too), written and read back
+        ws = 2.0 * split * blocks * bm * bn * 4
+    l2 = loads + out_bytes + ws
     smem_moved = blocks * kt * bk * ((bm + bn) * item + threads * (tm + tn) * item)
     # the k tile prefetched into registers while the current one is computed (two stages)
     prefetch = math.ceil(bm * bk / threads) + math.ceil(bn * bk / threads) if stages == 2 else 0
@@ -80,11 +86,11 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
     ilp = tm * tn
     vec_a, vec_b = gemm_vector_reads(te, view, tm, tn, bm + pad_a, bn + pad_b)
     reads = (tm // VEC if vec_a else tm) + (tn // VEC if vec_b else tn)     # shared loads per k step
-    return Workload(blocks=blocks, threads=threads,
+    return Workload(blocks=blocks * split, threads=threads,
                     shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
                     flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
                     dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
-                    issue_efficiency=ilp / (ilp + reads + 2.0), serial_steps=serial_steps(kt, stages))
+                    issue_efficiency=ilp / (ilp + reads + 2.0), serial_steps=steps)
 
 
 def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:
@@ -112,7 +118,9 @@ def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[in
     return growth_path(ms, ns, i, j, traffic, footprint, target)
 
 
-def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[KernelConfig]:
+def gemm_candidates(te: TensorExpr, view: GemmView, target: Target, split: bool = True) -> list[KernelConfig]:
+    """The configurations Roller ranks; with `split`, also split-K ones where the output tiles
+    cannot fill the SMs (fp32 accumulation only: the partial sums go through an fp32 workspace)."""
     item = ctype_size(te.body.dtype.compute_ctype)
     words = max(1, item // 4)
     ks = sorted({min(s, pow2_ceil(view.K)) for s in K_STEPS})
@@ -141,26 +149,32 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target) -> list[Kern
                             _store_padding(bn, bk, view.b_k_fastest, words, target, pads_b),
                             loader_sectors(te, view, view.b, view.n, bn, bk, view.b_k_fastest, view.N))
                     (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk, pads_a], memo["b", bn, bk, pads_b]
+                    blocks_mn = view.B * math.ceil(view.M / bm) * math.ceil(view.N / bn)
+                    splits = split_k_factors(blocks_mn, math.ceil(view.K / bk), target) if split and floats else [1]
                     for stages in (1, 2):
                         if stages == 2 and view.K <= bk:
                             continue
-                        w = gemm_workload(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, stages, target,
-                                          infl_a, infl_b, sizes)
-                        if w.shared_bytes > target.shared_per_block or w.registers > target.max_registers_per_thread:
-                            continue
-                        wm = tm * max(1, target.warp_size // max(1, bn // tn))
-                        wn = tn * min(bn // tn, target.warp_size)
-                        tiles = (RTile("block", (("m", bm), ("n", bn), ("k", bk)), (("a", pad_a), ("b", pad_b))),
-                                 RTile("warp", (("m", min(wm, bm)), ("n", min(wn, bn)))),
-                                 RTile("thread", (("m", tm), ("n", tn), ("k", 1))))
-                        out.append(KernelConfig("gemm", tiles, (("stages", stages),), w))
+                        for sk in splits:
+                            w = gemm_workload(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, stages, target,
+                                              infl_a, infl_b, sizes, sk)
+                            if w.shared_bytes > target.shared_per_block or w.registers > target.max_registers_per_thread:
+                                continue
+                            wm = tm * max(1, target.warp_size // max(1, bn // tn))
+                            wn = tn * min(bn // tn, target.warp_size)
+                            tiles = (RTile("block", (("m", bm), ("n", bn), ("k", bk)), (("a", pad_a), ("b", pad_b))),
+                                     RTile("warp", (("m", min(wm, bm)), ("n", min(wn, bn)))),
+                                     RTile("thread", (("m", tm), ("n", tn), ("k", 1))))
+                            params = (("stages", stages),) if sk == 1 else \
+                                (("stages", stages), ("split_k", sk), ("ws_elems", sk * blocks_mn * bm * bn))
+                            out.append(KernelConfig("gemm", tiles, params, w))
     return out
 
 
-def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values) -> Kernel:
+def render_config(te: TensorExpr, cfg: KernelConfig, prefix: str, out_value: str, in_values,
+                  workspace: str = "") -> Kernel:
     """The kernel of one configuration (the tuner renders its candidates through the kind's `render`)."""
-    return render_gemm(te, view(te), cfg, prefix, out_value, in_values)
+    return render_gemm(te, view(te), cfg, prefix, out_value, in_values, workspace=workspace)
 
 
 def render(spec: KernelSpec, target: Target | None = None) -> list[Kernel]:
-    return render_tiled(spec, target, render_config)
+    return render_tiled(spec, target, render_config, workspace_in_launch=True)

@@ -46,7 +46,7 @@ from ..roller.construct import dram_bytes, io_sizes
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
-from .roller import tile_spec
+from .roller import tile_spec, with_workspace
 from .sparse24 import drop_unused_inputs, linear_index
 from .sparta_specialize import MIN_ZERO_SHARE, bcsr_config, dense_candidates, operand_values
 
@@ -146,15 +146,15 @@ def specialize(spec: KernelSpec, consts: dict, types: dict, target: Target, entr
                      flops_executed=int(cover.config.param("flops")),
                      flops_dense=int(cover.config.param("flops_dense")))
         entry.pop("why", None)
-    return dataclasses.replace(spec, stages=(Stage(new_te, new_ins, spec.stage.output),), carried=(),
-                               kind=block_sparse_gemm.NAME, config=cover.config, candidates=(cover.config,),
-                               declined=())
+    return with_workspace(dataclasses.replace(spec, stages=(Stage(new_te, new_ins, spec.stage.output),), carried=(),
+                                              kind=block_sparse_gemm.NAME, config=cover.config,
+                                              candidates=(cover.config,), declined=()), types)   # (a split's dropped)
 
 
 def _choice(spec: KernelSpec, consts: dict, target: Target, memo: dict):
     """(best Cover, side, operand values [rows, K]) for a one-stage SIMT contraction over a
     constant operand with zeros; None when there is none or no cover is possible."""
-    if spec.workspace or not spec.composable or spec.outputs not in ((), (spec.stage.output,)):
+    if not spec.composable or spec.outputs not in ((), (spec.stage.output,)):
         return None
     te, ins = spec.stage.expr, spec.stage.inputs
     covers = memo.setdefault("cover", {})
@@ -236,7 +236,9 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
     widest = view.K * ELL_ISSUE_EFFICIENCY / COVER_MARGIN
     shapes: dict = {}
     bounded = []
-    for cfg in _per_block_tile(candidates, target):
+    # unsplit tilings only: the remainder runs in the epilogue, which a split-K tile's last block
+    # alone would run, and the pricing below spreads it over every block
+    for cfg in _per_block_tile([c for c in candidates if c.split_k == 1], target):
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if side == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in shapes:

@@ -24,14 +24,15 @@ from ..ir.dataflow import all_plans, rewrite
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Load, TensorExpr, walk
-from ..ir.tiles import KernelConfig
+from ..ir.tiles import KernelConfig, serial_steps
 from ..kinds import block_sparse_gemm, gemm
 from ..kinds.gemm import gemm_candidates
+from ..kinds.tc_gemm import SPLIT_K_STEPS
 from ..roller.construct import dram_bytes, io_sizes
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
-from .roller import tile_spec
+from .roller import tile_spec, with_workspace
 
 MIN_ZERO_SHARE = 0.05        # an operand with fewer zeros than this is not worth pricing
 MAX_OPERAND_ELEMENTS = 1 << 26   # the operand is evaluated whole; beyond this it stays dense
@@ -51,7 +52,7 @@ def sparta_specialize(plan: Plan, target: Target, memo: dict | None = None) -> t
         spec, entry = specialize(step.spec, constants, target, memo)
         if entry is not None:
             record["kernels"].append(entry)
-        return ComputeStep(spec)
+        return ComputeStep(with_workspace(spec, types))    # a split dense kernel's, dropped where it went sparse
 
     plan = rewrite(plan, one)
     record["sparse_kernels"] = sum(e["chosen"] == "block_sparse" for e in record["kernels"])
@@ -60,7 +61,7 @@ def sparta_specialize(plan: Plan, target: Target, memo: dict | None = None) -> t
 
 def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     """(spec, record entry or None): the spec re-kinded when the sparse kernel is predicted faster."""
-    if spec.kind != gemm.NAME or spec.config is None or spec.workspace or not spec.composable:
+    if spec.kind != gemm.NAME or spec.config is None or not spec.composable:
         return spec, None
     te, ins = spec.stage.expr, spec.stage.inputs
     choices = memo.setdefault("choices", {})
@@ -168,11 +169,16 @@ def bcsr(nonzero: np.ndarray, row_tile: int, k_tile: int) -> tuple[tuple[int, ..
     return tuple(int(x) for x in offsets), tuple(int(x) for x in np.nonzero(blocks)[1])
 
 
-def block_work(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...]) -> list[int]:
+def block_work(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],
+               split: int = 1) -> list[int]:
     """Non-zero k tiles each block walks, in launch order (the tiled kinds' block index runs over
-    n tiles fastest, then m tiles, then the batch)."""
+    n tiles fastest, then m tiles, then the slices of a split K, then the batch). A split row's
+    listed tiles go ceil(count / split) to a slice, as codegen/tiled.py divides them."""
     per_row = np.diff(np.asarray(offsets, dtype=np.int64))
     one = np.tile(per_row[:n_tiles], m_tiles) if operand == "b" else np.repeat(per_row[:m_tiles], n_tiles)
+    if split > 1:
+        per = -(-one // split)
+        one = np.concatenate([np.clip(one - s * per, 0, per) for s in range(split)])
     return np.tile(one, batch).tolist()
 
 
@@ -197,10 +203,11 @@ def busiest_share(work: list[int], sms: int, k_tiles: int) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def grid_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...], sms: int,
-                       k_tiles: int) -> float:
+                       k_tiles: int, split: int = 1) -> float:
     """busiest_share of a grid's blocks, once per grid and pattern: configurations that differ only
-    in thread tiles or pipeline depth, and welder's repeated questions, share it."""
-    return busiest_share(block_work(batch, m_tiles, n_tiles, operand, offsets), sms, k_tiles)
+    in thread tiles or pipeline depth, and welder's repeated questions, share it. Split into
+    `split` slices of K, a dense block walks ceil(k_tiles / split) of them."""
+    return busiest_share(block_work(batch, m_tiles, n_tiles, operand, offsets, split), sms, -(-k_tiles // split))
 
 
 def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict) -> list[KernelConfig]:
@@ -245,17 +252,17 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
 
 
 def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],
-                        sms: int, k_tiles: int) -> float:
+                        sms: int, k_tiles: int, split: int = 1) -> float:
     """A lower bound of `grid_busiest_share` without the simulation: the SMs' average share (the
     busiest has at least the average). The time a configuration is predicted grows with the
     share, so a search may skip the simulation of a configuration this bound already prices out."""
     per_row = np.diff(np.asarray(offsets, dtype=np.int64))
     rows, other = (n_tiles, m_tiles) if operand == "b" else (m_tiles, n_tiles)
-    blocks = batch * m_tiles * n_tiles
+    blocks = batch * m_tiles * n_tiles * split
     if blocks == 0:
         return 0.0
     work = batch * other * int(per_row[:rows].sum())
-    return work / (min(sms, blocks) * math.ceil(blocks / sms) * k_tiles)
+    return work / (min(sms, blocks) * math.ceil(blocks / sms) * -(-k_tiles // split))
 
 
 def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
@@ -269,19 +276,23 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     density = len(ktiles) / ((len(offsets) - 1) * k_tiles)
     contraction = 2 * view.B * view.M * view.N * view.K
     w = cfg.workload
-    loads = max(0.0, w.l2_bytes - sizes[1])
+    split = cfg.split_k
+    mt, nt = math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n"))
+    # a split's partial tiles through L2 (gemm_workload's), whatever the density
+    ws = 2.0 * split * view.B * mt * nt * blk.size("m") * blk.size("n") * 4 if split > 1 else 0.0
+    loads = max(0.0, w.l2_bytes - sizes[1] - ws)
     ins = sizes[0] - sparse_bytes * (1.0 - density)
     # the busiest SM's share of the dense work, not the average: row tiles differ in their
     # non-zero tiles, and the kernel lasts as long as the SM with the most of them
     share = least_busiest_share if lower_bound else grid_busiest_share
-    busy = share(view.B, math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n")), operand,
-                 tuple(offsets), target.sms, k_tiles)
-    # the k loop's serial round trips: the longest block row's listed tiles
+    busy = share(view.B, mt, nt, operand, tuple(offsets), target.sms, k_tiles, split)
+    # the k loop's serial round trips: the longest block row's listed tiles (a slice of them)
     longest = max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
-    w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1],
+    steps = w.serial_steps * longest / k_tiles if split == 1 else \
+        serial_steps(-(-longest // split), int(cfg.param("stages", 1))) + SPLIT_K_STEPS
+    w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1] + ws,
                             dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
-                            shared_bytes_moved=w.shared_bytes_moved * busy,
-                            serial_steps=w.serial_steps * longest / k_tiles)
+                            shared_bytes_moved=w.shared_bytes_moved * busy, serial_steps=steps)
     flops = dense_flops - contraction + round(contraction * density)
     return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
         ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),

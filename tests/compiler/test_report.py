@@ -90,7 +90,9 @@ def test_memory_is_the_fit_stages_footprint(resnet):
     mem = resnet["memory"]
     assert mem["weights_bytes"] > 0 and mem["arena_bytes"] > 0
     assert mem["total_bytes"] == mem["weights_bytes"] + mem["inputs_bytes"] + mem["arena_bytes"]
-    assert 0 <= mem["workspace_bytes"] <= mem["arena_bytes"]
+    # the partial sums' buffers, summed: each lives through its own launch only, so the arena
+    # reuses their bytes and the sum may pass it (resnet's split-K convolutions)
+    assert mem["workspace_bytes"] >= 0
 
 
 def test_fusion_effect_is_measured_against_the_unfused_compile(resnet, resnet_unfused):
@@ -98,8 +100,10 @@ def test_fusion_effect_is_measured_against_the_unfused_compile(resnet, resnet_un
     fx = fusion["effect"]
     assert fusion["enabled"] and fx["kernels_before"] > fx["kernels_after"] == resnet["fusion"]["kernels_after"]
     assert fx["dram_bytes_after"] < fx["dram_bytes_before"]
-    # the traffic before fusion is what the model moves compiled without fusion or scheduling
-    assert fx["dram_bytes_before"] == resnet_unfused["traffic"]["dram_bytes"]
+    # the traffic before fusion is what the model moves compiled without fusion or scheduling,
+    # less the split-K workspaces that compile's kernels chose (the welder stage measures specs
+    # not yet tiled)
+    assert fx["dram_bytes_before"] == resnet_unfused["traffic"]["dram_bytes"] - resnet_unfused["memory"]["workspace_bytes"]
     assert fx["kernels_before"] == len(resnet_unfused["kernels"])
     off = next(t for t in resnet_unfused["techniques"] if t["name"] == "fusion")
     assert not off["enabled"] and off["effect"] == {}

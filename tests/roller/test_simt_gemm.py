@@ -47,7 +47,10 @@ def _forms(kernel):
 
 
 def _render(kernel, cfg):
-    return render_config(kernel.expr, cfg, kernel.expr.name, "y", tuple(p.value for p in kernel.params[:-1]))
+    ins = tuple(p.value for p in kernel.params[:-1])
+    if cfg.split_k > 1:     # partial sums in the workspace, summed by each tile's last block
+        return render_config(kernel.expr, cfg, kernel.expr.name, "y", ins, workspace="ws")
+    return render_config(kernel.expr, cfg, kernel.expr.name, "y", ins)
 
 
 def _run(kernel, arrays, cfgs, shape, out_offset_bytes=0):
@@ -57,13 +60,14 @@ def _run(kernel, arrays, cfgs, shape, out_offset_bytes=0):
     outs = []
     for mode in ("default", "shuffle"):
         module = build_host_module(launches, mode=mode, seed=7)
-        for k in launches:
+        for k, cfg in zip(launches, cfgs):
             size = int(np.prod(shape))
             buf = np.full(size + 8, np.nan, np.float32)
             start = (-buf.ctypes.data // 4) % 4 + out_offset_bytes // 4
             y = buf[start:start + size].reshape(shape)
             assert y.ctypes.data % 16 == out_offset_bytes
-            module.launch(k, arrays + [y])
+            ws = [np.full(cfg.param("ws_elems"), np.nan, np.float32)] if cfg.split_k > 1 else []
+            module.launch(k, arrays + ws + [y])
             assert np.isfinite(y).all(), f"{k.entry} ({mode}) left outputs unwritten"
             outs.append(y.copy())
     return outs
@@ -200,3 +204,38 @@ def test_vector_padding_costs_the_loader_conflicts_it_says():
     for rows in (32, 64, 128):
         assert [ways(rows, bk, VECTOR_PADS) for bk in (8, 16, 32)] == [1, 2, 4]
         assert [ways(rows, bk, PADS) for bk in (8, 16, 32)] == [1, 1, 1]
+
+
+def _empty_last_slice(cfg, K):
+    """Whether the configuration's last slice of K gets no k tile (ceil(k tiles / split) per slice)."""
+    kt = -(-K // cfg.tile("block").size("k"))
+    per = -(-kt // cfg.split_k)
+    return (cfg.split_k - 1) * per >= kt
+
+
+@pytest.mark.parametrize("shape", [(7, 280, 30), (2, 3, 20, 300, 18)])
+def test_split_k_forms_are_right(shape):
+    """Few output tiles over a long K: the model picks split-K (each tile's k tiles divided among
+    blocks, whose partial sums the tile's last block adds in slice order, then the epilogue).
+    Every split factor offered, one and two stages, ragged M, N and K, a last slice with no k tile
+    at all: right on the host harness in both thread orders; a large square GEMM stays unsplit."""
+    rng = np.random.default_rng(len(shape))
+    *batch, m, k, n = shape
+    arrays = [rng.standard_normal((*batch, m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)]
+    kernel, ref = lower_single("MatMul", arrays, {})
+    cfgs = _gemm_configs(kernel)
+    assert cfgs[0].split_k > 1, cfgs[0].text()
+    picked = {}
+    for c in cfgs:
+        picked.setdefault((c.split_k, c.param("stages")), c)
+    empty = next((c for c in cfgs if c.split_k > 1 and _empty_last_slice(c, k)), None)
+    assert empty is not None
+    chosen = list(picked.values()) + [empty]
+    assert {c.split_k for c in chosen} >= {1, 2, 4, 8, 16} and {c.param("stages") for c in chosen} == {1, 2}
+    check_builds([_render(kernel, c) for c in chosen])
+    for y in _run(kernel, arrays, chosen, ref.shape):
+        np.testing.assert_allclose(y, ref, rtol=0, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
+    f32 = DType.float32
+    square = lower_types("MatMul", [TensorType(f32, (2048, 1024)), TensorType(f32, (1024, 2048))],
+                         TensorType(f32, (2048, 2048)), {})
+    assert _gemm_configs(square)[0].split_k == 1

@@ -1,10 +1,10 @@
 // golden: bert.onnx h100 fp32
 // 7 launches, 4 distinct kernels
 // launch 0: layernorm_regrows_k0 grid=[64, 1, 1] block=[32, 1, 1] shared=0 params=[float long long float float float float out:float]
-// launch 1: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
+// launch 1: colaunch_k0 grid=[512, 1, 1] block=[32, 1, 1] shared=1152 params=[float float float out:float out:float float float float out:float out:float]
 // launch 2: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float float float float float float out:float]
 // launch 3: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float]
-// launch 4: colaunch_k0 grid=[64, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
+// launch 4: colaunch_k0 grid=[512, 1, 1] block=[32, 1, 1] shared=1152 params=[float float float out:float out:float float float float out:float out:float]
 // launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float float float float float float out:float]
 // launch 6: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float]
 
@@ -114,39 +114,43 @@ BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restric
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_8160a9a1a41d932a_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_01dc495bd3bf1388_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[4][2];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int i = 0; i < 4; ++i)
     #pragma unroll
     for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i2 = gr;
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 20 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -158,25 +162,47 @@ BY_DEVICE void matmul_8160a9a1a41d932a_body(const float* __restrict__ in0, const
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[4], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(as + kk * 20 + g * 16 + ty * 4);
+        a[4 * g] = q.x; a[4 * g + 1] = q.y; a[4 * g + 2] = q.z; a[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int i = 0; i < 4; ++i)
         #pragma unroll
         for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 2 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 2 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int gm = by_m0 + ((i) >> 2) * 16 + ty * 4 + ((i) & 3);
     const int i2 = gm;
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
@@ -189,28 +215,32 @@ BY_DEVICE void matmul_8160a9a1a41d932a_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_d6de08090c5823db_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_0480bd3371ead634_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 512;
+  float* const by_bs = by_as + 128;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 2;
+  const int ty = tid / 2;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
   const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][8];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -221,56 +251,110 @@ BY_DEVICE void matmul_d6de08090c5823db_body(const float* __restrict__ in0, const
       }
       by_as[kk * 16 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i3 = gr;
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[kk * 17 + rr] = v;
+      by_bs[kk * 20 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 512;
-    const float* const bs = by_bs + cur * 544;
+    const float* const as = by_as + cur * 128;
+    const float* const bs = by_bs + cur * 160;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[8];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
+      for (int g = 0; g < 2; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 20 + g * 8 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
+    float* const by_orow = out + ((i1)*4096 + (i2)*64);
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*4096 + (i2)*64 + (i3)] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+    for (int g = 0; g < 2; ++g) {
+      const int gn0 = by_n0 + g * 8 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+      }
+      {
+        const int gn = gn0 + 1;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+      }
+      {
+        const int gn = gn0 + 2;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+      }
+      {
+        const int gn = gn0 + 3;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
+BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[32];
+BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[32];
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 32u) matmul_8160a9a1a41d932a_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(32, 1, 1)));
-  else if (by_b < 64u) matmul_d6de08090c5823db_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 32u, dim3(32, 1, 1)));
+  if (by_b < 256u) matmul_01dc495bd3bf1388_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 512u) matmul_0480bd3371ead634_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
 }
-BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====

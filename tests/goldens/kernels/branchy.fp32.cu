@@ -1,7 +1,7 @@
 // golden: branchy.onnx h100 fp32
 // 2 launches, 2 distinct kernels
 // launch 0: reducemean_k0 grid=[2, 1, 1] block=[1024, 1, 1] shared=256 params=[float out:float out:bool]
-// launch 1: device_if_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 cooperative params=[bool float float float out:float out:float float float out:float]
+// launch 1: device_if_k0 grid=[256, 1, 1] block=[32, 1, 1] shared=1152 cooperative params=[bool float float float out:float out:float out:float float float out:float out:float]
 
 // ===== reducemean_k0 =====
 BY_DEVICE void reducemean_k0_body(const float* __restrict__ in0, float* __restrict__ by_ws, bool* __restrict__ out, const by_block_index by_block) {
@@ -66,39 +66,43 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-BY_DEVICE_CALLED void matmul_d22905c3eb3c7c76_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_5e892900e7e15992_body(const float*  in0, const float*  in1, const float*  in2, float*  by_ws, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 2;
+  const int ty = tid / 2;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][8];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 20 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i2 = gr;
@@ -108,68 +112,124 @@ BY_DEVICE_CALLED void matmul_d22905c3eb3c7c76_body(const float*  in0, const floa
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int g = 0; g < 2; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 16 + g * 8 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    const int i1 = gm;
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(by_max((acc + in2[(i2)]), 0.0f));
-    }
-  }
-}
-BY_DEVICE_CALLED void matmul_0265d88014b31300_body(const float*  in0, const float*  in1, const float*  in2, float*  out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int i0 = 0;
-  float by_acc[1][2];
+    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 8; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + (i) * 16;
+    const int i1 = gm;
+    float* const by_orow = out + ((i1)*128);
+    #pragma unroll
+    for (int g = 0; g < 2; ++g) {
+      const int gn0 = by_n0 + g * 8 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)(by_max((acc + in2[(i2)]), 0.0f));
+      }
+      {
+        const int gn = gn0 + 1;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)(by_max((acc + in2[(i2)]), 0.0f));
+      }
+      {
+        const int gn = gn0 + 2;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)(by_max((acc + in2[(i2)]), 0.0f));
+      }
+      {
+        const int gn = gn0 + 3;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)(by_max((acc + in2[(i2)]), 0.0f));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
+    }
+  }
+}
+BY_DEVICE_CALLED void matmul_21267fd9b8a51b53_body(const float*  in0, const float*  in1, const float*  in2, float*  by_ws, float*  out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 160;
+  const int tid = threadIdx.x;
+  const int tx = tid % 2;
+  const int ty = tid / 2;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
+  const int i0 = 0;
+  float by_acc[1][8];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i0)*8192 + (i1)*128 + (r0)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 20 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i2 = gr;
@@ -179,36 +239,90 @@ BY_DEVICE_CALLED void matmul_0265d88014b31300_body(const float*  in0, const floa
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 160;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int g = 0; g < 2; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 16 + g * 8 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
+    float* const by_orow = out + ((i1)*128);
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*128 + (i2)] = (float)(by_tanh((acc + in2[(i2)])));
+    for (int g = 0; g < 2; ++g) {
+      const int gn0 = by_n0 + g * 8 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)(by_tanh((acc + in2[(i2)])));
+      }
+      {
+        const int gn = gn0 + 1;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)(by_tanh((acc + in2[(i2)])));
+      }
+      {
+        const int gn = gn0 + 2;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)(by_tanh((acc + in2[(i2)])));
+      }
+      {
+        const int gn = gn0 + 3;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)(by_tanh((acc + in2[(i2)])));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, const float* p6, const float* p7, float* p8, const by_block_index by_block) {
+BY_DEVICE_STATE unsigned int device_if_k0_s0_arrivals[32];
+BY_DEVICE_STATE unsigned int device_if_k0_s1_arrivals[32];
+BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, float* p6, const float* p7, const float* p8, float* p9, float* p10, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
   const unsigned int by_g = by_block.grid.x;
   const unsigned int by_t = threadIdx.x;
@@ -216,17 +330,17 @@ BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p
   const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
   (void)by_t; (void)by_tid; (void)by_nthreads;
   if (p0[0]) {  // If node_cond__0: then
-    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_d22905c3eb3c7c76_body(p1, p2, p3, p4, by_block_at(by_v, dim3(32, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_5e892900e7e15992_body(p1, p2, p3, p4, p5, by_block_at(by_v, dim3(256, 1, 1), device_if_k0_s0_arrivals));
     by_grid_sync();
-    for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p4[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p6[by_i] = p5[by_i];
     by_grid_sync();
   } else {
-    for (unsigned int by_v = by_b; by_v < 32u; by_v += by_g) matmul_0265d88014b31300_body(p1, p6, p7, p8, by_block_at(by_v, dim3(32, 1, 1)));
+    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_21267fd9b8a51b53_body(p1, p7, p8, p9, p10, by_block_at(by_v, dim3(256, 1, 1), device_if_k0_s1_arrivals));
     by_grid_sync();
-    for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p5[by_i] = p8[by_i];
+    for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p6[by_i] = p10[by_i];
     by_grid_sync();
   }
 }
-BY_KERNEL void __launch_bounds__(128, 1) device_if_k0(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, const float* p6, const float* p7, float* p8) {
-  device_if_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, by_this_block());
+BY_KERNEL void __launch_bounds__(32, 2) device_if_k0(const bool* p0, const float* p1, const float* p2, const float* p3, float* p4, float* p5, float* p6, const float* p7, const float* p8, float* p9, float* p10) {
+  device_if_k0_body(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, by_this_block());
 }

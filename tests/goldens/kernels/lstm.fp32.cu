@@ -1,35 +1,39 @@
 // golden: lstm.onnx h100 fp32
 // 5 launches, 4 distinct kernels
-// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=3328 params=[float long long float float out:float]
+// launch 0: lstm_xw_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=2304 params=[float long long float float out:float out:float]
 // launch 1: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 2: lstm_xw_k1 grid=[128, 1, 1] block=[128, 1, 1] shared=4352 params=[float float float out:float]
+// launch 2: lstm_xw_k1 grid=[256, 1, 1] block=[128, 1, 1] shared=2816 params=[float float float out:float out:float]
 // launch 3: lstm_recurrence_k0 grid=[32, 1, 1] block=[256, 1, 1] shared=576 cooperative params=[float float float float out:float out:float]
-// launch 4: matmul_k0 grid=[252, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
+// launch 4: matmul_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float out:float]
 
 // ===== lstm_xw_k0 =====
-BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 288;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
-  const int by_m0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_n0 = (by_blk % 16) * 32; by_blk /= 16;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
   const int i2 = 0;
-  float by_acc[1][1];
+  float by_acc[1][8];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
     for (int e = tid; e < 256; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -37,51 +41,104 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
         const long long t0 = in1[(i2)*64 + (i1)];
         v = in0[(((t0 < (0ll)) ? (t0 + (1000ll)) : t0))*128 + (r0)];
       }
-      by_as[kk * 9 + rr] = v;
+      by_as[kk * 36 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 256; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i3 = gr;
         const int r0 = gk;
         v = in2[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[kk * 17 + rr] = v;
+      by_bs[kk * 36 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 288;
-    const float* const bs = by_bs + cur * 544;
+    const float* const bs = by_bs + cur * 288;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + (i) * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 36 + ty + (i) * 32];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 17 + tx + (i) * 16];
+      for (int g = 0; g < 2; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 36 + g * 16 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
-    const int i1 = gm;
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*512 + (i3)] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + (i) * 32;
+    const int i1 = gm;
+    float* const by_orow = out + ((i1)*512);
+    #pragma unroll
+    for (int g = 0; g < 2; ++g) {
+      const int gn0 = by_n0 + g * 16 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      {
+        const int gn = gn0 + 1;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      {
+        const int gn = gn0 + 2;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      {
+        const int gn = gn0 + 3;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)(((acc + in3[(i0)*1024 + (i3)]) + in3[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ out) {
-  lstm_xw_k0_body(in0, in1, in2, in3, out, by_this_block());
+BY_DEVICE_STATE unsigned int lstm_xw_k0_arrivals[32];
+BY_KERNEL void lstm_xw_k0(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, float* __restrict__ by_ws, float* __restrict__ out) {
+  lstm_xw_k0_body(in0, in1, in2, in3, by_ws, out, by_this_block(lstm_xw_k0_arrivals));
 }
 
 // ===== lstm_recurrence_k0 =====
@@ -184,84 +241,141 @@ BY_KERNEL void __launch_bounds__(256) lstm_recurrence_k0(const float* __restrict
 }
 
 // ===== lstm_xw_k1 =====
-BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 32) * 16; by_blk /= 32;
+  const int by_n0 = (by_blk % 8) * 64; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
   const int i2 = 0;
-  float by_acc[1][2];
+  float by_acc[1][8];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 20 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i3 = gr;
         const int r0 = gk;
         v = in1[(i0)*65536 + (i3)*128 + (r0)];
       }
-      by_bs[kk * 17 + rr] = v;
+      by_bs[kk * 68 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
+    const float* const as = by_as + cur * 160;
     const float* const bs = by_bs + cur * 544;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
+      for (int g = 0; g < 2; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 68 + g * 32 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
+    float* const by_orow = out + ((i1)*512);
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*512 + (i3)] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+    for (int g = 0; g < 2; ++g) {
+      const int gn0 = by_n0 + g * 32 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      {
+        const int gn = gn0 + 1;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      {
+        const int gn = gn0 + 2;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      {
+        const int gn = gn0 + 3;
+        const int i3 = gn;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)(((acc + in2[(i0)*1024 + (i3)]) + in2[(i0)*1024 + ((i3 + (512ll)))]));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_KERNEL void lstm_xw_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  lstm_xw_k1_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int lstm_xw_k1_arrivals[32];
+BY_KERNEL void lstm_xw_k1(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  lstm_xw_k1_body(in0, in1, in2, by_ws, out, by_this_block(lstm_xw_k1_arrivals));
 }
 
 // ===== matmul_k0 =====
-BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 544;
@@ -269,70 +383,127 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 63) * 16; by_blk /= 63;
-  const int by_m0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 32) * 32; by_blk /= 32;
+  const int by_m0 = (by_blk % 2) * 32; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int i = 0; i < 2; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
     for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in0[(i1)*128 + (r0)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 34 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int rr = e % 32; const int kk = e / 32;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       if (gr < 1000) {
         const int i2 = gr;
         const int r0 = gk;
         v = in1[(r0)*1000 + (i2)];
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 32 + rr] = v;
     }
     __syncthreads();
     const float* const as = by_as + cur * 544;
     const float* const bs = by_bs + cur * 512;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 16; ++kk) {
+      float a[2], b[4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 2; ++i) a[i] = as[kk * 34 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 32 + g * 32 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int i = 0; i < 2; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 4; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
+  for (int i = 0; i < 2; ++i)
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) by_ws[(((int)by_ks * 64 + by_tile) * 8 + i * 4 + j) * 128 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 2; ++i)
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 8 + i * 4 + j) * 128 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
+  for (int i = 0; i < 2; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
+    float* const by_orow = out + ((i1)*1000);
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      if (gn >= 1000) continue;
-      const int i2 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*1000 + (i2)] = (float)((acc + in2[(i2)]));
+    for (int g = 0; g < 1; ++g) {
+      const int gn0 = by_n0 + g * 32 + tx * 4;
+      if (gn0 >= 1000) continue;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)((acc + in2[(i2)]));
+      }
+      {
+        const int gn = gn0 + 1;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)((acc + in2[(i2)]));
+      }
+      {
+        const int gn = gn0 + 2;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)((acc + in2[(i2)]));
+      }
+      {
+        const int gn = gn0 + 3;
+        const int i2 = gn;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)((acc + in2[(i2)]));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  matmul_k0_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int matmul_k0_arrivals[64];
+BY_KERNEL void matmul_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  matmul_k0_body(in0, in1, in2, by_ws, out, by_this_block(matmul_k0_arrivals));
 }

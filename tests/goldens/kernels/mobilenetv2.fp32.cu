@@ -14,28 +14,28 @@
 // launch 11: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
 // launch 12: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
 // launch 13: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
-// launch 14: conv_k11 grid=[4, 1, 1] block=[128, 1, 1] shared=1536 params=[float float float float float out:float]
+// launch 14: conv_k11 grid=[24, 1, 1] block=[32, 1, 1] shared=640 params=[float float float float float out:float out:float]
 // launch 15: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 16: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float float float float out:float]
+// launch 16: conv_k13 grid=[24, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 17: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 18: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float float float float out:float]
+// launch 18: conv_k13 grid=[24, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 19: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 20: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float float float float out:float]
+// launch 20: conv_k13 grid=[24, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 21: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 22: conv_k14 grid=[8, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float out:float]
+// launch 22: conv_k14 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float out:float out:float]
 // launch 23: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 24: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
+// launch 24: conv_k16 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 25: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 26: conv_k16 grid=[8, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
+// launch 26: conv_k16 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 27: conv_k15 grid=[48, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 28: conv_k17 grid=[14, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float float float out:float]
-// launch 29: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float out:float]
-// launch 30: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float float float float out:float]
-// launch 31: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float out:float]
-// launch 32: conv_k19 grid=[14, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float float float float out:float]
-// launch 33: conv_k18 grid=[84, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float out:float]
-// launch 34: conv_k20 grid=[28, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float float float out:float]
-// launch 35: conv_k21 grid=[320, 1, 1] block=[32, 1, 1] shared=1536 params=[float float float out:float]
+// launch 28: conv_k17 grid=[56, 1, 1] block=[32, 1, 1] shared=512 params=[float float float float float out:float out:float]
+// launch 29: conv_k18 grid=[168, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float out:float]
+// launch 30: conv_k19 grid=[224, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float float out:float out:float]
+// launch 31: conv_k18 grid=[168, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float out:float]
+// launch 32: conv_k19 grid=[224, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float float out:float out:float]
+// launch 33: conv_k18 grid=[168, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float out:float]
+// launch 34: conv_k20 grid=[224, 1, 1] block=[32, 1, 1] shared=512 params=[float float float float float out:float out:float]
+// launch 35: conv_k21 grid=[160, 1, 1] block=[128, 1, 1] shared=3072 params=[float float float out:float out:float]
 // launch 36: reducemean_k0 grid=[40, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
@@ -804,39 +804,43 @@ BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__
 }
 
 // ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 256;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 6u + by_block.idx.x / 24u * 6u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 6; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 12 - kt_begin < 3 ? 12 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gr < 24) {
+      {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*96 + (r0)];
       }
-      by_as[kk * 16 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 128) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -845,32 +849,50 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 * (2ll)) + q0_0); const int tf0_1 = ((i3 * (2ll)) + q0_1); tf0_acc = tf0_acc + ((((tf0_0 < (8ll)) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[kk * 8 + rr] = v;
+      by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 256;
+    const float* const as = by_as + cur * 32;
     const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 6 + by_tile) * 2 + i * 2 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 6 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    if (gm >= 24) continue;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
@@ -880,8 +902,9 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k11_arrivals[6];
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k11_arrivals));
 }
 
 // ===== conv_k12 =====
@@ -965,41 +988,45 @@ BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__
 }
 
 // ===== conv_k13 =====
-BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 512;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 3u + by_block.idx.x / 24u * 3u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][4];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 5; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 18 - kt_begin < 3 ? 18 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 256) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gr < 24 && gk < 144) {
+      {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*144 + (r0)];
       }
-      by_as[kk * 16 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 256) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 144) {
+      {
         int by_rm = gr;
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
@@ -1009,78 +1036,140 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 512;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 16 + g * 16 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 4; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    if (gm >= 24) continue;
-    const int i1 = gm;
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+    for (int j = 0; j < 4; ++j) by_ws[(((int)by_ks * 3 + by_tile) * 4 + i * 4 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 3 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + (i) * 8;
+    const int i1 = gm;
+    float* const by_orow = out + ((i1)*16);
+    #pragma unroll
+    for (int g = 0; g < 1; ++g) {
+      const int gn0 = by_n0 + g * 16 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      {
+        const int gn = gn0 + 1;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      {
+        const int gn = gn0 + 2;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      {
+        const int gn = gn0 + 3;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k13_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k13_arrivals[3];
+BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k13_arrivals));
 }
 
 // ===== conv_k14 =====
-BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 4u + by_block.idx.x / 32u * 4u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][4];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 5; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 18 - kt_begin < 3 ? 18 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 144) {
+      {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*144 + (r0)];
       }
-      by_as[kk * 4 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 144) {
+      {
         int by_rm = gr;
         const int i3 = by_rm % 4; by_rm /= 4;
         const int i2 = by_rm;
@@ -1090,39 +1179,98 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 16 + g * 16 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 4; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
-    const int i1 = gm;
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in4[(i1)]));
+    for (int j = 0; j < 4; ++j) by_ws[(((int)by_ks * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + (i) * 8;
+    const int i1 = gm;
+    float* const by_orow = out + ((i1)*16);
+    #pragma unroll
+    for (int g = 0; g < 1; ++g) {
+      const int gn0 = by_n0 + g * 16 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)((acc + in4[(i1)]));
+      }
+      {
+        const int gn = gn0 + 1;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)((acc + in4[(i1)]));
+      }
+      {
+        const int gn = gn0 + 2;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)((acc + in4[(i1)]));
+      }
+      {
+        const int gn = gn0 + 3;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)((acc + in4[(i1)]));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  conv_k14_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k14_arrivals[4];
+BY_KERNEL void conv_k14(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k14_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k14_arrivals));
 }
 
 // ===== conv_k15 =====
@@ -1206,39 +1354,43 @@ BY_KERNEL void conv_k15(const float* __restrict__ in0, const float* __restrict__
 }
 
 // ===== conv_k16 =====
-BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 4u + by_block.idx.x / 32u * 4u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][4];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 6; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 24 - kt_begin < 3 ? 24 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*192 + (r0)];
       }
-      by_as[kk * 4 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -1250,75 +1402,138 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 16 + g * 16 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 4; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
-    const int i1 = gm;
+  for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
-    }
-  }
-}
-BY_KERNEL void conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k16_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
-}
-
-// ===== conv_k17 =====
-BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
-  BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
-  int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 14) * 4; by_blk /= 14;
-  const int i0 = 0;
-  float by_acc[1][1];
+    for (int j = 0; j < 4; ++j) by_ws[(((int)by_ks * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 4; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
+  for (int i = 0; i < 1; ++i) {
+    const int gm = by_m0 + ty + (i) * 8;
+    const int i1 = gm;
+    float* const by_orow = out + ((i1)*16);
+    #pragma unroll
+    for (int g = 0; g < 1; ++g) {
+      const int gn0 = by_n0 + g * 16 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      {
+        const int gn = gn0 + 1;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      {
+        const int gn = gn0 + 2;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      {
+        const int gn = gn0 + 3;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
+    }
+  }
+}
+BY_DEVICE_STATE unsigned int conv_k16_arrivals[4];
+BY_KERNEL void conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k16_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k16_arrivals));
+}
+
+// ===== conv_k17 =====
+BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem);
+  float* const by_as = reinterpret_cast<float*>(by_smem);
+  float* const by_bs = by_as + 64;
+  const int tid = threadIdx.x;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
+  int by_blk = by_block.idx.x;
+  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
+  const int by_m0 = (by_blk % 7) * 8; by_blk /= 7;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 7u + by_block.idx.x / 56u * 7u;
+  const int i0 = 0;
+  float by_acc[1][2];
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 6; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 24 - kt_begin < 3 ? 24 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*192 + (r0)];
       }
-      by_as[kk * 4 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       if (gr < 4) {
         int by_rm = gr;
@@ -1330,29 +1545,48 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 8 + tx + (i) * 4];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 7 + by_tile) * 2 + i * 2 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 7 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + (j) * 4;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1362,21 +1596,24 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  conv_k17_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k17_arrivals[7];
+BY_KERNEL void conv_k17(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k17_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k17_arrivals));
 }
 
 // ===== conv_k18 =====
-BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 84) * 4; by_blk /= 84;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 84u + by_block.idx.x / 168u * 84u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -1384,11 +1621,13 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 4 - kt_begin < 2 ? 4 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       if (gk < 56) {
         const int i1 = gr;
@@ -1397,9 +1636,9 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       if (gr < 4 && gk < 56) {
         int by_rm = gr;
@@ -1411,10 +1650,10 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
@@ -1427,6 +1666,25 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 84 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 2; ++k) by_sum += __ldcg(&by_ws[(((int)k * 84 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1443,21 +1701,24 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k18_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k18_arrivals[84];
+BY_KERNEL void conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k18_body(in0, in1, in2, by_ws, out, by_this_block(conv_k18_arrivals));
 }
 
 // ===== conv_k19 =====
-BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 14) * 4; by_blk /= 14;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 14u + by_block.idx.x / 224u * 14u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -1465,24 +1726,26 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 11; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 42 - kt_begin < 3 ? 42 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 32; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 336) {
+      {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*336 + (r0)];
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gr < 4 && gk < 336) {
+      if (gr < 4) {
         int by_rm = gr;
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
@@ -1492,10 +1755,10 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
@@ -1508,6 +1771,25 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 14 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 14 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1524,46 +1806,51 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k19_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k19_arrivals[14];
+BY_KERNEL void conv_k19(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k19_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k19_arrivals));
 }
 
 // ===== conv_k20 =====
-BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 28) * 4; by_blk /= 28;
+  const int by_m0 = (by_blk % 14) * 8; by_blk /= 14;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 14u + by_block.idx.x / 224u * 14u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 11; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 42 - kt_begin < 3 ? 42 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 336) {
+      {
         const int i1 = gr;
         const int r0 = gk;
         v = in3[(i1)*336 + (r0)];
       }
-      by_as[kk * 4 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gr < 4 && gk < 336) {
+      if (gr < 4) {
         int by_rm = gr;
         const int i3 = by_rm % 2; by_rm /= 2;
         const int i2 = by_rm;
@@ -1573,29 +1860,48 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 8 + tx + (i) * 4];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 14 + by_tile) * 2 + i * 2 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 14 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
+    const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + (j) * 4;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1605,21 +1911,24 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  conv_k20_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k20_arrivals[14];
+BY_KERNEL void conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k20_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k20_arrivals));
 }
 
 // ===== conv_k21 =====
-BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 512;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 320) * 4; by_blk /= 320;
+  const int by_m0 = (by_blk % 80) * 16; by_blk /= 80;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 80u + by_block.idx.x / 160u * 80u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -1627,22 +1936,24 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 4 - kt_begin < 2 ? 4 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 512; e += 128) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 32 + kk;
       float v = 0;
       if (gk < 112) {
         const int i1 = gr;
         const int r0 = gk;
         v = in1[(i1)*112 + (r0)];
       }
-      by_as[kk * 4 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 256; e += 128) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 32 + kk;
       float v = 0;
       if (gr < 4 && gk < 112) {
         int by_rm = gr;
@@ -1654,13 +1965,13 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
+    const float* const as = by_as + cur * 512;
     const float* const bs = by_bs + cur * 256;
     #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
@@ -1671,8 +1982,27 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 80 + by_tile) * 1 + i * 1 + j) * 128 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 2; ++k) by_sum += __ldcg(&by_ws[(((int)k * 80 + by_tile) * 1 + i * 1 + j) * 128 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
+    const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
@@ -1686,8 +2016,9 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k21_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k21_arrivals[80];
+BY_KERNEL void conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k21_body(in0, in1, in2, by_ws, out, by_this_block(conv_k21_arrivals));
 }
 
 // ===== reducemean_k0 =====

@@ -1,44 +1,48 @@
 // golden: resnet.onnx h100 fp32
 // 15 launches, 15 distinct kernels
-// launch 0: conv_k0 grid=[128, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
+// launch 0: conv_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=2688 params=[float float float out:float out:float]
 // launch 1: maxpool_k0 grid=[256, 1, 1] block=[256, 1, 1] shared=1024 params=[float out:float]
 // launch 2: conv_k1 grid=[64, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
-// launch 3: conv_k2 grid=[32, 1, 1] block=[64, 1, 1] shared=2688 params=[float float float out:float]
+// launch 3: conv_k2 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float out:float]
 // launch 4: conv_k3 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float out:float]
 // launch 5: conv_k4 grid=[64, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
-// launch 6: conv_k5 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
+// launch 6: conv_k5 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float out:float]
 // launch 7: conv_k6 grid=[16, 1, 1] block=[256, 1, 1] shared=2560 params=[float float float float float float out:float]
-// launch 8: conv_k7 grid=[32, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
-// launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=2176 params=[float float float out:float]
-// launch 10: conv_k9 grid=[16, 1, 1] block=[128, 1, 1] shared=3072 params=[float float float float float float out:float]
-// launch 11: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float out:float]
-// launch 12: conv_k11 grid=[16, 1, 1] block=[32, 1, 1] shared=1664 params=[float float float out:float]
-// launch 13: conv_k12 grid=[32, 1, 1] block=[64, 1, 1] shared=2048 params=[float float float float float float out:float]
+// launch 8: conv_k7 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float out:float]
+// launch 9: conv_k8 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float out:float]
+// launch 10: conv_k9 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float float out:float out:float]
+// launch 11: conv_k10 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float out:float]
+// launch 12: conv_k11 grid=[256, 1, 1] block=[32, 1, 1] shared=896 params=[float float float out:float out:float]
+// launch 13: conv_k12 grid=[256, 1, 1] block=[32, 1, 1] shared=512 params=[float float float float float float out:float out:float]
 // launch 14: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
-BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 160;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 64) * 16; by_blk /= 64;
+  const int by_n0 = (by_blk % 16) * 64; by_blk /= 16;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][8];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 5; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 19 - kt_begin < 3 ? 19 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 128) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       if (gk < 147) {
         const int i1 = gr;
@@ -48,11 +52,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 20 + rr] = v;
     }
     for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int rr = e % 64; const int kk = e / 64;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       if (gk < 147) {
         int by_rm = gr;
@@ -66,42 +70,101 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int t1 = (((i3 * (2ll)) + r2) - (3ll));
         v = (((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f);
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 64 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
+    const float* const as = by_as + cur * 160;
     const float* const bs = by_bs + cur * 512;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int g = 0; g < 2; ++g) {
+        const float4 q = by_ld_shared_v4(bs + kk * 64 + g * 32 + tx * 4);
+        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
+      }
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
+    float* const by_orow = out + ((i1)*1024);
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 32; by_en /= 32;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+    for (int g = 0; g < 2; ++g) {
+      const int gn0 = by_n0 + g * 32 + tx * 4;
+      float by_ov[4];
+      {
+        const int gn = gn0 + 0;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 0];
+        by_ov[0] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
+      {
+        const int gn = gn0 + 1;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 1];
+        by_ov[1] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
+      {
+        const int gn = gn0 + 2;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 2];
+        by_ov[2] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
+      {
+        const int gn = gn0 + 3;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        const float acc = by_acc[i][4 * g + 3];
+        by_ov[3] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+      }
+      if (by_out_aligned) {
+        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
+        by_st_global_v4(by_orow + gn0, by_v);
+      } else {
+        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
+      }
     }
   }
 }
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k0_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k0_arrivals[32];
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k0_body(in0, in1, in2, by_ws, out, by_this_block(conv_k0_arrivals));
 }
 
 // ===== maxpool_k0 =====
@@ -228,16 +291,18 @@ BY_KERNEL void conv_k1(const float* __restrict__ in0, const float* __restrict__ 
 }
 
 // ===== conv_k2 =====
-BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 16; by_blk /= 16;
+  const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -245,13 +310,15 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 9 - kt_begin < 3 ? 9 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 72) {
+      {
         const int i1 = gr;
         int by_rk = gk;
         const int r2 = by_rk % 3; by_rk /= 3;
@@ -259,13 +326,13 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*72 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[kk * 5 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 72) {
+      {
         int by_rm = gr;
         const int i3 = by_rm % 16; by_rm /= 16;
         const int i2 = by_rm;
@@ -277,18 +344,18 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
         const int t1 = ((i3 + r2) - (1ll));
         v = (((((t0 >= (0ll)) && (t0 < (16ll))) && (t1 >= (0ll))) && (t1 < (16ll))) ? in0[(i0)*2048 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -297,12 +364,31 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 16; by_en /= 16;
       const int i2 = by_en;
@@ -311,8 +397,9 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k2_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k2_arrivals[64];
+BY_KERNEL void conv_k2(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k2_body(in0, in1, in2, by_ws, out, by_this_block(conv_k2_arrivals));
 }
 
 // ===== conv_k3 =====
@@ -476,30 +563,34 @@ BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ 
 }
 
 // ===== conv_k5 =====
-BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
-  const int by_m0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
+  const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 5; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 18 - kt_begin < 3 ? 18 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 144) {
+      {
         const int i1 = gr;
         int by_rk = gk;
         const int r2 = by_rk % 3; by_rk /= 3;
@@ -507,13 +598,13 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*144 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
-      if (gk < 144) {
+      {
         int by_rm = gr;
         const int i3 = by_rm % 8; by_rm /= 8;
         const int i2 = by_rm;
@@ -525,31 +616,50 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
         const int t1 = (((i3 * (2ll)) + r2) - (1ll));
         v = (((t0 >= (0ll)) && (t1 >= (0ll))) ? in0[(i0)*4096 + (r0)*256 + (t0)*16 + (t1)] : 0.0f);
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
@@ -559,8 +669,9 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k5_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k5_arrivals[32];
+BY_KERNEL void conv_k5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k5_body(in0, in1, in2, by_ws, out, by_this_block(conv_k5_arrivals));
 }
 
 // ===== conv_k6 =====
@@ -644,16 +755,18 @@ BY_KERNEL void conv_k6(const float* __restrict__ in0, const float* __restrict__ 
 }
 
 // ===== conv_k7 =====
-BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
   const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -661,11 +774,13 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 32; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -674,9 +789,9 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -685,18 +800,18 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in0[(i0)*4096 + (r0)*64 + (i2)*8 + (i3)];
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -705,12 +820,31 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -719,21 +853,24 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k7_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k7_arrivals[64];
+BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k7_body(in0, in1, in2, by_ws, out, by_this_block(conv_k7_arrivals));
 }
 
 // ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 288;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
-  const int by_m0 = (by_blk % 4) * 8; by_blk /= 4;
+  const int by_m0 = (by_blk % 8) * 4; by_blk /= 8;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 16u + by_block.idx.x / 256u * 16u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -741,11 +878,13 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 9; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 36 - kt_begin < 3 ? 36 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 64) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 32; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -755,11 +894,11 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*288 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[kk * 9 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -776,13 +915,13 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 288;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 9 + ty + (i) * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
       for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
@@ -793,8 +932,27 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
@@ -807,21 +965,24 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k8_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k8_arrivals[16];
+BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, by_ws, out, by_this_block(conv_k8_arrivals));
 }
 
 // ===== conv_k9 =====
-BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 256;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
+  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -829,22 +990,24 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 2; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 128) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 32; e += 32) {
+      const int rr = e % 4; const int kk = e / 4;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
         const int r0 = gk;
         v = in4[(i1)*64 + (r0)];
       }
-      by_as[kk * 8 + rr] = v;
+      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -853,18 +1016,18 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
         const int r0 = gk;
         v = in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))];
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 256;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -873,12 +1036,31 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
+    const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -887,21 +1069,24 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k9_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k9_arrivals[64];
+BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k9_arrivals));
 }
 
 // ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -909,11 +1094,13 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 32; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -922,9 +1109,9 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -933,18 +1120,18 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = in0[(i0)*2048 + (r0)*16 + (i2)*4 + (i3)];
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -953,12 +1140,31 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -967,21 +1173,24 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k10_arrivals[32];
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, by_ws, out, by_this_block(conv_k10_arrivals));
 }
 
 // ===== conv_k11 =====
-BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
+  float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 16u + by_block.idx.x / 256u * 16u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -989,11 +1198,13 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 18; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 36 - kt_begin < 3 ? 36 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 32) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -1003,11 +1214,11 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
         const int r0 = by_rk;
         v = in1[(i1)*576 + (r0)*9 + (r1)*3 + (r2)];
       }
-      by_as[kk * 5 + rr] = v;
+      by_as[kk * 6 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 32) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       if (gr < 4) {
         int by_rm = gr;
@@ -1024,13 +1235,13 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 5 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 6 + ty + (i) * 4];
       #pragma unroll
       for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
@@ -1040,6 +1251,25 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1056,33 +1286,38 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k11_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k11_arrivals[16];
+BY_KERNEL void conv_k11(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k11_body(in0, in1, in2, by_ws, out, by_this_block(conv_k11_arrivals));
 }
 
 // ===== conv_k12 =====
-BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 256;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
   const int by_m0 = (by_blk % 32) * 8; by_blk /= 32;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 256; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -1091,9 +1326,9 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
       }
       by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       if (gr < 4) {
         int by_rm = gr;
@@ -1105,29 +1340,48 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 256;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[1], b[2];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 8 + tx + (i) * 4];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 2 + i * 2 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 8;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + (j) * 4;
       if (gn >= 4) continue;
       int by_en = gn;
       const int i3 = by_en % 2; by_en /= 2;
@@ -1137,8 +1391,9 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k12_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k12_arrivals[32];
+BY_KERNEL void conv_k12(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k12_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k12_arrivals));
 }
 
 // ===== reducemean_k0 =====

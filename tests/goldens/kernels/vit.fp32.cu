@@ -1,38 +1,42 @@
 // golden: vit.onnx h100 fp32
 // 9 launches, 7 distinct kernels
-// launch 0: conv_k0 grid=[16, 1, 1] block=[128, 1, 1] shared=3200 params=[float float out:float]
+// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1664 params=[float float out:float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:float]
-// launch 3: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
+// launch 3: colaunch_k0 grid=[448, 1, 1] block=[32, 1, 1] shared=896 params=[float float float out:float out:float float float float out:float out:float]
 // launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[float float float float float float out:float]
 // launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float out:float]
-// launch 6: colaunch_k0 grid=[32, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float float float float out:float]
+// launch 6: colaunch_k0 grid=[448, 1, 1] block=[32, 1, 1] shared=896 params=[float float float out:float out:float float float float out:float out:float]
 // launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[float float float float float float out:float]
 // launch 8: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float float float float float float float float out:float]
 
 // ===== conv_k0 =====
-BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 288;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
   const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_ks = (int)(by_blk % 16); by_blk /= 16;
+  const unsigned int by_tile = by_block.idx.x % 16u + by_block.idx.x / 256u * 16u;
   const int i0 = 0;
-  float by_acc[1][1];
+  float by_acc[1][2];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 24; ++kt) {
+  const int kt_begin = by_ks * 3;
+  const int nloc = 48 - kt_begin < 3 ? 48 - kt_begin : 3;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 256; e += 64) {
+      const int kk = e % 16; const int rr = e / 16;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -42,11 +46,11 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
         const int r0 = by_rk;
         v = in1[(i1)*768 + (r0)*256 + (r1)*16 + (r2)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 18 + rr] = v;
     }
-    for (int e = tid; e < 256; e += 128) {
+    for (int e = tid; e < 128; e += 64) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -61,29 +65,48 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 256;
+    const float* const as = by_as + cur * 288;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[1];
+    for (int kk = 0; kk < 16; ++kk) {
+      float a[1], b[2];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 18 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
+      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 8 + tx + (i) * 4];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 16 + by_tile) * 2 + i * 2 + j) * 64 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 16u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 2 + i * 2 + j) * 64 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 2; ++j) {
+      const int gn = by_n0 + tx + (j) * 4;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -92,8 +115,9 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out) {
-  conv_k0_body(in0, in1, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k0_arrivals[16];
+BY_KERNEL void conv_k0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k0_body(in0, in1, by_ws, out, by_this_block(conv_k0_arrivals));
 }
 
 // ===== add_k0 =====
@@ -248,39 +272,43 @@ BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restric
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_c3a3303e4ee04ff5_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_8928603a999fa3fb_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 544;
+  float* const by_bs = by_as + 96;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 24u + by_block.idx.x / 192u * 24u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[4][1];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int i = 0; i < 4; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       if (gr < 17) {
         const int i2 = gr;
         const int r0 = gk;
         v = in0[(i2)*128 + (r0)];
       }
-      by_as[kk * 17 + rr] = v;
+      by_as[kk * 12 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
+    for (int e = tid; e < 128; e += 32) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -292,30 +320,52 @@ BY_DEVICE void matmul_c3a3303e4ee04ff5_body(const float* __restrict__ in0, const
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 544;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 96;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[4], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 17 + ty + (i) * 16];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(as + kk * 12 + g * 8 + ty * 4);
+        a[4 * g] = q.x; a[4 * g + 1] = q.y; a[4 * g + 2] = q.z; a[4 * g + 3] = q.w;
+      }
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int i = 0; i < 4; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 24 + by_tile) * 4 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 24 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int gm = by_m0 + ((i) >> 2) * 8 + ty * 4 + ((i) & 3);
     if (gm >= 17) continue;
     const int i2 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 64; by_en /= 64;
       const int i1 = by_en;
@@ -324,28 +374,32 @@ BY_DEVICE void matmul_c3a3303e4ee04ff5_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_d746e06f48a800c4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_98ccc70b982aff9d_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 512;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int by_m0 = (by_blk % 8) * 16; by_blk /= 8;
+  const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
+  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[4][1];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int i = 0; i < 4; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 4; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 64; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -354,45 +408,67 @@ BY_DEVICE void matmul_d746e06f48a800c4_body(const float* __restrict__ in0, const
         const int r0 = gk;
         v = in1[(r0)*128 + (((i1 * (64ll)) + i2))];
       }
-      by_as[kk * 16 + rr] = v;
+      by_as[kk * 8 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 128) {
-      const int kk = e % 32; const int rr = e / 32;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int kk = e % 8; const int rr = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       if (gr < 17) {
         const int i3 = gr;
         const int r0 = gk;
         v = in0[(i3)*128 + (r0)];
       }
-      by_bs[kk * 17 + rr] = v;
+      by_bs[kk * 20 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 512;
-    const float* const bs = by_bs + cur * 544;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 160;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[4], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
+      for (int g = 0; g < 1; ++g) {
+        const float4 q = by_ld_shared_v4(as + kk * 8 + g * 8 + ty * 4);
+        a[4 * g] = q.x; a[4 * g + 1] = q.y; a[4 * g + 2] = q.z; a[4 * g + 3] = q.w;
+      }
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 17 + tx + (i) * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 20 + tx + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 1; ++i)
+      for (int i = 0; i < 4; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 4 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 4; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int gm = by_m0 + ((i) >> 2) * 8 + ty * 4 + ((i) & 3);
     int by_em = gm;
     const int i2 = by_em % 64; by_em /= 64;
     const int i1 = by_em;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + (j) * 16;
       if (gn >= 17) continue;
       const int i3 = gn;
       const float acc = by_acc[i][j];
@@ -400,13 +476,15 @@ BY_DEVICE void matmul_d746e06f48a800c4_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out, const by_block_index by_block) {
+BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[24];
+BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[32];
+BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 16u) matmul_c3a3303e4ee04ff5_body(m0_in0, m0_in1, m0_in2, m0_out, by_block_at(by_b - 0u, dim3(16, 1, 1)));
-  else if (by_b < 32u) matmul_d746e06f48a800c4_body(m1_in0, m1_in1, m1_in2, m1_out, by_block_at(by_b - 16u, dim3(16, 1, 1)));
+  if (by_b < 192u) matmul_8928603a999fa3fb_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(192, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 448u) matmul_98ccc70b982aff9d_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 192u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
 }
-BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_out) {
-  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
+BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out) {
+  colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());
 }
 
 // ===== matmul_rows_k0 =====
