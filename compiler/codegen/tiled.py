@@ -185,7 +185,7 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
 
     Split-K (the configuration's `split_k` slices): each tile's k tiles are divided among that
     many blocks; each writes its accumulators to the fp32 `workspace` (a slot per slice, tile,
-    thread and accumulator), and the last of the tile's blocks to arrive sums the slices in a
+    accumulator and thread), and the last of the tile's blocks to arrive sums the slices in a
     fixed order and runs the epilogue.
 
     With two stages the next k tile is fetched into registers before the current one is

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..analysis.views import GemmView, gemm_view
+from ..analysis.views import GemmView, gemm_view, inferred_precision
 from ..codegen.tiled import VEC, ctype_size, gemm_shared_bytes, gemm_vector_reads, render_gemm, vector_stores
 from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_sizes, loader_sectors, pow2_ceil
 from ..ir.kernel import Kernel
@@ -40,7 +40,15 @@ def applies(spec) -> str | None:
 
 def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> list[KernelConfig]:
     v = view(te)
-    return [] if v is None else gemm_candidates(te, v, target)
+    return [] if v is None else gemm_candidates(te, v, target, split=splits_k(te, v, precision))
+
+
+def splits_k(te: TensorExpr, v: GemmView, precision: str | None = None) -> bool:
+    """Whether the kind offers split-K for the contraction: where it computes in exact fp32, which
+    no tensor-core kind takes. At tf32, fp16 and bf16 tc_gemm and wgmma_gemm split K themselves;
+    a split SIMT kernel there would only compete with them at sizes where both sit at the
+    micro-model's latency floor."""
+    return (precision or inferred_precision(te, v)) == "fp32"
 
 
 PADS = (0, 1, 2, 4)
@@ -75,9 +83,9 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
     threads = (bm // tm) * (bn // tn)
     _, out_bytes, in_item = sizes
     loads = blocks * kt * bk * (bm * infl_a + bn * infl_b) * in_item
-    ws, steps = split_k_terms(te, split, kt, stages)
-    if split > 1:      # the slices' partial tiles (whole tiles: a ragged edge's too), written and read back
-        ws = 2.0 * split * blocks * bm * bn * 4
+    _, steps = split_k_terms(te, split, kt, stages)
+    # the slices' partial tiles (whole tiles: a ragged edge's too), written and read back
+    ws = 2.0 * split * blocks * bm * bn * 4 if split > 1 else 0.0
     l2 = loads + out_bytes + ws
     smem_moved = blocks * kt * bk * ((bm + bn) * item + threads * (tm + tn) * item)
     # the k tile prefetched into registers while the current one is computed (two stages)

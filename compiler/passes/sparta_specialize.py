@@ -215,7 +215,7 @@ def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict)
     block-sparse and cover searches both re-price them."""
     found = memo.setdefault("candidates", {})
     if te not in found:
-        found[te] = gemm_candidates(te, view, target)
+        found[te] = gemm_candidates(te, view, target, split=gemm.splits_k(te, view))
     return found[te]
 
 
@@ -228,7 +228,7 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
     sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
     tables: dict = {}
     bounded = []
-    for cfg in gemm_candidates(te, view, target) if candidates is None else candidates:
+    for cfg in gemm_candidates(te, view, target, split=gemm.splits_k(te, view)) if candidates is None else candidates:
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in tables:

@@ -48,7 +48,7 @@ import functools
 from ..analysis.dependence import dependence, extents_of, injective, loads_of, read_reshaped, reads_once
 from ..analysis.views import gemm_view
 from ..ir.compose import NotComposable, compose
-from ..ir.dataflow import readers_through, first_reader, map_bodies, readers_of, sole_source
+from ..ir.dataflow import first_reader, map_bodies, readers_of, readers_through, sole_source
 from ..ir.plan import AliasStep, ComputeStep, Plan
 from ..ir.spec import KernelSpec, Level, Stage
 from ..ir.texpr import FOLD_OPS, Binary, Expr, Load, Select, TensorExpr, Unary, children, value_ops, walk

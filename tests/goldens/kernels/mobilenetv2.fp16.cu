@@ -14,7 +14,7 @@
 // launch 11: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float by_half float out:float]
 // launch 12: conv_k11 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float by_half float float out:by_half]
 // launch 13: conv_k12 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[by_half by_half float out:float]
-// launch 14: conv_k13 grid=[24, 1, 1] block=[32, 1, 1] shared=640 params=[float float float by_half float out:float out:float]
+// launch 14: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float by_half float out:float]
 // launch 15: conv_k14 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
 // launch 16: conv_k15 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float float out:float out:float]
 // launch 17: conv_k14 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
@@ -1001,43 +1001,39 @@ BY_KERNEL void conv_k12(const by_half* __restrict__ in0, const by_half* __restri
 }
 
 // ===== conv_k13 =====
-BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
+  float* const by_bs = by_as + 512;
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 6) * 4; by_blk /= 6;
-  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 6u + by_block.idx.x / 24u * 6u;
+  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
   const int i0 = 0;
-  float by_acc[1][2];
+  float by_acc[1][1];
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int kt_begin = by_ks * 3;
-  const int nloc = 12 - kt_begin < 3 ? 12 - kt_begin : 3;
-  for (int kt = 0; kt < nloc; ++kt) {
+  for (int kt = 0; kt < 3; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
+    for (int e = tid; e < 512; e += 256) {
+      const int rr = e % 16; const int kk = e / 16;
+      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
-      {
+      if (gr < 24) {
         const int i1 = gr;
         const int r0 = gk;
         v = ((float)(((float)in3[(i1)*96 + (r0)])));
       }
-      by_as[kk * 4 + rr] = v;
+      by_as[kk * 16 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 512; e += 256) {
       const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
+      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -1049,48 +1045,30 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
       by_bs[kk * 16 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 512;
+    const float* const bs = by_bs + cur * 512;
     #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+    for (int kk = 0; kk < 32; ++kk) {
+      float a[1], b[1];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
+      for (int i = 0; i < 1; ++i) a[i] = as[kk * 16 + ty + (i) * 16];
       #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 16 + tx + (i) * 8];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 6 + by_tile) * 2 + i * 2 + j) * 32 + tid] = by_acc[i][j];
-  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
-  __syncthreads();
-  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
-  __syncthreads();
-  if (!*by_last) return;
-  __threadfence();   // the other slices are read after their arrivals were seen
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 6 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  #pragma unroll
   for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
+    const int gm = by_m0 + ty + (i) * 16;
+    if (gm >= 24) continue;
     const int i1 = gm;
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
+    for (int j = 0; j < 1; ++j) {
+      const int gn = by_n0 + tx + (j) * 16;
       int by_en = gn;
       const int i3 = by_en % 4; by_en /= 4;
       const int i2 = by_en;
@@ -1099,9 +1077,8 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_DEVICE_STATE unsigned int conv_k13_arrivals[6];
-BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
-  conv_k13_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k13_arrivals));
+BY_KERNEL void conv_k13(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
+  conv_k13_body(in0, in1, in2, in3, in4, out, by_this_block());
 }
 
 // ===== conv_k14 =====

@@ -1,6 +1,6 @@
 // golden: resnet.onnx h100 fp16
 // 15 launches, 15 distinct kernels
-// launch 0: conv_k0 grid=[256, 1, 1] block=[128, 1, 1] shared=2688 params=[float by_half float out:float out:float]
+// launch 0: conv_k0 grid=[256, 1, 1] block=[64, 1, 1] shared=1536 params=[float by_half float out:float out:float]
 // launch 1: maxpool_k0 grid=[256, 1, 1] block=[256, 1, 1] shared=1024 params=[float out:float]
 // launch 2: conv_k1 grid=[2, 1, 1] block=[256, 1, 1] shared=9728 params=[float by_half float out:by_half]
 // launch 3: conv_k2 grid=[32, 1, 1] block=[32, 1, 1] shared=3072 params=[by_half by_half float out:float out:float]
@@ -10,160 +10,158 @@
 // launch 7: conv_k6 grid=[2, 1, 1] block=[256, 1, 1] shared=6144 params=[by_half by_half float by_half by_half float out:by_half]
 // launch 8: conv_k7 grid=[4, 1, 1] block=[64, 1, 1] shared=6144 params=[by_half by_half float out:by_half]
 // launch 9: conv_k8 grid=[8, 1, 1] block=[64, 1, 1] shared=4608 params=[by_half by_half float out:float out:by_half]
-// launch 10: conv_k9 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[by_half by_half float by_half by_half float out:float out:by_half]
-// launch 11: conv_k10 grid=[256, 1, 1] block=[32, 1, 1] shared=384 params=[by_half by_half float out:float out:by_half]
+// launch 10: conv_k9 grid=[1, 1, 1] block=[256, 1, 1] shared=18432 params=[by_half by_half float by_half by_half float out:by_half]
+// launch 11: conv_k10 grid=[2, 1, 1] block=[128, 1, 1] shared=10240 params=[by_half by_half float out:float out:by_half]
 // launch 12: conv_k11 grid=[16, 1, 1] block=[64, 1, 1] shared=7680 params=[by_half by_half float out:float out:by_half]
-// launch 13: conv_k12 grid=[256, 1, 1] block=[32, 1, 1] shared=512 params=[by_half by_half float by_half by_half float out:float out:float]
+// launch 13: conv_k12 grid=[4, 1, 1] block=[256, 1, 1] shared=18432 params=[by_half by_half float by_half by_half float out:float out:float]
 // launch 14: reducemean_k0 grid=[8, 1, 1] block=[128, 1, 1] shared=0 params=[float out:float]
 
 // ===== conv_k0 =====
 BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 160;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 512;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 16) * 64; by_blk /= 16;
+  const int by_n0 = (by_blk % 32) * 32; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
-  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
+  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
   const int i0 = 0;
-  float by_acc[1][8];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
   const int kt_begin = by_ks * 3;
-  const int nloc = 19 - kt_begin < 3 ? 19 - kt_begin : 3;
-  for (int kt = 0; kt < nloc; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 128; e += 128) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      if (gk < 147) {
-        const int i1 = gr;
+  const int nloc = 10 - kt_begin < 3 ? 10 - kt_begin : 3;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 32;
+    by_gb_ok[q] = gr < 1024;
+    int by_rm = gr;
+    const int i3 = by_rm % 32; by_rm /= 32;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: generic, rows x k
+      unsigned char* const dst = by_sa + stage * 512;
+      for (int c = tid; c < 256; c += 64) {
+        const int o = c / 16, ii = c % 16;
+        const int gr = by_m0 + o;
+        const int gk = k0 + ii;
+        float v = 0.0f;
+        if (gk < 147) {
+          const int i1 = gr;
+          int by_rk = gk;
+          const int r2 = by_rk % 7; by_rk /= 7;
+          const int r1 = by_rk % 7; by_rk /= 7;
+          const int r0 = by_rk;
+          v = ((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)]);
+        }
+        *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, ii * 2)) = by_half(v);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int o = tid / 32; o < 16; o += 2) {
+        const int gk = k0 + o;
         int by_rk = gk;
         const int r2 = by_rk % 7; by_rk /= 7;
         const int r1 = by_rk % 7; by_rk /= 7;
         const int r0 = by_rk;
-        v = ((float)(((float)in1[(i1)*147 + (r0)*49 + (r1)*7 + (r2)])));
-      }
-      by_as[kk * 20 + rr] = v;
-    }
-    for (int e = tid; e < 512; e += 128) {
-      const int rr = e % 64; const int kk = e / 64;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      if (gk < 147) {
-        int by_rm = gr;
-        const int i3 = by_rm % 32; by_rm /= 32;
-        const int i2 = by_rm;
-        int by_rk = gk;
-        const int r2 = by_rk % 7; by_rk /= 7;
-        const int r1 = by_rk % 7; by_rk /= 7;
-        const int r0 = by_rk;
-        const int t0 = (((i2 * (2ll)) + r1) - (3ll));
-        const int t1 = (((i3 * (2ll)) + r2) - (3ll));
-        v = ((float)(((float)(by_half)((float)((((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f))))));
-      }
-      by_bs[kk * 64 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 160;
-    const float* const bs = by_bs + cur * 512;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 20 + ty + (i) * 16];
-      #pragma unroll
-      for (int g = 0; g < 2; ++g) {
-        const float4 q = by_ld_shared_v4(bs + kk * 64 + g * 32 + tx * 4);
-        b[4 * g] = q.x; b[4 * g + 1] = q.y; b[4 * g + 2] = q.z; b[4 * g + 3] = q.w;
-      }
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 8; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (gk < 147) {
+            const int t0 = (((i2 * (2ll)) + r1) - (3ll));
+            const int t1 = (((i3 * (2ll)) + r2) - (3ll));
+            v = (((((t0 >= (0ll)) && (t0 < (64ll))) && (t1 >= (0ll))) && (t1 < (64ll))) ? in0[(i0)*12288 + (r0)*4096 + (t0)*64 + (t1)] : 0.0f);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_64b(o, (tid % 32) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 512;
+      const unsigned char* const bs = by_sb + (0) * 1024;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_64b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid] = by_acc[i][j];
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 32; by_en /= 32;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 32768 + (i1)*1024 + (i2)*32 + (i3)] = by_acc[mi][ni][q];
+      }
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 16;
-    const int i1 = gm;
-    float* const by_orow = out + ((i1)*1024);
-    #pragma unroll
-    for (int g = 0; g < 2; ++g) {
-      const int gn0 = by_n0 + g * 32 + tx * 4;
-      float by_ov[4];
-      {
-        const int gn = gn0 + 0;
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
         int by_en = gn;
         const int i3 = by_en % 32; by_en /= 32;
         const int i2 = by_en;
-        const float acc = by_acc[i][4 * g + 0];
-        by_ov[0] = (float)(by_max((acc + in2[(i1)]), 0.0f));
+        float by_sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 32768 + (i1)*1024 + (i2)*32 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*1024 + (i2)*32 + (i3)] = (float)(by_max((acc + in2[(i1)]), 0.0f));
       }
-      {
-        const int gn = gn0 + 1;
-        int by_en = gn;
-        const int i3 = by_en % 32; by_en /= 32;
-        const int i2 = by_en;
-        const float acc = by_acc[i][4 * g + 1];
-        by_ov[1] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-      }
-      {
-        const int gn = gn0 + 2;
-        int by_en = gn;
-        const int i3 = by_en % 32; by_en /= 32;
-        const int i2 = by_en;
-        const float acc = by_acc[i][4 * g + 2];
-        by_ov[2] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-      }
-      {
-        const int gn = gn0 + 3;
-        int by_en = gn;
-        const int i3 = by_en % 32; by_en /= 32;
-        const int i2 = by_en;
-        const float acc = by_acc[i][4 * g + 3];
-        by_ov[3] = (float)(by_max((acc + in2[(i1)]), 0.0f));
-      }
-      if (by_out_aligned) {
-        const float4 by_v = {by_ov[0], by_ov[1], by_ov[2], by_ov[3]};
-        by_st_global_v4(by_orow + gn0, by_v);
-      } else {
-        for (int q = 0; q < 4; ++q) by_orow[gn0 + q] = by_ov[q];
-      }
-    }
-  }
 }
-BY_DEVICE_STATE unsigned int conv_k0_arrivals[32];
-BY_KERNEL void conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k0_arrivals[64];
+BY_KERNEL void __launch_bounds__(64) conv_k0(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k0_body(in0, in1, in2, by_ws, out, by_this_block(conv_k0_arrivals));
 }
 
@@ -1206,210 +1204,256 @@ BY_KERNEL void __launch_bounds__(64) conv_k8(const by_half* __restrict__ in0, co
 }
 
 // ===== conv_k9 =====
-BY_DEVICE void conv_k9_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k9_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 16384;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
-  const int by_m0 = (by_blk % 32) * 4; by_blk /= 32;
-  const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 256u * 64u;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 128; by_blk /= 1;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 8 - kt_begin < 2 ? 8 - kt_begin : 2;
-  for (int kt = 0; kt < nloc; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in4[(i1)*64 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = 0;
+  const int nloc = 1;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 16;
+    int by_rm = gr;
+    const int i3 = by_rm % 4; by_rm /= 4;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
+  }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 64;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 16384;
+      #pragma unroll
+      for (int c = tid; c < 1024; c += 256) {
+        const int o = c / 8, j = c % 8;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_128b(o, j * 16), nb ? (const void*)(in4 + (gr)*64 + (gk)) : (const void*)in4, nb);
       }
-      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 16; o < 64; o += 16) {
+        const int gk = k0 + o;
         const int r0 = gk;
-        v = ((float)(((float)in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))])));
-      }
-      by_bs[kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
         #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = ((float)in3[(i0)*4096 + (r0)*64 + ((i2 * (2ll)))*8 + ((i3 * (2ll)))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int i = 0; i < nloc; ++i) {
+    by_load(0, kt_begin + i);
+    by_cp_async_commit();
+    by_cp_async_wait_all();
+    __syncthreads();
+    {
+      const unsigned char* const as = by_sa + (0) * 16384;
+      const unsigned char* const bs = by_sb + (0) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_128b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
     }
     __syncthreads();
   }
+  __syncthreads();  // every warp has read its last stage: the output tile reuses them
+  by_half* const by_ct = reinterpret_cast<by_half*>(by_smem);
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
-  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        const float acc = by_acc[mi][ni][q];
+        by_ct[(int)(gm - by_m0) * 24 + (int)(gn - by_n0)] = (by_half)(((float)(by_half)((float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*32 + (q0_0)]))) * ((float)(((float)in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f)))));
+      }
   __syncthreads();
-  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 4u);
-  __syncthreads();
-  if (!*by_last) return;
-  __threadfence();   // the other slices are read after their arrivals were seen
-  #pragma unroll
-  for (int i = 0; i < 1; ++i)
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
+  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
+  for (int c = threadIdx.x; c < 256; c += 256) {
+    const int r = c / 2, q = c % 2;
+    const int gm = by_m0 + r;
+    const int gn = by_n0 + 8 * q;
     const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 32; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*32 + (q0_0)]))) * ((float)(((float)in0[(i0)*512 + (q0_0)*16 + (i2)*4 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f)))));
+    by_half* const dst = out + ((i1)*16) + gn;
+    const by_half* const src = by_ct + r * 24 + 8 * q;
+    if (by_out_aligned) {
+      by_st_global_b128(dst, by_ld_shared_b128(src));
+    } else {  // rare (a caller's buffer): kept small
+      #pragma unroll 1
+      for (int e = 0; e < 8; ++e) dst[e] = src[e];
     }
   }
 }
-BY_DEVICE_STATE unsigned int conv_k9_arrivals[64];
-BY_KERNEL void conv_k9(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out) {
-  conv_k9_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k9_arrivals));
+BY_KERNEL void __launch_bounds__(256) conv_k9(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, by_half* __restrict__ out) {
+  conv_k9_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
 }
 
 // ===== conv_k10 =====
 BY_DEVICE void conv_k10_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 32;
-  const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 8; by_blk /= 2;
-  const int by_m0 = (by_blk % 16) * 4; by_blk /= 16;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
-  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 1) * 64; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 2u * 1u;
   const int i0 = 0;
-  float by_acc[1][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
-  for (int kt = 0; kt < nloc; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 32; e += 32) {
-      const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(i1)*128 + (r0)])));
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 2048;
+      #pragma unroll
+      for (int c = tid; c < 128; c += 128) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in1 + (gr)*128 + (gk)) : (const void*)in1, nb);
       }
-      by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 4; by_rm /= 4;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)in0[(i0)*2048 + (r0)*16 + (i2)*4 + (i3)])));
+    {  // operand B: async, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int c = tid; c < 32; c += 128) {
+        const int o = c / 2, j = c % 2;
+        const int gk = k0 + o;
+        const int gr = by_n0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in0 + (i0)*2048 + (gk)*16 + (gr)) : (const void*)in0, nb);
       }
-      by_bs[kk * 8 + rr] = v;
     }
-    __syncthreads();
-    const float* const as = by_as + cur * 32;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[1];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+  };
+  for (int s = 0; s < 3; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
   }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<2>();
+    __syncthreads();
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 4) * 2048;
+      const unsigned char* const bs = by_sb + (i % 4) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 1024 + (i1)*16 + (i2)*4 + (i3)] = by_acc[mi][ni][q];
+      }
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 4;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 8;
-      int by_en = gn;
-      const int i3 = by_en % 4; by_en /= 4;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 4; by_en /= 4;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*16 + (i2)*4 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)(by_max((acc + in2[(i1)]), 0.0f)))));
+      }
 }
-BY_DEVICE_STATE unsigned int conv_k10_arrivals[32];
-BY_KERNEL void conv_k10(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k10_arrivals[1];
+BY_KERNEL void __launch_bounds__(128) conv_k10(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k10_body(in0, in1, in2, by_ws, out, by_this_block(conv_k10_arrivals));
 }
 
@@ -1566,105 +1610,145 @@ BY_KERNEL void __launch_bounds__(64) conv_k11(const by_half* __restrict__ in0, c
 // ===== conv_k12 =====
 BY_DEVICE void conv_k12_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
-  const int tid = threadIdx.x;
-  const int tx = tid % 4;
-  const int ty = tid / 4;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 16384;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 1) * 8; by_blk /= 1;
-  const int by_m0 = (by_blk % 32) * 8; by_blk /= 32;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
-  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
+  const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
+  const int by_m0 = (by_blk % 2) * 128; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 4u * 2u;
   const int i0 = 0;
-  float by_acc[1][2];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
-  for (int kt = 0; kt < nloc; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        const int i1 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in4[(i1)*128 + (r0)])));
-      }
-      by_as[kk * 8 + rr] = v;
-    }
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      if (gr < 4) {
-        int by_rm = gr;
-        const int i3 = by_rm % 2; by_rm /= 2;
-        const int i2 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))])));
-      }
-      by_bs[kk * 8 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 64;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[1], b[2];
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
-      for (int i = 0; i < 1; ++i) a[i] = as[kk * 8 + ty + (i) * 8];
-      #pragma unroll
-      for (int i = 0; i < 2; ++i) b[i] = bs[kk * 8 + tx + (i) * 4];
-      #pragma unroll
-      for (int i = 0; i < 1; ++i)
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
+  int by_gb_i2[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 16;
+    by_gb_ok[q] = gr < 4;
+    int by_rm = gr;
+    const int i3 = by_rm % 2; by_rm /= 2;
+    const int i2 = by_rm;
+    by_gb_i2[q] = i2;
+    by_gb_i3[q] = i3;
   }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 4096;
+      #pragma unroll
+      for (int c = tid; c < 256; c += 256) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = true ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in4 + (gr)*128 + (gk)) : (const void*)in4, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 512;
+      for (int o = tid / 16; o < 16; o += 16) {
+        const int gk = k0 + o;
+        const int r0 = gk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i2 = by_gb_i2[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          if (by_gb_ok[q]) {
+            v = ((float)in3[(i0)*2048 + (r0)*16 + ((i2 * (2ll)))*4 + ((i3 * (2ll)))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_32b(o, (tid % 16) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int s = 0; s < 3; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<2>();
+    __syncthreads();
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 4) * 4096;
+      const unsigned char* const bs = by_sb + (i % 4) * 512;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_32b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 2 + i * 2 + j) * 32 + tid] = by_acc[i][j];
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        by_ws[(int)by_ks * 1024 + (i1)*4 + (i2)*2 + (i3)] = by_acc[mi][ni][q];
+      }
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
-  for (int i = 0; i < 1; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  #pragma unroll
-  for (int i = 0; i < 1; ++i) {
-    const int gm = by_m0 + ty + (i) * 8;
-    const int i1 = gm;
-    #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int gn = by_n0 + tx + (j) * 4;
-      if (gn >= 4) continue;
-      int by_en = gn;
-      const int i3 = by_en % 2; by_en /= 2;
-      const int i2 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 4)) continue;
+        const int i1 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 2; by_en /= 2;
+        const int i2 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 1024 + (i1)*4 + (i2)*2 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*4 + (i2)*2 + (i3)] = (float)(by_max(((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 64; ++q0_0) { tf0_acc = tf0_acc + (((float)(((float)in1[(i1)*64 + (q0_0)]))) * ((float)(((float)in0[(i0)*256 + (q0_0)*4 + (i2)*2 + (i3)])))); } return tf0_acc; }()) + in2[(i1)]) + (acc + in5[(i1)])), 0.0f));
+      }
 }
-BY_DEVICE_STATE unsigned int conv_k12_arrivals[32];
-BY_KERNEL void conv_k12(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k12_arrivals[2];
+BY_KERNEL void __launch_bounds__(256) conv_k12(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const by_half* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k12_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k12_arrivals));
 }
 

@@ -3,10 +3,10 @@
 // launch 0: conv_k0 grid=[16, 1, 1] block=[256, 1, 1] shared=13824 params=[float by_half out:float out:float]
 // launch 1: add_k0 grid=[4, 1, 1] block=[128, 1, 1] shared=4224 params=[float float float out:float]
 // launch 2: layernorm_regrows_k0 grid=[17, 1, 1] block=[32, 1, 1] shared=0 params=[float float float out:by_half]
-// launch 3: colaunch_k0 grid=[448, 1, 1] block=[32, 1, 1] shared=896 params=[by_half by_half float out:float out:by_half by_half by_half float out:float out:by_half]
+// launch 3: colaunch_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=12288 params=[by_half by_half float out:float out:by_half by_half by_half float out:float out:by_half]
 // launch 4: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[by_half by_half float by_half float by_half out:float]
 // launch 5: layernorm_rows_k0 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float out:by_half]
-// launch 6: colaunch_k0 grid=[448, 1, 1] block=[32, 1, 1] shared=896 params=[by_half by_half float out:float out:by_half by_half by_half float out:float out:by_half]
+// launch 6: colaunch_k0 grid=[8, 1, 1] block=[256, 1, 1] shared=12288 params=[by_half by_half float out:float out:by_half by_half by_half float out:float out:by_half]
 // launch 7: matmul_rows_k0 grid=[34, 1, 1] block=[256, 1, 1] shared=448 params=[by_half by_half float by_half float by_half out:float]
 // launch 8: layernorm_rows_k1 grid=[17, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float]
 
@@ -308,218 +308,290 @@ BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restric
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_589e1db3a64106b0_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_607701b84e15eadf_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 96;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 4096;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 4) * 16, wn0 = (warp % 4) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 8) * 16; by_blk /= 8;
-  const int by_m0 = (by_blk % 3) * 8; by_blk /= 3;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
-  const unsigned int by_tile = by_block.idx.x % 24u + by_block.idx.x / 192u * 24u;
+  const int by_n0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 4u * 2u;
   const int i0 = 0;
-  float by_acc[4][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
-  for (int kt = 0; kt < nloc; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i2 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in0[(i2)*128 + (r0)])));
-      }
-      by_as[kk * 12 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 32) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i3 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))])));
-      }
-      by_bs[kk * 16 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 96;
-    const float* const bs = by_bs + cur * 128;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[4], b[1];
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
-      for (int g = 0; g < 1; ++g) {
-        const float4 q = by_ld_shared_v4(as + kk * 12 + g * 8 + ty * 4);
-        a[4 * g] = q.x; a[4 * g + 1] = q.y; a[4 * g + 2] = q.z; a[4 * g + 3] = q.w;
-      }
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
+  int by_gb_i1[1], by_gb_i3[1];
+  bool by_gb_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_n0 + tid % 64;
+    by_gb_ok[q] = gr < 128;
+    int by_rm = gr;
+    const int i3 = by_rm % 64; by_rm /= 64;
+    const int i1 = by_rm;
+    by_gb_i1[q] = i1;
+    by_gb_i3[q] = i3;
   }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: async, rows x k
+      unsigned char* const dst = by_sa + stage * 1024;
+      for (int c = tid; c < 64; c += 256) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_m0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 17 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in0 + (gr)*128 + (gk)) : (const void*)in0, nb);
+      }
+    }
+    {  // operand B: generic, k x rows
+      unsigned char* const dst = by_sb + stage * 2048;
+      for (int o = tid / 64; o < 16; o += 4) {
+        const int gk = k0 + o;
+        const int r0 = gk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i1 = by_gb_i1[q];
+          const int i3 = by_gb_i3[q];
+          float v = 0.0f;
+          {
+            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i3))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, (tid % 64) * 2)) = by_half(v);
+        }
+      }
+    }
+  };
+  for (int s = 0; s < 3; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<2>();
+    __syncthreads();
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 4) * 1024;
+      const unsigned char* const bs = by_sb + (i % 4) * 2048;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4(a[mi], as + by_swizzle_32b(wm0 + mi * 16 + by_lr, (kk + by_lc) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + by_swizzle_128b(kk + by_lh + (lane & 7), (wn0 + nj * 16 + by_lc) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
   #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 24 + by_tile) * 4 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i2 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 64; by_en /= 64;
+        const int i1 = by_en;
+        by_ws[(int)by_ks * 2176 + (i1)*1088 + (i2)*64 + (i3)] = by_acc[mi][ni][q];
+      }
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 24 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int gm = by_m0 + ((i) >> 2) * 8 + ty * 4 + ((i) & 3);
-    if (gm >= 17) continue;
-    const int i2 = gm;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      int by_en = gn;
-      const int i3 = by_en % 64; by_en /= 64;
-      const int i1 = by_en;
-      const float acc = by_acc[i][j];
-      out[(i1)*1088 + (i2)*64 + (i3)] = (by_half)(((float)(by_half)((float)((acc + in2[(((i1 * (64ll)) + i3))])))));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gm < 17)) continue;
+        const int i2 = gm;
+        int by_en = gn;
+        const int i3 = by_en % 64; by_en /= 64;
+        const int i1 = by_en;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 2176 + (i1)*1088 + (i2)*64 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*1088 + (i2)*64 + (i3)] = (by_half)(((float)(by_half)((float)((acc + in2[(((i1 * (64ll)) + i3))])))));
+      }
 }
-BY_DEVICE void matmul_916bf615b5369a4d_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_ed928dcad66b1bf5_body(const by_half* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
-  float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  unsigned char* const by_sa = by_smem;
+  unsigned char* const by_sb = by_smem + 8192;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int by_g = lane >> 2, by_t = lane & 3;
+  const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
+  const int wm0 = (warp / 2) * 16, wn0 = (warp % 2) * 16;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 2) * 16; by_blk /= 2;
-  const int by_m0 = (by_blk % 16) * 8; by_blk /= 16;
-  const int by_ks = (int)(by_blk % 8); by_blk /= 8;
-  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 256u * 32u;
+  const int by_n0 = (by_blk % 1) * 32; by_blk /= 1;
+  const int by_m0 = (by_blk % 2) * 64; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 2); by_blk /= 2;
+  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 4u * 2u;
   const int i0 = 0;
-  float by_acc[4][1];
+  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
+  float by_acc[1][2][4];
   #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
-  const int by_ar0 = by_m0, by_br0 = by_n0;
-  const int kt_begin = by_ks * 2;
-  const int nloc = 16 - kt_begin < 2 ? 16 - kt_begin : 2;
-  for (int kt = 0; kt < nloc; ++kt) {
-    const int cur = 0;
-    for (int e = tid; e < 64; e += 32) {
-      const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      {
-        int by_rm = gr;
-        const int i2 = by_rm % 64; by_rm /= 64;
-        const int i1 = by_rm;
-        const int r0 = gk;
-        v = ((float)(((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))])));
-      }
-      by_as[kk * 8 + rr] = v;
-    }
-    for (int e = tid; e < 128; e += 32) {
-      const int kk = e % 8; const int rr = e / 8;
-      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
-      float v = 0;
-      if (gr < 17) {
-        const int i3 = gr;
-        const int r0 = gk;
-        v = ((float)(((float)in0[(i3)*128 + (r0)])));
-      }
-      by_bs[kk * 20 + rr] = v;
-    }
-    __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 160;
-    #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      float a[4], b[1];
+    for (int ni = 0; ni < 2; ++ni)
       #pragma unroll
-      for (int g = 0; g < 1; ++g) {
-        const float4 q = by_ld_shared_v4(as + kk * 8 + g * 8 + ty * 4);
-        a[4 * g] = q.x; a[4 * g + 1] = q.y; a[4 * g + 2] = q.z; a[4 * g + 3] = q.w;
-      }
-      #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 20 + tx + (i) * 16];
-      #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        #pragma unroll
-        for (int j = 0; j < 1; ++j) by_acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
+      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;
+  const int kt_begin = by_ks * 4;
+  const int nloc = 8 - kt_begin < 4 ? 8 - kt_begin : 4;
+  int by_ga_i1[1], by_ga_i2[1];
+  bool by_ga_ok[1];
+  #pragma unroll
+  for (int q = 0; q < 1; ++q) {
+    const int gr = by_m0 + tid % 64;
+    by_ga_ok[q] = gr < 128;
+    int by_rm = gr;
+    const int i2 = by_rm % 64; by_rm /= 64;
+    const int i1 = by_rm;
+    by_ga_i1[q] = i1;
+    by_ga_i2[q] = i2;
   }
+  auto by_load = [&](int stage, int kt) {
+    const int k0 = (int)kt * 16;
+    {  // operand A: generic, k x rows
+      unsigned char* const dst = by_sa + stage * 2048;
+      for (int o = tid / 64; o < 16; o += 4) {
+        const int gk = k0 + o;
+        const int r0 = gk;
+        #pragma unroll
+        for (int q = 0; q < 1; ++q) {
+          const int i1 = by_ga_i1[q];
+          const int i2 = by_ga_i2[q];
+          float v = 0.0f;
+          {
+            v = ((float)in1[(r0)*128 + (((i1 * (64ll)) + i2))]);
+          }
+          *reinterpret_cast<by_half*>(dst + by_swizzle_128b(o, (tid % 64) * 2)) = by_half(v);
+        }
+      }
+    }
+    {  // operand B: async, rows x k
+      unsigned char* const dst = by_sb + stage * 1024;
+      for (int c = tid; c < 64; c += 256) {
+        const int o = c / 2, j = c % 2;
+        const int gr = by_n0 + o;
+        const int gk = k0 + j * 8;
+        const int nb = gr < 17 ? 16 : 0;
+        by_cp_async_16_zfill(dst + by_swizzle_32b(o, j * 16), nb ? (const void*)(in0 + (gr)*128 + (gk)) : (const void*)in0, nb);
+      }
+    }
+  };
+  for (int s = 0; s < 3; ++s) {
+    if (s < nloc) by_load(s, kt_begin + s);
+    by_cp_async_commit();
+  }
+  for (int i = 0; i < nloc; ++i) {
+    by_cp_async_wait<2>();
+    __syncthreads();
+    if (i + 3 < nloc) by_load((i + 3) % 4, kt_begin + i + 3);
+    by_cp_async_commit();
+    {
+      const unsigned char* const as = by_sa + (i % 4) * 2048;
+      const unsigned char* const bs = by_sb + (i % 4) * 1024;
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        unsigned a[1][4], b[2][2];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          by_ldmatrix_x4_trans(a[mi], as + by_swizzle_128b(kk + by_lc + (lane & 7), (wm0 + mi * 16 + by_lh) * 2));
+        #pragma unroll
+        for (int nj = 0; nj < 1; ++nj)
+          by_ldmatrix_x4(&b[2 * nj][0], bs + by_swizzle_32b(wn0 + nj * 16 + by_lc + (lane & 7), (kk + by_lh) * 2));
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi)
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni)
+            by_mma_m16n8k16_f16_f32(by_acc[mi][ni], a[mi], b[ni], by_acc[mi][ni]);
+      }
+    }
+  }
+  by_cp_async_wait_all();
   #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 4 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 17)) continue;
+        int by_em = gm;
+        const int i2 = by_em % 64; by_em /= 64;
+        const int i1 = by_em;
+        const int i3 = gn;
+        by_ws[(int)by_ks * 2176 + (i1)*1088 + (i2)*17 + (i3)] = by_acc[mi][ni][q];
+      }
   __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
   __syncthreads();
   int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
-  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 8u);
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 2u);
   __syncthreads();
   if (!*by_last) return;
   __threadfence();   // the other slices are read after their arrivals were seen
   #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int mi = 0; mi < 1; ++mi)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
-  #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int gm = by_m0 + ((i) >> 2) * 8 + ty * 4 + ((i) & 3);
-    int by_em = gm;
-    const int i2 = by_em % 64; by_em /= 64;
-    const int i1 = by_em;
-    #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
-      if (gn >= 17) continue;
-      const int i3 = gn;
-      const float acc = by_acc[i][j];
-      out[(i1)*1088 + (i2)*17 + (i3)] = (by_half)(((float)(by_half)((float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f)))));
-    }
-  }
+    for (int ni = 0; ni < 2; ++ni)
+      #pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int gm = by_m0 + wm0 + mi * 16 + by_g + (q >> 1) * 8;
+        const int gn = by_n0 + wn0 + ni * 8 + 2 * by_t + (q & 1);
+        if (!(gn < 17)) continue;
+        int by_em = gm;
+        const int i2 = by_em % 64; by_em /= 64;
+        const int i1 = by_em;
+        const int i3 = gn;
+        float by_sum = 0.0f;
+        for (int k = 0; k < 2; ++k)
+          by_sum += __ldcg(&by_ws[(int)k * 2176 + (i1)*1088 + (i2)*17 + (i3)]);
+        const float acc = by_sum;
+        out[(i1)*1088 + (i2)*17 + (i3)] = (by_half)(((float)(by_half)((float)(((acc + in2[(((i1 * (64ll)) + i2))]) * 0.3535533845424652f)))));
+      }
 }
-BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[24];
-BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[32];
+BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[2];
+BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[2];
 BY_DEVICE void colaunch_k0_body(const by_half* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, by_half* __restrict__ m0_out, const by_half* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, by_half* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 192u) matmul_589e1db3a64106b0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(192, 1, 1), colaunch_k0_m0_arrivals));
-  else if (by_b < 448u) matmul_916bf615b5369a4d_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 192u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
+  if (by_b < 4u) matmul_607701b84e15eadf_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(4, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 8u) matmul_ed928dcad66b1bf5_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 4u, dim3(4, 1, 1), colaunch_k0_m1_arrivals));
 }
-BY_KERNEL void __launch_bounds__(32) colaunch_k0(const by_half* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, by_half* __restrict__ m0_out, const by_half* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, by_half* __restrict__ m1_out) {
+BY_KERNEL void __launch_bounds__(256) colaunch_k0(const by_half* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, by_half* __restrict__ m0_out, const by_half* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, by_half* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());
 }
 
