@@ -256,13 +256,20 @@ def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, of
     """A lower bound of `grid_busiest_share` without the simulation: the SMs' average share (the
     busiest has at least the average). The time a configuration is predicted grows with the
     share, so a search may skip the simulation of a configuration this bound already prices out."""
-    per_row = np.diff(np.asarray(offsets, dtype=np.int64))
     rows, other = (n_tiles, m_tiles) if operand == "b" else (m_tiles, n_tiles)
     blocks = batch * m_tiles * n_tiles * split
     if blocks == 0:
         return 0.0
-    work = batch * other * int(per_row[:rows].sum())
+    # the first `rows` block rows' listed tiles: a difference of offsets (the search asks this of
+    # every candidate configuration)
+    work = batch * other * (offsets[min(rows, len(offsets) - 1)] - offsets[0])
     return work / (min(sms, blocks) * math.ceil(blocks / sms) * -(-k_tiles // split))
+
+
+@functools.lru_cache(maxsize=4096)
+def _longest_row(offsets: tuple[int, ...]) -> int:
+    """The most k tiles one block row lists."""
+    return max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
 
 
 def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
@@ -285,9 +292,10 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     # the busiest SM's share of the dense work, not the average: row tiles differ in their
     # non-zero tiles, and the kernel lasts as long as the SM with the most of them
     share = least_busiest_share if lower_bound else grid_busiest_share
-    busy = share(view.B, mt, nt, operand, tuple(offsets), target.sms, k_tiles, split)
+    offsets = tuple(offsets)
+    busy = share(view.B, mt, nt, operand, offsets, target.sms, k_tiles, split)
     # the k loop's serial round trips: the longest block row's listed tiles (a slice of them)
-    longest = max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
+    longest = _longest_row(offsets)
     steps = w.serial_steps * longest / k_tiles if split == 1 else \
         serial_steps(-(-longest // split), int(cfg.param("stages", 1))) + SPLIT_K_STEPS
     w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1] + ws,
@@ -297,4 +305,4 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
         ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
         ("flops", flops), ("flops_dense", dense_flops), ("skipped_bytes", round(sparse_bytes * (1.0 - density))),
-        ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
+        ("bcsr_offsets", offsets), ("bcsr_ktiles", tuple(ktiles))), w)
