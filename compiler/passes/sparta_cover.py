@@ -48,7 +48,7 @@ from ..roller.micro_model import predict
 from ..targets import Target
 from .roller import tile_spec, with_workspace
 from .sparse24 import drop_unused_inputs, linear_index
-from .sparta_specialize import MIN_ZERO_SHARE, bcsr_config, dense_candidates, operand_values
+from .sparta_specialize import MIN_ZERO_SHARE, MaskTiles, bcsr_config, dense_candidates, operand_values
 
 THRESHOLDS = 8          # at most this many block-count thresholds are priced per tile shape
 ELL_AXIS = "ell_j"       # the remainder's fold axis (fold axis names are unique in an expression)
@@ -199,6 +199,7 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
                 candidates: list[KernelConfig]) -> Cover | None:
     nonzero = values != 0
     R, K = nonzero.shape
+    mask = MaskTiles(nonzero)
     sizes = io_sizes(te)
     dense_flops = expr_flops(te)
     contraction = 2 * view.B * view.M * view.N * view.K
@@ -242,7 +243,7 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if side == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in shapes:
-            shapes[row_tile, k_tile] = [s for s in _splits(nonzero, row_tile, k_tile) if s[3] < widest]
+            shapes[row_tile, k_tile] = [s for s in _splits(mask, row_tile, k_tile) if s[3] < widest]
         for split in shapes[row_tile, k_tile]:
             _, us = priced(cfg, split[1], split[2], split[3], lower_bound=True)
             bounded.append((us, len(bounded), cfg, split, row_tile, k_tile))
@@ -272,15 +273,12 @@ def _per_block_tile(candidates: list[KernelConfig], target: Target) -> list[Kern
     return [cfg for group in by_tile.values() for _, cfg in sorted(group, key=lambda g: g[0])[:PER_BLOCK_TILE]]
 
 
-def _splits(nonzero: np.ndarray, row_tile: int, k_tile: int) -> list[tuple]:
+def _splits(nonzero: np.ndarray | MaskTiles, row_tile: int, k_tile: int) -> list[tuple]:
     """(kept blocks mask, BCSR offsets, k tiles, ELL width) for each threshold of the [rows, K]
     mask at (row_tile, k_tile) blocks."""
-    R, K = nonzero.shape
-    rt, kt = math.ceil(R / row_tile), math.ceil(K / k_tile)
-    padded = np.zeros((rt * row_tile, kt * k_tile), dtype=np.int64)
-    padded[:R, :K] = nonzero
-    per_row = padded.reshape(rt * row_tile, kt, k_tile).sum(axis=2)         # [rows, k tiles]
-    counts = per_row.reshape(rt, row_tile, kt).sum(axis=1)                  # [row tiles, k tiles]
+    tiles = nonzero if isinstance(nonzero, MaskTiles) else MaskTiles(nonzero)
+    per_row = tiles.padded_row_counts(row_tile, k_tile)                     # [rows, k tiles]
+    counts = tiles.block_counts(row_tile, k_tile)                           # [row tiles, k tiles]
     out = []
     for t in _thresholds(counts):
         kept = counts >= t

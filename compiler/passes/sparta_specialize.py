@@ -157,14 +157,44 @@ def _constant_operand(te: TensorExpr, view: GemmView, data) -> tuple[str, np.nda
     return None
 
 
-def bcsr(nonzero: np.ndarray, row_tile: int, k_tile: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+class MaskTiles:
+    """The non-zero counts of a [rows, K] mask per row and k tile, summed over the mask once per
+    k tile: the searches try every block shape (row tile x k tile) of every configuration, and a
+    block's count is then a sum over its rows' counts, not over the mask again."""
+
+    def __init__(self, nonzero: np.ndarray):
+        self.nonzero = nonzero
+        self._rows: dict[int, np.ndarray] = {}
+
+    def row_counts(self, k_tile: int) -> np.ndarray:
+        """[rows, k tiles]: each row's non-zeros in each k tile (the last one padded with zeros)."""
+        if k_tile not in self._rows:
+            rows, k = self.nonzero.shape
+            kt = math.ceil(k / k_tile)
+            padded = np.zeros((rows, kt * k_tile), dtype=bool)
+            padded[:, :k] = self.nonzero
+            self._rows[k_tile] = padded.reshape(rows, kt, k_tile).sum(axis=2, dtype=np.int64)
+        return self._rows[k_tile]
+
+    def padded_row_counts(self, row_tile: int, k_tile: int) -> np.ndarray:
+        """row_counts with zero rows added up to whole row tiles."""
+        per_row = self.row_counts(k_tile)
+        rows = per_row.shape[0]
+        padded = np.zeros((math.ceil(rows / row_tile) * row_tile, per_row.shape[1]), dtype=np.int64)
+        padded[:rows] = per_row
+        return padded
+
+    def block_counts(self, row_tile: int, k_tile: int) -> np.ndarray:
+        """[row tiles, k tiles]: the non-zeros of each block."""
+        padded = self.padded_row_counts(row_tile, k_tile)
+        return padded.reshape(padded.shape[0] // row_tile, row_tile, -1).sum(axis=1)
+
+
+def bcsr(nonzero: np.ndarray | MaskTiles, row_tile: int, k_tile: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(offsets, k tiles) of the [rows, K] mask at (row_tile, k_tile) blocks: block row r holds a
     non-zero in k tiles ktiles[offsets[r]:offsets[r + 1]]."""
-    rows, k = nonzero.shape
-    rt, kt = math.ceil(rows / row_tile), math.ceil(k / k_tile)
-    padded = np.zeros((rt * row_tile, kt * k_tile), dtype=bool)
-    padded[:rows, :k] = nonzero
-    blocks = padded.reshape(rt, row_tile, kt, k_tile).any(axis=(1, 3))
+    tiles = nonzero if isinstance(nonzero, MaskTiles) else MaskTiles(nonzero)
+    blocks = tiles.block_counts(row_tile, k_tile) > 0
     offsets = np.concatenate([[0], np.cumsum(blocks.sum(axis=1))])
     return tuple(int(x) for x in offsets), tuple(int(x) for x in np.nonzero(blocks)[1])
 
@@ -227,12 +257,13 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
     dense_flops = expr_flops(te)
     sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
     tables: dict = {}
+    mask = MaskTiles(nonzero)
     bounded = []
     for cfg in gemm_candidates(te, view, target, split=gemm.splits_k(te, view)) if candidates is None else candidates:
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in tables:
-            tables[row_tile, k_tile] = bcsr(nonzero, row_tile, k_tile)
+            tables[row_tile, k_tile] = bcsr(mask, row_tile, k_tile)
         offsets, ktiles = tables[row_tile, k_tile]
         if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile):
             continue

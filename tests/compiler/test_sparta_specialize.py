@@ -36,6 +36,27 @@ def test_bcsr_lists_the_non_zero_tiles_of_each_block_row():
     assert bcsr(np.zeros((4, 4), bool), 2, 2) == ((0, 0, 0), ())
 
 
+def test_mask_tiles_count_each_block_as_the_mask_does():
+    """MaskTiles (each row's counts per k tile, summed over the mask once per k tile) gives every
+    block shape's counts, ragged edges included, as summing the padded mask block by block does;
+    so bcsr over it lists the same tiles."""
+    from compiler.passes.sparta_specialize import MaskTiles
+    rng = np.random.default_rng(5)
+    nz = rng.random((70, 45)) < 0.05
+    nz[:10, :20] = True
+    tiles = MaskTiles(nz)
+    for row_tile in (1, 3, 8, 32):
+        for k_tile in (4, 8, 16):
+            rt, kt = -(-70 // row_tile), -(-45 // k_tile)
+            padded = np.zeros((rt * row_tile, kt * k_tile), np.int64)
+            padded[:70, :45] = nz
+            want = padded.reshape(rt, row_tile, kt, k_tile).sum(axis=(1, 3))
+            np.testing.assert_array_equal(tiles.block_counts(row_tile, k_tile), want)
+            blocks = want > 0
+            assert bcsr(tiles, row_tile, k_tile) == bcsr(nz, row_tile, k_tile) == (
+                (0, *np.cumsum(blocks.sum(axis=1)).tolist()), tuple(np.nonzero(blocks)[1].tolist()))
+
+
 def test_the_busiest_sm_sets_the_share_of_the_dense_work():
     """Four SMs, eight blocks of 10 k tiles dense: two blocks an SM, 20 tiles. Sparse, each walks
     its own: spread evenly (2 each) the busiest SM walks 4 (0.2, the density); the same 16 tiles
