@@ -297,15 +297,13 @@ def _techniques(report: dict, records, options) -> list[dict]:
     dense, executed = report["flops"]["dense"], report["flops"]["executed"]
     regions = cf["regions"]
     graph = sched["cuda_graph"]
-    # the MoE nodes whose lowering priced its ways (LowerCtx.cheapest): only such a node is grouped
-    moe_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
-                   for c in info.get("lower", {}).get("choices", []) if c["op"] in MOE_OPS]
-    nms_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
-                   for c in info.get("lower", {}).get("choices", []) if c["op"] == "NonMaxSuppression"]
-    topk_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
-                    for c in info.get("lower", {}).get("choices", []) if c["op"] == "TopK"]
-    nonzero_choices = [{k: c[k] for k in ("node", "chosen", "predicted_us")}
-                       for c in info.get("lower", {}).get("choices", []) if c["op"] in NONZERO_OPS]
+    def priced(ops) -> list[dict]:
+        """The nodes of `ops` whose lowering priced its ways (LowerCtx.cheapest), and the way taken."""
+        return [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+                for c in info.get("lower", {}).get("choices", []) if c["op"] in ops]
+    # only a MoE node whose ways were priced is grouped
+    moe_choices, nms_choices = priced(MOE_OPS), priced(("NonMaxSuppression",))
+    topk_choices, nonzero_choices = priced(("TopK",)), priced(NONZERO_OPS)
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
             k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")

@@ -26,8 +26,8 @@ from ..ir.texpr import TensorExpr
 from ..ir.tiles import KernelConfig
 from .block_function import BLOCK_X, finish_kernel
 from .tensor_core import (ELEMS, SmemTile, TcPlan, _loader, fragment_loop, smem_tile, split_k_index_type,
-                          split_k_range, split_k_slice, split_k_sum)
-from .tiled import _decompose, _epilogue, _unit_vars, split_params
+                          split_k_sum)
+from .tiled import _decompose, _epilogue, _unit_vars, split_k_range, split_k_slice, split_params
 
 MMA_SP = {"float16": "by_mma_sp_m16n8k32_f16_f32", "bfloat16": "by_mma_sp_m16n8k32_bf16_f32"}
 MMA_K = 32                      # logical k per mma.sp
