@@ -53,7 +53,8 @@ from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
-from .report import TOLERANCE, make_header, make_report, plan_traffic, workspace_bytes
+from .report import TOLERANCE, make_header, make_report, plan_traffic, split_specs, workspace_bytes
+from .roller.construct import splits_allowed
 from .roller.cost_model import LAUNCH_US, kernel_us
 from .targets import Target, get_target
 from .tuning import tune
@@ -212,9 +213,10 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
-    workspace = workspace_bytes(plan)      # the report's memory: specs name their workspaces until rendered
+    # the report's memory and split-K effect: specs name their workspaces until rendered
+    workspace, split = workspace_bytes(plan), split_specs(plan)
     plan, record = render_plan(plan, ctx.target)
-    return plan, dict(record, workspace_bytes=workspace)
+    return plan, dict(record, workspace_bytes=workspace, split=split)
 
 
 def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -296,10 +298,11 @@ def plan_before(stage: str, model, target: str | dict | Target = "h100", options
     imported, _ = _import(model, target, options, None)
     ctx = CompileContext(model=model, imported=imported, target=target, options=options, store=store)
     plan = None
-    for name, run in PASSES:
-        if name == stage:
-            break
-        plan, _ = run(plan, ctx)
+    with splits_allowed(options.enabled("split_k")):
+        for name, run in PASSES:
+            if name == stage:
+                break
+            plan, _ = run(plan, ctx)
     return plan
 
 
@@ -336,12 +339,13 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
                          verify_inputs=verify_inputs)
 
     plan = None
-    for stage_name, run in PASSES:
-        t0 = time.perf_counter()
-        before = plan
-        plan, info = run(plan, ctx)
-        # a plan the pass returned unchanged (the same frozen object) was checked after its maker
-        done(stage_name, t0, info, None if plan is before else lambda: verify_plan(plan))
+    with splits_allowed(options.enabled("split_k")):    # Roller's searches, in whichever pass they run
+        for stage_name, run in PASSES:
+            t0 = time.perf_counter()
+            before = plan
+            plan, info = run(plan, ctx)
+            # a plan the pass returned unchanged (the same frozen object) was checked after its maker
+            done(stage_name, t0, info, None if plan is before else lambda: verify_plan(plan))
 
     # epilogue: package (plan and context -> Artifact; its own time lands in the report after the fact)
     seconds = time.perf_counter() - t_start

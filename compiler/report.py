@@ -19,7 +19,7 @@ from .targets import Target
 from .version import compiler_key, package_version
 
 __all__ = ["FORMAT", "SCHEMA_PATH", "dram_bytes", "make_header", "make_report", "plan_traffic", "report_html",
-           "validate_report", "workspace_bytes"]
+           "split_specs", "validate_report", "workspace_bytes"]
 
 # report.json's format: 2 added per kernel the roofline fields and op types; time_split, by_op_type,
 # roofline, input_shapes, techniques, memory's workspace and verification's outcome (docs/report.md).
@@ -293,6 +293,7 @@ def _techniques(report: dict, records, options) -> list[dict]:
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
     welder, grinder, tune = info.get("welder", {}), info.get("grinder", {}), report["tune"]
+    render = info.get("render", {})
     half = info.get("half_storage", {})
     dense, executed = report["flops"]["dense"], report["flops"]["executed"]
     regions = cf["regions"]
@@ -329,6 +330,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
             "kept": [{"value": v["value"], "predicted_us": v["predicted_us"]} for v in half.get("kept", [])],
             "dram_bytes_before": half["dram_bytes_before"], "dram_bytes_after": half["dram_bytes_after"]}
          if half.get("enabled") else {}},
+        {"name": "split-K", "stage": "roller", "enabled": options.enabled("split_k") and options.enabled("roller"),
+         "effect": {"split_kernels": len(render.get("split", [])), "split": render.get("split", []),
+                    "workspace_bytes": int(render.get("workspace_bytes", 0))}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
         {"name": "grouped experts", "stage": "lower", "enabled": options.enabled("grouped_experts"),
@@ -381,6 +385,14 @@ def workspace_bytes(plan: Plan) -> int:
     names = {s.spec.workspace for s in plan.steps_within()
              if isinstance(s, ComputeStep) and getattr(s.spec, "workspace", "")}
     return sum(types[n].nbytes for n in names if n in types)
+
+
+def split_specs(plan: Plan) -> list[dict]:
+    """The unrendered specs whose configuration divides a reduction among blocks (split-K, a split
+    reduction, flash decoding's key splits): `ops`, `kind`, `split_k` (the slices), in plan order."""
+    return [{"ops": list(s.spec.ops), "kind": s.spec.kind, "split_k": s.spec.config.split_k}
+            for s in plan.steps_within() if isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec)
+            and s.spec.config is not None and s.spec.config.split_k > 1]
 
 
 def _fusion(records) -> dict:

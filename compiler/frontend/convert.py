@@ -79,8 +79,10 @@ def static_type(tp: onnx.TypeProto, *, op: str, node: str | None, what: str) -> 
     return TensorType(dt, tuple(dims))
 
 
-_STATIC_HINT = ("Brickyard needs static shapes: fix dynamic input dimensions with --input-shape; "
-                "ops whose output size depends on data values (NonZero, Unique, ...) are not supported")
+_STATIC_HINT = ("Brickyard needs static shapes: fix dynamic input dimensions with --input-shape. A length "
+                "that depends on the data is taken on one axis a value, sized at its upper bound, from the ops "
+                "that register one (NonZero, Compress, NonMaxSuppression, TopK with a run-time K) and the "
+                "shapes measured from such lengths (docs/adding-ops.md, 'Outputs of run-time length')")
 
 
 def plain_attribute(a: onnx.AttributeProto, *, op: str, node: str | None):

@@ -45,6 +45,7 @@ from ..ir.dtypes import DType
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Expr, TensorExpr, Var, binary, const, substitute_vars
 from ..ir.tiles import KernelConfig, RTile, Workload
+from ..roller.construct import offered
 from ..roller.micro_model import predict
 from ..targets import Target
 from .flash_attention import Attention, described, operand_ops, recognise
@@ -223,10 +224,12 @@ def _config(t: Tiling, work: Workload, heads: int) -> KernelConfig:
     return KernelConfig(NAME, tiles, params, work)
 
 
-def configuration(att: Attention, spec: KernelSpec, target: Target) -> KernelConfig:
-    """The group and chunk the micro-model predicts fastest (the first listed on a tie)."""
-    cands = [_config(t, workload(att, spec, t), att.head_count) for t in tilings(att, target.shared_per_block)]
-    return min(cands, key=lambda c: predict(c, target).us)
+def configuration(att: Attention, spec: KernelSpec, target: Target) -> KernelConfig | None:
+    """The group and chunk the micro-model predicts fastest (the first listed on a tie); None when
+    every tiling splits the keys and the compilation switched splits off (`--disable split_k`)."""
+    cands = offered([_config(t, workload(att, spec, t), att.head_count)
+                     for t in tilings(att, target.shared_per_block)])
+    return min(cands, key=lambda c: predict(c, target).us) if cands else None
 
 
 def tiling_of(config: KernelConfig, att: Attention) -> Tiling:
@@ -244,6 +247,8 @@ def render(spec: KernelSpec, target=None):
         cfg = spec.config
     elif target is not None:
         cfg = configuration(att, spec, target)
+        if cfg is None:
+            raise ValueError(f"spec {spec.name}: {NAME} would split the keys of every tiling, and splits are off")
     else:       # no target to price with: the longest chunk that fits
         t0 = tilings(att)[0]
         cfg = _config(t0, workload(att, spec, t0), att.head_count)

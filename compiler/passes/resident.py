@@ -536,8 +536,9 @@ def fused_kinds(spec: KernelSpec, target: Target) -> dict[str, tuple[float, Kern
         att = kind.narrow(found)
         if isinstance(att, flash_attention.Attention):
             cfg = kind.configuration(att, spec, target)
-            out[kind.NAME] = (flash_attention.predict_us(cfg, target),     # the micro-model's, as above
-                              dataclasses.replace(spec, kind=kind.NAME, config=cfg))
+            if cfg is not None:     # (flash_decoding: None where every tiling splits and splits are off)
+                out[kind.NAME] = (flash_attention.predict_us(cfg, target),     # the micro-model's, as above
+                                  dataclasses.replace(spec, kind=kind.NAME, config=cfg))
     return out
 
 

@@ -30,6 +30,7 @@ from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Stage
 from ..ir.texpr import Expr, Load, TensorExpr, Var, binary, cast, const, eq, map_children, replace_loads, select, walk
 from ..kinds import sparse24_gemm, tc_gemm, wgmma_gemm
+from ..roller.construct import offered
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
@@ -130,7 +131,8 @@ def specialize(spec: KernelSpec, consts: dict, types: dict, compressed: dict, ta
         entry["why"] = "the rewritten expression is not seen as the same contraction"
         return None
     elem = half.name
-    cands = sparse24_gemm.candidates(new_te, new_view, side, new_ins.index(vname), new_ins.index(mname), elem, target)
+    cands = offered(sparse24_gemm.candidates(new_te, new_view, side, new_ins.index(vname), new_ins.index(mname),
+                                                  elem, target))
     if not cands:
         entry["why"] = "no mma.sp configuration fits"
         return None

@@ -28,7 +28,7 @@ from ..ir.tiles import KernelConfig, serial_steps
 from ..kinds import block_sparse_gemm, gemm
 from ..kinds.gemm import gemm_candidates
 from ..kinds.tc_gemm import SPLIT_K_STEPS
-from ..roller.construct import dram_bytes, io_sizes
+from ..roller.construct import dram_bytes, io_sizes, offered
 from ..roller.cost_model import expr_flops
 from ..roller.micro_model import predict
 from ..targets import Target
@@ -245,7 +245,7 @@ def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict)
     block-sparse and cover searches both re-price them."""
     found = memo.setdefault("candidates", {})
     if te not in found:
-        found[te] = gemm_candidates(te, view, target, split=gemm.splits_k(te, view))
+        found[te] = offered(gemm_candidates(te, view, target, split=gemm.splits_k(te, view)))
     return found[te]
 
 
@@ -259,7 +259,7 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
     tables: dict = {}
     mask = MaskTiles(nonzero)
     bounded = []
-    for cfg in gemm_candidates(te, view, target, split=gemm.splits_k(te, view)) if candidates is None else candidates:
+    for cfg in dense_candidates(te, view, target, {}) if candidates is None else candidates:
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in tables:

@@ -12,8 +12,10 @@ score (S = dQ / dF: global traffic saved per shared footprint added), bank-confl
 coalescing simulation, and the bytes and instructions a workload counts."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from typing import Iterable, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from ..analysis.dependence import input_bytes
 from ..analysis.views import GemmView, decompose, sectors_per_request, vars_of
@@ -23,6 +25,29 @@ from ..targets import Target
 from .micro_model import predict
 
 SECTOR = 32
+
+# Whether this compilation may split a reduction across blocks: split-K contractions, split
+# reductions of few long rows and flash decoding's key splits, each split configuration's partial
+# results in an fp32 workspace that the tile's (row's, head's) last block combines. `--disable split_k` turns it off for one compilation
+# (the pipeline runs its passes within `splits_allowed(False)`). A context variable rather than a
+# parameter because the kinds' candidate searches read it from passes that need not know of it
+# (lowering's prices, welder, half storage, sparta), as TVM's PassContext carries its config.
+_SPLITS = contextvars.ContextVar("brickyard_splits", default=True)
+
+
+@contextlib.contextmanager
+def splits_allowed(allowed: bool) -> Iterator[None]:
+    """Within this block, Roller's searches offer split configurations only if `allowed`."""
+    token = _SPLITS.set(allowed)
+    try:
+        yield
+    finally:
+        _SPLITS.reset(token)
+
+
+def offered(cands: list[KernelConfig]) -> list[KernelConfig]:
+    """`cands` less their split configurations where the compilation switched splits off."""
+    return cands if _SPLITS.get() else [c for c in cands if c.split_k == 1]
 
 
 def pow2_ceil(n: int) -> int:
@@ -43,7 +68,7 @@ def construct(te: TensorExpr, target: Target, k: int, precision: str | None,
     `precision`: the precision stage's mark (tf32, fp16, bf16); None lets a contraction's kinds
     infer it from the expression (fp16/bf16 when both operands are rounded to that type)."""
     for tier in tiers:
-        cands = [cfg for kind in tier for cfg in kind.candidates(te, target, precision)]
+        cands = offered([cfg for kind in tier for cfg in kind.candidates(te, target, precision)])
         if cands:
             return rank(cands, target, k)
     return []

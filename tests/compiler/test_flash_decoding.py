@@ -218,6 +218,26 @@ def test_a_decoders_step_takes_this_kind_unforced_with_its_keys_split(dtype):
     assert k["config"]["predicted_us"] == round(best, 4)
 
 
+def test_split_k_off_splits_no_keys():
+    """`--disable split_k`: the decoder's step above splits nothing (no kernel's keys or k split,
+    no workspace). One block a head then prices flash decoding far above the rows kernel
+    (whose QK product is a reduction of its own), so the plan is that pair, predicted slower than
+    the split kernel, and right."""
+    data = decoding_attention(1, 32, 1, 2048, 128, 128, "float32", "padding")
+    split = compile(data, "h100", CompileOptions(build=False)).report
+    feeds = decoding_feeds(np.random.default_rng(5), 1, 32, 1, 2048, 128, 128, "float32", "padding")
+    art, got = run(data, feeds, disable=("split_k",), modes=("default",))
+    rep = art.report
+    assert rep["memory"]["workspace_bytes"] == 0
+    assert all(int(k["config"].get(p, 1)) == 1 for k in rep["kernels"] for p in ("key_splits", "split_k"))
+    (g,) = rep["fusion"]["declined"]
+    kinds = g["predicted_us"]["kinds"]
+    assert kinds[fd.NAME] > kinds[resident_rows.NAME]
+    assert decoding_kernels(split)[0]["config"]["key_splits"] > 1
+    assert rep["latency"]["predicted_us"] > split["latency"]["predicted_us"]
+    np.testing.assert_allclose(got[0], decoding_np(feeds, 128), rtol=TOL["float32"], atol=TOL["float32"])
+
+
 def gqa_decoding_attention(b, h, kv, sq, sk, d, dtype, mask, repeat) -> bytes:
     """decoding_attention with `kv` key/value heads repeated to the h query heads as exporters
     write it: "expand" (transformers' repeat_kv: Unsqueeze, Expand, Reshape; query head i reads

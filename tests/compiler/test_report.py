@@ -96,6 +96,23 @@ def test_memory_is_the_fit_stages_footprint(resnet):
     assert any(k["config"].get("split_k", 1) > 1 for k in resnet["kernels"])
 
 
+def test_split_k_effect_is_measured_against_its_switch(models_dir, resnet):
+    """The split-K technique lists the specs whose configuration divides a reduction among blocks;
+    `--disable split_k` leaves none of them, no workspace, and a plan predicted slower for resnet
+    at batch 1 (its deep convolutions' few output tiles cannot fill the SMs unsplit). Still right."""
+    on = next(t for t in resnet["techniques"] if t["name"] == "split-K")
+    assert on["enabled"] and on["effect"]["split_kernels"] == len(on["effect"]["split"]) > 0
+    assert all(s["split_k"] > 1 and s["ops"] for s in on["effect"]["split"])
+    assert on["effect"]["workspace_bytes"] == resnet["memory"]["workspace_bytes"] > 0
+    rep = _compile(models_dir, "resnet", disable=("split_k",), verify="host")
+    off = next(t for t in rep["techniques"] if t["name"] == "split-K")
+    assert not off["enabled"] and off["effect"] == {"split_kernels": 0, "split": [], "workspace_bytes": 0}
+    assert rep["memory"]["workspace_bytes"] == 0
+    assert not any(int(k["config"].get("split_k", 1)) > 1 for k in rep["kernels"])
+    assert rep["latency"]["predicted_us"] > resnet["latency"]["predicted_us"]
+    assert rep["verification"]["outcome"] == "passed"
+
+
 def test_fusion_effect_is_measured_against_the_unfused_compile(resnet, resnet_unfused):
     fusion = next(t for t in resnet["techniques"] if t["name"] == "fusion")
     fx = fusion["effect"]

@@ -242,15 +242,23 @@ def test_co_launched_members_say_which_are_sparse(bert_sparse):
 
 def test_bert_block_sparse_is_right_on_the_host_harness(bert_sparse):
     """As compiled, and with the welder stage off, where two of the block-sparse GEMMs split
-    their rows' listed k tiles across blocks (split-K, summed by each tile's last block)."""
+    their rows' listed k tiles across blocks (split-K, summed by each tile's last block); also
+    with split-K off too, where they stay block-sparse, unsplit."""
     path, on, _ = bert_sparse
     apart = _compile(path, "welder")
-    split = [k for k in apart.plan.kernels() if dict(k.config).get("schedule") == "roller_block_sparse_gemm"
-             and dict(k.config).get("split_k", 1) > 1]
+
+    def sparse_kernels(art):
+        return [dict(k.config) for k in art.plan.kernels()
+                if dict(k.config).get("schedule") == "roller_block_sparse_gemm"]
+    split = [c for c in sparse_kernels(apart) if c.get("split_k", 1) > 1]
     assert split, "no block-sparse GEMM splits K: the split form is not exercised"
+    unsplit = _compile(path, "welder", "split_k")
+    assert len(sparse_kernels(unsplit)) == len(sparse_kernels(apart))
+    assert all(c.get("split_k", 1) == 1 for c in sparse_kernels(unsplit))
+    assert unsplit.report["memory"]["workspace_bytes"] == 0
     data = np.load(os.path.join(MODELS, "bert_block_sparse.npz"))
     inputs = {k[3:]: data[k] for k in data if k.startswith("in:")}
-    for art in (on, apart):
+    for art in (on, apart, unsplit):
         for mode in ("default", "shuffle"):
             out = Executor(art.plan, HostBackend(mode=mode, seed=2)).run(inputs)
             for k in data:
