@@ -352,6 +352,19 @@ def technique_sentence(t: dict) -> str:
                 + (f"; {len(fx['kept'])} kept fp32 (their kernels predicted slower in half)." if fx.get("kept") else "."))
     if name == "tuning":
         return f"Tuning: {e(str(fx.get('status')))}; kernel times are {e(str(fx.get('times', 'predicted')))}."
+    if name == "split-K":
+        if not fx.get("split_kernels"):
+            return "Split-K (roller): no kernel divides its reduction among blocks (none predicted faster)."
+        return (f"Split-K (roller): {fx['split_kernels']} kernels divide their reduction among blocks, each "
+                f"slice's partial sums in a workspace ({_bytes(fx.get('workspace_bytes', 0))}) that the last "
+                f"block combines; --disable split_k keeps every reduction in one block.")
+    if name in ("bitmask NMS", "radix TopK", "grid NonZero"):
+        nodes, chosen = {"bitmask NMS": ("nms_nodes", "bitmask"), "radix TopK": ("topk_nodes", "radix"),
+                         "grid NonZero": ("nonzero_nodes", "grid")}[name]
+        if not fx.get(nodes):
+            return f"{e(name)} (lower): the model has no such node."
+        return (f"{e(name)} (lower): {fx.get(chosen, 0)} of {fx[nodes]} nodes take this form; the others keep "
+                f"the plain one (too small to price, or priced slower).")
     if name == "CUDA graph replay":
         return "CUDA graph replay: the GPU runtime replays the whole plan as one graph."
     if name == "grouped experts":

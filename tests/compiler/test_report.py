@@ -111,6 +111,8 @@ def test_split_k_effect_is_measured_against_its_switch(models_dir, resnet):
     assert not any(int(k["config"].get("split_k", 1)) > 1 for k in rep["kernels"])
     assert rep["latency"]["predicted_us"] > resnet["latency"]["predicted_us"]
     assert rep["verification"]["outcome"] == "passed"
+    assert f"Split-K (roller): {on['effect']['split_kernels']} kernels divide" in report_html(resnet)
+    assert "Split-K (roller): off." in report_html(rep)
 
 
 def test_fusion_effect_is_measured_against_the_unfused_compile(resnet, resnet_unfused):

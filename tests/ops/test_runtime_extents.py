@@ -752,6 +752,8 @@ def test_nonzero_of_long_inputs_in_blocks():
     grid = next(t for t in alone.report["techniques"] if t["name"] == "grid NonZero")
     assert grid["enabled"] and grid["effect"]["nonzero_nodes"] == 4 and grid["effect"]["grid"] == 4, grid
     assert {c["chosen"] for c in grid["effect"]["priced"]} == {"grid"}, grid
+    from compiler.report_html import report_html
+    assert "grid NonZero (lower): 4 of 4 nodes take this form" in report_html(alone.report)
     # --disable nonzero_grid: every scan one block, still right
     check(data, feeds, disable=("nonzero_grid",))
     one = compile(data, "h100", CompileOptions(build=False, disable=("rammer", "nonzero_grid")))
