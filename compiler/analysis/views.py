@@ -14,6 +14,7 @@ one whose output's fast axis reads an input with a large stride. Access simulati
 (sectors_per_request, for given lane index values) scores how well a warp's loads coalesce."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -37,13 +38,14 @@ class GemmView:
     a_k_fastest: bool              # A's innermost memory axis is a reduction axis
     b_k_fastest: bool
 
-    @property
+    # extents, once per view (the kinds' searches ask them of every configuration)
+    @functools.cached_property
     def B(self) -> int: return math.prod(e for _, e in self.batch)
-    @property
+    @functools.cached_property
     def M(self) -> int: return math.prod(e for _, e in self.m)
-    @property
+    @functools.cached_property
     def N(self) -> int: return math.prod(e for _, e in self.n)
-    @property
+    @functools.cached_property
     def K(self) -> int: return math.prod(e for _, e in self.k)
 
 

@@ -44,11 +44,12 @@ from ..ir.tiles import KernelConfig
 from ..kinds import block_sparse_gemm, gemm
 from ..roller.construct import dram_bytes, io_sizes
 from ..roller.cost_model import expr_flops
-from ..roller.micro_model import predict
+from ..roller.micro_model import predict, predict_workload
 from ..targets import Target
 from .roller import tile_spec, with_workspace
 from .sparse24 import drop_unused_inputs, linear_index
-from .sparta_specialize import MIN_ZERO_SHARE, MaskTiles, bcsr_config, dense_candidates, operand_values
+from .sparta_specialize import (MIN_ZERO_SHARE, MaskTiles, bcsr_workload, dense_candidates, operand_mask,
+                                operand_values)
 
 THRESHOLDS = 8          # at most this many block-count thresholds are priced per tile shape
 ELL_AXIS = "ell_j"       # the remainder's fold axis (fold axis names are unique in an expression)
@@ -180,7 +181,8 @@ def _search(te: TensorExpr, ins, consts: dict, target: Target, memo: dict):
         values = np.asarray(values[0])
         if not np.isfinite(values).all() or 1.0 - np.count_nonzero(values) / values.size < MIN_ZERO_SHARE:
             return None
-        best = _best_cover(te, view, side, values, target, dense_candidates(te, view, target, memo))
+        mask = operand_mask(expr, view, group, data, ins, memo)     # (the block-sparse search's, with batch 1)
+        best = _best_cover(te, view, side, values, target, dense_candidates(te, view, target, memo), mask)
         return None if best is None else (best, side, values)
     return None
 
@@ -196,10 +198,11 @@ def _thresholds(counts: np.ndarray) -> list[int]:
 
 
 def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, target: Target,
-                candidates: list[KernelConfig]) -> Cover | None:
-    nonzero = values != 0
-    R, K = nonzero.shape
-    mask = MaskTiles(nonzero)
+                candidates: list[KernelConfig], mask: MaskTiles | None = None) -> Cover | None:
+    """The fastest cover of the [rows, K] operand `values` (`mask`: its non-zeros' MaskTiles, when
+    the compilation has them)."""
+    R, K = values.shape
+    mask = MaskTiles(values != 0) if mask is None else mask
     sizes = io_sizes(te)
     dense_flops = expr_flops(te)
     contraction = 2 * view.B * view.M * view.N * view.K
@@ -208,8 +211,11 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
     sparse_bytes = sum(te.inputs[a].nbytes for a in {x.arg for x in walk(view.b if side == "b" else view.a)
                                                      if isinstance(x, Load)})
 
-    def priced(cfg: KernelConfig, offsets, ktiles, ell: int, lower_bound: bool) -> tuple[KernelConfig, float]:
-        part = bcsr_config(cfg, view, side, offsets, ktiles, sizes, sparse_bytes, dense_flops, target, lower_bound)
+    def priced(cfg: KernelConfig, offsets, ktiles, ell: int, lower_bound: bool) -> tuple[KernelConfig | None, float]:
+        """(config, predicted us) of the blocks kept plus the remainder; a lower bound prices the
+        workload alone (no config)."""
+        w, block_density = bcsr_workload(cfg, view, side, offsets, ktiles, sizes, sparse_bytes, target, lower_bound)
+        block_density = round(block_density, 4)
         blk = cfg.tile("block")
         other_tiles = math.ceil((view.M if side == "b" else view.N) / blk.size("m" if side == "b" else "n"))
         # the remainder: J multiply-adds per output, the other operand gathered from L2, the
@@ -217,18 +223,19 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
         ell_flops = 2.0 * view.B * view.M * view.N * ell
         tables = R * ell * (INDEX.itemsize + item)
         ell_l2 = view.B * view.M * view.N * ell * item + view.B * other_tiles * tables
-        w = part.workload
-        ins = sizes[0] - sparse_bytes * (1.0 - part.param("density")) + tables
+        ins = sizes[0] - sparse_bytes * (1.0 - block_density) + tables
         # priced as FLOPs issued at the tiled loop's efficiency: the remainder's own is lower
         issued = ell_flops * max(0.05, w.issue_efficiency) / ELL_ISSUE_EFFICIENCY
         w = dataclasses.replace(w, flops=w.flops + issued, l2_bytes=w.l2_bytes + ell_l2,
                                 dram_bytes=dram_bytes((ins, sizes[1], item), w.l2_bytes - sizes[1] + ell_l2, target))
-        executed = dense_flops - contraction + round(contraction * part.param("density")) + ell_flops
+        if lower_bound:
+            return None, predict_workload(w, target).us
+        executed = dense_flops - contraction + round(contraction * block_density) + ell_flops
         config = KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
             ("operand", side), ("format", "bcsr+ell"), ("density", round(executed / max(dense_flops, 1), 4)),
-            ("block_density", part.param("density")), ("ell", ell),
+            ("block_density", block_density), ("ell", ell),
             ("flops", int(executed)), ("flops_dense", dense_flops),
-            ("skipped_bytes", round(R * K * tile_item * (1.0 - part.param("density")))),
+            ("skipped_bytes", round(R * K * tile_item * (1.0 - block_density))),
             ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
         return config, predict(config, target).us
 

@@ -24,13 +24,13 @@ from ..ir.dataflow import all_plans, rewrite
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Load, TensorExpr, walk
-from ..ir.tiles import KernelConfig, serial_steps
+from ..ir.tiles import KernelConfig, Workload, serial_steps
 from ..kinds import block_sparse_gemm, gemm
 from ..kinds.gemm import gemm_candidates
 from ..kinds.tc_gemm import SPLIT_K_STEPS
 from ..roller.construct import dram_bytes, io_sizes, offered
 from ..roller.cost_model import expr_flops
-from ..roller.micro_model import predict
+from ..roller.micro_model import predict, predict_workload
 from ..targets import Target
 from .roller import tile_spec, with_workspace
 
@@ -109,13 +109,13 @@ def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target
     view = gemm_view(te)
     if view is None:
         return None
-    found = _constant_operand(te, view, [constants[v].array() if v in constants else None for v in ins])
+    found = _constant_operand(te, view, [constants[v].array() if v in constants else None for v in ins], ins, memo)
     if found is None:
         return None
-    operand, nonzero = found
+    operand, mask = found
     return {"operand": operand, "input": ins[_operand_input(view, operand)],
-            "zero_share": round(1.0 - float(nonzero.mean()), 4),
-            "best": _best_sparse(te, view, operand, nonzero, target, dense_candidates(te, view, target, memo))}
+            "zero_share": round(mask.zero_share, 4),
+            "best": _best_sparse(te, view, operand, mask, target, dense_candidates(te, view, target, memo))}
 
 
 def _operand_input(view: GemmView, operand: str) -> int:
@@ -140,21 +140,31 @@ def operand_values(expr, view: GemmView, rows, data) -> np.ndarray | None:
     return None if values is None else np.broadcast_to(values, (B, R, view.K))
 
 
-def _constant_operand(te: TensorExpr, view: GemmView, data) -> tuple[str, np.ndarray] | None:
+def _constant_operand(te: TensorExpr, view: GemmView, data, ins: tuple[str, ...],
+                      memo: dict) -> tuple[str, MaskTiles] | None:
     """("a" or "b", its non-zero mask [rows, K] over every batch) for an operand whose loads all
     read constant data and that has zeros; else None."""
     for operand, expr, rows in (("b", view.b, view.n), ("a", view.a, view.m)):
         loads = [x for x in walk(expr) if isinstance(x, Load)]
         if not loads or any(data[x.arg] is None for x in loads):
             continue
-        values = operand_values(expr, view, rows, data)
-        if values is None:
-            return None
-        nonzero = (values != 0).any(axis=0)
-        if 1.0 - nonzero.mean() < MIN_ZERO_SHARE:
-            return None
-        return operand, nonzero
+        mask = operand_mask(expr, view, rows, data, ins, memo)
+        return None if mask is None else (operand, mask)
     return None
+
+
+def operand_mask(expr, view: GemmView, rows, data, ins: tuple[str, ...], memo: dict) -> MaskTiles | None:
+    """The non-zeros [rows, K] over every batch of a constant operand (operand_values), once per
+    compilation for the same operand read the same way (the block-sparse and the cover searches
+    both ask, for every expression that contracts it); None where it is not constant, too large,
+    or has fewer than MIN_ZERO_SHARE zeros (only sparse weights' masks are kept)."""
+    key = (expr, tuple(rows), view.k, view.batch, tuple(ins[x.arg] for x in walk(expr) if isinstance(x, Load)))
+    masks = memo.setdefault("masks", {})
+    if key not in masks:
+        values = operand_values(expr, view, rows, data)
+        nonzero = None if values is None else (values != 0).any(axis=0)
+        masks[key] = None if nonzero is None or 1.0 - nonzero.mean() < MIN_ZERO_SHARE else MaskTiles(nonzero)
+    return masks[key]
 
 
 class MaskTiles:
@@ -163,17 +173,34 @@ class MaskTiles:
     block's count is then a sum over its rows' counts, not over the mask again."""
 
     def __init__(self, nonzero: np.ndarray):
-        self.nonzero = nonzero
+        # kept a bit an element (a compilation keeps every sparse weight's: operand_mask)
+        self.shape = nonzero.shape
+        self.zero_share = 1.0 - float(nonzero.mean()) if nonzero.size else 0.0
+        self._bits = np.packbits(nonzero, axis=1)
         self._rows: dict[int, np.ndarray] = {}
 
+    @property
+    def nonzero(self) -> np.ndarray:
+        """The [rows, K] mask."""
+        return np.unpackbits(self._bits, axis=1, count=self.shape[1]).astype(bool)
+
     def row_counts(self, k_tile: int) -> np.ndarray:
-        """[rows, k tiles]: each row's non-zeros in each k tile (the last one padded with zeros)."""
+        """[rows, k tiles]: each row's non-zeros in each k tile (the last one padded with zeros);
+        from a finer k tile's counts where one divides it (the searches' k tiles are powers of two)."""
         if k_tile not in self._rows:
-            rows, k = self.nonzero.shape
+            rows, k = self.shape
             kt = math.ceil(k / k_tile)
-            padded = np.zeros((rows, kt * k_tile), dtype=bool)
-            padded[:, :k] = self.nonzero
-            self._rows[k_tile] = padded.reshape(rows, kt, k_tile).sum(axis=2, dtype=np.int64)
+            finer = max((f for f in self._rows if f < k_tile and k_tile % f == 0), default=None)
+            if finer is None:
+                padded = np.zeros((rows, kt * k_tile), dtype=bool)
+                padded[:, :k] = self.nonzero
+                self._rows[k_tile] = padded.reshape(rows, kt, k_tile).sum(axis=2, dtype=np.int32)
+            else:       # whole groups of the finer tiles, zero tiles past the end
+                per = k_tile // finer
+                counts = np.zeros((rows, kt * per), dtype=np.int32)
+                fine = self._rows[finer]
+                counts[:, :fine.shape[1]] = fine[:, :kt * per]
+                self._rows[k_tile] = counts.reshape(rows, kt, per).sum(axis=2, dtype=np.int32)
         return self._rows[k_tile]
 
     def padded_row_counts(self, row_tile: int, k_tile: int) -> np.ndarray:
@@ -249,7 +276,7 @@ def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict)
     return found[te]
 
 
-def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarray, target: Target,
+def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndarray | MaskTiles", target: Target,
                  candidates: list[KernelConfig] | None = None):
     """(config, predicted us, block density) of the fastest block-sparse configuration among
     `candidates` (default: all the `gemm` kind's), or None when no tiling has a zero block."""
@@ -257,7 +284,7 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
     dense_flops = expr_flops(te)
     sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
     tables: dict = {}
-    mask = MaskTiles(nonzero)
+    mask = nonzero if isinstance(nonzero, MaskTiles) else MaskTiles(nonzero)
     bounded = []
     for cfg in dense_candidates(te, view, target, {}) if candidates is None else candidates:
         blk = cfg.tile("block")
@@ -267,8 +294,8 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: np.ndarr
         offsets, ktiles = tables[row_tile, k_tile]
         if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile):
             continue
-        low = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target, True)
-        bounded.append((predict(low, target).us, len(bounded), cfg, offsets, ktiles))
+        low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True)
+        bounded.append((predict_workload(low, target).us, len(bounded), cfg, offsets, ktiles))
     # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
     # cover's search does: the same choice as pricing them all)
     best, first = None, None
@@ -303,16 +330,16 @@ def _longest_row(offsets: tuple[int, ...]) -> int:
     return max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
 
 
-def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
-                dense_flops: float, target: Target, lower_bound: bool = False) -> KernelConfig:
-    """The `block_sparse_gemm` configuration of the dense `gemm` configuration `cfg` walking only
-    the listed k tiles: FLOPs and shared-memory traffic scaled by the busiest SM's share of them,
-    L2 loads and the sparse operand's DRAM bytes by the block density. `lower_bound`: the share
-    bounded from below (`least_busiest_share`), for a search to discard configurations cheaply."""
+def bcsr_workload(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
+                  target: Target, lower_bound: bool = False) -> tuple[Workload, float]:
+    """(workload, block density) of the dense `gemm` configuration `cfg` walking only the listed k
+    tiles: FLOPs and shared-memory traffic scaled by the busiest SM's share of them, L2 loads and
+    the sparse operand's DRAM bytes by the block density. `lower_bound`: the share bounded from
+    below (`least_busiest_share`), for a search to discard configurations cheaply (it prices the
+    workload alone: no configuration is made)."""
     blk = cfg.tile("block")
     k_tiles = math.ceil(view.K / blk.size("k"))
     density = len(ktiles) / ((len(offsets) - 1) * k_tiles)
-    contraction = 2 * view.B * view.M * view.N * view.K
     w = cfg.workload
     split = cfg.split_k
     mt, nt = math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n"))
@@ -332,8 +359,17 @@ def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles
     w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1] + ws,
                             dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
                             shared_bytes_moved=w.shared_bytes_moved * busy, serial_steps=steps)
+    return w, density
+
+
+def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
+                dense_flops: float, target: Target) -> KernelConfig:
+    """The `block_sparse_gemm` configuration of the dense `gemm` configuration `cfg` walking only
+    the listed k tiles (its workload: bcsr_workload's, the busiest SM simulated)."""
+    w, density = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target)
+    contraction = 2 * view.B * view.M * view.N * view.K
     flops = dense_flops - contraction + round(contraction * density)
     return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
         ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
         ("flops", flops), ("flops_dense", dense_flops), ("skipped_bytes", round(sparse_bytes * (1.0 - density))),
-        ("bcsr_offsets", offsets), ("bcsr_ktiles", tuple(ktiles))), w)
+        ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)

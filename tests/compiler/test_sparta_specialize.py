@@ -37,9 +37,11 @@ def test_bcsr_lists_the_non_zero_tiles_of_each_block_row():
 
 
 def test_mask_tiles_count_each_block_as_the_mask_does():
-    """MaskTiles (each row's counts per k tile, summed over the mask once per k tile) gives every
-    block shape's counts, ragged edges included, as summing the padded mask block by block does;
-    so bcsr over it lists the same tiles."""
+    """MaskTiles (each row's counts per k tile, summed over the mask once per k tile, or over a
+    finer k tile's counts that divides it) gives every block shape's counts, ragged edges
+    included, as summing the padded mask block by block does; so bcsr over it lists the same
+    tiles. Asked in either order (the coarse k tile first: from the mask; the fine one first: from
+    its counts), and it gives back the mask it packs."""
     from compiler.passes.sparta_specialize import MaskTiles
     rng = np.random.default_rng(5)
     nz = rng.random((70, 45)) < 0.05
@@ -55,6 +57,15 @@ def test_mask_tiles_count_each_block_as_the_mask_does():
             blocks = want > 0
             assert bcsr(tiles, row_tile, k_tile) == bcsr(nz, row_tile, k_tile) == (
                 (0, *np.cumsum(blocks.sum(axis=1)).tolist()), tuple(np.nonzero(blocks)[1].tolist()))
+    np.testing.assert_array_equal(tiles.nonzero, nz)
+    assert tiles.zero_share == 1.0 - nz.mean()
+    for order in ((16, 12, 4), (4, 12, 16), (12, 4, 16)):
+        fresh = MaskTiles(nz)
+        for k_tile in order:
+            kt = -(-45 // k_tile)
+            padded = np.zeros((70, kt * k_tile), np.int64)
+            padded[:, :45] = nz
+            np.testing.assert_array_equal(fresh.row_counts(k_tile), padded.reshape(70, kt, k_tile).sum(axis=2))
 
 
 def test_the_busiest_sm_sets_the_share_of_the_dense_work():
