@@ -175,13 +175,17 @@ def _search(te: TensorExpr, ins, consts: dict, target: Target, memo: dict):
             continue
         if not any(e == expr for e in walk(te.body)):
             return None     # its factors are interleaved with the other operand's: no one subtree to swap
+        # the block-sparse search's mask: None where the operand has too few zeros (a dense weight
+        # is then not evaluated again), is too large, or cannot be evaluated
+        mask = operand_mask(expr, view, group, data, ins, memo)
+        if mask is None:
+            return None
         values = operand_values(expr, view, group, data)
         if values is None or values.shape[0] != 1:     # too large, or one per batch
             return None
         values = np.asarray(values[0])
         if not np.isfinite(values).all() or 1.0 - np.count_nonzero(values) / values.size < MIN_ZERO_SHARE:
             return None
-        mask = operand_mask(expr, view, group, data, ins, memo)     # (the block-sparse search's, with batch 1)
         best = _best_cover(te, view, side, values, target, dense_candidates(te, view, target, memo), mask)
         return None if best is None else (best, side, values)
     return None

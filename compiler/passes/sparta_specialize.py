@@ -160,6 +160,9 @@ def operand_mask(expr, view: GemmView, rows, data, ins: tuple[str, ...], memo: d
     or has fewer than MIN_ZERO_SHARE zeros (only sparse weights' masks are kept)."""
     key = (expr, tuple(rows), view.k, view.batch, tuple(ins[x.arg] for x in walk(expr) if isinstance(x, Load)))
     masks = memo.setdefault("masks", {})
+    if key not in masks and isinstance(expr, Load) and data[expr.arg] is not None \
+            and np.count_nonzero(data[expr.arg]) == data[expr.arg].size:
+        masks[key] = None       # a plain read of a constant without zeros: nothing to evaluate (dense models)
     if key not in masks:
         values = operand_values(expr, view, rows, data)
         nonzero = None if values is None else (values != 0).any(axis=0)

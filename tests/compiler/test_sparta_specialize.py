@@ -301,3 +301,25 @@ def test_the_report_counts_only_the_tiles_a_block_sparse_kernel_reads():
     # each plan's split-K workspaces (partial sums written and read back) apart
     ws = {r: a.report["memory"]["workspace_bytes"] for r, a in (("on", on), ("off", off))}
     assert on.report["traffic"]["dram_bytes"] - ws["on"] == off.report["traffic"]["dram_bytes"] - ws["off"] - skipped
+
+
+def test_the_searches_evaluate_each_weight_once_and_a_dense_one_never(monkeypatch):
+    """A dense model's weights are plain reads of constants without zeros: neither search
+    evaluates them (operand_mask). A pruned weight is evaluated once for its mask, which both
+    searches share, and once more for the cover's values: twice at most, whatever number of
+    expressions contract it."""
+    import collections
+    from compiler.passes import sparta_cover, sparta_specialize
+    calls = collections.Counter()
+    evaluate = sparta_specialize.operand_values
+
+    def counting(expr, view, rows, data):       # by the operand and the bytes of the constants it reads
+        from compiler.ir.texpr import Load, walk
+        calls[expr, tuple(data[x.arg].tobytes() for x in walk(expr) if isinstance(x, Load))] += 1
+        return evaluate(expr, view, rows, data)
+    monkeypatch.setattr(sparta_specialize, "operand_values", counting)
+    monkeypatch.setattr(sparta_cover, "operand_values", counting)
+    dense = _compile(os.path.join(MODELS, "bert.onnx"))
+    assert not calls and dense.report["sparsity"]["sparse_kernels"] == 0
+    sparse = _compile(os.path.join(MODELS, "bert_block_sparse.onnx"))
+    assert calls and max(calls.values()) <= 2 and sparse.report["sparsity"]["sparse_kernels"] > 0
