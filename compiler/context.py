@@ -41,7 +41,7 @@ from .targets import Target
 # `split_k` is a part of the configuration space: configurations that divide a reduction among
 # blocks (split-K contractions, in every contraction kind and SparTA's, split reductions of few
 # long rows, flash decoding's key splits), their partial results in a workspace
-# (roller/construct.py `splits_allowed`).
+# (roller/construct.py `compilation_scope`).
 SWITCHABLE = ("grouped_experts", "nms_bitmask", "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
               "half_storage", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 

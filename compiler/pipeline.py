@@ -54,7 +54,7 @@ from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
 from .report import TOLERANCE, make_header, make_report, plan_traffic, split_specs, workspace_bytes
-from .roller.construct import splits_allowed
+from .roller.construct import compilation_scope
 from .roller.cost_model import LAUNCH_US, kernel_us
 from .targets import Target, get_target
 from .tuning import tune
@@ -298,7 +298,7 @@ def plan_before(stage: str, model, target: str | dict | Target = "h100", options
     imported, _ = _import(model, target, options, None)
     ctx = CompileContext(model=model, imported=imported, target=target, options=options, store=store)
     plan = None
-    with splits_allowed(options.enabled("split_k")):
+    with compilation_scope(splits=options.enabled("split_k")):
         for name, run in PASSES:
             if name == stage:
                 break
@@ -339,7 +339,8 @@ def compile(model, target: str | dict | Target = "h100", options: CompileOptions
                          verify_inputs=verify_inputs)
 
     plan = None
-    with splits_allowed(options.enabled("split_k")):    # Roller's searches, in whichever pass they run
+    # Roller's searches, in whichever pass they run: splits as the options say, rankings remembered
+    with compilation_scope(splits=options.enabled("split_k")):
         for stage_name, run in PASSES:
             t0 = time.perf_counter()
             before = plan

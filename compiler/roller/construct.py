@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from dataclasses import dataclass
 from typing import Iterable, Iterator, Protocol
 
 from ..analysis.dependence import input_bytes
@@ -26,28 +27,40 @@ from .micro_model import predict
 
 SECTOR = 32
 
-# Whether this compilation may split a reduction across blocks: split-K contractions, split
-# reductions of few long rows and flash decoding's key splits, each split configuration's partial
-# results in an fp32 workspace that the tile's (row's, head's) last block combines. `--disable split_k` turns it off for one compilation
-# (the pipeline runs its passes within `splits_allowed(False)`). A context variable rather than a
-# parameter because the kinds' candidate searches read it from passes that need not know of it
-# (lowering's prices, welder, half storage, sparta), as TVM's PassContext carries its config.
-_SPLITS = contextvars.ContextVar("brickyard_splits", default=True)
+@dataclass
+class _Scope:
+    """What Roller's searches know of the compilation they run in (`compilation_scope`)."""
+
+    # whether a reduction may be divided among blocks: split-K contractions, split reductions of
+    # few long rows and flash decoding's key splits, each split configuration's partial results in
+    # an fp32 workspace that the tile's (row's, head's) last block combines (`--disable split_k`)
+    splits: bool = True
+    # construct()'s rankings by expression, target, k, precision and tiers: the passes that price
+    # a spec as Roller would tile it (lowering's prices, welder's levels, split rows, half storage,
+    # sparta) ask again and again of the same expressions; None outside a compilation
+    memo: dict | None = None
+
+
+# A context variable rather than parameters, because the kinds' candidate searches read it from
+# passes that need not know of it, as TVM's PassContext carries its config. Outside a compilation
+# (a test asking a kind directly) nothing is remembered, so a patched kind is asked afresh.
+_SCOPE: contextvars.ContextVar[_Scope] = contextvars.ContextVar("brickyard_roller_scope", default=_Scope())
 
 
 @contextlib.contextmanager
-def splits_allowed(allowed: bool) -> Iterator[None]:
-    """Within this block, Roller's searches offer split configurations only if `allowed`."""
-    token = _SPLITS.set(allowed)
+def compilation_scope(splits: bool = True) -> Iterator[None]:
+    """Within this block (one compilation's passes): split configurations offered only if
+    `splits`, and each ranking constructed once."""
+    token = _SCOPE.set(_Scope(splits, {}))
     try:
         yield
     finally:
-        _SPLITS.reset(token)
+        _SCOPE.reset(token)
 
 
 def offered(cands: list[KernelConfig]) -> list[KernelConfig]:
     """`cands` less their split configurations where the compilation switched splits off."""
-    return cands if _SPLITS.get() else [c for c in cands if c.split_k == 1]
+    return cands if _SCOPE.get().splits else [c for c in cands if c.split_k == 1]
 
 
 def pow2_ceil(n: int) -> int:
@@ -67,11 +80,20 @@ def construct(te: TensorExpr, target: Target, k: int, precision: str | None,
 
     `precision`: the precision stage's mark (tf32, fp16, bf16); None lets a contraction's kinds
     infer it from the expression (fp16/bf16 when both operands are rounded to that type)."""
+    tiers = tuple(tuple(tier) for tier in tiers)
+    memo = _SCOPE.get().memo
+    key = (te, target, k, precision, tiers)
+    if memo is not None and key in memo:
+        return list(memo[key])
+    ranked: list[KernelConfig] = []
     for tier in tiers:
         cands = offered([cfg for kind in tier for cfg in kind.candidates(te, target, precision)])
         if cands:
-            return rank(cands, target, k)
-    return []
+            ranked = rank(cands, target, k)
+            break
+    if memo is not None:
+        memo[key] = tuple(ranked)
+    return ranked
 
 
 def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig]:

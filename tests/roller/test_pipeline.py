@@ -62,3 +62,39 @@ def test_roller_can_be_switched_off(models_dir):
     assert not any(str(dict(k.config).get("schedule")).startswith("roller_") for k in off.plan.kernels())
     assert any(str(dict(k.config).get("schedule")).startswith("roller_") for k in on.plan.kernels())
     assert len(off.plan.kernels()) == len(on.plan.kernels())
+
+
+def test_a_compilation_ranks_each_expression_once(models_dir, monkeypatch):
+    """Within one compilation Roller's ranking of an expression is remembered: the passes that
+    price specs as Roller would tile them (welder's levels, split rows, half storage, sparta) ask
+    again and again. Outside a compilation nothing is remembered (a kind patched afterwards is
+    asked afresh), and a second compilation ranks again."""
+    from compiler.roller import construct as construct_mod
+    ranked = []
+    rank = construct_mod.rank
+
+    def counting(cands, target, k):
+        ranked.append(len(cands))
+        return rank(cands, target, k)
+    monkeypatch.setattr(construct_mod, "rank", counting)
+    opts = CompileOptions(build=False, precision="fp16")
+    compile(str(models_dir / "bert.onnx"), "h100", opts)
+    first = len(ranked)
+    keys = []
+    original = construct_mod.construct
+
+    def keyed(te, target, k, precision, tiers):
+        keys.append((te, precision))
+        return original(te, target, k, precision, tiers)
+    monkeypatch.setattr(construct_mod, "construct", keyed)
+    from compiler import kinds
+    monkeypatch.setattr(kinds, "construct", keyed)
+    compile(str(models_dir / "bert.onnx"), "h100", opts)
+    assert len(ranked) == 2 * first          # the second compilation ranked again, as many
+    assert first <= len(set(keys)) < len(keys), (first, len(set(keys)), len(keys))
+    from compiler.kinds import construct_rtiles
+    from compiler.targets import get_target
+    te = keys[0][0]
+    construct_rtiles(te, get_target("h100"), 8, keys[0][1])
+    construct_rtiles(te, get_target("h100"), 8, keys[0][1])
+    assert len(ranked) == 2 * first + 2      # outside a compilation: ranked each time
