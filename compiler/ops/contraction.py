@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import (Expr, Reduce, TensorExpr, Var, binary, broadcast_index, cast, const,
@@ -424,9 +425,19 @@ def lower_einsum(ctx: LowerCtx) -> None:
 
 # --- Conv -------------------------------------------------------------------------------------------
 
-def conv_window(node, x_shape, w_shape) -> Window:
+def _kernel_shape(node, w_shape) -> tuple[int, ...]:
+    """The kernel's spatial extents: W's, which the kernel_shape attribute may only repeat (ONNX
+    infers the output from the attribute, so a contradicting one would size the output by one
+    kernel and read another)."""
     kernel = _ints(node.attr("kernel_shape"), w_shape[2:])
-    return window_geometry(node, x_shape[2:], kernel)
+    if tuple(kernel) != tuple(w_shape[2:]):
+        raise ShapeError(f"kernel_shape {list(kernel)} contradicts the weight's spatial shape {list(w_shape[2:])} "
+                         f"(W is {list(w_shape)})", node=getattr(node, "name", None))
+    return kernel
+
+
+def conv_window(node, x_shape, w_shape) -> Window:
+    return window_geometry(node, x_shape[2:], _kernel_shape(node, w_shape))
 
 
 def conv_reference(x, w, b, node, *, integer=False, x_zp=None, w_zp=None):
@@ -576,7 +587,7 @@ def convtranspose_geometry(node, x_shape, w_shape) -> Window:
     """Pads and output extent of ConvTranspose (output_shape and auto_pad per the spec)."""
     n = len(x_shape) - 2
     ins = x_shape[2:]
-    kernel = _ints(node.attr("kernel_shape"), w_shape[2:])
+    kernel = _kernel_shape(node, w_shape)
     strides = _ints(node.attr("strides"), [1] * n)
     dil = _ints(node.attr("dilations"), [1] * n)
     opad = _ints(node.attr("output_padding"), [0] * n)

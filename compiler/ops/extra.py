@@ -146,6 +146,8 @@ def _deform_geometry(node: Node, x_shape, w_shape):
     if d < 1:
         raise ValueError("DeformConv input must have rank >= 3")
     kernel = tuple(int(k) for k in (node.attr("kernel_shape", None) or w_shape[2:]))
+    if kernel != tuple(w_shape[2:]):
+        raise ValueError(f"DeformConv kernel_shape {list(kernel)} contradicts W's spatial shape {list(w_shape[2:])}")
     strides = tuple(int(s) for s in (node.attr("strides", None) or [1] * d))
     pads = tuple(int(p) for p in (node.attr("pads", None) or [0] * (2 * d)))
     dil = tuple(int(v) for v in (node.attr("dilations", None) or [1] * d))

@@ -11,6 +11,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, load, out_vars, reduce_vars, select
 from .recurrence_kernels import Activation, RnnSpec, recurrence_kernel
+from ..errors import ShapeError
 from .registry import LowerCtx, register
 
 _DEFAULT_ACTS = {"LSTM": ("Sigmoid", "Tanh", "Tanh"), "GRU": ("Sigmoid", "Tanh"), "RNN": ("Tanh",)}
@@ -150,6 +151,28 @@ def _reference(kind: str):
 
 # --- lowering -------------------------------------------------------------------------------
 
+def _check_shapes(ctx: LowerCtx, kind: str, sp: RnnSpec, seq: int, batch: int, n_in: int) -> None:
+    """Every input and output of the node against what its hidden size, directions and layout make
+    them (ONNX's shape inference takes the outputs from hidden_size and checks no weight): a
+    ShapeError naming the first that differs."""
+    H, G, dirs = sp.hidden, sp.gates, sp.dirs
+    state = (dirs, batch, H) if sp.layout == 0 else (batch, dirs, H)
+    want = {1: ("W", (dirs, G * H, n_in)), 2: ("R", (dirs, G * H, H)), 3: ("B", (dirs, 2 * G * H)),
+            4: ("sequence_lens", (batch,)), 5: ("initial_h", state), 6: ("initial_c", state),
+            7: ("P", (dirs, 3 * H))}
+    for i, (name, shape) in want.items():
+        if i < len(ctx.node.inputs) and ctx.has_input(i) and tuple(ctx.input(i).shape) != shape:
+            raise ShapeError(f"{kind} with hidden_size {H}, {dirs} direction(s), batch {batch}, input size "
+                             f"{n_in}: {name} must be {list(shape)}, got {list(ctx.input(i).shape)}",
+                             node=ctx.node.name)
+    outs = {0: ("Y", (seq, dirs, batch, H) if sp.layout == 0 else (batch, seq, dirs, H)), 1: ("Y_h", state),
+            2: ("Y_c", state)}
+    for i, (name, shape) in outs.items():
+        if ctx.node.has_output(i) and tuple(ctx.out_types[i].shape) != shape:
+            raise ShapeError(f"{kind}: output {name} is declared {list(ctx.out_types[i].shape)}, "
+                             f"its inputs make it {list(shape)}", node=ctx.node.name)
+
+
 def _lower(ctx: LowerCtx, kind: str) -> None:
     X, W, R = ctx.input(0), ctx.input(1), ctx.input(2)
     if not X.dtype.is_float:
@@ -160,6 +183,7 @@ def _lower(ctx: LowerCtx, kind: str) -> None:
         raise ctx.unsupported(str(e)) from None
     seq, batch = (X.shape[0], X.shape[1]) if sp.layout == 0 else (X.shape[1], X.shape[0])
     n_in, H, G = X.shape[2], sp.hidden, sp.gates
+    _check_shapes(ctx, kind, sp, seq, batch, n_in)
     acc_dt = DType.float64 if X.dtype is DType.float64 else DType.float32
 
     # 1) xw[d, t, b, g] = X[t, b, :] . W[d, g, :] + Wb[d, g] (+ Rb[d, g] where it is additive)

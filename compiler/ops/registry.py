@@ -281,7 +281,19 @@ class LowerCtx:
                 if te.inputs[arg].size == 0:
                     raise self.empty_error("its non-empty output reads elements of it (every index into an "
                                            "empty axis is out of range)", tensor=(inputs[arg], te.inputs[arg]))
+        self._check_declared(output, te.output)
         self._emit(ComputeStep(KernelSpec(stages=(Stage(te, tuple(inputs), output),), ops=(self.node.name,))))
+
+    def _check_declared(self, output: str, made: TensorType) -> None:
+        """ShapeError where the lowering makes one of the node's outputs in another shape than the
+        graph declares it: a model whose value_info contradicts its attributes and inputs (a
+        Conv's declared output left from before its strides changed) would otherwise reach the
+        plan with two shapes for one value."""
+        if output in self.node.outputs:
+            declared = self.out_types[self.node.outputs.index(output)]
+            if declared is not None and tuple(declared.shape) != tuple(made.shape):
+                raise ShapeError(f"output {output!r} is declared {list(declared.shape)}, but the node's inputs and "
+                                 f"attributes make it {list(made.shape)}", node=self.node.name)
 
     def emit_stages(self, stages, shared: tuple[str, ...]) -> None:
         """Emits one kernel of several stages ((te, inputs, output), in order) whose values named in
@@ -290,6 +302,7 @@ class LowerCtx:
         from ..ir.plan import ComputeStep
         from ..ir.spec import KernelSpec, Level, Stage
         st = tuple(Stage(te, tuple(ins), out) for te, ins, out in stages)
+        self._check_declared(st[-1].output, st[-1].expr.output)
         carried = tuple((s.output, Level.SHARED if s.output in shared else Level.REGISTER) for s in st[:-1])
         self._emit(ComputeStep(KernelSpec(stages=st, carried=carried, ops=(self.node.name,))))
 
@@ -335,8 +348,18 @@ class LowerCtx:
         return self._donate([(self.in_name(i), self.out_name(o)) for i, o in pairs])
 
     def alias(self, output: str, source: str) -> None:
-        """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel."""
+        """output is source's bytes under output's type (Reshape, Squeeze, ...): no kernel. A
+        ShapeError where the graph declares the output with another element count than its source
+        has (a stale value_info: the bytes cannot be both)."""
         from ..ir.plan import AliasStep
+        made = self.temps.get(source) or next(
+            (t for name, t in zip(self.node.inputs, self.in_types) if name == source and t is not None), None)
+        if output in self.node.outputs and made is not None:
+            declared = self.out_types[self.node.outputs.index(output)]
+            if declared is not None and declared.size != made.size:
+                raise ShapeError(f"output {output!r} is declared {list(declared.shape)} ({declared.size} elements), "
+                                 f"but it is a view of {source!r}, {list(made.shape)} ({made.size} elements)",
+                                 node=self.node.name)
         self._emit(AliasStep(output, source))
 
 

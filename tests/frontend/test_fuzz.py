@@ -393,3 +393,44 @@ def test_functions_the_inliner_refuses_are_model_errors(damage, match):
     with pytest.raises(ModelError, match="model-local functions that cannot be inlined") as e:
         import_model(m)
     assert match in str(e.value) and "\n" not in str(e.value)
+
+
+def _one_node_model(nodes, inputs, outputs, inits) -> bytes:
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, F32, s) for n, s in inputs],
+                          [helper.make_tensor_value_info(n, F32, s) for n, s in outputs],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 10
+    return m.SerializeToString()
+
+
+# Found by a longer run of the fuzz loop above (seeds 1000-20000 over eight shared models): the
+# compile raised ValueError from the welder stage's view arithmetic, two sizes for one value.
+def test_a_recurrence_whose_hidden_size_contradicts_its_weights_is_a_shape_error():
+    """ONNX infers an LSTM's outputs from hidden_size alone; the weights say 8."""
+    rng = np.random.default_rng(0)
+    W, R = rng.standard_normal((1, 32, 4)).astype(np.float32), rng.standard_normal((1, 32, 8)).astype(np.float32)
+    data = _one_node_model([helper.make_node("LSTM", ["x", "W", "R"], ["y"], hidden_size=2)],
+                           [("x", [3, 1, 4])], [("y", [3, 1, 1, 2])], [("W", W), ("R", R)])
+    with pytest.raises(CompilerError, match=r"LSTM with hidden_size 2.*W must be \[1, 8, 4\], got \[1, 32, 4\]"):
+        compiler.compile(data, "h100", HOST_ONLY)
+
+
+def test_a_view_of_another_element_count_is_a_shape_error():
+    """A Reshape to a constant shape of fewer elements than its input (ONNX's inference takes the
+    shape as it is): the output cannot be a view of the input's bytes."""
+    data = _one_node_model([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "s"], ["y"]),
+                            helper.make_node("Relu", ["y"], ["z"])],
+                           [("x", [2, 3, 4])], [("z", [2, 6])], [("s", np.array([2, 6], np.int64))])
+    with pytest.raises(CompilerError, match=r"declared \[2, 6\] \(12 elements\), but it is a view of 'r', \[2, 3, 4\]"):
+        compiler.compile(data, "h100", HOST_ONLY)
+
+
+def test_a_kernel_shape_that_contradicts_the_weight_is_a_shape_error():
+    """Before: ONNX sized the output by kernel_shape (2 x 2) and the lowering read a 3 x 3 weight
+    by it, silently."""
+    w = np.ones((4, 3, 3, 3), np.float32)
+    data = _one_node_model([helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[2, 2])],
+                           [("x", [1, 3, 8, 8])], [("y", [1, 4, 7, 7])], [("w", w)])
+    with pytest.raises(CompilerError, match=r"kernel_shape \[2, 2\] contradicts the weight's spatial shape \[3, 3\]"):
+        compiler.compile(data, "h100", HOST_ONLY)
