@@ -158,7 +158,7 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target, split: bool 
                             loader_sectors(te, view, view.b, view.n, bn, bk, view.b_k_fastest, view.N))
                     (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk, pads_a], memo["b", bn, bk, pads_b]
                     blocks_mn = view.B * math.ceil(view.M / bm) * math.ceil(view.N / bn)
-                    splits = split_k_factors(blocks_mn, math.ceil(view.K / bk), target) if split and floats else [1]
+                    splits = split_k_factors(blocks_mn, math.ceil(view.K / bk), target, waves=True) if split and floats else [1]
                     for stages in (1, 2):
                         if stages == 2 and view.K <= bk:
                             continue

@@ -50,12 +50,20 @@ TC_SPLITS = (2, 4, 8, 16)
 SPLIT_K_STEPS = 2.0
 
 
-def split_k_factors(blocks_mn: int, k_tiles: int, target: Target) -> list[int]:
+def split_k_factors(blocks_mn: int, k_tiles: int, target: Target, waves: bool = False) -> list[int]:
     """How many slices K may be split into: 1, and when the output tiles cannot fill the SMs, each
-    split of at least two k tiles a slice that stays within two blocks an SM."""
+    split of at least two k tiles a slice that stays within two blocks an SM: the powers of two,
+    and with `waves` the splits that fill one or two waves of a block an SM (and one fewer slice,
+    whose slices may divide the k tiles better). A power of two leaves a wave part empty wherever
+    the tile count is not one too: BERT-base's 24 output tiles of 128 x 128 fill 264 of 264 block
+    slots split 11 ways, 192 of them split 8 ways. The SIMT `gemm` asks for them (fp32 BERT,
+    GPT-2 and ViT predicted 15% faster); the tensor-core kinds, whose larger tiles gained at most
+    2% from them (bench/switch.py's full-size models), do not pay their candidates' compile time."""
     if blocks_mn >= target.sms:
         return [1]
-    return [1] + [s for s in TC_SPLITS if k_tiles >= 2 * s and blocks_mn * s <= 2 * target.sms]
+    extra = {w * target.sms // blocks_mn - d for w in (1, 2) for d in (0, 1)} if waves else set()
+    return [1] + sorted(s for s in set(TC_SPLITS) | extra
+                        if 2 <= s <= max(TC_SPLITS) and k_tiles >= 2 * s and blocks_mn * s <= 2 * target.sms)
 
 
 def split_k_terms(te: TensorExpr, split: int, k_tiles: int, stages: int) -> tuple[float, float]:

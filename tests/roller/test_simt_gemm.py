@@ -217,8 +217,8 @@ def _empty_last_slice(cfg, K):
 def test_split_k_forms_are_right(shape):
     """Few output tiles over a long K: the model picks split-K (each tile's k tiles divided among
     blocks, whose partial sums the tile's last block adds in slice order, then the epilogue).
-    Every split factor offered, one and two stages, ragged M, N and K, a last slice with no k tile
-    at all: right on the host harness in both thread orders; a large square GEMM stays unsplit."""
+    Every split factor offered (powers of two and the wave-filling ones), one and two stages,
+    ragged M, N and K, a last slice with no k tile at all: right on the host harness in both thread orders; a large square GEMM stays unsplit."""
     rng = np.random.default_rng(len(shape))
     *batch, m, k, n = shape
     arrays = [rng.standard_normal((*batch, m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)]
@@ -232,6 +232,8 @@ def test_split_k_forms_are_right(shape):
     assert empty is not None
     chosen = list(picked.values()) + [empty]
     assert {c.split_k for c in chosen} >= {1, 2, 4, 8, 16} and {c.param("stages") for c in chosen} == {1, 2}
+    # and the wave-filling splits (tc_gemm.split_k_factors), which are not powers of two
+    assert any(c.split_k & (c.split_k - 1) for c in chosen)
     check_builds([_render(kernel, c) for c in chosen])
     for y in _run(kernel, arrays, chosen, ref.shape):
         np.testing.assert_allclose(y, ref, rtol=0, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
@@ -239,3 +241,19 @@ def test_split_k_forms_are_right(shape):
     square = lower_types("MatMul", [TensorType(f32, (2048, 1024)), TensorType(f32, (1024, 2048))],
                          TensorType(f32, (2048, 2048)), {})
     assert _gemm_configs(square)[0].split_k == 1
+
+
+def test_split_factors_fill_whole_waves():
+    """BERT-base's 24 output tiles of 128 x 128 over 96 k tiles on an h100 (132 SMs): the powers of
+    two leave block slots empty (192 of 264 at 8 slices), so the factors also hold 5 and 11
+    (120 and 264 blocks: one and two whole waves of a block an SM) and one fewer each; none
+    passes two blocks an SM (16 would), and every slice has two k tiles at least. Tiles that fill the SMs
+    are never split. The tensor-core kinds keep the powers of two."""
+    from compiler.kinds.tc_gemm import split_k_factors
+    h100 = TARGET
+    factors = split_k_factors(24, 96, h100, waves=True)
+    assert factors == [1, 2, 4, 5, 8, 10, 11], factors
+    assert all(24 * s <= 2 * h100.sms and 96 >= 2 * s for s in factors)
+    assert split_k_factors(24, 12, h100, waves=True) == [1, 2, 4, 5]       # slices of two k tiles at least
+    assert split_k_factors(h100.sms, 96, h100, waves=True) == [1]
+    assert split_k_factors(24, 96, h100) == [1, 2, 4, 8]      # the tensor-core kinds' powers of two

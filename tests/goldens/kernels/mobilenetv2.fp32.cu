@@ -4,15 +4,15 @@
 // launch 1: conv_k1 grid=[512, 1, 1] block=[128, 1, 1] shared=512 params=[float float float out:float]
 // launch 2: conv_k2 grid=[384, 1, 1] block=[128, 1, 1] shared=768 params=[float float float float float out:float]
 // launch 3: conv_k3 grid=[192, 1, 1] block=[256, 1, 1] shared=0 params=[float float float out:float]
-// launch 4: conv_k4 grid=[64, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
+// launch 4: conv_k4 grid=[192, 1, 1] block=[32, 1, 1] shared=384 params=[float float float out:float out:float]
 // launch 5: conv_k5 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float out:float]
 // launch 6: conv_k6 grid=[384, 1, 1] block=[256, 1, 1] shared=1024 params=[float float float out:float]
 // launch 7: conv_k7 grid=[192, 1, 1] block=[64, 1, 1] shared=640 params=[float float float float float float out:float]
-// launch 8: conv_k8 grid=[32, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float out:float]
+// launch 8: conv_k8 grid=[96, 1, 1] block=[32, 1, 1] shared=384 params=[float float float float float out:float out:float]
 // launch 9: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
-// launch 10: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
+// launch 10: conv_k10 grid=[96, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 11: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
-// launch 12: conv_k10 grid=[16, 1, 1] block=[64, 1, 1] shared=2560 params=[float float float float float float out:float]
+// launch 12: conv_k10 grid=[96, 1, 1] block=[32, 1, 1] shared=768 params=[float float float float float float out:float out:float]
 // launch 13: conv_k9 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[float float float out:float]
 // launch 14: conv_k11 grid=[24, 1, 1] block=[32, 1, 1] shared=640 params=[float float float float float out:float out:float]
 // launch 15: conv_k12 grid=[36, 1, 1] block=[64, 1, 1] shared=1280 params=[float float float out:float]
@@ -283,16 +283,18 @@ BY_KERNEL void __launch_bounds__(256) conv_k3(const float* __restrict__ in0, con
 }
 
 // ===== conv_k4 =====
-BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 32) * 8; by_blk /= 32;
   const int by_m0 = (by_blk % 2) * 4; by_blk /= 2;
+  const int by_ks = (int)(by_blk % 3); by_blk /= 3;
+  const unsigned int by_tile = by_block.idx.x % 64u + by_block.idx.x / 192u * 64u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -300,11 +302,13 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 6 - kt_begin < 2 ? 6 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 64; e += 32) {
+    for (int e = tid; e < 32; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -313,9 +317,9 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -327,10 +331,10 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
@@ -343,6 +347,25 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 3u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 3; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -358,8 +381,9 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out) {
-  conv_k4_body(in0, in1, in2, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k4_arrivals[64];
+BY_KERNEL void conv_k4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k4_body(in0, in1, in2, by_ws, out, by_this_block(conv_k4_arrivals));
 }
 
 // ===== conv_k5 =====
@@ -564,16 +588,18 @@ BY_KERNEL void conv_k7(const float* __restrict__ in0, const float* __restrict__ 
 }
 
 // ===== conv_k8 =====
-BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 64;
+  float* const by_bs = by_as + 32;
   const int tid = threadIdx.x;
   const int tx = tid % 8;
   const int ty = tid / 8;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 3); by_blk /= 3;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 96u * 32u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -581,11 +607,13 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 6 - kt_begin < 2 ? 6 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 64; e += 32) {
+    for (int e = tid; e < 32; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 16 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -594,9 +622,9 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 128; e += 32) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 8; const int kk = e / 8;
-      const int gr = by_br0 + rr; const int gk = kt * 16 + kk;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 8 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -608,10 +636,10 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
       by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 64;
-    const float* const bs = by_bs + cur * 128;
+    const float* const as = by_as + cur * 32;
+    const float* const bs = by_bs + cur * 64;
     #pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
+    for (int kk = 0; kk < 8; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
@@ -624,6 +652,25 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     }
     __syncthreads();
   }
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 3u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 3; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -639,8 +686,9 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
     }
   }
 }
-BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ out) {
-  conv_k8_body(in0, in1, in2, in3, in4, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k8_arrivals[32];
+BY_KERNEL void conv_k8(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k8_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k8_arrivals));
 }
 
 // ===== conv_k9 =====
@@ -724,16 +772,18 @@ BY_KERNEL void conv_k9(const float* __restrict__ in0, const float* __restrict__ 
 }
 
 // ===== conv_k10 =====
-BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
-  float* const by_bs = by_as + 128;
+  float* const by_bs = by_as + 64;
   const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
+  const int tx = tid % 8;
+  const int ty = tid / 8;
   int by_blk = by_block.idx.x;
-  const int by_n0 = (by_blk % 4) * 16; by_blk /= 4;
+  const int by_n0 = (by_blk % 8) * 8; by_blk /= 8;
   const int by_m0 = (by_blk % 4) * 4; by_blk /= 4;
+  const int by_ks = (int)(by_blk % 3); by_blk /= 3;
+  const unsigned int by_tile = by_block.idx.x % 32u + by_block.idx.x / 96u * 32u;
   const int i0 = 0;
   float by_acc[1][1];
   #pragma unroll
@@ -741,11 +791,13 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     #pragma unroll
     for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
   const int by_ar0 = by_m0, by_br0 = by_n0;
-  for (int kt = 0; kt < 3; ++kt) {
+  const int kt_begin = by_ks * 2;
+  const int nloc = 6 - kt_begin < 2 ? 6 - kt_begin : 2;
+  for (int kt = 0; kt < nloc; ++kt) {
     const int cur = 0;
-    for (int e = tid; e < 128; e += 64) {
+    for (int e = tid; e < 64; e += 32) {
       const int rr = e % 4; const int kk = e / 4;
-      const int gr = by_ar0 + rr; const int gk = kt * 32 + kk;
+      const int gr = by_ar0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       {
         const int i1 = gr;
@@ -754,9 +806,9 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
       }
       by_as[kk * 4 + rr] = v;
     }
-    for (int e = tid; e < 512; e += 64) {
-      const int rr = e % 16; const int kk = e / 16;
-      const int gr = by_br0 + rr; const int gk = kt * 32 + kk;
+    for (int e = tid; e < 128; e += 32) {
+      const int rr = e % 8; const int kk = e / 8;
+      const int gr = by_br0 + rr; const int gk = (int)(kt_begin + kt) * 16 + kk;
       float v = 0;
       {
         int by_rm = gr;
@@ -765,18 +817,18 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
         const int r0 = gk;
         v = by_min(by_max((([&]() { float tf0_acc = 0.0f; BY_ROLLED for (int q0_0 = 0; q0_0 < 3; ++q0_0) BY_ROLLED for (int q0_1 = 0; q0_1 < 3; ++q0_1) { const int tf0_0 = ((i2 + q0_0) - (1ll)); const int tf0_1 = ((i3 + q0_1) - (1ll)); tf0_acc = tf0_acc + ((((((tf0_0 >= (0ll)) && (tf0_0 < (8ll))) && (tf0_1 >= (0ll))) && (tf0_1 < (8ll))) ? in0[(i0)*6144 + (r0)*64 + (tf0_0)*8 + (tf0_1)] : 0.0f) * in1[(r0)*9 + (q0_0)*3 + (q0_1)]); } return tf0_acc; }()) + in2[(r0)]), 0.0f), 6.0f);
       }
-      by_bs[kk * 16 + rr] = v;
+      by_bs[kk * 8 + rr] = v;
     }
     __syncthreads();
-    const float* const as = by_as + cur * 128;
-    const float* const bs = by_bs + cur * 512;
+    const float* const as = by_as + cur * 64;
+    const float* const bs = by_bs + cur * 128;
     #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       float a[1], b[1];
       #pragma unroll
       for (int i = 0; i < 1; ++i) a[i] = as[kk * 4 + ty + (i) * 4];
       #pragma unroll
-      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 16 + tx + (i) * 16];
+      for (int i = 0; i < 1; ++i) b[i] = bs[kk * 8 + tx + (i) * 8];
       #pragma unroll
       for (int i = 0; i < 1; ++i)
         #pragma unroll
@@ -785,12 +837,31 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     __syncthreads();
   }
   #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) by_ws[(((int)by_ks * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid] = by_acc[i][j];
+  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives
+  __syncthreads();
+  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done
+  if (tid == 0) *by_last = by_arrive(&by_block.arrivals[by_tile], 3u);
+  __syncthreads();
+  if (!*by_last) return;
+  __threadfence();   // the other slices are read after their arrivals were seen
+  #pragma unroll
+  for (int i = 0; i < 1; ++i)
+    #pragma unroll
+    for (int j = 0; j < 1; ++j) {
+      float by_sum = 0.0f;
+      for (int k = 0; k < 3; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
+      by_acc[i][j] = by_sum;
+    }
+  #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
     const int i1 = gm;
     #pragma unroll
     for (int j = 0; j < 1; ++j) {
-      const int gn = by_n0 + tx + (j) * 16;
+      const int gn = by_n0 + tx + (j) * 8;
       int by_en = gn;
       const int i3 = by_en % 8; by_en /= 8;
       const int i2 = by_en;
@@ -799,8 +870,9 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
     }
   }
 }
-BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out) {
-  conv_k10_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+BY_DEVICE_STATE unsigned int conv_k10_arrivals[32];
+BY_KERNEL void conv_k10(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+  conv_k10_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k10_arrivals));
 }
 
 // ===== conv_k11 =====
