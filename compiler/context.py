@@ -119,6 +119,8 @@ class CompileContext:
     sparta_memo: dict = field(default_factory=dict)
     # Roller's candidates per (expression, precision): half_storage's pricing makes them, roller reuses them
     tile_memo: dict = field(default_factory=dict)
+    # the render stage's unsplit forms of split kernels, by launch: the rammer stage may co-launch them
+    unsplit: dict = field(default_factory=dict)
 
     def kernel_store(self):
         """The store given to compile(), else the default one (opened only by passes that need it)."""

@@ -215,14 +215,14 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     # the report's memory and split-K effect: specs name their workspaces until rendered
     workspace, split = workspace_bytes(plan), split_specs(plan)
-    plan, record = render_plan(plan, ctx.target)
+    plan, record = render_plan(plan, ctx.target, ctx.unsplit)
     return plan, dict(record, workspace_bytes=workspace, split=split)
 
 
 def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("rammer"):
         return plan, {"enabled": False}
-    plan, stats = rammer_plan(plan, ctx.target, barriers=ctx.options.barriers)
+    plan, stats = rammer_plan(plan, ctx.target, barriers=ctx.options.barriers, unsplit=ctx.unsplit)
     return plan, dict(stats, enabled=True)
 
 

@@ -245,14 +245,24 @@ def _roofline(target: Target) -> dict:
                      "the fraction is the larger over its time; under the threshold it is latency-bound"}
 
 
+def kept_splits(records) -> list[dict]:
+    """The render stage's split specs (split_specs) that the plan kept: less those the rammer
+    stage co-launched in their unsplit forms (its record's `unsplit`, by ops)."""
+    render = next((r.info for r in records if r.name == "render"), {})
+    rammer = next((r.info for r in records if r.name == "rammer"), {})
+    swapped = [u["ops"] for u in rammer.get("unsplit", [])]
+    return [x for x in render.get("split", []) if x["ops"] not in swapped]
+
+
 def _memory(footprint: dict | None, records) -> dict:
     """Device memory: the fit stage's footprint (weights, inputs, the arena with intermediates and
     outputs) and the split configurations' workspaces within the arena (the render stage's record)."""
     fp = footprint or next((r.info for r in records if r.name == "fit"), None) or {}
     render = next((r.info for r in records if r.name == "render"), {})
+    dropped = sum(x["workspace_bytes"] for x in render.get("split", []) if x not in kept_splits(records))
     return {"weights_bytes": int(fp.get("weights_bytes", 0)), "inputs_bytes": int(fp.get("inputs_bytes", 0)),
             "arena_bytes": int(fp.get("arena_bytes", 0)),
-            "workspace_bytes": int(render.get("workspace_bytes", 0)),
+            "workspace_bytes": int(render.get("workspace_bytes", 0)) - dropped,
             "total_bytes": int(fp.get("total_bytes", 0))}
 
 
@@ -293,7 +303,7 @@ def _techniques(report: dict, records, options) -> list[dict]:
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
     welder, grinder, tune = info.get("welder", {}), info.get("grinder", {}), report["tune"]
-    render = info.get("render", {})
+    unsplit, split = sched.get("unsplit", []), kept_splits(records)
     half = info.get("half_storage", {})
     dense, executed = report["flops"]["dense"], report["flops"]["executed"]
     regions = cf["regions"]
@@ -331,8 +341,8 @@ def _techniques(report: dict, records, options) -> list[dict]:
             "dram_bytes_before": half["dram_bytes_before"], "dram_bytes_after": half["dram_bytes_after"]}
          if half.get("enabled") else {}},
         {"name": "split-K", "stage": "roller", "enabled": options.enabled("split_k") and options.enabled("roller"),
-         "effect": {"split_kernels": len(render.get("split", [])), "split": render.get("split", []),
-                    "workspace_bytes": int(render.get("workspace_bytes", 0))}},
+         "effect": {"split_kernels": len(split), "split": split, "unsplit_to_co_launch": len(unsplit),
+                    "workspace_bytes": sum(x["workspace_bytes"] for x in split)}},
         {"name": "tuning", "stage": "tune", "enabled": tune.get("status") not in ("skipped", "disabled"),
          "effect": {k: tune[k] for k in ("status", "reason", "times") if k in tune}},
         {"name": "grouped experts", "stage": "lower", "enabled": options.enabled("grouped_experts"),
@@ -389,8 +399,11 @@ def workspace_bytes(plan: Plan) -> int:
 
 def split_specs(plan: Plan) -> list[dict]:
     """The unrendered specs whose configuration divides a reduction among blocks (split-K, a split
-    reduction, flash decoding's key splits): `ops`, `kind`, `split_k` (the slices), in plan order."""
-    return [{"ops": list(s.spec.ops), "kind": s.spec.kind, "split_k": s.spec.config.split_k}
+    reduction, flash decoding's key splits): `ops`, `kind`, `split_k` (the slices) and
+    `workspace_bytes`, in plan order."""
+    types = all_types(plan)
+    return [{"ops": list(s.spec.ops), "kind": s.spec.kind, "split_k": s.spec.config.split_k,
+             "workspace_bytes": types[s.spec.workspace].nbytes if s.spec.workspace in types else 0}
             for s in plan.steps_within() if isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec)
             and s.spec.config is not None and s.spec.config.split_k > 1]
 
@@ -441,11 +454,12 @@ def _cuda_graph(plan: Plan) -> dict:
 
 
 def _schedule(records) -> dict:
-    """The rammer stage's decisions: kernels before scheduling, launches after, and each co-launch
-    (its members with their blocks and predicted times, the wave, both predictions)."""
+    """The rammer stage's decisions: kernels before scheduling, launches after, each co-launch
+    (its members with their blocks and predicted times, the wave, both predictions), and the
+    split kernels it replaced by their unsplit forms to co-launch them (`unsplit`)."""
     info = next((r.info for r in records if r.name == "rammer"), {})
     if not info.get("enabled"):
-        return {"enabled": False, "co_launches": []}
+        return {"enabled": False, "co_launches": [], "unsplit": []}
     return {"enabled": True, "kernels": info["kernels"], "launches": info["launches"],
             "co_launches": info["co_launches"], "barriers": info.get("barriers", False),
-            "barrier_launches": info.get("barrier_launches", [])}
+            "barrier_launches": info.get("barrier_launches", []), "unsplit": info.get("unsplit", [])}

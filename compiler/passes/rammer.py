@@ -40,23 +40,29 @@ from ..targets import Target
 BARRIER_US = 1.0
 
 
-def rammer_plan(plan: Plan, target: Target, *, barriers: bool = False) -> tuple[Plan, dict]:
+def rammer_plan(plan: Plan, target: Target, *, barriers: bool = False,
+                unsplit: dict | None = None) -> tuple[Plan, dict]:
     """The plan in wavefront order with co-launches (and, with `barriers`, consecutive launches
-    joined by step counters); the record lists them with both predictions."""
-    record: dict = {"kernels": 0, "launches": 0, "co_launches": [], "barriers": barriers, "barrier_launches": []}
-    return _plan(plan, target, record), record
+    joined by step counters); the record lists them with both predictions. `unsplit`: by launch,
+    the unsplit form of each kernel that divides its reduction among blocks (the render stage's):
+    a wave takes those forms where packing them is predicted faster than the split kernels apart
+    (the record's `unsplit`)."""
+    record: dict = {"kernels": 0, "launches": 0, "co_launches": [], "barriers": barriers, "barrier_launches": [],
+                    "unsplit": []}
+    return _plan(plan, target, record, unsplit or {}), record
 
 
-def _plan(plan: Plan, target: Target, record: dict) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, target, record)) for s in plan.steps))
-    steps = plan.steps
+def _plan(plan: Plan, target: Target, record: dict, unsplit: dict) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, target, record, unsplit))
+                                                 for s in plan.steps))
+    steps = list(plan.steps)
     types = dict(plan.types)
     level = waves(plan)
     order = sorted(range(len(steps)), key=lambda k: (level[k], k))
     out = []
     for wave, members in itertools.groupby(order, key=lambda k: level[k]):
         members = list(members)
-        packs = _packs([k for k in members if _candidate(steps[k], target)], steps, types, target)
+        packs = _wave_packs(members, steps, types, target, unsplit, record)
         first = {pack[0]: (pack, times) for pack, times in packs}
         inside = {k for pack, _ in packs for k in pack}
         for k in members:
@@ -72,6 +78,45 @@ def _plan(plan: Plan, target: Target, record: dict) -> Plan:
     record["kernels"] += sum(isinstance(s, LaunchStep) for s in steps)
     record["launches"] += sum(isinstance(s, LaunchStep) for s in out)
     return dataclasses.replace(plan, steps=tuple(out))
+
+
+def _wave_packs(members: list[int], steps: list, types, target: Target, unsplit: dict, record: dict):
+    """The wave's packs; where members have unsplit forms, the wave with them swapped in (and
+    `steps` updated) when its launches are predicted faster than with the split kernels."""
+    packs = _packs([k for k in members if _candidate(steps[k], target)], steps, types, target)
+    swaps = {k: unsplit[steps[k].kernel] for k in members
+             if isinstance(steps[k], LaunchStep) and steps[k].kernel in unsplit}
+    if not swaps:
+        return packs
+    other = [LaunchStep(swaps[k]) if k in swaps else s for k, s in enumerate(steps)]
+    other_packs = _packs([k for k in members if _candidate(other[k], target)], other, types, target)
+    split_us, unsplit_us = (_wave_us(members, ps, st, types, target)
+                            for ps, st in ((packs, steps), (other_packs, other)))
+    if unsplit_us >= split_us:
+        return packs
+    # only the swaps a pack took: a swapped kernel left alone is slower than its split form
+    taken = {k for pack, _ in other_packs for k in pack if k in swaps}
+    if not taken:
+        return packs
+    chosen = [LaunchStep(swaps[k]) if k in taken else s for k, s in enumerate(steps)]
+    chosen_packs = _packs([k for k in members if _candidate(chosen[k], target)], chosen, types, target)
+    chosen_us = _wave_us(members, chosen_packs, chosen, types, target)
+    if chosen_us >= split_us:
+        return packs
+    for k in sorted(taken):
+        record["unsplit"].append({"ops": list(steps[k].kernel.ops), "split": steps[k].kernel.entry,
+                                  "unsplit": swaps[k].entry, "wave_us": {"split": round(split_us, 3),
+                                                                          "unsplit": round(chosen_us, 3)}})
+        steps[k] = chosen[k]
+    return chosen_packs
+
+
+def _wave_us(members: list[int], packs, steps, types, target: Target) -> float:
+    """A wave's predicted time: each pack's co-launch, each other launch alone (a launch each)."""
+    packed = {k for pack, _ in packs for k in pack}
+    return sum(times[0] for _, times in packs) + sum(
+        kernel_us(steps[k].kernel, types, target) + LAUNCH_US for k in members
+        if k not in packed and isinstance(steps[k], LaunchStep))
 
 
 def _candidate(step, target: Target) -> bool:

@@ -18,8 +18,11 @@ from ..kinds import kind_for
 from ..targets import Target
 
 
-def render_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
-    """Every spec rendered; the record counts launches per kind."""
+def render_plan(plan: Plan, target: Target, unsplit: dict | None = None) -> tuple[Plan, dict]:
+    """Every spec rendered; the record counts launches per kind. `unsplit` (when given) gains, by
+    launch (its kernel: the digest alone names the code, not the buffers), the launch of each one-launch spec that divides its reduction among blocks
+    rendered from its best unsplit candidate: the rammer stage co-launches those where that pays
+    (a split kernel fills the SMs alone, so it never shares a launch)."""
     stats: dict = {"launches": 0, "kinds": {}}
 
     def render(step, types):
@@ -29,9 +32,25 @@ def render_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
         kernels = render_spec(step.spec, target, kind)
         stats["launches"] += len(kernels)
         stats["kinds"][kind.NAME] = stats["kinds"].get(kind.NAME, 0) + len(kernels)
+        if unsplit is not None and len(kernels) == 1:
+            other = unsplit_form(step.spec, target)
+            if other is not None:
+                unsplit[kernels[0]] = other
         return [LaunchStep(k) for k in kernels]
 
     return rewrite(plan, render), stats
+
+
+def unsplit_form(spec: KernelSpec | ExternSpec, target: Target) -> Kernel | None:
+    """The one launch of a split spec's best unsplit candidate (its candidates best first), None
+    where the spec does not split or keeps no unsplit candidate."""
+    if not isinstance(spec, KernelSpec) or spec.config is None or spec.config.split_k == 1:
+        return None
+    cfg = next((c for c in spec.candidates if c.split_k == 1 and c.kind == spec.config.kind), None)
+    if cfg is None:
+        return None
+    kernels = render_spec(dataclasses.replace(spec, config=cfg, workspace=""), target)
+    return kernels[0] if len(kernels) == 1 else None
 
 
 def render_step(step, target: Target | None = None) -> list:

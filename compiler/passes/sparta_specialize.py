@@ -76,7 +76,7 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     if choice["best"] is None:
         entry["why"] = "no tile configuration has a zero block"
         return spec, entry
-    cfg, sparse_us, density = choice["best"]
+    cfg, sparse_us, density, unsplit = choice["best"]
     entry["predicted_us"]["block_sparse"] = round(sparse_us, 3)
     entry.update(format="bcsr", block=[cfg.tile("block").size("n" if choice["operand"] == "b" else "m"),
                                        cfg.tile("block").size("k")], density=round(density, 4),
@@ -85,7 +85,8 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
         entry["why"] = "the micro-model predicts the dense kernel at least as fast"
         return spec, entry
     entry["chosen"] = "block_sparse"
-    return dataclasses.replace(spec, kind=block_sparse_gemm.NAME, config=cfg, candidates=(cfg,)), entry
+    return dataclasses.replace(spec, kind=block_sparse_gemm.NAME, config=cfg,
+                               candidates=(cfg,) if unsplit is None else (cfg, unsplit)), entry
 
 
 def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict) -> float | None:
@@ -300,16 +301,22 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndar
         low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True)
         bounded.append((predict_workload(low, target).us, len(bounded), cfg, offsets, ktiles))
     # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
-    # cover's search does: the same choice as pricing them all)
-    best, first = None, None
+    # cover's search does: the same choice as pricing them all), and, where the best splits K,
+    # the best unsplit one (the rammer stage may co-launch it instead: render.unsplit_form)
+    best, first, unsplit, unsplit_first = None, None, None, None
     for bound, n, cfg, offsets, ktiles in sorted(bounded, key=lambda b: b[:2]):
-        if best is not None and (bound, n) >= (best[1], first):
+        if best is not None and (bound, n) >= (best[1], first) and (
+                best[0].split_k == 1 or unsplit is not None and (bound, n) >= (predict(unsplit, target).us, unsplit_first)):
             break
         sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target)
         us = predict(sparse, target).us
         if best is None or (us, n) < (best[1], first):
             best, first = (sparse, us, sparse.param("density")), n
-    return best
+        if sparse.split_k == 1 and (unsplit is None or (us, n) < (predict(unsplit, target).us, unsplit_first)):
+            unsplit, unsplit_first = sparse, n
+    if best is None:
+        return None
+    return best + ((unsplit if best[0].split_k > 1 else None),)
 
 
 def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],

@@ -106,7 +106,8 @@ def test_split_k_effect_is_measured_against_its_switch(models_dir, resnet):
     assert on["effect"]["workspace_bytes"] == resnet["memory"]["workspace_bytes"] > 0
     rep = _compile(models_dir, "resnet", disable=("split_k",), verify="host")
     off = next(t for t in rep["techniques"] if t["name"] == "split-K")
-    assert not off["enabled"] and off["effect"] == {"split_kernels": 0, "split": [], "workspace_bytes": 0}
+    assert not off["enabled"] and off["effect"] == {"split_kernels": 0, "split": [], "unsplit_to_co_launch": 0,
+                                                    "workspace_bytes": 0}
     assert rep["memory"]["workspace_bytes"] == 0
     assert not any(int(k["config"].get("split_k", 1)) > 1 for k in rep["kernels"])
     assert rep["latency"]["predicted_us"] > resnet["latency"]["predicted_us"]

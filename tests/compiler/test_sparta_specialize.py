@@ -106,7 +106,7 @@ def test_weight_zeros_concentrated_in_few_row_tiles_are_priced_slower_than_sprea
     price = {}
     for name, mask in (("spread", spread), ("packed", packed)):
         nonzero = np.kron(mask, np.ones((32, 32), bool))     # the operand as [rows = n, k]
-        cfg, us, density = _best_sparse(te, view, "b", nonzero, h100)
+        cfg, us, density, _ = _best_sparse(te, view, "b", nonzero, h100)
         price[name] = (us, cfg.text())
     assert price["packed"][0] > 1.1 * price["spread"][0], price
 
