@@ -17,7 +17,9 @@ predicts it faster than its members launched one after another:
 
 (members running side by side share the DRAM bandwidth). Member times are the micro-model's
 (config predicted_us) or the fallback estimate (roller/cost_model.py). A kernel that fills the GPU
-alone, a cooperative kernel and a kernel with tensor maps stay alone. The stage runs after render
+alone, a cooperative kernel and a kernel with tensor maps stay alone; a split kernel (split-K)
+fills it alone, so a wave is also packed with the split kernels' unsplit forms (the render
+stage's) and takes them where its launches are predicted faster so. The stage runs after render
 and before build and the memory plan, so co-launches are built like any kernel and the arena is
 laid out for the new order. Control-flow bodies are scheduled the same way, inside."""
 from __future__ import annotations
