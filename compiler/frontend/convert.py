@@ -33,6 +33,9 @@ def tensor_to_array(t: onnx.TensorProto, *, op: str, node: str | None) -> np.nda
     """The data of a tensor proto as NumPy (external data is read into the proto, or refused, first)."""
     what = f"tensor '{t.name}'" if t.name else "a tensor attribute"
     dt = dtype_of(t.data_type, op=op, node=node, what=what)
+    if any(d < 0 for d in t.dims):     # NumPy would read -1 as "the rest" and -2 as an error of its own
+        raise ModelError(f"{what} has dims {list(t.dims)}: a dimension is negative", node=node,
+                         hint="the file may be corrupt; re-export the model")
     try:
         a = numpy_helper.to_array(t)
     except ValueError as e:  # the payload's length disagrees with the dims

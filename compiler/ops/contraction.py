@@ -30,6 +30,19 @@ def _str_attr(node, name: str, default: str) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def _auto_pad(node) -> str:
+    """The node's auto_pad, one of AUTO_PADS (a ShapeError for anything else: read as NOTSET, a
+    misspelt SAME_UPPER would pad nothing, silently)."""
+    auto_pad = _str_attr(node, "auto_pad", "NOTSET")
+    if auto_pad not in AUTO_PADS:
+        raise ShapeError(f"auto_pad {auto_pad!r} is not one of {', '.join(AUTO_PADS)}",
+                         node=getattr(node, "name", None))
+    return auto_pad
+
+
 def reduction_axes(extents, op: str = "sum") -> tuple[list[Expr], Reduce]:
     """Reduction variables for `extents` (extent-1 axes become the constant 0) and their Reduce."""
     exprs: list[Expr] = []
@@ -107,7 +120,7 @@ def window_geometry(node, in_spatial, kernel, *, ceil_mode: bool = False) -> Win
     n = len(in_spatial)
     strides = _ints(node.attr("strides"), [1] * n)
     dil = _ints(node.attr("dilations"), [1] * n)
-    auto_pad = _str_attr(node, "auto_pad", "NOTSET")
+    auto_pad = _auto_pad(node)
     eff = [(k - 1) * d + 1 for k, d in zip(kernel, dil)]
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         out = [-(-i // s) for i, s in zip(in_spatial, strides)]
@@ -591,7 +604,7 @@ def convtranspose_geometry(node, x_shape, w_shape) -> Window:
     strides = _ints(node.attr("strides"), [1] * n)
     dil = _ints(node.attr("dilations"), [1] * n)
     opad = _ints(node.attr("output_padding"), [0] * n)
-    auto_pad = _str_attr(node, "auto_pad", "NOTSET")
+    auto_pad = _auto_pad(node)
     out_shape = node.attr("output_shape")
     full = [s * (i - 1) + op + (k - 1) * d + 1 for s, i, op, k, d in zip(strides, ins, opad, kernel, dil)]
     pads = node.attr("pads")

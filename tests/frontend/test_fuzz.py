@@ -434,3 +434,22 @@ def test_a_kernel_shape_that_contradicts_the_weight_is_a_shape_error():
                            [("x", [1, 3, 8, 8])], [("y", [1, 4, 7, 7])], [("w", w)])
     with pytest.raises(CompilerError, match=r"kernel_shape \[2, 2\] contradicts the weight's spatial shape \[3, 3\]"):
         compiler.compile(data, "h100", HOST_ONLY)
+
+
+# Found by running the mutants that compile against onnxruntime (seeds 60000-64124): it refused
+# these, and Brickyard compiled them.
+def test_an_unknown_auto_pad_is_a_shape_error():
+    """Read as NOTSET before: a misspelt SAME_UPPER padded nothing."""
+    w = np.ones((4, 3, 3, 3), np.float32)
+    data = _one_node_model([helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPPER")],
+                           [("x", [1, 3, 8, 8])], [("y", [1, 4, 8, 8])], [("w", w)])
+    with pytest.raises(CompilerError, match=r"auto_pad 'SAME_UPPPER' is not one of NOTSET, SAME_UPPER"):
+        compiler.compile(data, "h100", HOST_ONLY)
+
+
+def test_an_initializer_with_a_negative_dimension_is_a_model_error():
+    m = onnx.load_from_string(_one_node_model([helper.make_node("Add", ["x", "b"], ["y"])],
+                                              [("x", [2])], [("y", [2])], [("b", np.ones(2, np.float32))]))
+    m.graph.initializer[0].dims[:] = [-2]
+    with pytest.raises(ModelError, match=r"tensor 'b' has dims \[-2\]: a dimension is negative"):
+        compiler.compile(m.SerializeToString(), "h100", HOST_ONLY)
