@@ -286,9 +286,8 @@ class LowerCtx:
 
     def _check_declared(self, output: str, made: TensorType) -> None:
         """ShapeError where the lowering makes one of the node's outputs in another shape than the
-        graph declares it: a model whose value_info contradicts its attributes and inputs (a
-        Conv's declared output left from before its strides changed) would otherwise reach the
-        plan with two shapes for one value."""
+        graph declares it (ONNX's inference, which the graph's types come from, trusting an
+        attribute the inputs contradict): the plan would otherwise hold two shapes for one value."""
         if output in self.node.outputs:
             declared = self.out_types[self.node.outputs.index(output)]
             if declared is not None and tuple(declared.shape) != tuple(made.shape):

@@ -20,9 +20,10 @@ from ..targets import Target
 
 def render_plan(plan: Plan, target: Target, unsplit: dict | None = None) -> tuple[Plan, dict]:
     """Every spec rendered; the record counts launches per kind. `unsplit` (when given) gains, by
-    launch (its kernel: the digest alone names the code, not the buffers), the launch of each one-launch spec that divides its reduction among blocks
-    rendered from its best unsplit candidate: the rammer stage co-launches those where that pays
-    (a split kernel fills the SMs alone, so it never shares a launch)."""
+    launch (its kernel: the digest alone names the code, not the buffers), the launch of each
+    one-launch spec that divides its reduction among blocks rendered from its best unsplit
+    candidate: the rammer stage co-launches those where that pays (a split kernel fills the SMs
+    alone, so it never shares a launch)."""
     stats: dict = {"launches": 0, "kinds": {}}
 
     def render(step, types):
