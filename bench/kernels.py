@@ -575,6 +575,15 @@ def write_results(suite: str, device: str, settings: dict, rows: list, out_dir) 
     return path
 
 
+def model_paths(shared: str, models_dir: list[str]) -> dict[str, Path]:
+    """The .onnx models of the shared folder and of each folder in `models_dir`, by name; a name
+    the shared folder has too is `<folder>/<name>` (the compile-only suites' model choice)."""
+    paths = {p.stem: p for p in (Path(shared) / "models").glob("*.onnx")}
+    for d in models_dir:
+        paths.update({p.stem if p.stem not in paths else f"{Path(d).name}/{p.stem}": p for p in Path(d).glob("*.onnx")})
+    return paths
+
+
 def _fmt(x, nd=1):
     if x is None:
         return "-"

@@ -58,9 +58,8 @@ def main() -> int:
                     help="switched off in both compiles (repeatable)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = ap.parse_args()
-    paths = {p.stem: p for p in (Path(a.shared) / "models").glob("*.onnx")}
-    for d in a.models_dir:       # a name the shared folder has too is the folder's name/its name
-        paths.update({p.stem if p.stem not in paths else f"{Path(d).name}/{p.stem}": p for p in Path(d).glob("*.onnx")})
+    from bench.kernels import model_paths
+    paths = model_paths(a.shared, a.models_dir)
     names = a.models.split(",") if a.models else sorted(paths)
     unknown = [n for n in names if n not in paths]
     if unknown:

@@ -53,7 +53,7 @@ from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
-from .report import TOLERANCE, make_header, make_report, plan_traffic, split_specs, workspace_bytes
+from .report import TOLERANCE, make_header, make_report, plan_traffic, split_specs
 from .roller.construct import compilation_scope
 from .roller.cost_model import LAUNCH_US, kernel_us
 from .targets import Target, get_target
@@ -214,9 +214,9 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     # the report's memory and split-K effect: specs name their workspaces until rendered
-    workspace, split = workspace_bytes(plan), split_specs(plan)
+    split = split_specs(plan)
     plan, record = render_plan(plan, ctx.target, ctx.unsplit)
-    return plan, dict(record, workspace_bytes=workspace, split=split)
+    return plan, dict(record, split=split)
 
 
 def _rammer(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:

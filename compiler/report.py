@@ -19,7 +19,7 @@ from .targets import Target
 from .version import compiler_key, package_version
 
 __all__ = ["FORMAT", "SCHEMA_PATH", "dram_bytes", "make_header", "make_report", "plan_traffic", "report_html",
-           "split_specs", "validate_report", "workspace_bytes"]
+           "split_specs", "validate_report"]
 
 # report.json's format: 2 added per kernel the roofline fields and op types; time_split, by_op_type,
 # roofline, input_shapes, techniques, memory's workspace and verification's outcome (docs/report.md).
@@ -258,11 +258,9 @@ def _memory(footprint: dict | None, records) -> dict:
     """Device memory: the fit stage's footprint (weights, inputs, the arena with intermediates and
     outputs) and the split configurations' workspaces within the arena (the render stage's record)."""
     fp = footprint or next((r.info for r in records if r.name == "fit"), None) or {}
-    render = next((r.info for r in records if r.name == "render"), {})
-    dropped = sum(x["workspace_bytes"] for x in render.get("split", []) if x not in kept_splits(records))
     return {"weights_bytes": int(fp.get("weights_bytes", 0)), "inputs_bytes": int(fp.get("inputs_bytes", 0)),
             "arena_bytes": int(fp.get("arena_bytes", 0)),
-            "workspace_bytes": int(render.get("workspace_bytes", 0)) - dropped,
+            "workspace_bytes": sum(x["workspace_bytes"] for x in kept_splits(records)),
             "total_bytes": int(fp.get("total_bytes", 0))}
 
 
@@ -386,15 +384,6 @@ def plan_traffic(plan: Plan) -> int:
             if isinstance(s.spec, KernelSpec):
                 total -= unread_bytes(s.spec.stages, types)
     return total
-
-
-def workspace_bytes(plan: Plan) -> int:
-    """The bytes of the split configurations' workspaces (fp32 partial sums in the arena) among a
-    plan's unrendered specs."""
-    types = all_types(plan)
-    names = {s.spec.workspace for s in plan.steps_within()
-             if isinstance(s, ComputeStep) and getattr(s.spec, "workspace", "")}
-    return sum(types[n].nbytes for n in names if n in types)
 
 
 def split_specs(plan: Plan) -> list[dict]:

@@ -56,9 +56,10 @@ def split_k_factors(blocks_mn: int, k_tiles: int, target: Target, waves: bool = 
     and with `waves` the splits that fill one or two waves of a block an SM (and one fewer slice,
     whose slices may divide the k tiles better). A power of two leaves a wave part empty wherever
     the tile count is not one too: BERT-base's 24 output tiles of 128 x 128 fill 264 of 264 block
-    slots split 11 ways, 192 of them split 8 ways. The SIMT `gemm` asks for them (fp32 BERT,
-    GPT-2 and ViT predicted 15% faster); the tensor-core kinds, whose larger tiles gained at most
-    2% from them (bench/switch.py's full-size models), do not pay their candidates' compile time."""
+    slots split 11 ways, 192 of them split 8 ways. The SIMT `gemm` asks for them (full-size fp32
+    BERT 772.7 -> 661.5 us predicted: bench/results/switch-20261130T041404Z.json against
+    -052507Z.json); the tensor-core kinds keep the powers of two (a trial that offered them these
+    too, not kept, moved their predictions little for more candidates to price)."""
     if blocks_mn >= target.sms:
         return [1]
     extra = {w * target.sms // blocks_mn - d for w in (1, 2) for d in (0, 1)} if waves else set()

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
 from ..ir.texpr import Reduce, TensorExpr, Var, load, out_vars, reduce_vars, select
 from .recurrence_kernels import Activation, RnnSpec, recurrence_kernel
-from ..errors import ShapeError
 from .registry import LowerCtx, register
 
 _DEFAULT_ACTS = {"LSTM": ("Sigmoid", "Tanh", "Tanh"), "GRU": ("Sigmoid", "Tanh"), "RNN": ("Tanh",)}

@@ -303,20 +303,21 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndar
     # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
     # cover's search does: the same choice as pricing them all), and, where the best splits K,
     # the best unsplit one (the rammer stage may co-launch it instead: render.unsplit_form)
-    best, first, unsplit, unsplit_first = None, None, None, None
+    best, first = None, None
+    unsplit = None          # (us, n, config) of the best unsplit one
     for bound, n, cfg, offsets, ktiles in sorted(bounded, key=lambda b: b[:2]):
         if best is not None and (bound, n) >= (best[1], first) and (
-                best[0].split_k == 1 or unsplit is not None and (bound, n) >= (predict(unsplit, target).us, unsplit_first)):
+                best[0].split_k == 1 or unsplit is not None and (bound, n) >= unsplit[:2]):
             break
         sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target)
         us = predict(sparse, target).us
         if best is None or (us, n) < (best[1], first):
             best, first = (sparse, us, sparse.param("density")), n
-        if sparse.split_k == 1 and (unsplit is None or (us, n) < (predict(unsplit, target).us, unsplit_first)):
-            unsplit, unsplit_first = sparse, n
+        if sparse.split_k == 1 and (unsplit is None or (us, n) < unsplit[:2]):
+            unsplit = (us, n, sparse)
     if best is None:
         return None
-    return best + ((unsplit if best[0].split_k > 1 else None),)
+    return best + ((unsplit[2] if best[0].split_k > 1 and unsplit is not None else None),)
 
 
 def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],

@@ -250,7 +250,8 @@ def test_split_factors_fill_whole_waves():
     passes two blocks an SM (16 would), and every slice has two k tiles at least. Tiles that fill the SMs
     are never split. The tensor-core kinds keep the powers of two."""
     from compiler.kinds.tc_gemm import split_k_factors
-    h100 = TARGET
+    h100 = TARGET          # an h100: 132 SMs
+    assert h100.sms == 132
     factors = split_k_factors(24, 96, h100, waves=True)
     assert factors == [1, 2, 4, 5, 8, 10, 11], factors
     assert all(24 * s <= 2 * h100.sms and 96 >= 2 * s for s in factors)
