@@ -102,7 +102,11 @@ def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str
                                shared_limit=shape["shared_limit"], taken=taken)
             types.update(rk.types)
             constants.update(rk.constants)
-            steps.append(LaunchStep(rk.kernel))
+            # the kernel's time is its bodies': the report's latency counts it as a host region's
+            # body kernels are (each once, a loop's each iteration where the count is static)
+            iterations = _static_iterations(s, plan)
+            steps.append(LaunchStep(dataclasses.replace(rk.kernel, config=rk.kernel.config + (
+                ("predicted_us", round(device * iterations, 3)), ("iterations", iterations)))))
             entry.update(runs="device", how="persistent kernel", kernel=rk.kernel.entry, grid=shape["grid"],
                          block=shape["threads"], grid_barriers_per_iteration=_barriers(s))
             record["regions"].append(entry)
@@ -223,6 +227,21 @@ def host_round_trips(plan: Plan) -> int | None:
             length = t.shape[s.scan_input_axes[0] % t.rank]
             total += len(s.scan_in) + length * (len(s.body.outputs) - s.n_state + inner)
     return total
+
+
+def _static_iterations(region, plan: Plan) -> int:
+    """Iterations of a region known at compile time: a Loop's static trip count, a Scan's length,
+    1 for an If (its branch) and for a loop whose count is known only at run time."""
+    if isinstance(region, LoopStep):
+        trips = _static_trips(region, plan)
+        constant = dict(plan.constants).get(region.trip_count) if region.trip_count and not region.cond else None
+        if trips is None and constant is not None:
+            trips = int(constant.array().reshape(-1)[0])
+        return max(trips or 1, 1)
+    if isinstance(region, ScanStep):
+        t = dict(plan.types)[region.scan_in[0]]
+        return t.shape[region.scan_input_axes[0] % t.rank]
+    return 1
 
 
 def _static_trips(s: LoopStep, plan: Plan) -> int | None:

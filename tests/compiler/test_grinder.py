@@ -183,6 +183,27 @@ def test_scan_reverse_and_axes():
            regions_on_device=1)
 
 
+def test_a_device_region_kernel_carries_its_bodies_time():
+    """The persistent kernel of a Scan of 5 steps is predicted 5 times the region's device time per
+    iteration, and the plan's latency counts it (it was the roofline fallback's few nanoseconds,
+    the bodies left out); with the grinder off the latency counts the body kernels once."""
+    n, length = 4096, 5
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc", "row"], ["acc2"]), helper.make_node("Tanh", ["acc2"], ["y"])],
+        "body", [_vi("acc", [n]), _vi("row", [n])], [_vi("acc2", [n]), _vi("y", [n])])
+    m = _model([helper.make_node("Scan", ["init", "seq"], ["final", "ys"], body=body, num_scan_inputs=1)],
+               [_vi("init", [n]), _vi("seq", [length, n])], [_vi("final", [n]), _vi("ys", [length, n])])
+    on, off = _compile(m), _compile(m, "grinder")
+    (region,) = on.report["control_flow"]["regions"]
+    (kernel,) = [k for k in on.report["kernels"] if k["name"] == region["kernel"]]
+    per_iteration = region["predicted_us_per_iteration"]["device"]
+    assert kernel["config"]["iterations"] == length
+    assert kernel["predicted_us"] == pytest.approx(per_iteration * length, abs=1e-3)
+    assert on.report["latency"]["predicted_us"] > per_iteration * length
+    body_us = sum(k["predicted_us"] for k in off.report["kernels"])
+    assert off.report["latency"]["predicted_us"] >= body_us
+
+
 def test_conformance_control_flow_cases_run_on_the_device():
     """ONNX's Loop, If and Scan node cases the importer takes: right, each region on the device."""
     from compiler import conformance
