@@ -116,7 +116,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
         "tune": tuning["info"],
     }
-    report["techniques"] = _techniques(report, records, options)
+    report["techniques"] = _techniques(report, records, options, imported.selection_caps)
     if os.environ.get("BRICKYARD_CHECK_REPORT") == "1":   # the tests set it (tests/conftest.py)
         validate_report(report)
     return report
@@ -296,7 +296,7 @@ def _verification(verification: dict | None, precision: str) -> dict:
     return dict(out, outcome="within rounding" if explained else "failed")
 
 
-def _techniques(report: dict, records, options) -> list[dict]:
+def _techniques(report: dict, records, options, caps=()) -> list[dict]:
     """Each technique the pipeline applies, whether it ran, and its effect where a stage measured it."""
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
@@ -346,6 +346,9 @@ def _techniques(report: dict, records, options) -> list[dict]:
         {"name": "grouped experts", "stage": "lower", "enabled": options.enabled("grouped_experts"),
          "effect": {"moe_nodes": sum(n for op, n in report["ops"].items() if op in MOE_OPS),
                     "grouped": sum(c["chosen"] != "pairs" for c in moe_choices), "priced": moe_choices}},
+        {"name": "NMS cap", "stage": "import", "enabled": options.enabled("nms_cap"),
+         "effect": {"capped": [{"node": c.node, "requested": c.requested, "cap": c.cap, "readers": list(c.readers)}
+                               for c in caps]}},
         {"name": "bitmask NMS", "stage": "lower", "enabled": options.enabled("nms_bitmask"),
          "effect": {"nms_nodes": report["ops"].get("NonMaxSuppression", 0),
                     "bitmask": sum(c["chosen"] == "bitmask" for c in nms_choices), "priced": nms_choices}},

@@ -358,6 +358,14 @@ def technique_sentence(t: dict) -> str:
         return (f"Split-K (roller): {fx['split_kernels']} kernels divide their reduction among blocks, each "
                 f"slice's partial sums in a workspace ({_bytes(fx.get('workspace_bytes', 0))}) that the last "
                 f"block combines; --disable split_k keeps every reduction in one block.")
+    if name == "NMS cap":
+        capped = fx.get("capped") or []
+        if not capped:
+            return ("NMS cap (import): no NonMaxSuppression whose readers read only its first rows (or the "
+                    "model has none).")
+        return (f"NMS cap (import): {len(capped)} NonMaxSuppression nodes select at most the rows their readers "
+                f"read: " + ", ".join(f"{e(str(c['node']))} at most {c['cap']} boxes a class" for c in capped)
+                + "; --disable nms_cap keeps the model's max_output_boxes_per_class.")
     if name in ("bitmask NMS", "radix TopK", "grid NonZero"):
         nodes, chosen = {"bitmask NMS": ("nms_nodes", "bitmask"), "radix TopK": ("topk_nodes", "radix"),
                          "grid NonZero": ("nonzero_nodes", "grid")}[name]

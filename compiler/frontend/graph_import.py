@@ -30,8 +30,11 @@ class ImportContext:
 
     def __init__(self, opsets: dict[str, int], opset_imports, ir_version: int, max_fold_elements: int,
                  read_names: set[str] | None = None, max_trip_count: int | None = None,
-                 external: dict[str, bytes] | None = None):
+                 external: dict[str, bytes] | None = None, selection_caps: dict[str, int] | None = None):
         self.opsets = opsets
+        # NonMaxSuppression nodes (by name) whose max_output_boxes_per_class becomes the most rows
+        # their readers read (selection_caps.py)
+        self.selection_caps = selection_caps or {}
         self.external = external or {}   # main-graph initializers' bytes kept out of the proto
         self.max_trip_count = max_trip_count  # the user's bound on loops whose iteration count is dynamic
         self.read_names = read_names  # every value some node or graph output reads; None: assume all
@@ -235,6 +238,8 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         if inp and not scope.resolve(inp):
             raise ModelError(f"node reads '{inp}', which no earlier node, input or initializer defines",
                              node=name, hint="the model is malformed; re-export it")
+    if name in ctx.selection_caps and domain == "" and op == "NonMaxSuppression" and len(pn.input) > 2:
+        pn = _capped_selection(pn, name, ctx.selection_caps[name], scope)
     if domain == "" and op == "Constant":
         a = constant_node_value(pn, name)
         _set_const(scope, pn.output[0], a, name, op)
@@ -365,6 +370,16 @@ def _reports_bounded_extent(pn: onnx.NodeProto, op: str, scope: Scope) -> bool:
 
 def _by_name(kv):
     return kv[0]
+
+
+def _capped_selection(pn: onnx.NodeProto, name: str, cap: int, scope: Scope) -> onnx.NodeProto:
+    """The NonMaxSuppression node reading `cap` as its max_output_boxes_per_class (a new constant)."""
+    capped = onnx.NodeProto()
+    capped.CopyFrom(pn)
+    value = _fresh_value(f"{name}#max_output", scope)
+    _set_const(scope, value, np.array([cap], np.int64), name, pn.op_type)
+    capped.input[2] = value
+    return capped
 
 
 def _fresh_value(base: str, scope: Scope) -> str:

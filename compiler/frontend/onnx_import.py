@@ -28,6 +28,7 @@ from .expand import expand_function_ops
 from .fold import FRONTEND_OPS
 from .graph_import import ImportContext, Scope, import_graph
 from .model_archive import ModelArchive, compression, is_tar, open_archive
+from .selection_caps import SelectionCap, selection_caps
 
 GiB = 1 << 30
 _IN_MEMORY = "the model"  # how messages name a model given as bytes or a proto
@@ -59,38 +60,48 @@ class ImportedModel:
     output_names: tuple[str, ...]
     warnings: tuple[str, ...]
     producer: str
+    # NonMaxSuppression nodes capped at the rows their readers read (selection_caps.py)
+    selection_caps: tuple[SelectionCap, ...] = ()
 
 
 def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
-                 limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None) -> ImportedModel:
+                 limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
+                 cap_selections: bool = True) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph.
 
     `max_trip_count` bounds the Loops whose iteration count is only known at run time and that have
-    scan outputs (see graph_import._trip_bound)."""
+    scan outputs (see graph_import._trip_bound); `cap_selections` caps each NonMaxSuppression at
+    the rows its readers read (selection_caps.py)."""
     return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits,
-                          max_trip_count=max_trip_count)
+                          max_trip_count=max_trip_count, cap_selections=cap_selections)
 
 
 def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
-                   limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None) -> ImportedModel:
+                   limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
+                   cap_selections: bool = True) -> ImportedModel:
     """Imports a model read_checked has already read and checked (the service describes and imports
     one upload from a single parse)."""
     proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
-    warnings: list[str] = []
     inputs = _input_types(proto.graph, input_shapes or {})
-    ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
-                        read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
-                        external=checked.external)
-    graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
-    warnings += ctx.warnings
-    warnings += _declared_output_mismatches(proto.graph, graph)
-    graph = canonicalize(graph)
+
+    def imported(caps: dict[str, int]) -> tuple[Graph, list[str]]:
+        ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
+                            read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
+                            external=checked.external, selection_caps=caps)
+        graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
+        return canonicalize(graph), ctx.warnings + _declared_output_mismatches(proto.graph, graph)
+
+    graph, warnings = imported({})
+    caps = selection_caps(graph) if cap_selections else ()
+    if caps:   # every type after a capped node changes: import again with the caps
+        graph, warnings = imported({c.node: c.cap for c in caps})
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
         graph=graph, opset=opsets[""], model_sha256=model_sha256,
         name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
         input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
+        selection_caps=caps,
     )
 
 

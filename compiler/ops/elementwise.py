@@ -78,6 +78,10 @@ def _sattr(node, name: str, default: str) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+# every op registered as one broadcast kernel (output element i reads each operand at i, broadcast)
+ELEMENTWISE_OPS: set[str] = set()
+
+
 def register_elementwise(op: str, dtypes, body, ref, *, which=None, like: int = 0) -> None:
     """Registers `op` as one broadcast kernel.
 
@@ -95,6 +99,7 @@ def register_elementwise(op: str, dtypes, body, ref, *, which=None, like: int = 
         emit_elementwise(ctx, lambda *ops: body(ctx, *ops), which)
 
     register(op, reference=reference)(lower)
+    ELEMENTWISE_OPS.add(op)
 
 
 def register_unary_table(rows) -> None:

@@ -15,7 +15,9 @@ Here the work that does not depend on earlier decisions runs across the grid fir
    word set when ranked box j > i overlaps box i by more than the threshold;
 4. `nms_scan` (a block per batch and class): the greedy decisions, 64 ranked boxes at a time: one
    warp resolves a chunk from the removed bits gathered so far and the chunk's own words (a
-   shuffle a box), then the block ORs the taken boxes' rows into the removed bits.
+   shuffle a taken box: the removed ones are skipped by their bits), then the block ORs the taken
+   boxes' rows into the removed bits; it stops at the most boxes a class takes (which the import
+   caps at the rows the selection's readers read: frontend/selection_caps.py).
 
 The result (each class's taken boxes in order, and their count) is what the greedy kernel leaves
 for the placing kernel. The matrix costs batches x classes x n x ceil(n / 64) words of scratch,
@@ -194,13 +196,15 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
             "      const long long r0 = c * 64 + threadIdx.x, r1 = r0 + 32;",
             "      const unsigned long long m0 = r0 < k ? (unsigned long long)mask[(bc * N + r0) * W + c] : 0ull;",
             "      const unsigned long long m1 = r1 < k ? (unsigned long long)mask[(bc * N + r1) * W + c] : 0ull;",
+            "      const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
             "      unsigned long long word = removed[c], taken_bits = 0ull;",
             "      long long n_kept = kept;",
-            "      for (int q = 0; q < 64; ++q) {",
+            "      // the lowest box neither removed nor passed is taken, and its row removes the later ones it",
+            "      // overlaps: a step a taken box (the same in every lane), none for the removed ones",
+            "      for (unsigned long long open = valid & ~word; open != 0ull && n_kept < limit; open = valid & ~word) {",
+            "        const int q = __ffsll((long long)open) - 1;",
             "        const unsigned long long m = __shfl_sync(0xffffffffu, q < 32 ? m0 : m1, q & 31);",
-            "        if (c * 64 + q < k && !((word >> q) & 1ull) && n_kept < limit) {",
-            "          taken_bits |= 1ull << q; word |= m; ++n_kept;",
-            "        }",
+            "        taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
             "      }",
             "      if (threadIdx.x == 0) chunk[0] = taken_bits;",
             "    }",
@@ -229,9 +233,10 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         KernelParam("long long", mask, False), KernelParam("long long", taken, True),
         KernelParam("long long", counts, True)),
         grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_scan_shared_bytes(n),
-        # at most every box taken: a chunk a step, its 64 decisions a warp's dependent shuffles,
-        # then every taken row's later words (half the row on average) read from L2, each block
-        # through its own SM at once
+        # at most min(cap, n) boxes taken, cap the most a class takes: a chunk a step, a warp's
+        # dependent shuffle a taken box and one more a chunk, every taken row's later words (half
+        # the row on average) read from L2, each block through its own SM at once
         config=(("schedule", "nms_scan"), ("sequential_steps", words), ("flops", bc * n * words),
-                ("rows_bytes_per_step", 64 * max(words // 2, 1) * 8), ("rows_gbps", ONE_SM_ROWS_GBPS),
-                ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2), ("warp_steps_per_step", 64))))
+                ("rows_bytes_per_step", -(-min(cap, n) * max(words // 2, 1) * 8 // words)),
+                ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
+                ("warp_steps_per_step", 1 + -(-min(cap, n) // words)))))

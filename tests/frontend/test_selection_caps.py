@@ -1,0 +1,149 @@
+"""NonMaxSuppression capped at the rows its readers take (compiler/frontend/selection_caps.py): which
+readers bound a selection and which read all of it, and the capped models right against
+onnxruntime, across classes and batches, in both thread orders."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto as TP, helper
+
+from compiler.frontend.onnx_import import import_model
+from tests.ops.test_runtime_extents import boxes_and_scores, check, model
+
+ALL = np.iinfo(np.int64).max     # what torchvision's batched_nms asks for
+
+
+def nms_model(tail: list, outputs: list, inits: dict, max_out: int = ALL, b: int = 2, c: int = 3, n: int = 150) -> bytes:
+    """NonMaxSuppression of b batches, c classes and n boxes into `sel`, then `tail`."""
+    values = {"max_out": np.array([max_out], np.int64), "iou": np.array([0.3], np.float32),
+              "score_min": np.array([0.25], np.float32), **inits}
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "score_min"], ["sel"]), *tail]
+    return model(nodes, [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])], outputs,
+                 list(values.items()))
+
+
+def first_rows(k: int, of: str = "sel", out: str = "first", axes=(0,)) -> tuple[list, dict]:
+    return ([helper.make_node("Slice", [of, f"{out}_s", f"{out}_e", f"{out}_a"], [out])],
+            {f"{out}_s": np.zeros(len(axes), np.int64), f"{out}_e": np.array([k] * len(axes), np.int64),
+             f"{out}_a": np.array(axes, np.int64)})
+
+
+def caps(data: bytes) -> list[tuple[int, int, tuple[str, ...]]]:
+    return [(c.requested, c.cap, c.readers) for c in import_model(data).selection_caps]
+
+
+def feeds(b: int = 2, c: int = 3, n: int = 150) -> list[dict]:
+    out = []
+    for seed in range(3):
+        boxes, scores = boxes_and_scores(b, n, c, seed=seed)
+        out.append({"boxes": boxes, "scores": scores})
+    return out
+
+
+@pytest.mark.parametrize("k", [5, 60, 400])
+def test_a_cap_keeps_the_first_rows_across_classes_and_batches(k):
+    """The first k rows of the selection, read through a Gather of its box column: 5 lie in the
+    first class of the first batch, 60 run into later classes (each class takes a few dozen of its
+    150 boxes here), 400 into the second batch; capped at k a class, each is what onnxruntime gives
+    uncapped, in both thread orders and in both NMS forms."""
+    tail, inits = first_rows(k, of="box", out="first")
+    tail = [helper.make_node("Gather", ["sel", "col"], ["box"], axis=1)] + tail
+    inits["col"] = np.array(2, np.int64)
+    data = nms_model(tail, [("first", TP.INT64, ["k"])], inits)
+    assert caps(data) == [(ALL, k, ("Slice_2",))]
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    taken = [len(sess.run(["first"], f)[0]) for f in feeds()]
+    assert min(taken) == k or k == 400, taken   # a cap that binds
+    for disable in ((), ("nms_bitmask",)):
+        art = check(data, feeds(), disable=disable)
+        assert dict(art.plan.types)["sel"].shape == (2 * 3 * min(k, 150), 3)
+        (form,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
+        assert form["effect"]["bitmask"] == (not disable), form   # the scan stops mid-chunk at k
+        (tech,) = [t for t in art.report["techniques"] if t["name"] == "NMS cap"]
+        assert tech["enabled"] and tech["effect"]["capped"] == [
+            {"node": "NonMaxSuppression_0", "requested": ALL, "cap": k, "readers": ["Slice_2"]}]
+
+
+def test_batched_nms_head_as_torchvision_exports_it_is_capped_at_its_detections():
+    """torchvision's postprocess (bench/detection.py): the selection, inside the If on the list's
+    emptiness, read as `keep[:max_det]` outside it. Capped at max_det: the same detections as
+    onnxruntime, the empty list included; the bit-matrix scan stops at max_det taken boxes and its
+    predicted time falls; --disable nms_cap keeps every box selectable, and the same outputs."""
+    from bench.detection import batched_nms_head
+    n, c, max_det = 200, 4, 10
+    data = batched_nms_head(n, c, score=0.05, max_det=max_det)
+    assert [(r, k) for r, k, _ in caps(data)] == [(ALL, max_det)]
+    fs = []
+    for seed in range(2):
+        boxes, scores = boxes_and_scores(1, n, c, spread=40.0, size=12.0, seed=seed)
+        fs.append({"boxes": boxes[0], "scores": np.ascontiguousarray(scores[0].T)})
+    fs.append({"boxes": fs[0]["boxes"], "scores": fs[0]["scores"] * 0.01})   # none above 0.05
+    capped, whole = check(data, fs), check(data, fs, disable=("nms_cap",))
+
+    def bitmask_us(art) -> float:
+        (tech,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
+        (priced,) = tech["effect"]["priced"]
+        assert priced["chosen"] == "bitmask"
+        return priced["predicted_us"]["bitmask"]
+    assert bitmask_us(capped) < bitmask_us(whole), (bitmask_us(capped), bitmask_us(whole))
+    # the If runs on the device, its branch's kernels inside one persistent kernel, whose time is theirs
+    assert capped.report["latency"]["predicted_us"] < whole.report["latency"]["predicted_us"]
+    (tech,) = [t for t in whole.report["techniques"] if t["name"] == "NMS cap"]
+    assert not tech["enabled"] and tech["effect"]["capped"] == []
+
+
+def test_two_readers_cap_at_the_longer():
+    t1, i1 = first_rows(7, out="a")
+    t2, i2 = first_rows(12, out="b")
+    data = nms_model(t1 + t2, [("a", TP.INT64, ["k", 3]), ("b", TP.INT64, ["m", 3])], {**i1, **i2})
+    assert caps(data) == [(ALL, 12, ("Slice_1", "Slice_2"))]
+    check(data, feeds())
+
+
+def _reads_all(tail: list, inits: dict, outputs: list, max_out: int = ALL) -> None:
+    assert caps(nms_model(tail, outputs, inits, max_out=max_out)) == []
+
+
+def test_a_selection_the_model_returns_is_not_capped():
+    tail, inits = first_rows(5)
+    _reads_all(tail, inits, [("first", TP.INT64, ["k", 3]), ("sel", TP.INT64, ["m", 3])])
+
+
+@pytest.mark.parametrize("starts,ends,steps", [([1], [5], [1]), ([0], [8], [2]), ([0], [-1], [1])])
+def test_a_slice_that_is_not_a_prefix_reads_all(starts, ends, steps):
+    tail = [helper.make_node("Slice", ["sel", "s", "e", "a", "st"], ["first"])]
+    inits = {"s": np.array(starts, np.int64), "e": np.array(ends, np.int64), "a": np.array([0], np.int64),
+             "st": np.array(steps, np.int64)}
+    _reads_all(tail, inits, [("first", TP.INT64, ["k", 3])])
+
+
+def test_a_prefix_longer_than_the_request_changes_nothing():
+    tail, inits = first_rows(50)
+    _reads_all(tail, inits, [("first", TP.INT64, ["k", 3])], max_out=4)
+
+
+@pytest.mark.parametrize("reader", ["shape", "unsqueeze0", "gather0", "reduce", "slice_of_columns_then_all"])
+def test_readers_that_read_every_row(reader):
+    """The selection's length (Shape), an axis inserted before the rows, rows picked by index, a
+    reduction over the rows, and a slice of the columns (row-wise) returned whole: no cap."""
+    if reader == "shape":
+        tail, inits = [helper.make_node("Shape", ["sel"], ["out"])], {}
+        out = ("out", TP.INT64, [2])
+    elif reader == "unsqueeze0":
+        tail, inits = first_rows(5, of="u", axes=(1,), out="out")
+        tail = [helper.make_node("Unsqueeze", ["sel", "ax"], ["u"])] + tail
+        inits["ax"] = np.array([0], np.int64)
+        out = ("out", TP.INT64, [1, "k", 3])
+    elif reader == "gather0":
+        tail, inits = first_rows(5, of="g", out="out")
+        tail = [helper.make_node("Gather", ["sel", "idx"], ["g"], axis=0)] + tail
+        inits["idx"] = np.array([3, 1, 0], np.int64)
+        out = ("out", TP.INT64, [3, 3])
+    elif reader == "reduce":
+        tail, inits = [helper.make_node("ReduceMax", ["sel"], ["out"], keepdims=0)], {}
+        out = ("out", TP.INT64, [])
+    else:
+        tail, inits = first_rows(2, out="out", axes=(1,))
+        out = ("out", TP.INT64, ["k", 2])
+    _reads_all(tail, inits, [out])
