@@ -9,8 +9,11 @@ Here the work that does not depend on earlier decisions runs across the grid fir
 1. `nms_candidates` (a block per batch and class): the boxes scored above the threshold (and
    below the real number of boxes, when that is known only at run time) gathered in box order
    by a ballot per warp;
-2. `nms_rank` (the grid): each candidate's rank, counted: the candidates with a higher score, or
-   an equal score and a lower box (the reference's order); the box index written at its rank;
+2. `nms_rank` (the grid): each candidate's rank among its class's (the candidates with a higher
+   score, or an equal score and a lower box: the reference's order), the box index written at
+   it. Up to 1024 candidates it is counted, pairwise; beyond, `nms_sort_runs` first sorts runs of
+   1024 in shared memory (bitonic) and a rank is the sum over the runs of the entries before the
+   candidate, each a binary search of the run staged in shared memory;
 3. `nms_mask` (a block per 64x64 tile of ranked candidates, upper triangle only): bit j of row i's
    word set when ranked box j > i overlaps box i by more than the threshold;
 4. `nms_scan` (a block per batch and class): the greedy decisions, 64 ranked boxes at a time: one
@@ -34,7 +37,8 @@ from .recurrence_kernels import ONE_SM_ROWS_GBPS
 from .registry import LowerCtx
 
 MASK_BUDGET_BYTES = 256 * 1024 * 1024   # the bit matrix's scratch, at most
-_T = 128                                 # threads of the candidates, rank and scan blocks
+_T = 128                                 # threads of the candidates, sort, rank and scan blocks
+_RUN = 1024                              # candidates a block sorts in shared memory (8 KiB)
 
 
 def mask_words(n: int) -> int:
@@ -75,7 +79,7 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
                      scalars: tuple[list[KernelParam], list[str]], *, b: int, c: int, n: int,
                      in_range: str, score_min: str, iou: str, limit: str, helper: str,
                      taken: str, counts: str) -> None:
-    """The four kernels writing `taken` ([b * c, cap] box indices in selection order) and `counts`
+    """The five kernels writing `taken` ([b * c, cap] box indices in selection order) and `counts`
     ([b * c]): `every` (params, declarations) are the boxes, scores, real number of boxes and the
     thresholds read at run time, `scalars` the last of them alone (the scan reads only those);
     `in_range` tests a box position p against the real number of boxes, `score_min` is the
@@ -112,37 +116,9 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         config=(("schedule", "nms_candidates"), ("sequential_steps", steps), ("flops", bc * n * 4),
                 ("rows_bytes_per_step", 0), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2))))
 
-    # 2. each candidate's rank among its class's, by counting; its box index written there
-    blocks = -(-n // _T)
-    body = [f"  constexpr long long N = {n}, T = {_T}, B = {blocks};",
-            f"  const long long bc = {BLOCK_X} / B, i = ({BLOCK_X} % B) * T + threadIdx.x;",
-            "  const long long k = ncand[bc];",
-            "  if ((i - threadIdx.x) >= k) return;   // the whole block past the candidates",
-            "  BY_SHARED_BUFFER(smem);",
-            "  float* tile = (float*)smem;",
-            "  const float mine = i < k ? cand_keys[bc * N + i] : 0.0f;",
-            "  long long rank = 0;",
-            "  for (long long j0 = 0; j0 < k; j0 += T) {",
-            "    __syncthreads();   // the tile before is read",
-            "    tile[threadIdx.x] = j0 + threadIdx.x < k ? cand_keys[bc * N + j0 + threadIdx.x] : 0.0f;",
-            "    __syncthreads();",
-            "    const long long m = by_min(T, k - j0);",
-            "    for (long long q = 0; q < m; ++q) {",
-            "      const float key = tile[q];",
-            "      rank += (key > mine || (key == mine && j0 + q < i)) ? 1 : 0;",
-            "    }",
-            "  }",
-            "  if (i < k) order[bc * N + rank] = cand_ids[bc * N + i];"]
-    entry, source = finish_kernel("nms_rank", ["const float* __restrict__ cand_keys",
-                                               "const long long* __restrict__ cand_ids",
-                                               "const long long* __restrict__ ncand",
-                                               "long long* __restrict__ order"], body, launch_bounds=(_T,))
-    ctx.emit_kernel(Kernel(entry=entry, source=source, params=(
-        KernelParam("float", cand_keys, False), KernelParam("long long", cand_ids, False),
-        KernelParam("long long", ncand, False), KernelParam("long long", order, True)),
-        grid=(bc * blocks, 1, 1), block=(_T, 1, 1), shared_bytes=4 * _T,
-        # at most every box a candidate: a comparison (a few operations) per pair
-        config=(("schedule", "nms_rank"), ("flops", bc * n * n * 4))))
+    # 2. each candidate's rank among its class's, its box index written there
+    ranks = _rank_by_counting if n <= _RUN else _rank_by_runs
+    ranks(ctx, bc, n, cand_keys, cand_ids, ncand, order)
 
     # 3. the overlap bits of each ranked candidate against the later ones, a 64x64 tile a block
     body = [f"  constexpr long long N = {n}, W = {words};",
@@ -191,11 +167,18 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
             "  // every thread counts the taken boxes itself, so the loop's test is the same in all of them",
             "  // whatever the decider warp writes meanwhile",
             "  long long kept = 0;",
+            "  // the decider warp's words of a chunk's own tile (a row's bits against the chunk's later",
+            "  // boxes), read a chunk ahead so the round trip overlaps the chunk before",
+            "  unsigned long long m0 = 0ull, m1 = 0ull;",
+            "  if (threadIdx.x < 32) {",
+            "    m0 = threadIdx.x < k ? (unsigned long long)mask[(bc * N + threadIdx.x) * W] : 0ull;",
+            "    m1 = threadIdx.x + 32 < k ? (unsigned long long)mask[(bc * N + threadIdx.x + 32) * W] : 0ull;",
+            "  }",
             "  for (long long c = 0; c * 64 < k && kept < limit; ++c) {",
-            "    if (threadIdx.x < 32) {   // one warp decides the chunk, a box a shuffle",
-            "      const long long r0 = c * 64 + threadIdx.x, r1 = r0 + 32;",
-            "      const unsigned long long m0 = r0 < k ? (unsigned long long)mask[(bc * N + r0) * W + c] : 0ull;",
-            "      const unsigned long long m1 = r1 < k ? (unsigned long long)mask[(bc * N + r1) * W + c] : 0ull;",
+            "    if (threadIdx.x < 32) {   // one warp decides the chunk, a step a taken box",
+            "      const long long r0 = (c + 1) * 64 + threadIdx.x, r1 = r0 + 32;",
+            "      const unsigned long long next0 = r0 < k ? (unsigned long long)mask[(bc * N + r0) * W + c + 1] : 0ull;",
+            "      const unsigned long long next1 = r1 < k ? (unsigned long long)mask[(bc * N + r1) * W + c + 1] : 0ull;",
             "      const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
             "      unsigned long long word = removed[c], taken_bits = 0ull;",
             "      long long n_kept = kept;",
@@ -207,16 +190,25 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
             "        taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
             "      }",
             "      if (threadIdx.x == 0) chunk[0] = taken_bits;",
+            "      m0 = next0;",
+            "      m1 = next1;",
             "    }",
             "    __syncthreads();",
             "    const unsigned long long taken_bits = chunk[0];",
             "    for (int q = threadIdx.x; q < 64; q += T)",
             "      if ((taken_bits >> q) & 1ull)",
             "        taken[bc * CAP + kept + __popcll(taken_bits & ((1ull << q) - 1ull))] = order[bc * N + c * 64 + q];",
-            "    for (int q = 0; q < 64; ++q)   // the taken boxes suppress the later chunks' boxes they overlap",
-            "      if ((taken_bits >> q) & 1ull)",
-            "        for (long long w = c + 1 + threadIdx.x; w < W; w += T)",
-            "          removed[w] |= (unsigned long long)mask[(bc * N + c * 64 + q) * W + w];",
+            "    // the taken boxes suppress the later chunks' boxes they overlap: a word of the removed bits a",
+            "    // thread, its loads of the taken rows independent of one another (one round trip a chunk)",
+            "    if (taken_bits != 0ull)",
+            "      for (long long w = c + 1 + threadIdx.x; w < W; w += T) {",
+            "        const long long* rows = mask + (bc * N + c * 64) * W + w;",
+            "        unsigned long long any = 0ull;",
+            "        #pragma unroll",
+            "        for (int q = 0; q < 64; ++q)",
+            "          if ((taken_bits >> q) & 1ull) any |= (unsigned long long)rows[q * W];",
+            "        removed[w] |= any;",
+            "      }",
             "    kept += __popcll(taken_bits);",
             "    __syncthreads();   // removed is the next chunk's, chunk read by all",
             "  }",
@@ -228,6 +220,7 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
                                                            "long long* __restrict__ taken",
                                                            "long long* __restrict__ counts"], body,
                                   launch_bounds=(_T,))
+    taken_max = min(cap, n)
     ctx.emit_kernel(Kernel(entry=entry, source=source, params=scan_inputs + (
         KernelParam("long long", ncand, False), KernelParam("long long", order, False),
         KernelParam("long long", mask, False), KernelParam("long long", taken, True),
@@ -235,8 +228,145 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_scan_shared_bytes(n),
         # at most min(cap, n) boxes taken, cap the most a class takes: a chunk a step, a warp's
         # dependent shuffle a taken box and one more a chunk, every taken row's later words (half
-        # the row on average) read from L2, each block through its own SM at once
-        config=(("schedule", "nms_scan"), ("sequential_steps", words), ("flops", bc * n * words),
-                ("rows_bytes_per_step", -(-min(cap, n) * max(words // 2, 1) * 8 // words)),
+        # the row on average) read and ORed, each block through its own SM at once; a chunk's
+        # loads of the taken rows one DRAM round trip on its path (its own tile's words read ahead)
+        config=(("schedule", "nms_scan"), ("sequential_steps", words),
+                ("flops", bc * (taken_max * max(words // 2, 1) + words + taken_max)), ("dependent_loads", words),
+                ("rows_bytes_per_step", -(-taken_max * max(words // 2, 1) * 8 // words)),
                 ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
-                ("warp_steps_per_step", 1 + -(-min(cap, n) // words)))))
+                ("warp_steps_per_step", 1 + -(-taken_max // words)))))
+
+
+def _rank_by_counting(ctx: LowerCtx, bc: int, n: int, cand_keys: str, cand_ids: str, ncand: str, order: str) -> None:
+    """A candidate's rank counted: the candidates with a higher score, or an equal one and a lower
+    box, a tile of them staged in shared memory at a time (one kernel; n comparisons a thread)."""
+    blocks = -(-n // _T)
+    body = [f"  constexpr long long N = {n}, T = {_T}, B = {blocks};",
+            f"  const long long bc = {BLOCK_X} / B, i = ({BLOCK_X} % B) * T + threadIdx.x;",
+            "  const long long k = ncand[bc];",
+            "  if ((i - threadIdx.x) >= k) return;   // the whole block past the candidates",
+            "  BY_SHARED_BUFFER(smem);",
+            "  float* tile = (float*)smem;",
+            "  const float mine = i < k ? cand_keys[bc * N + i] : 0.0f;",
+            "  long long rank = 0;",
+            "  for (long long j0 = 0; j0 < k; j0 += T) {",
+            "    __syncthreads();   // the tile before is read",
+            "    tile[threadIdx.x] = j0 + threadIdx.x < k ? cand_keys[bc * N + j0 + threadIdx.x] : 0.0f;",
+            "    __syncthreads();",
+            "    const long long m = by_min(T, k - j0);",
+            "    for (long long q = 0; q < m; ++q) {",
+            "      const float key = tile[q];",
+            "      rank += (key > mine || (key == mine && j0 + q < i)) ? 1 : 0;",
+            "    }",
+            "  }",
+            "  if (i < k) order[bc * N + rank] = cand_ids[bc * N + i];"]
+    entry, source = finish_kernel("nms_rank", ["const float* __restrict__ cand_keys",
+                                               "const long long* __restrict__ cand_ids",
+                                               "const long long* __restrict__ ncand",
+                                               "long long* __restrict__ order"], body, launch_bounds=(_T,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=(
+        KernelParam("float", cand_keys, False), KernelParam("long long", cand_ids, False),
+        KernelParam("long long", ncand, False), KernelParam("long long", order, True)),
+        grid=(bc * blocks, 1, 1), block=(_T, 1, 1), shared_bytes=4 * _T,
+        # at most every box a candidate: a comparison (a few operations) per pair
+        config=(("schedule", "nms_rank"), ("flops", bc * n * n * 4))))
+
+
+def _rank_by_runs(ctx: LowerCtx, bc: int, n: int, cand_keys: str, cand_ids: str, ncand: str, order: str) -> None:
+    """A candidate's rank from runs of _RUN candidates sorted in shared memory: the sum over the runs
+    of the entries before it, each found by a binary search of the run staged in shared memory
+    (two kernels; n / _RUN runs of log2(_RUN) steps a thread, where counting takes n steps)."""
+    run = _RUN
+    runs, passes = -(-n // run), run.bit_length() * (run.bit_length() - 1) // 2
+    run_keys = ctx.temp(TensorType(DType.float32, (bc, n)), "nms_run_keys")
+    run_pos = ctx.temp(TensorType(DType.int32, (bc, n)), "nms_run_positions")
+    body = [f"  constexpr long long N = {n}, T = {_T}, S = {run}, R = {runs};",
+            f"  const long long bc = {BLOCK_X} / R, lo = ({BLOCK_X} % R) * S;",
+            "  const long long k = ncand[bc];",
+            "  if (lo >= k) return;   // the whole block past the candidates",
+            "  const long long len = by_min(S, k - lo);",
+            "  BY_SHARED_BUFFER(smem);",
+            "  float* key = (float*)smem;",
+            "  int* pos = (int*)(smem + S * 4);",
+            "  for (long long e = threadIdx.x; e < S; e += T) {   // padded with entries that sort last",
+            "    key[e] = e < len ? cand_keys[bc * N + lo + e] : -by_inf_f();",
+            "    pos[e] = e < len ? (int)(lo + e) : 0x7fffffff;",
+            "  }",
+            "  __syncthreads();",
+            "  // bitonic: by descending score, ties to the lower position (the lower box)",
+            "  for (long long size = 2; size <= S; size <<= 1) {",
+            "    for (long long stride = size >> 1; stride > 0; stride >>= 1) {",
+            "      for (long long e = threadIdx.x; e < S; e += T) {",
+            "        const long long o = e ^ stride;",
+            "        if (o <= e) continue;",
+            "        const float ke = key[e], ko = key[o];",
+            "        const int ie = pos[e], io = pos[o];",
+            "        const bool o_first = ko > ke || (ko == ke && io < ie);",
+            "        const bool e_first = ke > ko || (ke == ko && ie < io);",
+            "        if ((e & size) == 0 ? o_first : e_first) { key[e] = ko; key[o] = ke; pos[e] = io; pos[o] = ie; }",
+            "      }",
+            "      __syncthreads();",
+            "    }",
+            "  }",
+            "  for (long long e = threadIdx.x; e < len; e += T) {",
+            "    run_keys[bc * N + lo + e] = key[e];",
+            "    run_pos[bc * N + lo + e] = pos[e];",
+            "  }"]
+    entry, source = finish_kernel("nms_sort_runs", ["const float* __restrict__ cand_keys",
+                                                    "const long long* __restrict__ ncand",
+                                                    "float* __restrict__ run_keys",
+                                                    "int* __restrict__ run_pos"], body, launch_bounds=(_T,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=(
+        KernelParam("float", cand_keys, False), KernelParam("long long", ncand, False),
+        KernelParam("float", run_keys, True), KernelParam("int", run_pos, True)),
+        grid=(bc * runs, 1, 1), block=(_T, 1, 1), shared_bytes=run * 8,
+        # the sort's passes one after another, a block barrier each; at most every box a candidate
+        config=(("schedule", "nms_sort_runs"), ("sequential_steps", passes),
+                ("flops", bc * runs * run * passes * 4), ("rows_bytes_per_step", 0),
+                ("grid_syncs_per_step", 0), ("block_syncs_per_step", 1))))
+
+    blocks = -(-n // _T)
+    body = [f"  constexpr long long N = {n}, T = {_T}, B = {blocks}, S = {run};",
+            f"  const long long bc = {BLOCK_X} / B, i = ({BLOCK_X} % B) * T + threadIdx.x;",
+            "  const long long k = ncand[bc];",
+            "  if ((i - threadIdx.x) >= k) return;   // the whole block past the candidates",
+            "  BY_SHARED_BUFFER(smem);",
+            "  float* key = (float*)smem;",
+            "  int* pos = (int*)(smem + S * 4);",
+            "  const float mine = i < k ? cand_keys[bc * N + i] : 0.0f;",
+            "  long long rank = 0;",
+            "  for (long long lo = 0; lo < k; lo += S) {",
+            "    const long long len = by_min(S, k - lo);",
+            "    __syncthreads();   // the run before is read",
+            "    for (long long e = threadIdx.x; e < len; e += T) {",
+            "      key[e] = run_keys[bc * N + lo + e];",
+            "      pos[e] = run_pos[bc * N + lo + e];",
+            "    }",
+            "    __syncthreads();",
+            "    // the run's entries before mine (a higher score, or an equal one at a lower position) are",
+            "    // a prefix of it: its length by binary search",
+            "    long long a = 0, z = len;",
+            "    while (a < z) {",
+            "      const long long m = (a + z) >> 1;",
+            "      if (key[m] > mine || (key[m] == mine && pos[m] < i)) a = m + 1; else z = m;",
+            "    }",
+            "    rank += a;",
+            "  }",
+            "  if (i < k) order[bc * N + rank] = cand_ids[bc * N + i];"]
+    entry, source = finish_kernel("nms_rank", ["const float* __restrict__ cand_keys",
+                                               "const long long* __restrict__ cand_ids",
+                                               "const long long* __restrict__ ncand",
+                                               "const float* __restrict__ run_keys",
+                                               "const int* __restrict__ run_pos",
+                                               "long long* __restrict__ order"], body, launch_bounds=(_T,))
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=(
+        KernelParam("float", cand_keys, False), KernelParam("long long", cand_ids, False),
+        KernelParam("long long", ncand, False), KernelParam("float", run_keys, False),
+        KernelParam("int", run_pos, False), KernelParam("long long", order, True)),
+        grid=(bc * blocks, 1, 1), block=(_T, 1, 1), shared_bytes=run * 8,
+        # at most every box a candidate: a run a step, streamed through each block's SM, then a
+        # binary search (a dependent shared-memory read a halving)
+        config=(("schedule", "nms_rank"), ("sequential_steps", runs),
+                ("flops", bc * n * runs * (run.bit_length() + 1) * 4), ("rows_bytes_per_step", run * 8),
+                ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
+                ("warp_steps_per_step", run.bit_length()))))

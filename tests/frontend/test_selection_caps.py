@@ -45,19 +45,19 @@ def feeds(b: int = 2, c: int = 3, n: int = 150) -> list[dict]:
 def test_a_cap_keeps_the_first_rows_across_classes_and_batches(k):
     """The first k rows of the selection, read through a Gather of its box column: 5 lie in the
     first class of the first batch, 60 run into later classes (each class takes a few dozen of its
-    150 boxes here), 400 into the second batch; capped at k a class, each is what onnxruntime gives
+    300 boxes here), 400 into the second batch; capped at k a class, each is what onnxruntime gives
     uncapped, in both thread orders and in both NMS forms."""
     tail, inits = first_rows(k, of="box", out="first")
     tail = [helper.make_node("Gather", ["sel", "col"], ["box"], axis=1)] + tail
     inits["col"] = np.array(2, np.int64)
-    data = nms_model(tail, [("first", TP.INT64, ["k"])], inits)
+    data = nms_model(tail, [("first", TP.INT64, ["k"])], inits, n=300)
     assert caps(data) == [(ALL, k, ("Slice_2",))]
     sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
-    taken = [len(sess.run(["first"], f)[0]) for f in feeds()]
+    taken = [len(sess.run(["first"], f)[0]) for f in feeds(n=300)]
     assert min(taken) == k or k == 400, taken   # a cap that binds
     for disable in ((), ("nms_bitmask",)):
-        art = check(data, feeds(), disable=disable)
-        assert dict(art.plan.types)["sel"].shape == (2 * 3 * min(k, 150), 3)
+        art = check(data, feeds(n=300), disable=disable)
+        assert dict(art.plan.types)["sel"].shape == (2 * 3 * min(k, 300), 3)
         (form,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
         assert form["effect"]["bitmask"] == (not disable), form   # the scan stops mid-chunk at k
         (tech,) = [t for t in art.report["techniques"] if t["name"] == "NMS cap"]

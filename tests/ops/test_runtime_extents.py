@@ -343,13 +343,14 @@ def test_compress(axis, constant_condition):
     assert art.plan.output_lengths == (() if constant_condition else (("z", "Compress_0#count", axis_of_length),))
 
 
-@pytest.mark.parametrize("n,form", [(60, "greedy"), (300, "bitmask")])
+@pytest.mark.parametrize("n,form", [(60, "greedy"), (300, "bitmask"), (3000, "bitmask")])
 def test_nms_of_a_score_filtered_list(n, form):
     """Boxes kept by a score test (NonZero, then gathered: a list of run-time length) suppressed
     by NonMaxSuppression, which takes the real number of boxes as its candidates (no score
     threshold of its own, so the padding would be candidates otherwise), and the kept boxes
     gathered from the filtered list: as torchvision's detectors export their postprocess. In
-    both forms (ops/nms_bitmask.py)."""
+    both forms (ops/nms_bitmask.py); about 1800 of 3000 candidates are ranked from two sorted runs
+    of 1024, their scores tied in hundredths across the runs."""
     nodes = [helper.make_node("Greater", ["scores", "t"], ["mask"]),
              helper.make_node("NonZero", ["mask"], ["nz"]),
              helper.make_node("Squeeze", ["nz", "zero"], ["keep"]),
@@ -375,6 +376,8 @@ def test_nms_of_a_score_filtered_list(n, form):
     assert sorted(o for o, _, _ in art.plan.output_lengths) == ["out_boxes", "out_scores"]
     (tech,) = [t for t in art.report["techniques"] if t["name"] == "bitmask NMS"]
     assert tech["effect"]["bitmask"] == (form == "bitmask"), tech
+    sorted_runs = [k for k in art.report["kernels"] if k["name"].startswith("nms_sort_runs")]
+    assert [k["grid"][0] for k in sorted_runs] == ([3] if n > 1024 else [])
 
 
 @pytest.mark.parametrize("shorter", ["slice", "empty constant"])
