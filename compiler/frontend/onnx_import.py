@@ -628,6 +628,13 @@ def _opsets(proto: onnx.ModelProto) -> dict[str, int]:
     if "" not in opsets:
         raise ModelError("the model imports no version of the default ONNX operator set (ai.onnx)",
                          hint="re-export the model with an opset_import for domain ''")
+    newest = onnx.defs.onnx_opset_version()
+    if opsets[""] > newest:
+        # an op's meaning may change with a version: one this onnx has no schema for is not guessed
+        raise ModelError(f"the model imports version {opsets['']} of the default ONNX operator set; the newest "
+                         f"Brickyard knows (onnx {onnx.__version__}) is {newest}",
+                         hint=f"re-export the model at opset {newest} or lower (torch.onnx.export's "
+                              "opset_version, or onnx.version_converter.convert_version)")
     return opsets
 
 

@@ -211,6 +211,20 @@ def test_sha256_name_and_opset(tmp_path):
     assert import_model(m).model_sha256 == import_model(p.read_bytes()).model_sha256
 
 
+@pytest.mark.parametrize("ahead", [1, 10**6])
+def test_an_opset_newer_than_onnx_knows_is_refused(ahead):
+    """A model stamped with a default-domain opset past the newest the installed onnx defines (an
+    op's meaning may have changed since) is a ModelError naming both, as onnxruntime refuses it,
+    not compiled as the newest known."""
+    m = make_model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", F32, [3])], [vi("y", F32, [3])])
+    newest = onnx.defs.onnx_opset_version()
+    m.opset_import[0].version = newest + ahead
+    with pytest.raises(ModelError, match=f"version {newest + ahead} of the default ONNX operator set.*is {newest}"):
+        import_model(m)
+    m.opset_import[0].version = newest
+    assert import_model(m).opset == newest
+
+
 # --- ops and domains ---------------------------------------------------------------------------------
 
 def test_unknown_domain_is_refused():
