@@ -215,7 +215,8 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     # the report's memory and split-K effect: specs name their workspaces until rendered
     split = split_specs(plan)
-    plan, record = render_plan(plan, ctx.target, ctx.unsplit)
+    # only rammer reads the unsplit forms: without it they are not rendered
+    plan, record = render_plan(plan, ctx.target, ctx.unsplit if ctx.options.enabled("rammer") else None)
     return plan, dict(record, split=split)
 
 
