@@ -18,8 +18,9 @@ Here the work that does not depend on earlier decisions runs across the grid fir
    word set when ranked box j > i overlaps box i by more than the threshold;
 4. `nms_scan` (a block per batch and class): the greedy decisions, 64 ranked boxes at a time: one
    warp resolves a chunk from the removed bits gathered so far and the chunk's own words (a
-   shuffle a taken box: the removed ones are skipped by their bits), then the block ORs the taken
-   boxes' rows into the removed bits; it stops at the most boxes a class takes (which the import
+   shuffle a taken box: the removed ones are skipped by their bits; the own words of 32 chunks
+   loaded together into shared memory), then the block ORs the taken boxes' rows into the
+   removed bits (a round trip a chunk that takes a box); it stops at the most boxes a class takes (which the import
    caps at the rows the selection's readers read: frontend/selection_caps.py).
 
 The result (each class's taken boxes in order, and their count) is what the greedy kernel leaves
@@ -39,6 +40,7 @@ from .registry import LowerCtx
 MASK_BUDGET_BYTES = 256 * 1024 * 1024   # the bit matrix's scratch, at most
 _T = 128                                 # threads of the candidates, sort, rank and scan blocks
 _RUN = 1024                              # candidates a block sorts in shared memory (8 KiB)
+_DIAG_CHUNKS = 32                        # chunks whose own tiles the scan loads at once (16 KiB)
 
 
 def mask_words(n: int) -> int:
@@ -52,7 +54,8 @@ def fits(bc: int, n: int) -> bool:
 
 
 def _scan_shared_bytes(n: int) -> int:
-    return mask_words(n) * 8 + 8      # the removed bits, and the chunk's taken bits
+    # the removed bits, the chunk's taken bits and _DIAG_CHUNKS chunks' own tiles
+    return mask_words(n) * 8 + 8 + _DIAG_CHUNKS * 64 * 8
 
 
 def gather_candidates(candidate: str) -> list[str]:
@@ -155,11 +158,12 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         config=(("schedule", "nms_mask"), ("flops", bc * (n * n // 2) * 20))))
 
     # 4. the greedy decisions, a 64-box chunk at a time
-    body = [f"  constexpr long long N = {n}, W = {words}, CAP = {cap}, T = {_T};",
+    body = [f"  constexpr long long N = {n}, W = {words}, CAP = {cap}, T = {_T}, D = {_DIAG_CHUNKS};",
             f"  const long long bc = {BLOCK_X};",
             "  BY_SHARED_BUFFER(smem);",
             "  unsigned long long* removed = (unsigned long long*)smem;   // a bit per ranked box, set once suppressed",
             "  unsigned long long* chunk = removed + W;                  // the chunk's taken boxes",
+            "  unsigned long long* diag = chunk + 1;                     // D chunks' own tiles",
             "  const long long k = ncand[bc];",
             f"  const long long limit = {limit};",
             "  for (long long w = threadIdx.x; w < W; w += T) removed[w] = 0ull;",
@@ -167,18 +171,17 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
             "  // every thread counts the taken boxes itself, so the loop's test is the same in all of them",
             "  // whatever the decider warp writes meanwhile",
             "  long long kept = 0;",
-            "  // the decider warp's words of a chunk's own tile (a row's bits against the chunk's later",
-            "  // boxes), read a chunk ahead so the round trip overlaps the chunk before",
-            "  unsigned long long m0 = 0ull, m1 = 0ull;",
-            "  if (threadIdx.x < 32) {",
-            "    m0 = threadIdx.x < k ? (unsigned long long)mask[(bc * N + threadIdx.x) * W] : 0ull;",
-            "    m1 = threadIdx.x + 32 < k ? (unsigned long long)mask[(bc * N + threadIdx.x + 32) * W] : 0ull;",
-            "  }",
             "  for (long long c = 0; c * 64 < k && kept < limit; ++c) {",
+            "    if (c % D == 0) {   // the next D chunks' own tiles (each row's bits against its chunk's later",
+            "      // boxes), loaded together: one round trip for D chunks, none on a chunk's own path",
+            "      for (long long e = threadIdx.x; e < D * 64; e += T) {",
+            "        const long long r = c * 64 + e;",
+            "        diag[e] = r < k ? (unsigned long long)mask[(bc * N + r) * W + r / 64] : 0ull;",
+            "      }",
+            "      __syncthreads();",
+            "    }",
             "    if (threadIdx.x < 32) {   // one warp decides the chunk, a step a taken box",
-            "      const long long r0 = (c + 1) * 64 + threadIdx.x, r1 = r0 + 32;",
-            "      const unsigned long long next0 = r0 < k ? (unsigned long long)mask[(bc * N + r0) * W + c + 1] : 0ull;",
-            "      const unsigned long long next1 = r1 < k ? (unsigned long long)mask[(bc * N + r1) * W + c + 1] : 0ull;",
+            "      const unsigned long long m0 = diag[(c % D) * 64 + threadIdx.x], m1 = diag[(c % D) * 64 + threadIdx.x + 32];",
             "      const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
             "      unsigned long long word = removed[c], taken_bits = 0ull;",
             "      long long n_kept = kept;",
@@ -190,8 +193,6 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
             "        taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
             "      }",
             "      if (threadIdx.x == 0) chunk[0] = taken_bits;",
-            "      m0 = next0;",
-            "      m1 = next1;",
             "    }",
             "    __syncthreads();",
             "    const unsigned long long taken_bits = chunk[0];",
@@ -228,10 +229,12 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_scan_shared_bytes(n),
         # at most min(cap, n) boxes taken, cap the most a class takes: a chunk a step, a warp's
         # dependent shuffle a taken box and one more a chunk, every taken row's later words (half
-        # the row on average) read and ORed, each block through its own SM at once; a chunk's
-        # loads of the taken rows one DRAM round trip on its path (its own tile's words read ahead)
+        # the row on average) read and ORed, each block through its own SM at once; a DRAM round
+        # trip on the path per chunk with a box taken (its rows' loads) and per _DIAG_CHUNKS chunks
+        # (their own tiles' words)
         config=(("schedule", "nms_scan"), ("sequential_steps", words),
-                ("flops", bc * (taken_max * max(words // 2, 1) + words + taken_max)), ("dependent_loads", words),
+                ("flops", bc * (taken_max * max(words // 2, 1) + words + taken_max)),
+                ("dependent_loads", -(-words // _DIAG_CHUNKS) + min(words, taken_max)),
                 ("rows_bytes_per_step", -(-taken_max * max(words // 2, 1) * 8 // words)),
                 ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
                 ("warp_steps_per_step", 1 + -(-taken_max // words)))))
