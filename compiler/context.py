@@ -119,8 +119,6 @@ class CompileContext:
     verify_inputs: dict | None = None   # the caller's inputs for the verify stage (None: seeded random)
     # SparTA's per-expression block-sparse choices: welder's pricing makes them, the sparta stage reuses them
     sparta_memo: dict = field(default_factory=dict)
-    # Roller's candidates per (expression, precision): half_storage's pricing makes them, roller reuses them
-    tile_memo: dict = field(default_factory=dict)
     # the render stage's unsplit forms of split kernels, by launch: the rammer stage may co-launch them
     unsplit: dict = field(default_factory=dict)
 

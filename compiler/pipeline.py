@@ -95,7 +95,7 @@ def _lowering_price(ctx: CompileContext) -> Callable[[Plan], float | None] | Non
     None where a kernel has no tiled kind, and no pricing at all with roller off."""
     if not ctx.options.enabled("roller"):
         return None
-    prices = SpecPrices(ctx.target, ctx.tile_memo)
+    prices = SpecPrices(ctx.target)
 
     def price(plan: Plan) -> float | None:
         plan, _ = precision_plan(plan, ctx.options.precision, weights=False)
@@ -149,7 +149,7 @@ def _half_storage(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if ctx.options.precision not in HALF or not ctx.options.enabled("half_storage"):
         return plan, {"enabled": False, "values": [], "count": 0, "bytes_saved": 0}
     before = plan_traffic(plan)
-    plan, info = half_storage_plan(plan, ctx.target, ctx.tile_memo)
+    plan, info = half_storage_plan(plan, ctx.target)
     return plan, dict(info, enabled=True, dram_bytes_before=before, dram_bytes_after=plan_traffic(plan))
 
 
@@ -185,7 +185,7 @@ def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], f
 def _roller(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("roller"):
         return plan, {"enabled": False}
-    plan, stats = roller_plan(plan, ctx.target, memo=ctx.tile_memo)
+    plan, stats = roller_plan(plan, ctx.target)
     return plan, dict(stats, enabled=True)
 
 

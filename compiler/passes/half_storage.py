@@ -44,12 +44,11 @@ F32 = DType.float32
 PLAIN = None        # a load not under a rounding Cast
 
 
-def half_storage_plan(plan: Plan, target: Target, memo: dict | None = None) -> tuple[Plan, dict]:
+def half_storage_plan(plan: Plan, target: Target) -> tuple[Plan, dict]:
     """The plan with every value its readers round to half stored in half where that is predicted
-    no slower; the record lists the values stored in half and those kept fp32, with both predictions.
-    `memo`: Roller's candidates by expression and precision, shared with the roller stage."""
+    no slower; the record lists the values stored in half and those kept fp32, with both predictions."""
     record: list[dict] = []
-    plan = _plan(plan, target, record, SpecPrices(target, {} if memo is None else memo))
+    plan = _plan(plan, target, record, SpecPrices(target))
     stored = [r for r in record if r["stored"]]
     return plan, {"values": stored, "kept": [r for r in record if not r["stored"]], "count": len(stored),
                   "bytes_saved": sum(r["bytes_saved"] for r in stored)}

@@ -23,34 +23,30 @@ from ..targets import Target
 DEFAULT_TOP_K = 8
 
 
-def roller_plan(plan: Plan, target: Target, *, top_k: int = DEFAULT_TOP_K, memo: dict | None = None) -> tuple[Plan, dict]:
-    """The plan with every tileable spec given its best-predicted kind and configuration (`memo`:
-    candidates an earlier pass constructed, by expression and precision)."""
-    memo = {} if memo is None else memo
+def roller_plan(plan: Plan, target: Target, *, top_k: int = DEFAULT_TOP_K) -> tuple[Plan, dict]:
+    """The plan with every tileable spec given its best-predicted kind and configuration (what an
+    earlier pass constructed for the same expression is not constructed again: construct's memo
+    of the compilation, roller/construct.py `compilation_scope`)."""
     stats = {"tiled": 0, "naive": 0, "kinds": {}}
 
     def tile(step, types):
         if isinstance(step, ComputeStep) and isinstance(step.spec, KernelSpec):
-            return ComputeStep(tile_spec(step.spec, target, top_k, memo, stats, types))
+            return ComputeStep(tile_spec(step.spec, target, top_k, stats, types))
         return step
 
     return rewrite(plan, tile), stats
 
 
-def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, memo: dict | None = None,
-              stats: dict | None = None, types: dict | None = None) -> KernelSpec:
+def tile_spec(spec: KernelSpec, target: Target, top_k: int = DEFAULT_TOP_K, stats: dict | None = None,
+              types: dict | None = None) -> KernelSpec:
     """`spec` with its kind, configuration and top-K candidates (as it is when no tiled kind applies);
     a split configuration's workspace is added to `types`."""
     if spec.kind is not None or not spec.composable:
         return spec
     te = spec.expr
     precision = spec.precision
-    memo = {} if memo is None else memo
     types = {} if types is None else types
-    # in-process memo keyed by the expression itself (equal expressions, equal candidates)
-    if (te, precision) not in memo:
-        memo[te, precision] = construct_rtiles(te, target, top_k, precision)
-    configs = memo[te, precision]
+    configs = construct_rtiles(te, target, top_k, precision)
     if not configs:
         if stats is not None:
             stats["naive"] += 1
@@ -91,14 +87,14 @@ def with_workspace(spec: KernelSpec, types: dict) -> KernelSpec:
 class SpecPrices:
     """The micro-model's time of a spec's best configuration as Roller would tile it, None when no
     tiled kind takes it; by spec key (its stages' types are in its expressions, so the key tells
-    e.g. an fp32 and a half state apart). `memo` is the roller stage's: what is constructed here
-    for a spec the plan keeps is not constructed again."""
+    e.g. an fp32 and a half state apart). What is constructed here for a spec the plan keeps is
+    not constructed again by the roller stage (construct's memo of the compilation)."""
 
-    def __init__(self, target: Target, memo: dict):
-        self.target, self.memo, self.us = target, memo, {}
+    def __init__(self, target: Target):
+        self.target, self.us = target, {}
 
     def __call__(self, spec: KernelSpec) -> float | None:
         if spec.key not in self.us:
-            tiled = tile_spec(spec, self.target, memo=self.memo)
+            tiled = tile_spec(spec, self.target)
             self.us[spec.key] = None if tiled.config is None else predict(tiled.config, self.target).us
         return self.us[spec.key]

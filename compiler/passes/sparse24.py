@@ -74,7 +74,7 @@ def sparse24_speedup(spec: KernelSpec, constants: dict, target: Target, memo: di
     keep it dense (a GEMM -> LayerNorm whose weight is 2:4); `memo` is Roller's tiling memo."""
     if target.sm_version < 80 or not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
-    tiled = tile_spec(spec, target, memo=memo.setdefault("roller", {}))
+    tiled = tile_spec(spec, target)
     record: dict = {"kernels": []}
     if specialize(tiled, dict(constants), {n: c.type for n, c in constants.items()}, {}, target, record) is None:
         return None

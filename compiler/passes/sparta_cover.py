@@ -107,7 +107,7 @@ def cover_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict)
     asks before fusing a contraction into a row chain (which would keep it dense)."""
     if not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
-    tiled = tile_spec(spec, target, memo=memo.setdefault("roller", {}))
+    tiled = tile_spec(spec, target)
     if tiled.kind != gemm.NAME or tiled.config is None:
         return None
     found = _choice(tiled, constants, target, memo)

@@ -96,7 +96,7 @@ def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict
     dense; `memo` is then the one the sparta stage reuses."""
     if not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
-    tiled = tile_spec(spec, target, memo=memo.setdefault("roller", {}))
+    tiled = tile_spec(spec, target)
     _, entry = specialize(tiled, constants, target, memo)
     if entry is None or entry["chosen"] != "block_sparse":
         return None

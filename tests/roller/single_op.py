@@ -44,9 +44,9 @@ def spec_of(kernel) -> KernelSpec:
                       precision=dict(kernel.config).get("precision"))
 
 
-def tile_launch(kernel, target, top_k: int = DEFAULT_TOP_K, memo=None, stats=None, types=None) -> list:
+def tile_launch(kernel, target, top_k: int = DEFAULT_TOP_K, stats=None, types=None) -> list:
     """The launches the roller and render stages make of a naive kernel (a split's workspace added to `types`)."""
-    return render_spec(tile_spec(spec_of(kernel), target, top_k, memo, stats, types), target)
+    return render_spec(tile_spec(spec_of(kernel), target, top_k, stats, types), target)
 
 
 def contraction_kernel(kernel, precision: str, consts: dict, types: dict, converted: dict, stats: dict):

@@ -288,7 +288,7 @@ def test_split_reduce_through_the_roller_stage(op):
     x = _a(rng, (2, 300000))
     kernel, ref = lower_single(op, [x, ax], {"keepdims": 0}, {1: ax})
     types: dict = {}
-    ks = tile_launch(kernel, H100, 8, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
+    ks = tile_launch(kernel, H100, 8, {"tiled": 0, "naive": 0, "kinds": {}}, types)
     assert [dict(k.config)["schedule"] for k in ks] == ["roller_reduce_split"]
     (ws, t), = types.items()
     assert t.dtype is DType.float32 and t.shape[0] == 2 * dict(ks[0].config)["split_k"]

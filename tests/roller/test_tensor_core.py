@@ -266,7 +266,7 @@ def test_split_k_for_skinny_contractions():
     sk = best.param("split_k")
     assert best.kind == "tc_gemm" and sk > 1
     types: dict = {}
-    ks = tile_launch(kernel, target, 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
+    ks = tile_launch(kernel, target, 4, {"tiled": 0, "naive": 0, "kinds": {}}, types)
     assert len(ks) == 1 and dict(ks[0].config)["schedule"] == "roller_tc_gemm"
     (k,) = ks
     (ws, t), = types.items()
@@ -305,7 +305,7 @@ def test_one_split_k_body_co_launched_twice_keeps_two_sets_of_counters():
     rng = np.random.default_rng(9)
     kernel, values, ref = prepare("MatMul", [_f(rng, (8, 2048)), _f(rng, (2048, 24))], {}, "fp16", (1,))
     types: dict = {}
-    (k,) = tile_launch(kernel, get_target("a100"), 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, types)
+    (k,) = tile_launch(kernel, get_target("a100"), 4, {"tiled": 0, "naive": 0, "kinds": {}}, types)
     assert k.arrivals
     other = dataclasses.replace(k, params=tuple(dataclasses.replace(p, value=p.value + "#2") for p in k.params))
     co = co_launch([k, other])

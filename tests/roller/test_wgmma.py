@@ -185,7 +185,7 @@ def test_tile_launch_and_artifact_carry_the_tensor_maps():
     kernel's tensor maps and sm_90a flag, and the rebuilt kernel runs on the host as before."""
     rng = np.random.default_rng(4)
     big, _, _ = prepare("MatMul", [_f(rng, (2048, 512)), _f(rng, (512, 2048))], {}, "bf16", (0, 1))
-    ks = tile_launch(big, H100, 4, {}, {"tiled": 0, "naive": 0, "kinds": {}}, {})
+    ks = tile_launch(big, H100, 4, {"tiled": 0, "naive": 0, "kinds": {}}, {})
     assert len(ks) == 1 and dict(ks[0].config)["schedule"] == "roller_wgmma_gemm" and ks[0].tensor_maps
     kernel, values, ref = prepare("MatMul", [_f(rng, (2, 100, 72)), _f(rng, (2, 72, 136))], {}, "bf16", (0, 1))
     (k, _), = launches(kernel, wgmma_configs(kernel, "bf16")[0])
