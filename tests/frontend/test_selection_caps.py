@@ -91,6 +91,13 @@ def test_batched_nms_head_as_torchvision_exports_it_is_capped_at_its_detections(
     assert capped.report["latency"]["predicted_us"] < whole.report["latency"]["predicted_us"]
     (tech,) = [t for t in whole.report["techniques"] if t["name"] == "NMS cap"]
     assert not tech["enabled"] and tech["effect"]["capped"] == []
+    # report.html says it in words, as it does every technique of these reports
+    from compiler.report_html import technique_sentence
+    (on,) = [t for t in capped.report["techniques"] if t["name"] == "NMS cap"]
+    assert f"at most {max_det} boxes a class" in technique_sentence(on)
+    assert technique_sentence(tech) == "NMS cap (import): off."
+    for t in capped.report["techniques"] + whole.report["techniques"]:
+        assert not technique_sentence(t).endswith(": on."), t["name"]
 
 
 def test_two_readers_cap_at_the_longer():
