@@ -24,7 +24,11 @@ class RTile:
             raise ValueError(f"unknown rTile level {self.level}")
 
     def size(self, axis: str, default: int = 1) -> int:
-        return dict(self.axes).get(axis, default)
+        return self._sizes.get(axis, default)
+
+    @functools.cached_property
+    def _sizes(self) -> dict[str, int]:   # (the searches ask sizes of thousands of configurations)
+        return dict(self.axes)
 
     def text(self) -> str:
         return "x".join(str(n) for _, n in self.axes)
@@ -81,10 +85,22 @@ class KernelConfig:
         return _fields_key(self)
 
     def tile(self, level: str) -> RTile:
-        return next(t for t in self.tiles if t.level == level)
+        return self._by_level[level]
 
     def param(self, name: str, default=None):
-        return dict(self.params).get(name, default)
+        return self._params.get(name, default)
+
+    # (the searches ask tiles and params of thousands of configurations; fields alone key and compare)
+    @functools.cached_property
+    def _by_level(self) -> dict[str, RTile]:
+        out: dict[str, RTile] = {}
+        for t in self.tiles:
+            out.setdefault(t.level, t)     # the first of a level, as a search of the tuple finds it
+        return out
+
+    @functools.cached_property
+    def _params(self) -> dict[str, Any]:
+        return dict(self.params)
 
     @property
     def split_k(self) -> int:

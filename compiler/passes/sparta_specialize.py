@@ -367,9 +367,13 @@ def bcsr_workload(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktil
     longest = _longest_row(offsets)
     steps = w.serial_steps * longest / k_tiles if split == 1 else \
         serial_steps(-(-longest // split), int(cfg.param("stages", 1))) + SPLIT_K_STEPS
-    w = dataclasses.replace(w, flops=w.flops * busy, l2_bytes=loads * density + sizes[1] + ws,
-                            dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
-                            shared_bytes_moved=w.shared_bytes_moved * busy, serial_steps=steps)
+    # (the constructor, not dataclasses.replace: a search makes this for thousands of configurations)
+    w = Workload(blocks=w.blocks, threads=w.threads, shared_bytes=w.shared_bytes, registers=w.registers,
+                 flops=w.flops * busy, compute_dtype=w.compute_dtype,
+                 dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
+                 l2_bytes=loads * density + sizes[1] + ws, shared_bytes_moved=w.shared_bytes_moved * busy,
+                 ilp=w.ilp, issue_efficiency=w.issue_efficiency, bytes_in_flight=w.bytes_in_flight,
+                 serial_steps=steps)
     return w, density
 
 

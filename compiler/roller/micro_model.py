@@ -119,11 +119,15 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     shared_us = (w.shared_bytes_moved / w.blocks) * busiest / (target.shared_gbps_per_sm * 1e3)
     # the first round trip of a wave is the latency term below; the loop waits for the others
     pipeline_us = waves * max(0.0, w.serial_steps - 1.0) * target.l2_latency_ns * 1e-3
-    levels = {"compute": compute_us, "dram": dram_us, "l2": l2_us, "shared": shared_us, "pipeline": pipeline_us}
-    bound = max(levels, key=lambda k: (levels[k], k))
+    # the slowest level, ties to the later name (as max over (time, name) pairs; without a key
+    # function, as every search prices thousands of workloads)
+    bound, top = "compute", compute_us
+    for name, us in (("dram", dram_us), ("l2", l2_us), ("pipeline", pipeline_us), ("shared", shared_us)):
+        if us >= top:
+            bound, top = name, us
     # one DRAM round trip per wave that cannot be hidden behind another wave's work
     latency_us = waves * target.dram_latency_ns * 1e-3 * (1.0 if resident == 1 else 0.5)
-    return Prediction(levels[bound] + latency_us, dram_us, l2_us, shared_us, compute_us, per_sm, waves,
+    return Prediction(top + latency_us, dram_us, l2_us, shared_us, compute_us, per_sm, waves,
                       min(1.0, occupancy), bound, pipeline_us)
 
 
