@@ -79,8 +79,10 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
             c = graph.constant(n) if n else None
             consts.append(c.array() if c is not None else None)
         present = [t for t in out_types if t is not None]
-        if present and all(t.size == 0 for t in present):
+        if present and all(t.size == 0 for t in present) and not any(n in extents for n in node.inputs if n):
             continue   # ONNX: every output is empty, so nothing computes it (its buffer holds no bytes)
+        # (one that reads a value of run-time length is lowered on: its outputs' other axes may have
+        # that length, which the return trims to, as for non-empty ones, or it is refused alike)
         node_steps: list = []
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
                        donate=donate if donatable else None, disabled=disabled,
@@ -102,9 +104,10 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                 raise zero_size_error(node, in_types, out_types, f"lowering failed: {type(e).__name__}: {e}") from e
             raise UnsupportedOp(node.op, node=node.name, detail=f"lowering failed: {type(e).__name__}: {e}") from e
         types.update(ctx.temps)
-        # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
-        node_steps = [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
         node_steps = follow(node, node_steps, types, extents, handled=frozenset(ctx.run_time_outputs))
+        # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
+        # (dropped once followed: an empty output's other axes may still have a run-time length)
+        node_steps = [s for s in node_steps if not (isinstance(s, ComputeStep) and _writes_nothing(s, types))]
         extents.update(ctx.run_time_outputs)
         if node.attr("max_extent") is not None:     # graph_import gave it its extent's output, last
             extents.update({node.outputs[k]: (node.outputs[-1], axis)

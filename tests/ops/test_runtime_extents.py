@@ -768,3 +768,31 @@ def test_nonzero_of_long_inputs_in_blocks():
     assert not any(k.entry.startswith("nonzero_counts") for k in one.plan.kernels())
     off = next(t for t in one.report["techniques"] if t["name"] == "grid NonZero")
     assert not off["enabled"] and off["effect"]["grid"] == 0, off
+
+
+def test_an_empty_output_keeps_the_run_time_length_of_its_other_axes():
+    """A selection given a leading axis and sliced empty along it is [0, real boxes, 3], as
+    onnxruntime gives it, not [0, bound, 3] (an empty output was skipped before its run-time axis
+    was followed); a slice from row 1 of the rows of an empty value is refused as for a full one.
+    Found by tests/frontend/test_selection_caps.py's random readers."""
+    b, n, c = 1, 150, 2
+    inits = [("max_out", np.array([np.iinfo(np.int64).max], np.int64)), ("iou", np.array([0.3], np.float32)),
+             ("score_min", np.array([0.25], np.float32)), ("zero", np.array([0], np.int64)),
+             ("one", np.array([1], np.int64)), ("big", np.array([1000], np.int64)), ("two", np.array([2], np.int64))]
+    nms = helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "score_min"], ["sel"])
+    ins = [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])]
+    data = model([nms, helper.make_node("Unsqueeze", ["sel", "zero"], ["lead"]),
+                  helper.make_node("Slice", ["lead", "one", "big", "zero"], ["empty"])],
+                 ins, [("empty", TP.INT64, [0, "k", 3])], inits)
+    feeds = []
+    for seed in range(2):
+        boxes, scores = boxes_and_scores(b, n, c, seed=seed)
+        feeds.append({"boxes": boxes, "scores": scores})
+    art = check(data, feeds)
+    assert [o for o, _, _ in art.plan.output_lengths] == ["empty"]
+    # columns 1 to 1 of each row: empty; then rows from 1: refused, as the same slice of full rows
+    data = model([nms, helper.make_node("Slice", ["sel", "one", "one", "one"], ["cols"]),
+                  helper.make_node("Slice", ["cols", "one", "big", "zero"], ["rows"])],
+                 ins, [("rows", TP.INT64, ["k", 0])], inits)
+    with pytest.raises(ShapeError, match="computed position"):
+        compile(data, "h100", CompileOptions(build=False))
