@@ -154,3 +154,70 @@ def test_readers_that_read_every_row(reader):
         tail, inits = first_rows(2, out="out", axes=(1,))
         out = ("out", TP.INT64, ["k", 2])
     _reads_all(tail, inits, [out])
+
+
+def _random_readers(seed: int) -> tuple[bytes, dict]:
+    """NonMaxSuppression, then a random chain of readers of its selection: gathers of a column,
+    casts, adds, squeezes and unsqueezes, slices of either axis with random bounds and steps."""
+    rng = np.random.default_rng(seed)
+    b, c, n = int(rng.choice([1, 2])), int(rng.choice([1, 3])), int(rng.choice([20, 150]))
+    max_out = int(rng.choice([ALL, ALL, 50, 7]))
+    tail, inits, v, rank, k, cols = [], {}, "sel", 2, 0, 3   # (cols: axis 1's extent while rank is 2)
+    steps = [str(rng.choice(["gather", "gather1", "cast", "add", "unsqueeze", "slice0", "slice1"]))
+             for _ in range(int(rng.integers(0, 3)))]
+    if rng.random() < 0.75:     # most chains end in a slice of the rows, as exporters write them
+        steps.append("slice0")
+    for step in steps:
+        k += 1
+        out = f"v{k}"
+        if step in ("gather", "gather1") and rank == 2 and cols:
+            j = int(rng.integers(0, cols))
+            inits[f"c{k}"] = np.array(j if step == "gather" else [j], np.int64)
+            tail.append(helper.make_node("Gather", [v, f"c{k}"], [out], axis=1))
+            rank, cols = (1, 0) if step == "gather" else (2, 1)
+        elif step == "cast":
+            tail.append(helper.make_node("Cast", [v], [out], to=TP.INT64))
+        elif step == "add":
+            inits[f"c{k}"] = np.array(int(rng.integers(-2, 3)), np.int64)
+            tail.append(helper.make_node("Add", [v, f"c{k}"], [out]))
+        elif step == "unsqueeze" and rank < 3:
+            axis = int(rng.choice([0, rank]))
+            inits[f"c{k}"] = np.array([axis], np.int64)
+            tail.append(helper.make_node("Unsqueeze", [v, f"c{k}"], [out]))
+            rank, cols = rank + 1, (1 if rank == 1 and axis == 1 else 0)
+        elif step in ("slice0", "slice1"):
+            axis = 0 if step == "slice0" or rank == 1 else 1
+            inits[f"s{k}"] = np.array([int(rng.choice([0, 0, 0, 1]))], np.int64)
+            inits[f"e{k}"] = np.array([int(rng.choice([2, 9, 40, 1000]))], np.int64)
+            inits[f"a{k}"] = np.array([axis], np.int64)
+            inits[f"t{k}"] = np.array([int(rng.choice([1, 1, 2]))], np.int64)
+            tail.append(helper.make_node("Slice", [v, f"s{k}", f"e{k}", f"a{k}", f"t{k}"], [out]))
+        else:
+            continue
+        v = out
+    data = nms_model(tail, [(v, TP.INT64, [f"d{i}" for i in range(rank)])], inits, max_out=max_out, b=b, c=c, n=n)
+    boxes, scores = boxes_and_scores(b, n, c, seed=seed)
+    return data, {"boxes": boxes, "scores": scores}
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_readers_of_a_selection_against_onnxruntime(seed):
+    """Whatever reads the selection, capping it changes no output: the model compiled with the cap
+    and with --disable nms_cap both refuse it alike or both give onnxruntime's outputs."""
+    from compiler import compile
+    from compiler.errors import CompilerError
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    data, feed = _random_readers(seed)
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feed)[0]
+    outcomes = []
+    for disable in ((), ("nms_cap",)):
+        try:
+            art = compile(data, "h100", CompileOptions(build=False, disable=disable))
+        except CompilerError as e:
+            outcomes.append(type(e).__name__)
+            continue
+        got = next(iter(Executor(art.plan, make_backend("host")).run(feed).values()))
+        assert got.shape == want.shape and np.array_equal(got, want), (disable, got.shape, want.shape)
+        outcomes.append("right")
+    assert outcomes[0] == outcomes[1], outcomes
