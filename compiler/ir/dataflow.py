@@ -177,7 +177,7 @@ def map_bodies(step: Step, fn: Callable[[Plan], Plan]) -> Step:
 def with_steps(plan: Plan, steps, constants: dict, types: dict) -> Plan:
     """`plan` with new steps and the constants (and types) a pass added to, keeping only the constants
     that a step or an output still reads: a weight a pass replaced (converted, compressed) leaves."""
-    used = set(plan.outputs)
+    used = set(plan.returned)
     for s in steps:
         used |= reads(s)
     kept = tuple((n, c) for n, c in constants.items() if n in used)

@@ -128,6 +128,12 @@ class Plan:
     # output's unwritten elements are the input's); no step reads such an input by its name
     donated: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def returned(self) -> tuple[str, ...]:
+        """What a run reads at its end: the outputs and the real extents it trims them to (a pass
+        that drops what nothing reads keeps these)."""
+        return self.outputs + tuple(n for _, n, _ in self.output_lengths)
+
     def steps_within(self):
         """Every step in execution order, a region step before its bodies' steps (the walk
         compiler/ir/dataflow.py builds on)."""

@@ -67,9 +67,9 @@ def verify_plan(plan, outer_scope: frozenset[str] = frozenset()) -> None:
         for sub in bodies(s):
             verify_plan(sub, frozenset(defined))
         defined |= writes(s)
-    for o in plan.outputs:
+    for o in plan.returned:
         if o not in defined:
-            raise VerifyError(f"plan output {o} is never defined")
+            raise VerifyError(f"plan output {o} (or the real extent an output is trimmed to) is never defined")
     _verify_donations(plan, types)
     offsets = dict(plan.arena)
     for n, off in offsets.items():

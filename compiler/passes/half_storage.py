@@ -100,7 +100,7 @@ def _narrowable(steps, plan: Plan, types: dict) -> dict[str, DType]:
             for root in (st.expr.body, st.expr.epilogue):
                 if root is not None:
                     _loads(root, None, lambda arg, r, st=st: rounding.setdefault(st.inputs[arg], set()).add(r))
-    fixed = set(plan.inputs) | set(plan.outputs) | {n for n, _ in plan.constants}
+    fixed = set(plan.inputs) | set(plan.returned) | {n for n, _ in plan.constants}
     return {v: next(iter(r)) for v, r in rounding.items()
             if v in produced and v not in fixed and writers[v] == 1 and types[v].dtype is F32
             and len(r) == 1 and next(iter(r)) in HALF}

@@ -57,7 +57,7 @@ def _plan(plan: Plan, record: dict, target: Target) -> Plan:
     for k, s in enumerate(steps):
         if _attention_step(s):
             tried: set[str] = set()
-            while (found := _try_next(k, steps, dropped, set(plan.outputs), types, target, tried)) is not None:
+            while (found := _try_next(k, steps, dropped, set(plan.returned), types, target, tried)) is not None:
                 record["tried"].append(found)
                 record["removed"] += found["joined"]
     out = [s for k, s in enumerate(steps) if k not in dropped]

@@ -134,7 +134,7 @@ class _Scope:
     @classmethod
     def of(cls, plan: Plan, options: Options = Options()) -> "_Scope":
         steps = list(plan.steps)
-        return cls(steps, readers_of(steps), set(plan.outputs),
+        return cls(steps, readers_of(steps), set(plan.returned),
                    {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, dict(plan.types), options=options)
 
 

@@ -78,7 +78,7 @@ def _plan(plan: Plan, record: dict, target: Target) -> Plan:
         for r in rs:
             reads[r].add(v)
     last_read = {v: max(rs) for v, rs in readers.items()}
-    pinned = set(plan.outputs)
+    pinned = set(plan.returned)
     varies = _varying(steps, reads, plan)
     groups: list[_Group] = []
     closed = -1          # the last step of the latest group's window

@@ -92,7 +92,7 @@ class _Scope:
         steps = list(plan.steps)
         return cls(steps, dict(plan.types), readers_of(steps),
                    {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)},
-                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.outputs),
+                   {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.returned),
                    {name for name, _ in plan.constants}, target)
 
 

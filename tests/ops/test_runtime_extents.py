@@ -796,3 +796,28 @@ def test_an_empty_output_keeps_the_run_time_length_of_its_other_axes():
                  ins, [("rows", TP.INT64, ["k", 0])], inits)
     with pytest.raises(ShapeError, match="computed position"):
         compile(data, "h100", CompileOptions(build=False))
+
+
+def test_a_fused_reader_leaves_the_length_an_output_is_trimmed_to():
+    """A selection joined to itself (Concat along its rows: a length of its own, the sum), a
+    CumSum along the columns, a Softmax along the rows: fusion joins the softmax with what reads the
+    joined length, and the step computing that length, read by no kernel any more, was dropped
+    though the output is trimmed to it (the run failed looking it up). Found by random readers of
+    run-time lists against onnxruntime."""
+    b, n, c = 1, 100, 2
+    inits = [("max_out", np.array([5], np.int64)), ("iou", np.array([0.4], np.float32)),
+             ("score_min", np.array([0.3], np.float32)), ("ax", np.array(1, np.int64))]
+    data = model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "score_min"], ["sel"]),
+                  helper.make_node("Cast", ["sel"], ["f"], to=TP.FLOAT),
+                  helper.make_node("Concat", ["f", "f"], ["twice"], axis=0),
+                  helper.make_node("CumSum", ["twice", "ax"], ["sums"]),
+                  helper.make_node("Softmax", ["sums"], ["out"], axis=0)],
+                 [("boxes", TP.FLOAT, [b, n, 4]), ("scores", TP.FLOAT, [b, c, n])], [("out", TP.FLOAT, ["k", 3])],
+                 inits)
+    feeds = []
+    for seed in range(2):
+        boxes, scores = boxes_and_scores(b, n, c, seed=seed)
+        feeds.append({"boxes": boxes, "scores": scores})
+    for disable in ((), ("welder",)):
+        art = check(data, feeds, rtol=1e-6, disable=disable)
+        assert [o for o, _, _ in art.plan.output_lengths] == ["out"]
