@@ -20,8 +20,9 @@ Here the work that does not depend on earlier decisions runs across the grid fir
    warp resolves a chunk from the removed bits gathered so far and the chunk's own words (a
    shuffle a taken box: the removed ones are skipped by their bits; the own words of 32 chunks
    loaded together into shared memory), then the block ORs the taken boxes' rows into the
-   removed bits (a round trip a chunk that takes a box); it stops at the most boxes a class takes (which the import
-   caps at the rows the selection's readers read: frontend/selection_caps.py).
+   removed bits (a round trip a chunk that takes a box); it stops at the most boxes a class
+   takes (which the import caps at the rows the selection's readers read:
+   frontend/selection_caps.py).
 
 The result (each class's taken boxes in order, and their count) is what the greedy kernel leaves
 for the placing kernel. The matrix costs batches x classes x n x ceil(n / 64) words of scratch,
