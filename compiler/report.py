@@ -13,6 +13,7 @@ from .ir.dataflow import all_types, graph_obstacle, reads, writes
 from .ir.plan import ComputeStep, LaunchStep, Plan
 from .ir.spec import KernelSpec
 from .kinds import KINDS
+from .passes.grinder import plan_us
 from .report_html import report_html
 from .roller.cost_model import LAUNCH_US, kernel_flops, kernel_flops_dense, kernel_skipped_bytes, kernel_us
 from .targets import Target
@@ -61,12 +62,10 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
     measured = tuning["measured"]
     op_types = _op_types(imported.graph)
     kernels = []
-    total_pred = 0.0
     flops = {"dense": 0, "executed": 0}
     for k in plan.kernels():
         b = builds.get(k.digest, {})
         pred = kernel_us(k, types, target)
-        total_pred += pred + LAUNCH_US
         cfg = dict(k.config)
         executed, dense = kernel_flops(k), kernel_flops_dense(k)
         flops["dense"] += dense
@@ -86,6 +85,9 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
                         **roofline_point(k, executed, kernel_dram_bytes(k, types),
                                          pred if meas is None else meas, target,
                                          "predicted" if meas is None else "measured")})
+    # the launches, and the regions left on the host by their iterations (a kernel of a host
+    # region's body is listed once above; an If's branch not taken costs nothing)
+    total_pred = plan_us(plan, types, target)
     build_info = next((r.info for r in records if r.name == "build"), {})
     report = {
         "format": FORMAT, "compiler_version": package_version(), "compiler_key": compiler_key(),

@@ -229,6 +229,22 @@ def host_round_trips(plan: Plan) -> int | None:
     return total
 
 
+def plan_us(plan: Plan, types: dict, target: Target) -> float:
+    """A plan's predicted microseconds: each launch's kernel and launch, and each region left on the
+    host as `predict_us` prices its iterations there (a launch per body kernel and a round trip an
+    iteration): an If's longer branch, a Loop's body times the iterations known at compile time (1
+    where the data decides), a Scan's body times its length. A region on the device is a launch
+    whose kernel carries its bodies' time."""
+    total = 0.0
+    for s in plan.steps:
+        if isinstance(s, LaunchStep):
+            total += kernel_us(s.kernel, types, target) + LAUNCH_US
+        elif isinstance(s, REGIONS):
+            body = max(plan_us(b, types, target) for b in s.bodies)
+            total += (1 if isinstance(s, IfStep) else _static_iterations(s, plan)) * (body + HOST_ROUND_TRIP_US)
+    return total
+
+
 def _static_iterations(region, plan: Plan) -> int:
     """Iterations of a region known at compile time: a Loop's static trip count, a Scan's length,
     1 for an If (its branch) and for a loop whose count is known only at run time."""
