@@ -71,7 +71,8 @@ def sparse24_speedup(spec: KernelSpec, constants: dict, target: Target, memo: di
     """How many times faster the micro-model predicts `spec` (a contraction not yet tiled) on
     sparse tensor cores than as its dense tensor-core best; None where it would stay dense.
     Welder's shared-memory level asks before fusing a contraction into a row chain, which would
-    keep it dense (a GEMM -> LayerNorm whose weight is 2:4); `memo` is Roller's tiling memo."""
+    keep it dense (a GEMM -> LayerNorm whose weight is 2:4). `memo` (the sparta stage's, which its
+    block-sparse and cover counterparts take) is not read: the 2:4 choice is cheap to price again."""
     if target.sm_version < 80 or not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
     tiled = tile_spec(spec, target)
