@@ -79,6 +79,26 @@ def gather_candidates(candidate: str) -> list[str]:
             "  }"]
 
 
+def bitonic_sort(key: str, id: str, id_type: str, width: str) -> list[str]:
+    """C lines sorting `width` (a power of two) entries of key[] (float) and id[] (`id_type`) in
+    place by descending key, ties to the lower id: the reference's order. The T threads of the
+    block take the pairs of each pass, a barrier between passes."""
+    return [f"  for (long long size = 2; size <= {width}; size <<= 1) {{",
+            "    for (long long stride = size >> 1; stride > 0; stride >>= 1) {",
+            f"      for (long long e = threadIdx.x; e < {width}; e += T) {{",
+            "        const long long o = e ^ stride;",
+            "        if (o <= e) continue;",
+            f"        const float ke = {key}[e], ko = {key}[o];",
+            f"        const {id_type} ie = {id}[e], io = {id}[o];",
+            "        const bool o_first = ko > ke || (ko == ke && io < ie);",
+            "        const bool e_first = ke > ko || (ke == ko && ie < io);",
+            f"        if ((e & size) == 0 ? o_first : e_first) {{ {key}[e] = ko; {key}[o] = ke; {id}[e] = io; {id}[o] = ie; }}",
+            "      }",
+            "      __syncthreads();",
+            "    }",
+            "  }"]
+
+
 def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
                      scalars: tuple[list[KernelParam], list[str]], *, b: int, c: int, n: int,
                      in_range: str, score_min: str, iou: str, limit: str, helper: str,
@@ -298,20 +318,7 @@ def _rank_by_runs(ctx: LowerCtx, bc: int, n: int, cand_keys: str, cand_ids: str,
             "  }",
             "  __syncthreads();",
             "  // bitonic: by descending score, ties to the lower position (the lower box)",
-            "  for (long long size = 2; size <= S; size <<= 1) {",
-            "    for (long long stride = size >> 1; stride > 0; stride >>= 1) {",
-            "      for (long long e = threadIdx.x; e < S; e += T) {",
-            "        const long long o = e ^ stride;",
-            "        if (o <= e) continue;",
-            "        const float ke = key[e], ko = key[o];",
-            "        const int ie = pos[e], io = pos[o];",
-            "        const bool o_first = ko > ke || (ko == ke && io < ie);",
-            "        const bool e_first = ke > ko || (ke == ko && ie < io);",
-            "        if ((e & size) == 0 ? o_first : e_first) { key[e] = ko; key[o] = ke; pos[e] = io; pos[o] = ie; }",
-            "      }",
-            "      __syncthreads();",
-            "    }",
-            "  }",
+            *bitonic_sort("key", "pos", "int", "S"),
             "  for (long long e = threadIdx.x; e < len; e += T) {",
             "    run_keys[bc * N + lo + e] = key[e];",
             "    run_pos[bc * N + lo + e] = pos[e];",
