@@ -102,8 +102,8 @@ def _plan(plan: Plan, target: Target, record: dict, taken: set[str], inside: str
                                shared_limit=shape["shared_limit"], taken=taken)
             types.update(rk.types)
             constants.update(rk.constants)
-            # the kernel's time is its bodies': the report's latency counts it as a host region's
-            # body kernels are (each once, a loop's each iteration where the count is static)
+            # the kernel's time is its bodies' (the device figure times the iterations known at
+            # compile time), as plan_us counts a region left on the host
             iterations = _static_iterations(s, plan)
             steps.append(LaunchStep(dataclasses.replace(rk.kernel, config=rk.kernel.config + (
                 ("predicted_us", round(device * iterations, 3)), ("iterations", iterations)))))
