@@ -27,6 +27,7 @@ import numpy as np
 
 from .artifact import Artifact
 from .build import build, build_key, toolchain_key
+from .codegen.co_launch import can_co_launch
 from .context import CompileContext, CompileOptions
 from .frontend.onnx_import import ImportedModel, ImportLimits, import_model
 from .ir.dataflow import all_plans
@@ -47,7 +48,7 @@ from .passes.roller import SpecPrices, roller_plan
 from .passes.sparse24 import sparse24_plan, sparse24_speedup
 from .passes.sparta_cover import cover_plan, cover_speedup
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
-from .passes.rammer import rammer_plan
+from .passes.rammer import alike_us, rammer_plan
 from .passes.prologue import prologue_plan
 from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
@@ -55,7 +56,7 @@ from .passes.stitch_maps import stitch_maps_plan
 from .passes.welder import welder_plan
 from .report import TOLERANCE, make_header, make_report, plan_traffic, split_specs
 from .roller.construct import compilation_scope
-from .roller.cost_model import LAUNCH_US, kernel_us
+from .roller.cost_model import kernel_bytes, kernel_us, resident_per_sm
 from .targets import Target, get_target
 from .tuning import tune
 
@@ -88,25 +89,36 @@ def _lower(plan: None, ctx: CompileContext) -> tuple[Plan, dict]:
     return plan, info
 
 
-def _lowering_price(ctx: CompileContext) -> Callable[[Plan], float | None] | None:
+def _lowering_price(ctx: CompileContext) -> Callable[..., float | None] | None:
     """How a lowering with several ways (LowerCtx.cheapest) prices one: its steps through the
     precision stage, then each kernel as Roller tiles it alone (a hand-written one by its own
     config: cost_model.kernel_us), plus a launch each (fusion is left out for every way alike);
-    None where a kernel has no tiled kind, and no pricing at all with roller off."""
+    None where a kernel has no tiled kind, and no pricing at all with roller off. `copies`: the
+    node and its alike siblings of its wave (passes/lower.py), each kernel priced as one of that
+    many the rammer stage co-launches (rammer.alike_us; one alone with rammer off)."""
     if not ctx.options.enabled("roller"):
         return None
     prices = SpecPrices(ctx.target)
+    packed = ctx.options.enabled("rammer")
 
-    def price(plan: Plan) -> float | None:
+    def price(plan: Plan, copies: int = 1) -> float | None:
         plan, _ = precision_plan(plan, ctx.options.precision, weights=False)
         types = dict(plan.types)
         total = 0.0
         for spec in plan.specs():
-            us = (prices(spec) if isinstance(spec, KernelSpec) else
-                  kernel_us(spec.kernel, types, ctx.target) if isinstance(spec, ExternSpec) else None)
-            if us is None:
+            if isinstance(spec, KernelSpec):
+                facts = prices.launch(spec)
+            elif isinstance(spec, ExternSpec):
+                k = spec.kernel
+                facts = (kernel_us(k, types, ctx.target), k.blocks, resident_per_sm(k, ctx.target),
+                         kernel_bytes(k, types))
+                if can_co_launch(k) is not None:
+                    facts = (facts[0], ctx.target.sms * facts[2], facts[2], facts[3])   # runs alone
+            else:
+                facts = None
+            if facts is None:
                 return None
-            total += us + LAUNCH_US
+            total += alike_us(*facts, copies if packed else 1, ctx.target)
         return total
     return price
 

@@ -309,8 +309,9 @@ def _techniques(report: dict, records, options, caps=()) -> list[dict]:
     regions = cf["regions"]
     graph = sched["cuda_graph"]
     def priced(ops) -> list[dict]:
-        """The nodes of `ops` whose lowering priced its ways (LowerCtx.cheapest), and the way taken."""
-        return [{k: c[k] for k in ("node", "chosen", "predicted_us")}
+        """The nodes of `ops` whose lowering priced its ways (LowerCtx.cheapest), and the way taken;
+        `alike`: each way priced as one of that many nodes of its wave co-launched (passes/lower.py)."""
+        return [{k: c[k] for k in ("node", "chosen", "predicted_us", "alike") if k in c}
                 for c in info.get("lower", {}).get("choices", []) if c["op"] in ops]
     # only a MoE node whose ways were priced is grouped
     moe_choices, nms_choices = priced(MOE_OPS), priced(("NonMaxSuppression",))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable
 
@@ -56,10 +57,13 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         used_names.add(name)
         return name
 
-    def price_steps(trial: list, temps: dict) -> float | None:
-        """One way of lowering a node, priced as a plan of its own steps."""
-        return price(Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
-                          constants=tuple(graph.constants)))
+    def price_steps(trial: list, temps: dict, copies: int = 1) -> float | None:
+        """One way of lowering a node, priced as a plan of its own steps (one of `copies` alike)."""
+        plan = Plan(inputs=(), outputs=(), steps=tuple(trial), types=tuple({**types, **temps}.items()),
+                    constants=tuple(graph.constants))
+        return price(plan, copies) if copies > 1 else price(plan)
+
+    alike = alike_siblings(graph) if price is not None else {}
 
     # values with a run-time extent (OpDef.bounded and what is computed from them)
     extents: Extents = dict(outer_extents or {})
@@ -86,9 +90,11 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
         node_steps: list = []
         ctx = LowerCtx(node, in_types, out_types, consts, opset, node_steps.append, new_name,
                        donate=donate if donatable else None, disabled=disabled,
-                       price=price_steps if price is not None else None, choices=choices, extents=extents,
+                       price=(functools.partial(price_steps, copies=alike.get(node.name, 1))
+                              if price is not None else None), choices=choices, extents=extents,
                        shared=shared)
         zero_size = any(t is not None and t.size == 0 for t in in_types + out_types)
+        priced = len(choices) if choices is not None else 0
         try:
             opdef.lower(ctx)
         except NeedsConstant:
@@ -103,6 +109,9 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
             if zero_size:
                 raise zero_size_error(node, in_types, out_types, f"lowering failed: {type(e).__name__}: {e}") from e
             raise UnsupportedOp(node.op, node=node.name, detail=f"lowering failed: {type(e).__name__}: {e}") from e
+        if alike.get(node.name, 1) > 1 and choices is not None:
+            for c in choices[priced:]:     # each way priced as one of this many co-launched
+                c["alike"] = alike[node.name]
         types.update(ctx.temps)
         node_steps = follow(node, node_steps, types, extents, handled=frozenset(ctx.run_time_outputs))
         # a kernel that writes only zero-size values (an empty output or temporary) computes nothing
@@ -135,6 +144,32 @@ def output_runtime_axes(graph: Graph, opset: int) -> dict[str, int]:
     if not may(graph):
         return {}
     return {o: axis for o, _, axis in lower_graph(graph, opset).output_lengths}
+
+
+def alike_siblings(graph: Graph) -> dict[str, int]:
+    """Node name -> how many nodes of its wave are alike (itself included; only counts above one):
+    the same op, attributes and operand types, at the same depth from the graph's inputs, so none
+    reads another. They lower alike, and the rammer stage co-launches their small kernels, so a
+    lowering with several ways prices each as one of that many (pipeline._lowering_price): a
+    detector's TopK per class is many rows at once, not one."""
+    depth: dict[str, int] = {}
+    groups: dict[tuple, list[str]] = {}
+    for node in graph.nodes:
+        d = 1 + max((depth.get(v, 0) for v in node.inputs if v), default=0)
+        for v in node.outputs:
+            depth[v] = d
+        if node.op in CONTROL_FLOW:
+            continue
+        try:
+            attrs = tuple(node.attrs)
+            hash(attrs)
+        except TypeError:         # an attribute without a value key (a tensor): alike only by itself
+            continue
+        sig = (d, node.op, node.domain, attrs,
+               tuple((graph.type_of(v), graph.constant(v) is not None) if v else None for v in node.inputs),
+               tuple(graph.type_of(v) if v else None for v in node.outputs))
+        groups.setdefault(sig, []).append(node.name)
+    return {name: len(names) for names in groups.values() if len(names) > 1 for name in names}
 
 
 def _read_once_inputs(graph: Graph) -> set[str]:

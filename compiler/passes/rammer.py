@@ -121,6 +121,22 @@ def _wave_us(members: list[int], packs, steps, types, target: Target) -> float:
         if k not in packed and isinstance(steps[k], LaunchStep))
 
 
+def alike_us(us: float, blocks: int, per_sm: int, nbytes: float, copies: int, target: Target) -> float:
+    """One of `copies` alike independent kernels (each `us` alone, `blocks` blocks, `per_sm` of them
+    resident on an SM, `nbytes` of DRAM traffic), as this stage runs them: packed into co-launches
+    of as many as stay resident together, each predicted as `predictions` prices a pack; a kernel
+    that fills the GPU alone runs alone. What the lowering prices a way by when a node has alike
+    siblings in its wave (passes/lower.py: a detector's TopK per class), since a way of small
+    kernels costs the wave little more than one of them."""
+    fit = target.sms * per_sm // max(1, blocks) if blocks < target.sms * per_sm else 1
+    if copies < 2 or fit < 2:
+        return us + LAUNCH_US
+    per_pack = min(copies, fit)
+    packs = -(-copies // per_pack)
+    pack_us = max(us, per_pack * nbytes / (target.dram_gbps * 1e3)) + LAUNCH_US
+    return min(us + LAUNCH_US, packs * pack_us / copies)
+
+
 def _candidate(step, target: Target) -> bool:
     """A launch that may share a launch: co-launchable and leaving SMs empty on its own."""
     if not isinstance(step, LaunchStep) or can_co_launch(step.kernel) is not None:

@@ -91,10 +91,20 @@ class SpecPrices:
     not constructed again by the roller stage (construct's memo of the compilation)."""
 
     def __init__(self, target: Target):
-        self.target, self.us = target, {}
+        self.target, self.facts = target, {}
 
     def __call__(self, spec: KernelSpec) -> float | None:
-        if spec.key not in self.us:
-            tiled = tile_spec(spec, self.target)
-            self.us[spec.key] = None if tiled.config is None else predict(tiled.config, self.target).us
-        return self.us[spec.key]
+        facts = self.launch(spec)
+        return None if facts is None else facts[0]
+
+    def launch(self, spec: KernelSpec) -> tuple[float, int, int, float] | None:
+        """(microseconds, blocks, blocks resident per SM, DRAM bytes) of the best configuration:
+        what the rammer stage packs a launch by (passes/rammer.alike_us)."""
+        if spec.key not in self.facts:
+            cfg = tile_spec(spec, self.target).config
+            if cfg is None:
+                self.facts[spec.key] = None
+            else:
+                p = predict(cfg, self.target)
+                self.facts[spec.key] = (p.us, cfg.workload.blocks, p.blocks_per_sm, cfg.workload.dram_bytes)
+        return self.facts[spec.key]

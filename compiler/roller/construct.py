@@ -20,7 +20,7 @@ from typing import Iterable, Iterator, Protocol
 
 from ..analysis.dependence import input_bytes
 from ..analysis.views import GemmView, decompose, sectors_per_request, vars_of
-from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk
+from ..ir.texpr import Binary, Load, TensorExpr, Unary, walk, walk_distinct
 from ..ir.tiles import KernelConfig
 from ..targets import Target
 from .micro_model import predict
@@ -124,11 +124,14 @@ def _order(cfg: KernelConfig) -> tuple:
 
 
 def ops_per_element(e) -> int:
-    return max(1, sum(1 for x in walk(e) if isinstance(x, (Binary, Unary))))
+    """Arithmetic per output element: each distinct operation once, as the renderer computes a
+    repeated sub-expression once (hoisted into a local, or left to NVRTC's CSE)."""
+    return max(1, len({x for x in walk_distinct(e) if isinstance(x, (Binary, Unary))}))
 
 
 def load_count(e) -> int:
-    return sum(1 for x in walk(e) if isinstance(x, Load))
+    """Loads per output element, each distinct load once (the renderer hoists a repeated one)."""
+    return len({x for x in walk_distinct(e) if isinstance(x, Load)})
 
 
 def io_sizes(te: TensorExpr) -> tuple[int, int, int]:

@@ -255,3 +255,87 @@ def test_split_kernels_co_launch_in_their_unsplit_forms_where_that_pays():
     assert all(k["config"].get("split_k", 1) > 1 for k in apart["kernels"]) and len(apart["kernels"]) == 3
     unsplit = compile(data, "h100", CompileOptions(build=False, disable=("split_k",))).report
     assert rep["latency"]["predicted_us"] == unsplit["latency"]["predicted_us"] < apart["latency"]["predicted_us"]
+
+
+def per_class_topk(n: int, classes: int, k: int) -> bytes:
+    """A detector's per-class step: each class's column of [n, classes] scores, its K best."""
+    nodes, outs = [], []
+    inits = [numpy_helper.from_array(np.array([k], np.int64), "k")]
+    for c in range(classes):
+        inits.append(numpy_helper.from_array(np.array(c, np.int64), f"c{c}"))
+        nodes += [helper.make_node("Gather", ["s", f"c{c}"], [f"col{c}"], axis=1),
+                  helper.make_node("TopK", [f"col{c}", "k"], [f"v{c}", f"i{c}"])]
+        outs += [helper.make_tensor_value_info(f"v{c}", TensorProto.FLOAT, [k]),
+                 helper.make_tensor_value_info(f"i{c}", TensorProto.INT64, [k])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("s", TensorProto.FLOAT, [n, classes])], outs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    return m.SerializeToString()
+
+
+def test_alike_siblings_are_nodes_of_one_wave_with_the_same_op_and_types():
+    """The per-class TopKs (and Gathers) are alike; a chain of the same op is not (each reads the
+    one before), nor are nodes of another type."""
+    from compiler.frontend.onnx_import import import_model
+    from compiler.passes.lower import alike_siblings
+    graph = import_model(per_class_topk(1500, 4, 10)).graph
+    alike = alike_siblings(graph)
+    assert sorted(alike.get(n.name) for n in graph.nodes if n.op == "TopK") == [4] * 4
+    assert sorted(alike.get(n.name) for n in graph.nodes if n.op == "Gather") == [4] * 4
+    chain = helper.make_graph([helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Relu", ["a"], ["b"]),
+                               helper.make_node("Relu", ["x"], ["c"]), helper.make_node("Sigmoid", ["x"], ["d"])],
+                              "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [8]) for v in "bcd"])
+    m = helper.make_model(chain, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 9
+    graph = import_model(m.SerializeToString()).graph
+    by_output = {n.outputs[0]: n.name for n in graph.nodes}
+    alike = alike_siblings(graph)
+    assert alike.get(by_output["a"]) == 2 and alike.get(by_output["c"]) == 2      # the wave's two Relus
+    assert by_output["b"] not in alike and by_output["d"] not in alike
+
+
+def test_a_lowering_prices_its_ways_as_one_of_its_alike_siblings(monkeypatch):
+    """16 per-class TopKs of 3234 scores, K = 300: one alone is predicted cheaper ranked (n^2
+    comparisons across the grid) than radix-selected (a block per row, latency-bound passes), but
+    16 radix selects share their launches where 16 rankings each fill the GPU; the lowering prices
+    each way as one of 16 co-launched and takes the radix select. The plan is predicted faster
+    than with each TopK priced alone, and matches onnxruntime in both thread orders."""
+    import compiler.passes.lower as lower
+    data, classes = per_class_topk(3234, 16, 300), 16
+    art = compile(data, "h100", CompileOptions(build=False))
+    (tech,) = [t for t in art.report["techniques"] if t["name"] == "radix TopK"]
+    priced = tech["effect"]["priced"]
+    assert len(priced) == classes and all(c["alike"] == classes and c["chosen"] == "radix select" for c in priced)
+    assert all(c["predicted_us"]["radix select"] == min(c["predicted_us"].values()) for c in priced)
+    s = np.round(RNG.standard_normal((3234, classes)), 3).astype(np.float32)
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"s": s})
+    for mode in ("default", "shuffle"):
+        got = Executor(art.plan, make_backend("host", mode=mode, seed=5)).run({"s": s})
+        for name, w in zip(art.plan.outputs, want):
+            np.testing.assert_array_equal(got[name], w, err_msg=f"{name} ({mode})")
+
+    # with rammer off nothing is co-launched, so each is priced alone
+    off = compile(data, "h100", CompileOptions(build=False, disable=("rammer",)))
+    (tech,) = [t for t in off.report["techniques"] if t["name"] == "radix TopK"]
+    assert [c["chosen"] for c in tech["effect"]["priced"]] == ["ranks"] * classes
+    monkeypatch.setattr(lower, "alike_siblings", lambda graph: {})
+    alone = compile(data, "h100", CompileOptions(build=False))
+    (tech,) = [t for t in alone.report["techniques"] if t["name"] == "radix TopK"]
+    assert [c["chosen"] for c in tech["effect"]["priced"]] == ["ranks"] * classes
+    assert art.report["latency"]["predicted_us"] < alone.report["latency"]["predicted_us"]
+
+
+def test_alike_copies_are_priced_as_the_stage_packs_them():
+    """One of N alike kernels: alone (one copy, or a kernel filling the SMs) its time and a launch;
+    small ones share launches as many as stay resident, each pack the slowest member or the
+    pack's bytes over DRAM bandwidth, whichever is longer."""
+    from compiler.passes.rammer import alike_us
+    from compiler.roller.cost_model import LAUNCH_US
+    t = get_target("h100")
+    assert alike_us(3.0, 10, 2, 1e6, 1, t) == 3.0 + LAUNCH_US
+    assert alike_us(3.0, t.sms * 2, 2, 1e6, 16, t) == 3.0 + LAUNCH_US          # fills the GPU alone
+    fit = t.sms * 2 // 10                                                     # 26 of 10 blocks resident
+    assert alike_us(3.0, 10, 2, 1e3, 2 * fit, t) == pytest.approx((3.0 + LAUNCH_US) / fit)
+    heavy = 3.0 * t.dram_gbps * 1e3       # bytes one kernel moves in 3 us: a pack of 8 is DRAM-bound
+    assert alike_us(3.0, 10, 2, heavy, 8, t) == pytest.approx((8 * 3.0 + LAUNCH_US) / 8)

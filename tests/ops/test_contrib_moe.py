@@ -221,7 +221,7 @@ def grouped_by(request, monkeypatch):
     Yields the sort's name."""
     import compiler.pipeline as pipeline
     mark = SORT_MARKS[request.param]
-    monkeypatch.setattr(pipeline, "_lowering_price", lambda ctx: lambda plan: 0.0 if any(
+    monkeypatch.setattr(pipeline, "_lowering_price", lambda ctx: lambda plan, copies=1: 0.0 if any(
         getattr(st.expr, "name", "") == mark for spec in plan.specs() for st in getattr(spec, "stages", ()))
         else 1.0)
     return request.param

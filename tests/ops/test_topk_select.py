@@ -77,9 +77,11 @@ def assert_topk(got: dict, want: list[np.ndarray]):
                                    np.uint8, np.int8], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("largest", [1, 0])
 def test_radix_select_matches_the_reference(dtype, largest):
-    """Rows of 3000 (5 of them: one block a row) or one row of 30000 (segments, then their
+    """Rows of 3000 (5 of them: one block a row; 6000 for 64-bit integers, whose eight passes
+    the micro-model prices above ranking rows of 3000) or one row of 30000 (segments, then their
     candidates again): every key width and order, ties, NaN and zeros of both signs."""
-    for shape, k, form in (((5, 3000), 12, "radix select"), ((1, 30000), 20, "segmented radix select")):
+    row = 6000 if dtype == np.int64 else 3000
+    for shape, k, form in (((5, row), 12, "radix select"), ((1, 30000), 20, "segmented radix select")):
         x = sample(shape, dtype, seed=shape[1] + largest)
         art = compile(topk_model(shape, k, dtype, largest), "h100", CompileOptions(build=False))
         assert radix_chosen(art) == [form]

@@ -16,17 +16,17 @@
 // launch 13: conv_k12 grid=[192, 1, 1] block=[32, 1, 1] shared=768 params=[by_half by_half float out:float]
 // launch 14: conv_k13 grid=[2, 1, 1] block=[256, 1, 1] shared=4096 params=[float float float by_half float out:float]
 // launch 15: conv_k14 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
-// launch 16: conv_k15 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float float out:float out:float]
+// launch 16: conv_k15 grid=[4, 1, 1] block=[64, 1, 1] shared=4608 params=[float float float by_half float float out:float out:float]
 // launch 17: conv_k14 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
-// launch 18: conv_k15 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float float out:float out:float]
+// launch 18: conv_k15 grid=[4, 1, 1] block=[64, 1, 1] shared=4608 params=[float float float by_half float float out:float out:float]
 // launch 19: conv_k14 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
-// launch 20: conv_k16 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float float out:float out:by_half]
+// launch 20: conv_k16 grid=[4, 1, 1] block=[64, 1, 1] shared=4608 params=[float float float by_half float float out:float out:by_half]
 // launch 21: conv_k17 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[by_half by_half float out:float]
-// launch 22: conv_k18 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float out:float out:float]
+// launch 22: conv_k18 grid=[4, 1, 1] block=[64, 1, 1] shared=4608 params=[float float float by_half float out:float out:float]
 // launch 23: conv_k19 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
-// launch 24: conv_k20 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float float out:float out:float]
+// launch 24: conv_k20 grid=[4, 1, 1] block=[64, 1, 1] shared=4608 params=[float float float by_half float float out:float out:float]
 // launch 25: conv_k19 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[float by_half float out:float]
-// launch 26: conv_k21 grid=[8, 1, 1] block=[32, 1, 1] shared=3072 params=[float float float by_half float float out:float out:by_half]
+// launch 26: conv_k21 grid=[4, 1, 1] block=[64, 1, 1] shared=4608 params=[float float float by_half float float out:float out:by_half]
 // launch 27: conv_k22 grid=[2, 1, 1] block=[256, 1, 1] shared=10240 params=[by_half by_half float out:float]
 // launch 28: conv_k23 grid=[4, 1, 1] block=[128, 1, 1] shared=7680 params=[float float float by_half float out:float out:float]
 // launch 29: conv_k24 grid=[3, 1, 1] block=[256, 1, 1] shared=18432 params=[float by_half float out:float]
@@ -1201,16 +1201,16 @@ BY_KERNEL void __launch_bounds__(256) conv_k14(const float* __restrict__ in0, co
 BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1536;
+  unsigned char* const by_sb = by_smem + 3072;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 4u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -1237,9 +1237,9 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 512;
+      unsigned char* const dst = by_sa + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 32; c += 32) {
+      for (int c = tid; c < 64; c += 64) {
         const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
@@ -1249,7 +1249,7 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int o = tid / 16; o < 16; o += 2) {
+      for (int o = tid / 16; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -1275,7 +1275,7 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
     if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const as = by_sa + (i % 3) * 1024;
       const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -1337,8 +1337,8 @@ BY_DEVICE void conv_k15_body(const float* __restrict__ in0, const float* __restr
         out[(i1)*16 + (i2)*4 + (i3)] = (float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
       }
 }
-BY_DEVICE_STATE unsigned int conv_k15_arrivals[2];
-BY_KERNEL void __launch_bounds__(32) conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k15_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k15(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k15_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k15_arrivals));
 }
 
@@ -1346,16 +1346,16 @@ BY_KERNEL void __launch_bounds__(32) conv_k15(const float* __restrict__ in0, con
 BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1536;
+  unsigned char* const by_sb = by_smem + 3072;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 4u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -1382,9 +1382,9 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 512;
+      unsigned char* const dst = by_sa + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 32; c += 32) {
+      for (int c = tid; c < 64; c += 64) {
         const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
@@ -1394,7 +1394,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int o = tid / 16; o < 16; o += 2) {
+      for (int o = tid / 16; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -1420,7 +1420,7 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
     if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const as = by_sa + (i % 3) * 1024;
       const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -1482,8 +1482,8 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
         out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)((in5[(i0)*384 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)]))))));
       }
 }
-BY_DEVICE_STATE unsigned int conv_k16_arrivals[2];
-BY_KERNEL void __launch_bounds__(32) conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k16_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k16(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k16_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k16_arrivals));
 }
 
@@ -1605,16 +1605,16 @@ BY_KERNEL void __launch_bounds__(256) conv_k17(const by_half* __restrict__ in0, 
 BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1536;
+  unsigned char* const by_sb = by_smem + 3072;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 4u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -1641,9 +1641,9 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 512;
+      unsigned char* const dst = by_sa + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 32; c += 32) {
+      for (int c = tid; c < 64; c += 64) {
         const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
@@ -1653,7 +1653,7 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int o = tid / 16; o < 16; o += 2) {
+      for (int o = tid / 16; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -1679,7 +1679,7 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
     if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const as = by_sa + (i % 3) * 1024;
       const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -1739,8 +1739,8 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
         out[(i1)*16 + (i2)*4 + (i3)] = (float)((acc + in4[(i1)]));
       }
 }
-BY_DEVICE_STATE unsigned int conv_k18_arrivals[2];
-BY_KERNEL void __launch_bounds__(32) conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k18_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k18(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k18_body(in0, in1, in2, in3, in4, by_ws, out, by_this_block(conv_k18_arrivals));
 }
 
@@ -1863,16 +1863,16 @@ BY_KERNEL void __launch_bounds__(256) conv_k19(const float* __restrict__ in0, co
 BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1536;
+  unsigned char* const by_sb = by_smem + 3072;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 4u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -1899,9 +1899,9 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 512;
+      unsigned char* const dst = by_sa + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 32; c += 32) {
+      for (int c = tid; c < 64; c += 64) {
         const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
@@ -1911,7 +1911,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int o = tid / 16; o < 16; o += 2) {
+      for (int o = tid / 16; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -1937,7 +1937,7 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
     if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const as = by_sa + (i % 3) * 1024;
       const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -1997,8 +1997,8 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
         out[(i1)*16 + (i2)*4 + (i3)] = (float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)])));
       }
 }
-BY_DEVICE_STATE unsigned int conv_k20_arrivals[2];
-BY_KERNEL void __launch_bounds__(32) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k20_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k20(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, float* __restrict__ out) {
   conv_k20_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k20_arrivals));
 }
 
@@ -2006,16 +2006,16 @@ BY_KERNEL void __launch_bounds__(32) conv_k20(const float* __restrict__ in0, con
 BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   unsigned char* const by_sa = by_smem;
-  unsigned char* const by_sb = by_smem + 1536;
+  unsigned char* const by_sb = by_smem + 3072;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int by_g = lane >> 2, by_t = lane & 3;
   const int by_lr = (lane & 7) + 8 * ((lane >> 3) & 1), by_lc = 8 * (lane >> 4), by_lh = 8 * ((lane >> 3) & 1);
   const int wm0 = (warp / 1) * 16, wn0 = (warp % 1) * 16;
   int by_blk = by_block.idx.x;
   const int by_n0 = (by_blk % 1) * 16; by_blk /= 1;
-  const int by_m0 = (by_blk % 2) * 16; by_blk /= 2;
+  const int by_m0 = (by_blk % 1) * 32; by_blk /= 1;
   const int by_ks = (int)(by_blk % 4); by_blk /= 4;
-  const unsigned int by_tile = by_block.idx.x % 2u + by_block.idx.x / 8u * 2u;
+  const unsigned int by_tile = by_block.idx.x % 1u + by_block.idx.x / 4u * 1u;
   const int i0 = 0;
   (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;
   float by_acc[1][2][4];
@@ -2042,9 +2042,9 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
   auto by_load = [&](int stage, int kt) {
     const int k0 = (int)kt * 16;
     {  // operand A: async, rows x k
-      unsigned char* const dst = by_sa + stage * 512;
+      unsigned char* const dst = by_sa + stage * 1024;
       #pragma unroll
-      for (int c = tid; c < 32; c += 32) {
+      for (int c = tid; c < 64; c += 64) {
         const int o = c / 2, j = c % 2;
         const int gr = by_m0 + o;
         const int gk = k0 + j * 8;
@@ -2054,7 +2054,7 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
     }
     {  // operand B: generic, k x rows
       unsigned char* const dst = by_sb + stage * 512;
-      for (int o = tid / 16; o < 16; o += 2) {
+      for (int o = tid / 16; o < 16; o += 4) {
         const int gk = k0 + o;
         const int r0 = gk;
         #pragma unroll
@@ -2080,7 +2080,7 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
     if (i + 2 < nloc) by_load((i + 2) % 3, kt_begin + i + 2);
     by_cp_async_commit();
     {
-      const unsigned char* const as = by_sa + (i % 3) * 512;
+      const unsigned char* const as = by_sa + (i % 3) * 1024;
       const unsigned char* const bs = by_sb + (i % 3) * 512;
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -2140,8 +2140,8 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
         out[(i1)*16 + (i2)*4 + (i3)] = (by_half)(((float)(by_half)((float)((in5[(i0)*512 + (i1)*16 + (i2)*4 + (i3)] + (acc + in4[(i1)]))))));
       }
 }
-BY_DEVICE_STATE unsigned int conv_k21_arrivals[2];
-BY_KERNEL void __launch_bounds__(32) conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out) {
+BY_DEVICE_STATE unsigned int conv_k21_arrivals[1];
+BY_KERNEL void __launch_bounds__(64) conv_k21(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ by_ws, by_half* __restrict__ out) {
   conv_k21_body(in0, in1, in2, in3, in4, in5, by_ws, out, by_this_block(conv_k21_arrivals));
 }
 
