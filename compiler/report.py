@@ -354,7 +354,7 @@ def _techniques(report: dict, records, options, caps=()) -> list[dict]:
                                for c in caps]}},
         {"name": "bitmask NMS", "stage": "lower", "enabled": options.enabled("nms_bitmask"),
          "effect": {"nms_nodes": report["ops"].get("NonMaxSuppression", 0),
-                    "bitmask": sum(c["chosen"] == "bitmask" for c in nms_choices), "priced": nms_choices}},
+                    "bitmask": sum(c["chosen"].startswith("bitmask") for c in nms_choices), "priced": nms_choices}},
         {"name": "radix TopK", "stage": "lower", "enabled": options.enabled("radix_topk"),
          "effect": {"topk_nodes": report["ops"].get("TopK", 0),
                     "radix": sum(c["chosen"] != "ranks" for c in topk_choices), "priced": topk_choices}},

@@ -299,18 +299,23 @@ def lower_nms(ctx: LowerCtx) -> None:
                                        ("dependent_loads", 2 * -(-n // _THREADS)))))
         _emit_place(ctx, taken, counts, b, c, cap)
 
-    def bitmask() -> None:
+    def bitmask(batched: bool):
         """The overlap tests as a bit matrix across the grid, the decisions 64 boxes a step
-        (ops/nms_bitmask.py)."""
-        taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
-        nms_bitmask.emit_bitmask_nms(ctx, (inputs, inputs_decl), (scalar_params, scalar_decl), b=b, c=c, n=n,
-                                     in_range=in_range, score_min=score_min, iou=iou, limit=limit,
-                                     helper=_suppress_helper(center), taken=taken, counts=counts)
-        _emit_place(ctx, taken, counts, b, c, cap)
+        (ops/nms_bitmask.py), their words read a batch of chunks at once or a chunk at a time."""
+        def emit() -> None:
+            taken, counts = ctx.temp(taken_t, "taken"), ctx.temp(counts_t, "counts")
+            nms_bitmask.emit_bitmask_nms(ctx, (inputs, inputs_decl), (scalar_params, scalar_decl), b=b, c=c, n=n,
+                                         in_range=in_range, score_min=score_min, iou=iou, limit=limit,
+                                         helper=_suppress_helper(center), taken=taken, counts=counts,
+                                         batched=batched)
+            _emit_place(ctx, taken, counts, b, c, cap)
+        return emit
 
     ways = {"greedy": greedy}
     if n > 64 and nms_bitmask.fits(b * c, n) and ctx.enabled("nms_bitmask"):
-        ways["bitmask"] = bitmask
+        ways["bitmask"] = bitmask(True)
+        if nms_bitmask.eager_fits(n):
+            ways["bitmask, eager scan"] = bitmask(False)
     ctx.cheapest(ways)
 
 

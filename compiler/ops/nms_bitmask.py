@@ -16,13 +16,17 @@ Here the work that does not depend on earlier decisions runs across the grid fir
    candidate, each a binary search of the run staged in shared memory;
 3. `nms_mask` (a block per 64x64 tile of ranked candidates, upper triangle only): bit j of row i's
    word set when ranked box j > i overlaps box i by more than the threshold;
-4. `nms_scan` (a block per batch and class): the greedy decisions, 64 ranked boxes at a time: one
-   warp resolves a chunk from the removed bits gathered so far and the chunk's own words (a
-   shuffle a taken box: the removed ones are skipped by their bits; the own words of 32 chunks
-   loaded together into shared memory), then the block ORs the taken boxes' rows into the
-   removed bits (a round trip a chunk that takes a box); it stops at the most boxes a class
-   takes (which the import caps at the rows the selection's readers read:
-   frontend/selection_caps.py).
+4. `nms_scan` (a block per batch and class): the greedy decisions, 64 ranked boxes (a chunk) at a
+   time, 8 chunks a batch. A batch starts with one round trip: its rows' words of the batch
+   (each from its own chunk on) into shared memory, and, loaded alongside, the words of the batch
+   of every box taken before it, ORed into the batch's removed bits. Then per chunk one warp takes
+   boxes from its removed bits and own words (a shuffle a taken box: the removed ones are skipped
+   by their bits), and the block ORs the taken boxes' words of the batch's later chunks from
+   shared memory: no round trip on a chunk's path. The eager scan, priced against it (the
+   lowering keeps the cheaper), reads instead the taken rows' later words when a chunk takes a
+   box, a round trip each, and 32 chunks' own words at once: fewer round trips where few boxes
+   are taken of many chunks. Both stop at the most boxes a class takes (which the import caps at
+   the rows the selection's readers read: frontend/selection_caps.py).
 
 The result (each class's taken boxes in order, and their count) is what the greedy kernel leaves
 for the placing kernel. The matrix costs batches x classes x n x ceil(n / 64) words of scratch,
@@ -41,7 +45,9 @@ from .registry import LowerCtx
 MASK_BUDGET_BYTES = 256 * 1024 * 1024   # the bit matrix's scratch, at most
 _T = 128                                 # threads of the candidates, sort, rank and scan blocks
 _RUN = 1024                              # candidates a block sorts in shared memory (8 KiB)
-_DIAG_CHUNKS = 32                        # chunks whose own tiles the scan loads at once (16 KiB)
+_DIAG_CHUNKS = 32                        # chunks whose own tiles the eager scan loads at once (16 KiB)
+_SCAN_BATCH = _T // 16                   # chunks the batched scan loads at once: 16 threads a word (32 KiB)
+_PICKED_SHARED = 3072                    # the most taken ranks the batched scan keeps in shared memory
 
 
 def mask_words(n: int) -> int:
@@ -49,14 +55,24 @@ def mask_words(n: int) -> int:
 
 
 def fits(bc: int, n: int) -> bool:
-    """Whether the bit matrix of `bc` batches x classes of `n` boxes fits the budget (and the
-    scan's removed bits its shared memory)."""
-    return bc * n * mask_words(n) * 8 <= MASK_BUDGET_BYTES and _scan_shared_bytes(n) <= 48 * 1024
+    """Whether the bit matrix of `bc` batches x classes of `n` boxes fits the budget."""
+    return bc * n * mask_words(n) * 8 <= MASK_BUDGET_BYTES
 
 
-def _scan_shared_bytes(n: int) -> int:
+def eager_fits(n: int) -> bool:
+    """Whether the eager scan's removed bits (a bit a box) fit its shared memory."""
+    return _eager_shared_bytes(n) <= 48 * 1024
+
+
+def _eager_shared_bytes(n: int) -> int:
     # the removed bits, the chunk's taken bits and _DIAG_CHUNKS chunks' own tiles
     return mask_words(n) * 8 + 8 + _DIAG_CHUNKS * 64 * 8
+
+
+def _batched_shared_bytes(taken_max: int) -> int:
+    # a batch's block of words, its removed bits, the chunk's taken bits and (few) the taken ranks
+    d = _SCAN_BATCH
+    return d * 64 * d * 8 + d * 8 + 8 + (4 * taken_max if taken_max <= _PICKED_SHARED else 0)
 
 
 def gather_candidates(candidate: str) -> list[str]:
@@ -102,13 +118,14 @@ def bitonic_sort(key: str, id: str, id_type: str, width: str) -> list[str]:
 def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
                      scalars: tuple[list[KernelParam], list[str]], *, b: int, c: int, n: int,
                      in_range: str, score_min: str, iou: str, limit: str, helper: str,
-                     taken: str, counts: str) -> None:
+                     taken: str, counts: str, batched: bool = True) -> None:
     """The five kernels writing `taken` ([b * c, cap] box indices in selection order) and `counts`
     ([b * c]): `every` (params, declarations) are the boxes, scores, real number of boxes and the
     thresholds read at run time, `scalars` the last of them alone (the scan reads only those);
     `in_range` tests a box position p against the real number of boxes, `score_min` is the
     threshold (empty: none), `limit` the most boxes a class takes, `iou` the overlap threshold,
-    `helper` the overlap test."""
+    `helper` the overlap test; `batched`: the scan a batch of chunks a round trip (_scan_batched),
+    else a round trip a chunk that takes a box (_scan_eager)."""
     inputs, decl = every
     bc, words = b * c, mask_words(n)
     cand_keys = ctx.temp(TensorType(DType.float32, (bc, n)), "nms_cand_keys")
@@ -179,6 +196,17 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         config=(("schedule", "nms_mask"), ("flops", bc * (n * n // 2) * 20))))
 
     # 4. the greedy decisions, a 64-box chunk at a time
+    scan = _scan_batched if batched else _scan_eager
+    scan(ctx, scalars, bc=bc, n=n, cap=cap, limit=limit, ncand=ncand, order=order, mask=mask, taken=taken,
+         counts=counts)
+
+
+def _scan_eager(ctx: LowerCtx, scalars: tuple[list[KernelParam], list[str]], *, bc: int, n: int, cap: int,
+                limit: str, ncand: str, order: str, mask: str, taken: str, counts: str) -> None:
+    """The decisions chunk by chunk, each chunk that takes a box ORing the taken rows' later words
+    into the removed bits (a round trip on the path), the own words of _DIAG_CHUNKS chunks loaded
+    together: fewer round trips than batches where few boxes are taken of many chunks."""
+    words = mask_words(n)
     body = [f"  constexpr long long N = {n}, W = {words}, CAP = {cap}, T = {_T}, D = {_DIAG_CHUNKS};",
             f"  const long long bc = {BLOCK_X};",
             "  BY_SHARED_BUFFER(smem);",
@@ -247,7 +275,7 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
         KernelParam("long long", ncand, False), KernelParam("long long", order, False),
         KernelParam("long long", mask, False), KernelParam("long long", taken, True),
         KernelParam("long long", counts, True)),
-        grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_scan_shared_bytes(n),
+        grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_eager_shared_bytes(n),
         # at most min(cap, n) boxes taken, cap the most a class takes: a chunk a step, a warp's
         # dependent shuffle a taken box and one more a chunk, every taken row's later words (half
         # the row on average) read and ORed, each block through its own SM at once; a DRAM round
@@ -259,6 +287,110 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
                 ("rows_bytes_per_step", -(-taken_max * max(words // 2, 1) * 8 // words)),
                 ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
                 ("warp_steps_per_step", 1 + -(-taken_max // words)))))
+
+
+def _scan_batched(ctx: LowerCtx, scalars: tuple[list[KernelParam], list[str]], *, bc: int, n: int, cap: int,
+                  limit: str, ncand: str, order: str, mask: str, taken: str, counts: str) -> None:
+    """The decisions a batch of _SCAN_BATCH chunks at a time: one round trip loads the batch's
+    block and the earlier taken boxes' words of it, and the chunks are decided from shared memory."""
+    words = mask_words(n)
+    taken_max = min(cap, n)
+    picked_shared = taken_max <= _PICKED_SHARED
+    picked_scratch = None if picked_shared else ctx.temp(TensorType(DType.int32, (bc, taken_max)), "nms_picked")
+    D = _SCAN_BATCH
+    body = [f"  constexpr long long N = {n}, W = {words}, CAP = {cap}, T = {_T}, D = {D}, L = {taken_max};",
+            f"  const long long bc = {BLOCK_X};",
+            "  BY_SHARED_BUFFER(smem);",
+            "  unsigned long long* blk = (unsigned long long*)smem;   // the batch's rows x the batch's words",
+            "  unsigned long long* removed = blk + D * 64 * D;        // the batch's removed bits",
+            "  unsigned long long* chunk = removed + D;               // the chunk's taken boxes",
+            # the ranks of the boxes taken so far: in shared memory, or (many) the block's own scratch
+            "  int* picked = " + ("(int*)(chunk + 1);" if picked_shared else "picked_scratch + bc * L;"),
+            "  const long long k = ncand[bc];",
+            f"  const long long limit = {limit};",
+            "  const int w16 = threadIdx.x / 16, s16 = threadIdx.x % 16;   // 16 threads a word of the batch",
+            "  long long kept = 0;",
+            "  for (long long c0 = 0; c0 * 64 < k && kept < limit; c0 += D) {",
+            "    const long long nd = by_min(D, W - c0);",
+            "    // the batch's own block (each row's words of the batch from its own chunk on: the later boxes)",
+            "    // and the earlier taken boxes' words of the batch: loads independent of one another, one round",
+            "    // trip a batch where a word at a time would be one a chunk that takes a box",
+            "    for (long long e = threadIdx.x; e < D * 64 * D; e += T) {",
+            "      const long long r = e / D, w = e % D, row = c0 * 64 + r;",
+            "      blk[e] = w < nd && w >= r / 64 && row < k ? (unsigned long long)mask[(bc * N + row) * W + c0 + w] : 0ull;",
+            "    }",
+            "    {",
+            "      unsigned long long any = 0ull;",
+            "      if (w16 < nd)",
+            "        for (long long t = s16; t < kept; t += 16) any |= (unsigned long long)mask[(bc * N + picked[t]) * W + c0 + w16];",
+            "      for (int o = 8; o > 0; o >>= 1) any |= __shfl_xor_sync(0xffffffffu, any, o);",
+            "      if (s16 == 0) removed[w16] = any;",
+            "    }",
+            "    __syncthreads();",
+            "    for (long long cc = 0; cc < nd && (c0 + cc) * 64 < k && kept < limit; ++cc) {",
+            "      const long long c = c0 + cc;",
+            "      if (threadIdx.x < 32) {   // one warp decides the chunk, a step a taken box",
+            "        const unsigned long long m0 = blk[(cc * 64 + threadIdx.x) * D + cc], m1 = blk[(cc * 64 + threadIdx.x + 32) * D + cc];",
+            "        const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
+            "        unsigned long long word = removed[cc], taken_bits = 0ull;",
+            "        long long n_kept = kept;",
+            "        // the lowest box neither removed nor passed is taken, and its row removes the later ones it",
+            "        // overlaps: a step a taken box (the same in every lane), none for the removed ones",
+            "        for (unsigned long long open = valid & ~word; open != 0ull && n_kept < limit; open = valid & ~word) {",
+            "          const int q = __ffsll((long long)open) - 1;",
+            "          const unsigned long long m = __shfl_sync(0xffffffffu, q < 32 ? m0 : m1, q & 31);",
+            "          taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
+            "        }",
+            "        if (threadIdx.x == 0) chunk[0] = taken_bits;",
+            "      }",
+            "      __syncthreads();",
+            "      const unsigned long long taken_bits = chunk[0];",
+            "      for (int q = threadIdx.x; q < 64; q += T)",
+            "        if ((taken_bits >> q) & 1ull) {",
+            "          const long long at = kept + __popcll(taken_bits & ((1ull << q) - 1ull));",
+            "          taken[bc * CAP + at] = order[bc * N + c * 64 + q];",
+            "          picked[at] = (int)(c * 64 + q);",
+            "        }",
+            "      if (taken_bits != 0ull) {   // they suppress the batch's later boxes they overlap, from the block",
+            "        unsigned long long any = 0ull;",
+            "        if (w16 > cc && w16 < nd)",
+            "          for (int q = s16; q < 64; q += 16)",
+            "            if ((taken_bits >> q) & 1ull) any |= blk[(cc * 64 + q) * D + w16];",
+            "        for (int o = 8; o > 0; o >>= 1) any |= __shfl_xor_sync(0xffffffffu, any, o);",
+            "        if (s16 == 0 && w16 > cc && w16 < nd) removed[w16] |= any;",
+            "      }",
+            "      kept += __popcll(taken_bits);",
+            "      __syncthreads();   // removed and picked are the next chunk's, chunk read by all",
+            "    }",
+            "  }",
+            "  if (threadIdx.x == 0) counts[bc] = kept;"]
+    scan_inputs, scan_decl = tuple(scalars[0]), list(scalars[1])
+    extra_decl = [] if picked_shared else ["int* __restrict__ picked_scratch"]
+    entry, source = finish_kernel("nms_scan", scan_decl + ["const long long* __restrict__ ncand",
+                                                           "const long long* __restrict__ order",
+                                                           "const long long* __restrict__ mask",
+                                                           "long long* __restrict__ taken",
+                                                           "long long* __restrict__ counts"] + extra_decl, body,
+                                  launch_bounds=(_T,))
+    extra = () if picked_shared else (KernelParam("int", picked_scratch, True),)
+    batches = -(-words // D)
+    ctx.emit_kernel(Kernel(entry=entry, source=source, params=scan_inputs + (
+        KernelParam("long long", ncand, False), KernelParam("long long", order, False),
+        KernelParam("long long", mask, False), KernelParam("long long", taken, True),
+        KernelParam("long long", counts, True)) + extra,
+        grid=(bc, 1, 1), block=(_T, 1, 1), shared_bytes=_batched_shared_bytes(taken_max),
+        # at most min(cap, n) boxes taken, cap the most a class takes: a chunk a step, a warp's
+        # dependent shuffle a taken box and one more a chunk, and the suppression's four a chunk that
+        # takes a box; a batch's block (its rows' words of the batch from their own chunk on: about
+        # half) and the earlier taken boxes' words of the batch (half the taken boxes, on average)
+        # read through the block's SM; a DRAM round trip on the path per batch (two where the taken
+        # ranks are in scratch: read back, then their words)
+        config=(("schedule", "nms_scan"), ("sequential_steps", words),
+                ("flops", bc * (words * (32 * D + taken_max) + taken_max)),
+                ("dependent_loads", batches * (1 if picked_shared else 2)),
+                ("rows_bytes_per_step", 64 * (D + 1) // 2 * 8 + taken_max * 4),
+                ("rows_gbps", ONE_SM_ROWS_GBPS), ("grid_syncs_per_step", 0), ("block_syncs_per_step", 2),
+                ("warp_steps_per_step", -(-(words + taken_max + 4 * min(words, taken_max)) // words)))))
 
 
 def _rank_by_counting(ctx: LowerCtx, bc: int, n: int, cand_keys: str, cand_ids: str, ncand: str, order: str) -> None:
