@@ -463,13 +463,16 @@ def lower_topk(ctx: LowerCtx) -> None:
     ways = {"ranks": lambda: emit_topk_indices(ctx, (ctx.in_name(0), x), (ctx.out_name(1), yi), axis, largest)}
     if n >= topk_select.MIN_AXIS and kcap < n and ctx.enabled("radix_topk"):
         # a radix select of the K best, only they ranked (ops/topk_select.py), a row whole or in segments
-        def radix(per_row: int):
+        def radix(per_row: int, merge_segments: int = 1):
             return lambda: topk_select.emit_radix_topk(ctx, (ctx.in_name(0), x), (ctx.out_name(1), yi), axis,
-                                                       largest, per_row)
+                                                       largest, per_row, merge_segments)
         ways["radix select"] = radix(1)
         segs = topk_select.segments(n, kcap)
         if segs > 1:
             ways["segmented radix select"] = radix(segs)
+        two = topk_select.two_merges(n, kcap)
+        if two is not None:
+            ways["segmented radix select, two merges"] = radix(*two)
     ctx.cheapest(ways)
     ov = out_vars(yi.rank)
     at_i = tuple(load(1, yi, ov) if a == axis else ov[a] for a in range(x.rank))

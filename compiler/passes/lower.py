@@ -163,7 +163,7 @@ def alike_siblings(graph: Graph) -> dict[str, int]:
         try:
             attrs = tuple(node.attrs)
             hash(attrs)
-        except TypeError:         # an attribute without a value key (a tensor): alike only by itself
+        except TypeError:         # an attribute value that cannot be compared so: alike to none
             continue
         sig = (d, node.op, node.domain, attrs,
                tuple((graph.type_of(v), graph.constant(v) is not None) if v else None for v in node.inputs),

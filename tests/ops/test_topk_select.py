@@ -12,6 +12,7 @@ import pytest
 from onnx import TensorProto as TP, helper, numpy_helper
 
 from compiler import compile
+from compiler.ops import topk_select
 from compiler.ops.reduce import _ref_topk
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
@@ -43,16 +44,17 @@ class _Node:   # what the reference reads of a node
 
 
 def sample(shape, dtype, seed: int) -> np.ndarray:
-    """Values with many ties; floats with NaN, both infinities and both zeros among them."""
+    """Values with many ties; floats with NaN, both infinities and both zeros among them, the
+    extremes sparse enough (fewer than the tests' K a row) that the best K are not all of them."""
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
         x = rng.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), shape, dtype=np.int64).astype(dtype)
-        x.flat[::37], x.flat[1::41] = info.min, info.max
+        x.flat[::2003], x.flat[1::2011] = info.min, info.max
         x.flat[2::5] = x.flat[3::5]         # repeated values
         return x
     x = np.round(rng.standard_normal(shape), 1).astype(np.float32)
-    x.flat[::53], x.flat[7::301], x.flat[9::307] = np.nan, np.inf, -np.inf
+    x.flat[::2003], x.flat[7::2011], x.flat[9::2017] = np.nan, np.inf, -np.inf
     x.flat[11::97], x.flat[13::89] = -0.0, 0.0
     return x.astype(dtype)
 
@@ -88,6 +90,35 @@ def test_radix_select_matches_the_reference(dtype, largest):
         want = _ref_topk(_Node(axis=-1, largest=largest), [x, np.array([k])], 17)
         for got in run_both_orders(art, {"x": x}):
             assert_topk(got, want)
+
+
+@pytest.mark.parametrize("dtype,shape,k", [(np.float32, (1, 400000), 300), (np.float32, (2, 200000), 500),
+                                           (np.int64, (1, 400000), 300), (np.float16, (1, 300000), 1000)],
+                         ids=["f32", "f32-two-rows", "i64", "f16"])
+@pytest.mark.parametrize("largest", [1, 0])
+def test_radix_select_with_two_merges(dtype, shape, k, largest):
+    """A row of hundreds of thousands (a detector's level of anchors x classes): its segments'
+    candidates selected again in segments, then whole (S1 x K, then S2 x K: topk_select.two_merges),
+    predicted faster than one merge of S x K; the same selection as the reference, in both thread
+    orders. The values are rounded (ties across segments) with a few NaN, infinities and zeros of
+    both signs scattered: fewer than K, so the best K are spread over the row."""
+    rng = np.random.default_rng(shape[1] + k + largest)
+    if np.dtype(dtype).kind == "i":
+        x = rng.integers(-(1 << 40), 1 << 40, shape, dtype=np.int64) // (1 << 30)     # about 2000 values
+    else:
+        x = np.round(rng.standard_normal(shape), 2).astype(np.float32)
+        for v in (np.nan, np.inf, -np.inf, 0.0, -0.0):
+            x.flat[rng.integers(0, x.size, k // 10)] = v
+    x = x.astype(dtype)
+    art = compile(topk_model(shape, k, dtype, largest), "h100", CompileOptions(build=False))
+    assert radix_chosen(art) == ["segmented radix select, two merges"]
+    merges = [kn for kn in art.report["kernels"] if kn["name"].startswith("topk_merge")]
+    s1, s2 = topk_select.two_merges(shape[1], k)
+    assert sorted(kn["grid"][0] for kn in merges) == sorted([shape[0] * s2, shape[0]])
+    assert [kn["grid"][0] for kn in art.report["kernels"] if kn["name"].startswith("topk_select")] == [shape[0] * s1]
+    want = _ref_topk(_Node(axis=-1, largest=largest), [x, np.array([k])], 17)
+    for got in run_both_orders(art, {"x": x}):
+        assert_topk(got, want)
 
 
 def test_radix_select_along_an_inner_axis_and_against_onnxruntime():
