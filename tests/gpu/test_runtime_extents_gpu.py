@@ -75,12 +75,13 @@ def test_detection_head_on_gpu():
     print(line)
 
 
-def test_batched_nms_head_on_gpu():
+def test_batched_nms_head_on_gpu(monkeypatch):
     """bench/detection.py's batched_nms head at 2000 boxes x 20 classes (scores above 0.05 kept:
     most of the 40000, ranked from sorted runs of 1024), as the micro-model chooses (the bit-matrix
-    form, capped at the 100 detections kept), with --disable nms_cap (every box selectable) and
-    with --disable nms_bitmask (the greedy kernel), right against onnxruntime, each timed beside
-    its prediction."""
+    form, capped at the 100 detections kept, its scan a batch of 8 chunks a round trip), with the
+    eager scan in its place (a round trip a chunk that takes a box), with --disable nms_cap (every
+    box selectable) and with --disable nms_bitmask (the greedy kernel), right against onnxruntime,
+    each timed beside its prediction."""
     import onnxruntime as ort
     from bench.detection import batched_nms_head, detector_inputs
     from compiler import compile
@@ -91,9 +92,13 @@ def test_batched_nms_head_on_gpu():
     f = detector_inputs(1, n, c)
     feeds = {"boxes": f["boxes"][0], "scores": np.ascontiguousarray(f["scores"][0].T)}
     want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    from compiler.ops import nms_bitmask
     target = _target()
-    for disable in ((), ("nms_cap",), ("nms_bitmask",)):
-        art = compile(data, target, CompileOptions(disable=disable))
+    for disable in ((), "eager scan", ("nms_cap",), ("nms_bitmask",)):
+        with monkeypatch.context() as m:
+            if disable == "eager scan":      # both bitmask ways then emit the eager scan
+                m.setattr(nms_bitmask, "_scan_batched", nms_bitmask._scan_eager)
+            art = compile(data, target, CompileOptions(disable=() if disable == "eager scan" else disable))
         ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
         got = ex.run(feeds)
         for name, w in zip(("det_boxes", "det_scores", "det_labels"), want):
@@ -137,14 +142,17 @@ def test_nonzero_on_gpu(shape):
           f"{art.report['latency']['predicted_us']:.1f} us predicted")
 
 
-def test_radix_topk_on_gpu():
+def test_radix_topk_on_gpu(monkeypatch):
     """TopK over long rows (compiler/ops/topk_select.py): a sampler's top 50 of a 151936-word
     vocabulary at batch 1 and 16, and a detector's best 1000 of 8400 x 80 flattened scores, as the
     micro-model chooses, and the top 50 of 32768 also with --disable radix_topk (the ranks: 10^9
-    comparisons, where the vocabulary's would take seconds), right against the reference (ties to the lower index), each timed beside
+    comparisons, where the vocabulary's would take seconds), and RetinaNet's first level (the best
+    1000 of 1310400) with two merges (the micro-model's choice) and with one, right against the
+    reference (ties to the lower index), each timed beside
     its prediction and, where PyTorch is installed, beside torch.topk on the same GPU. What only a
     GPU measures: the select's passes (each a DRAM round trip a step: `dependent_loads`) and the
     segments' candidates merged again."""
+    from compiler.ops import topk_select
     from compiler import compile
     from compiler.ops.reduce import _ref_topk
     from compiler.pipeline import CompileOptions
@@ -153,11 +161,16 @@ def test_radix_topk_on_gpu():
     target = _target()
     rng = np.random.default_rng(5)
     for shape, k, disables in (((1, 32768), 50, ((), ("radix_topk",))), ((1, 151936), 50, ((),)),
-                               ((16, 151936), 50, ((),)), ((1, 672000), 1000, ((),))):
+                               ((16, 151936), 50, ((),)), ((1, 672000), 1000, ((),)),
+                               ((1, 1310400), 1000, ((), "one merge"))):
         x = np.round(rng.standard_normal(shape), 2).astype(np.float32)    # ties
         want = _ref_topk(_Node(axis=-1, largest=1), [x, np.array([k])], 17)
         for disable in disables:
-            art = compile(topk_model(shape, k, np.float32, 1), target, CompileOptions(disable=disable))
+            with monkeypatch.context() as m:
+                if disable == "one merge":      # the two-merge way not offered
+                    m.setattr(topk_select, "two_merges", lambda n, k: None)
+                art = compile(topk_model(shape, k, np.float32, 1), target,
+                              CompileOptions(disable=() if disable == "one merge" else disable))
             ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
             got = ex.run({"x": x})
             np.testing.assert_array_equal(got["i"], want[1], err_msg=f"{shape} {disable}")
