@@ -106,19 +106,19 @@ def _lowering_price(ctx: CompileContext) -> Callable[..., float | None] | None:
         types = dict(plan.types)
         total = 0.0
         for spec in plan.specs():
+            alone = False       # a kernel that never shares a launch (cooperative, tensor maps)
             if isinstance(spec, KernelSpec):
                 facts = prices.launch(spec)
             elif isinstance(spec, ExternSpec):
                 k = spec.kernel
                 facts = (kernel_us(k, types, ctx.target), k.blocks, resident_per_sm(k, ctx.target),
                          kernel_bytes(k, types))
-                if can_co_launch(k) is not None:
-                    facts = (facts[0], ctx.target.sms * facts[2], facts[2], facts[3])   # runs alone
+                alone = can_co_launch(k) is not None
             else:
                 facts = None
             if facts is None:
                 return None
-            total += alike_us(*facts, copies if packed else 1, ctx.target)
+            total += alike_us(*facts, copies if packed and not alone else 1, ctx.target)
         return total
     return price
 

@@ -259,9 +259,11 @@ def emit_radix_topk(ctx: LowerCtx, x: tuple[str, TensorType], yi: tuple[str, Ten
                        [f"const {xt.dtype.ctype}* __restrict__ x"], read, length=n, seg=seg, segs=per_row, end=end,
                        # along an inner axis a thread's element is `inner` apart: a sector read for each
                        index_of="p", out_rows=rows * per_row, item_bytes=xt.dtype.itemsize * min(inner, 8), threads=_T)
-    groups = per_row      # candidate lists a row has: K again from their groups x K (fillers skipped),
-    # in segments, then whole (the real candidates lie in index order, so a tie still goes to the lower)
-    for segs in ((merge_segments, 1) if merge_segments > 1 else (1,)) if per_row > 1 else ():
+    # K again from a row's candidate lists (fillers skipped): in segments, then whole (the real
+    # candidates lie in index order, so a tie still goes to the lower index)
+    merges = () if per_row == 1 else (merge_segments, 1) if merge_segments > 1 else (1,)
+    groups = per_row      # candidate lists a row has
+    for segs in merges:
         length = groups * kcap
         if bits == 32:   # a filler's key (negative) is below every real one: the key alone tells it
             read = ["const long long key = ok ? cand_key[row * L + p] : -1ll;",
