@@ -18,7 +18,7 @@ import functools
 import math
 from dataclasses import dataclass
 
-from ..ir.texpr import Binary, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, Cast, loads_in_walk, walk
+from ..ir.texpr import Binary, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, Cast, load_counts, walk
 
 # Compute types the tiled kernels stage and shuffle (bool and 8/16-bit integers stay naive).
 TILED_CTYPES = ("float", "double", "int", "long long")
@@ -210,9 +210,9 @@ def eval_index(e: Expr, env: dict[str, int]) -> int | None:
     return None
 
 
-def _loads_with_strides(e: Expr, inputs) -> list[tuple[Load, tuple[int, ...], int]]:
+def _loads_with_strides(loads, inputs) -> list[tuple[Load, tuple[int, ...], int]]:
     out = []
-    for x in loads_in_walk(e):
+    for x in loads:
         t = inputs[x.arg]
         strides, s = [], 1
         for d in reversed(t.shape):
@@ -222,35 +222,30 @@ def _loads_with_strides(e: Expr, inputs) -> list[tuple[Load, tuple[int, ...], in
     return out
 
 
-def load_offsets(e: Expr, inputs, env: dict[str, int], _loads=None) -> list[tuple[int, int]]:
-    """(input number, byte offset) of every load in e at the index values env."""
-    out = []
-    offsets: dict[Load, int | None] = {}      # a load met again (a shared subtree): its offset once
-    for x, strides, item in (_loads if _loads is not None else _loads_with_strides(e, inputs)):
-        if x not in offsets:
-            off = 0
-            for idx, st in zip(x.index, strides):
-                v = eval_index(idx, env)
-                if v is None:
-                    off = None
-                    break
-                off += v * st
-            offsets[x] = off
-        if offsets[x] is not None:
-            out.append((x.arg, offsets[x] * item))
-    return out
+def load_offset(x: Load, strides: tuple[int, ...], item: int, env: dict[str, int]) -> int | None:
+    """The byte offset load `x` reads at the index values env (None when its index depends on
+    loaded data)."""
+    off = 0
+    for idx, st in zip(x.index, strides):
+        v = eval_index(idx, env)
+        if v is None:
+            return None
+        off += v * st
+    return off * item
 
 
 def sectors_per_request(e: Expr, inputs, envs: list[dict[str, int]], sector: int = 32) -> float:
-    """32-byte sectors one warp touches per load instruction, over the lanes' index values envs."""
-    loads = _loads_with_strides(e, inputs)
-    per_load: dict[int, set] = {}
-    for env in envs:
-        for n, (arg, off) in enumerate(load_offsets(e, inputs, env, loads)):
-            per_load.setdefault(n, set()).add((arg, off // sector))
-    if not per_load:
-        return 0.0
-    return sum(len(s) for s in per_load.values()) / len(per_load)
+    """32-byte sectors one warp touches per load instruction, over the lanes' index values envs:
+    the mean over the loads `walk` meets (a load met again in a shared subtree counted again,
+    its offsets evaluated once)."""
+    counts = load_counts(e)
+    total = weight = 0
+    for x, strides, item in _loads_with_strides(counts, inputs):
+        touched = {off // sector for env in envs for off in (load_offset(x, strides, item, env),) if off is not None}
+        if touched:
+            total += counts[x] * len(touched)
+            weight += counts[x]
+    return total / weight if weight else 0.0
 
 
 def decompose(lin: int, group) -> dict[str, int]:

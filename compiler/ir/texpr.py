@@ -577,22 +577,34 @@ def walk_distinct(*roots: Expr | None):
         stack.extend(reversed(children(x)))
 
 
-def loads_in_walk(e: Expr) -> list[Load]:
-    """The Loads `walk(e)` meets, in its order, each as often as it meets it (a shared subtree's
-    once per parent), without walking a shared subtree again: each node's list made once."""
-    made: dict[int, tuple[Load, ...]] = {}
-    stack = [(e, False)]          # an explicit stack, as walk's: expressions nest thousands deep
+def load_counts(e: Expr) -> dict[Load, int]:
+    """Each distinct Load `walk(e)` meets (equal ones together, in order of first meeting) and how
+    many times it meets it: the paths to it, counted over the distinct node objects (parents
+    before children) without walking a shared subtree again, whose paths grow geometrically along
+    a chain of stages that each read their producer twice."""
+    post: list[Expr] = []           # children before parents, each node object once
+    seen: set[int] = set()
+    stack = [(e, False)]            # an explicit stack, as walk's: expressions nest thousands deep
     while stack:
         x, ready = stack.pop()
-        if id(x) in made:
+        if ready:
+            post.append(x)
             continue
-        if not ready:
-            stack.append((x, True))
-            stack.extend((c, False) for c in children(x) if id(c) not in made)
+        if id(x) in seen:
             continue
-        below = tuple(ld for c in children(x) for ld in made[id(c)])
-        made[id(x)] = (x, *below) if isinstance(x, Load) else below
-    return list(made[id(e)])
+        seen.add(id(x))
+        stack.append((x, True))
+        stack.extend((c, False) for c in reversed(children(x)) if id(c) not in seen)
+    paths = {id(e): 1}
+    counts: dict[Load, int] = {}
+    for x in reversed(post):
+        p = paths.get(id(x), 0)
+        if isinstance(x, Load):
+            counts[x] = counts.get(x, 0) + p
+        for c in children(x):
+            paths[id(c)] = paths.get(id(c), 0) + p
+    first = {ld: None for ld in (x for x in walk_distinct(e) if isinstance(x, Load))}
+    return {ld: counts[ld] for ld in first}
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

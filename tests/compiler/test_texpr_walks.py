@@ -1,5 +1,5 @@
 """The expression walks the analyses lean on, over expressions that share subtrees (a composed
-stage read twice): `walk_distinct` and `loads_in_walk` find what `walk` finds without walking a
+stage read twice): `walk_distinct` and `load_counts` find what `walk` finds without walking a
 shared subtree again, and a node's remembered hash stays out of pickles."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 
 from compiler.ir.dtypes import DType
 from compiler.ir.graph import TensorType
-from compiler.ir.texpr import Binary, Load, Select, TensorExpr, Var, loads_in_walk, walk, walk_distinct
+from compiler.ir.texpr import Binary, Load, Select, TensorExpr, Var, load_counts, walk, walk_distinct
 
 
 def _shared_dag(seed: int, size: int = 200):
@@ -26,12 +26,14 @@ def _shared_dag(seed: int, size: int = 200):
     return nodes[-10:]
 
 
-def test_loads_in_walk_meets_each_load_as_walk_does():
+def test_load_counts_count_each_load_as_often_as_walk_meets_it():
     for seed in range(5):
         for e in _shared_dag(seed):
             walked = [x for x in walk(e) if isinstance(x, Load)]
-            found = loads_in_walk(e)
-            assert len(found) == len(walked) and all(a is b for a, b in zip(found, walked))
+            counts = load_counts(e)
+            assert list(counts) == list(dict.fromkeys(walked))          # equal loads together, first met first
+            assert counts == {ld: walked.count(ld) for ld in counts}
+            assert sum(counts.values()) == len(walked)
 
 
 def test_walk_distinct_keeps_walks_first_occurrences():
