@@ -94,12 +94,11 @@ def _lowering_price(ctx: CompileContext) -> Callable[..., float | None] | None:
     precision stage, then each kernel as Roller tiles it alone (a hand-written one by its own
     config: cost_model.kernel_us), plus a launch each (fusion is left out for every way alike);
     None where a kernel has no tiled kind, and no pricing at all with roller off. `copies`: the
-    node and its alike siblings of its wave (passes/lower.py), each kernel priced as one of that
-    many the rammer stage co-launches (rammer.alike_us; one alone with rammer off)."""
+    node and its alike siblings of its wave (passes/lower.py, which gives none with rammer off),
+    each kernel priced as one of that many the rammer stage co-launches (rammer.alike_us)."""
     if not ctx.options.enabled("roller"):
         return None
     prices = SpecPrices(ctx.target)
-    packed = ctx.options.enabled("rammer")
 
     def price(plan: Plan, copies: int = 1) -> float | None:
         plan, _ = precision_plan(plan, ctx.options.precision, weights=False)
@@ -118,7 +117,7 @@ def _lowering_price(ctx: CompileContext) -> Callable[..., float | None] | None:
                 facts = None
             if facts is None:
                 return None
-            total += alike_us(*facts, copies if packed and not alone else 1, ctx.target)
+            total += alike_us(*facts, 1 if alone else copies, ctx.target)
         return total
     return price
 

@@ -578,10 +578,10 @@ def walk_distinct(*roots: Expr | None):
 
 
 def load_counts(e: Expr) -> dict[Load, int]:
-    """Each distinct Load `walk(e)` meets (equal ones together, in order of first meeting) and how
-    many times it meets it: the paths to it, counted over the distinct node objects (parents
-    before children) without walking a shared subtree again, whose paths grow geometrically along
-    a chain of stages that each read their producer twice."""
+    """Each distinct Load `walk(e)` meets (equal ones together) and how many times it meets it:
+    the paths to it, counted over the distinct node objects (parents before children) without
+    walking a shared subtree again, whose paths grow geometrically along a chain of stages that
+    each read their producer twice."""
     post: list[Expr] = []           # children before parents, each node object once
     seen: set[int] = set()
     stack = [(e, False)]            # an explicit stack, as walk's: expressions nest thousands deep
@@ -603,8 +603,7 @@ def load_counts(e: Expr) -> dict[Load, int]:
             counts[x] = counts.get(x, 0) + p
         for c in children(x):
             paths[id(c)] = paths.get(id(c), 0) + p
-    first = {ld: None for ld in (x for x in walk_distinct(e) if isinstance(x, Load))}
-    return {ld: counts[ld] for ld in first}
+    return counts
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

@@ -201,6 +201,29 @@ def emit_bitmask_nms(ctx: LowerCtx, every: tuple[list[KernelParam], list[str]],
          counts=counts)
 
 
+def _decide_chunk(own_word: str, removed_word: str, pad: str) -> list[str]:
+    """C lines (indented by `pad`) in which one warp takes chunk c's boxes into `chunk[0]`'s bits:
+    lane l holds the own words of the chunk's boxes l and l + 32 (`own_word` with `{lane}`),
+    `removed_word` the chunk's removed bits, `kept` and `limit` the boxes taken so far and the most."""
+    lines = [
+        "if (threadIdx.x < 32) {   // one warp decides the chunk, a step a taken box",
+        f"  const unsigned long long m0 = {own_word.format(lane='threadIdx.x')}, "
+        f"m1 = {own_word.format(lane='threadIdx.x + 32')};",
+        "  const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
+        f"  unsigned long long word = {removed_word}, taken_bits = 0ull;",
+        "  long long n_kept = kept;",
+        "  // the lowest box neither removed nor passed is taken, and its row removes the later ones it",
+        "  // overlaps: a step a taken box (the same in every lane), none for the removed ones",
+        "  for (unsigned long long open = valid & ~word; open != 0ull && n_kept < limit; open = valid & ~word) {",
+        "    const int q = __ffsll((long long)open) - 1;",
+        "    const unsigned long long m = __shfl_sync(0xffffffffu, q < 32 ? m0 : m1, q & 31);",
+        "    taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
+        "  }",
+        "  if (threadIdx.x == 0) chunk[0] = taken_bits;",
+        "}"]
+    return [pad + line for line in lines]
+
+
 def _scan_eager(ctx: LowerCtx, scalars: tuple[list[KernelParam], list[str]], *, bc: int, n: int, cap: int,
                 limit: str, ncand: str, order: str, mask: str, taken: str, counts: str) -> None:
     """The decisions chunk by chunk, each chunk that takes a box ORing the taken rows' later words
@@ -229,20 +252,7 @@ def _scan_eager(ctx: LowerCtx, scalars: tuple[list[KernelParam], list[str]], *, 
             "      }",
             "      __syncthreads();",
             "    }",
-            "    if (threadIdx.x < 32) {   // one warp decides the chunk, a step a taken box",
-            "      const unsigned long long m0 = diag[(c % D) * 64 + threadIdx.x], m1 = diag[(c % D) * 64 + threadIdx.x + 32];",
-            "      const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
-            "      unsigned long long word = removed[c], taken_bits = 0ull;",
-            "      long long n_kept = kept;",
-            "      // the lowest box neither removed nor passed is taken, and its row removes the later ones it",
-            "      // overlaps: a step a taken box (the same in every lane), none for the removed ones",
-            "      for (unsigned long long open = valid & ~word; open != 0ull && n_kept < limit; open = valid & ~word) {",
-            "        const int q = __ffsll((long long)open) - 1;",
-            "        const unsigned long long m = __shfl_sync(0xffffffffu, q < 32 ? m0 : m1, q & 31);",
-            "        taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
-            "      }",
-            "      if (threadIdx.x == 0) chunk[0] = taken_bits;",
-            "    }",
+            *_decide_chunk("diag[(c % D) * 64 + {lane}]", "removed[c]", "    "),
             "    __syncthreads();",
             "    const unsigned long long taken_bits = chunk[0];",
             "    for (int q = threadIdx.x; q < 64; q += T)",
@@ -329,20 +339,7 @@ def _scan_batched(ctx: LowerCtx, scalars: tuple[list[KernelParam], list[str]], *
             "    __syncthreads();",
             "    for (long long cc = 0; cc < nd && (c0 + cc) * 64 < k && kept < limit; ++cc) {",
             "      const long long c = c0 + cc;",
-            "      if (threadIdx.x < 32) {   // one warp decides the chunk, a step a taken box",
-            "        const unsigned long long m0 = blk[(cc * 64 + threadIdx.x) * D + cc], m1 = blk[(cc * 64 + threadIdx.x + 32) * D + cc];",
-            "        const unsigned long long valid = k - c * 64 >= 64 ? ~0ull : (1ull << (k - c * 64)) - 1ull;",
-            "        unsigned long long word = removed[cc], taken_bits = 0ull;",
-            "        long long n_kept = kept;",
-            "        // the lowest box neither removed nor passed is taken, and its row removes the later ones it",
-            "        // overlaps: a step a taken box (the same in every lane), none for the removed ones",
-            "        for (unsigned long long open = valid & ~word; open != 0ull && n_kept < limit; open = valid & ~word) {",
-            "          const int q = __ffsll((long long)open) - 1;",
-            "          const unsigned long long m = __shfl_sync(0xffffffffu, q < 32 ? m0 : m1, q & 31);",
-            "          taken_bits |= 1ull << q; word |= m | ((2ull << q) - 1ull); ++n_kept;   // 2 << 63 is 0: all passed",
-            "        }",
-            "        if (threadIdx.x == 0) chunk[0] = taken_bits;",
-            "      }",
+            *_decide_chunk("blk[(cc * 64 + {lane}) * D + cc]", "removed[cc]", "      "),
             "      __syncthreads();",
             "      const unsigned long long taken_bits = chunk[0];",
             "      for (int q = threadIdx.x; q < 64; q += T)",

@@ -63,7 +63,8 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                     constants=tuple(graph.constants))
         return price(plan, copies) if copies > 1 else price(plan)
 
-    alike = alike_siblings(graph) if price is not None else {}
+    # alike siblings priced as the rammer stage co-launches them; with it off, each alone
+    alike = alike_siblings(graph) if price is not None and "rammer" not in disabled else {}
 
     # values with a run-time extent (OpDef.bounded and what is computed from them)
     extents: Extents = dict(outer_extents or {})

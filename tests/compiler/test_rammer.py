@@ -319,6 +319,7 @@ def test_a_lowering_prices_its_ways_as_one_of_its_alike_siblings(monkeypatch):
     off = compile(data, "h100", CompileOptions(build=False, disable=("rammer",)))
     (tech,) = [t for t in off.report["techniques"] if t["name"] == "radix TopK"]
     assert [c["chosen"] for c in tech["effect"]["priced"]] == ["ranks"] * classes
+    assert not any("alike" in c for c in tech["effect"]["priced"])
     monkeypatch.setattr(lower, "alike_siblings", lambda graph: {})
     alone = compile(data, "h100", CompileOptions(build=False))
     (tech,) = [t for t in alone.report["techniques"] if t["name"] == "radix TopK"]
