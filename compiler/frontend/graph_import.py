@@ -18,6 +18,7 @@ from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
 from .fold import constant_node_value, fold_with_reference, shape_op_axes, shape_op_value
 from .element_bounds import MAX_ELEMENTS, Bounds, element_bounds, exact_bounds
+from . import sequences
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
 # starts, ...); larger ones (weights) are never needed for shapes and are costly to serialise.
@@ -95,6 +96,22 @@ class Scope:
         # small integer values known only at run time: each element's (lower, upper) bounds and
         # source, the value and axis it measures (element_bounds.py)
         self.element_bounds: dict[str, Bounds] = {}
+        # sequence values, resolved at import: each the tensor values it holds (sequences.py)
+        self.sequences: dict[str, tuple[str, ...]] = {}
+        # optionals, resolved at import the same way: each its element's value, "" when empty
+        self.optionals: dict[str, str] = {}
+
+    def sequence(self, name: str) -> tuple[str, ...] | None:
+        """The tensor values the sequence `name` holds (here or in an enclosing scope); None if not a sequence."""
+        if name in self.sequences:
+            return self.sequences[name]
+        return self.parent.sequence(name) if self.parent is not None else None
+
+    def optional(self, name: str) -> str | None:
+        """The value the optional `name` holds ("" when empty; here or in an enclosing scope); None if not an optional."""
+        if name in self.optionals:
+            return self.optionals[name]
+        return self.parent.optional(name) if self.parent is not None else None
 
     def bounds_of(self, name: str) -> Bounds | None:
         """Each element's (lower, upper, source) of `name`: its value twice where constant (an integer
@@ -149,6 +166,7 @@ def import_graph(g: onnx.GraphProto, ctx: ImportContext, scope: Scope,
     nodes = _import_nodes(g.node, ctx, scope)
     outputs = tuple(o.name for o in g.output)
     for o in outputs:
+        sequences.refuse_sequence_boundary(o, scope, name, main=scope.parent is None)
         if not scope.resolve(o):
             raise ModelError(f"graph '{name}' has output '{o}', which nothing defines",
                              hint="the model is malformed; re-export it")
@@ -180,6 +198,11 @@ def finish_graph(name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], n
 def _import_nodes(protos, ctx: ImportContext, scope: Scope) -> list[Node]:
     nodes: list[Node] = []
     for i, pn in enumerate(protos):
+        if sequences.handles(pn, scope):
+            name = ctx.unique_node_name(pn.name, pn.op_type, i)
+            nodes += sequences.import_sequence_node(pn, name, ctx, scope,
+                                                    lambda ps: _import_nodes(ps, ctx, scope))
+            continue
         inlined = _inline_constant_if(pn, i, ctx, scope)
         if inlined is not None:
             nodes += inlined
@@ -218,6 +241,8 @@ def _inline_constant_if(pn: onnx.NodeProto, index: int, ctx: ImportContext, scop
     nodes = _import_nodes(branch.node, ctx, scope)
     for k, (src, dst) in enumerate(zip((o.name for o in branch.output), pn.output)):
         if not dst:
+            continue
+        if sequences.alias(scope, dst, src):      # a sequence or an optional, resolved at import
             continue
         if not scope.resolve(src):
             raise ModelError(f"If branch '{branch.name}' has output '{src}', which nothing defines", node=name)

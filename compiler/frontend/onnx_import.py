@@ -26,6 +26,7 @@ from .convert import dtype_of, elem_type_name
 from .dims import declared_dims, resolve_shapes
 from .expand import expand_function_ops
 from .fold import FRONTEND_OPS
+from .sequences import SEQUENCE_OPS
 from .graph_import import ImportContext, Scope, import_graph
 from .model_archive import ModelArchive, compression, is_tar, open_archive
 from .selection_caps import SelectionCap, selection_caps
@@ -666,7 +667,7 @@ def _check_registry(graph: onnx.GraphProto) -> None:
     for g, _ in _all_graphs(graph):
         for n in g.node:
             domain = "" if n.domain == "ai.onnx" else n.domain
-            if domain == "" and n.op_type in FRONTEND_OPS:
+            if domain == "" and (n.op_type in FRONTEND_OPS or n.op_type in SEQUENCE_OPS):
                 continue
             try:
                 lookup(n.op_type, domain, node=n.name)
