@@ -10,7 +10,8 @@ The models have random weights (no download here), their BatchNorm statistics sp
 channel is the identity and a weight initialised to zeros (ViT's head) drawn at random; each takes a random input at a small size the architecture accepts
 (`MODELS`). The export stores PyTorch's own output beside the input, so a model onnxruntime cannot
 run (it refuses MViT's Loops inside an If with inputs of unknown shape) is still checked. Each row:
-compiled or the error that stops it, predicted microseconds, launches, compile seconds, and the
+compiled or the error that stops it, predicted microseconds, launches, compile seconds (and the
+report's seconds per stage), and the
 largest error relative to the reference's largest magnitude against onnxruntime and against PyTorch,
 and the reference's standard deviation (a constant output would make the errors meaningless)."""
 from __future__ import annotations
@@ -140,7 +141,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
             print(name, "not compiled:", row["error"][:200], flush=True)
             continue
         row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=art.report["latency"]["predicted_us"],
-                   launches=art.report["launches_per_inference"])
+                   launches=art.report["launches_per_inference"],
+                   stage_s={st["name"]: round(st["seconds"], 2) for st in art.report["compile"]["stages"]})
         got = Executor(art.plan, make_backend("host")).run(stored)
         row["rel_error_torch"] = max_rel_error(got, {"y": torch_y})
         row["reference_std"] = float(torch_y.std())     # a degenerate (constant) output would show here

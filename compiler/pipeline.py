@@ -212,7 +212,10 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     attrs = sparta.annotate(graph, opset, zeros)
     weights = len(attrs)
     if attrs:     # a dense model pays for the scan of its weights only
+        annotated = attrs
+        # what propagation keeps of annotate's: the constants whose zeros matter (not index tensors')
         attrs = sparta.propagate(graph, attrs, opset, zeros)
+        weights = sum(1 for k in annotated if k in attrs)
     del zeros     # the masks: a bool per weight element, not needed past propagation
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
     plan = cover_plan(plan, ctx.target, record, ctx.sparta_memo)

@@ -25,7 +25,7 @@ from ..ir.graph import Graph, Node, TensorType
 from ..ir.plan import AliasStep, ComputeStep
 from ..ir.spec import KernelSpec
 from ..ir.tesa import TeSA, default_bits, detect, from_zero_mask
-from ..ir.texpr import ACC, Binary, Cast, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, fold_axes, walk
+from ..ir.texpr import ACC, Binary, Cast, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, children, fold_axes, walk
 from ..ops.registry import LowerCtx, lookup
 
 GRID_LIMIT = 1 << 24        # elements of one evaluation chunk (output index x reduction axes)
@@ -96,10 +96,16 @@ def _dequantized(graph: Graph, opset: int) -> dict[str, TeSA]:
 def propagate(graph: Graph, attrs: dict[str, TeSA], opset: int,
               zeros: dict[str, np.ndarray] | None = None) -> dict[str, TeSA]:
     """`attrs` (the caller's facts: annotate's, or declared sparsity of inputs) and the TeSA of
-    every other value found not dense, by propagation to a fixpoint. Constants are read from their
-    data (or their zero masks from `zeros`, annotate's: a constant absent there has no zero);
-    graph inputs are dense unless `attrs` says otherwise."""
-    return _fixpoint(graph, attrs, opset, zeros).summaries(attrs)
+    every other value found not dense, by propagation to a fixpoint; both only for values whose
+    zeros matter (`mask_relevant`: an index tensor's do not). Constants are read from their data
+    (or their zero masks from `zeros`, annotate's: a constant absent there has no zero); graph
+    inputs are dense unless `attrs` says otherwise."""
+    lowered = [_lower(node, graph, opset) for node in graph.nodes]
+    relevant = mask_relevant(graph, lowered)
+    attrs = {k: t for k, t in attrs.items() if k in relevant}
+    if zeros is not None:
+        zeros = {k: z for k, z in zeros.items() if k in relevant}
+    return _fixpoint(graph, attrs, opset, zeros, lowered, relevant).summaries(attrs)
 
 
 def zero_masks(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, np.ndarray]:
@@ -109,14 +115,73 @@ def zero_masks(graph: Graph, attrs: dict[str, TeSA], opset: int) -> dict[str, np
     return dict(_fixpoint(graph, attrs, opset).zero)
 
 
-def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int, zeros: dict[str, np.ndarray] | None = None) -> "_State":
+def mask_relevant(graph: Graph, lowered: list) -> set[str]:
+    """The values whose zeros matter: every floating-point value (the operands whose zeros a
+    kernel could skip, and the report's subject), and every other value whose zero mask some node
+    reads into one that matters. A value read only as an index or a shape (a scatter's index
+    tensor, a Gather's indices) is not: its data decides which element is read, its zeros nothing.
+    One pass backwards over the nodes (`lowered`: `_lower` of each, in order)."""
+    relevant = {name for name, t in graph.type_map.items() if t.dtype.is_float}
+    for node, steps in zip(reversed(graph.nodes), reversed(lowered)):
+        if any(o in relevant for o in node.outputs if o):
+            relevant |= _mask_inputs(node, steps, graph)
+    return relevant
+
+
+def _mask_inputs(node: Node, lowered, graph: Graph) -> set[str]:
+    """The values whose zero masks `_node_zeros` may read for this node (a superset)."""
+    if lowered is None:         # control flow: its outputs are dense
+        return set()
+    steps, _ = lowered
+    if not _exact(steps):
+        return set(n for n in node.inputs if n) if _scramblable(node, graph) else set()
+    out: set[str] = set()
+    for step in steps:
+        if isinstance(step, AliasStep):
+            out.add(step.src)
+            continue
+        for st in step.spec.stages:
+            out.update(st.inputs[k] for k in _mask_args(st.expr.body, st.expr.epilogue))
+    return out
+
+
+def _mask_args(*roots: Expr | None) -> set[int]:
+    """The inputs whose zero masks `zero_mask` may read: each Load reached other than inside
+    another Load's index (an index's data is evaluated, never its zeros)."""
+    out: set[int] = set()
+    seen: set[int] = set()
+    stack = [r for r in roots if r is not None]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, Load):
+            out.add(x.arg)
+            continue
+        stack.extend(children(x))
+    return out
+
+
+def _exact(steps: list) -> bool:
+    """Whether a node's steps are all tensor expressions (or aliases): its zeros follow exactly."""
+    return bool(steps) and all(isinstance(s, AliasStep) or
+                               (isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec)) for s in steps)
+
+
+def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int, zeros: dict[str, np.ndarray] | None = None,
+              lowered: list | None = None, relevant: set[str] | None = None) -> "_State":
+    """Every value's zero mask to a fixpoint; with `relevant`, only the nodes with an output in it
+    are evaluated (the others' outputs stay without a mask: dense)."""
     state = _State(graph, attrs, zeros)
     consumers: dict[str, list[int]] = {}
     for i, node in enumerate(graph.nodes):
         for v in node.inputs:
             consumers.setdefault(v, []).append(i)
-    work, queued = deque(range(len(graph.nodes))), set(range(len(graph.nodes)))
-    lowered: dict[int, tuple | None] = {}
+    todo = [i for i, node in enumerate(graph.nodes)
+            if relevant is None or any(o in relevant for o in node.outputs if o)]
+    work, queued, todo_set = deque(todo), set(todo), set(todo)
+    lowered = dict(enumerate(lowered)) if lowered is not None else {}
     while work:
         i = work.popleft()
         queued.discard(i)
@@ -125,7 +190,7 @@ def _fixpoint(graph: Graph, attrs: dict[str, TeSA], opset: int, zeros: dict[str,
             lowered[i] = _lower(node, graph, opset)
         for value in state.update(node, _node_zeros(node, lowered[i], state, opset)):
             for j in consumers.get(value, ()):
-                if j not in queued:
+                if j not in queued and (relevant is None or j in todo_set):
                     work.append(j)
                     queued.add(j)
     return state
@@ -227,9 +292,7 @@ def _node_zeros(node: Node, lowered, state: _State, opset: int) -> tuple[dict[st
     if lowered is None:
         return {}, "exact"
     steps, types = lowered
-    exact = bool(steps) and all(isinstance(s, AliasStep) or
-                                (isinstance(s, ComputeStep) and isinstance(s.spec, KernelSpec)) for s in steps)
-    if not exact:
+    if not _exact(steps):
         return _scramble(node, state, opset), "scrambling"
     local: dict[str, np.ndarray] = {}
 
@@ -246,10 +309,10 @@ def _node_zeros(node: Node, lowered, state: _State, opset: int) -> tuple[dict[st
         for st in step.spec.stages:
             masks = [mask_of(v, t) for v, t in zip(st.inputs, st.expr.inputs)]
             values = [state.values.get(v) for v in st.inputs]
-            if any(m.size == 0 or m.any() for m in masks) or \
-                    may_make_zeros(st.expr, frozenset(k for k, v in enumerate(values) if v is not None)):
+            zero_args = frozenset(k for k, m in enumerate(masks) if m.size == 0 or m.any())
+            if may_make_zeros(st.expr, frozenset(k for k, v in enumerate(values) if v is not None), zero_args):
                 local[st.output] = zero_mask(st.expr, masks, values)
-            else:       # nothing zero in, nothing the expression zeroes itself: dense, without a grid
+            else:       # no zero the expression passes on or makes itself (x + a zero bias): dense, without a grid
                 local[st.output] = np.zeros(st.expr.output.shape, dtype=bool)
     return {n: local[n] for n in node.outputs if n and n in local}, "exact"
 
@@ -311,46 +374,48 @@ def _accumulator_never_zero(te: TensorExpr, axes, masks, values) -> bool:
     return not np.any(_MaskEval(te, axes, masks, values, (k, 0, PROBE)).accumulator())
 
 
-def may_make_zeros(te: TensorExpr, constant_args: frozenset[int]) -> bool:
-    """Whether `zero_mask` could find a zero in `te`'s output when none of its inputs holds one
-    (no known zero, no constant with a zero): False only where every rule of `_MaskEval` keeps the
-    output non-zero, so that a dense model's propagation skips the grid of each node (most of
-    them); True wherever a value computed from indices and constants alone could be 0 (a causal
-    mask, an iota), or the rules are not followed through."""
+def may_make_zeros(te: TensorExpr, constant_args: frozenset[int], zero_args: frozenset[int] = frozenset()) -> bool:
+    """Whether `zero_mask` could find a zero in `te`'s output when only the inputs in `zero_args`
+    hold zeros (a known zero, a constant with a zero): False only where every rule of `_MaskEval`
+    keeps the output non-zero, so that the propagation skips the grid of each node its zeros do
+    not reach (most of a dense model's, and x + b with b a zero bias); True wherever a value
+    computed from indices and constants alone could be 0 (a causal mask, an iota), or the rules
+    are not followed through."""
     if te.reduce is None:
-        return not _never_zero(te.body, constant_args, False)
-    if FOLD_ZERO.get(te.reduce.op) is None or not _never_zero(te.body, constant_args, False):
+        return not _never_zero(te.body, constant_args, False, zero_args)
+    if FOLD_ZERO.get(te.reduce.op) is None or not _never_zero(te.body, constant_args, False, zero_args):
         return True
-    return te.epilogue is not None and not _never_zero(te.epilogue, constant_args, True)
+    return te.epilogue is not None and not _never_zero(te.epilogue, constant_args, True, zero_args)
 
 
-def _never_zero(e: Expr, constant_args: frozenset[int], acc_never: bool) -> bool:
-    """Whether `_MaskEval.zero(e)` is False everywhere, given no input element is zero
-    (`acc_never`: the accumulator an epilogue reads is not zero either)."""
+def _never_zero(e: Expr, constant_args: frozenset[int], acc_never: bool, zero_args: frozenset[int]) -> bool:
+    """Whether `_MaskEval.zero(e)` is False everywhere, given no element of an input outside
+    `zero_args` is zero (`acc_never`: the accumulator an epilogue reads is not zero either)."""
     if all(not isinstance(x, Load) or x.arg in constant_args for x in walk(e)):   # a concrete value
         if isinstance(e, Const):
             return e.value != 0
-        return isinstance(e, Load)      # a constant's element (the caller checked it has no zero)
+        return isinstance(e, Load) and e.arg not in zero_args   # a constant's element, with no zero
     if isinstance(e, Load):
-        return True
+        return e.arg not in zero_args
     if isinstance(e, Var):
         return e.name == ACC and acc_never
     if isinstance(e, Cast):
-        return _never_zero(e.x, constant_args, acc_never)
+        return _never_zero(e.x, constant_args, acc_never, zero_args)
     if isinstance(e, Unary):
-        return e.fn not in ZERO_PRESERVING or _never_zero(e.x, constant_args, acc_never)
+        return e.fn not in ZERO_PRESERVING or _never_zero(e.x, constant_args, acc_never, zero_args)
     if isinstance(e, Binary):
-        a = _never_zero(e.a, constant_args, acc_never)
+        a = _never_zero(e.a, constant_args, acc_never, zero_args)
         if e.fn in ZERO_IF_FIRST or e.fn in ZERO_IF_FIRST_BY_NONZERO or e.fn == "pow":
             return a
-        b = _never_zero(e.b, constant_args, acc_never)
+        b = _never_zero(e.b, constant_args, acc_never, zero_args)
         if e.fn in ZERO_IF_EITHER:
             return a and b
         return (a or b) if e.fn in ZERO_IF_BOTH else True
     if isinstance(e, Select):
-        return _never_zero(e.a, constant_args, acc_never) and _never_zero(e.b, constant_args, acc_never)
+        return (_never_zero(e.a, constant_args, acc_never, zero_args)
+                and _never_zero(e.b, constant_args, acc_never, zero_args))
     if isinstance(e, Fold):
-        return FOLD_ZERO.get(e.op) is not None and _never_zero(e.body, constant_args, acc_never)
+        return FOLD_ZERO.get(e.op) is not None and _never_zero(e.body, constant_args, acc_never, zero_args)
     return False
 
 
@@ -555,22 +620,12 @@ def _scramble(node: Node, state: _State, opset: int) -> dict[str, np.ndarray]:
     random values would be invalid) or more than SCRAMBLE_LIMIT elements is left dense, and so is a
     node whose output extent depends on the data (OpDef.bounded, the node given its extent output:
     the zeros past its real extent are padding, not a pattern of its inputs' zeros)."""
+    if not _scramblable(node, state.graph):
+        return {}
     g = state.graph
     ins = [(n, g.type_of(n)) if n else (n, None) for n in node.inputs]
-    outs = [g.type_of(n) for n in node.outputs if n]
-    if sum(t.size for _, t in ins if t is not None) + sum(t.size for t in outs) > SCRAMBLE_LIMIT:
-        return {}
-    if any(t is not None and n not in state.values and not (t.dtype.is_float or t.dtype is DType.bool)
-           for n, t in ins):
-        return {}
     rng = np.random.default_rng(0)
-    try:
-        opdef = lookup(node.op, node.domain, node=node.name)
-    except Exception:
-        return {}
-    if opdef.bounded and node.attr("max_extent") is not None:   # this node's extent is the data's
-        return {}
-    reference = opdef.reference
+    reference = lookup(node.op, node.domain, node=node.name).reference
     always: list[np.ndarray] | None = None
     for run in range(SCRAMBLE_RUNS):
         args = [None if t is None else _scrambled(n, t, state, rng, run) for n, t in ins]
@@ -583,6 +638,22 @@ def _scramble(node: Node, state: _State, opset: int) -> dict[str, np.ndarray]:
         always = zeros if always is None else [a & z if a.shape == z.shape else np.zeros_like(a)
                                                for a, z in zip(always, zeros)]
     return {n: z for n, z in zip(node.outputs, always or []) if n}
+
+
+def _scramblable(node: Node, graph: Graph) -> bool:
+    """Whether `_scramble` runs the node at all (its sizes, its inputs' types, its op), which
+    depends on no zero mask."""
+    ins = [(n, graph.type_of(n)) for n in node.inputs if n]
+    outs = [graph.type_of(n) for n in node.outputs if n]
+    if sum(t.size for _, t in ins) + sum(t.size for t in outs) > SCRAMBLE_LIMIT:
+        return False
+    if any(graph.constant(n) is None and not (t.dtype.is_float or t.dtype is DType.bool) for n, t in ins):
+        return False
+    try:
+        opdef = lookup(node.op, node.domain, node=node.name)
+    except Exception:
+        return False
+    return not (opdef.bounded and node.attr("max_extent") is not None)   # its extent is the data's
 
 
 def _scrambled(name: str, ty: TensorType, state: _State, rng, run: int) -> np.ndarray:

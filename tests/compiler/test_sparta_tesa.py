@@ -483,11 +483,11 @@ def test_skipping_nodes_that_cannot_make_zeros_finds_the_same_masks(name, monkey
     attrs = annotate(im.graph, im.opset)
     asked = []
     rule = sparta.may_make_zeros
-    monkeypatch.setattr(sparta, "may_make_zeros", lambda te, c: asked.append(rule(te, c)) or asked[-1])
+    monkeypatch.setattr(sparta, "may_make_zeros", lambda te, c, z=frozenset(): asked.append(rule(te, c, z)) or asked[-1])
     fast = zero_masks(im.graph, attrs, im.opset)
     if name in ("bert", "gpt2", "vit"):     # a transformer: most nodes skipped (a CNN's padded windows are not)
         assert asked.count(False) > len(asked) // 2
-    monkeypatch.setattr(sparta, "may_make_zeros", lambda te, c: True)
+    monkeypatch.setattr(sparta, "may_make_zeros", lambda te, c, z=frozenset(): True)
     every = zero_masks(im.graph, attrs, im.opset)
     assert fast.keys() == every.keys()
     for v in fast:
@@ -518,6 +518,40 @@ def test_what_an_expression_can_make_zero_by_itself():
     for te in (relu, ex, mm, scaled):
         assert not sparta.may_make_zeros(te, frozenset()), te.name
     assert not sparta.may_make_zeros(scaled, frozenset({1}))     # input 1 a constant with no zero
+    # an input that holds zeros: a sum passes them on only where the other term is zero too, a product always
+    biased = TensorExpr("biased", (x, x), x, xij + load(1, x, (i, j)))
+    assert not sparta.may_make_zeros(biased, frozenset({1}), frozenset({1}))
+    assert sparta.may_make_zeros(scaled, frozenset({1}), frozenset({1}))
+    assert sparta.may_make_zeros(biased, frozenset({1}), frozenset({0, 1}))
+
+
+def test_zeros_of_index_tensors_are_not_propagated():
+    """A constant index tensor full of zeros (a scatter's, as torch writes `attn[:, :, 1:, 1:] = ...`:
+    batch and head index 0) and the indices built from it are not SparTA's subject: its data picks
+    elements, its zeros decide nothing. Only the float weight with zeros is kept and propagated,
+    and its product's zero columns are found as before."""
+    rng = np.random.default_rng(5)
+    w = rng.uniform(0.5, 2.0, (8, 6)).astype(np.float32)
+    w[:, :2] = 0.0
+    rows = np.zeros((4, 2), np.int64)      # ScatterND's [row, column] pairs, each row's first column
+    rows[:, 0] = np.arange(4)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"]),
+             helper.make_node("Mul", ["idx", "scale"], ["idx2"]),
+             helper.make_node("ScatterND", ["y", "idx2", "upd"], ["out"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+                                       helper.make_tensor_value_info("upd", TensorProto.FLOAT, [4]),
+                                       helper.make_tensor_value_info("scale", TensorProto.INT64, [4, 2])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [4, 6])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(rows, "idx")])
+    im = import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    attrs = annotate(im.graph, im.opset)
+    assert {"w", "idx"} <= set(attrs)        # annotate sees every constant with zeros
+    res = propagate(im.graph, attrs, im.opset)
+    assert "w" in res and not {"idx", "idx2"} & set(res)
+    masks = zero_masks(im.graph, attrs, im.opset)       # every value, with no relevance cut
+    assert masks["idx2"].any()
+    np.testing.assert_array_equal(masks["y"], np.broadcast_to(w.any(axis=0) == 0, (4, 6)))
+    assert res["y"].density == pytest.approx(4 / 6)
 
 
 def _probed_products_model(rng) -> tuple:
