@@ -1,6 +1,6 @@
 """Canonicalisations after import, each a pure Graph -> Graph that keeps the graph's output names
 and recurses into subgraphs: Identity/Dropout removal, Gemm -> MatMul + Add, BatchNormalization
-folded into the Conv before it, dead-node removal."""
+folded into the Conv before it, ScatterND over a box of indices as a box update, dead-node removal."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +12,7 @@ from ..ir.graph import Constant, Graph, Node, TensorType
 
 def canonicalize(graph: Graph) -> Graph:
     """All canonicalisations, in order."""
-    for step in (remove_identities, gemm_to_matmul, fold_batchnorm_into_conv, remove_dead_nodes):
+    for step in (remove_identities, gemm_to_matmul, fold_batchnorm_into_conv, scatter_boxes, remove_dead_nodes):
         graph = step(graph)
     return graph
 
@@ -249,6 +249,83 @@ def remove_dead_nodes(graph: Graph) -> Graph:
             live.update(_outer_reads(n))
     keep.reverse()
     return _rebuild(graph, keep, {}, {})
+
+
+# --- ScatterND over a box of indices -------------------------------------------------------------
+
+def scatter_boxes(graph: Graph) -> Graph:
+    """ScatterND whose indices cover a strided box of the data becomes brickyard's ScatterBox
+    (data, updates; the box as attributes), lowered to one elementwise select. torch writes
+    x[:, :, 1:, 1:] = y as ScatterND over a grid of index progressions, each component an Expand
+    of a small constant, the grid joined by a Concat along the last axis: too large to fold (MViT's
+    are tens of millions of int64), so they would be computed and read on every inference. The
+    indices are read here as the small arrays they broadcast; once the ScatterND no longer reads
+    them, remove_dead_nodes drops what built them."""
+    graph = _map_subgraphs(graph, scatter_boxes)
+    if not any(n.op == "ScatterND" and n.domain == "" for n in graph.nodes):
+        return graph
+    from ..ops.indexing import BRICKYARD_DOMAIN, box_of      # the lowering's own test of a box
+    producers = {o: n for n in graph.nodes for o in n.outputs if o}
+    nodes, changed = [], False
+    for n in graph.nodes:
+        if n.op == "ScatterND" and n.domain == "" and len(n.inputs) == 3 and all(n.inputs):
+            x, idx = graph.type_of(n.inputs[0]), graph.type_of(n.inputs[1])
+            comps = _index_components(graph, n.inputs[1], producers)
+            red = n.attr("reduction", "none")
+            red = red.decode() if isinstance(red, bytes) else red
+            box = box_of(comps, idx.shape[:-1], x.shape) if comps is not None and red in ("none", "add", "mul") else None
+            if box is not None:
+                n = Node("ScatterBox", n.name, (n.inputs[0], n.inputs[2]), n.outputs,
+                         (("box", box), ("lead", idx.shape[:-1]), ("reduction", red)), BRICKYARD_DOMAIN)
+                changed = True
+        nodes.append(n)
+    return _rebuild(graph, nodes, {}, {}) if changed else graph
+
+
+def _index_components(graph: Graph, value: str, producers: dict) -> list[np.ndarray] | None:
+    """ScatterND's indices [L.., k] as k arrays each broadcastable to L, where they are constants,
+    broadcasts of constants, or such parts joined along the last axis; None otherwise."""
+    t = graph.type_of(value)
+    n = producers.get(value)
+    axis = n.attr("axis", 0) if n is not None and n.op == "Concat" and n.domain == "" else None
+    parts = list(n.inputs) if axis is not None and axis in (-1, t.rank - 1) else [value]
+    comps = []
+    for p in parts:
+        a = _broadcast_source(graph, p, producers)
+        if a is None:
+            return None
+        for m in range(graph.type_of(p).shape[-1]):
+            comps.append(a[..., m if a.shape[-1] > 1 else 0])
+    return comps if len(comps) == t.shape[-1] else None
+
+
+def _broadcast_source(graph: Graph, value: str, producers: dict) -> np.ndarray | None:
+    """An array of the value's rank, each axis its extent or 1, that broadcasts to the value: a
+    constant's own data, or through Expand and the reshapes that only add or drop unit axes
+    (Unsqueeze, Squeeze, Reshape) of such a value; None for anything else."""
+    t = graph.type_of(value)
+    c = graph.constant(value)
+    if c is not None:
+        return c.array()
+    n = producers.get(value)
+    if n is None or n.domain != "" or not n.inputs or not n.inputs[0]:
+        return None
+    if n.op == "Expand":
+        a = _broadcast_source(graph, n.inputs[0], producers)
+        if a is None or a.ndim > t.rank:
+            return None
+        a = a.reshape((1,) * (t.rank - a.ndim) + a.shape)      # broadcasting aligns the trailing axes
+        return a if all(e in (1, te) for e, te in zip(a.shape, t.shape)) else None
+    if n.op in ("Unsqueeze", "Squeeze", "Reshape"):
+        src = graph.type_of(n.inputs[0]).shape
+        if [e for e in src if e != 1] != [e for e in t.shape if e != 1]:
+            return None
+        a = _broadcast_source(graph, n.inputs[0], producers)
+        if a is None:
+            return None
+        kept = iter([a.shape[d] for d, e in enumerate(src) if e != 1])
+        return a.reshape([next(kept) if e != 1 else 1 for e in t.shape])
+    return None
 
 
 # --- shared helpers ------------------------------------------------------------------------------

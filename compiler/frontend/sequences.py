@@ -259,13 +259,6 @@ def _defined_names(g: onnx.GraphProto) -> set[str]:
     return out
 
 
-def _renamed_graph(g: onnx.GraphProto, names: dict[str, str]) -> onnx.GraphProto:
-    out = onnx.GraphProto()
-    out.CopyFrom(g)
-    _rename_in_place(out, names)
-    return out
-
-
 def _rename_in_place(g: onnx.GraphProto, names: dict[str, str]) -> None:
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         vi.name = names.get(vi.name, vi.name)

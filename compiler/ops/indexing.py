@@ -266,6 +266,91 @@ def lower_scatter_nd(ctx: LowerCtx) -> None:
     _emit_update_kernel(ctx, "scatter_nd_update", slice_size, body)
 
 
+# Brickyard's own ops, made by the frontend's rewrites (never in a model as uploaded)
+BRICKYARD_DOMAIN = "brickyard"
+
+
+def box_of(components: list[np.ndarray], lead: tuple[int, ...], dims: tuple[int, ...]) -> tuple | None:
+    """ScatterND's index components as a box: each component j an array broadcastable to the
+    indices' leading shape `lead` (the whole index tensor's [..., j], or a smaller array it is a
+    broadcast of), indexing data axis j of extent dims[j]. The box: per component (start, lead
+    axis, step) with index[l.., j] == start + step * l[axis] everywhere (axis -1: fixed at start),
+    each lead axis longer than 1 moving exactly one component (so no position is written twice);
+    None for any other pattern, or an index outside [-dim, dim) (the update kernel reports it)."""
+    moving = {d for d, e in enumerate(lead) if e > 1}
+    out, used = [], set()
+    for j, comp in enumerate(components):
+        c = np.asarray(comp, dtype=np.int64)      # no copy of an int64 constant (a grid is millions)
+        n = dims[j]
+        if c.ndim != len(lead) or c.size == 0:
+            return None
+        lo, hi = int(c.min()), int(c.max())
+        if lo < -n or hi >= n:
+            return None
+        if lo < 0:
+            c = np.where(c < 0, c + n, c)
+        origin = int(c[(0,) * c.ndim])
+        steps = {d: int(c[tuple(1 if a == d else 0 for a in range(c.ndim))]) - origin
+                 for d in range(c.ndim) if c.shape[d] > 1}
+        nonzero = [d for d, st in steps.items() if st != 0]
+        if len(nonzero) > 1 or set(nonzero) & used:
+            return None
+        axis = nonzero[0] if nonzero else -1
+        step = steps[axis] if nonzero else 0
+        expect = origin + step * np.arange(c.shape[axis]).reshape([-1 if a == axis else 1 for a in range(c.ndim)]) \
+            if nonzero else origin
+        if np.any(c != expect):
+            return None
+        used.update(nonzero)
+        out.append((origin, axis, step))
+    return tuple(out) if used == moving else None     # a lead axis that moves nothing repeats its writes
+
+
+def _emit_box_select(ctx: LowerCtx, red: str, box: tuple, lead: tuple[int, ...], upd_input: int) -> None:
+    """out = inside the box ? the update (combined with the data) : data, one elementwise select
+    that the fusion passes compose like any map."""
+    x, upd_t = ctx.input(0), ctx.input(upd_input)
+    i = out_vars(x.rank)
+    cond = None
+    place: dict[int, object] = {}
+    for j, (start, axis, step) in enumerate(box):
+        if axis < 0:
+            c = binary("eq", i[j], start)
+        else:
+            last = start + step * (lead[axis] - 1)
+            off = i[j] - start
+            c = in_range(i[j], min(start, last), max(start, last) + 1)
+            if abs(step) > 1:
+                c = logical_and(c, binary("eq", binary("imod", off, abs(step)), 0))
+            place[axis] = binary("idiv", off, step)
+        cond = c if cond is None else logical_and(cond, c)
+    u_index = tuple(place.get(d, const(0, DType.int64)) for d in range(len(lead))) + tuple(i[len(box):])
+    data, upd = load(0, x, i), load(1, upd_t, u_index)
+    new = upd if red == "none" else binary(red, data, upd)
+    emit_expr(ctx, "scatter", [0, upd_input], select(cond, new, data))
+
+
+def _ref_scatter_box(node, inputs, opset):
+    x, upd = inputs
+    box, lead = node.attr("box"), tuple(node.attr("lead"))
+    comps = [np.full(lead, start, np.int64) if axis < 0 else
+             np.broadcast_to((start + step * np.arange(lead[axis])).reshape(
+                 [-1 if a == axis else 1 for a in range(len(lead))]), lead) for start, axis, step in box]
+    out = np.array(x, copy=True)
+    pos = tuple(comps)
+    out[pos] = _combine(text(node.attr("reduction", "none")), out[pos], upd)   # a box writes each position once
+    return [out]
+
+
+@register("ScatterBox", reference=_ref_scatter_box, domain=BRICKYARD_DOMAIN)
+def lower_scatter_box(ctx: LowerCtx) -> None:
+    """ScatterND over a box of indices the frontend found (frontend/canonicalize.py
+    `scatter_boxes`): inputs data and updates, attributes `box` (per component (start, lead axis,
+    step)), `lead` (the indices' leading shape) and `reduction`."""
+    _emit_box_select(ctx, text(ctx.node.attr("reduction", "none")), ctx.node.attr("box"),
+                     tuple(ctx.node.attr("lead")), 1)
+
+
 def _slot_index(slots_shape: tuple[int, ...]):
     """ScatterND's update index for slot j of a one-component index (k = 1): the slot's place in
     the indices' leading shape, then the output's own trailing index."""
