@@ -116,7 +116,7 @@ def _last_flow(m):
     return LastFlow()
 
 
-def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> None:
+def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32") -> None:
     import onnxruntime as ort
     from bench.kernels import write_results
     from compiler import compile
@@ -131,10 +131,10 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
         data = model_path.read_bytes()
         stored = dict(np.load(models_dir / f"{name}_in.npz"))
         torch_y = stored.pop("torch_y")
-        row = {"name": name}
+        row = {"name": name, "precision": precision}
         t = time.time()
         try:
-            art = compile(data, target, CompileOptions(build=False))
+            art = compile(data, target, CompileOptions(build=False, precision=precision))
         except Exception as e:   # the row records what stops it
             row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
             rows.append(row)
@@ -154,7 +154,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
         rows.append(row)
         print(json.dumps(row), flush=True)
     path = write_results("vision_models", "none (host harness; predicted times)",
-                         {"target": target, "build": False, "export": "torch.onnx.export, TorchScript, opset 17",
+                         {"target": target, "precision": precision, "build": False,
+                          "export": "torch.onnx.export, TorchScript, opset 17",
                           "verify": "host harness against onnxruntime and PyTorch's output at export"}, rows, out)
     print("wrote", path)
 
@@ -170,11 +171,13 @@ def main(argv=None) -> None:
     c.add_argument("--out", default="bench/results")
     c.add_argument("--target", default="h100")
     c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
+    c.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
+                   help="the compile's precision (the references stay fp32: expect fp16's rounding)")
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out), a.models.split(","))
     else:
-        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","))
+        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","), a.precision)
 
 
 if __name__ == "__main__":
