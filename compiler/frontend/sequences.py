@@ -1,15 +1,16 @@
-"""Sequences resolved at import: a list of tensors whose length and positions are known at compile time.
+"""Sequences (and optionals) resolved at import, where their length and positions are known at
+compile time.
 
 ONNX's sequence type has no device form, but exporters write sequences whose structure never
-depends on the data: torch.split with a list of sizes and torchvision's MViT pooling become a Loop
-of one constant iteration that SequenceInserts slices, read back by SequenceAt at constant
-positions; a Python list of tensors becomes SequenceConstruct and ConcatFromSequence. While the
-graph is imported each sequence value is the tuple of the tensor values it holds (`Scope.sequences`);
-a sequence op rewrites to plain tensor ops (Identity, Slice, Unsqueeze, Concat) or to a constant,
-and a Loop that carries a sequence, or a SequenceMap, is unrolled: its body imported once per
-iteration with its values renamed. What cannot be resolved so (a position or an iteration count
-known only at run time, a sequence as a model input or output, or crossing into a region that
-stays a device loop) is an UnsupportedOp that says so."""
+depends on the data: torchvision's MViT splits its tokens by a Loop of one constant iteration that
+SequenceInserts a slice, then reads the pieces back by SequenceAt at constant positions; a Python
+list of tensors becomes SequenceConstruct and ConcatFromSequence. While the graph is imported each
+sequence value is the tuple of the tensor values it holds (`Scope.sequences`), each optional the
+value it holds or "" (`Scope.optionals`); a sequence op rewrites to plain tensor ops (Identity,
+Slice, Unsqueeze, Concat) or to a constant, and a Loop that carries a sequence, or a SequenceMap,
+is unrolled: its body imported once per iteration with its values renamed. What cannot be
+resolved so (a position or an iteration count known only at run time, a sequence as a model input
+or output, or crossing into a region that stays a device loop) is an UnsupportedOp that says so."""
 from __future__ import annotations
 
 from typing import Callable
