@@ -39,12 +39,13 @@ from .targets import Target
 # TopK row's K best found by a radix select, only they ranked (ops/topk_select.py); a long
 # NonZero's or Compress's scan across a grid of blocks, a chunk each (ops/indexing.py).
 # `nms_cap` is the import's: a NonMaxSuppression whose readers read only its selection's first K
-# rows selects at most K boxes a class (frontend/selection_caps.py).
+# rows selects at most K boxes a class (frontend/selection_caps.py); `scatter_box` too: a
+# ScatterND over a box of indices becomes one elementwise select (frontend/canonicalize.py).
 # `split_k` is a part of the configuration space: configurations that divide a reduction among
 # blocks (split-K contractions, in every contraction kind and SparTA's, split reductions of few
 # long rows, flash decoding's key splits), their partial results in a workspace
 # (roller/construct.py `compilation_scope`).
-SWITCHABLE = ("nms_cap", "grouped_experts", "nms_bitmask", "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
+SWITCHABLE = ("nms_cap", "scatter_box", "grouped_experts", "nms_bitmask", "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
               "half_storage", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 
 

@@ -384,5 +384,6 @@ def _import(model, target: Target, options: CompileOptions,
             limits: ImportLimits | None) -> tuple[ImportedModel, dict]:
     """Import, then every tensor checked against the target before anything is built."""
     imported = import_model(model, input_shapes=dict(options.input_shapes), limits=limits or ImportLimits(),
-                            max_trip_count=options.max_trip_count, cap_selections=options.enabled("nms_cap"))
+                            max_trip_count=options.max_trip_count, cap_selections=options.enabled("nms_cap"),
+                            scatter_boxes=options.enabled("scatter_box"))
     return imported, check_graph(imported.graph, target)

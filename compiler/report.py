@@ -352,6 +352,9 @@ def _techniques(report: dict, records, options, caps=()) -> list[dict]:
         {"name": "NMS cap", "stage": "import", "enabled": options.enabled("nms_cap"),
          "effect": {"capped": [{"node": c.node, "requested": c.requested, "cap": c.cap, "readers": list(c.readers)}
                                for c in caps]}},
+        {"name": "box scatter", "stage": "import", "enabled": options.enabled("scatter_box"),
+         "effect": {"scatter_boxes": report["ops"].get("ScatterBox", 0),
+                    "scatter_nd_left": report["ops"].get("ScatterND", 0)}},
         {"name": "bitmask NMS", "stage": "lower", "enabled": options.enabled("nms_bitmask"),
          "effect": {"nms_nodes": report["ops"].get("NonMaxSuppression", 0),
                     "bitmask": sum(c["chosen"].startswith("bitmask") for c in nms_choices), "priced": nms_choices}},

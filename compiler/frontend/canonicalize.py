@@ -10,10 +10,12 @@ import numpy as np
 from ..ir.graph import Constant, Graph, Node, TensorType
 
 
-def canonicalize(graph: Graph) -> Graph:
-    """All canonicalisations, in order."""
+def canonicalize(graph: Graph, boxes: bool = True) -> Graph:
+    """All canonicalisations, in order (`boxes`: ScatterND over a box of indices as a ScatterBox,
+    off under --disable scatter_box)."""
     for step in (remove_identities, gemm_to_matmul, fold_batchnorm_into_conv, scatter_boxes, remove_dead_nodes):
-        graph = step(graph)
+        if boxes or step is not scatter_boxes:
+            graph = step(graph)
     return graph
 
 

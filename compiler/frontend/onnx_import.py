@@ -68,19 +68,19 @@ class ImportedModel:
 def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
                  limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
-                 cap_selections: bool = True) -> ImportedModel:
+                 cap_selections: bool = True, scatter_boxes: bool = True) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph.
 
     `max_trip_count` bounds the Loops whose iteration count is only known at run time and that have
     scan outputs (see graph_import._trip_bound); `cap_selections` caps each NonMaxSuppression at
     the rows its readers read (selection_caps.py)."""
     return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits,
-                          max_trip_count=max_trip_count, cap_selections=cap_selections)
+                          max_trip_count=max_trip_count, cap_selections=cap_selections, scatter_boxes=scatter_boxes)
 
 
 def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
                    limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
-                   cap_selections: bool = True) -> ImportedModel:
+                   cap_selections: bool = True, scatter_boxes: bool = True) -> ImportedModel:
     """Imports a model read_checked has already read and checked (the service describes and imports
     one upload from a single parse)."""
     proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
@@ -91,7 +91,7 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
                             read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
                             external=checked.external, selection_caps=caps)
         graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
-        return canonicalize(graph), ctx.warnings + _declared_output_mismatches(proto.graph, graph)
+        return canonicalize(graph, boxes=scatter_boxes), ctx.warnings + _declared_output_mismatches(proto.graph, graph)
 
     graph, warnings = imported({})
     caps = selection_caps(graph) if cap_selections else ()

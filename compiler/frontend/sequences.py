@@ -166,20 +166,13 @@ def _constant(out: str, a: np.ndarray, name: str) -> onnx.NodeProto:
                                  value=numpy_helper.from_array(np.asarray(a), out))
 
 
-def _unsqueeze(x: str, axis: int, out: str, name: str, ctx) -> list[onnx.NodeProto]:
+def _on_axis(op: str, x: str, axis: int, out: str, name: str, ctx) -> list[onnx.NodeProto]:
+    """Unsqueeze or Squeeze of one axis, in the form the model's opset reads (axes an input from 13)."""
     if ctx.opset >= 13:
         axes = f"{out}#axes"
         return [_constant(axes, np.array([axis], np.int64), name),
-                onnx.helper.make_node("Unsqueeze", [x, axes], [out], name=f"{name}/{out}")]
-    return [onnx.helper.make_node("Unsqueeze", [x], [out], name=f"{name}/{out}", axes=[axis])]
-
-
-def _squeeze(x: str, axis: int, out: str, name: str, ctx) -> list[onnx.NodeProto]:
-    if ctx.opset >= 13:
-        axes = f"{out}#axes"
-        return [_constant(axes, np.array([axis], np.int64), name),
-                onnx.helper.make_node("Squeeze", [x, axes], [out], name=f"{name}/{out}")]
-    return [onnx.helper.make_node("Squeeze", [x], [out], name=f"{name}/{out}", axes=[axis])]
+                onnx.helper.make_node(op, [x, axes], [out], name=f"{name}/{out}")]
+    return [onnx.helper.make_node(op, [x], [out], name=f"{name}/{out}", axes=[axis])]
 
 
 def _attr(pn: onnx.NodeProto, key: str, default: int) -> int:
@@ -199,7 +192,7 @@ def _concat_protos(pn, seq, name, ctx, scope) -> list[onnx.NodeProto]:
     if new_axis:
         parts = [f"{pn.output[0]}#item{k}" for k in range(len(seq))]
         for x, part in zip(seq, parts):
-            protos += _unsqueeze(x, axis, part, name, ctx)
+            protos += _on_axis("Unsqueeze", x, axis, part, name, ctx)
     protos.append(onnx.helper.make_node("Concat", parts, [pn.output[0]], name=name, axis=axis))
     return protos
 
@@ -241,7 +234,7 @@ def _split_protos(pn, name, ctx, scope) -> tuple[list[onnx.NodeProto], tuple[str
         protos += [_constant(c, a, name) for c, a in consts]
         protos.append(onnx.helper.make_node("Slice", [x] + [c for c, _ in consts], [sliced], name=f"{name}/{k}"))
         if squeeze:
-            protos += _squeeze(sliced, axis, piece, name, ctx)
+            protos += _on_axis("Squeeze", sliced, axis, piece, name, ctx)
         pieces.append(piece)
         start += n
     return protos, tuple(pieces)
@@ -384,7 +377,7 @@ def _unrolled_loop(pn, name, ctx, scope, import_protos: ImportProtos) -> list:
                                 "outputs of no known type")
         parts = [f"{dst}#{k}" for k in range(len(values))]
         for v, part in zip(values, parts):
-            protos += _unsqueeze(v, 0, part, name, ctx)
+            protos += _on_axis("Unsqueeze", v, 0, part, name, ctx)
         protos.append(onnx.helper.make_node("Concat", parts, [dst], name=f"{name}/{dst}", axis=0))
     return nodes + import_protos(protos)
 

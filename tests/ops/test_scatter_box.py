@@ -112,3 +112,23 @@ def test_indices_built_from_broadcasts_become_a_box(fold):
     got = Executor(art.plan, make_backend("host")).run(feeds)["y"]
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     assert art.report["launches_per_inference"] == 1
+
+
+def test_disable_scatter_box_keeps_the_scatter_and_the_grid():
+    """--disable scatter_box: the ScatterND and the nodes that build its grid stay, the update
+    kernel runs, the output is the same; the report's `box scatter` technique counts each side."""
+    data = _torch_slice_assign_model()
+    feeds = {"attn": RNG.standard_normal((1, 2, 7, 9)).astype(np.float32),
+             "rel": RNG.standard_normal((1, 2, 6, 8)).astype(np.float32)}
+    limits = ImportLimits(max_fold_elements=16)
+    outs, reports = [], []
+    for disable in ((), ("scatter_box",)):
+        art = compile(data, "h100", CompileOptions(build=False, disable=disable), limits=limits)
+        outs.append(Executor(art.plan, make_backend("host")).run(feeds)["y"])
+        reports.append(art.report)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    on, off = ({t["name"]: t for t in r["techniques"]}["box scatter"] for r in reports)
+    assert on["enabled"] and on["effect"] == {"scatter_boxes": 1, "scatter_nd_left": 0}
+    assert not off["enabled"] and off["effect"] == {"scatter_boxes": 0, "scatter_nd_left": 1}
+    assert reports[1]["launches_per_inference"] > reports[0]["launches_per_inference"] == 1
+    assert any(k["name"].startswith("scatter_nd_update") for k in reports[1]["kernels"])
