@@ -358,6 +358,10 @@ def technique_sentence(t: dict) -> str:
         return (f"Split-K (roller): {fx['split_kernels']} kernels divide their reduction among blocks, each "
                 f"slice's partial sums in a workspace ({_bytes(fx.get('workspace_bytes', 0))}) that the last "
                 f"block combines; --disable split_k keeps every reduction in one block.")
+    if name == "box scatter":
+        boxes, left = fx.get("scatter_boxes", 0), fx.get("scatter_nd_left", 0)
+        return (f"box scatter (import): {boxes} ScatterND over a box of indices as one elementwise select "
+                f"each; {left} ScatterND kept as an update kernel.")
     if name == "NMS cap":
         capped = fx.get("capped") or []
         if not capped:
