@@ -13,6 +13,10 @@ from .convert import tensor_to_array
 # Ops the frontend folds itself, without a registry entry: their value never depends on data.
 FRONTEND_OPS = frozenset({"Constant", "Shape", "Size"})
 
+# A fold whose output has DEFER_GROWTH times more elements than the constants it is computed from
+# (and more than ImportLimits.defer_fold_elements) is deferred (`defers`).
+DEFER_GROWTH = 16
+
 
 def constant_node_value(node: onnx.NodeProto, name: str) -> np.ndarray:
     """The value of a Constant node, from whichever of its attribute forms it uses."""
@@ -50,6 +54,21 @@ def shape_op_axes(node: onnx.NodeProto, rank: int) -> range:
     start = min(max(start + rank if start < 0 else start, 0), rank)
     end = min(max(end + rank if end < 0 else end, 0), rank)
     return range(start, end)
+
+
+def defers(out_types: list[TensorType | None] | None, source_elements: int, min_elements: int) -> bool:
+    """Whether a node on constants broadcasts them into a value much larger than what it is
+    computed from (an Expand, an outer sum of two ranges): such a fold is deferred. The node stays
+    in the graph and is evaluated only where a later fold reads it (one that makes something small
+    again: a Gather of a table, a reduction). Where nothing does, it runs with the model, fused
+    into its reader, cheaper than reading the folded value from DRAM on every inference, and the
+    import neither evaluates nor hashes it (torch's slice assignment builds index grids of
+    millions of int64 this way, which canonicalize.scatter_boxes then reads as the small arrays
+    they broadcast and drops)."""
+    if not out_types or any(t is None for t in out_types):
+        return False
+    size = sum(t.size for t in out_types)
+    return size > min_elements and size > DEFER_GROWTH * max(source_elements, 1)
 
 
 def fold_with_reference(opdef: OpDef, node: Node, inputs: list[np.ndarray | None], opset: int,

@@ -16,7 +16,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
-from .fold import constant_node_value, fold_with_reference, shape_op_axes, shape_op_value
+from .fold import constant_node_value, defers, fold_with_reference, shape_op_axes, shape_op_value
 from .element_bounds import MAX_ELEMENTS, Bounds, element_bounds, exact_bounds
 from . import sequences
 
@@ -31,7 +31,8 @@ class ImportContext:
 
     def __init__(self, opsets: dict[str, int], opset_imports, ir_version: int, max_fold_elements: int,
                  read_names: set[str] | None = None, max_trip_count: int | None = None,
-                 external: dict[str, bytes] | None = None, selection_caps: dict[str, int] | None = None):
+                 external: dict[str, bytes] | None = None, selection_caps: dict[str, int] | None = None,
+                 defer_fold_elements: int | None = None):
         self.opsets = opsets
         # NonMaxSuppression nodes (by name) whose max_output_boxes_per_class becomes the most rows
         # their readers read (selection_caps.py)
@@ -42,6 +43,7 @@ class ImportContext:
         self.opset_imports = list(opset_imports)
         self.ir_version = ir_version
         self.max_fold_elements = max_fold_elements
+        self.defer_fold_elements = max_fold_elements if defer_fold_elements is None else defer_fold_elements
         self.warnings: list[str] = []
         self.node_names: set[str] = set()
         self._schemas: dict = {}
@@ -100,6 +102,32 @@ class Scope:
         self.sequences: dict[str, tuple[str, ...]] = {}
         # optionals, resolved at import the same way: each its element's value, "" when empty
         self.optionals: dict[str, str] = {}
+        # values computed from constants alone whose fold was deferred (fold.defers): value -> its
+        # node's (opdef, node, opset, output types) and the elements of the constants it is computed
+        # from; the node stays in the graph, and a fold that reads the value evaluates it then
+        self.deferred: dict[str, tuple] = {}
+        self.source_elements: dict[str, int] = {}
+        self._evaluated: dict[str, np.ndarray] = {}
+
+    def folding_input(self, name: str) -> np.ndarray | None:
+        """The value of `name` for a fold: a constant's, or a deferred value's, evaluated once (with
+        what it reads) and kept for the rest of the import; None for a value computed at run time."""
+        if name in self.consts:
+            return self.consts[name]
+        if name not in self.deferred:
+            return None
+        if name not in self._evaluated:
+            opdef, node, opset, out_types = self.deferred[name]
+            arrays, why = fold_with_reference(opdef, node, [self.folding_input(i) if i else None for i in node.inputs],
+                                              opset, out_types)
+            if arrays is None:
+                raise ModelError(f"deferred constant '{name}' could not be evaluated: {why}", node=node.name)
+            self._evaluated.update((o, a) for o, a in zip(node.outputs, arrays) if o)
+        return self._evaluated[name]
+
+    def sources(self, name: str) -> int:
+        """Elements of the constants `name` is computed from (its own, for a constant)."""
+        return self.source_elements[name] if name in self.deferred else int(self.consts[name].size)
 
     def sequence(self, name: str) -> tuple[str, ...] | None:
         """The tensor values the sequence `name` holds (here or in an enclosing scope); None if not a sequence."""
@@ -316,7 +344,7 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         return node
 
     node = Node(op, name, tuple(pn.input), tuple(pn.output), tuple(sorted(attrs, key=_by_name)), domain)
-    all_const = opdef.foldable and all(i == "" or i in scope.consts for i in pn.input)
+    all_const = opdef.foldable and all(i == "" or i in scope.consts or i in scope.deferred for i in pn.input)
     try:
         # a bounded op on constants folds to its exact extent: its reference gives the types
         out_types = None if opdef.bounded and all_const else _infer(pn, op, domain, name, in_types, ctx, scope)
@@ -329,10 +357,17 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
     if out_types is not None and any(o and t is None for o, t in zip(pn.output, out_types)):
         node = dataclasses.replace(node, outputs=tuple(o if t is not None else ""
                                                        for o, t in zip(pn.output, out_types)))
-    if all_const and (out_types is None or
-                      all(t is None or t.size <= ctx.max_fold_elements for t in out_types)):
-        arrays, why = fold_with_reference(opdef, node, [scope.consts.get(i) if i else None for i in pn.input],
-                                          ctx.opset if domain == "" else ctx.opsets.get(domain, 1), out_types)
+    opset = ctx.opset if domain == "" else ctx.opsets.get(domain, 1)
+    source = sum(scope.sources(i) for i in pn.input if i) if all_const else 0
+    if all_const and defers(out_types, source, ctx.defer_fold_elements):
+        for o in pn.output:
+            if o:
+                scope.deferred[o] = (opdef, node, opset, out_types)
+                scope.source_elements[o] = source
+    elif all_const and (out_types is None or
+                        all(t is None or t.size <= ctx.max_fold_elements for t in out_types)):
+        arrays, why = fold_with_reference(opdef, node, [scope.folding_input(i) if i else None for i in pn.input],
+                                          opset, out_types)
         if arrays is not None and all(a.size <= ctx.max_fold_elements for a in arrays):
             for o, a in zip(pn.output, arrays):
                 if o:

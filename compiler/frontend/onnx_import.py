@@ -47,6 +47,8 @@ class ImportLimits:
     max_nesting: int = 16               # subgraphs inside subgraphs
     max_chain: int = 20_000             # longest chain of dependent nodes, through subgraphs
     max_fold_elements: int = 1 << 22    # largest value constant folding may create
+    # a fold that broadcasts constants into more elements than this stays a node (fold.defers)
+    defer_fold_elements: int = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
 
     def imported(caps: dict[str, int]) -> tuple[Graph, list[str]]:
         ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
+                            defer_fold_elements=limits.defer_fold_elements,
                             read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
                             external=checked.external, selection_caps=caps)
         graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
