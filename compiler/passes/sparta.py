@@ -321,15 +321,25 @@ def _node_zeros(node: Node, lowered, state: _State, opset: int) -> tuple[dict[st
 
 def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray | None]) -> np.ndarray:
     """Which output elements of `te` are provably zero, given its inputs' zero masks (and the
-    data of the constant ones, for indices and conditions). Evaluated in chunks of the output's
-    largest axis; an expression too large for GRID_LIMIT even one slice at a time, or for
-    GRID_TOTAL_LIMIT in all, is dense."""
-    out = np.zeros(te.output.shape, dtype=bool)
+    data of the constant ones, for indices and conditions). Evaluated over the index variables
+    the answer can depend on (`_zero_vars`; the others are held at 0 and the mask broadcast along
+    them), in chunks of the output's largest axis; an expression too large for GRID_LIMIT even
+    one slice at a time, or for GRID_TOTAL_LIMIT in all, is dense."""
     if te.output.size == 0:
-        return out
+        return np.zeros(te.output.shape, dtype=bool)
     axes = [(f"i{d}", n) for d, n in enumerate(te.output.shape)]
     axes += list(te.reduce.axes) if te.reduce is not None else []
     axes += list(fold_axes(te.body, te.epilogue).items())
+    keep = _zero_vars(te, masks, values)
+    axes = [(n, e if n in keep else 1) for n, e in axes]
+    return np.broadcast_to(_zero_mask_on(te, axes, masks, values), te.output.shape).copy()
+
+
+def _zero_mask_on(te: TensorExpr, axes: list, masks, values) -> np.ndarray:
+    """zero_mask over the grid `axes` (output axes first), shaped by their extents."""
+    rank = te.output.rank
+    shape = tuple(e for _, e in axes[:rank])
+    out = np.zeros(shape, dtype=bool)
     total = math.prod(n for _, n in axes)
     acc_never = _accumulator_never_zero(te, axes, masks, values)
     if acc_never and te.epilogue is None:
@@ -338,19 +348,71 @@ def zero_mask(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray |
         reduced = {n for n, _ in te.reduce.axes}
         axes = [(n, 1 if n in reduced else e) for n, e in axes]
         total = math.prod(n for _, n in axes)
-    split = max(range(te.output.rank), key=lambda d: te.output.shape[d], default=None)
+    split = max(range(rank), key=lambda d: shape[d], default=None)
     if split is None or total <= GRID_LIMIT or _contraction_factors(te, dict(axes)) is not None:
         return _MaskEval(te, axes, masks, values, None).output(acc_never)
-    per_row = total // te.output.shape[split]
+    per_row = total // shape[split]
     if per_row > GRID_LIMIT or total > GRID_TOTAL_LIMIT:
         return out
     step = max(1, GRID_LIMIT // per_row)
-    for lo in range(0, te.output.shape[split], step):
-        hi = min(lo + step, te.output.shape[split])
-        sl = [slice(None)] * te.output.rank
+    for lo in range(0, shape[split], step):
+        hi = min(lo + step, shape[split])
+        sl = [slice(None)] * rank
         sl[split] = slice(lo, hi)
         out[tuple(sl)] = _MaskEval(te, axes, masks, values, (split, lo, hi)).output(acc_never)
     return out
+
+
+def _zero_vars(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray | None]) -> set[str]:
+    """The index variables `_MaskEval` can find the output's zeros to depend on: those of a
+    condition or a value computed from indices and constants, and of the index of a load whose
+    input holds a zero. A load of an input with no zero is nowhere zero, whatever it indexes: a
+    depthwise convolution's channel (its weight and input dense) does not move the zeros its
+    padding makes, which depend on the spatial positions alone."""
+    known = {k for k, v in enumerate(values) if v is not None}
+    # inputs with a zero somewhere (a constant's mask is its data's zeros; one of size 0 is never
+    # read, zero everywhere alike)
+    zeros = {k for k, m in enumerate(masks) if m.size > 0 and m.any()}
+    cache: dict[int, set[str]] = {}
+
+    def computable(e: Expr) -> bool:      # its value depends on indices and constants alone
+        return all(x.arg in known for x in walk(e) if isinstance(x, Load)) and \
+            not any(isinstance(x, Var) and x.name == ACC for x in walk(e))
+
+    def index_vars(e: Expr) -> set[str]:
+        return {x.name for x in walk(e) if isinstance(x, Var)} - {ACC}
+
+    def of(e: Expr) -> set[str]:
+        k = id(e)
+        if k not in cache:
+            cache[k] = _of(e)
+        return cache[k]
+
+    def _of(e: Expr) -> set[str]:
+        if isinstance(e, Load):
+            return set().union(*map(index_vars, e.index)) if e.arg in zeros else set()
+        if computable(e):
+            return index_vars(e)
+        if isinstance(e, Var):
+            return body if e.name == ACC else set()
+        if isinstance(e, Cast):
+            return of(e.x)
+        if isinstance(e, Unary):
+            return of(e.x) if e.fn in ZERO_PRESERVING else set()
+        if isinstance(e, Binary):
+            if e.fn in ZERO_IF_FIRST:
+                return of(e.a)
+            if e.fn in ZERO_IF_FIRST_BY_NONZERO or e.fn == "pow":
+                return of(e.a) | index_vars(e.b)     # the divisor's value
+            return of(e.a) | of(e.b) if e.fn in ZERO_IF_EITHER or e.fn in ZERO_IF_BOTH else set()
+        if isinstance(e, Select):
+            return (index_vars(e.cond) if computable(e.cond) else of(e.cond)) | of(e.a) | of(e.b)
+        if isinstance(e, Fold):
+            return of(e.body)
+        return set()
+
+    body = of(te.body)      # what the accumulator an epilogue reads depends on
+    return body | (of(te.epilogue) if te.epilogue is not None else set())
 
 
 def _accumulator_never_zero(te: TensorExpr, axes, masks, values) -> bool:

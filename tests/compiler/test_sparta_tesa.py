@@ -367,6 +367,57 @@ def test_evaluation_in_chunks_gives_the_same_masks(monkeypatch):
     assert not any(zero_masks(im.graph, attrs, im.opset).get(n, np.zeros(1, bool)).any() for n in ("c1", "c2"))
 
 
+def _depthwise_model():
+    """Depthwise convolutions: a 1x1 one whose padding reaches past its window (its border is zero
+    whatever the input), channel 2 of its weight zero; then a 3x3 one reading it."""
+    rng = np.random.default_rng(15)
+    w1 = rng.standard_normal((6, 1, 1, 1)).astype(np.float32)
+    w1[2] = 0.0
+    w2 = rng.standard_normal((6, 1, 3, 3)).astype(np.float32)
+    v = helper.make_tensor_value_info
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w1"], ["c1"], name="dw1", group=6, pads=[2, 1, 2, 1]),
+                           helper.make_node("Conv", ["c1", "w2"], ["c2"], name="dw2", group=6, pads=[1, 1, 1, 1])],
+                          "depthwise", [v("x", TensorProto.FLOAT, [2, 6, 8, 8])],
+                          [v("c2", TensorProto.FLOAT, [2, 6, 12, 10])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    return import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+
+
+class _EveryVariable:
+    def __contains__(self, name):
+        return True
+
+
+def test_a_depthwise_convolution_s_zeros_are_found_on_the_variables_they_depend_on(monkeypatch):
+    """The padding's zeros depend on the spatial positions alone, the zero channel's on the channel:
+    the masks are exact, and the same as on the whole grid of every variable."""
+    im = _depthwise_model()
+    attrs = annotate(im.graph)
+    masks = zero_masks(im.graph, attrs, im.opset)
+    x = np.random.default_rng(16).standard_normal((2, 6, 8, 8)).astype(np.float32)
+    values = _all_values(im.graph, {"x": x}, im.opset)
+    for name in ("c1", "c2"):
+        np.testing.assert_array_equal(masks[name], values[name] == 0, name)
+    assert masks["c1"][:, :, :2].all() and masks["c1"][:, 2].all() and not masks["c1"][:, 0, 2:10, 1:9].any()
+    monkeypatch.setattr(sparta, "_zero_vars", lambda te, m, v: _EveryVariable())
+    whole = zero_masks(im.graph, attrs, im.opset)
+    assert whole.keys() == masks.keys()
+    for name in masks:
+        np.testing.assert_array_equal(masks[name], whole[name], name)
+
+
+@pytest.mark.parametrize("name", shared_models())
+def test_the_variables_zeros_depend_on_give_the_whole_grid_s_masks(name, monkeypatch):
+    im = import_model(str(MODELS_DIR / f"{name}.onnx"))
+    attrs = annotate(im.graph, im.opset)
+    fast = zero_masks(im.graph, attrs, im.opset)
+    monkeypatch.setattr(sparta, "_zero_vars", lambda te, m, v: _EveryVariable())
+    every = zero_masks(im.graph, attrs, im.opset)
+    assert fast.keys() == every.keys()
+    for v in fast:
+        np.testing.assert_array_equal(fast[v], every[v], v)
+
+
 @pytest.mark.parametrize("training_outputs", [True, False])
 def test_scrambling_covers_an_op_lowered_to_a_handwritten_kernel(training_outputs):
     """LayerNormalization asked for its mean and inv_std_dev is the hand-written row kernel: its
