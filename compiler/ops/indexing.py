@@ -174,21 +174,26 @@ def _scatter_as_select(ctx: LowerCtx, red: str, axis: int, slots: np.ndarray, up
         return False
     start, step = known
     i = out_vars(x.rank)
-    off = i[axis] - start
-    if count == 1:
-        inside, j = binary("eq", i[axis], start), const(0, DType.int64)
-    else:
-        last = start + step * (count - 1)
-        inside = in_range(i[axis], min(start, last), max(start, last) + 1)
-        if abs(step) > 1:
-            inside = logical_and(inside, binary("eq", binary("imod", off, abs(step)), 0))
-        j = binary("idiv", off, step)
+    inside, j = _progression_slot(i[axis], start, step, count)
     cond, u_index = update_index(i, j)
     cond = inside if cond is None else logical_and(cond, inside)
     data, upd = load(0, x, i), load(1, ctx.input(2), u_index)
     new = upd if red == "none" else binary(red, data, upd)
     emit_expr(ctx, "scatter", [0, 2], select(cond, new, data))
     return True
+
+
+def _progression_slot(v, start: int, step: int, count: int) -> tuple:
+    """(whether the index `v` is start + step * j for some j < count, that j): the slot of a
+    strided scatter an output index falls in (one slot when count is 1)."""
+    if count == 1:
+        return binary("eq", v, start), const(0, DType.int64)
+    last = start + step * (count - 1)
+    off = v - start
+    inside = in_range(v, min(start, last), max(start, last) + 1)
+    if abs(step) > 1:
+        inside = logical_and(inside, binary("eq", binary("imod", off, abs(step)), 0))
+    return inside, binary("idiv", off, step)
 
 
 def _copy_input(ctx: LowerCtx) -> None:
@@ -316,13 +321,8 @@ def _emit_box_select(ctx: LowerCtx, red: str, box: tuple, lead: tuple[int, ...],
     for j, (start, axis, step) in enumerate(box):
         if axis < 0:
             c = binary("eq", i[j], start)
-        else:
-            last = start + step * (lead[axis] - 1)
-            off = i[j] - start
-            c = in_range(i[j], min(start, last), max(start, last) + 1)
-            if abs(step) > 1:
-                c = logical_and(c, binary("eq", binary("imod", off, abs(step)), 0))
-            place[axis] = binary("idiv", off, step)
+        else:       # a moving component: its lead axis is longer than 1 (box_of)
+            c, place[axis] = _progression_slot(i[j], start, step, lead[axis])
         cond = c if cond is None else logical_and(cond, c)
     u_index = tuple(place.get(d, const(0, DType.int64)) for d in range(len(lead))) + tuple(i[len(box):])
     data, upd = load(0, x, i), load(1, upd_t, u_index)
