@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from ..ir.dtypes import DType
-from ..ir.texpr import Binary, Const, Expr, Var, binary, const, index_interval, map_children, substitute_vars, walk
+from ..ir.texpr import Binary, Const, Expr, Var, binary, children, const, index_interval, map_children, substitute_vars, walk
 from .views import combine_affine
 
 INDEX = DType.int64
@@ -41,15 +41,28 @@ def fewer_divisions(e: Expr, bounds: dict[str, tuple[int, int]]) -> Expr:
     """`e` with each integer index sub-expression replaced by its quasi-affine form only where
     that form has fewer divisions and remainders (the generated code's costliest index
     arithmetic: 64-bit, a sequence of instructions each); everything else as it was."""
+    return _fewer_divisions(e, bounds, {}, {})
+
+
+def _fewer_divisions(e: Expr, bounds, forms: dict, counts: dict) -> Expr:
+    """fewer_divisions with the forms and division counts of the sub-expressions found so far: an
+    index composed through many reshapes (a channel shuffle's) nests each form inside the next,
+    and every level would otherwise find its operands' forms again."""
     if e.dtype is INDEX:
-        form = _linear(e, bounds)
+        form = _linear(e, bounds, forms)
         if form is not None:
             out = _expr(form)
-            if divisions(out) < divisions(e):
+            if _divisions(out, counts) < _divisions(e, counts):
                 return out
-    if not any(isinstance(n, Binary) and n.fn in ("idiv", "imod") for n in walk(e)):
+    if not _divisions(e, counts):
         return e
-    return map_children(e, lambda c: fewer_divisions(c, bounds))
+    return map_children(e, lambda c: _fewer_divisions(c, bounds, forms, counts))
+
+
+def _divisions(e: Expr, counts: dict) -> int:
+    if e not in counts:
+        counts[e] = (isinstance(e, Binary) and e.fn in ("idiv", "imod")) + sum(_divisions(c, counts) for c in children(e))
+    return counts[e]
 
 
 def divisions(e: Expr) -> int:
@@ -67,7 +80,16 @@ def divisor(form: Linear, bounds: dict[str, tuple[int, int]]) -> int:
     return math.gcd(*(c * _multiple(t, bounds) for t, c in form[0].items())) if form[0] else 0
 
 
-def _linear(e: Expr, bounds) -> Linear | None:
+def _linear(e: Expr, bounds, memo: dict | None = None) -> Linear | None:
+    """`e`'s form; `memo` keeps the forms found (for one `bounds`) across calls."""
+    if memo is None:
+        memo = {}
+    if e not in memo:
+        memo[e] = _linear_of(e, bounds, memo)
+    return memo[e]
+
+
+def _linear_of(e: Expr, bounds, memo: dict) -> Linear | None:
     if isinstance(e, Var):
         return ({e: 1}, 0) if e.name in bounds else None
     if isinstance(e, Const):
@@ -75,10 +97,10 @@ def _linear(e: Expr, bounds) -> Linear | None:
     if not isinstance(e, Binary) or e.dtype is not INDEX:
         return None
     if e.fn in ("add", "sub", "mul"):
-        a, b = _linear(e.a, bounds), _linear(e.b, bounds)
+        a, b = _linear(e.a, bounds, memo), _linear(e.b, bounds, memo)
         return None if a is None or b is None else combine_affine(e.fn, a, b)
     if e.fn in ("idiv", "imod") and isinstance(e.b, Const) and e.b.dtype is INDEX and int(e.b.value) > 0:
-        x = _linear(e.a, bounds)
+        x = _linear(e.a, bounds, memo)
         s = int(e.b.value)
         if x is None:
             return None
@@ -99,7 +121,7 @@ def _linear(e: Expr, bounds) -> Linear | None:
         # R = L + r with L >= 0 a multiple of g = gcd(s, L's steps) and 0 <= r < g: L % s is at most
         # s - g, so r never carries: R / s = L / s and R % s = L % s + r (an index unrolled by a
         # vector of r's: every element's division the same expression, kinds/tc_gemm.py)
-        g = math.gcd(s, *(c * _multiple(t, bounds) for t, c in rest[0].items()))
+        g = math.gcd(s, *(c * _multiple(t, bounds, memo) for t, c in rest[0].items()))
         if rest[0] and rest[1] < g and r_lo - rest[1] >= 0:
             lin = (rest[0], 0)
             if e.fn == "idiv":
@@ -115,15 +137,15 @@ def _linear(e: Expr, bounds) -> Linear | None:
     return None
 
 
-def _multiple(t: Expr, bounds) -> int:
+def _multiple(t: Expr, bounds, memo: dict | None = None) -> int:
     """A number every value of term `t` is a multiple of: a remainder x % s of an x whose steps
     and constant share a divisor with s is a multiple of that divisor; a quotient x / s of an x
     that is a multiple d of s (the division exact) a multiple of d / s; anything else, 1."""
     if isinstance(t, Binary) and t.fn in ("imod", "idiv") and isinstance(t.b, Const):
-        x = _linear(t.a, bounds)
+        x = _linear(t.a, bounds, memo)
         if x is not None:
             s = int(t.b.value)
-            d = math.gcd(x[1], *(c * _multiple(u, bounds) for u, c in x[0].items()))
+            d = math.gcd(x[1], *(c * _multiple(u, bounds, memo) for u, c in x[0].items()))
             if t.fn == "imod":
                 return math.gcd(s, d)
             if d and d % s == 0:
