@@ -111,18 +111,21 @@ class Scope:
 
     def folding_input(self, name: str) -> np.ndarray | None:
         """The value of `name` for a fold: a constant's, or a deferred value's, evaluated once (with
-        what it reads) and kept for the rest of the import; None for a value computed at run time."""
+        what it reads) and kept for the rest of the import; None for a value computed at run time,
+        or a deferred one its op's reference cannot evaluate (the reader then runs too)."""
         if name in self.consts:
             return self.consts[name]
         if name not in self.deferred:
             return None
         if name not in self._evaluated:
             opdef, node, opset, out_types = self.deferred[name]
-            arrays, why = fold_with_reference(opdef, node, [self.folding_input(i) if i else None for i in node.inputs],
-                                              opset, out_types)
-            if arrays is None:
-                raise ModelError(f"deferred constant '{name}' could not be evaluated: {why}", node=node.name)
-            self._evaluated.update((o, a) for o, a in zip(node.outputs, arrays) if o)
+            inputs = [self.folding_input(i) if i else None for i in node.inputs]
+            arrays = None
+            if all(a is not None for i, a in zip(node.inputs, inputs) if i):
+                arrays, _ = fold_with_reference(opdef, node, inputs, opset, out_types)
+            for k, o in enumerate(node.outputs):
+                if o:
+                    self._evaluated[o] = arrays[k] if arrays is not None else None
         return self._evaluated[name]
 
     def sources(self, name: str) -> int:
@@ -366,8 +369,10 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
                 scope.source_elements[o] = source
     elif all_const and (out_types is None or
                         all(t is None or t.size <= ctx.max_fold_elements for t in out_types)):
-        arrays, why = fold_with_reference(opdef, node, [scope.folding_input(i) if i else None for i in pn.input],
-                                          opset, out_types)
+        inputs = [scope.folding_input(i) if i else None for i in pn.input]
+        arrays, why = (fold_with_reference(opdef, node, inputs, opset, out_types)
+                       if all(a is not None for i, a in zip(pn.input, inputs) if i) else
+                       (None, "a deferred input could not be evaluated"))
         if arrays is not None and all(a.size <= ctx.max_fold_elements for a in arrays):
             for o, a in zip(pn.output, arrays):
                 if o:
