@@ -563,16 +563,24 @@ def git_commit() -> str:
     return os.environ.get("BRICKYARD_GIT_COMMIT", "unknown")
 
 
-def write_results(suite: str, device: str, settings: dict, rows: list, out_dir) -> Path:
+def write_results(suite: str, device: str, settings: dict, rows: list, out_dir,
+                  started: tuple[_dt.datetime, str] | None = None) -> Path:
     """bench/results/<suite>-<UTC time>.json with the suites' common head (suite, device,
-    git_commit, created, settings) and the rows; returns its path."""
-    created = _dt.datetime.now(_dt.timezone.utc)
-    doc = {"suite": suite, "device": device, "git_commit": git_commit(),
+    git_commit, created, settings) and the rows; returns its path. `started`: the run's start time
+    and commit (`run_started()`), so that a suite writing after every row rewrites one file, and
+    names the code it ran rather than the checkout at its end."""
+    created, commit = started if started is not None else run_started()
+    doc = {"suite": suite, "device": device, "git_commit": commit,
            "created": created.isoformat(timespec="seconds"), "settings": settings, "rows": rows}
     path = Path(out_dir) / f"{suite}-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1) + "\n")
     return path
+
+
+def run_started() -> tuple[_dt.datetime, str]:
+    """The time and commit a run starts at (`write_results`' `started`)."""
+    return _dt.datetime.now(_dt.timezone.utc), git_commit()
 
 
 def model_paths(shared: str, models_dir: list[str]) -> dict[str, Path]:

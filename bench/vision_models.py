@@ -118,12 +118,16 @@ def _last_flow(m):
 
 def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32") -> None:
     import onnxruntime as ort
-    from bench.kernels import write_results
+    from bench.kernels import run_started, write_results
     from compiler import compile
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
     from compiler.verify import max_rel_error
     rows = []
+    started = run_started()
+    settings = {"target": target, "precision": precision, "build": False,
+                "export": "torch.onnx.export, TorchScript, opset 17",
+                "verify": "host harness against onnxruntime and PyTorch's output at export"}
     for name in models:
         model_path = models_dir / f"{name}.onnx"
         if not model_path.exists():
@@ -139,6 +143,7 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
             row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
             rows.append(row)
             print(name, "not compiled:", row["error"][:200], flush=True)
+            write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started)
             continue
         row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=art.report["latency"]["predicted_us"],
                    launches=art.report["launches_per_inference"],
@@ -153,11 +158,9 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
             row["onnxruntime_error"] = f"{type(e).__name__}: {e}"[:300]
         rows.append(row)
         print(json.dumps(row), flush=True)
-    path = write_results("vision_models", "none (host harness; predicted times)",
-                         {"target": target, "precision": precision, "build": False,
-                          "export": "torch.onnx.export, TorchScript, opset 17",
-                          "verify": "host harness against onnxruntime and PyTorch's output at export"}, rows, out)
-    print("wrote", path)
+        # after every row: a run stopped part way keeps what it measured
+        write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started)
+    print("wrote", write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started))
 
 
 def main(argv=None) -> None:
