@@ -46,11 +46,11 @@ class DType(enum.Enum):
     @property
     def compute_ctype(self) -> str:
         """The C type arithmetic is done in: half types compute in float."""
-        return "float" if self in (DType.float16, DType.bfloat16) else _C[self]
+        return _COMPUTE_C[self]
 
     @property
     def itemsize(self) -> int:
-        return 2 if self is DType.bfloat16 else np.dtype(_NP[self]).itemsize
+        return _ITEMSIZE[self]
 
     @property
     def is_float(self) -> bool:
@@ -97,6 +97,9 @@ _C = {
     DType.float64: "double", DType.uint32: "unsigned int", DType.uint64: "unsigned long long",
     DType.bfloat16: "by_bfloat16",
 }
+# bytes per element, and the C type arithmetic is done in (dicts: the searches ask per candidate)
+_ITEMSIZE = {d: np.dtype(n).itemsize for d, n in _NP.items()}
+_COMPUTE_C = {d: "float" if d in (DType.float16, DType.bfloat16) else c for d, c in _C.items()}
 
 FLOATS = (DType.float32, DType.float16, DType.bfloat16, DType.float64)
 INTS = (DType.int8, DType.int16, DType.int32, DType.int64, DType.uint8, DType.uint16, DType.uint32, DType.uint64)

@@ -65,8 +65,8 @@ class TensorType:
     def rank(self) -> int:
         return len(self.shape)
 
-    @property
-    def size(self) -> int:
+    @functools.cached_property
+    def size(self) -> int:      # computed once: the searches ask for it per candidate
         return math.prod(int(d) for d in self.shape)  # Python ints: NumPy's int64 product wraps silently
 
     @property
