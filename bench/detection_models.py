@@ -21,8 +21,6 @@ import argparse
 import collections
 import json
 import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -89,12 +87,16 @@ def export(out: Path, size: int, models: list[str]) -> None:
 
 def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> None:
     import onnxruntime as ort
-    from compiler import compile
+    from bench.kernels import compile_row, run_started, write_results
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
     rows = []
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"detection_models-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
+    started = run_started()
+    settings = {"target": target, "build": False,
+                "verify": "host harness against onnxruntime: each row looked up among onnxruntime's"}
+
+    def save() -> Path:      # after every row: a run stopped part way keeps what it measured
+        return write_results("detection_models", "none (host harness; predicted times)", settings, rows, out, started)
     for name in models:
         model_path = models_dir / f"{name}.onnx"
         if not model_path.exists():
@@ -102,17 +104,13 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
         data = model_path.read_bytes()
         feed = dict(np.load(models_dir / f"{name}_in.npz"))
         row = {"name": name}
-        t = time.time()
-        try:
-            art = compile(data, target, CompileOptions(build=False))
-        except Exception as e:   # the row records what stops it
-            row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
+        art = compile_row(row, data, target, CompileOptions(build=False))
+        if art is None:
             rows.append(row)
             print(name, "not compiled:", row["error"][:200], flush=True)
-            path.write_text(json.dumps({"target": target, "rows": rows}, indent=1))
+            save()
             continue
-        row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=art.report["latency"]["predicted_us"],
-                   launches=art.report["schedule"]["launches"])
+        row["launches"] = art.report["schedule"]["launches"]    # this suite's: after Rammer's co-launches
         sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
         want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feed)))
         got = Executor(art.plan, make_backend("host")).run(feed)
@@ -133,8 +131,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
                 not f and any(lab == gl[i] and abs(sc - gs[i]) < 1e-5 for lab, sc in tied) for i, f in enumerate(found)))
         rows.append(row)
         print(json.dumps(row), flush=True)
-        path.write_text(json.dumps({"target": target, "rows": rows}, indent=1))   # after every row
-    print("wrote", path)
+        save()
+    print("wrote", save())
 
 
 def main(argv=None) -> None:

@@ -583,6 +583,24 @@ def run_started() -> tuple[_dt.datetime, str]:
     return _dt.datetime.now(_dt.timezone.utc), git_commit()
 
 
+def compile_row(row: dict, data: bytes, target: str, options):
+    """Compiles one model of a compile-only suite into its `row` and returns the artifact: the row
+    gets compiled, compile_s, predicted_us, launches (the report's kernels) and stage_s (seconds
+    per stage); or, where compiling stops, compiled False, the error and compile_s, and None."""
+    from compiler import compile
+    t = time.time()
+    try:
+        art = compile(data, target, options)
+    except Exception as e:   # the row records what stops it
+        row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
+        return None
+    rep = art.report
+    row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=rep["latency"]["predicted_us"],
+               launches=rep["launches_per_inference"],
+               stage_s={st["name"]: round(st["seconds"], 2) for st in rep["compile"]["stages"]})
+    return art
+
+
 def model_paths(shared: str, models_dir: list[str]) -> dict[str, Path]:
     """The .onnx models of the shared folder and of each folder in `models_dir`, by name; a name
     the shared folder has too is `<folder>/<name>` (the compile-only suites' model choice)."""

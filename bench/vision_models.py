@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -118,8 +117,7 @@ def _last_flow(m):
 
 def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32") -> None:
     import onnxruntime as ort
-    from bench.kernels import run_started, write_results
-    from compiler import compile
+    from bench.kernels import compile_row, run_started, write_results
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
     from compiler.verify import max_rel_error
@@ -136,18 +134,12 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
         stored = dict(np.load(models_dir / f"{name}_in.npz"))
         torch_y = stored.pop("torch_y")
         row = {"name": name, "precision": precision}
-        t = time.time()
-        try:
-            art = compile(data, target, CompileOptions(build=False, precision=precision))
-        except Exception as e:   # the row records what stops it
-            row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
+        art = compile_row(row, data, target, CompileOptions(build=False, precision=precision))
+        if art is None:
             rows.append(row)
             print(name, "not compiled:", row["error"][:200], flush=True)
             write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started)
             continue
-        row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=art.report["latency"]["predicted_us"],
-                   launches=art.report["launches_per_inference"],
-                   stage_s={st["name"]: round(st["seconds"], 2) for st in art.report["compile"]["stages"]})
         got = Executor(art.plan, make_backend("host")).run(stored)
         row["rel_error_torch"] = max_rel_error(got, {"y": torch_y})
         row["reference_std"] = float(torch_y.std())     # a degenerate (constant) output would show here
