@@ -126,6 +126,9 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
     settings = {"target": target, "precision": precision, "build": False,
                 "export": "torch.onnx.export, TorchScript, opset 17",
                 "verify": "host harness against onnxruntime and PyTorch's output at export"}
+
+    def save() -> Path:      # after every row: a run stopped part way keeps what it measured
+        return write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started)
     for name in models:
         model_path = models_dir / f"{name}.onnx"
         if not model_path.exists():
@@ -138,7 +141,7 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
         if art is None:
             rows.append(row)
             print(name, "not compiled:", row["error"][:200], flush=True)
-            write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started)
+            save()
             continue
         got = Executor(art.plan, make_backend("host")).run(stored)
         row["rel_error_torch"] = max_rel_error(got, {"y": torch_y})
@@ -150,9 +153,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
             row["onnxruntime_error"] = f"{type(e).__name__}: {e}"[:300]
         rows.append(row)
         print(json.dumps(row), flush=True)
-        # after every row: a run stopped part way keeps what it measured
-        write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started)
-    print("wrote", write_results("vision_models", "none (host harness; predicted times)", settings, rows, out, started))
+        save()
+    print("wrote", save())
 
 
 def main(argv=None) -> None:

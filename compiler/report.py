@@ -118,7 +118,8 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
         "times": tuning["info"].get("times", "predicted"),   # kernel times: "measured" or "predicted"
         "tune": tuning["info"],
     }
-    report["techniques"] = _techniques(report, records, options, imported.selection_caps)
+    report["techniques"] = _techniques(report, records, options, imported.selection_caps,
+                                       (len(imported.deferred_folds), len(imported.deferred_run)))
     if os.environ.get("BRICKYARD_CHECK_REPORT") == "1":   # the tests set it (tests/conftest.py)
         validate_report(report)
     return report
@@ -298,7 +299,7 @@ def _verification(verification: dict | None, precision: str) -> dict:
     return dict(out, outcome="within rounding" if explained else "failed")
 
 
-def _techniques(report: dict, records, options, caps=()) -> list[dict]:
+def _techniques(report: dict, records, options, caps=(), deferred=(0, 0)) -> list[dict]:
     """Each technique the pipeline applies, whether it ran, and its effect where a stage measured it."""
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
@@ -352,6 +353,8 @@ def _techniques(report: dict, records, options, caps=()) -> list[dict]:
         {"name": "NMS cap", "stage": "import", "enabled": options.enabled("nms_cap"),
          "effect": {"capped": [{"node": c.node, "requested": c.requested, "cap": c.cap, "readers": list(c.readers)}
                                for c in caps]}},
+        {"name": "deferred folds", "stage": "import", "enabled": options.enabled("defer_folds"),
+         "effect": {"deferred": deferred[0], "run_with_the_model": deferred[1]}},
         {"name": "box scatter", "stage": "import", "enabled": options.enabled("scatter_box"),
          "effect": {"scatter_boxes": report["ops"].get("ScatterBox", 0),
                     "scatter_nd_left": report["ops"].get("ScatterND", 0)}},

@@ -358,6 +358,10 @@ def technique_sentence(t: dict) -> str:
         return (f"Split-K (roller): {fx['split_kernels']} kernels divide their reduction among blocks, each "
                 f"slice's partial sums in a workspace ({_bytes(fx.get('workspace_bytes', 0))}) that the last "
                 f"block combines; --disable split_k keeps every reduction in one block.")
+    if name == "deferred folds":
+        return (f"deferred folds (import): {fx.get('deferred', 0)} broadcasts of constants far larger than their "
+                f"source not folded, {fx.get('run_with_the_model', 0)} of them computed with the model (the "
+                f"rest read by a later fold, or by nothing); --disable defer_folds folds them all.")
     if name == "box scatter":
         boxes, left = fx.get("scatter_boxes", 0), fx.get("scatter_nd_left", 0)
         return (f"box scatter (import): {boxes} ScatterND over a box of indices as one elementwise select "

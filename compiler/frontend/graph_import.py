@@ -33,6 +33,8 @@ class ImportContext:
                  read_names: set[str] | None = None, max_trip_count: int | None = None,
                  external: dict[str, bytes] | None = None, selection_caps: dict[str, int] | None = None,
                  defer_fold_elements: int | None = None):
+        """`defer_fold_elements`: the size past which a broadcast of constants is deferred
+        (fold.defers); None folds every one (--disable defer_folds)."""
         self.opsets = opsets
         # NonMaxSuppression nodes (by name) whose max_output_boxes_per_class becomes the most rows
         # their readers read (selection_caps.py)
@@ -43,7 +45,8 @@ class ImportContext:
         self.opset_imports = list(opset_imports)
         self.ir_version = ir_version
         self.max_fold_elements = max_fold_elements
-        self.defer_fold_elements = max_fold_elements if defer_fold_elements is None else defer_fold_elements
+        self.defer_fold_elements = defer_fold_elements
+        self.deferred: list[str] = []     # the values whose folds were deferred, in import order
         self.warnings: list[str] = []
         self.node_names: set[str] = set()
         self._schemas: dict = {}
@@ -362,11 +365,12 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
                                                        for o, t in zip(pn.output, out_types)))
     opset = ctx.opset if domain == "" else ctx.opsets.get(domain, 1)
     source = sum(scope.sources(i) for i in pn.input if i) if all_const else 0
-    if all_const and defers(out_types, source, ctx.defer_fold_elements):
+    if all_const and ctx.defer_fold_elements is not None and defers(out_types, source, ctx.defer_fold_elements):
         for o in pn.output:
             if o:
                 scope.deferred[o] = (opdef, node, opset, out_types)
                 scope.source_elements[o] = source
+                ctx.deferred.append(o)
     elif all_const and (out_types is None or
                         all(t is None or t.size <= ctx.max_fold_elements for t in out_types)):
         inputs = [scope.folding_input(i) if i else None for i in pn.input]

@@ -374,10 +374,14 @@ def _zero_vars(te: TensorExpr, masks: list[np.ndarray], values: list[np.ndarray 
     # read, zero everywhere alike)
     zeros = {k for k, m in enumerate(masks) if m.size > 0 and m.any()}
     cache: dict[int, set[str]] = {}
+    computed: dict[int, bool] = {}
 
     def computable(e: Expr) -> bool:      # its value depends on indices and constants alone
-        return all(x.arg in known for x in walk(e) if isinstance(x, Load)) and \
-            not any(isinstance(x, Var) and x.name == ACC for x in walk(e))
+        k = id(e)
+        if k not in computed:
+            own = e.arg in known if isinstance(e, Load) else not (isinstance(e, Var) and e.name == ACC)
+            computed[k] = own and all(computable(c) for c in children(e))
+        return computed[k]
 
     def index_vars(e: Expr) -> set[str]:
         return {x.name for x in walk(e) if isinstance(x, Var)} - {ACC}

@@ -36,14 +36,17 @@ def _inits() -> list:
             (("zero", 0), ("n", N), ("one", 1), ("three", 3), ("ax0", [0]), ("ax1", [1]))]
 
 
-def _check(data: bytes, feeds: dict, limits: ImportLimits = LIMITS) -> None:
+def _check(data: bytes, feeds: dict, disable: tuple[str, ...] = ()) -> dict:
+    """Compiled with LIMITS, the output matches onnxruntime in both thread orders; the report's
+    `deferred folds` technique entry."""
     sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
     want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
-    art = compile(data, "h100", CompileOptions(build=False), limits=limits)
+    art = compile(data, "h100", CompileOptions(build=False, disable=disable), limits=LIMITS)
     for mode in ("default", "shuffle"):
         got = Executor(art.plan, make_backend("host", mode=mode)).run(feeds)
         for k, w in want.items():
             np.testing.assert_allclose(got[k], w, rtol=1e-5, atol=1e-5, err_msg=f"{k} {mode}")  # sums of N terms
+    return {t["name"]: t for t in art.report["techniques"]}["deferred folds"]
 
 
 def test_a_broadcast_read_at_run_time_is_computed_not_stored():
@@ -54,10 +57,14 @@ def test_a_broadcast_read_at_run_time_is_computed_not_stored():
     deferred = import_model(data, limits=LIMITS).graph
     assert max(c.array().size for _, c in deferred.constants) <= N      # no N*N constant: the ranges' N
     assert any(n.op == "Sub" for n in deferred.nodes)
-    folded = import_model(data).graph          # the default limit is far above N*N: the grid folds
-    assert max(c.array().size for _, c in folded.constants) == N * N
-    assert not any(n.op == "Sub" for n in folded.nodes)
-    _check(data, {"x": RNG.standard_normal((N, N)).astype(np.float32)})
+    for folded in (import_model(data).graph,       # the default limit is far above N*N: the grid folds
+                   import_model(data, limits=LIMITS, defer_folds=False).graph):    # --disable defer_folds
+        assert max(c.array().size for _, c in folded.constants) == N * N
+        assert not any(n.op == "Sub" for n in folded.nodes)
+    feeds = {"x": RNG.standard_normal((N, N)).astype(np.float32)}
+    on, off = _check(data, feeds), _check(data, feeds, disable=("defer_folds",))
+    assert on["enabled"] and on["effect"]["deferred"] >= on["effect"]["run_with_the_model"] >= 1
+    assert not off["enabled"] and off["effect"] == {"deferred": 0, "run_with_the_model": 0}
 
 
 def test_a_fold_that_reads_a_deferred_value_evaluates_it():
@@ -78,13 +85,16 @@ def test_a_fold_that_reads_a_deferred_value_evaluates_it():
     data = _model(nodes, [helper.make_tensor_value_info("x", TP.FLOAT, [N])],
                   [helper.make_tensor_value_info("y", TP.FLOAT, [N]), helper.make_tensor_value_info("z", TP.FLOAT, [1, N])],
                   inits)
-    g = import_model(data, limits=LIMITS).graph
+    im = import_model(data, limits=LIMITS)
+    g = im.graph
+    assert "grid" in im.deferred_folds and not im.deferred_run    # deferred, then read by the folds
     assert {n.op for n in g.nodes} == {"Add", "Mul"}          # the grid's nodes were folded away
     grid = 3 * np.arange(N)[:, None] - np.arange(N)[None, :]
     consts = {k: c.array() for k, c in g.constants}
     assert any(np.array_equal(a.reshape(-1), grid.sum(axis=1).astype(np.float32)) for a in consts.values())
     assert any(np.array_equal(a.reshape(-1), table[grid[2] + N]) for a in consts.values())
-    _check(data, {"x": RNG.standard_normal(N).astype(np.float32)})
+    effect = _check(data, {"x": RNG.standard_normal(N).astype(np.float32)})["effect"]
+    assert effect["deferred"] >= 1 and effect["run_with_the_model"] == 0
 
 
 def test_a_fold_from_large_constants_is_not_deferred():
@@ -95,7 +105,8 @@ def test_a_fold_from_large_constants_is_not_deferred():
                    helper.make_node("MatMul", ["x", "wt"], ["y"])],
                   [helper.make_tensor_value_info("x", TP.FLOAT, [2, N])],
                   [helper.make_tensor_value_info("y", TP.FLOAT, [2, N])], [numpy_helper.from_array(w, "w")])
-    g = import_model(data, limits=LIMITS).graph
-    assert [n.op for n in g.nodes] == ["MatMul"]
+    im = import_model(data, limits=LIMITS)
+    g = im.graph
+    assert not im.deferred_folds and [n.op for n in g.nodes] == ["MatMul"]
     assert any(np.array_equal(c.array(), w.T) for _, c in g.constants)
     _check(data, {"x": RNG.standard_normal((2, N)).astype(np.float32)})
