@@ -8,7 +8,9 @@ loader's stores conflict least, keeping rows 16-byte aligned where a thread read
 slot per 4 values."""
 from __future__ import annotations
 
+import functools
 import math
+from typing import Iterable, Iterator
 
 from ..analysis.views import GemmView, gemm_view, inferred_precision
 from ..codegen.tiled import VEC, ctype_size, gemm_shared_bytes, gemm_vector_reads, render_gemm, vector_stores
@@ -55,9 +57,11 @@ PADS = (0, 1, 2, 4)
 VECTOR_PADS = (0, 4, 8, 12)     # keep tile rows 16-byte aligned for the fragments' vector reads
 
 
+@functools.lru_cache(maxsize=4096)
 def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target: Target,
                    pads: tuple[int, ...] = PADS) -> int:
-    """The padding of a [BK][rows] tile row, among `pads`, whose loader stores conflict least."""
+    """The padding of a [BK][rows] tile row, among `pads`, whose loader stores conflict least
+    (remembered: every contraction of a model asks of the same few tile shapes)."""
     best = (math.inf, 0)
     for pad in pads:
         ld = rows + pad
@@ -76,6 +80,16 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
                   sizes: tuple[int, int, int], split: int = 1) -> Workload:
     """The micro-model's workload of one configuration; `split` slices of K, each a block of its
     own, whose partial tiles the last block of each tile sums (split-K, as tc_gemm's)."""
+    vec = gemm_vector_reads(te, view, tm, tn, bm + pad_a, bn + pad_b)
+    return next(gemm_workloads(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, target, infl_a, infl_b, sizes,
+                               ((stages, split),), vec))[2]
+
+
+def gemm_workloads(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm: int, tn: int, pad_a: int,
+                   pad_b: int, target: Target, infl_a: float, infl_b: float, sizes: tuple[int, int, int],
+                   forms: Iterable[tuple[int, int]], vec: tuple[bool, bool]) -> Iterator[tuple[int, int, Workload]]:
+    """(stages, split, workload) of one tiling in each of its `forms` (stages, split): what the
+    forms share is computed once (the search prices thousands); `vec`: gemm_vector_reads."""
     item = ctype_size(te.body.dtype.compute_ctype)
     M, N, K = view.M, view.N, view.K
     mt, nt, kt = math.ceil(M / bm), math.ceil(N / bn), math.ceil(K / bk)
@@ -83,22 +97,25 @@ def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm:
     threads = (bm // tm) * (bn // tn)
     _, out_bytes, in_item = sizes
     loads = blocks * kt * bk * (bm * infl_a + bn * infl_b) * in_item
-    _, steps = split_k_terms(te, split, kt, stages)
-    # the slices' partial tiles (whole tiles: a ragged edge's too), written and read back
-    ws = 2.0 * split * blocks * bm * bn * 4 if split > 1 else 0.0
-    l2 = loads + out_bytes + ws
+    dram = dram_bytes(sizes, loads, target)
     smem_moved = blocks * kt * bk * ((bm + bn) * item + threads * (tm + tn) * item)
-    # the k tile prefetched into registers while the current one is computed (two stages)
-    prefetch = math.ceil(bm * bk / threads) + math.ceil(bn * bk / threads) if stages == 2 else 0
-    regs = (tm * tn + tm + tn + prefetch) * (2 if item == 8 else 1) + 28
+    flops = 2.0 * blocks * bm * bn * kt * bk
     ilp = tm * tn
-    vec_a, vec_b = gemm_vector_reads(te, view, tm, tn, bm + pad_a, bn + pad_b)
-    reads = (tm // VEC if vec_a else tm) + (tn // VEC if vec_b else tn)     # shared loads per k step
-    return Workload(blocks=blocks * split, threads=threads,
-                    shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
-                    flops=2.0 * blocks * bm * bn * kt * bk, compute_dtype=te.body.dtype.name,
-                    dram_bytes=dram_bytes(sizes, loads, target), l2_bytes=l2, shared_bytes_moved=smem_moved, ilp=ilp,
-                    issue_efficiency=ilp / (ilp + reads + 2.0), serial_steps=steps)
+    reads = (tm // VEC if vec[0] else tm) + (tn // VEC if vec[1] else tn)     # shared loads per k step
+    issue = ilp / (ilp + reads + 2.0)
+    dtype = te.body.dtype.name
+    for stages, split in forms:
+        _, steps = split_k_terms(te, split, kt, stages)
+        # the slices' partial tiles (whole tiles: a ragged edge's too), written and read back
+        ws = 2.0 * split * blocks * bm * bn * 4 if split > 1 else 0.0
+        # the k tile prefetched into registers while the current one is computed (two stages)
+        prefetch = math.ceil(bm * bk / threads) + math.ceil(bn * bk / threads) if stages == 2 else 0
+        regs = (tm * tn + tm + tn + prefetch) * (2 if item == 8 else 1) + 28
+        yield stages, split, Workload(
+            blocks=blocks * split, threads=threads,
+            shared_bytes=gemm_shared_bytes(bm, bn, bk, pad_a, pad_b, stages, item), registers=regs,
+            flops=flops, compute_dtype=dtype, dram_bytes=dram, l2_bytes=loads + out_bytes + ws,
+            shared_bytes_moved=smem_moved, ilp=ilp, issue_efficiency=issue, serial_steps=steps)
 
 
 def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[int, int]]:
@@ -133,10 +150,30 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target, split: bool 
     words = max(1, item // 4)
     ks = sorted({min(s, pow2_ceil(view.K)) for s in K_STEPS})
     out = []
-    memo: dict = {}
     sizes = io_sizes(te)
     floats = te.body.dtype.compute_ctype == "float"
     b_vector_ok = floats and vector_stores(te, view)
+
+    @functools.cache
+    def sectors(side: str, rows: int, bk: int) -> float:
+        """The loader's sectors per request of one operand's tile (loader_sectors)."""
+        k_fast, expr, group, extent = ((view.a_k_fastest, view.a, view.m, view.M) if side == "a"
+                                       else (view.b_k_fastest, view.b, view.n, view.N))
+        return loader_sectors(te, view, expr, group, rows, bk, k_fast, extent)
+
+    def operand(side: str, rows: int, bk: int, pads: tuple[int, ...]) -> tuple[int, float]:
+        """(store padding, loader sectors) of one operand's tile."""
+        k_fast = view.a_k_fastest if side == "a" else view.b_k_fastest
+        return _store_padding(rows, bk, k_fast, words, target, pads), sectors(side, rows, bk)
+
+    @functools.cache
+    def splits(bm: int, bn: int, bk: int) -> tuple[int, list[int]]:
+        blocks_mn = view.B * math.ceil(view.M / bm) * math.ceil(view.N / bn)
+        factors = split_k_factors(blocks_mn, math.ceil(view.K / bk), target, waves=True) if split and floats else [1]
+        return blocks_mn, factors
+
+    vector_reads = functools.cache(lambda tm, tn, lda, ldb: gemm_vector_reads(te, view, tm, tn, lda, ldb))
+
     for bm, bn in grow_block_tiles(view, item, target):
         for tm in THREAD_SIZES:
             for tn in THREAD_SIZES:
@@ -147,34 +184,23 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target, split: bool 
                     continue
                 pads_a = VECTOR_PADS if floats and tm % VEC == 0 else PADS
                 pads_b = VECTOR_PADS if b_vector_ok and tn % VEC == 0 else PADS
+                wm = tm * max(1, target.warp_size // max(1, bn // tn))
+                wn = tn * min(bn // tn, target.warp_size)
+                warp = RTile("warp", (("m", min(wm, bm)), ("n", min(wn, bn))))
+                thread = RTile("thread", (("m", tm), ("n", tn), ("k", 1)))
                 for bk in ks:
-                    if ("a", bm, bk, pads_a) not in memo:
-                        memo["a", bm, bk, pads_a] = (
-                            _store_padding(bm, bk, view.a_k_fastest, words, target, pads_a),
-                            loader_sectors(te, view, view.a, view.m, bm, bk, view.a_k_fastest, view.M))
-                    if ("b", bn, bk, pads_b) not in memo:
-                        memo["b", bn, bk, pads_b] = (
-                            _store_padding(bn, bk, view.b_k_fastest, words, target, pads_b),
-                            loader_sectors(te, view, view.b, view.n, bn, bk, view.b_k_fastest, view.N))
-                    (pad_a, infl_a), (pad_b, infl_b) = memo["a", bm, bk, pads_a], memo["b", bn, bk, pads_b]
-                    blocks_mn = view.B * math.ceil(view.M / bm) * math.ceil(view.N / bn)
-                    splits = split_k_factors(blocks_mn, math.ceil(view.K / bk), target, waves=True) if split and floats else [1]
-                    for stages in (1, 2):
-                        if stages == 2 and view.K <= bk:
+                    (pad_a, infl_a), (pad_b, infl_b) = operand("a", bm, bk, pads_a), operand("b", bn, bk, pads_b)
+                    blocks_mn, factors = splits(bm, bn, bk)
+                    forms = [(stages, sk) for stages in (1, 2) if stages == 1 or view.K > bk for sk in factors]
+                    vec = vector_reads(tm, tn, bm + pad_a, bn + pad_b)
+                    block = RTile("block", (("m", bm), ("n", bn), ("k", bk)), (("a", pad_a), ("b", pad_b)))
+                    for stages, sk, w in gemm_workloads(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, target,
+                                                        infl_a, infl_b, sizes, forms, vec):
+                        if w.shared_bytes > target.shared_per_block or w.registers > target.max_registers_per_thread:
                             continue
-                        for sk in splits:
-                            w = gemm_workload(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, stages, target,
-                                              infl_a, infl_b, sizes, sk)
-                            if w.shared_bytes > target.shared_per_block or w.registers > target.max_registers_per_thread:
-                                continue
-                            wm = tm * max(1, target.warp_size // max(1, bn // tn))
-                            wn = tn * min(bn // tn, target.warp_size)
-                            tiles = (RTile("block", (("m", bm), ("n", bn), ("k", bk)), (("a", pad_a), ("b", pad_b))),
-                                     RTile("warp", (("m", min(wm, bm)), ("n", min(wn, bn)))),
-                                     RTile("thread", (("m", tm), ("n", tn), ("k", 1))))
-                            params = (("stages", stages),) if sk == 1 else \
-                                (("stages", stages), ("split_k", sk), ("ws_elems", sk * blocks_mn * bm * bn))
-                            out.append(KernelConfig("gemm", tiles, params, w))
+                        params = (("stages", stages),) if sk == 1 else \
+                            (("stages", stages), ("split_k", sk), ("ws_elems", sk * blocks_mn * bm * bn))
+                        out.append(KernelConfig("gemm", (block, warp, thread), params, w))
     return out
 
 

@@ -198,10 +198,14 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                     load_b = "generic_vec"
     tiles_memo: dict = {}
     sect_memo: dict = {}
+    # what every tiling shares: the epilogue's store traffic and whether it stages its tile
+    store_l2 = l2_store_bytes(te, view)
+    thread = RTile("thread", (("m", 16), ("n", 8), ("k", kmma)))
     out = []
     for BM, BN in _tc_block_tiles(view, eb, bks[0], target):
         mt, nt = math.ceil(M / BM), math.ceil(N / BN)
         blocks_mn = view.B * mt * nt
+        out_tile = out_tile_bytes(te, view, BM, BN, 1)       # (a split kernel stages none)
         for WM in TC_WARP:
             for WN in TC_WARP:
                 if BM % WM or BN % WN:
@@ -210,10 +214,14 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                 if warps not in (1, 2, 4, 8):
                     continue
                 MI, NI = WM // 16, WN // 8
+                warp = RTile("warp", (("m", WM), ("n", WN)))
                 for BK in bks:
                     nk = math.ceil(K / BK)
                     ta = _tc_tile(tiles_memo, elem, oa, BM, BK, target)
                     tb = _tc_tile(tiles_memo, elem, ob, BN, BK, target)
+                    pads = tuple((s, t.pad) for s, t in (("a", ta), ("b", tb)) if t.pad)
+                    block = RTile("block", (("m", BM), ("n", BN), ("k", BK)), pads)
+                    stage_bytes = ta.stage_bytes + tb.stage_bytes
                     infl = {}
                     for side, kind, expr, group, rows, k_fast, ext in (
                             ("a", load_a, view.a, view.m, BM, view.a_k_fastest, M),
@@ -232,15 +240,12 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                         for S in stage_opts:
                             if S > max(1, nk_split):
                                 continue
-                            shared = max(S * (ta.stage_bytes + tb.stage_bytes), out_tile_bytes(te, view, BM, BN, SK))
+                            shared = max(S * stage_bytes, out_tile if SK == 1 else 0)
                             if shared > target.shared_per_block:
                                 continue
                             w = _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S, shared,
-                                             infl, src_item, cost, kmma, eb)
-                            pads = tuple((s, t.pad) for s, t in (("a", ta), ("b", tb)) if t.pad)
-                            tiles = (RTile("block", (("m", BM), ("n", BN), ("k", BK)), pads),
-                                     RTile("warp", (("m", WM), ("n", WN))),
-                                     RTile("thread", (("m", 16), ("n", 8), ("k", kmma))))
+                                             infl, src_item, cost, kmma, eb, store_l2, out_tile)
+                            tiles = (block, warp, thread)
                             params = [("elem", elem), ("precision", precision), ("stages", S), ("split_k", SK),
                                       ("load_a", load_a), ("load_b", load_b), ("layout_a", oa), ("layout_b", ob),
                                       ("smem", "swizzle" if (ta.swizzle or tb.swizzle) else "pad")]
@@ -251,16 +256,17 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
 
 
 def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S, shared, infl, src_item, cost,
-                 kmma, eb) -> Workload:
+                 kmma, eb, store_l2, out_tile) -> Workload:
+    """`store_l2`: l2_store_bytes of the expression; `out_tile`: its staged tile's bytes unsplit."""
     M, N, K = view.M, view.N, view.K
     mt, nt, nk = math.ceil(M / BM), math.ceil(N / BN), math.ceil(K / BK)
     blocks_mn = view.B * mt * nt
     T = 32 * warps
     loads = blocks_mn * nk * BK * (BM * infl["a"] * src_item["a"] + BN * infl["b"] * src_item["b"])
     ws, steps = split_k_terms(te, SK, nk, S)
-    l2 = loads + (sizes[1] + ws if SK > 1 else l2_store_bytes(te, view))
+    l2 = loads + (sizes[1] + ws if SK > 1 else store_l2)
     smem = blocks_mn * nk * BK * ((BM + BN) * eb + warps * (MI * 16 + NI * 8) * eb)
-    if SK == 1 and out_tile_bytes(te, view, BM, BN, SK):    # the staged epilogue: the tile in and out
+    if SK == 1 and out_tile:    # the staged epilogue: the tile in and out
         smem += 2.0 * blocks_mn * BM * BN * te.output.dtype.itemsize
     n_ks = BK // kmma
     mma_i = MI * NI * n_ks

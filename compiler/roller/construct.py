@@ -101,21 +101,45 @@ def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig
     the one that issues less work first, then the total order. When all k split their reduction
     (split-K), the last place goes to the best unsplit one, so that the tuner measures the split's
     atomics and summing tail, which the model only estimates, against a configuration without."""
-    scored = sorted(((p.us, p.compute_us, _order(cfg), cfg) for cfg in cands for p in (predict(cfg, target),)),
-                    key=lambda x: (x[0], x[1], x[2]))
-    out, seen = [], set()
-    for us, _, order, cfg in scored:
-        if math.isinf(us) or order in seen:
+    priced = []
+    for i, cfg in enumerate(cands):
+        p = predict(cfg, target)
+        if not math.isinf(p.us):
+            priced.append((p.us, p.compute_us, i))
+    priced.sort()          # (input order within equal times: the total order below is stable on it)
+    ordered = _in_rank_order(priced, cands)
+    out, seen, unsplit = [], set(), None
+    for cfg in ordered:
+        if unsplit is None and cfg.split_k == 1:
+            unsplit = cfg
+        order = _order(cfg)
+        if order in seen:
             continue
         seen.add(order)
         out.append(cfg)
         if len(out) == k:
             break
     if k > 1 and len(out) == k and all(c.split_k > 1 for c in out):
-        unsplit = next((cfg for us, _, _, cfg in scored if not math.isinf(us) and cfg.split_k == 1), None)
+        unsplit = unsplit or next((cfg for cfg in ordered if cfg.split_k == 1), None)
         if unsplit is not None:
             out[-1] = unsplit
     return out
+
+
+def _in_rank_order(priced: list[tuple[float, float, int]], cands: list[KernelConfig]) -> Iterator[KernelConfig]:
+    """The candidates in ranking order from their sorted (time, compute time, index) triples: a run
+    of equal times in the total order of `_order`, built only for the runs a ranking reaches
+    (thousands of candidates, of which it keeps k)."""
+    i = 0
+    while i < len(priced):
+        j = i + 1
+        while j < len(priced) and priced[j][0] == priced[i][0] and priced[j][1] == priced[i][1]:
+            j += 1
+        run = [cands[x[2]] for x in priced[i:j]]
+        if len(run) > 1:
+            run.sort(key=_order)
+        yield from run
+        i = j
 
 
 def _order(cfg: KernelConfig) -> tuple:

@@ -15,6 +15,7 @@ k-tiles one round trip after another, S - 1 of them in flight, however many warp
 latency)."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -62,9 +63,11 @@ def blocks_per_sm(w: Workload, target: Target) -> int:
     return resident_blocks(w.threads, w.shared_bytes, w.registers, target)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def resident_blocks(threads: int, shared_bytes: int, registers: int, target: Target) -> int:
     """Blocks of `threads` threads, `shared_bytes` of shared memory and `registers` per thread
-    one SM holds at once (0 when one block does not fit)."""
+    one SM holds at once (0 when one block does not fit). Remembered: the searches price
+    thousands of configurations that share a few block shapes."""
     warps = math.ceil(threads / target.warp_size)
     if threads > target.max_threads_per_block or shared_bytes > target.shared_per_block:
         return 0
@@ -82,6 +85,18 @@ def resident_blocks(threads: int, shared_bytes: int, registers: int, target: Tar
     return max(0, min(target.max_blocks_per_sm, by_threads, by_regs, by_smem))
 
 
+@functools.lru_cache(maxsize=256)
+def _sm_rate(compute_dtype: str, target: Target) -> tuple[float, bool]:
+    """(operations per microsecond of one SM, whether on tensor cores) for a workload's
+    compute_dtype: "tc:<input type>" mma.sync, "wgmma:<input type>" warpgroup mma, else SIMT."""
+    if compute_dtype.startswith("tc:"):
+        rate = target.tensor_core_tflops(compute_dtype[3:]) * 1e6 / target.sms
+        return rate * (MMA_SYNC_PEAK_FRACTION_SM90 if target.sm_version == 90 else 1.0), True
+    if compute_dtype.startswith("wgmma:"):
+        return target.tensor_core_tflops(compute_dtype[6:]) * 1e6 / target.sms, True
+    return target.simt_tflops(compute_dtype) * 1e6 / target.sms, False
+
+
 def predict_workload(w: Workload, target: Target) -> Prediction:
     """Predicted time of a workload on `target` (inf when a block cannot be resident)."""
     per_sm = blocks_per_sm(w, target)
@@ -95,15 +110,7 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     occupancy = resident * warps * target.warp_size / target.max_threads_per_sm
     # compute on the busiest SM, with latency hiding from resident warps x independent accumulators
     hide = min(1.0, resident * warps * max(1.0, w.ilp) / LATENCY_HIDING_OPS) * max(0.05, w.issue_efficiency)
-    tensor = w.compute_dtype.startswith(("tc:", "wgmma:"))
-    if w.compute_dtype.startswith("tc:"):      # mma.sync tensor cores: "tc:<input type>"
-        sm_ops_per_us = target.tensor_core_tflops(w.compute_dtype[3:]) * 1e6 / target.sms
-        if target.sm_version == 90:
-            sm_ops_per_us *= MMA_SYNC_PEAK_FRACTION_SM90
-    elif w.compute_dtype.startswith("wgmma:"):  # warpgroup tensor cores: "wgmma:<input type>"
-        sm_ops_per_us = target.tensor_core_tflops(w.compute_dtype[6:]) * 1e6 / target.sms
-    else:
-        sm_ops_per_us = target.simt_tflops(w.compute_dtype) * 1e6 / target.sms
+    sm_ops_per_us, tensor = _sm_rate(w.compute_dtype, target)
     compute_us = (w.flops / w.blocks) * busiest / (sm_ops_per_us * hide)
     # memory levels: device-wide bandwidth, reached only with enough warps in flight
     if w.bytes_in_flight > 0:

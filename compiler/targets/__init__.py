@@ -57,6 +57,11 @@ class Target:
     def key(self) -> str:
         return _fields_key(self)
 
+    def __hash__(self) -> int:
+        # the searches key their memos by target thousands of times: its digest's hash, once,
+        # rather than the dataclass's hash of every field each time (equality stays field-wise)
+        return hash(self.key)
+
     @property
     def compute_capability(self) -> tuple[int, int]:
         n = int(self.arch.split("_")[1].rstrip("a"))

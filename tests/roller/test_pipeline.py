@@ -6,6 +6,7 @@ import json
 import time
 
 import numpy as np
+import pytest
 
 from compiler import compile
 from compiler.pipeline import STAGES, CompileOptions
@@ -98,3 +99,47 @@ def test_a_compilation_ranks_each_expression_once(models_dir, monkeypatch):
     construct_rtiles(te, get_target("h100"), 8, keys[0][1])
     construct_rtiles(te, get_target("h100"), 8, keys[0][1])
     assert len(ranked) == 2 * first + 2      # outside a compilation: ranked each time
+
+
+@pytest.mark.parametrize("shapes, precision", [
+    (((1, 8, 64), (64, 64)), None),           # few output tiles: split-K candidates, many equal times
+    (((512, 256), (256, 1024)), None),
+    (((12, 128, 64), (12, 64, 128)), "fp16"),   # the SIMT, mma.sync and wgmma kinds together
+])
+def test_rank_keeps_the_documented_order(shapes, precision):
+    """construct.rank sorts by time alone and orders a run of equal times by the configurations'
+    total order only where it reaches one; its top-k, and the unsplit fallback, are those of the
+    whole sort by (time, compute time, total order) it replaced."""
+    import math
+
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import TensorType
+    from compiler.kinds import TIERS
+    from compiler.roller import construct as construct_mod
+    from compiler.roller.micro_model import predict
+    from compiler.targets import get_target
+    from tests.roller.single_op import lower_types
+
+    dtype = DType.float16 if precision == "fp16" else DType.float32
+    a, b = shapes
+    out = a[:-1] + b[-1:]
+    te = lower_types("MatMul", [TensorType(dtype, a), TensorType(dtype, b)], TensorType(DType.float32, out), {}).expr
+    target = get_target("h100")
+    cands = next(c for tier in TIERS for c in ([cfg for kind in tier for cfg in kind.candidates(te, target, precision)],) if c)
+    whole = sorted(((p.us, p.compute_us, construct_mod._order(cfg), cfg) for cfg in cands
+                    for p in (predict(cfg, target),)), key=lambda x: (x[0], x[1], x[2]))
+    ties = len(whole) - len({(us, cu) for us, cu, _, _ in whole})
+    for k in (1, 3, 8, 40):
+        expect, seen = [], set()
+        for us, _, order, cfg in whole:
+            if not math.isinf(us) and order not in seen:
+                seen.add(order)
+                expect.append(cfg)
+            if len(expect) == k:
+                break
+        if k > 1 and len(expect) == k and all(c.split_k > 1 for c in expect):
+            unsplit = next((cfg for us, _, _, cfg in whole if not math.isinf(us) and cfg.split_k == 1), None)
+            if unsplit is not None:
+                expect[-1] = unsplit
+        assert construct_mod.rank(cands, target, k) == expect, (k, ties)
+    assert ties > 0, "no equal times: the case does not exercise the tie order"
