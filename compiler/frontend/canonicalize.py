@@ -114,7 +114,7 @@ def _lower_gemm(n: Node, graph: Graph, names: "_Names", new_consts, new_types, m
 
     def constant(key: tuple, base: str, make) -> str:
         if key not in memo:
-            arr = np.ascontiguousarray(make())
+            arr = make()           # (Constant.from_array lays it out in C order, in one copy)
             name = names.value(base)
             new_consts[name] = Constant.from_array(arr)
             new_types[name] = new_consts[name].type

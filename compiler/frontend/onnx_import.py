@@ -207,7 +207,8 @@ def _read(model, limits: ImportLimits) -> tuple[bytes, str, str | ModelArchive |
             archive = is_tar(head)     # a model archive: its .onnx member, its members the external data
             if not archive:
                 _check_bytes(st.st_size, limits, path)
-                data = head + f.read(max(0, limits.max_bytes + 1 - len(head)))  # it may grow after stat
+                f.seek(0)          # one read: joining the head to the rest would copy the whole model
+                data = f.read(limits.max_bytes + 1)  # (it may grow after stat)
         if archive:
             return _read_archive(path, limits)
         _check_bytes(len(data), limits, path)

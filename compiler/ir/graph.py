@@ -100,7 +100,7 @@ def _bytes_of(a: np.ndarray) -> bytes:
     if isinstance(base, bytes) and a.flags.c_contiguous and len(base) == a.nbytes \
             and a.__array_interface__["data"][0] == np.frombuffer(base, np.uint8).__array_interface__["data"][0]:
         return base
-    return np.ascontiguousarray(a).tobytes()
+    return a.tobytes()      # C order whatever the layout, in one copy (a transposed weight's too)
 
 
 @dataclass(frozen=True)
