@@ -567,9 +567,10 @@ def write_results(suite: str, device: str, settings: dict, rows: list, out_dir,
                   started: tuple[_dt.datetime, str] | None = None) -> Path:
     """bench/results/<suite>-<UTC time>.json with the suites' common head (suite, device,
     git_commit, created, settings) and the rows; returns its path. `started`: the run's start time
-    and commit (`run_started()`), so that a suite writing after every row rewrites one file, and
-    names the code it ran rather than the checkout at its end."""
-    created, commit = started if started is not None else run_started()
+    and commit (`run_started()`), so that a suite writing after every row rewrites one file;
+    without it, the time of writing and the commit the process started at (PROCESS_COMMIT), so the
+    file names the code it ran rather than the checkout at its end."""
+    created, commit = started if started is not None else (_dt.datetime.now(_dt.timezone.utc), PROCESS_COMMIT)
     doc = {"suite": suite, "device": device, "git_commit": commit,
            "created": created.isoformat(timespec="seconds"), "settings": settings, "rows": rows}
     path = Path(out_dir) / f"{suite}-{created.strftime('%Y%m%dT%H%M%SZ')}.json"
@@ -581,6 +582,12 @@ def write_results(suite: str, device: str, settings: dict, rows: list, out_dir,
 def run_started() -> tuple[_dt.datetime, str]:
     """The time and commit a run starts at (`write_results`' `started`)."""
     return _dt.datetime.now(_dt.timezone.utc), git_commit()
+
+
+# The commit this module was imported at, which write_results records by default: a suite that runs
+# for minutes ran the code it imported, not a commit made while it ran (the suites that import it
+# before they compile; one that imports it only to write records the commit of that moment).
+PROCESS_COMMIT = git_commit()
 
 
 def compile_row(row: dict, data: bytes, target: str, options):
