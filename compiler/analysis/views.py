@@ -18,8 +18,6 @@ import functools
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..ir.texpr import Binary, Const, Expr, Fold, Load, Select, TensorExpr, Unary, Var, Cast, load_counts, walk
 
 # Compute types the tiled kernels stage and shuffle (bool and 8/16-bit integers stay naive).
@@ -239,90 +237,15 @@ def load_offset(x: Load, strides: tuple[int, ...], item: int, env: dict[str, int
 def sectors_per_request(e: Expr, inputs, envs: list[dict[str, int]], sector: int = 32) -> float:
     """32-byte sectors one warp touches per load instruction, over the lanes' index values envs:
     the mean over the loads `walk` meets (a load met again in a shared subtree counted again,
-    its offsets evaluated once). Every lane's offset at once where `_lane_offsets` can, else
-    lane by lane (the searches ask this of thousands of tiles)."""
+    its offsets evaluated once)."""
     counts = load_counts(e)
-    lanes = _lane_arrays(envs)
     total = weight = 0
     for x, strides, item in _loads_with_strides(counts, inputs):
-        try:
-            if lanes is None:
-                raise _PerLane
-            touched = set((_lane_offsets(x, strides, item, lanes, len(envs)) // sector).tolist())
-        except _PerLane:
-            touched = {off // sector for env in envs for off in (load_offset(x, strides, item, env),)
-                       if off is not None}
+        touched = {off // sector for env in envs for off in (load_offset(x, strides, item, env),) if off is not None}
         if touched:
             total += counts[x] * len(touched)
             weight += counts[x]
     return total / weight if weight else 0.0
-
-
-class _PerLane(Exception):
-    """A value `_lane_values` leaves to eval_index lane by lane: loaded data, a float, a zero
-    divisor in some lane, a magnitude past exact float division (eval_index divides in floats)."""
-
-
-_EXACT = 2 ** 53       # integers a float holds exactly: eval_index's idiv and imod agree below it
-
-
-def _lane_arrays(envs: list[dict[str, int]]) -> dict[str, np.ndarray] | None:
-    """The lanes' index values as one array per variable (None where the lanes name different
-    variables: eval_index's default of 0 then differs per lane)."""
-    if not envs:
-        return None
-    names = envs[0].keys()
-    if any(env.keys() != names for env in envs):
-        return None
-    return {n: np.fromiter((env[n] for env in envs), np.int64, len(envs)) for n in names}
-
-
-def _lane_values(e: Expr, lanes: dict[str, np.ndarray], n: int) -> np.ndarray:
-    """eval_index of `e` in every lane at once (int64), or _PerLane where a lane could be None or
-    past _EXACT."""
-    if isinstance(e, Var):
-        v = lanes.get(e.name)
-        return np.zeros(n, np.int64) if v is None else v
-    if isinstance(e, Const):
-        if isinstance(e.value, float) or abs(int(e.value)) >= _EXACT:
-            raise _PerLane
-        return np.full(n, int(e.value), np.int64)
-    if isinstance(e, Binary):
-        f = e.fn
-        if f not in ("add", "sub", "mul", "idiv", "imod", "min", "max"):
-            raise _PerLane
-        a, b = _lane_values(e.a, lanes, n), _lane_values(e.b, lanes, n)
-        if f == "mul" and int(np.abs(a).max()) * int(np.abs(b).max()) >= _EXACT:
-            raise _PerLane
-        if f in ("idiv", "imod") and not b.all():
-            raise _PerLane
-        if f == "add": r = a + b
-        elif f == "sub": r = a - b
-        elif f == "mul": r = a * b
-        elif f == "idiv": r = np.trunc(a / b).astype(np.int64)     # int(a / b), as eval_index
-        elif f == "imod": r = np.fmod(a, b)                           # math.fmod, exact below _EXACT
-        elif f == "min": r = np.minimum(a, b)
-        else: r = np.maximum(a, b)
-        if int(np.abs(r).max()) >= _EXACT:
-            raise _PerLane
-        return r
-    if isinstance(e, Cast) and not e.x.dtype.is_float:
-        return _lane_values(e.x, lanes, n)
-    if isinstance(e, Select):
-        c = _lane_values(e.cond, lanes, n)
-        return np.where(c != 0, _lane_values(e.a, lanes, n), _lane_values(e.b, lanes, n))
-    raise _PerLane
-
-
-def _lane_offsets(x: Load, strides: tuple[int, ...], item: int, lanes: dict[str, np.ndarray], n: int) -> np.ndarray:
-    """load_offset in each of `n` lanes at once (_PerLane where some lane needs eval_index's care)."""
-    off = np.zeros(n, np.int64)
-    for idx, st in zip(x.index, strides):
-        v = _lane_values(idx, lanes, n)
-        if int(np.abs(v).max(initial=0)) * st * item * max(1, len(x.index)) >= _EXACT:
-            raise _PerLane
-        off += v * st
-    return off * item
 
 
 def decompose(lin: int, group) -> dict[str, int]:
