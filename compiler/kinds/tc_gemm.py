@@ -198,7 +198,7 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                     load_b = "generic_vec"
     tiles_memo: dict = {}
     sect_memo: dict = {}
-    # what every tiling shares: the epilogue's store traffic and whether it stages its tile
+    # what every tiling shares: the epilogue's store traffic (l2_store_bytes)
     store_l2 = l2_store_bytes(te, view)
     thread = RTile("thread", (("m", 16), ("n", 8), ("k", kmma)))
     out = []
