@@ -75,21 +75,13 @@ def _store_padding(rows: int, bk: int, k_fast: bool, words_per_item: int, target
     return best[1]
 
 
-def gemm_workload(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm: int, tn: int, pad_a: int,
-                  pad_b: int, stages: int, target: Target, infl_a: float, infl_b: float,
-                  sizes: tuple[int, int, int], split: int = 1) -> Workload:
-    """The micro-model's workload of one configuration; `split` slices of K, each a block of its
-    own, whose partial tiles the last block of each tile sums (split-K, as tc_gemm's)."""
-    vec = gemm_vector_reads(te, view, tm, tn, bm + pad_a, bn + pad_b)
-    return next(gemm_workloads(te, view, bm, bn, bk, tm, tn, pad_a, pad_b, target, infl_a, infl_b, sizes,
-                               ((stages, split),), vec))[2]
-
-
 def gemm_workloads(te: TensorExpr, view: GemmView, bm: int, bn: int, bk: int, tm: int, tn: int, pad_a: int,
                    pad_b: int, target: Target, infl_a: float, infl_b: float, sizes: tuple[int, int, int],
                    forms: Iterable[tuple[int, int]], vec: tuple[bool, bool]) -> Iterator[tuple[int, int, Workload]]:
-    """(stages, split, workload) of one tiling in each of its `forms` (stages, split): what the
-    forms share is computed once (the search prices thousands); `vec`: gemm_vector_reads."""
+    """The micro-model's (stages, split, workload) of one tiling in each of its `forms`: `split`
+    slices of K, each a block of its own, whose partial tiles the last block of each tile sums
+    (split-K, as tc_gemm's). What the forms share is computed once (the search prices thousands);
+    `vec`: gemm_vector_reads of the tiling."""
     item = ctype_size(te.body.dtype.compute_ctype)
     M, N, K = view.M, view.N, view.K
     mt, nt, kt = math.ceil(M / bm), math.ceil(N / bn), math.ceil(K / bk)

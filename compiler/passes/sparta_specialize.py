@@ -354,7 +354,7 @@ def bcsr_workload(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktil
     w = cfg.workload
     split = cfg.split_k
     mt, nt = math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n"))
-    # a split's partial tiles through L2 (gemm_workload's), whatever the density
+    # a split's partial tiles through L2 (gemm_workloads'), whatever the density
     ws = 2.0 * split * view.B * mt * nt * blk.size("m") * blk.size("n") * 4 if split > 1 else 0.0
     loads = max(0.0, w.l2_bytes - sizes[1] - ws)
     ins = sizes[0] - sparse_bytes * (1.0 - density)
