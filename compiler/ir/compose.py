@@ -71,6 +71,7 @@ def _compose(stages: tuple, registers: frozenset[str]) -> tuple[TensorExpr, tupl
                 ext_types.setdefault(value, t)
     arg_of = {v: k for k, v in enumerate(ext_types)}
     anchor_index: list[tuple[Expr, ...]] = []
+    prefixes = _Prefixes(stages, registers, anchor)
 
     def loads_of(k: int, e: Expr) -> Expr:
         """Stage k's expression `e` with its loads resolved (index variables already substituted)."""
@@ -100,7 +101,16 @@ def _compose(stages: tuple, registers: frozenset[str]) -> tuple[TensorExpr, tupl
         te = stages[k].expr
         if k in folded:
             return fold_at(k, index)
-        return cast(loads_of(k, substitute_vars(te.body, at(index))), te.output.dtype)
+        key = prefixes.key(k, index)
+        if key is not None and key in _VALUES:
+            value, read_anchor_at = _VALUES[key]
+            anchor_index.extend(read_anchor_at)
+            return value
+        mark = len(anchor_index)
+        value = cast(loads_of(k, substitute_vars(te.body, at(index))), te.output.dtype)
+        if key is not None:
+            _remember(key, (value, tuple(anchor_index[mark:])))
+        return value
 
     def fold_at(k: int, index: tuple[Expr, ...]) -> Expr:
         """Folded stage k's element at `index`: its reduction over fresh axes (q<n>_<axis>), its
@@ -143,6 +153,64 @@ def _compose(stages: tuple, registers: frozenset[str]) -> tuple[TensorExpr, tupl
         body = _guarded(body, e_index, a.output.shape, final.output.shape)
         te = TensorExpr(a.name, (), final.output, body, a.reduce, epilogue)
     return te.replace(inputs=tuple(ext_types.values())), tuple(ext_types)
+
+
+class _Prefix:
+    """Stages 0..k of a composition, as a key: hashed once, compared by the stages (the same
+    objects from one admission to the next, so the comparison is by identity)."""
+
+    __slots__ = ("stages", "anchored", "_hash")
+
+    def __init__(self, stages: tuple, anchored: bool, chained: int):
+        self.stages, self.anchored = stages, anchored
+        self._hash = hash((chained, anchored))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Prefix) and self.anchored == other.anchored and self.stages == other.stages
+
+
+class _Prefixes:
+    """Which of a composition's stage values are pure functions of the stages up to them, and
+    their keys. A map stage's value at an index depends on stages 0..k alone (inputs are numbered
+    in first use, so 0..k number theirs alike in every longer composition) where all of them are
+    carried in registers and none is folded: each is a map, or the anchor. The fusion pass
+    composes a group again at every admission, one stage longer each time; the values of the
+    stages it had are then found, not composed again, and an admission costs its own stage."""
+
+    def __init__(self, stages: tuple, registers: frozenset[str], anchor: int | None):
+        self.stages, self.keys = stages, {}
+        self.chained: list[int] = []     # per k, a hash of stages 0..k (each stage hashed once)
+        self.usable = 0          # stages 0..usable-1 qualify
+        for k, st in enumerate(stages):
+            if st.output not in registers or (st.expr.reduce is not None and k != anchor):
+                break
+            self.usable = k + 1
+        self.anchor = anchor
+
+    def key(self, k: int, index: tuple) -> tuple | None:
+        if k >= self.usable:
+            return None
+        prefix = self.keys.get(k)
+        if prefix is None:
+            while len(self.chained) <= k:
+                self.chained.append(hash((self.chained[-1] if self.chained else 0, self.stages[len(self.chained)])))
+            anchored = self.anchor is not None and self.anchor <= k
+            prefix = self.keys[k] = _Prefix(self.stages[:k + 1], anchored, self.chained[k])
+        return prefix, index
+
+
+# value_at's results by (_Prefix, index): (the value, the indices it read the anchor at)
+_VALUES: dict = {}
+_VALUES_LIMIT = 1 << 15
+
+
+def _remember(key, entry) -> None:
+    if len(_VALUES) >= _VALUES_LIMIT:
+        _VALUES.clear()
+    _VALUES[key] = entry
 
 
 # Added to a load's input number while it sits in an index substituted into a stage: it already

@@ -145,8 +145,11 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
     # a shared stage is resident rows when a later stage reads it along that stage's reduction
     # (S in sum_j S.V; an MLP's hidden rows in its second product; a residual sum in its
     # LayerNorm's mean); the others are row statistics
-    res_ks = [k for k in shared
-              if any(_read_along_reduction(r, stages[k].output) for j, r in composed.items() if j > k)]
+    along: dict[str, int] = {}       # value -> the last stage that reads it along its reduction
+    for j, r in composed.items():
+        for v in _read_along_reduction(r):
+            along[v] = max(j, along.get(v, -1))
+    res_ks = [k for k in shared if along.get(stages[k].output, -1) > k]
     stat_ks = [k for k in shared if k not in res_ks]
     for k in res_ks:
         red = stages[k].expr.reduce
@@ -226,12 +229,13 @@ def _composed(stages, k: int, maps: set[str]) -> Reader | str:
     return Reader(te, values, stages[k].output, ())
 
 
-def _read_along_reduction(r: Reader, value: str) -> bool:
-    if r.expr.reduce is None or value not in r.values:
-        return False
+def _read_along_reduction(r: Reader) -> set[str]:
+    """The values `r` reads along its reduction (its last index a reduced variable)."""
+    if r.expr.reduce is None:
+        return set()
     red = {a for a, _ in r.expr.reduce.axes}
-    return any(e.index and isinstance(e.index[-1], Var) and e.index[-1].name in red
-               for a, v in enumerate(r.values) if v == value for e in loads_of(r.expr, a))
+    return {v for a, v in enumerate(r.values)
+            if any(e.index and isinstance(e.index[-1], Var) and e.index[-1].name in red for e in loads_of(r.expr, a))}
 
 
 def _rows_of(r: Reader, res_lengths: dict[str, int], stat_values: set[str], rows) -> Reader | str:

@@ -46,6 +46,7 @@ more time is kept (`saved_us`). The record gives both predictions."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Callable
 
@@ -303,34 +304,35 @@ def _without_unit_axes(stages: list[Stage]) -> list[Stage]:
     chain, so their shapes are the chain's to choose; every stage then indexes the same rows by
     plain variables (`_unit_axes` says which go). The last stage's output is the kernel's."""
     squeezed = _unit_axes(stages)     # value -> the axes dropped
-    out = []
-    for st in stages:
-        te, ins = st.expr, list(st.inputs)
-        inputs = list(te.inputs)
-        for a, v in enumerate(ins):
-            if v in squeezed:
-                drop = squeezed[v]
-                inputs[a] = TensorType(inputs[a].dtype, tuple(d for k, d in enumerate(inputs[a].shape) if k not in drop))
+    return [_squeezed(st, tuple(squeezed.get(v, ()) for v in st.inputs), squeezed.get(st.output, ()))
+            for st in stages]
 
-        def one(ld: Load) -> Expr:
-            v = ins[ld.arg]
-            if v not in squeezed:
-                return ld
-            return Load(ld.arg, tuple(i for k, i in enumerate(ld.index) if k not in squeezed[v]), ld.dtype)
-        body = replace_loads(te.body, one)
-        epilogue = None if te.epilogue is None else replace_loads(te.epilogue, one)
-        output = te.output
-        drop = squeezed.get(st.output, ())
-        if drop:
-            keep = [k for k in range(output.rank) if k not in drop]
-            rename = {f"i{k}": const(0, DType.int64) for k in drop}
-            rename.update({f"i{k}": Var(f"i{n}") for n, k in enumerate(keep)})
-            body = substitute_vars(body, rename)
-            epilogue = None if epilogue is None else substitute_vars(epilogue, rename)
-            output = TensorType(output.dtype, tuple(output.shape[k] for k in keep))
-        out.append(Stage(te.replace(inputs=tuple(inputs), body=body, epilogue=epilogue, output=output),
-                         st.inputs, st.output))
-    return out
+
+# A chain is joined again at every member it grows by, and its stages' drops mostly stay as they
+# were: each stage's rewrite is remembered by what it follows from.
+@functools.lru_cache(maxsize=1 << 14)
+def _squeezed(st: Stage, input_drops: tuple[tuple[int, ...], ...], drop: tuple[int, ...]) -> Stage:
+    """Stage `st` with the axes `input_drops` (per input) gone from its loads and `drop` from its output."""
+    if not drop and not any(input_drops):
+        return st
+    te = st.expr
+    inputs = [t if not d else TensorType(t.dtype, tuple(n for k, n in enumerate(t.shape) if k not in d))
+              for t, d in zip(te.inputs, input_drops)]
+
+    def one(ld: Load) -> Expr:
+        d = input_drops[ld.arg]
+        return ld if not d else Load(ld.arg, tuple(i for k, i in enumerate(ld.index) if k not in d), ld.dtype)
+    body = replace_loads(te.body, one)
+    epilogue = None if te.epilogue is None else replace_loads(te.epilogue, one)
+    output = te.output
+    if drop:
+        keep = [k for k in range(output.rank) if k not in drop]
+        rename = {f"i{k}": const(0, DType.int64) for k in drop}
+        rename.update({f"i{k}": Var(f"i{n}") for n, k in enumerate(keep)})
+        body = substitute_vars(body, rename)
+        epilogue = None if epilogue is None else substitute_vars(epilogue, rename)
+        output = TensorType(output.dtype, tuple(output.shape[k] for k in keep))
+    return Stage(te.replace(inputs=tuple(inputs), body=body, epilogue=epilogue, output=output), st.inputs, st.output)
 
 
 def _unit_axes(stages: list[Stage]) -> dict[str, tuple[int, ...]]:
@@ -342,17 +344,18 @@ def _unit_axes(stages: list[Stage]) -> dict[str, tuple[int, ...]]:
     variables into constants."""
     drops: dict[str, tuple[int, ...]] = {}
     final = stages[-1]
+    reads: dict[str, list[tuple[Stage, int]]] = {}      # value -> (reader, argument), in stage order
+    for r in stages:
+        for a, v in enumerate(r.inputs):
+            reads.setdefault(v, []).append((r, a))
     for st in reversed(stages[:-1]):
         axes = [k for k, d in enumerate(st.expr.output.shape) if d == 1]
-        for r in stages:
+        for r, a in reads.get(st.output, ()) if axes else ():
             own = set(range(r.expr.output.rank)) if r is final else set(drops.get(r.output, ()))
-            for a, v in enumerate(r.inputs):
-                if v != st.output:
-                    continue
-                for ld in loads_of(r.expr, a):
-                    axes = [k for k in axes if isinstance(ld.index[k], Const) or
-                            (isinstance(ld.index[k], Var) and ld.index[k].name.startswith("i")
-                             and ld.index[k].name[1:].isdigit() and int(ld.index[k].name[1:]) in own)]
+            for ld in loads_of(r.expr, a):
+                axes = [k for k in axes if isinstance(ld.index[k], Const) or
+                        (isinstance(ld.index[k], Var) and ld.index[k].name.startswith("i")
+                         and ld.index[k].name[1:].isdigit() and int(ld.index[k].name[1:]) in own)]
         if axes:     # (a value no stage reads is written: its unit axes add nothing to its offsets)
             drops[st.output] = tuple(axes)
     return drops
