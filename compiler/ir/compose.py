@@ -159,36 +159,37 @@ class _Prefix:
     """Stages 0..k of a composition, as a key: hashed once, compared by the stages (the same
     objects from one admission to the next, so the comparison is by identity)."""
 
-    __slots__ = ("stages", "anchored", "_hash")
+    __slots__ = ("stages", "_hash")
 
-    def __init__(self, stages: tuple, anchored: bool, chained: int):
-        self.stages, self.anchored = stages, anchored
-        self._hash = hash((chained, anchored))
+    def __init__(self, stages: tuple, chained: int):
+        self.stages, self._hash = stages, chained
 
     def __hash__(self) -> int:
         return self._hash
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, _Prefix) and self.anchored == other.anchored and self.stages == other.stages
+        return isinstance(other, _Prefix) and self.stages == other.stages
 
 
 class _Prefixes:
     """Which of a composition's stage values are pure functions of the stages up to them, and
-    their keys. A map stage's value at an index depends on stages 0..k alone (inputs are numbered
-    in first use, so 0..k number theirs alike in every longer composition) where all of them are
-    carried in registers and none is folded: each is a map, or the anchor. The fusion pass
-    composes a group again at every admission, one stage longer each time; the values of the
-    stages it had are then found, not composed again, and an admission costs its own stage."""
+    their keys. A map stage's value at an index depends on stages 0..k alone where all of them
+    are carried in registers and none is folded: each is a map, or the anchor (inputs are
+    numbered in first use, so 0..k number theirs alike in every longer composition; a reducing
+    stage among them is the anchor in every composition that has them all usable, since one
+    that a later reduction folds stops the prefixes before it). The fusion pass composes a group
+    again at every admission, one stage longer each time; the values of the stages it had are
+    then found, not composed again, and an admission costs its own stage. Values past a folded
+    stage are not remembered: their Folds are named in the order a composition makes them."""
 
     def __init__(self, stages: tuple, registers: frozenset[str], anchor: int | None):
         self.stages, self.keys = stages, {}
         self.chained: list[int] = []     # per k, a hash of stages 0..k (each stage hashed once)
-        self.usable = 0          # stages 0..usable-1 qualify
+        self.usable = 0                  # stages 0..usable-1 qualify
         for k, st in enumerate(stages):
             if st.output not in registers or (st.expr.reduce is not None and k != anchor):
                 break
             self.usable = k + 1
-        self.anchor = anchor
 
     def key(self, k: int, index: tuple) -> tuple | None:
         if k >= self.usable:
@@ -197,8 +198,7 @@ class _Prefixes:
         if prefix is None:
             while len(self.chained) <= k:
                 self.chained.append(hash((self.chained[-1] if self.chained else 0, self.stages[len(self.chained)])))
-            anchored = self.anchor is not None and self.anchor <= k
-            prefix = self.keys[k] = _Prefix(self.stages[:k + 1], anchored, self.chained[k])
+            prefix = self.keys[k] = _Prefix(self.stages[:k + 1], self.chained[k])
         return prefix, index
 
 
