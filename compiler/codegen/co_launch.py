@@ -89,6 +89,8 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
         steps = "by_steps_" + hashlib.sha256(repr([(k.entry, k.grid) for k in parts] + [list(w) for w in waits])
                                              .encode()).hexdigest()[:16]
     start = 0
+    # (body, grid, width) -> its members' (index, first block, params, counters)
+    calls: dict[tuple, list[tuple[int, int, list[str], str]]] = {}
     for j, k in enumerate(parts):
         body_source, params = split_wrapper(k.source, k.entry)
         body = k.body
@@ -107,22 +109,25 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
         n = k.blocks
         gx, gy, gz = k.grid
         at = f"by_b - {start}u, dim3({gx}, {gy}, {gz})"
+        state = ""
         if k.arrivals:     # this member's own counters (a body may be a member twice)
             decl, state = arrivals_array(f"{NAME_PLACEHOLDER}_m{j}", k.arrivals)
             states.append(decl)
             at += f", {state}"
-        call = f"{body}({', '.join(ours + [f'by_block_at({at})'])});"
-        if k.threads < block[0]:
-            call = f"{{ if (threadIdx.x < {k.threads}u) {call} }}"   # braced: the dispatch's else is not its
-        test = f"{'if' if j == 0 else 'else if'} (by_b < {start + n}u)"
         if steps is None:
-            lines.append(f"  {test} {call}")
+            calls.setdefault((body, k.grid, k.threads), []).append((j, start, ours, state))
         else:
+            call = f"{body}({', '.join(ours + [f'by_block_at({at})'])});"
+            if k.threads < block[0]:
+                call = f"{{ if (threadIdx.x < {k.threads}u) {call} }}"   # braced: the dispatch's else is not its
+            test = f"{'if' if j == 0 else 'else if'} (by_b < {start + n}u)"
             lines.append(f"  {test} {{")
             for w in waits[j]:
                 lines.append(f"    by_step_wait(&{steps}[{w}], {parts[w].blocks}u);")
             lines += [f"    {call}", f"    by_step_signal(&{steps}[{j}]);", "  }"]
         start += n
+    if steps is None:
+        lines += _dispatch(calls, start, block[0])
     threads = block[0] * block[1] * block[2]
     bounds: tuple[int, ...] = (threads,)
     helper_text = "\n".join(t for t in ["".join(helpers).rstrip("\n"), *states] if t)
@@ -136,3 +141,39 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
     return Kernel(entry=entry, source=source, params=params, grid=(start, 1, 1), block=block,
                   shared_bytes=max(k.shared_bytes for k in parts), ops=tuple(op for k in parts for op in k.ops),
                   carried=tuple(c for k in parts for c in k.carried), cooperative=steps is not None)
+
+
+
+def _dispatch(calls: dict, blocks: int, width: int) -> list[str]:
+    """The dispatcher's lines: each distinct body called (inlined) once, however many members run
+    it. Members of one body (a head applied to two levels of one size, two branches alike) differ
+    only in their pointers, first block and counters, which the call selects by member: ptxas
+    compiles each body once (a body inlined at every member's call took it seconds a launch)."""
+    bodies = sorted(calls.items(), key=lambda c: c[1][0][0])       # by first member
+    members = sorted((m for _, ms in bodies for m in ms), key=lambda m: m[0])
+    bounds = {m[0]: (members[i + 1][1] if i + 1 < len(members) else blocks) for i, m in enumerate(members)}
+
+    def call(body, grid, threads, args, first, state) -> str:
+        at = f"by_b - {first}, dim3({grid[0]}, {grid[1]}, {grid[2]})" + (f", {state}" if state else "")
+        text = f"{body}({', '.join(args + [f'by_block_at({at})'])});"
+        return f"{{ if (threadIdx.x < {threads}u) {text} }}" if threads < width else text   # braced: not the dispatch's else
+
+    if all(len(ms) == 1 for _, ms in bodies):       # each member its own body: a range each
+        return [f"  {'if' if n == 0 else 'else if'} (by_b < {bounds[j]}u) "
+                + call(body, grid, threads, ours, f"{start}u", state)
+                for n, ((body, grid, threads), [(j, start, ours, state)]) in enumerate(bodies)]
+    out = ["  unsigned int by_m = 0u, by_first = 0u;   // the block's member and that member's first block"]
+    out += [f"  {'if' if n == 0 else 'else if'} (by_b >= {start}u) {{ by_m = {j}u; by_first = {start}u; }}"
+            for n, (j, start, _, _) in enumerate(m for m in reversed(members) if m[0] > 0)]
+    for n, ((body, grid, threads), ms) in enumerate(bodies):
+        def pick(values: list[str]) -> str:
+            """The block's member's value among this body's members' (the first one's otherwise)."""
+            text = values[0]
+            for (j, _, _, _), v in zip(ms[1:], values[1:]):
+                text = f"by_m == {j}u ? {v} : {text}"
+            return text if len(values) == 1 else f"({text})"
+        args = [pick([m[2][a] for m in ms]) for a in range(len(ms[0][2]))]
+        test = " || ".join(f"by_m == {j}u" for j, _, _, _ in ms)
+        out.append(f"  {'if' if n == 0 else 'else if'} ({test}) "
+                   + call(body, grid, threads, args, "by_first", pick([m[3] for m in ms]) if ms[0][3] else ""))
+    return out

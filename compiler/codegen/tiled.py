@@ -414,11 +414,13 @@ def _split_k_sum(SK: int, tiles: int, T: int, TM: int, TN: int, it: str) -> list
             "  if (!*by_last) return;",
             "  __threadfence();   // the other slices are read after their arrivals were seen",
             "  #pragma unroll", f"  for (int i = 0; i < {TM}; ++i)", "    #pragma unroll",
-            f"    for (int j = 0; j < {TN}; ++j) {{",
-            "      float by_sum = 0.0f;",
-            f"      for (int k = 0; k < {SK}; ++k) by_sum += __ldcg(&by_ws[{at_k}]);",
-            "      by_acc[i][j] = by_sum;",
-            "    }"]
+            f"    for (int j = 0; j < {TN}; ++j) by_acc[i][j] = 0;",
+            # slices outermost and rolled: each element sums them in slice order as before, with a
+            # slice's TM x TN loads in flight at once; the loop unrolled inside each element
+            # (SK x TM x TN loads) took ptxas seconds a kernel and all 255 registers
+            "  #pragma unroll 1", f"  for (int k = 0; k < {SK}; ++k)",
+            "    #pragma unroll", f"    for (int i = 0; i < {TM}; ++i)", "      #pragma unroll",
+            f"      for (int j = 0; j < {TN}; ++j) by_acc[i][j] += __ldcg(&by_ws[{at_k}]);"]
 
 
 def _vector_epilogue(te: TensorExpr, view: GemmView, it: str, TN: int, TCN: int, ragged_n: bool) -> list[str]:

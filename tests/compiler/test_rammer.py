@@ -4,6 +4,8 @@ stage on and with `--disable rammer`, run on the host harness in both thread ord
 onnxruntime; the co-launch kernel alone; BERT's Q/K/V projections."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -62,6 +64,27 @@ def test_parallel_branches_share_launches_and_stay_right():
         kernel = next(k for k in on["kernels"] if k["name"] == co["entry"])
         assert kernel["grid"][0] == sum(m["blocks"] for m in co["members"])
         assert kernel["ops"] == [op for m in co["members"] for op in m["ops"]]
+
+
+def test_alike_branches_co_launched_call_their_body_once():
+    """Two branches alike (a 1x1 conv + ReLU each, other weights) and a Tanh between them are one
+    co-launch whose dispatcher calls the conv's body once, its pointers picked by member (ptxas
+    compiles each body once); right in both block orders, each branch with its own weights."""
+    conv = lambda x, w, b, y: helper.make_node("Conv", [x, w, b], [y])
+    nodes = [conv("x", "wa", "ba", "ta"), helper.make_node("Relu", ["ta"], ["ya"]),
+             helper.make_node("Tanh", ["x"], ["yc"]),
+             conv("x", "wb", "bb", "tb"), helper.make_node("Relu", ["tb"], ["yb"])]
+    inits = [("wa", weight(8, 8, 1, 1)), ("ba", weight(8)), ("wb", weight(8, 8, 1, 1)), ("bb", weight(8))]
+    data = model(nodes, [("x", [1, 8, 8, 8])], [(y, [1, 8, 8, 8]) for y in ("ya", "yc", "yb")], inits)
+    report = run_both_orders(data, {"x": RNG.standard_normal((1, 8, 8, 8)).astype(np.float32)})
+    (co,) = report["schedule"]["co_launches"]
+    entries = [m["entry"] for m in co["members"]]
+    assert len(entries) == 3 and entries[0] == entries[2] != entries[1], entries
+    source = next(k for k in compile(data, "h100", CompileOptions(build=False)).plan.kernels()
+                  if k.entry == co["entry"]).source
+    start = source.index(f"{co['entry']}_body(")
+    calls = re.findall(r"\b(\w+_body)\(", source[start:source.index("BY_KERNEL", start)])[1:]   # (its own name first)
+    assert len(calls) == len(set(calls)) == 2, calls      # a call per distinct body
 
 
 @pytest.mark.parametrize("barriers", [False, True])

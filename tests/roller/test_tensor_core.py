@@ -296,10 +296,11 @@ def test_split_k_for_skinny_contractions():
     assert best.workload.serial_steps >= SPLIT_K_STEPS
 
 
-def test_one_split_k_body_co_launched_twice_keeps_two_sets_of_counters():
-    """Rammer may co-launch two launches of one split-K kernel (the same body, other buffers): each
+def test_one_split_k_body_co_launched_thrice_keeps_three_sets_of_counters():
+    """Rammer may co-launch launches of one split-K kernel (the same body, other buffers): each
     member gets counters of its own from the co-launch, so the blocks of one never complete the
-    other's tiles; right in both block orders (shuffled, the members' blocks interleave)."""
+    other's tiles, and the body is called once, its pointers and counters picked by member;
+    right in both block orders (shuffled, the members' blocks interleave)."""
     import dataclasses
     from compiler.codegen.co_launch import co_launch
     rng = np.random.default_rng(9)
@@ -307,23 +308,25 @@ def test_one_split_k_body_co_launched_twice_keeps_two_sets_of_counters():
     types: dict = {}
     (k,) = tile_launch(kernel, get_target("a100"), 4, {"tiled": 0, "naive": 0, "kinds": {}}, types)
     assert k.arrivals
-    other = dataclasses.replace(k, params=tuple(dataclasses.replace(p, value=p.value + "#2") for p in k.params))
-    co = co_launch([k, other])
-    assert co.source.count("BY_DEVICE_STATE unsigned int ") == 2 and co.source.count(f"{k.body}(") == 3
+    others = [dataclasses.replace(k, params=tuple(dataclasses.replace(p, value=p.value + tag) for p in k.params))
+              for tag in ("#2", "#3")]
+    co = co_launch([k, *others])
+    # the body's definition and one call
+    assert co.source.count("BY_DEVICE_STATE unsigned int ") == 3 and co.source.count(f"{k.body}(") == 2
     (ws, t), = types.items()
     a_name, b_name, y_name = kernel.params[0].value, kernel.params[1].value, kernel.params[-1].value
-    a2 = _f(rng, values[a_name].shape)
-    want2 = a2.astype(np.float64) @ values[b_name].astype(np.float64)
+    a_of = {"": values[a_name], **{tag: _f(rng, values[a_name].shape) for tag in ("#2", "#3")}}
     for mode in ("default", "shuffle"):
         module = build_host_module([co], mode=mode, seed=4)
-        bufs = dict(values, **{ws: np.full(t.shape, np.nan, np.float32), ws + "#2": np.full(t.shape, np.nan, np.float32),
-                               y_name: np.full(ref.shape, np.nan, np.float32),
-                               y_name + "#2": np.full(ref.shape, np.nan, np.float32),
-                               a_name + "#2": a2, b_name + "#2": values[b_name]})
+        bufs = dict(values)
+        for tag, a in a_of.items():
+            bufs.update({ws + tag: np.full(t.shape, np.nan, np.float32), y_name + tag: np.full(ref.shape, np.nan, np.float32),
+                         a_name + tag: a, b_name + tag: values[b_name]})
         module.launch(co, [bufs[p.value] for p in co.params])
-        np.testing.assert_allclose(bufs[y_name], ref, rtol=0, atol=1e-2 * float(np.abs(ref).max()), err_msg=mode)
-        np.testing.assert_allclose(bufs[y_name + "#2"], want2, rtol=0, atol=1e-2 * float(np.abs(want2).max()),
-                                   err_msg=mode)
+        for tag, a in a_of.items():
+            want = ref if not tag else a.astype(np.float64) @ values[b_name].astype(np.float64)
+            np.testing.assert_allclose(bufs[y_name + tag], want, rtol=0, atol=1e-2 * float(np.abs(want).max()),
+                                       err_msg=f"{mode} {tag}")
 
 
 def test_fragment_reads_are_bank_conflict_free():

@@ -114,7 +114,7 @@ BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restric
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_01dc495bd3bf1388_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_68109e6cc245755a_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -195,11 +195,13 @@ BY_DEVICE void matmul_01dc495bd3bf1388_body(const float* __restrict__ in0, const
   #pragma unroll
   for (int i = 0; i < 4; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 4; ++i)
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 2 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int gm = by_m0 + ((i) >> 2) * 16 + ty * 4 + ((i) & 3);
@@ -215,7 +217,7 @@ BY_DEVICE void matmul_01dc495bd3bf1388_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_0480bd3371ead634_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_b55fef810ed4917d_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 128;
@@ -296,11 +298,13 @@ BY_DEVICE void matmul_0480bd3371ead634_body(const float* __restrict__ in0, const
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 8; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -350,8 +354,8 @@ BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[32];
 BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[32];
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 256u) matmul_01dc495bd3bf1388_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1), colaunch_k0_m0_arrivals));
-  else if (by_b < 512u) matmul_0480bd3371ead634_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
+  if (by_b < 256u) matmul_68109e6cc245755a_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(256, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 512u) matmul_b55fef810ed4917d_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 256u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
 }
 BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());

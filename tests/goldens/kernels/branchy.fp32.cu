@@ -66,7 +66,7 @@ BY_KERNEL void __launch_bounds__(1024) reducemean_k0(const float* __restrict__ i
 }
 
 // ===== device_if_k0 =====
-BY_DEVICE_CALLED void matmul_5e892900e7e15992_body(const float*  in0, const float*  in1, const float*  in2, float*  by_ws, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_a499eb2a145c137a_body(const float*  in0, const float*  in1, const float*  in2, float*  by_ws, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -145,11 +145,13 @@ BY_DEVICE_CALLED void matmul_5e892900e7e15992_body(const float*  in0, const floa
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 8; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -193,7 +195,7 @@ BY_DEVICE_CALLED void matmul_5e892900e7e15992_body(const float*  in0, const floa
     }
   }
 }
-BY_DEVICE_CALLED void matmul_21267fd9b8a51b53_body(const float*  in0, const float*  in1, const float*  in2, float*  by_ws, float*  out, const by_block_index by_block) {
+BY_DEVICE_CALLED void matmul_8307dec72116aa89_body(const float*  in0, const float*  in1, const float*  in2, float*  by_ws, float*  out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 160;
@@ -272,11 +274,13 @@ BY_DEVICE_CALLED void matmul_21267fd9b8a51b53_body(const float*  in0, const floa
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 8; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 32 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -330,12 +334,12 @@ BY_DEVICE void device_if_k0_body(const bool* p0, const float* p1, const float* p
   const unsigned long long by_nthreads = (unsigned long long)by_g * blockDim.x;
   (void)by_t; (void)by_tid; (void)by_nthreads;
   if (p0[0]) {  // If node_cond__0: then
-    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_5e892900e7e15992_body(p1, p2, p3, p4, p5, by_block_at(by_v, dim3(256, 1, 1), device_if_k0_s0_arrivals));
+    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_a499eb2a145c137a_body(p1, p2, p3, p4, p5, by_block_at(by_v, dim3(256, 1, 1), device_if_k0_s0_arrivals));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p6[by_i] = p5[by_i];
     by_grid_sync();
   } else {
-    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_21267fd9b8a51b53_body(p1, p7, p8, p9, p10, by_block_at(by_v, dim3(256, 1, 1), device_if_k0_s1_arrivals));
+    for (unsigned int by_v = by_b; by_v < 256u; by_v += by_g) matmul_8307dec72116aa89_body(p1, p7, p8, p9, p10, by_block_at(by_v, dim3(256, 1, 1), device_if_k0_s1_arrivals));
     by_grid_sync();
     for (unsigned long long by_i = by_tid; by_i < 8192ull; by_i += by_nthreads) p6[by_i] = p10[by_i];
     by_grid_sync();

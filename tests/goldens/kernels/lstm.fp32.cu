@@ -88,11 +88,13 @@ BY_DEVICE void lstm_xw_k0_body(const float* __restrict__ in0, const long long* _
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 8; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -321,11 +323,13 @@ BY_DEVICE void lstm_xw_k1_body(const float* __restrict__ in0, const float* __res
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 8; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -454,11 +458,13 @@ BY_DEVICE void matmul_k0_body(const float* __restrict__ in0, const float* __rest
   #pragma unroll
   for (int i = 0; i < 2; ++i)
     #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 8 + i * 4 + j) * 128 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 4; ++k)
+    #pragma unroll
+    for (int i = 0; i < 2; ++i)
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 8 + i * 4 + j) * 128 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 2; ++i) {

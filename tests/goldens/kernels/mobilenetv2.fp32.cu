@@ -361,11 +361,13 @@ BY_DEVICE void conv_k4_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 3; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 3; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -666,11 +668,13 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 3; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 3; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -850,11 +854,13 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 3; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 3; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -954,11 +960,13 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 6 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 4; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 6 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1141,11 +1149,13 @@ BY_DEVICE void conv_k13_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 3 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 3 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -1284,11 +1294,13 @@ BY_DEVICE void conv_k14_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -1507,11 +1519,13 @@ BY_DEVICE void conv_k16_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 4; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 4 + by_tile) * 4 + i * 4 + j) * 32 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -1647,11 +1661,13 @@ BY_DEVICE void conv_k17_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 7 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 7 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 8;
@@ -1752,11 +1768,13 @@ BY_DEVICE void conv_k18_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 2; ++k) by_sum += __ldcg(&by_ws[(((int)k * 84 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 2; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 84 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1857,11 +1875,13 @@ BY_DEVICE void conv_k19_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 14 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 16; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 14 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1962,11 +1982,13 @@ BY_DEVICE void conv_k20_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 14 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 16; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 14 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 8;
@@ -2067,11 +2089,13 @@ BY_DEVICE void conv_k21_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 2; ++k) by_sum += __ldcg(&by_ws[(((int)k * 80 + by_tile) * 1 + i * 1 + j) * 128 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 2; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 80 + by_tile) * 1 + i * 1 + j) * 128 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;

@@ -106,11 +106,13 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 8; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 8; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 8 + i * 8 + j) * 128 + tid]);
   const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
@@ -377,11 +379,13 @@ BY_DEVICE void conv_k2_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 4; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -649,11 +653,13 @@ BY_DEVICE void conv_k5_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -833,11 +839,13 @@ BY_DEVICE void conv_k7_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 4; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -945,11 +953,13 @@ BY_DEVICE void conv_k8_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 16; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1049,11 +1059,13 @@ BY_DEVICE void conv_k9_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 4; ++k) by_sum += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 4; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 64 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1153,11 +1165,13 @@ BY_DEVICE void conv_k10_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1265,11 +1279,13 @@ BY_DEVICE void conv_k11_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 16; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 1 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 4;
@@ -1370,11 +1386,13 @@ BY_DEVICE void conv_k12_body(const float* __restrict__ in0, const float* __restr
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 2 + i * 2 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 8;

@@ -95,11 +95,13 @@ BY_DEVICE void conv_k0_body(const float* __restrict__ in0, const float* __restri
   #pragma unroll
   for (int i = 0; i < 1; ++i)
     #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 16; ++k) by_sum += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 2 + i * 2 + j) * 64 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 2; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 16; ++k)
+    #pragma unroll
+    for (int i = 0; i < 1; ++i)
+      #pragma unroll
+      for (int j = 0; j < 2; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 16 + by_tile) * 2 + i * 2 + j) * 64 + tid]);
   #pragma unroll
   for (int i = 0; i < 1; ++i) {
     const int gm = by_m0 + ty + (i) * 16;
@@ -272,7 +274,7 @@ BY_KERNEL void __launch_bounds__(32) layernorm_regrows_k0(const float* __restric
 }
 
 // ===== colaunch_k0 =====
-BY_DEVICE void matmul_8928603a999fa3fb_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_45395465e016c120_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 96;
@@ -353,11 +355,13 @@ BY_DEVICE void matmul_8928603a999fa3fb_body(const float* __restrict__ in0, const
   #pragma unroll
   for (int i = 0; i < 4; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 24 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 4; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 24 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int gm = by_m0 + ((i) >> 2) * 8 + ty * 4 + ((i) & 3);
@@ -374,7 +378,7 @@ BY_DEVICE void matmul_8928603a999fa3fb_body(const float* __restrict__ in0, const
     }
   }
 }
-BY_DEVICE void matmul_98ccc70b982aff9d_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
+BY_DEVICE void matmul_dc1404573d0cec7b_body(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ by_ws, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem);
   float* const by_as = reinterpret_cast<float*>(by_smem);
   float* const by_bs = by_as + 64;
@@ -455,11 +459,13 @@ BY_DEVICE void matmul_98ccc70b982aff9d_body(const float* __restrict__ in0, const
   #pragma unroll
   for (int i = 0; i < 4; ++i)
     #pragma unroll
-    for (int j = 0; j < 1; ++j) {
-      float by_sum = 0.0f;
-      for (int k = 0; k < 8; ++k) by_sum += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
-      by_acc[i][j] = by_sum;
-    }
+    for (int j = 0; j < 1; ++j) by_acc[i][j] = 0;
+  #pragma unroll 1
+  for (int k = 0; k < 8; ++k)
+    #pragma unroll
+    for (int i = 0; i < 4; ++i)
+      #pragma unroll
+      for (int j = 0; j < 1; ++j) by_acc[i][j] += __ldcg(&by_ws[(((int)k * 32 + by_tile) * 4 + i * 1 + j) * 32 + tid]);
   #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int gm = by_m0 + ((i) >> 2) * 8 + ty * 4 + ((i) & 3);
@@ -480,8 +486,8 @@ BY_DEVICE_STATE unsigned int colaunch_k0_m0_arrivals[24];
 BY_DEVICE_STATE unsigned int colaunch_k0_m1_arrivals[32];
 BY_DEVICE void colaunch_k0_body(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out, const by_block_index by_block) {
   const unsigned int by_b = by_block.idx.x;
-  if (by_b < 192u) matmul_8928603a999fa3fb_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(192, 1, 1), colaunch_k0_m0_arrivals));
-  else if (by_b < 448u) matmul_98ccc70b982aff9d_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 192u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
+  if (by_b < 192u) matmul_45395465e016c120_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, by_block_at(by_b - 0u, dim3(192, 1, 1), colaunch_k0_m0_arrivals));
+  else if (by_b < 448u) matmul_dc1404573d0cec7b_body(m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_block_at(by_b - 192u, dim3(256, 1, 1), colaunch_k0_m1_arrivals));
 }
 BY_KERNEL void __launch_bounds__(32) colaunch_k0(const float* __restrict__ m0_in0, const float* __restrict__ m0_in1, const float* __restrict__ m0_in2, float* __restrict__ m0_by_ws, float* __restrict__ m0_out, const float* __restrict__ m1_in0, const float* __restrict__ m1_in1, const float* __restrict__ m1_in2, float* __restrict__ m1_by_ws, float* __restrict__ m1_out) {
   colaunch_k0_body(m0_in0, m0_in1, m0_in2, m0_by_ws, m0_out, m1_in0, m1_in1, m1_in2, m1_by_ws, m1_out, by_this_block());
