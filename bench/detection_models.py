@@ -85,14 +85,14 @@ def export(out: Path, size: int, models: list[str]) -> None:
         print("exported", name, flush=True)
 
 
-def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> None:
+def compile_all(models_dir: Path, out: Path, target: str, models: list[str], build: bool = False) -> None:
     import onnxruntime as ort
-    from bench.kernels import compile_row, run_started, write_results
+    from bench.kernels import compile_row, fresh_store, run_started, write_results
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
     rows = []
     started = run_started()
-    settings = {"target": target, "build": False,
+    settings = {"target": target, "build": build,
                 "verify": "host harness against onnxruntime: each row looked up among onnxruntime's"}
 
     def save() -> Path:      # after every row: a run stopped part way keeps what it measured
@@ -104,7 +104,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str]) -> 
         data = model_path.read_bytes()
         feed = dict(np.load(models_dir / f"{name}_in.npz"))
         row = {"name": name}
-        art = compile_row(row, data, target, CompileOptions(build=False))
+        with fresh_store(build) as store:
+            art = compile_row(row, data, target, CompileOptions(build=build), store)
         if art is None:
             rows.append(row)
             print(name, "not compiled:", row["error"][:200], flush=True)
@@ -147,11 +148,13 @@ def main(argv=None) -> None:
     c.add_argument("--out", default="bench/results")
     c.add_argument("--target", default="h100")
     c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
+    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh kernel "
+                   "store, as a first compile does (stage_s's build, kernels_built, max_registers)")
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out), a.size, a.models.split(","))
     else:
-        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","))
+        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","), a.build)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ prints a markdown table last. See bench/README.md for the columns."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -590,14 +591,16 @@ def run_started() -> tuple[_dt.datetime, str]:
 PROCESS_COMMIT = git_commit()
 
 
-def compile_row(row: dict, data: bytes, target: str, options):
+def compile_row(row: dict, data: bytes, target: str, options, store=None):
     """Compiles one model of a compile-only suite into its `row` and returns the artifact: the row
     gets compiled, compile_s, predicted_us, launches (the report's kernels) and stage_s (seconds
-    per stage); or, where compiling stops, compiled False, the error and compile_s, and None."""
+    per stage); or, where compiling stops, compiled False, the error and compile_s, and None.
+    `store`: the kernel store NVRTC's builds go to (options.build); a build's row also gets the
+    kernels built and their largest register count."""
     from compiler import compile
     t = time.time()
     try:
-        art = compile(data, target, options)
+        art = compile(data, target, options, **({"store": store} if store is not None else {}))
     except Exception as e:   # the row records what stops it
         row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
         return None
@@ -605,7 +608,22 @@ def compile_row(row: dict, data: bytes, target: str, options):
     row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=rep["latency"]["predicted_us"],
                launches=rep["launches_per_inference"],
                stage_s={st["name"]: round(st["seconds"], 2) for st in rep["compile"]["stages"]})
+    if options.build:
+        built = {k["name"]: k.get("registers") or 0 for k in rep["kernels"]}
+        row.update(kernels_built=len(built), max_registers=max(built.values(), default=0))
     return art
+
+
+@contextlib.contextmanager
+def fresh_store(build: bool):
+    """A kernel store of its own for one compile where `build` (NVRTC builds every kernel, as a
+    service's first compile of the model does), else None."""
+    if not build:
+        yield None
+        return
+    from kernel_cache import KernelStore
+    with tempfile.TemporaryDirectory(prefix="brickyard-bench-store-") as d:
+        yield KernelStore(d)
 
 
 def model_paths(shared: str, models_dir: list[str]) -> dict[str, Path]:

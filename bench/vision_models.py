@@ -115,15 +115,16 @@ def _last_flow(m):
     return LastFlow()
 
 
-def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32") -> None:
+def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32",
+                build: bool = False) -> None:
     import onnxruntime as ort
-    from bench.kernels import compile_row, run_started, write_results
+    from bench.kernels import compile_row, fresh_store, run_started, write_results
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
     from compiler.verify import max_rel_error
     rows = []
     started = run_started()
-    settings = {"target": target, "precision": precision, "build": False,
+    settings = {"target": target, "precision": precision, "build": build,
                 "export": "torch.onnx.export, TorchScript, opset 17",
                 "verify": "host harness against onnxruntime and PyTorch's output at export"}
 
@@ -137,7 +138,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
         stored = dict(np.load(models_dir / f"{name}_in.npz"))
         torch_y = stored.pop("torch_y")
         row = {"name": name, "precision": precision}
-        art = compile_row(row, data, target, CompileOptions(build=False, precision=precision))
+        with fresh_store(build) as store:
+            art = compile_row(row, data, target, CompileOptions(build=build, precision=precision), store)
         if art is None:
             rows.append(row)
             print(name, "not compiled:", row["error"][:200], flush=True)
@@ -170,11 +172,13 @@ def main(argv=None) -> None:
     c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
     c.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
                    help="the compile's precision (the references stay fp32: expect fp16's rounding)")
+    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh kernel "
+                   "store, as a first compile does (stage_s's build, kernels_built, max_registers)")
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out), a.models.split(","))
     else:
-        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","), a.precision)
+        compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","), a.precision, a.build)
 
 
 if __name__ == "__main__":
