@@ -143,7 +143,6 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
                   carried=tuple(c for k in parts for c in k.carried), cooperative=steps is not None)
 
 
-
 def _dispatch(calls: dict, blocks: int, width: int) -> list[str]:
     """The dispatcher's lines: each distinct body called (inlined) once, however many members run
     it. Members of one body (a head applied to two levels of one size, two branches alike) differ
