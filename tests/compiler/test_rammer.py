@@ -80,11 +80,15 @@ def test_alike_branches_co_launched_call_their_body_once():
     (co,) = report["schedule"]["co_launches"]
     entries = [m["entry"] for m in co["members"]]
     assert len(entries) == 3 and entries[0] == entries[2] != entries[1], entries
-    source = next(k for k in compile(data, "h100", CompileOptions(build=False)).plan.kernels()
-                  if k.entry == co["entry"]).source
+    kernel = next(k for k in compile(data, "h100", CompileOptions(build=False)).plan.kernels()
+                  if k.entry == co["entry"])
+    source = kernel.source
     start = source.index(f"{co['entry']}_body(")
     calls = re.findall(r"\b(\w+_body)\(", source[start:source.index("BY_KERNEL", start)])[1:]   # (its own name first)
     assert len(calls) == len(set(calls)) == 2, calls      # a call per distinct body
+    from compiler.codegen.nvrtc import build_cubin
+    built = build_cubin(source, kernel.entry, "sm_90")    # NVRTC takes the members' pointers picked by member
+    assert built.registers > 0 and built.spills == 0
 
 
 @pytest.mark.parametrize("barriers", [False, True])
