@@ -15,10 +15,11 @@ from typing import Iterable, Iterator
 from ..analysis.views import GemmView, gemm_view, inferred_precision
 from ..codegen.tiled import VEC, ctype_size, gemm_shared_bytes, gemm_vector_reads, render_gemm, vector_stores
 from ..roller.construct import bank_conflict_ways, dram_bytes, growth_path, io_sizes, loader_sectors, pow2_ceil
+from ..roller.micro_model import sm_rate
 from ..ir.kernel import Kernel
 from ..ir.spec import KernelSpec
 from ..ir.texpr import TensorExpr
-from ..ir.tiles import KernelConfig, RTile, Workload
+from ..ir.tiles import KernelConfig, RTile, Workload, serial_steps
 from ..targets import Target
 from ._tiled import one_stage, render_tiled
 from .tc_gemm import split_k_factors, split_k_terms
@@ -43,6 +44,26 @@ def applies(spec) -> str | None:
 def candidates(te: TensorExpr, target: Target, precision: str | None = None) -> list[KernelConfig]:
     v = view(te)
     return [] if v is None else gemm_candidates(te, v, target, split=splits_k(te, v, precision))
+
+
+def lower_bound(te: TensorExpr, target: Target, precision: str | None = None) -> float:
+    """Microseconds no candidate of this kind is predicted below (roller/construct.py asks for its
+    candidates only where they could place): the longest of the contraction's FLOPs at the SMs'
+    whole SIMT rate, its compulsory bytes at DRAM's whole bandwidth and, unsplit, the k loop's
+    round trips at the largest k step, with the shortest latency term (half a DRAM round trip).
+    Each candidate's workload counts at least those FLOPs (whole tiles), those bytes
+    (`dram_bytes`) and those k tiles, and the micro-model divides them by at most those rates."""
+    v = view(te)
+    if v is None:
+        return math.inf
+    rate, _ = sm_rate(te.body.dtype.name, target)
+    ins, outb, _ = io_sizes(te)
+    flops = 2.0 * v.B * v.M * v.N * v.K
+    levels = [flops / (target.sms * rate), (ins + outb) / (target.dram_gbps * 1e3)]
+    if not splits_k(te, v, precision):      # every candidate walks all of K, a k step at a time
+        k_tiles = math.ceil(v.K / min(max(K_STEPS), pow2_ceil(v.K)))
+        levels.append(max(0.0, serial_steps(k_tiles, 2) - 1.0) * target.l2_latency_ns * 1e-3)
+    return max(levels) + 0.5 * target.dram_latency_ns * 1e-3
 
 
 def splits_k(te: TensorExpr, v: GemmView, precision: str | None = None) -> bool:

@@ -68,7 +68,9 @@ def pow2_ceil(n: int) -> int:
 
 
 class CandidateSource(Protocol):
-    """What Roller needs of a kernel kind: its candidates for one tensor expression."""
+    """What Roller needs of a kernel kind: its candidates for one tensor expression. A kind may
+    also give `lower_bound(te, target, precision)`: microseconds no candidate of its is predicted
+    below (`construct` then asks for its candidates only where they could place)."""
 
     def candidates(self, te: TensorExpr, target: Target, precision: str | None) -> list[KernelConfig]: ...
 
@@ -87,13 +89,57 @@ def construct(te: TensorExpr, target: Target, k: int, precision: str | None,
         return list(memo[key])
     ranked: list[KernelConfig] = []
     for tier in tiers:
-        cands = offered([cfg for kind in tier for cfg in kind.candidates(te, target, precision)])
-        if cands:
-            ranked = rank(cands, target, k)
+        found = _rank_tier(te, target, k, precision, tier)
+        if found is not None:
+            ranked = found
             break
     if memo is not None:
         memo[key] = tuple(ranked)
     return ranked
+
+
+# A lower bound is taken as this much lower: predictions and bounds compute the same quantities in
+# different orders, and a skipped kind must be strictly slower.
+BOUND_SLACK = 1e-9
+
+
+def _rank_tier(te: TensorExpr, target: Target, k: int, precision: str | None, tier) -> list[KernelConfig] | None:
+    """rank() of the tier's candidates (None when it offers none). A kind with a lower bound is
+    asked last, and not at all where the others' ranking is already decided below its bound: their
+    k best, and where those all split, the best unsplit one that takes the last place, each
+    predicted faster than anything the bounded kind could offer (the SIMT kind beside the
+    tensor-core kinds at fp16: it ranks nowhere on most contractions, and pricing its thousands
+    of candidates was a third of each search)."""
+    bound = min((kind.lower_bound(te, target, precision) for kind in tier if hasattr(kind, "lower_bound")),
+                default=None)
+    asked: dict = {}
+
+    def ask(kind) -> None:
+        got = offered(kind.candidates(te, target, precision))
+        asked[kind] = (got, _priced(got, target))
+    for kind in tier:
+        if bound is None or not hasattr(kind, "lower_bound"):
+            ask(kind)
+    if bound is not None:
+        plain, priced = _joined([asked[kind] for kind in tier if kind in asked])
+        top = _select(plain, priced, k, bound * (1.0 - BOUND_SLACK)) if plain else None
+        if top is not None:
+            return top
+        for kind in tier:
+            if kind not in asked:
+                ask(kind)
+    cands, priced = _joined([asked[kind] for kind in tier])
+    return _select(cands, priced, k) if cands else None
+
+
+def _joined(parts) -> tuple[list[KernelConfig], list[tuple[float, float, int]]]:
+    """The kinds' candidates in one list, in the tier's order, with their priced triples renumbered."""
+    cands: list[KernelConfig] = []
+    priced: list[tuple[float, float, int]] = []
+    for got, theirs in parts:
+        priced += [(us, cu, len(cands) + i) for us, cu, i in theirs]
+        cands += got
+    return cands, priced
 
 
 def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig]:
@@ -101,35 +147,54 @@ def rank(cands: list[KernelConfig], target: Target, k: int) -> list[KernelConfig
     the one that issues less work first, then the total order. When all k split their reduction
     (split-K), the last place goes to the best unsplit one, so that the tuner measures the split's
     atomics and summing tail, which the model only estimates, against a configuration without."""
+    return _select(cands, _priced(cands, target), k)
+
+
+def _priced(cands: list[KernelConfig], target: Target) -> list[tuple[float, float, int]]:
+    """(time, compute time, index) of each candidate the micro-model can launch."""
     priced = []
     for i, cfg in enumerate(cands):
         p = predict(cfg, target)
         if not math.isinf(p.us):
             priced.append((p.us, p.compute_us, i))
-    priced.sort()          # (input order within equal times: the total order below is stable on it)
+    return priced
+
+
+def _select(cands: list[KernelConfig], priced: list[tuple[float, float, int]], k: int,
+            bound: float = math.inf) -> list[KernelConfig] | None:
+    """rank's choice from the candidates' (time, compute time, index) triples; with a finite
+    `bound`, None where a configuration predicted at `bound` or later could still take a place
+    (fewer than k distinct ones here, the k-th at or past it, or the last place's best unsplit one
+    missing or at or past it)."""
+    priced = sorted(priced)          # (input order within equal times: the total order below is stable on it)
     ordered = _in_rank_order(priced, cands)
-    out, seen, unsplit = [], set(), None
-    for cfg in ordered:
+    out, seen, unsplit, last = [], set(), None, -math.inf
+    for us, cfg in ordered:
         if unsplit is None and cfg.split_k == 1:
-            unsplit = cfg
+            unsplit = (us, cfg)
         order = _order(cfg)
         if order in seen:
             continue
         seen.add(order)
         out.append(cfg)
+        last = us
         if len(out) == k:
             break
+    if bound < math.inf and (len(out) < k or last >= bound):
+        return None
     if k > 1 and len(out) == k and all(c.split_k > 1 for c in out):
-        unsplit = unsplit or next((cfg for cfg in ordered if cfg.split_k == 1), None)
+        unsplit = unsplit or next(((us, cfg) for us, cfg in ordered if cfg.split_k == 1), None)
+        if bound < math.inf and (unsplit is None or unsplit[0] >= bound):
+            return None
         if unsplit is not None:
-            out[-1] = unsplit
+            out[-1] = unsplit[1]
     return out
 
 
-def _in_rank_order(priced: list[tuple[float, float, int]], cands: list[KernelConfig]) -> Iterator[KernelConfig]:
-    """The candidates in ranking order from their sorted (time, compute time, index) triples: a run
-    of equal times in the total order of `_order`, built only for the runs a ranking reaches
-    (thousands of candidates, of which it keeps k)."""
+def _in_rank_order(priced: list[tuple[float, float, int]], cands: list[KernelConfig]) -> Iterator[tuple[float, KernelConfig]]:
+    """The candidates in ranking order, with their times, from their sorted (time, compute time,
+    index) triples: a run of equal times in the total order of `_order`, built only for the runs a
+    ranking reaches (thousands of candidates, of which it keeps k)."""
     i = 0
     while i < len(priced):
         j = i + 1
@@ -138,7 +203,7 @@ def _in_rank_order(priced: list[tuple[float, float, int]], cands: list[KernelCon
         run = [cands[x[2]] for x in priced[i:j]]
         if len(run) > 1:
             run.sort(key=_order)
-        yield from run
+        yield from ((priced[i][0], cfg) for cfg in run)
         i = j
 
 

@@ -86,7 +86,7 @@ def resident_blocks(threads: int, shared_bytes: int, registers: int, target: Tar
 
 
 @functools.lru_cache(maxsize=256)
-def _sm_rate(compute_dtype: str, target: Target) -> tuple[float, bool]:
+def sm_rate(compute_dtype: str, target: Target) -> tuple[float, bool]:
     """(operations per microsecond of one SM, whether on tensor cores) for a workload's
     compute_dtype: "tc:<input type>" mma.sync, "wgmma:<input type>" warpgroup mma, else SIMT."""
     if compute_dtype.startswith("tc:"):
@@ -110,7 +110,7 @@ def predict_workload(w: Workload, target: Target) -> Prediction:
     occupancy = resident * warps * target.warp_size / target.max_threads_per_sm
     # compute on the busiest SM, with latency hiding from resident warps x independent accumulators
     hide = min(1.0, resident * warps * max(1.0, w.ilp) / LATENCY_HIDING_OPS) * max(0.05, w.issue_efficiency)
-    sm_ops_per_us, tensor = _sm_rate(w.compute_dtype, target)
+    sm_ops_per_us, tensor = sm_rate(w.compute_dtype, target)
     compute_us = (w.flops / w.blocks) * busiest / (sm_ops_per_us * hide)
     # memory levels: device-wide bandwidth, reached only with enough warps in flight
     if w.bytes_in_flight > 0:

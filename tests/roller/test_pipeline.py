@@ -72,12 +72,14 @@ def test_a_compilation_ranks_each_expression_once(models_dir, monkeypatch):
     asked afresh), and a second compilation ranks again."""
     from compiler.roller import construct as construct_mod
     ranked = []
-    rank = construct_mod.rank
+    rank_tier = construct_mod._rank_tier
 
-    def counting(cands, target, k):
-        ranked.append(len(cands))
-        return rank(cands, target, k)
-    monkeypatch.setattr(construct_mod, "rank", counting)
+    def counting(te, target, k, precision, tier):
+        found = rank_tier(te, target, k, precision, tier)
+        if found is not None:           # a tier that offered candidates, ranked
+            ranked.append(len(found))
+        return found
+    monkeypatch.setattr(construct_mod, "_rank_tier", counting)
     opts = CompileOptions(build=False, precision="fp16")
     compile(str(models_dir / "bert.onnx"), "h100", opts)
     first = len(ranked)
@@ -143,3 +145,87 @@ def test_rank_keeps_the_documented_order(shapes, precision):
                 expect[-1] = unsplit
         assert construct_mod.rank(cands, target, k) == expect, (k, ties)
     assert ties > 0, "no equal times: the case does not exercise the tie order"
+
+
+# contractions at each precision: (A shape, B shape, operand type, the precision stage's mark)
+BOUNDED = [((1, 8, 64), (64, 64), "float32", None), ((512, 256), (256, 1024), "float32", None),
+           ((12, 128, 64), (12, 64, 128), "float16", "fp16"), ((1, 128, 768), (768, 3072), "float16", "fp16"),
+           ((3136, 576), (576, 64), "float16", "fp16"), ((16, 32), (32, 24), "float16", "fp16"),
+           ((128, 768), (768, 768), "bfloat16", "bf16"), ((128, 3072), (3072, 768), "float32", "tf32"),
+           ((4, 4096), (4096, 64), "float16", "fp16")]
+
+
+def _contraction(a, b, dtype: str):
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import TensorType
+    from tests.roller.single_op import lower_types
+    t = getattr(DType, dtype)
+    return lower_types("MatMul", [TensorType(t, a), TensorType(t, b)],
+                       TensorType(DType.float32, a[:-1] + b[-1:]), {}).expr
+
+
+def _simt_kind_skipped(a, b, dtype: str, precision) -> bool:
+    """Checks one contraction (see the test below); whether construct skipped the SIMT kind."""
+    import math
+
+    from compiler.kinds import TIERS
+    from compiler.kinds import gemm
+    from compiler.roller import construct as construct_mod
+    from compiler.roller.micro_model import predict
+    from compiler.targets import get_target
+    target = get_target("h100")
+    te = _contraction(a, b, dtype)
+    offered = [predict(c, target).us for c in gemm.candidates(te, target, precision)]
+    bound = gemm.lower_bound(te, target, precision)
+    assert offered and bound <= min(us for us in offered if not math.isinf(us))
+    asked = []
+    real = gemm.candidates
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gemm, "candidates", lambda *args: asked.append(1) or real(*args))
+        with_bound = {k: construct_mod.construct(te, target, k, precision, TIERS) for k in (1, 3, 8)}
+        mp.delattr(gemm, "lower_bound")
+        for k, top in with_bound.items():
+            assert top == construct_mod.construct(te, target, k, precision, TIERS), k
+    return len(asked) < 6          # asked by each of the three unbounded constructs, and skipped by one
+
+
+@pytest.mark.parametrize("a, b, dtype, precision", BOUNDED)
+def test_the_simt_kind_is_asked_only_where_it_could_place(a, b, dtype, precision):
+    """kinds/gemm.lower_bound is below every candidate the SIMT kind offers, and construct skips
+    the kind only where the other kinds' ranking is already decided below that bound: its top-k
+    for k = 1, 3, 8 (the unsplit fallback included) is the one without the bound."""
+    skipped = _simt_kind_skipped(a, b, dtype, precision)
+    if precision is None:        # fp32: the SIMT kind alone, always asked
+        assert not skipped
+
+
+def test_the_bound_skips_the_simt_kind_on_some_contractions_and_not_others():
+    """Across BOUNDED the bound both skips the SIMT kind (a large fp16 contraction the tensor-core
+    kinds take faster than any SIMT tiling) and asks it (fp32; small fp16 products near the
+    latency floor), so the test above compares both paths."""
+    assert {_simt_kind_skipped(*case) for case in BOUNDED} == {True, False}
+
+
+def test_a_bounded_selection_refuses_what_a_bounded_kind_could_change():
+    """construct._select with a bound: None where fewer than k configurations rank, where the k-th
+    is at or past the bound, or where all k split and the best unsplit one (the fallback's) is at
+    or past it or missing; else rank's choice."""
+    from compiler.ir.tiles import KernelConfig, RTile, Workload
+    from compiler.roller.construct import _select
+
+    def cfg(n: int, split: int) -> KernelConfig:
+        w = Workload(blocks=1, threads=32, shared_bytes=0, registers=32, flops=1.0, compute_dtype="float32",
+                     dram_bytes=0.0, l2_bytes=0.0, shared_bytes_moved=0.0)
+        params = (("split_k", split),) if split > 1 else ()
+        return KernelConfig("gemm", (RTile("block", (("m", n),)),), params, w)
+    split = [cfg(n, 2) for n in (1, 2, 3)]
+    unsplit = cfg(9, 1)
+    cands = split + [unsplit]
+    priced = [(1.0, 1.0, 0), (2.0, 1.0, 1), (3.0, 1.0, 2), (5.0, 1.0, 3)]
+    assert _select(cands, priced, 2) == [split[0], unsplit]                    # the fallback's place
+    assert _select(cands, priced, 2, bound=6.0) == [split[0], unsplit]
+    assert _select(cands, priced, 2, bound=5.0) is None                         # the fallback at the bound
+    assert _select(cands, priced, 2, bound=2.0) is None                         # the 2nd at the bound
+    assert _select(cands, priced, 5, bound=100.0) is None                       # fewer than k
+    assert _select(split, priced[:3], 2, bound=100.0) is None                   # no unsplit one to fall back on
+    assert _select(split, priced[:3], 2) == split[:2]
