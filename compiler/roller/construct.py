@@ -108,8 +108,8 @@ def _rank_tier(te: TensorExpr, target: Target, k: int, precision: str | None, ti
     asked last, and not at all where the others' ranking is already decided below its bound: their
     k best, and where those all split, the best unsplit one that takes the last place, each
     predicted faster than anything the bounded kind could offer (the SIMT kind beside the
-    tensor-core kinds at fp16: it ranks nowhere on most contractions, and pricing its thousands
-    of candidates was a third of each search)."""
+    tensor-core kinds at fp16: it ranks nowhere on most contractions, yet its thousands of
+    candidates were made and priced for each)."""
     bound = min((kind.lower_bound(te, target, precision) for kind in tier if hasattr(kind, "lower_bound")),
                 default=None)
     asked: dict = {}
