@@ -155,7 +155,8 @@ def _dispatch(calls: dict, blocks: int, width: int) -> list[str]:
     def call(body, grid, threads, args, first, state) -> str:
         at = f"by_b - {first}, dim3({grid[0]}, {grid[1]}, {grid[2]})" + (f", {state}" if state else "")
         text = f"{body}({', '.join(args + [f'by_block_at({at})'])});"
-        return f"{{ if (threadIdx.x < {threads}u) {text} }}" if threads < width else text   # braced: not the dispatch's else
+        # braced: the dispatch's else is not the width test's
+        return f"{{ if (threadIdx.x < {threads}u) {text} }}" if threads < width else text
 
     if all(len(ms) == 1 for _, ms in bodies):       # each member its own body: a range each
         return [f"  {'if' if n == 0 else 'else if'} (by_b < {bounds[j]}u) "

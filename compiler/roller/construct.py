@@ -191,7 +191,8 @@ def _select(cands: list[KernelConfig], priced: list[tuple[float, float, int]], k
     return out
 
 
-def _in_rank_order(priced: list[tuple[float, float, int]], cands: list[KernelConfig]) -> Iterator[tuple[float, KernelConfig]]:
+def _in_rank_order(priced: list[tuple[float, float, int]],
+                   cands: list[KernelConfig]) -> Iterator[tuple[float, KernelConfig]]:
     """The candidates in ranking order, with their times, from their sorted (time, compute time,
     index) triples: a run of equal times in the total order of `_order`, built only for the runs a
     ranking reaches (thousands of candidates, of which it keeps k)."""
