@@ -417,7 +417,7 @@ def _split_k_sum(SK: int, tiles: int, T: int, TM: int, TN: int, it: str) -> list
             f"    for (int j = 0; j < {TN}; ++j) by_acc[i][j] = 0;",
             # slices outermost and rolled: each element sums them in slice order as before, with a
             # slice's TM x TN loads in flight at once; the loop unrolled inside each element
-            # (SK x TM x TN loads) took ptxas seconds a kernel and all 255 registers
+            # (SK x TM x TN loads) was slow for ptxas and took all 255 registers
             "  #pragma unroll 1", f"  for (int k = 0; k < {SK}; ++k)",
             "    #pragma unroll", f"    for (int i = 0; i < {TM}; ++i)", "      #pragma unroll",
             f"      for (int j = 0; j < {TN}; ++j) by_acc[i][j] += __ldcg(&by_ws[{at_k}]);"]
