@@ -147,7 +147,7 @@ def _dispatch(calls: dict, blocks: int, width: int) -> list[str]:
     """The dispatcher's lines: each distinct body called (inlined) once, however many members run
     it. Members of one body (a head applied to two levels of one size, two branches alike) differ
     only in their pointers, first block and counters, which the call selects by member: ptxas
-    compiles each body once (a body inlined at every member's call took it seconds a launch)."""
+    compiles each body once, not once per member that inlines it."""
     bodies = sorted(calls.items(), key=lambda c: c[1][0][0])       # by first member
     members = sorted((m for _, ms in bodies for m in ms), key=lambda m: m[0])
     bounds = {m[0]: (members[i + 1][1] if i + 1 < len(members) else blocks) for i, m in enumerate(members)}
