@@ -112,23 +112,23 @@ def _rank_tier(te: TensorExpr, target: Target, k: int, precision: str | None, ti
     candidates were made and priced for each)."""
     bound = min((kind.lower_bound(te, target, precision) for kind in tier if hasattr(kind, "lower_bound")),
                 default=None)
-    asked: dict = {}
+    asked: list = [None] * len(tier)        # per kind (by position: a kind need not hash), its candidates priced
 
-    def ask(kind) -> None:
-        got = offered(kind.candidates(te, target, precision))
-        asked[kind] = (got, _priced(got, target))
-    for kind in tier:
+    def ask(n: int) -> None:
+        got = offered(tier[n].candidates(te, target, precision))
+        asked[n] = (got, _priced(got, target))
+    for n, kind in enumerate(tier):
         if bound is None or not hasattr(kind, "lower_bound"):
-            ask(kind)
+            ask(n)
     if bound is not None:
-        plain, priced = _joined([asked[kind] for kind in tier if kind in asked])
+        plain, priced = _joined([a for a in asked if a is not None])
         top = _select(plain, priced, k, bound * (1.0 - BOUND_SLACK)) if plain else None
         if top is not None:
             return top
-        for kind in tier:
-            if kind not in asked:
-                ask(kind)
-    cands, priced = _joined([asked[kind] for kind in tier])
+        for n in range(len(tier)):
+            if asked[n] is None:
+                ask(n)
+    cands, priced = _joined(asked)
     return _select(cands, priced, k) if cands else None
 
 
