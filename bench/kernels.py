@@ -595,12 +595,12 @@ def compile_row(row: dict, data: bytes, target: str, options, store=None):
     """Compiles one model of a compile-only suite into its `row` and returns the artifact: the row
     gets compiled, compile_s, predicted_us, launches (the report's kernels) and stage_s (seconds
     per stage); or, where compiling stops, compiled False, the error and compile_s, and None.
-    `store`: the kernel store NVRTC's builds go to (options.build); a build's row also gets the
-    kernels built and their largest register count."""
+    `store`: the kernel store NVRTC's builds go to (options.build; None: the default store); a
+    build's row also gets the kernels built and their largest register count."""
     from compiler import compile
     t = time.time()
     try:
-        art = compile(data, target, options, **({"store": store} if store is not None else {}))
+        art = compile(data, target, options, store=store)
     except Exception as e:   # the row records what stops it
         row.update(compiled=False, error=f"{type(e).__name__}: {e}"[:600], compile_s=round(time.time() - t, 1))
         return None
@@ -608,9 +608,9 @@ def compile_row(row: dict, data: bytes, target: str, options, store=None):
     row.update(compiled=True, compile_s=round(time.time() - t, 1), predicted_us=rep["latency"]["predicted_us"],
                launches=rep["launches_per_inference"],
                stage_s={st["name"]: round(st["seconds"], 2) for st in rep["compile"]["stages"]})
-    if options.build:
-        built = {k["name"]: k.get("registers") or 0 for k in rep["kernels"]}
-        row.update(kernels_built=len(built), max_registers=max(built.values(), default=0))
+    if options.build:     # (the build record's misses: the kernels NVRTC built, all of them in a fresh store)
+        row.update(kernels_built=rep["compile"]["cache"]["misses"],
+                   max_registers=max((k.get("registers") or 0 for k in rep["kernels"]), default=0))
     return art
 
 

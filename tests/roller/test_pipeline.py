@@ -186,7 +186,8 @@ def _simt_kind_skipped(a, b, dtype: str, precision) -> bool:
         mp.delattr(gemm, "lower_bound")
         for k, top in with_bound.items():
             assert top == construct_mod.construct(te, target, k, precision, TIERS), k
-    return len(asked) < 6          # asked by each of the three unbounded constructs, and skipped by one
+    # the three constructs without the bound ask it three times; with it, fewer where it skipped
+    return len(asked) < 6
 
 
 @pytest.mark.parametrize("a, b, dtype, precision", BOUNDED)

@@ -320,7 +320,8 @@ def test_one_split_k_body_co_launched_thrice_keeps_three_sets_of_counters():
         module = build_host_module([co], mode=mode, seed=4)
         bufs = dict(values)
         for tag, a in a_of.items():
-            bufs.update({ws + tag: np.full(t.shape, np.nan, np.float32), y_name + tag: np.full(ref.shape, np.nan, np.float32),
+            bufs.update({ws + tag: np.full(t.shape, np.nan, np.float32),
+                         y_name + tag: np.full(ref.shape, np.nan, np.float32),
                          a_name + tag: a, b_name + tag: values[b_name]})
         module.launch(co, [bufs[p.value] for p in co.params])
         for tag, a in a_of.items():
