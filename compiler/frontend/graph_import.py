@@ -18,7 +18,7 @@ from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
 from .fold import constant_node_value, defers, fold_with_reference, shape_op_axes, shape_op_value
 from .element_bounds import MAX_ELEMENTS, Bounds, element_bounds, exact_bounds
-from . import sequences
+from . import loop_appends, sequences
 
 # Constant inputs up to this many elements are handed to ONNX's inference (Reshape's shape, Slice's
 # starts, ...); larger ones (weights) are never needed for shapes and are costly to serialise.
@@ -105,6 +105,9 @@ class Scope:
         self.sequences: dict[str, tuple[str, ...]] = {}
         # optionals, resolved at import the same way: each its element's value, "" when empty
         self.optionals: dict[str, str] = {}
+        # sequences a Loop with a run-time iteration count appended to: each its elements stacked
+        # ([length, *element], a scan output of run-time length: loop_appends.py)
+        self.stacked: dict[str, str] = {}
         # values computed from constants alone whose fold was deferred (fold.defers): value -> its
         # node's (opdef, node, opset, output types) and the elements of the constants it is computed
         # from; the node stays in the graph, and a fold that reads the value evaluates it then
@@ -140,6 +143,13 @@ class Scope:
         if name in self.sequences:
             return self.sequences[name]
         return self.parent.sequence(name) if self.parent is not None else None
+
+    def stacked_sequence(self, name: str) -> str | None:
+        """The stacked elements of the sequence `name` a Loop appended to (here or in an enclosing
+        scope); None if not such a sequence."""
+        if name in self.stacked:
+            return self.stacked[name]
+        return self.parent.stacked_sequence(name) if self.parent is not None else None
 
     def optional(self, name: str) -> str | None:
         """The value the optional `name` holds ("" when empty; here or in an enclosing scope); None if not an optional."""
@@ -237,6 +247,12 @@ def _import_nodes(protos, ctx: ImportContext, scope: Scope) -> list[Node]:
             nodes += sequences.import_sequence_node(pn, name, ctx, scope,
                                                     lambda ps: _import_nodes(ps, ctx, scope))
             continue
+        appended = _appended_values(pn, scope)
+        if appended:
+            nodes += loop_appends.import_appending_loop(
+                pn, pn.name or f"Loop_{i}", appended, lambda v: scope.types[v], lambda b: _fresh_value(b, scope),
+                ctx.opset, lambda ps: _import_nodes(ps, ctx, scope))
+            continue
         inlined = _inline_constant_if(pn, i, ctx, scope)
         if inlined is not None:
             nodes += inlined
@@ -245,6 +261,14 @@ def _import_nodes(protos, ctx: ImportContext, scope: Scope) -> list[Node]:
         if node is not None:
             nodes.append(node)
     return nodes
+
+
+def _appended_values(pn: onnx.NodeProto, scope: Scope) -> dict[int, loop_appends.Append]:
+    """A Loop's carried values that its body only appends to (loop_appends.py); empty for any other node."""
+    if pn.op_type != "Loop" or pn.domain not in ("", "ai.onnx"):
+        return {}
+    return loop_appends.appended_values(pn, [scope.types[i] if i and scope.resolve(i) else None
+                                             for i in pn.input[2:]])
 
 
 def _inline_constant_if(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scope) -> list[Node] | None:
@@ -753,7 +777,8 @@ def _static_trip_count(pn: onnx.NodeProto, body: Graph, scope: Scope) -> int | N
 
 def _trip_bound(pn: onnx.NodeProto, name: str, scope: Scope, ctx: ImportContext) -> int:
     """The most iterations a Loop with scan outputs and a run-time iteration count may run: its
-    constant trip count when only the condition is dynamic, else the user's --max-trip-count."""
+    constant trip count when only the condition is dynamic, the trip count's upper bound where
+    the import knows one, else the user's --max-trip-count."""
     if scope.parent is not None:
         raise UnsupportedOp("Loop", node=name, detail=(
             "a Loop whose scan outputs have a run-time length (a dynamic condition or trip count) inside another "
@@ -761,6 +786,11 @@ def _trip_bound(pn: onnx.NodeProto, name: str, scope: Scope, ctx: ImportContext)
     m_name = pn.input[0] if len(pn.input) > 0 else ""
     if m_name and m_name in scope.consts:
         return max(int(np.asarray(scope.consts[m_name]).reshape(-1)[0]), 0)
+    # a trip count computed from shapes (a list's length: the Shape of a value of run-time length)
+    # is at most what its bounds say (element_bounds.py)
+    found = scope.bounds_of(m_name) if m_name else None
+    if found is not None and found[1].size == 1 and np.isfinite(found[1]).all():
+        return max(int(found[1].reshape(-1)[0]), 0)
     if ctx.max_trip_count is None:
         raise UnsupportedOp("Loop", node=name, detail=(
             "this Loop has scan outputs and an iteration count only known at run time, so its scan outputs "

@@ -8,9 +8,13 @@ list of tensors becomes SequenceConstruct and ConcatFromSequence. While the grap
 sequence value is the tuple of the tensor values it holds (`Scope.sequences`), each optional the
 value it holds or "" (`Scope.optionals`); a sequence op rewrites to plain tensor ops (Identity,
 Slice, Unsqueeze, Concat) or to a constant, and a Loop that carries a sequence, or a SequenceMap,
-is unrolled: its body imported once per iteration with its values renamed. What cannot be
-resolved so (a position or an iteration count known only at run time, a sequence as a model input
-or output, or crossing into a region that stays a device loop) is an UnsupportedOp that says so."""
+is unrolled: its body imported once per iteration with its values renamed. A Loop of a run-time
+iteration count whose body only appends to the sequences it carries, each starting empty (a
+scripted loop's `list.append`), becomes a device Loop whose scan outputs stack the elements
+(loop_appends.py): such a sequence is its stacked elements (`Scope.stacked`), read by
+ConcatFromSequence, SequenceLength and SequenceAt. What cannot be resolved so (a position known
+only at run time, any other Loop whose iteration count is, a sequence as a model input or output,
+or crossing into a region that stays a device loop) is an UnsupportedOp that says so."""
 from __future__ import annotations
 
 from typing import Callable
@@ -20,6 +24,7 @@ import onnx
 from onnx import numpy_helper
 
 from ..errors import ModelError, UnsupportedOp
+from . import loop_appends
 
 # the ops this module resolves (the optional ones too: an optional is a sequence of at most one)
 SEQUENCE_OPS = frozenset({"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
@@ -38,7 +43,8 @@ def handles(pn: onnx.NodeProto, scope) -> bool:
     if pn.op_type in SEQUENCE_OPS:
         return True
     if pn.op_type in ("Identity", "Loop"):
-        return any(i and (scope.sequence(i) is not None or scope.optional(i) is not None) for i in pn.input)
+        return any(i and (scope.sequence(i) is not None or scope.optional(i) is not None
+                          or scope.stacked_sequence(i) is not None) for i in pn.input)
     return False
 
 
@@ -60,7 +66,13 @@ def import_sequence_node(pn: onnx.NodeProto, name: str, ctx, scope, import_proto
     if op.startswith("Optional"):
         return _optional_node(pn, name, scope, import_protos)
     if op == "Loop":
+        if any(i and scope.stacked_sequence(i) is not None for i in ins[2:]):
+            raise UnsupportedOp("Loop", node=name, detail=(
+                "this Loop carries a sequence whose length is only known at run time (another Loop appended to "
+                "it); only its readers ConcatFromSequence, SequenceLength and SequenceAt are supported"))
         return _unrolled_loop(pn, name, ctx, scope, import_protos)
+    if ins and ins[0] and scope.stacked_sequence(ins[0]) is not None:
+        return import_protos(_stacked_reader(pn, scope.stacked_sequence(ins[0]), name, ctx, scope))
     if op == "SequenceMap":
         return _unrolled_map(pn, name, ctx, scope, import_protos)
     if op == "SplitToSequence":
@@ -297,6 +309,9 @@ def alias(scope, dst: str, src: str) -> bool:
     if scope.sequence(src) is not None:
         scope.sequences[dst] = scope.sequence(src)
         return True
+    if scope.stacked_sequence(src) is not None:
+        scope.stacked[dst] = scope.stacked_sequence(src)
+        return True
     return False
 
 
@@ -322,10 +337,15 @@ def _unrolled_loop(pn, name, ctx, scope, import_protos: ImportProtos) -> list:
     trips_in = pn.input[0] if len(pn.input) > 0 else ""
     cond_in = pn.input[1] if len(pn.input) > 1 else ""
     trips = _const_int(trips_in, scope)
+    if trips is None or (cond_in and _const_int(cond_in, scope) is None):
+        stacked = _stacked_loop(pn, name, ctx, scope, import_protos)
+        if stacked is not None:
+            return stacked
     if trips is None:
         raise UnsupportedOp("Loop", node=name, detail=(
             "this Loop carries a sequence and runs a number of iterations only known at run time; sequences "
-            "are resolved at import, so a Loop that carries one needs a constant trip count"))
+            "are resolved at import, so a Loop that carries one needs a constant trip count, or a body that "
+            "only appends to it (SequenceInsert at the back of a sequence that starts empty)"))
     if trips > MAX_UNROLLED_ITERATIONS:
         raise UnsupportedOp("Loop", node=name, detail=(
             f"this Loop carries a sequence through {trips} iterations, over the {MAX_UNROLLED_ITERATIONS} "
@@ -413,3 +433,64 @@ def _unrolled_map(pn, name, ctx, scope, import_protos: ImportProtos) -> list:
                     raise UnsupportedOp("SequenceMap", node=name, detail="a body that returns sequences")
             scope.sequences[dst] = tuple(values)
     return nodes
+
+
+# --- sequences of run-time length ----------------------------------------------------------------
+
+def _stacked_loop(pn, name, ctx, scope, import_protos: ImportProtos) -> list | None:
+    """A Loop that cannot be unrolled (its iteration count is only known at run time) whose body
+    only appends to the sequences it carries, each starting empty (a Python list `append`ed in a
+    scripted loop): a device Loop whose scan outputs stack each sequence's elements
+    (loop_appends.py); the Loop's sequence outputs are those stacked elements (`Scope.stacked`),
+    of the run-time length the Loop's iteration count gives. None: not such a Loop."""
+    carried = list(pn.input[2:])
+    empty = frozenset(k for k, v in enumerate(carried) if v and scope.sequence(v) == ())
+    if not empty or any(scope.sequence(v) is not None or scope.optional(v) is not None
+                        for k, v in enumerate(carried) if v and k not in empty):
+        return None
+    types = [scope.types[v] if v and k not in empty and scope.resolve(v) else None for k, v in enumerate(carried)]
+    appended = loop_appends.appended_values(pn, types, empty)
+    if not empty <= set(appended):
+        return None
+
+    def fresh(base: str) -> str:
+        out, k = base, 1
+        while scope.visible(out):
+            out, k = f"{base}~{k}", k + 1
+        return out
+
+    def stacked(seq: str, value: str) -> None:
+        scope.stacked[seq] = value
+
+    return loop_appends.import_appending_loop(pn, pn.name or name, appended, lambda v: scope.types[v], fresh,
+                                              ctx.opset, import_protos, stacked)
+
+
+def _stacked_reader(pn, stacked: str, name, ctx, scope) -> list[onnx.NodeProto]:
+    """A sequence op on a stacked sequence (`stacked`: [length, *element], the length known only
+    at run time), as tensor ops: ConcatFromSequence a Reshape or Transpose of it (or a view),
+    SequenceLength its rows' count, SequenceAt a Gather of a row."""
+    scope.resolve(stacked)      # an enclosing scope's (a branch reading the list)
+    op, t = pn.op_type, scope.types[stacked]
+    if op == "ConcatFromSequence":
+        axis, new_axis = _attr(pn, "axis", 0), bool(_attr(pn, "new_axis", 0))
+        rank = t.rank - 1 + (1 if new_axis else 0)
+        if not -rank <= axis < rank:
+            raise ModelError(f"ConcatFromSequence axis {axis} is out of range for rank {rank}", node=name)
+        return loop_appends.joined_elements(stacked, t, axis % rank, new_axis, pn.output[0], name,
+                                            lambda b: f"{b}#{pn.output[0]}", ctx.opset)
+    if op == "SequenceLength":
+        shape, first = f"{pn.output[0]}#shape", f"{pn.output[0]}#first"
+        return [onnx.helper.make_node("Shape", [stacked], [shape], name=f"{name}/shape"),
+                _constant(first, np.array(0, np.int64), name),
+                onnx.helper.make_node("Gather", [shape, first], [pn.output[0]], name=name, axis=0)]
+    if op == "SequenceAt":
+        at = _const_int(pn.input[1], scope)
+        if at is not None and at < 0:
+            raise UnsupportedOp(op, node=name, detail=(
+                f"position {at} counts from the end of a sequence whose length is only known at run time "
+                "(a Loop appended to it); read it at a position from its front"))
+        return [onnx.helper.make_node("Gather", [stacked, pn.input[1]], [pn.output[0]], name=name, axis=0)]
+    raise UnsupportedOp(op, node=name, detail=(
+        "this sequence's length is only known at run time (a Loop appended to it); of the sequence ops only "
+        "ConcatFromSequence, SequenceLength and SequenceAt read such a sequence"))

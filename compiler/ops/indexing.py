@@ -45,7 +45,11 @@ def lower_gather(ctx: LowerCtx) -> None:
     axis = norm_axis(ctx.attr("axis", 0), x.rank)
     i = out_vars(y.rank)
     q = it.rank
-    known = _progression(ctx.const(1), x.shape[axis], ctx, "Gather")
+    idx = ctx.const(1)
+    rows = ctx.run_time_extent(0)
+    if rows is not None and rows[1] == axis and idx is not None and np.any(idx < 0):
+        idx = None      # counted from the end of the real rows, not the bound: wrapped at run time
+    known = _progression(idx, x.shape[axis], ctx, "Gather")
     if known is not None:
         # constant indices in a progression (x[:, t] as exporters write a time step; an arange)
         # are a static slice: an index map the dependence analysis reads, no load of the indices

@@ -217,14 +217,19 @@ def lower_reshape(ctx: LowerCtx) -> None:
 def _merged_rows(ctx: LowerCtx) -> None:
     """A view that merges the rows of a run-time length with the axes after them (`boxes.reshape(-1,
     4)` of [n, 90, 4]): where nothing precedes those rows (the real elements are the buffer's first
-    ones) and the view's first axis longer than 1 holds whole rows' worth of elements, that axis
-    has the real length n * (elements a row / elements an output row), a count of its own computed
-    on the device. Else (the rows survive whole, or the view mixes them) passes/bounded_rows.py."""
+    ones), or the axes before them are the view's first axes unchanged (the real elements first in
+    each of their slices: [2, n, 3] viewed as [2, 3n]), and the view's next axis longer than 1
+    holds whole rows' worth of elements, that axis has the real length n * (elements a row /
+    elements an output row), a count of its own computed on the device. Else (the rows survive
+    whole, or the view mixes them) passes/bounded_rows.py."""
     x, y = ctx.input(0), ctx.out_types[0]
     rows = ctx.run_time_extent(0)
-    if rows is None or view_axis(x.shape, y.shape, rows[1]) is not None or math.prod(x.shape[:rows[1]]) != 1:
+    if rows is None or view_axis(x.shape, y.shape, rows[1]) is not None:
         return
-    at = next((d for d, n in enumerate(y.shape) if n != 1), None)
+    lead = 0 if math.prod(x.shape[:rows[1]]) == 1 else rows[1]
+    if lead and tuple(y.shape[:lead]) != tuple(x.shape[:lead]):
+        return
+    at = next((d for d in range(lead, len(y.shape)) if y.shape[d] != 1), None)
     row, inner = math.prod(x.shape[rows[1] + 1:]), math.prod(y.shape[at + 1:]) if at is not None else 1
     if at is None or row % inner or y.shape[at] != x.shape[rows[1]] * (row // inner):
         return

@@ -130,6 +130,10 @@ def _row_axis(stage: Stage, extents: Extents, types: dict) -> tuple[Stage, tuple
                     raise _NotByRows(name, f"its expression {te.name} clamps its positions on axis {axis} to the bound")
                 gathered[arg] = (axis, length)
                 continue
+            if isinstance(at, Const) and 0 <= at.value < bound:
+                # one row at a position from the front (x[0], SequenceAt(list, 0)): in range of the
+                # real rows, as ONNX requires (ops/indexing.py leaves a negative one to the gather above)
+                continue
             k = int(at.name[1:]) if isinstance(at, Var) and at.name[:1] == "i" and at.name[1:].isdigit() else None
             if k is None:
                 raise _NotByRows(name, f"its expression {te.name} reads axis {axis} at a computed position, "

@@ -230,6 +230,20 @@ def test_gather_from_run_time_rows_wraps_by_the_real_length():
     check(data, [{"x": x, "at": np.array([-1, 0, -2], np.int64)}, {"x": x, "at": np.array([2, -3, 1], np.int64)}])
 
 
+def test_rows_at_constant_positions_of_a_run_time_list():
+    """x[0], x[-1] and x[[1, -2]] of a list of run-time length: a position from the front reads
+    that row (ONNX requires it in range); one from the end counts from the real end, not the bound."""
+    data, feeds = _selected_values(
+        [helper.make_node("Gather", ["picked", "first"], ["head"], axis=0),
+         helper.make_node("Gather", ["picked", "last"], ["tail"], axis=0),
+         helper.make_node("Gather", ["picked", "some"], ["pair"], axis=0)],
+        [("head", TP.FLOAT, []), ("tail", TP.FLOAT, []), ("pair", TP.FLOAT, [2])],
+        [("first", np.array(0, np.int64)), ("last", np.array(-1, np.int64)), ("some", np.array([1, -2], np.int64))],
+        feeds=3)
+    assert all(np.count_nonzero(f["x"] > 0.5) >= 2 for f in feeds)
+    check(data, feeds)
+
+
 def _nms_then(nodes, outputs, inits=()):
     return model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "m"], ["sel"])] + nodes,
                  [("boxes", TP.FLOAT, [1, 8, 4]), ("scores", TP.FLOAT, [1, 2, 8])], outputs,
