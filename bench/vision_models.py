@@ -1,8 +1,9 @@
-"""torchvision's classification, segmentation, video and optical-flow models as its TorchScript
-exporter writes them, compiled whole and checked on the host harness.
+"""torchvision's classification, segmentation, video and optical-flow models as torch.onnx's
+TorchScript exporter (or its dynamo one) writes them, compiled whole and checked on the host harness.
 
     # 1. export (PyTorch and torchvision: the side venv of bench/README.md)
     /tmp/tvvenv/bin/python bench/vision_models.py export --out var/vision_models
+    #    (or --exporter dynamo --out var/vision_dynamo: torch's default exporter since 2.9)
     # 2. compile each and run it on the host harness against onnxruntime and PyTorch (nothing but the compiler)
     .venv/bin/python bench/vision_models.py compile --models-dir var/vision_models --out bench/results
 
@@ -60,10 +61,20 @@ FLOW_SIZE = 128          # RAFT's correlation pyramid needs 16 x 16 features, im
 FLOW_UPDATES = 3
 
 
-def export(out: Path, models: list[str]) -> None:
+EXPORTERS = {     # --exporter -> what torch.onnx.export is called with, and the settings' words for it
+    "torchscript": ({"opset_version": 17, "dynamo": False}, "torch.onnx.export, TorchScript, opset 17"),
+    # torch's default since 2.9 (torch.export's graph, decomposed, optimized by onnxscript)
+    "dynamo": ({"opset_version": 18, "dynamo": True, "external_data": False, "optimize": True, "verbose": False},
+               "torch.onnx.export, dynamo (torch.export), opset 18"),
+}
+
+
+def export(out: Path, models: list[str], exporter: str = "torchscript") -> None:
     import torch
     from torchvision import models as tvm
     out.mkdir(parents=True, exist_ok=True)
+    kwargs_of_export, words = EXPORTERS[exporter]
+    (out / "export.json").write_text(json.dumps({"exporter": exporter, "export": words}) + "\n")
     for name in models:
         builder, kwargs, shape = MODELS[name]
         torch.manual_seed(0)
@@ -92,8 +103,8 @@ def export(out: Path, models: list[str]) -> None:
         if isinstance(ref, dict):       # segmentation models return {"out": ...}
             ref = ref["out"]
         try:
-            torch.onnx.export(model, args, str(out / f"{name}.onnx"), opset_version=17, dynamo=False,
-                              input_names=names, output_names=["y"])
+            torch.onnx.export(model, args, str(out / f"{name}.onnx"), input_names=names, output_names=["y"],
+                              **kwargs_of_export)
         except Exception as e:      # the row records what stops the export
             print("not exported", name, f"{type(e).__name__}: {e}"[:300], flush=True)
             continue
@@ -124,8 +135,9 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
     from compiler.verify import max_rel_error
     rows = []
     started = run_started()
+    made = models_dir / "export.json"     # written by export (an older export directory has none)
     settings = {"target": target, "precision": precision, "build": build,
-                "export": "torch.onnx.export, TorchScript, opset 17",
+                "export": json.loads(made.read_text())["export"] if made.exists() else EXPORTERS["torchscript"][1],
                 "verify": "host harness against onnxruntime and PyTorch's output at export"}
 
     def save() -> Path:      # after every row: a run stopped part way keeps what it measured
@@ -165,6 +177,9 @@ def main(argv=None) -> None:
     e = sub.add_parser("export", help="export the models (needs PyTorch and torchvision)")
     e.add_argument("--out", default="var/vision_models")
     e.add_argument("--models", default=",".join(MODELS), help="comma-separated")
+    e.add_argument("--exporter", default="torchscript", choices=list(EXPORTERS),
+                   help="torch.onnx.export's TorchScript exporter (opset 17) or its dynamo one, torch's default "
+                   "(opset 18)")
     c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime and PyTorch")
     c.add_argument("--models-dir", default="var/vision_models")
     c.add_argument("--out", default="bench/results")
@@ -176,7 +191,7 @@ def main(argv=None) -> None:
                    "store, as a first compile does (stage_s's build, kernels_built, max_registers)")
     a = ap.parse_args(argv)
     if a.cmd == "export":
-        export(Path(a.out), a.models.split(","))
+        export(Path(a.out), a.models.split(","), a.exporter)
     else:
         compile_all(Path(a.models_dir), Path(a.out), a.target, a.models.split(","), a.precision, a.build)
 

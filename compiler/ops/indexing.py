@@ -49,12 +49,20 @@ def lower_gather(ctx: LowerCtx) -> None:
     rows = ctx.run_time_extent(0)
     if rows is not None and rows[1] == axis and idx is not None and np.any(idx < 0):
         idx = None      # counted from the end of the real rows, not the bound: wrapped at run time
-    known = _progression(idx, x.shape[axis], ctx, "Gather")
+    known = _progression(idx.reshape(-1) if idx is not None else None, x.shape[axis], ctx, "Gather")
     if known is not None:
-        # constant indices in a progression (x[:, t] as exporters write a time step; an arange)
-        # are a static slice: an index map the dependence analysis reads, no load of the indices
+        # constant indices in a progression (x[:, t] as exporters write a time step; an arange; in
+        # C order over indices of any rank, as the dynamo exporter writes an as_strided view) are
+        # a static slice: an index map the dependence analysis reads, no load of the indices
         start, step = known
-        v = const(start, DType.int64) if q == 0 or step == 0 else const(start, DType.int64) + i[axis] * step
+        v = const(start, DType.int64)
+        if step != 0 and it.size > 1:
+            terms = [i[axis + d] if math.prod(it.shape[d + 1:]) == 1 else i[axis + d] * math.prod(it.shape[d + 1:])
+                     for d in range(q) if it.shape[d] > 1]
+            position = terms[0]
+            for t in terms[1:]:
+                position = position + t
+            v = v + position * step
         emit_expr(ctx, "gather", [0], load(0, x, i[:axis] + (v,) + i[axis + q:]))
         return
     v = wrap_index(index_value(load(1, it, i[axis:axis + q])), x.shape[axis])

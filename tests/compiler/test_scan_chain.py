@@ -173,7 +173,9 @@ def _gather(data_shape, indices: np.ndarray, axis: int):
     (np.array([1, 3, 5], np.int64), 1, True),      # a progression
     (np.array([4, 4], np.int32), 0, True),         # a repeated index (step 0)
     (np.array([3, 0, 2], np.int64), 1, False),     # any other list: read at run time
-    (np.array([[0, 1], [2, 3]], np.int64), 1, False),
+    (np.array([[0, 1], [2, 3]], np.int64), 1, True),    # a progression in C order over indices of rank 2
+    (np.arange(6, dtype=np.int64).reshape(1, 6, 1), 1, True),   # the dynamo exporter's as_strided view
+    (np.array([[4, 3], [2, 0]], np.int64), 1, False),
 ])
 def test_a_gather_with_constant_indices_is_a_static_slice(indices, axis, sliced):
     """A progression of constant indices is an index map: the kernel reads no indices tensor, so

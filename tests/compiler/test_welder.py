@@ -402,6 +402,27 @@ def test_a_value_updated_in_place_is_read_after_its_updates(op):
         assert not ({f"{op}_2", "Transpose_3"} <= set(group["ops"])), group
 
 
+@pytest.mark.parametrize("view", [True, False])
+def test_a_pooled_head_through_an_as_strided_gather_is_one_kernel(view):
+    """The dynamo exporter writes ConvNeXt's pooled features' view as a Reshape to [-1] and a
+    Gather at constant indices [1, C, 1, 1] counting 0..C-1 (aten::as_strided): an index map
+    (ops/indexing.py), so the mean, the view and the LayerNorm after it are one kernel, as with
+    the TorchScript export's GlobalAveragePool; a Gather at a permutation reads its indices and
+    the mean stays a kernel of its own."""
+    c = 48
+    idx = np.arange(c) if view else RNG.permutation(c)
+    nodes = [helper.make_node("ReduceMean", ["x", "hw"], ["mean"], keepdims=1),
+             helper.make_node("Reshape", ["mean", "flat"], ["v"]),
+             helper.make_node("Gather", ["v", "idx"], ["strided"], axis=0),
+             helper.make_node("Transpose", ["strided"], ["t"], perm=[0, 2, 3, 1]),
+             helper.make_node("LayerNormalization", ["t", "g", "b"], ["y"], axis=-1)]
+    data = model(nodes, [("x", [1, c, 3, 3])], [("y", [1, 1, 1, c])],
+                 [("hw", np.array([-1, -2], np.int64)), ("flat", np.array([-1], np.int64)),
+                  ("idx", idx.reshape(1, c, 1, 1).astype(np.int64)), ("g", weight(c)), ("b", weight(c))])
+    report = check(data, {"x": RNG.standard_normal((1, c, 3, 3)).astype(np.float32)})
+    assert report["launches_per_inference"] == (1 if view else 2)
+
+
 def test_a_group_stops_at_its_most_stages(monkeypatch):
     """A group stops taking consumers once it has welder.MAX_GROUP_STAGES stages (a per-class
     postprocess exported op by op would otherwise grow one group of hundreds, each composition
