@@ -219,8 +219,15 @@ def binary(fn: str, a, b) -> Expr:
     if fn == "add":
         if _is_zero(b): return a
         if _is_zero(a): return b
+        cancelled = _cancelled(a, b, 1) if isinstance(b, Const) else _cancelled(b, a, 1) if isinstance(a, Const) else None
+        if cancelled is not None:
+            return cancelled
     elif fn == "sub" and _is_zero(b):
         return a
+    elif fn == "sub" and isinstance(b, Const):
+        cancelled = _cancelled(a, b, -1)
+        if cancelled is not None:
+            return cancelled
     elif fn == "mul":
         if _is_one(b): return a
         if _is_one(a): return b
@@ -230,6 +237,21 @@ def binary(fn: str, a, b) -> Expr:
     elif fn == "imod" and _is_one(b):
         return const(0, a.dtype)
     return Binary(fn, a, b, DType.bool if BINARY[fn] else a.dtype)
+
+
+def _cancelled(e: Expr, c: Const, sign: int) -> Expr | None:
+    """x where e is x plus or minus an int64 constant that `sign` * c cancels ((x - 1) + 1, as a
+    slice's offset composed with a scatter's writes it), else None: an index then reads as the
+    same address wherever it recurs."""
+    if e.dtype is not DType.int64 or c.dtype is not DType.int64 or not isinstance(e, Binary):
+        return None
+    if e.fn == "add" and isinstance(e.b, Const) and e.b.value + sign * c.value == 0:
+        return e.a
+    if e.fn == "add" and isinstance(e.a, Const) and e.a.value + sign * c.value == 0:
+        return e.b
+    if e.fn == "sub" and isinstance(e.b, Const) and -e.b.value + sign * c.value == 0:
+        return e.a
+    return None
 
 
 def _fold_int(fn, x, y):
@@ -372,7 +394,8 @@ def map_children(e: Expr, f) -> Expr:
     itself when f returned every child as it was, so a rewrite leaves untouched subtrees shared."""
     if isinstance(e, Binary):
         a, b = f(e.a), f(e.b)
-        return e if a is e.a and b is e.b else Binary(e.fn, a, b, e.dtype)
+        # rebuilt through binary(): a substituted index folds as a written one does ((i - 1) + 1 is i)
+        return e if a is e.a and b is e.b else binary(e.fn, a, b)
     if isinstance(e, Load):
         index = tuple(map(f, e.index))
         return e if all(n is o for n, o in zip(index, e.index)) else Load(e.arg, index, e.dtype)

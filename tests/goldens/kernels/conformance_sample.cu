@@ -3124,7 +3124,7 @@ BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ 
         #pragma unroll
         for (int by_j = 0; by_j < 4; ++by_j) {
           const float t0 = by_e0[by_j];
-          by_oe[by_j] = (float)(((t0 < 0.0f) ? (1.0f * (by_exp(t0) - 1.0f)) : t0));
+          by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_exp(t0) - 1.0f) : t0));
         }
         by_st_global_b128(out + by_lin, by_o);
       }
@@ -3143,7 +3143,7 @@ BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ 
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
             const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)(((t0 < 0.0f) ? (1.0f * (by_exp(t0) - 1.0f)) : t0));
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_exp(t0) - 1.0f) : t0));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -3163,7 +3163,7 @@ BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ 
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
             const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)(((t0 < 0.0f) ? (1.0f * (by_exp(t0) - 1.0f)) : t0));
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_exp(t0) - 1.0f) : t0));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -3183,7 +3183,7 @@ BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ 
           #pragma unroll
           for (int by_j = 0; by_j < 4; ++by_j) {
             const float t0 = by_e0[by_j];
-            by_oe[by_j] = (float)(((t0 < 0.0f) ? (1.0f * (by_exp(t0) - 1.0f)) : t0));
+            by_oe[by_j] = (float)(((t0 < 0.0f) ? (by_exp(t0) - 1.0f) : t0));
           }
           by_st_global_b128(out + by_lin, by_o);
         }
@@ -3196,7 +3196,7 @@ BY_DEVICE void where_k0_body(const float* __restrict__ in0, float* __restrict__ 
       const int i1 = by_rem % 4; by_rem /= 4;
       const int i0 = by_rem;
       const float t0 = in0[(i0)*20 + (i1)*5 + (i2)];
-      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 < 0.0f) ? (1.0f * (by_exp(t0) - 1.0f)) : t0));
+      out[(i0)*20 + (i1)*5 + (i2)] = (float)(((t0 < 0.0f) ? (by_exp(t0) - 1.0f) : t0));
     }
   }
 }
