@@ -552,8 +552,13 @@ def _infer(pn: onnx.NodeProto, op: str, domain: str, name: str, in_types, ctx: I
             runtime_ints = [i for i, t in zip(pn.input, in_types)
                             if i and t is not None and not t.dtype.is_float and i not in scope.consts]
             if runtime_ints:  # shape-like inputs computed at run time are the usual cause
-                e.hint = (f"its input(s) {', '.join(repr(i) for i in runtime_ints)} are only known at run time; "
-                          f"Brickyard needs them constant. " + (e.hint or ""))
+                # the inputs' shapes are fixed by now (--input-shape): the data sizes this output
+                e.hint = (f"its input(s) {', '.join(repr(i) for i in runtime_ints)} are computed from the data at "
+                          "run time, so this output's shape is too. Brickyard sizes a value by its data only on one "
+                          "axis, at an upper bound it can prove: the length of what NonZero, Compress, "
+                          "NonMaxSuppression or TopK with a run-time K return, and shapes measured from such lengths "
+                          "(docs/adding-ops.md, 'Outputs of run-time length'); a shape computed from values (a Resize "
+                          "to a box's size) is not supported")
             raise
     return out
 

@@ -12,12 +12,14 @@ the body reads the list: it is a scan output in disguise. ONNX gives the same re
                                                                 # stacked pieces, moved to that axis
     carried = Concat(initial, carried)                          # where the initial value is not empty
 
-so the Loop becomes one with a scan output and these nodes after it. A Loop with an iteration
-count known only at run time then has a scan output of run-time length (docs/grinder.md), and so
-does the joined list. A carried value is rewritten only where the body's Concat is the one reader
-of its input (through Casts to its own dtype, as scripted exports write) and the body's output is
-that Concat alone: where the body reads the list (its length, an element), it stays a carried
-value and the importer's error names it."""
+so the Loop becomes one with a scan output and these nodes after it. A Python list of tensors
+appended to (`SequenceInsert(carried, piece)` at the back of a sequence that starts empty) is the
+same scan output; sequences.py keeps it as the stacked elements its readers read. A Loop with an
+iteration count known only at run time then has a scan output of run-time length
+(docs/grinder.md), and so does the joined list. A carried value is rewritten only where the
+body's Concat is the one reader of its input (through Casts to its own dtype, as scripted exports
+write) and the body's output is that Concat alone: where the body reads the list (its length, an
+element), it stays a carried value and the importer's error names it."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -203,3 +203,17 @@ def test_summary_of_a_dynamic_model():
     assert d["parameters"] == 8 * 3 * 3 * 3 + 8 + 16 and d["parameter_bytes"] == 4 * d["parameters"]
     assert d["op_histogram"]["Conv"] == 1 and d["opset"] == 17 and d["producer"] == "PaddlePaddle"
     assert d["example_input_shapes"] == {"x": ["<x[0]>", 3, "<x[2]>", "<x[3]>"]}
+
+
+def test_a_shape_computed_from_the_data_is_named_as_such():
+    """A Resize to sizes computed from the data (Mask R-CNN's paste of a mask at a box's size):
+    the inputs' shapes are all static, so the error names the data, not --input-shape."""
+    nodes = [helper.make_node("Cast", ["box"], ["hw"], to=TensorProto.INT64),
+             helper.make_node("Concat", ["lead", "hw"], ["sizes"], axis=0),
+             helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear")]
+    g = helper.make_graph(nodes, "paste", [vi("x", F32, [1, 1, 4, 4]), vi("box", F32, [2])],
+                          [vi("y", F32, [1, 1, None, None])], [numpy_helper.from_array(np.array([1, 1], np.int64), "lead")])
+    data = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    with pytest.raises(ShapeError) as e:
+        import_model(data)
+    assert e.value.node and "computed from the data" in e.value.hint and "--input-shape" not in e.value.hint
