@@ -5,7 +5,8 @@ its time per inference printed beside its prediction and, where torchvision is i
 torchvision's batched_nms on the same GPU; torchvision's postprocess as exported (the batched_nms
 head: a score-filtered list, an If, one NonMaxSuppression over every class, in both forms). What
 only a GPU measures: the greedy kernel's block barriers per ranked box, the bit-matrix form's warp
-steps (WARP_STEP_US), and whether the trimmed outputs come back right through CuPy."""
+steps (WARP_STEP_US), and whether the trimmed outputs come back right through CuPy. Scripted
+loops that grow a list, their iteration count a list's length read on the device."""
 from __future__ import annotations
 
 import dataclasses
@@ -186,3 +187,37 @@ def test_radix_topk_on_gpu(monkeypatch):
                 except ImportError:
                     line += "; PyTorch not installed"
             print(line)
+
+
+def test_loops_appending_to_a_list_on_gpu():
+    """A scripted loop that grows a list (frontend/loop_appends.py) over the rows NonZero selects:
+    the Loop's iteration count is the list's length, known only on the device, its scan output
+    trimmed to it; `torch.cat` appends (a Loop that also stops at its condition) and
+    `list.append` (a sequence joined and counted after the Loop), as the persistent kernel runs
+    them (docs/grinder.md) and with --disable grinder (the host's loop), each against onnxruntime."""
+    import onnxruntime as ort
+    from compiler import compile
+    from compiler.pipeline import CompileOptions
+    from compiler.runtime.executor import Executor, make_backend
+    from onnx import helper
+    from tests.frontend.test_loop_appends import _appending_to_a_sequence, _box_feeds, _list_feeds, _selected_rows, _vi
+    joined = _appending_to_a_sequence(
+        [helper.make_node("ConcatFromSequence", ["seq"], ["joined"], axis=0),
+         helper.make_node("SequenceLength", ["seq"], ["length"])],
+        [_vi("joined", [None, 3]), _vi("length", [], 7)])
+    target = _target()
+    for name, data, feeds in (("cat", _selected_rows(), _box_feeds(4)),
+                              ("cat until", _selected_rows(condition=True), _box_feeds(4)),
+                              ("append", joined, _list_feeds(4)[1:])):
+        sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        for disable in ((), ("grinder",)):
+            art = compile(data, target, CompileOptions(disable=disable))
+            ex = Executor(art.plan, make_backend("gpu", cubins=art.cubins, arch=target.arch))
+            for feed in feeds:
+                want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feed)))
+                got = ex.run(feed)
+                for k, w in want.items():
+                    assert got[k].shape == w.shape, (name, disable, k, got[k].shape, w.shape)
+                    np.testing.assert_allclose(got[k], w, rtol=1e-6, atol=1e-6, err_msg=f"{name} {disable} {k}")
+            print(f"appending loop {name} {disable or 'default'}: {timed_us(ex, feeds[-1]):.1f} us measured, "
+                  f"{art.report['latency']['predicted_us']:.1f} us predicted")
