@@ -219,7 +219,8 @@ def binary(fn: str, a, b) -> Expr:
     if fn == "add":
         if _is_zero(b): return a
         if _is_zero(a): return b
-        cancelled = _cancelled(a, b, 1) if isinstance(b, Const) else _cancelled(b, a, 1) if isinstance(a, Const) else None
+        cancelled = (_cancelled(a, b, 1) if isinstance(b, Const) else
+                     _cancelled(b, a, 1) if isinstance(a, Const) else None)
         if cancelled is not None:
             return cancelled
     elif fn == "sub" and _is_zero(b):

@@ -212,7 +212,8 @@ def test_a_shape_computed_from_the_data_is_named_as_such():
              helper.make_node("Concat", ["lead", "hw"], ["sizes"], axis=0),
              helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear")]
     g = helper.make_graph(nodes, "paste", [vi("x", F32, [1, 1, 4, 4]), vi("box", F32, [2])],
-                          [vi("y", F32, [1, 1, None, None])], [numpy_helper.from_array(np.array([1, 1], np.int64), "lead")])
+                          [vi("y", F32, [1, 1, None, None])],
+                          [numpy_helper.from_array(np.array([1, 1], np.int64), "lead")])
     data = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
     with pytest.raises(ShapeError) as e:
         import_model(data)
