@@ -12,7 +12,8 @@ is unrolled: its body imported once per iteration with its values renamed. A Loo
 iteration count whose body only appends to the sequences it carries, each starting empty (a
 scripted loop's `list.append`), becomes a device Loop whose scan outputs stack the elements
 (loop_appends.py): such a sequence is its stacked elements (`Scope.stacked`), read by
-ConcatFromSequence, SequenceLength and SequenceAt. What cannot be resolved so (a position known
+ConcatFromSequence, SequenceLength and SequenceAt; so is a SplitToSequence into single slices of
+an axis whose length is only known at run time. What cannot be resolved so (a position known
 only at run time, any other Loop whose iteration count is, a sequence as a model input or output,
 or crossing into a region that stays a device loop) is an UnsupportedOp that says so."""
 from __future__ import annotations
@@ -76,6 +77,9 @@ def import_sequence_node(pn: onnx.NodeProto, name: str, ctx, scope, import_proto
     if op == "SequenceMap":
         return _unrolled_map(pn, name, ctx, scope, import_protos)
     if op == "SplitToSequence":
+        stacked = _stacked_split(pn, name, ctx, scope)
+        if stacked is not None:
+            return import_protos(stacked)
         protos, pieces = _split_protos(pn, name, ctx, scope)
         scope.sequences[pn.output[0]] = pieces
         return import_protos(protos)
@@ -464,6 +468,38 @@ def _stacked_loop(pn, name, ctx, scope, import_protos: ImportProtos) -> list | N
 
     return loop_appends.import_appending_loop(pn, pn.name or name, appended, lambda v: scope.types[v], fresh,
                                               ctx.opset, import_protos, stacked)
+
+
+def _stacked_split(pn, name, ctx, scope) -> list[onnx.NodeProto] | None:
+    """SplitToSequence into single slices along an axis whose length may be known only at run time
+    (a list of selected boxes, `for b in boxes` in a script): the sequence is its elements stacked
+    (`Scope.stacked`: the axis moved first, a unit axis kept in its place where keepdims), so its
+    length is the real one; slices of the bound would count the padding as elements. None where
+    the axis is static."""
+    x = pn.input[0]
+    _tensor(x, scope, name, "SplitToSequence")
+    t = scope.types[x]
+    axis = _attr(pn, "axis", 0)
+    if not -t.rank <= axis < t.rank:
+        raise ModelError(f"SplitToSequence axis {axis} is out of range for rank {t.rank}", node=name)
+    axis = axis + t.rank if axis < 0 else axis
+    if t.shape[axis] not in scope.bounds(x):
+        return None
+    if len(pn.input) > 1 and pn.input[1]:
+        raise UnsupportedOp("SplitToSequence", node=name, detail=(
+            f"a split into given lengths of axis {axis}, whose length is only known at run time; only a split "
+            "into single slices (no split input) of such an axis is supported"))
+    protos, value = [], x
+    if axis > 0:
+        value = f"{pn.output[0]}#moved"
+        protos.append(onnx.helper.make_node("Transpose", [x], [value], name=f"{name}/move",
+                                            perm=[axis] + [d for d in range(t.rank) if d != axis]))
+    if _attr(pn, "keepdims", 1):
+        kept = f"{pn.output[0]}#elements"
+        protos += _on_axis("Unsqueeze", value, axis + 1, kept, name, ctx)
+        value = kept
+    scope.stacked[pn.output[0]] = value
+    return protos
 
 
 def _stacked_reader(pn, stacked: str, name, ctx, scope) -> list[onnx.NodeProto]:

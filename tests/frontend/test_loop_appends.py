@@ -255,3 +255,33 @@ def test_a_list_of_run_time_length_read_any_other_way_is_refused():
         data = _appending_to_a_sequence(readers, [_vi("y", [None, 3])])
         with pytest.raises(UnsupportedOp, match=why):
             import_model(_with_constant(data, "last", np.array(-1, np.int64)))
+
+
+@pytest.mark.parametrize("axis,keepdims", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_a_split_of_a_run_time_list_has_its_real_length(axis, keepdims):
+    """SplitToSequence of the rows NonZero selects (`for b in boxes` unbound, along the rows or,
+    transposed, along the columns): a stacked sequence whose length is the real one. Slices of the
+    bound counted the padding as elements (SequenceLength gave the bound, whatever was selected)."""
+    nodes = [helper.make_node("Gather", ["boxes", "first"], ["col0"], axis=1),
+             helper.make_node("Greater", ["col0", "half"], ["keep"]),
+             helper.make_node("NonZero", ["keep"], ["nz"]),
+             helper.make_node("Squeeze", ["nz", "zero_axis"], ["idx"]),
+             helper.make_node("Gather", ["boxes", "idx"], ["sel"], axis=0)]
+    if axis == 1:
+        nodes.append(helper.make_node("Transpose", ["sel"], ["rows"], perm=[1, 0]))
+    nodes += [helper.make_node("SplitToSequence", ["rows" if axis == 1 else "sel"], ["seq"], axis=axis,
+                               keepdims=keepdims),
+              helper.make_node("SequenceLength", ["seq"], ["length"]),
+              helper.make_node("ConcatFromSequence", ["seq"], ["stacked"], axis=0, new_axis=1),
+              helper.make_node("SequenceAt", ["seq", "first"], ["head"])]
+    element = [4]
+    if keepdims:
+        element = [1, 4] if axis == 0 else [4, 1]
+    data = _model(nodes, [_vi("boxes", [6, 4])],
+                  [_vi("length", [], TP.INT64), _vi("stacked", [None] + element), _vi("head", element)],
+                  [_const("first", np.array(0, np.int64)), _const("half", np.array(0.5, np.float32)),
+                   _const("zero_axis", np.array([0], np.int64))])
+    feeds = [{"boxes": f["boxes"]} for f in _box_feeds(4)[1:]]     # SequenceAt needs an element
+    want = [ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["length"], f)[0] for f in feeds]
+    assert sorted(int(w) for w in want) == [1, 4, 6]
+    _check(data, feeds)
