@@ -199,12 +199,12 @@ def test_loops_appending_to_a_list_on_gpu():
     from compiler import compile
     from compiler.pipeline import CompileOptions
     from compiler.runtime.executor import Executor, make_backend
-    from onnx import helper
+    from onnx import TensorProto, helper
     from tests.frontend.test_loop_appends import _appending_to_a_sequence, _box_feeds, _list_feeds, _selected_rows, _vi
     joined = _appending_to_a_sequence(
         [helper.make_node("ConcatFromSequence", ["seq"], ["joined"], axis=0),
          helper.make_node("SequenceLength", ["seq"], ["length"])],
-        [_vi("joined", [None, 3]), _vi("length", [], 7)])
+        [_vi("joined", [None, 3]), _vi("length", [], TensorProto.INT64)])
     target = _target()
     for name, data, feeds in (("cat", _selected_rows(), _box_feeds(4)),
                               ("cat until", _selected_rows(condition=True), _box_feeds(4)),
