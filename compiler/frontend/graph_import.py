@@ -186,6 +186,13 @@ class Scope:
             self.outer[name] = None
         return True
 
+    def fresh(self, base: str) -> str:
+        """`base`, or `base~k` where a value of that name is already visible: a name for a new value."""
+        out, k = base, 1
+        while self.visible(out):
+            out, k = f"{base}~{k}", k + 1
+        return out
+
     def visible(self, name: str) -> bool:
         """Whether `name` is defined here or in an enclosing scope (without borrowing it)."""
         return name in self.types or (self.parent is not None and self.parent.visible(name))
@@ -250,7 +257,7 @@ def _import_nodes(protos, ctx: ImportContext, scope: Scope) -> list[Node]:
         appended = _appended_values(pn, scope)
         if appended:
             nodes += loop_appends.import_appending_loop(
-                pn, pn.name or f"Loop_{i}", appended, lambda v: scope.types[v], lambda b: _fresh_value(b, scope),
+                pn, pn.name or f"Loop_{i}", appended, lambda v: scope.types[v], scope.fresh,
                 ctx.opset, lambda ps: _import_nodes(ps, ctx, scope))
             continue
         inlined = _inline_constant_if(pn, i, ctx, scope)
@@ -362,9 +369,9 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         bodies, out_types = _import_control_flow(pn, op, name, attrs, in_types, graph_attrs, ctx, scope)
         outputs = tuple(pn.output)
         if op == "If" and "run_time_outputs" in bodies:     # their real extents, outputs of the If's own
-            outputs += tuple(_fresh_value(f"{name}#count{k}", scope) for k, _, _, _ in bodies["run_time_outputs"])
+            outputs += tuple(scope.fresh(f"{name}#count{k}") for k, _, _, _ in bodies["run_time_outputs"])
         elif len(out_types) > len(outputs):      # a bounded Loop's iteration count (see _trip_bound)
-            outputs += (_fresh_value(f"{name}#iterations", scope),)
+            outputs += (scope.fresh(f"{name}#iterations"),)
             for v in outputs[len(pn.input) - 2:-1]:   # its scan outputs
                 if v:
                     scope.bounded[v] = frozenset({bodies["max_trip_count"]})
@@ -424,7 +431,7 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
         scope.bounded[pn.output[k]] = taint | {bound}
     if opdef.bounded and len(out_types) > len(pn.output):
         # its run-time extent, an output the op writes (OpDef.bounded)
-        count = _fresh_value(f"{name}#count", scope)
+        count = scope.fresh(f"{name}#count")
         axes = opdef.bounded_axes(node, in_types)
         k, axis = axes[0]
         # the bound its reference pads to, as a bounded Loop's max_trip_count
@@ -469,17 +476,10 @@ def _capped_selection(pn: onnx.NodeProto, name: str, cap: int, scope: Scope) -> 
     """The NonMaxSuppression node reading `cap` as its max_output_boxes_per_class (a new constant)."""
     capped = onnx.NodeProto()
     capped.CopyFrom(pn)
-    value = _fresh_value(f"{name}#max_output", scope)
+    value = scope.fresh(f"{name}#max_output")
     _set_const(scope, value, np.array([cap], np.int64), name, pn.op_type)
     capped.input[2] = value
     return capped
-
-
-def _fresh_value(base: str, scope: Scope) -> str:
-    out, k = base, 1
-    while scope.visible(out):
-        out, k = f"{base}~{k}", k + 1
-    return out
 
 
 def _set_const(scope: Scope, name: str, a: np.ndarray, node: str, op: str) -> None:

@@ -162,11 +162,11 @@ def _joined(stacked: str, t: TensorType, axis: int, initial: str, initial_type: 
     shape = t.shape[1:axis + 1] + (t.shape[0],) + t.shape[axis + 1:]
     joined = target if initial_type is None or initial_type.shape[axis] == 0 else fresh(f"{prefix}#joined")
     if shape[axis + 1] == 1:    # pieces of extent 1 on the axis: a view that drops it
-        nodes += _squeeze(value, axis + 1, joined, f"{prefix}/join", fresh, opset)
+        nodes += on_axis("Squeeze", value, axis + 1, joined, prefix, opset)
     else:
         merged = shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:]
         dims = fresh(f"{prefix}#shape")
-        nodes += [_constant(dims, np.array(merged, np.int64), f"{prefix}/shape"),
+        nodes += [constant_node(dims, np.array(merged, np.int64), prefix),
                   helper.make_node("Reshape", [value, dims], [joined], name=f"{prefix}/join")]
     if joined != target:
         nodes.append(helper.make_node("Concat", [initial, joined], [target], axis=axis, name=f"{prefix}/after"))
@@ -185,16 +185,21 @@ def joined_elements(stacked: str, t: TensorType, axis: int, new_axis: bool, targ
     return [helper.make_node("Transpose", [stacked], [target], perm=perm, name=f"{prefix}/join")]
 
 
-def _squeeze(value: str, axis: int, out: str, name: str, fresh, opset: int) -> list[onnx.NodeProto]:
-    if opset < 13:
-        return [helper.make_node("Squeeze", [value], [out], axes=[axis], name=name)]
-    axes = fresh(f"{name}#axes")
-    return [_constant(axes, np.array([axis], np.int64), f"{name}/axes"),
-            helper.make_node("Squeeze", [value, axes], [out], name=name)]
+# --- NodeProtos the import's rewrites write (sequences.py's too) ----------------------------------
+
+def constant_node(out: str, a: np.ndarray, name: str) -> onnx.NodeProto:
+    """A Constant node giving `out` (named after its rewrite `name`)."""
+    return helper.make_node("Constant", [], [out], name=f"{name}/{out}",
+                            value=numpy_helper.from_array(np.asarray(a), out))
 
 
-def _constant(out: str, a: np.ndarray, name: str) -> onnx.NodeProto:
-    return helper.make_node("Constant", [], [out], value=numpy_helper.from_array(a), name=name)
+def on_axis(op: str, x: str, axis: int, out: str, name: str, opset: int) -> list[onnx.NodeProto]:
+    """Unsqueeze or Squeeze of one axis, in the form the model's opset reads (axes an input from 13)."""
+    if opset >= 13:
+        axes = f"{out}#axes"
+        return [constant_node(axes, np.array([axis], np.int64), name),
+                helper.make_node(op, [x, axes], [out], name=f"{name}/{out}")]
+    return [helper.make_node(op, [x], [out], name=f"{name}/{out}", axes=[axis])]
 
 
 def _reads(g: onnx.GraphProto) -> dict[str, int]:

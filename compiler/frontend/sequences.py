@@ -25,6 +25,7 @@ import onnx
 from onnx import numpy_helper
 
 from ..errors import ModelError, UnsupportedOp
+from ..ir.graph import TensorType
 from . import loop_appends
 
 # the ops this module resolves (the optional ones too: an optional is a sequence of at most one)
@@ -177,18 +178,11 @@ def _position(value: str, default: int | None, length: int, scope, name: str, op
     return pos + length if pos < 0 else pos
 
 
-def _constant(out: str, a: np.ndarray, name: str) -> onnx.NodeProto:
-    return onnx.helper.make_node("Constant", [], [out], name=f"{name}/{out}",
-                                 value=numpy_helper.from_array(np.asarray(a), out))
+_constant = loop_appends.constant_node
 
 
 def _on_axis(op: str, x: str, axis: int, out: str, name: str, ctx) -> list[onnx.NodeProto]:
-    """Unsqueeze or Squeeze of one axis, in the form the model's opset reads (axes an input from 13)."""
-    if ctx.opset >= 13:
-        axes = f"{out}#axes"
-        return [_constant(axes, np.array([axis], np.int64), name),
-                onnx.helper.make_node(op, [x, axes], [out], name=f"{name}/{out}")]
-    return [onnx.helper.make_node(op, [x], [out], name=f"{name}/{out}", axes=[axis])]
+    return loop_appends.on_axis(op, x, axis, out, name, ctx.opset)
 
 
 def _attr(pn: onnx.NodeProto, key: str, default: int) -> int:
@@ -213,15 +207,20 @@ def _concat_protos(pn, seq, name, ctx, scope) -> list[onnx.NodeProto]:
     return protos
 
 
-def _split_protos(pn, name, ctx, scope) -> tuple[list[onnx.NodeProto], tuple[str, ...]]:
-    """SplitToSequence as one Slice a piece (squeezed where keepdims=0 and no split is given)."""
+def _split_axis(pn, name, scope) -> tuple[str, TensorType, int]:
+    """SplitToSequence's input, its type and the split axis (non-negative)."""
     x = pn.input[0]
     _tensor(x, scope, name, "SplitToSequence")
     t = scope.types[x]
     axis = _attr(pn, "axis", 0)
     if not -t.rank <= axis < t.rank:
         raise ModelError(f"SplitToSequence axis {axis} is out of range for rank {t.rank}", node=name)
-    axis = axis + t.rank if axis < 0 else axis
+    return x, t, axis + t.rank if axis < 0 else axis
+
+
+def _split_protos(pn, name, ctx, scope) -> tuple[list[onnx.NodeProto], tuple[str, ...]]:
+    """SplitToSequence as one Slice a piece (squeezed where keepdims=0 and no split is given)."""
+    x, t, axis = _split_axis(pn, name, scope)
     extent = t.shape[axis]
     split = pn.input[1] if len(pn.input) > 1 else ""
     squeeze = not split and _attr(pn, "keepdims", 1) == 0
@@ -457,16 +456,10 @@ def _stacked_loop(pn, name, ctx, scope, import_protos: ImportProtos) -> list | N
     if not empty <= set(appended):
         return None
 
-    def fresh(base: str) -> str:
-        out, k = base, 1
-        while scope.visible(out):
-            out, k = f"{base}~{k}", k + 1
-        return out
-
     def stacked(seq: str, value: str) -> None:
         scope.stacked[seq] = value
 
-    return loop_appends.import_appending_loop(pn, pn.name or name, appended, lambda v: scope.types[v], fresh,
+    return loop_appends.import_appending_loop(pn, pn.name or name, appended, lambda v: scope.types[v], scope.fresh,
                                               ctx.opset, import_protos, stacked)
 
 
@@ -476,13 +469,7 @@ def _stacked_split(pn, name, ctx, scope) -> list[onnx.NodeProto] | None:
     (`Scope.stacked`: the axis moved first, a unit axis kept in its place where keepdims), so its
     length is the real one; slices of the bound would count the padding as elements. None where
     the axis is static."""
-    x = pn.input[0]
-    _tensor(x, scope, name, "SplitToSequence")
-    t = scope.types[x]
-    axis = _attr(pn, "axis", 0)
-    if not -t.rank <= axis < t.rank:
-        raise ModelError(f"SplitToSequence axis {axis} is out of range for rank {t.rank}", node=name)
-    axis = axis + t.rank if axis < 0 else axis
+    x, t, axis = _split_axis(pn, name, scope)
     if t.shape[axis] not in scope.bounds(x):
         return None
     if len(pn.input) > 1 and pn.input[1]:
@@ -513,8 +500,8 @@ def _stacked_reader(pn, stacked: str, name, ctx, scope) -> list[onnx.NodeProto]:
         rank = t.rank - 1 + (1 if new_axis else 0)
         if not -rank <= axis < rank:
             raise ModelError(f"ConcatFromSequence axis {axis} is out of range for rank {rank}", node=name)
-        return loop_appends.joined_elements(stacked, t, axis % rank, new_axis, pn.output[0], name,
-                                            lambda b: f"{b}#{pn.output[0]}", ctx.opset)
+        return loop_appends.joined_elements(stacked, t, axis % rank, new_axis, pn.output[0], name, scope.fresh,
+                                            ctx.opset)
     if op == "SequenceLength":
         shape, first = f"{pn.output[0]}#shape", f"{pn.output[0]}#first"
         return [onnx.helper.make_node("Shape", [stacked], [shape], name=f"{name}/shape"),

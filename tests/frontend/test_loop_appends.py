@@ -107,6 +107,22 @@ def test_pieces_along_an_inner_axis_after_an_initial_value_with_other_carried_an
                    "start": RNG.standard_normal((2, 1, 3)).astype(np.float32)}])
 
 
+def _selected() -> list:
+    """The rows of `boxes` [6, 4] whose first column passes 0.5 (`sel`, of NonZero's run-time count)
+    and their number (`count`: its Shape's first element); constants in SELECTED_CONSTANTS."""
+    return [helper.make_node("Gather", ["boxes", "first"], ["col0"], axis=1),
+            helper.make_node("Greater", ["col0", "half"], ["keep"]),
+            helper.make_node("NonZero", ["keep"], ["nz"]),
+            helper.make_node("Squeeze", ["nz", "zero_axis"], ["idx"]),
+            helper.make_node("Gather", ["boxes", "idx"], ["sel"], axis=0),
+            helper.make_node("Shape", ["sel"], ["sel_shape"]),
+            helper.make_node("Gather", ["sel_shape", "first"], ["count"], axis=0)]
+
+
+SELECTED_CONSTANTS = [_const("first", np.array(0, np.int64)), _const("half", np.array(0.5, np.float32)),
+                      _const("zero_axis", np.array([0], np.int64))]
+
+
 def _selected_rows(condition: bool = False) -> bytes:
     """The rows of `boxes` whose first column passes 0.5 (NonZero: a run-time count), each scaled
     by its second column and appended to a list; with `condition`, the loop also stops at the
@@ -127,20 +143,11 @@ def _selected_rows(condition: bool = False) -> bytes:
                  [("cond_out", TP.BOOL, []), ("acc_out", TP.FLOAT, ["m", 5])],
                  [_const("zero", np.array([0], np.int64)), _const("one", np.array(1, np.int64)),
                   _const("two", np.array(2, np.int64)), _const("fzero", np.array(0, np.float32))])
-    return _model([
-        helper.make_node("Gather", ["boxes", "first"], ["col0"], axis=1),
-        helper.make_node("Greater", ["col0", "half"], ["keep"]),
-        helper.make_node("NonZero", ["keep"], ["nz"]),
-        helper.make_node("Squeeze", ["nz", "zero_axis"], ["idx"]),
-        helper.make_node("Gather", ["boxes", "idx"], ["sel"], axis=0),
-        helper.make_node("Shape", ["sel"], ["sel_shape"]),
-        helper.make_node("Gather", ["sel_shape", "first"], ["count"], axis=0),
+    return _model(_selected() + [
         helper.make_node("Loop", ["count", "true", "empty"], ["acc_final"], body=body),
         helper.make_node("ReduceSum", ["acc_final", "zero_axis"], ["total"], keepdims=0)],
         [_vi("x", [5]), _vi("boxes", [6, 4])], [_vi("acc_final", ["k", 5]), _vi("total", [5])],
-        [_const("first", np.array(0, np.int64)), _const("half", np.array(0.5, np.float32)),
-         _const("zero_axis", np.array([0], np.int64)), _const("true", np.array(True)),
-         _const("empty", np.zeros((0, 5), np.float32))])
+        SELECTED_CONSTANTS + [_const("true", np.array(True)), _const("empty", np.zeros((0, 5), np.float32))])
 
 
 def _box_feeds(n: int) -> list[dict]:
@@ -195,19 +202,11 @@ def _appending_to_a_sequence(readers, outputs, condition_branch: bool = False) -
                  [], [("cond_out", TP.BOOL, [])], [_const("one", np.array(1, np.int64))])
     body.input.append(helper.make_tensor_sequence_value_info("list", TP.FLOAT, None))
     body.output.append(helper.make_tensor_sequence_value_info("list_out", TP.FLOAT, None))
-    return _model([
-        helper.make_node("Gather", ["boxes", "first"], ["col0"], axis=1),
-        helper.make_node("Greater", ["col0", "half"], ["keep"]),
-        helper.make_node("NonZero", ["keep"], ["nz"]),
-        helper.make_node("Squeeze", ["nz", "zero_axis"], ["idx"]),
-        helper.make_node("Gather", ["boxes", "idx"], ["sel"], axis=0),
-        helper.make_node("Shape", ["sel"], ["sel_shape"]),
-        helper.make_node("Gather", ["sel_shape", "first"], ["count"], axis=0),
+    return _model(_selected() + [
         helper.make_node("SequenceEmpty", [], ["empty"], dtype=TP.FLOAT),
         helper.make_node("Loop", ["count", "", "empty"], ["seq"], body=body)] + readers,
         [_vi("x", [2, 3]), _vi("boxes", [6, 4])], outputs,
-        [_const("first", np.array(0, np.int64)), _const("half", np.array(0.5, np.float32)),
-         _const("zero_axis", np.array([0], np.int64))])
+        SELECTED_CONSTANTS)
 
 
 def _list_feeds(n: int) -> list[dict]:
@@ -262,11 +261,7 @@ def test_a_split_of_a_run_time_list_has_its_real_length(axis, keepdims):
     """SplitToSequence of the rows NonZero selects (`for b in boxes` unbound, along the rows or,
     transposed, along the columns): a stacked sequence whose length is the real one. Slices of the
     bound counted the padding as elements (SequenceLength gave the bound, whatever was selected)."""
-    nodes = [helper.make_node("Gather", ["boxes", "first"], ["col0"], axis=1),
-             helper.make_node("Greater", ["col0", "half"], ["keep"]),
-             helper.make_node("NonZero", ["keep"], ["nz"]),
-             helper.make_node("Squeeze", ["nz", "zero_axis"], ["idx"]),
-             helper.make_node("Gather", ["boxes", "idx"], ["sel"], axis=0)]
+    nodes = _selected()
     if axis == 1:
         nodes.append(helper.make_node("Transpose", ["sel"], ["rows"], perm=[1, 0]))
     nodes += [helper.make_node("SplitToSequence", ["rows" if axis == 1 else "sel"], ["seq"], axis=axis,
@@ -279,8 +274,7 @@ def test_a_split_of_a_run_time_list_has_its_real_length(axis, keepdims):
         element = [1, 4] if axis == 0 else [4, 1]
     data = _model(nodes, [_vi("boxes", [6, 4])],
                   [_vi("length", [], TP.INT64), _vi("stacked", [None] + element), _vi("head", element)],
-                  [_const("first", np.array(0, np.int64)), _const("half", np.array(0.5, np.float32)),
-                   _const("zero_axis", np.array([0], np.int64))])
+                  SELECTED_CONSTANTS)
     feeds = [{"boxes": f["boxes"]} for f in _box_feeds(4)[1:]]     # SequenceAt needs an element
     want = [ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["length"], f)[0] for f in feeds]
     assert sorted(int(w) for w in want) == [1, 4, 6]
