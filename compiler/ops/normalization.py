@@ -1,5 +1,5 @@
 """Softmax family and normalisations: Softmax, LogSoftmax, Hardmax, LayerNormalization,
-RMSNormalization, BatchNormalization (inference), InstanceNormalization, GroupNormalization,
+RMSNormalization, BatchNormalization, InstanceNormalization, GroupNormalization,
 LpNormalization, MeanVarianceNormalization, LRN.
 
 Softmax over the last axis and layer/RMS/instance/group norm lower to *row chains*: tensor
@@ -427,7 +427,7 @@ def lower_groupnorm(ctx: LowerCtx) -> None:
     ctx.alias(ctx.out_name(0), grouped)
 
 
-# --- BatchNormalization (inference) -------------------------------------------------------------------
+# --- BatchNormalization ------------------------------------------------------------------------------
 
 def _bn_training(node: Node, opset: int) -> bool:
     if opset >= 14:
@@ -466,13 +466,15 @@ def _ref_batchnorm(node: Node, inputs: list, opset: int) -> list:
 
 @register("BatchNormalization", reference=_ref_batchnorm)
 def lower_batchnorm(ctx: LowerCtx) -> None:
-    """Inference: y = (x - mean) / sqrt(var + eps) * scale + bias, one elementwise kernel."""
+    """Inference: y = (x - mean) / sqrt(var + eps) * scale + bias, one elementwise kernel; training
+    mode with the batch's statistics (_lower_batchnorm_training)."""
     x, y = ctx.input(0), ctx.out_types[0]
-    if _bn_training(ctx.node, ctx.opset):
-        raise ctx.unsupported("training mode (batch statistics); only inference is lowered")
     if x.rank < 2:
         raise ctx.unsupported("BatchNormalization needs rank >= 2")
     if y.size == 0:
+        return
+    if _bn_training(ctx.node, ctx.opset):
+        _lower_batchnorm_training(ctx)
         return
     mdt = math_dtype(x.dtype)
     iv = out_vars(x.rank)
@@ -486,6 +488,53 @@ def lower_batchnorm(ctx: LowerCtx) -> None:
     eps = const(float(ctx.attr("epsilon", 1e-5)), mdt)
     body = (cast(load(0, x, iv), mdt) - param(3)) / unary("sqrt", param(4) + eps) * param(1) + param(2)
     ctx.emit(TensorExpr("batchnorm", (x, *ps), y, body), [ctx.in_name(k) for k in range(5)], ctx.out_name(0))
+
+
+def _lower_batchnorm_training(ctx: LowerCtx) -> None:
+    """Training mode: normalised by the batch's own mean and (biased) variance over every axis but
+    the channels, as MeanVarianceNormalization is, then scaled and shifted. A weight standardised
+    in the graph (NFNet's convolutions: batch_norm(w.reshape(1, C, -1), training=True)) exports
+    this way. The running statistics (opset 14+: outputs 1 and 2, momentum-weighted with the
+    inputs') and, before opset 14, the batch's own (outputs 3 and 4) where a reader asks."""
+    x = ctx.input(0)
+    if any(ctx.input(k).rank != 1 for k in range(1, 5)):
+        raise ctx.unsupported("training mode with per-position parameters (spatial=0)")
+    mdt = math_dtype(x.dtype)
+    axes = (0,) + tuple(range(2, x.rank))
+    kt = TensorType(mdt, kept_shape(x.shape, axes))
+    kv, rv = out_vars(x.rank), reduce_vars(len(axes))
+    count = x.size // x.shape[1]
+    red = Reduce("sum", tuple((r.name, x.shape[a]) for r, a in zip(rv, axes)))
+    xr = cast(load(0, x, index_of_reduced(x.rank, axes, True, kv, rv)), mdt)
+    acc = Var("acc", mdt)
+    mean = ctx.temp(kt, "batch_mean")
+    ctx.emit(TensorExpr("bn_batch_mean", (x,), kt, xr, red, acc / const(count, mdt)), [ctx.in_name(0)], mean)
+    d = xr - load(1, kt, kv)
+    var = ctx.temp(kt, "batch_var")
+    ctx.emit(TensorExpr("bn_batch_var", (x, kt), kt, d * d, red, acc / const(count, mdt)),
+             [ctx.in_name(0), mean], var)
+    iv = out_vars(x.rank)
+    ki = keepdims_index(x.rank, axes, iv)
+    scale, bias = ctx.input(1), ctx.input(2)
+    eps = const(float(ctx.attr("epsilon", 1e-5)), mdt)
+    body = ((cast(load(0, x, iv), mdt) - load(1, kt, ki)) / unary("sqrt", load(2, kt, ki) + eps)
+            * cast(load(3, scale, (iv[1],)), mdt) + cast(load(4, bias, (iv[1],)), mdt))
+    ctx.emit(TensorExpr("bn_training", (x, kt, kt, scale, bias), ctx.out_types[0], body),
+             [ctx.in_name(0), mean, var, ctx.in_name(1), ctx.in_name(2)], ctx.out_name(0))
+    c = out_vars(1)[0]
+    at_channel = tuple(c if a == 1 else 0 for a in range(x.rank))
+    momentum = float(ctx.attr("momentum", 0.9))
+    for k, (batch, running) in enumerate(((mean, 3), (var, 4)), start=1):
+        if ctx.node.has_output(k):      # running = input * momentum + batch * (1 - momentum)
+            t = ctx.out_types[k]
+            run = (cast(load(0, ctx.input(running), (c,)), mdt) * const(momentum, mdt)
+                   + load(1, kt, at_channel) * const(1.0 - momentum, mdt))
+            ctx.emit(TensorExpr("bn_running", (ctx.input(running), kt), t, cast(run, t.dtype)),
+                     [ctx.in_name(running), batch], ctx.out_name(k))
+        if ctx.opset < 14 and ctx.node.has_output(k + 2):     # saved mean and variance: the batch's
+            t = ctx.out_types[k + 2]
+            ctx.emit(TensorExpr("bn_saved", (kt,), t, cast(load(0, kt, at_channel), t.dtype)), [batch],
+                     ctx.out_name(k + 2))
 
 
 # --- LpNormalization, MeanVarianceNormalization ------------------------------------------------------

@@ -190,6 +190,15 @@ def norm_cases() -> list[Case]:
     # test_batchnorm_opset9_is_inference
     cases.append(Case("BatchNorm-o9", "BatchNormalization", 9, bn, {}, onnx_check=False))
     cases.append(Case("BatchNorm-o15-rank2", "BatchNormalization", 15, [rnd(75, (4, 3))] + bn[1:], {}))
+    # training mode: the batch's statistics, and the running ones the momentum mixes
+    cases.append(Case("BatchNorm-o15-training", "BatchNormalization", 15, bn,
+                      {"epsilon": 1e-3, "momentum": 0.8, "training_mode": 1}, n_out=3))
+    # a weight standardised as NFNet's convolutions export it: [1, C, fan-in], Y only, momentum 1
+    w = [rnd(76, (1, 6, 27)), rnd(77, (6,)), rnd(78, (6,)), rnd(79, (6,)), rnd(69, (6,), lo=0.5, hi=2.0)]
+    cases.append(Case("BatchNorm-o15-training-weight", "BatchNormalization", 15, w,
+                      {"momentum": 1.0, "training_mode": 1}))
+    cases.append(Case("BatchNorm-o15-training-f16", "BatchNormalization", 15,
+                      [a.astype(np.float16) for a in bn], {"training_mode": 1}, n_out=3))
     cases.append(Case("InstanceNorm", "InstanceNormalization", 6,
                       [rnd(80, (2, 3, 4, 5)), rnd(81, (3,)), rnd(82, (3,))], {"epsilon": 1e-3}))
     cases.append(Case("InstanceNorm-3d", "InstanceNormalization", 6,
@@ -396,9 +405,6 @@ def test_norm_routing():
 
 
 def test_unsupported_is_explicit():
-    bn = [rnd(70, (2, 3, 4)), rnd(71, (3,)), rnd(72, (3,)), rnd(73, (3,)), rnd(74, (3,), lo=0.5, hi=2.0)]
-    with pytest.raises(UnsupportedOp):
-        lower_case(Case("bn-train", "BatchNormalization", 15, bn, {"training_mode": 1}, n_out=3))
     with pytest.raises(UnsupportedOp):
         x = rnd(3, (2, 5))
         c = Case("axes-not-const", "ReduceSum", 13, [x, i64(1)], {})
