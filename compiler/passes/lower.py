@@ -12,7 +12,7 @@ from ..errors import CompilerError, NeedsConstant, ShapeError, UnsupportedOp
 from ..ir.graph import Constant, Graph
 from ..ops.registry import LowerCtx, lookup, zero_size_error
 from ..ir.dataflow import reads, writes
-from ..ir.plan import ComputeStep, IfStep, LoopStep, Plan, ScanStep
+from ..ir.plan import AliasStep, ComputeStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
 from .bounded_rows import Extents, follow
 
 CONTROL_FLOW = ("If", "Loop", "Scan")
@@ -124,9 +124,10 @@ def lower_graph(graph: Graph, opset: int, *, donate_inputs: bool = False,
                             for k, axis in opdef.bounded_axes(node, in_types) if node.outputs[k]})
         steps += node_steps
 
+    trimmed = tuple((o, *extents[o]) for o in graph.outputs if o in extents)
+    steps = drop_unread(steps, set(graph.outputs) | {c for c, _ in extents.values()})
     used = _values_used(steps) | set(graph.outputs)
     constants = tuple((n, c) for n, c in graph.constants if n in used)
-    trimmed = tuple((o, *extents[o]) for o in graph.outputs if o in extents)
     # the outer extents' values a body reads (its masks, its outputs' lengths), read from outside too
     outer = graph.outer + tuple(sorted({c for c, _ in (outer_extents or {}).values()
                                         if c in used | {c for _, c, _ in trimmed}} - set(graph.outer)))
@@ -281,6 +282,23 @@ def branch_extents(node, run_time, then_plan: Plan, else_plan: Plan) -> tuple[Pl
                                     constants=plan.constants + tuple(constants[b]), output_lengths=())
                 for b, plan in enumerate(plans)]
     return extended[0], extended[1], lengths
+
+
+def drop_unread(steps: list, needed: set[str]) -> list:
+    """The steps without the kernels and views whose every value nothing reads: an output of a node
+    no reader asks for (BatchNormalization's running statistics, TopK's indices beside its
+    values) that its lowering computes all the same. `needed`: the plan's outputs and run-time
+    extents. A value once needed stays needed, so every earlier writer of a value updated in place
+    is kept; regions are kept whole."""
+    live = set(needed)
+    kept = []
+    for s in reversed(steps):
+        if isinstance(s, (ComputeStep, LaunchStep, AliasStep)) and not (writes(s) & live):
+            continue
+        live |= reads(s) | writes(s)
+        kept.append(s)
+    kept.reverse()
+    return kept
 
 
 def _values_used(steps) -> set[str]:
