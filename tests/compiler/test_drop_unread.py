@@ -25,8 +25,8 @@ def _batchnorm(outputs: list[str]) -> bytes:
                           training_mode=1, momentum=0.8)
     relu = helper.make_node("Relu", ["y"], ["z"])
     g = helper.make_graph([bn, relu], "bn", [helper.make_tensor_value_info("x", TP.FLOAT, [2, c, 5, 5])],
-                          [helper.make_tensor_value_info(o, TP.FLOAT, [2, c, 5, 5] if o == "z" else [c]) for o in outputs],
-                          inits)
+                          [helper.make_tensor_value_info(o, TP.FLOAT, [2, c, 5, 5] if o == "z" else [c])
+                           for o in outputs], inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]).SerializeToString()
 
 
