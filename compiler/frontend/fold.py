@@ -71,6 +71,25 @@ def defers(out_types: list[TensorType | None] | None, source_elements: int, min_
     return size > min_elements and size > DEFER_GROWTH * max(source_elements, 1)
 
 
+def within_inputs(inputs, in_types: list[TensorType | None], out_types: list[TensorType | None] | None,
+                  weight_reads: frozenset[str], max_elements: int, deferred) -> bool:
+    """Whether a node on constants whose outputs pass `max_elements` rewrites a weight, and so
+    folds all the same: no output holds more bytes than its largest input, and every input past the
+    limit is a value only computations on constants read (onnx_import._weight_reads), so the folded
+    value replaces what it is computed from rather than sitting beside it. NFNet's and BiT's
+    weight standardisation and wav2vec2's weight-normalised positional convolution compute their
+    weights so; left to run, they would on every inference. A deferred input (a broadcast not
+    evaluated) never qualifies."""
+    if not out_types or any(t is None for t in out_types) or all(t.size <= max_elements for t in out_types):
+        return False
+    present = [(i, t) for i, t in zip(inputs, in_types) if i and t is not None]
+    if not present or any(i in deferred for i, _ in present):
+        return False
+    largest = max(t.nbytes for _, t in present)
+    return (all(t.nbytes <= largest for t in out_types)
+            and all(i in weight_reads for i, t in present if t.size > max_elements))
+
+
 def fold_with_reference(opdef: OpDef, node: Node, inputs: list[np.ndarray | None], opset: int,
                         expected: list[TensorType] | None) -> tuple[list[np.ndarray] | None, str | None]:
     """Runs the op's reference on constant inputs: (outputs, None), or (None, why it was not folded)."""

@@ -16,7 +16,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Constant, Graph, Node, TensorType
 from ..ops.registry import lookup
 from .convert import external_array, plain_attribute, static_type, tensor_to_array, type_proto
-from .fold import constant_node_value, defers, fold_with_reference, shape_op_axes, shape_op_value
+from .fold import constant_node_value, defers, fold_with_reference, shape_op_axes, shape_op_value, within_inputs
 from .element_bounds import MAX_ELEMENTS, Bounds, element_bounds, exact_bounds
 from . import loop_appends, sequences
 
@@ -32,7 +32,7 @@ class ImportContext:
     def __init__(self, opsets: dict[str, int], opset_imports, ir_version: int, max_fold_elements: int,
                  read_names: set[str] | None = None, max_trip_count: int | None = None,
                  external: dict[str, bytes] | None = None, selection_caps: dict[str, int] | None = None,
-                 defer_fold_elements: int | None = None):
+                 defer_fold_elements: int | None = None, weight_reads: frozenset[str] = frozenset()):
         """`defer_fold_elements`: the size past which a broadcast of constants is deferred
         (fold.defers); None folds every one (--disable defer_folds)."""
         self.opsets = opsets
@@ -46,6 +46,8 @@ class ImportContext:
         self.ir_version = ir_version
         self.max_fold_elements = max_fold_elements
         self.defer_fold_elements = defer_fold_elements
+        # values of constants only computations on constants read (onnx_import._weight_reads)
+        self.weight_reads = weight_reads
         self.deferred: list[str] = []     # the values whose folds were deferred, in import order
         self.warnings: list[str] = []
         self.node_names: set[str] = set()
@@ -396,19 +398,22 @@ def _import_node(pn: onnx.NodeProto, index: int, ctx: ImportContext, scope: Scop
                                                        for o, t in zip(pn.output, out_types)))
     opset = ctx.opset if domain == "" else ctx.opsets.get(domain, 1)
     source = sum(scope.sources(i) for i in pn.input if i) if all_const else 0
+    # a fold past the size limit that rewrites a weight (fold.within_inputs) replaces what it reads
+    rewrites_weight = all_const and within_inputs(pn.input, in_types, out_types, ctx.weight_reads,
+                                                  ctx.max_fold_elements, scope.deferred)
     if all_const and ctx.defer_fold_elements is not None and defers(out_types, source, ctx.defer_fold_elements):
         for o in pn.output:
             if o:
                 scope.deferred[o] = (opdef, node, opset, out_types)
                 scope.source_elements[o] = source
                 ctx.deferred.append(o)
-    elif all_const and (out_types is None or
+    elif all_const and (out_types is None or rewrites_weight or
                         all(t is None or t.size <= ctx.max_fold_elements for t in out_types)):
         inputs = [scope.folding_input(i) if i else None for i in pn.input]
         arrays, why = (fold_with_reference(opdef, node, inputs, opset, out_types)
                        if all(a is not None for i, a in zip(pn.input, inputs) if i) else
                        (None, "a deferred input could not be evaluated"))
-        if arrays is not None and all(a.size <= ctx.max_fold_elements for a in arrays):
+        if arrays is not None and (all(a.size <= ctx.max_fold_elements for a in arrays) or rewrites_weight):
             for o, a in zip(pn.output, arrays):
                 if o:
                     _set_const(scope, o, a, name, op)

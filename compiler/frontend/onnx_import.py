@@ -98,7 +98,8 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
         ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
                             defer_fold_elements=limits.defer_fold_elements if defer_folds else None,
                             read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
-                            external=checked.external, selection_caps=caps)
+                            external=checked.external, selection_caps=caps,
+                            weight_reads=_weight_reads(proto.graph))
         graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
         return (canonicalize(graph, boxes=scatter_boxes), ctx.warnings + _declared_output_mismatches(proto.graph, graph),
                 tuple(ctx.deferred))
@@ -788,6 +789,29 @@ def _read_names(graph: onnx.GraphProto) -> set[str]:
         for n in g.node:
             names.update(n.input)
     return names
+
+
+def _weight_reads(graph: onnx.GraphProto) -> frozenset[str]:
+    """The main graph's values computed from its constants alone that only such computations read:
+    a weight that a standardisation or weight normalisation rewrites in the graph, and what it
+    passes through on the way. Not an output, nor read inside a subgraph, nor by a node that also
+    reads the data (a tied embedding's Gather), so folding them past the size limit
+    (graph_import, fold.within_inputs) adds nothing the model would still hold beside them."""
+    static = {i.name for i in graph.initializer} - {i.name for i in graph.input}   # (IR < 4 lists them as inputs)
+    for n in graph.node:
+        if n.op_type in ("Constant", "ConstantOfShape") or (
+                n.op_type not in ("If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike",
+                                  "RandomUniformLike", "Multinomial", "Bernoulli")
+                and n.input and all(v == "" or v in static for v in n.input)):
+            static.update(o for o in n.output if o)
+    excluded = {o.name for o in graph.output}
+    for n in graph.node:
+        if any(v and v not in static for v in n.input):
+            excluded.update(n.input)
+    for sg, _ in _all_graphs(graph):
+        if sg is not graph:
+            excluded.update(v for n in sg.node for v in n.input)
+    return frozenset(static - excluded)
 
 
 def _longest_chain(g: onnx.GraphProto) -> int:

@@ -382,12 +382,16 @@ def test_constant_forms_fold():
 
 
 def test_size_limit_on_folding_keeps_the_node():
-    nodes = [helper.make_node("Add", ["w", "w"], ["w2"]), helper.make_node("Add", ["x", "w2"], ["y"])]
+    """w + w past the limit stays a node where the model still holds w (the Mul reads it): the
+    fold would keep a second value of w's size beside it (a weight rewrite alone folds past the
+    limit: tests/frontend/test_weight_folds.py)."""
+    nodes = [helper.make_node("Add", ["w", "w"], ["w2"]), helper.make_node("Add", ["x", "w2"], ["s"]),
+             helper.make_node("Mul", ["s", "w"], ["y"])]
     w = np.random.default_rng(4).standard_normal((64,)).astype(np.float32)
     m = make_model(nodes, [vi("x", F32, [64])], [vi("y", F32, [64])], [init("w", w)])
-    assert [n.op for n in import_model(m).graph.nodes] == ["Add"]
+    assert [n.op for n in import_model(m).graph.nodes] == ["Add", "Mul"]
     g = import_model(m, limits=ImportLimits(max_fold_elements=32)).graph
-    assert [n.op for n in g.nodes] == ["Add", "Add"]
+    assert [n.op for n in g.nodes] == ["Add", "Add", "Mul"]
     check_graph(g)
 
 
