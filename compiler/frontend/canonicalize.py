@@ -1,6 +1,7 @@
 """Canonicalisations after import, each a pure Graph -> Graph that keeps the graph's output names
-and recurses into subgraphs: Identity/Dropout removal, Gemm -> MatMul + Add, BatchNormalization
-folded into the Conv before it, ScatterND over a box of indices as a box update, dead-node removal."""
+and recurses into subgraphs: Identity/Dropout removal, repeated nodes merged, Gemm -> MatMul + Add,
+BatchNormalization folded into the Conv before it, ScatterND over a box of indices as a box update,
+dead-node removal."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +14,8 @@ from ..ir.graph import Constant, Graph, Node, TensorType
 def canonicalize(graph: Graph, boxes: bool = True) -> Graph:
     """All canonicalisations, in order (`boxes`: ScatterND over a box of indices as a ScatterBox,
     off under --disable scatter_box)."""
-    for step in (remove_identities, gemm_to_matmul, fold_batchnorm_into_conv, scatter_boxes, remove_dead_nodes):
+    for step in (remove_identities, merge_repeats, gemm_to_matmul, fold_batchnorm_into_conv, scatter_boxes,
+                 remove_dead_nodes):
         if boxes or step is not scatter_boxes:
             graph = step(graph)
     return graph
@@ -75,6 +77,46 @@ def _is_identity(n: Node, graph: Graph, uses: dict[str, int]) -> bool:
         mode = graph.constant(n.inputs[2])
         return mode is not None and not bool(np.asarray(mode.array()).reshape(-1)[0])
     return True
+
+
+# --- repeated nodes -------------------------------------------------------------------------------
+
+# ops whose every run draws new values: two of them are not one
+_DRAWS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+                    "Bernoulli"})
+
+
+def merge_repeats(graph: Graph) -> Graph:
+    """A node that repeats an earlier one (the same op, inputs, attributes and outputs asked for)
+    is dropped and its readers read the earlier one's outputs. Exporters repeat work: torchvision's
+    SSD postprocess masks the scores and the boxes of each class by one comparison, exported as
+    two NonZeros of it, each a scan at run time. A node holding subgraphs, one that draws random
+    values, one writing a graph output and one whose attributes do not hash are kept."""
+    graph = _map_subgraphs(graph, merge_repeats)
+    outputs = set(graph.outputs)
+    first: dict[tuple, Node] = {}
+    alias: dict[str, str] = {}
+    nodes = []
+    for n in graph.nodes:
+        m = {v: alias[v] for v in list(n.inputs) + _outer_reads(n) if v in alias}
+        if m:
+            n = dataclasses.replace(n, inputs=tuple(m.get(i, i) for i in n.inputs), attrs=_rename_attrs(n.attrs, m))
+        if n.subgraphs() or n.op in _DRAWS or any(o in outputs for o in n.outputs):
+            nodes.append(n)
+            continue
+        key = (n.op, n.domain, n.inputs, n.attrs, tuple(bool(o) for o in n.outputs))
+        try:
+            earlier = first.setdefault(key, n)
+        except TypeError:       # an attribute holding an array: compared by nothing here
+            nodes.append(n)
+            continue
+        if earlier is n:
+            nodes.append(n)
+            continue
+        alias.update((o, e) for o, e in zip(n.outputs, earlier.outputs) if o)
+    if not alias:
+        return graph
+    return _rebuild(graph, nodes, {}, {})
 
 
 # --- Gemm ----------------------------------------------------------------------------------------
