@@ -42,13 +42,15 @@ from .targets import Target
 # rows selects at most K boxes a class (frontend/selection_caps.py); `scatter_box` too: a
 # ScatterND over a box of indices becomes one elementwise select (frontend/canonicalize.py); and
 # `defer_folds`: a broadcast of constants much larger than its source is left to run, unless a
-# later fold reads it (frontend/fold.py `defers`).
+# later fold reads it (frontend/fold.py `defers`); and `merge_repeats`: a node repeating an earlier
+# one (op, inputs, attributes) merged into it (frontend/canonicalize.py).
 # `split_k` is a part of the configuration space: configurations that divide a reduction among
 # blocks (split-K contractions, in every contraction kind and SparTA's, split reductions of few
 # long rows, flash decoding's key splits), their partial results in a workspace
 # (roller/construct.py `compilation_scope`).
-SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "grouped_experts", "nms_bitmask", "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue", "stitched_maps",
-              "half_storage", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
+SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "merge_repeats", "grouped_experts", "nms_bitmask",
+              "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue",
+              "stitched_maps", "half_storage", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane

@@ -362,6 +362,9 @@ def technique_sentence(t: dict) -> str:
         return (f"deferred folds (import): {fx.get('deferred', 0)} broadcasts of constants far larger than their "
                 f"source not folded, {fx.get('run_with_the_model', 0)} of them computed with the model (the "
                 f"rest read by a later fold, or by nothing); --disable defer_folds folds them all.")
+    if name == "merged repeats":
+        return (f"merged repeats (import): {fx.get('merged', 0)} nodes that repeated an earlier one (the same op, "
+                f"inputs and attributes) merged into it; --disable merge_repeats keeps them.")
     if name == "box scatter":
         boxes, left = fx.get("scatter_boxes", 0), fx.get("scatter_nd_left", 0)
         return (f"box scatter (import): {boxes} ScatterND over a box of indices as one elementwise select "

@@ -11,14 +11,26 @@ import numpy as np
 from ..ir.graph import Constant, Graph, Node, TensorType
 
 
-def canonicalize(graph: Graph, boxes: bool = True) -> Graph:
+def canonicalize(graph: Graph, boxes: bool = True, repeats: bool = True) -> tuple[Graph, int]:
     """All canonicalisations, in order (`boxes`: ScatterND over a box of indices as a ScatterBox,
-    off under --disable scatter_box)."""
+    off under --disable scatter_box; `repeats`: repeated nodes merged, off under --disable
+    merge_repeats), and how many nodes merge_repeats merged (for the report)."""
+    off = {scatter_boxes: not boxes, merge_repeats: not repeats}
+    merged = 0
     for step in (remove_identities, merge_repeats, gemm_to_matmul, fold_batchnorm_into_conv, scatter_boxes,
                  remove_dead_nodes):
-        if boxes or step is not scatter_boxes:
-            graph = step(graph)
-    return graph
+        if off.get(step):
+            continue
+        before = node_count(graph) if step is merge_repeats else 0
+        graph = step(graph)
+        if step is merge_repeats:
+            merged = before - node_count(graph)
+    return graph, merged
+
+
+def node_count(graph: Graph) -> int:
+    """Nodes in the graph and, recursively, in its nodes' subgraphs."""
+    return sum(1 + sum(node_count(sg) for sg in n.subgraphs()) for n in graph.nodes)
 
 
 # --- Identity and inference-mode Dropout ---------------------------------------------------------

@@ -69,45 +69,51 @@ class ImportedModel:
     # node still computes with the model (the rest a later fold read, or nothing reads)
     deferred_folds: tuple[str, ...] = ()
     deferred_run: tuple[str, ...] = ()
+    # nodes (subgraphs' included) that repeated an earlier one and were merged into it
+    repeats_merged: int = 0
 
 
 def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
                  limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
-                 cap_selections: bool = True, scatter_boxes: bool = True, defer_folds: bool = True) -> ImportedModel:
+                 cap_selections: bool = True, scatter_boxes: bool = True, defer_folds: bool = True,
+                 merge_repeats: bool = True) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph.
 
     `max_trip_count` bounds the Loops whose iteration count is only known at run time and that have
     scan outputs (see graph_import._trip_bound); `cap_selections` caps each NonMaxSuppression at
     the rows its readers read (selection_caps.py); `defer_folds` leaves large broadcasts of
-    constants to run (fold.defers)."""
+    constants to run (fold.defers); `merge_repeats` merges a node repeating an earlier one
+    (canonicalize.merge_repeats)."""
     return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits,
                           max_trip_count=max_trip_count, cap_selections=cap_selections, scatter_boxes=scatter_boxes,
-                          defer_folds=defer_folds)
+                          defer_folds=defer_folds, merge_repeats=merge_repeats)
 
 
 def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
                    limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
-                   cap_selections: bool = True, scatter_boxes: bool = True, defer_folds: bool = True) -> ImportedModel:
+                   cap_selections: bool = True, scatter_boxes: bool = True, defer_folds: bool = True,
+                   merge_repeats: bool = True) -> ImportedModel:
     """Imports a model read_checked has already read and checked (the service describes and imports
     one upload from a single parse)."""
     proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
     inputs = _input_types(proto.graph, input_shapes or {})
 
-    def imported(caps: dict[str, int]) -> tuple[Graph, list[str], tuple[str, ...]]:
+    def imported(caps: dict[str, int]) -> tuple[Graph, list[str], tuple[str, ...], int]:
         ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
                             defer_fold_elements=limits.defer_fold_elements if defer_folds else None,
                             read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
                             external=checked.external, selection_caps=caps,
                             weight_reads=_weight_reads(proto.graph))
         graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
-        return (canonicalize(graph, boxes=scatter_boxes), ctx.warnings + _declared_output_mismatches(proto.graph, graph),
-                tuple(ctx.deferred))
+        warnings = ctx.warnings + _declared_output_mismatches(proto.graph, graph)
+        canonical, merged = canonicalize(graph, boxes=scatter_boxes, repeats=merge_repeats)
+        return canonical, warnings, tuple(ctx.deferred), merged
 
-    graph, warnings, deferred = imported({})
+    graph, warnings, deferred, merged = imported({})
     caps = selection_caps(graph) if cap_selections else ()
     if caps:   # every type after a capped node changes: import again with the caps
-        graph, warnings, deferred = imported({c.node: c.cap for c in caps})
+        graph, warnings, deferred, merged = imported({c.node: c.cap for c in caps})
     computed = _node_outputs(graph)
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
@@ -115,6 +121,7 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
         name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
         input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
         selection_caps=caps, deferred_folds=deferred, deferred_run=tuple(v for v in deferred if v in computed),
+        repeats_merged=merged,
     )
 
 

@@ -108,3 +108,18 @@ def test_repeats_inside_a_branch_merge():
         assert len(sg.nodes) == 2, [n.op for n in sg.nodes]
     for cond in (True, False):
         _matches_onnxruntime(model, {"c": np.array(cond), "x": RNG.standard_normal(6).astype(np.float32)})
+
+
+def test_disable_merge_repeats_keeps_them():
+    """--disable merge_repeats: both NonZeros stay, the output is the same; the report's `merged
+    repeats` technique counts the two nodes merged (a NonZero and a Squeeze) when on."""
+    feeds = {"x": RNG.standard_normal(12).astype(np.float32), "b": RNG.standard_normal((12, 4)).astype(np.float32)}
+    effects, outputs = {}, {}
+    for disable in ((), ("merge_repeats",)):
+        art = compile(_two_nonzeros(), "h100", CompileOptions(build=False, disable=disable))
+        (t,) = [t for t in art.report["techniques"] if t["name"] == "merged repeats"]
+        effects[disable] = (t["enabled"], t["effect"], art.report["ops"].get("NonZero"))
+        outputs[disable] = Executor(art.plan, make_backend("host")).run(feeds)
+    assert effects == {(): (True, {"merged": 2}, 1), ("merge_repeats",): (False, {"merged": 0}, 2)}
+    for name in ("y", "z"):
+        np.testing.assert_array_equal(outputs[()][name], outputs[("merge_repeats",)][name])
