@@ -9,6 +9,7 @@ import dataclasses
 import numpy as np
 
 from ..ir.graph import Constant, Graph, Node, TensorType
+from ..ops.elementwise import ELEMENTWISE_OPS
 
 
 def canonicalize(graph: Graph, boxes: bool = True, repeats: bool = True) -> tuple[Graph, int]:
@@ -96,36 +97,49 @@ def _is_identity(n: Node, graph: Graph, uses: dict[str, int]) -> bool:
 # ops whose every run draws new values: two of them are not one
 _DRAWS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
                     "Bernoulli"})
+# what fusion recomputes in each reader for a load (a map composed into its reader, data movement
+# in its readers' loads: passes/duplicate.py): a repeat of one stays, read by its own readers, since
+# one node read by two groups would be written to DRAM for them (FCOS's per-level `idx % classes`,
+# a second copy of which its detections' Concat computed in its own kernel)
+_RECOMPUTED = ELEMENTWISE_OPS | {
+    "Cast", "CastLike", "Clip", "Where", "Max", "Min", "Sum", "Mean", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+    "Transpose", "Slice", "Split", "Concat", "Expand", "Tile", "Pad", "Gather", "GatherElements", "GatherND",
+    "DepthToSpace", "SpaceToDepth"}
 
 
 def merge_repeats(graph: Graph) -> Graph:
-    """A node that repeats an earlier one (the same op, inputs, attributes and outputs asked for)
-    is dropped and its readers read the earlier one's outputs. Exporters repeat work: torchvision's
-    SSD postprocess masks the scores and the boxes of each class by one comparison, exported as
-    two NonZeros of it, each a scan at run time. A node holding subgraphs, one that draws random
-    values, one writing a graph output and one whose attributes do not hash are kept."""
+    """A node that repeats an earlier one (the same op, the same values read, attributes and outputs
+    asked for) is dropped and its readers read the earlier one's outputs. Exporters repeat work:
+    torchvision's SSD postprocess masks the scores and the boxes of each class by one comparison,
+    exported as two NonZeros of it, each a scan at run time. A repeat of what fusion recomputes
+    for free (_RECOMPUTED) is kept, but counts as the value it repeats, so that what reads it can
+    still be found a repeat. A node holding subgraphs, one that draws random values, one writing a
+    graph output and one whose attributes do not hash are kept."""
     graph = _map_subgraphs(graph, merge_repeats)
     outputs = set(graph.outputs)
     first: dict[tuple, Node] = {}
-    alias: dict[str, str] = {}
+    alias: dict[str, str] = {}      # a dropped node's output -> the earlier one's
+    same: dict[str, str] = {}       # every repeat's output -> the earlier one's (for the keys)
     nodes = []
     for n in graph.nodes:
         m = {v: alias[v] for v in list(n.inputs) + _outer_reads(n) if v in alias}
         if m:
             n = dataclasses.replace(n, inputs=tuple(m.get(i, i) for i in n.inputs), attrs=_rename_attrs(n.attrs, m))
+        nodes.append(n)
         if n.subgraphs() or n.op in _DRAWS or any(o in outputs for o in n.outputs):
-            nodes.append(n)
             continue
-        key = (n.op, n.domain, n.inputs, n.attrs, tuple(bool(o) for o in n.outputs))
+        key = (n.op, n.domain, tuple(same.get(i, i) for i in n.inputs), n.attrs, tuple(bool(o) for o in n.outputs))
         try:
             earlier = first.setdefault(key, n)
         except TypeError:       # an attribute holding an array: compared by nothing here
-            nodes.append(n)
             continue
         if earlier is n:
-            nodes.append(n)
             continue
-        alias.update((o, e) for o, e in zip(n.outputs, earlier.outputs) if o)
+        pairs = [(o, e) for o, e in zip(n.outputs, earlier.outputs) if o]
+        same.update(pairs)
+        if n.op not in _RECOMPUTED:
+            nodes.pop()
+            alias.update(pairs)
     if not alias:
         return graph
     return _rebuild(graph, nodes, {}, {})
