@@ -153,9 +153,28 @@ def predictions(kernels: list[Kernel], types, target: Target) -> tuple[float, fl
 
 
 def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[int], tuple[float, float]]]:
-    """Greedy packing in plan order, per block shape, while all blocks stay resident together;
-    each pack with its predictions (co-launch, apart); packs the cost model does not favour are
-    dropped."""
+    """The packing of the wave's candidates predicted fastest of three greedy ones: in plan order,
+    longest first and most blocks first. A co-launch costs its slowest member, so kernels of like
+    times packed together can save what plan order loses by putting a long kernel in each pack, and
+    the largest first leave the small ones to fill what room is left (a detector's heads of five
+    levels beside their box decoding); plan order wins ties."""
+    times = {k: kernel_us(steps[k].kernel, types, target) for k in cands}
+    best: tuple[float, list] | None = None
+    by_time = sorted(cands, key=lambda k: (-times[k], k))
+    by_blocks = sorted(cands, key=lambda k: (-steps[k].kernel.blocks, k))
+    for order in (cands, by_time, by_blocks):
+        packs = _greedy_packs(order, steps, types, target)
+        packed = {k for pack, _ in packs for k in pack}
+        cost = sum(co for _, (co, _) in packs) + sum(times[k] + LAUNCH_US for k in cands if k not in packed)
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, packs)
+    return best[1] if best else []
+
+
+def _greedy_packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[int], tuple[float, float]]]:
+    """Greedy packing in the order given, per block shape, while all blocks stay resident together;
+    each pack (in plan order) with its predictions (co-launch, apart); packs the cost model does not
+    favour are dropped."""
     packs: list[tuple[list[int], tuple[float, float]]] = []
     by_shape: dict[tuple, list[list[int]]] = {}
     for k in cands:
@@ -175,6 +194,7 @@ def _packs(cands: list[int], steps, types, target: Target) -> list[tuple[list[in
         for pack in shape_packs:
             if len(pack) < 2:
                 continue
+            pack = sorted(pack)
             times = predictions([steps[j].kernel for j in pack], types, target)
             if times[0] < times[1]:
                 packs.append((pack, times))

@@ -367,3 +367,33 @@ def test_alike_copies_are_priced_as_the_stage_packs_them():
     assert alike_us(3.0, 10, 2, 1e3, 2 * fit, t) == pytest.approx((3.0 + LAUNCH_US) / fit)
     heavy = 3.0 * t.dram_gbps * 1e3       # bytes one kernel moves in 3 us: a pack of 8 is DRAM-bound
     assert alike_us(3.0, 10, 2, heavy, 8, t) == pytest.approx((8 * 3.0 + LAUNCH_US) / 8)
+
+
+def test_a_wave_packs_like_times_together_where_plan_order_would_not():
+    """Four kernels of a wave, each half the GPU's resident blocks, long and short alternating in
+    plan order: packed in that order each co-launch holds a long kernel (two long times); longest
+    first packs the two long ones together and the two short ones together (one long time, one
+    short). The stage takes the cheaper packing; plan order where it is as cheap."""
+    from compiler.ir.kernel import Kernel
+    from compiler.ir.plan import LaunchStep
+    from compiler.passes.rammer import _greedy_packs, _packs
+    from compiler.roller.cost_model import LAUNCH_US
+
+    target = get_target("h100")
+    block = (1024, 1, 1)
+    per_sm = target.max_threads_per_sm // 1024
+
+    def kernel(name: str, us: float) -> Kernel:
+        return Kernel(entry=name, source="", params=(), grid=(target.sms * per_sm // 2, 1, 1), block=block,
+                      config=(("predicted_us", us),))
+
+    steps = [LaunchStep(kernel(n, us)) for n, us in (("long_a", 10.0), ("short_a", 1.0), ("long_b", 10.0),
+                                                       ("short_b", 1.0))]
+    in_plan_order = _greedy_packs([0, 1, 2, 3], steps, {}, target)
+    assert [p for p, _ in in_plan_order] == [[0, 1], [2, 3]]
+    chosen = _packs([0, 1, 2, 3], steps, {}, target)
+    assert [p for p, _ in chosen] == [[0, 2], [1, 3]]
+    assert sum(co for _, (co, _) in chosen) == pytest.approx(11.0 + 2 * LAUNCH_US)
+    assert sum(co for _, (co, _) in in_plan_order) == pytest.approx(20.0 + 2 * LAUNCH_US)
+    alike = [LaunchStep(kernel(f"k{i}", 3.0)) for i in range(4)]
+    assert [p for p, _ in _packs([0, 1, 2, 3], alike, {}, target)] == [[0, 1], [2, 3]]
