@@ -812,8 +812,8 @@ def _weight_reads(graph: onnx.GraphProto) -> frozenset[str]:
                 and n.input and all(v == "" or v in static for v in n.input)):
             static.update(o for o in n.output if o)
     excluded = {o.name for o in graph.output}
-    for n in graph.node:
-        if any(v and v not in static for v in n.input):
+    for n in graph.node:     # what a node that runs with the model reads (the data's, a Loop on constants)
+        if any(o and o not in static for o in n.output):
             excluded.update(n.input)
     for sg, _ in _all_graphs(graph):
         if sg is not graph:

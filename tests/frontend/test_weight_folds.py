@@ -74,6 +74,23 @@ def _int8_codes() -> bytes:
                   [helper.make_tensor_value_info("y", TP.FLOAT, [3, 12])], inits)
 
 
+def _weight_also_carried_by_a_loop() -> bytes:
+    """x @ (2 w), and a Loop on constants that carries w itself: the model holds w all the same."""
+    inits = {"w": RNG.standard_normal((16, 12)).astype(np.float32), "two": np.float32(2).reshape(()),
+             "m": np.array(3, np.int64), "go": np.array(True)}
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["v_in", "v_in"], ["v_out"])],
+        "body", [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("c_in", TP.BOOL, []),
+                 helper.make_tensor_value_info("v_in", TP.FLOAT, [16, 12])],
+        [helper.make_tensor_value_info("c_out", TP.BOOL, []), helper.make_tensor_value_info("v_out", TP.FLOAT, [16, 12])])
+    nodes = [helper.make_node("Mul", ["w", "two"], ["w2"]),
+             helper.make_node("MatMul", ["x", "w2"], ["y"]),
+             helper.make_node("Loop", ["m", "go", "w"], ["z"], body=body)]
+    return _model(nodes, [helper.make_tensor_value_info("x", TP.FLOAT, [3, 16])],
+                  [helper.make_tensor_value_info("y", TP.FLOAT, [3, 12]),
+                   helper.make_tensor_value_info("z", TP.FLOAT, [16, 12])], inits)
+
+
 def _ops(model: bytes) -> list[str]:
     return [n.op for n in import_model(model, limits=SMALL).graph.nodes]
 
@@ -98,6 +115,10 @@ def test_a_weight_normalised_weight_folds_past_the_limit():
 def test_a_tied_embedding_is_not_copied():
     assert "Transpose" in _ops(_tied_embedding())
     _matches_onnxruntime(_tied_embedding(), {"ids": np.array([0, 3, 19, 7, 7], np.int64)})
+
+
+def test_a_weight_a_loop_also_reads_is_not_copied():
+    assert "Mul" in _ops(_weight_also_carried_by_a_loop())
 
 
 def test_a_fold_that_grows_the_bytes_is_left_to_run():
