@@ -25,6 +25,7 @@ from .canonicalize import canonicalize
 from .convert import dtype_of, elem_type_name
 from .dims import declared_dims, resolve_shapes
 from .expand import expand_function_ops
+from .qlinear import expand_qlinear_ops
 from .fold import FRONTEND_OPS
 from .sequences import SEQUENCE_OPS
 from .graph_import import ImportContext, Scope, import_graph
@@ -161,6 +162,8 @@ def read_checked(model: str | os.PathLike | bytes | onnx.ModelProto,
         _refuse_external_data(*external[0], model_dir)
     # ops with an ONNX function body and no lowering of their own become local functions of it
     proto = expand_function_ops(proto, source_name)
+    # onnxruntime's quantized contrib ops likewise, each its float op between DQ and Q (qlinear.py)
+    proto = expand_qlinear_ops(proto, source_name)
     if len(proto.functions):
         proto = _inline_functions(proto, source_name)  # model-local functions become plain nodes
         _check_size_limits(proto, limits)
