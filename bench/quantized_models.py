@@ -20,7 +20,10 @@ exports first. Static calibration reads the source's stored input and eight rand
 token id input: random ids below the largest stored). Rows as bench/vision_models.py's (the
 error against onnxruntime on the stored input; an int8 model's output moves by a quantization step
 where a float rounds differently near a step's boundary, so the error is read against the
-output's spread, `reference_std`), written to bench/results/quantized_models-<UTC time>.json."""
+output's spread, `reference_std`, and against onnxruntime with its graph optimizations off, the
+ops as the file writes them: `rel_error_onnxruntime_unoptimized`, beside
+`onnxruntime_levels_rel_error`, onnxruntime's two levels against each other), written to
+bench/results/quantized_models-<UTC time>.json."""
 from __future__ import annotations
 
 import argparse
@@ -105,6 +108,28 @@ def quantize(out: Path, vision_dir: Path, arch_dir: Path, schemes: list[str]) ->
                 print("quantized", name, scheme, flush=True)
 
 
+def against_unoptimized(data: bytes, inputs: dict, got: dict) -> dict:
+    """onnxruntime's default session fuses a QDQ model's DequantizeLinear -> op -> QuantizeLinear
+    into integer kernels, whose rounding differs from the float ops the file states by a step
+    here and there, and a step early in a deep model moves many later ones. The plan against
+    onnxruntime with its graph optimizations off (the ops as written), and onnxruntime's two
+    levels against each other: how far the reference moves by its own choice of kernels."""
+    import onnxruntime as ort
+    from compiler.verify import max_rel_error
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        ref = {}
+        for level, so in (("all", None), ("none", opts)):
+            sess = ort.InferenceSession(data, sess_options=so, providers=["CPUExecutionProvider"])
+            names = [o.name for o in sess.get_outputs()]
+            ref[level] = dict(zip(names, sess.run(names, inputs)))
+    except Exception as e:     # onnxruntime's own failure, recorded by compile_all already
+        return {"unoptimized_error": f"{type(e).__name__}: {e}"[:200]}
+    return {"rel_error_onnxruntime_unoptimized": max_rel_error(got, ref["none"]),
+            "onnxruntime_levels_rel_error": max_rel_error(ref["none"], ref["all"])}
+
+
 def main(argv=None) -> None:
     from bench.vision_models import compile_all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -126,7 +151,8 @@ def main(argv=None) -> None:
     else:
         models_dir = Path(a.models_dir)
         models = a.models.split(",") if a.models else sorted(p.stem for p in models_dir.glob("*.onnx"))
-        compile_all(models_dir, Path(a.out), a.target, models, a.precision, suite="quantized_models")
+        compile_all(models_dir, Path(a.out), a.target, models, a.precision, suite="quantized_models",
+                    more_checks=against_unoptimized)
 
 
 if __name__ == "__main__":

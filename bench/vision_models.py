@@ -136,7 +136,10 @@ def _last_flow(m):
 
 
 def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32",
-                build: bool = False, suite: str = "vision_models") -> None:
+                build: bool = False, suite: str = "vision_models", more_checks=None) -> None:
+    """Each model compiled and run on the host harness against onnxruntime (and PyTorch's output
+    where the export stored one); `more_checks(data, inputs, outputs)`: a suite's own further
+    figures, a dict merged into the row."""
     import onnxruntime as ort
     from bench.kernels import compile_row, fresh_store, run_started, write_results
     from compiler.pipeline import CompileOptions
@@ -177,6 +180,8 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
         except Exception as e:     # onnxruntime's own failure on the model, recorded
             row["onnxruntime_error"] = f"{type(e).__name__}: {e}"[:300]
             want = {}
+        if more_checks is not None:
+            row.update(more_checks(data, stored, got))
         # a degenerate (constant) output would show here: the spread of the first output
         first = torch_y if torch_y is not None else next(iter(want.values()), None)
         if first is not None:
