@@ -350,7 +350,7 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         L += [f"    if (kt + 1 < {ktiles}) {{"] + store("cur ^ 1", "      ", regs) + ["    }"]
     L += ["    __syncthreads();", "  }"]
     if SK > 1:
-        L += _split_k_sum(SK, blocks, T, TM, TN, it)
+        L += _split_k_sum(SK, blocks, T, TM, TN, it, vt)
     # epilogue: thread (ty, tx) holds the rows and columns _owned says
     if vec_b:     # rows start at multiples of N, a whole number of vectors: the base decides
         L.append("  const bool by_out_aligned = ((unsigned long long)(out) & 15ull) == 0ull;")
@@ -397,15 +397,21 @@ def split_k_slice(split: int, tiles_per_batch: int) -> list[str]:
             f"{BLOCK_X} / {tiles_per_batch * split}u * {tiles_per_batch}u;"]
 
 
-def _split_k_sum(SK: int, tiles: int, T: int, TM: int, TN: int, it: str) -> list[str]:
+def _split_k_sum(SK: int, tiles: int, T: int, TM: int, TN: int, it: str, vt: str = "float") -> list[str]:
     """After a split-K block's k loop: its accumulators to its slots of the workspace, its arrival;
     every block but its tile's last returns, and that one sums the slices into by_acc, slice 0
-    first, so the epilogue after it runs as unsplit."""
+    first, so the epilogue after it runs as unsplit. An int accumulator's bits go through the
+    float workspace as they are (`vt` int), so an integer contraction's sum stays exact."""
+    if vt not in ("float", "int"):
+        raise ValueError(f"split-K sums float or int accumulators, not {vt}")
     # a slot per slice, tile, accumulator and thread, the threads fastest: a warp's stores coalesce
     slot = f"((({it})by_ks * {tiles} + by_tile) * {TM * TN} + i * {TN} + j) * {T} + tid"
     at_k = f"((({it})k * {tiles} + by_tile) * {TM * TN} + i * {TN} + j) * {T} + tid"
+    put, get = "by_acc[i][j]", f"__ldcg(&by_ws[{at_k}])"
+    if vt == "int":
+        put, get = f"__int_as_float({put})", f"__float_as_int({get})"
     return ["  #pragma unroll", f"  for (int i = 0; i < {TM}; ++i)", "    #pragma unroll",
-            f"    for (int j = 0; j < {TN}; ++j) by_ws[{slot}] = by_acc[i][j];",
+            f"    for (int j = 0; j < {TN}; ++j) by_ws[{slot}] = {put};",
             "  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives",
             "  __syncthreads();",
             "  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done",
@@ -420,7 +426,7 @@ def _split_k_sum(SK: int, tiles: int, T: int, TM: int, TN: int, it: str) -> list
             # (SK x TM x TN loads) was slow for ptxas and took all 255 registers
             "  #pragma unroll 1", f"  for (int k = 0; k < {SK}; ++k)",
             "    #pragma unroll", f"    for (int i = 0; i < {TM}; ++i)", "      #pragma unroll",
-            f"      for (int j = 0; j < {TN}; ++j) by_acc[i][j] += __ldcg(&by_ws[{at_k}]);"]
+            f"      for (int j = 0; j < {TN}; ++j) by_acc[i][j] += {get};"]
 
 
 def _vector_epilogue(te: TensorExpr, view: GemmView, it: str, TN: int, TCN: int, ragged_n: bool) -> list[str]:

@@ -158,7 +158,8 @@ def grow_block_tiles(view: GemmView, item: int, target: Target) -> list[tuple[in
 
 def gemm_candidates(te: TensorExpr, view: GemmView, target: Target, split: bool = True) -> list[KernelConfig]:
     """The configurations Roller ranks; with `split`, also split-K ones where the output tiles
-    cannot fill the SMs (fp32 accumulation only: the partial sums go through an fp32 workspace)."""
+    cannot fill the SMs (fp32 or int32 accumulation: the partial sums go through the 4-byte slots
+    of the workspace, an int32's bits stored as they are, so an integer contraction sums exactly)."""
     item = ctype_size(te.body.dtype.compute_ctype)
     words = max(1, item // 4)
     ks = sorted({min(s, pow2_ceil(view.K)) for s in K_STEPS})
@@ -182,7 +183,8 @@ def gemm_candidates(te: TensorExpr, view: GemmView, target: Target, split: bool 
     @functools.cache
     def splits(bm: int, bn: int, bk: int) -> tuple[int, list[int]]:
         blocks_mn = view.B * math.ceil(view.M / bm) * math.ceil(view.N / bn)
-        factors = split_k_factors(blocks_mn, math.ceil(view.K / bk), target, waves=True) if split and floats else [1]
+        factors = split_k_factors(blocks_mn, math.ceil(view.K / bk), target, waves=True) \
+            if split and te.body.dtype.compute_ctype in ("float", "int") else [1]
         return blocks_mn, factors
 
     vector_reads = functools.cache(lambda tm, tn, lda, ldb: gemm_vector_reads(te, view, tm, tn, lda, ldb))
