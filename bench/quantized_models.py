@@ -7,7 +7,10 @@ quantized three ways,
 - `qdq`: `quantize_static` in the QDQ format, calibrated: QuantizeLinear / DequantizeLinear pairs
   around float ops (what TensorRT and most runtimes read);
 - `qoperator`: `quantize_static` in the QOperator format: QLinearConv, QLinearMatMul and
-  onnxruntime's com.microsoft QLinear* ops (QLinearAdd, QLinearGlobalAveragePool, ...).
+  onnxruntime's com.microsoft QLinear* ops (QLinearAdd, QLinearGlobalAveragePool, ...);
+- `dynamic-optimized`: the `dynamic` file as an onnxruntime session saves it optimized
+  (ORT_ENABLE_EXTENDED: DynamicQuantizeMatMul, MatMulIntegerToFloat, SkipLayerNormalization, ...),
+  the form Optimum's quantized exports take.
 
     # 1. quantize (the project's venv: onnxruntime ships its quantizer)
     .venv/bin/python bench/quantized_models.py quantize --out var/quantized_models
@@ -36,7 +39,7 @@ import numpy as np
 
 VISION = ("resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_0", "convnext_tiny", "vit_b_16")
 ARCHITECTURES = ("distilbert", "roberta", "albert")
-SCHEMES = ("dynamic", "qdq", "qoperator")
+SCHEMES = ("dynamic", "qdq", "qoperator", "dynamic-optimized")
 
 
 def _sources(vision_dir: Path, arch_dir: Path) -> list[tuple[str, Path, dict[str, np.ndarray]]]:
@@ -97,6 +100,14 @@ def quantize(out: Path, vision_dir: Path, arch_dir: Path, schemes: list[str]) ->
                 try:
                     if scheme == "dynamic":
                         quantize_dynamic(str(pre), str(target), weight_type=QuantType.QInt8)
+                    elif scheme == "dynamic-optimized":
+                        dynamic = Path(tmp) / "dynamic.onnx"
+                        quantize_dynamic(str(pre), str(dynamic), weight_type=QuantType.QInt8)
+                        opts = onnxruntime.SessionOptions()
+                        opts.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+                        opts.optimized_model_filepath = str(target)
+                        onnxruntime.InferenceSession(str(dynamic), sess_options=opts,
+                                                     providers=["CPUExecutionProvider"])
                     else:
                         fmt = QuantFormat.QDQ if scheme == "qdq" else QuantFormat.QOperator
                         quantize_static(str(pre), str(target), _calibration(stored), quant_format=fmt,

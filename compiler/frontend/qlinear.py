@@ -4,7 +4,9 @@ DequantizeLinear and QuantizeLinear, as onnxruntime's contrib spec defines it (y
 dequantize(x)))), so each call becomes a call of a model-local function of those standard nodes,
 which the import inlines (as expand.py's bodies) and the welder fuses back into one kernel per op:
 QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
-QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat and QGemm. A channels-last pool
+QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat and QGemm; and the two its optimizer
+writes into a dynamically quantized model (DynamicQuantizeMatMul, MatMulIntegerToFloat: an integer
+MatMul whose result is scaled back to float). A channels-last pool
 (`channels_last=1`) averages over the middle axes. onnxruntime computes some of them with integer
 or table arithmetic, so a value on a quantization step's boundary may land one step apart."""
 from __future__ import annotations
@@ -17,7 +19,8 @@ from .expand import EXPANDED_DOMAIN, _graphs, _inferred_types, _value_types
 
 MS = "com.microsoft"
 QLINEAR_OPS = ("QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
-               "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm")
+               "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm",
+               "DynamicQuantizeMatMul", "MatMulIntegerToFloat")
 _FLOAT = onnx.TensorProto.FLOAT
 
 
@@ -57,6 +60,10 @@ def _quantized_inputs(node: onnx.NodeProto) -> list[int]:
     """The positions of the node's int8/uint8 data inputs."""
     if node.op_type in ("QLinearAdd", "QLinearMul", "QGemm"):
         return [0, 3]
+    if node.op_type == "DynamicQuantizeMatMul":
+        return [1]
+    if node.op_type == "MatMulIntegerToFloat":
+        return [0, 1]
     if node.op_type == "QLinearConcat":
         return list(range(2, len(node.input), 3))
     return [0]
@@ -106,6 +113,11 @@ class _Body:
         out = out or f"t{len(self.nodes)}"
         self.nodes.append(helper.make_node(op, inputs, [out], **attrs))
         return out
+
+    def add_outputs(self, op: str, inputs: list[str], count: int) -> list[str]:
+        outs = [f"t{len(self.nodes)}_{k}" for k in range(count)]
+        self.nodes.append(helper.make_node(op, inputs, outs))
+        return outs
 
     def dequantize(self, x: int, scale: int, zero: int) -> str:
         """DequantizeLinear of input x by its scale and zero point (per axis where the scale is a
@@ -213,9 +225,35 @@ def _gemm(b: _Body) -> None:
         b.add("Identity", [y], out="y")
 
 
+def _integer_matmul_to_float(b: _Body, a: str, a_zero: str, a_scale: str, scale_b: int, zero_b: int,
+                             bias: int) -> None:
+    """MatMulInteger(a, B) cast to float, times a_scale * b_scale, plus the bias where given (B is
+    the node's input 1, its scale and zero point inputs `scale_b` and `zero_b`)."""
+    acc = b.add("MatMulInteger", [a, b.input(1), a_zero, b.input(zero_b)])
+    scale = b.add("Mul", [a_scale, b.input(scale_b)])
+    y = b.add("Mul", [b.add("Cast", [acc], to=_FLOAT), scale])
+    if b.input(bias):
+        b.add("Add", [y, b.input(bias)], out="y")
+    else:
+        b.add("Identity", [y], out="y")
+
+
+def _dynamic_quantize_matmul(b: _Body) -> None:
+    """A (float), B, b_scale, b_zero_point, bias: A quantized at run time to uint8 by its own range
+    (DynamicQuantizeLinear), then as MatMulIntegerToFloat."""
+    q, q_scale, q_zero = b.add_outputs("DynamicQuantizeLinear", [b.input(0)], 3)
+    _integer_matmul_to_float(b, q, q_zero, q_scale, scale_b=2, zero_b=3, bias=4)
+
+
+def _matmul_integer_to_float(b: _Body) -> None:
+    """A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias."""
+    _integer_matmul_to_float(b, b.input(0), b.input(4), b.input(2), scale_b=3, zero_b=5, bias=6)
+
+
 _BUILDERS = {
     "QLinearAdd": _binary("Add"), "QLinearMul": _binary("Mul"),
     "QLinearSigmoid": _unary("Sigmoid"), "QLinearLeakyRelu": _unary("LeakyRelu", alpha=0.01),
     "QLinearSoftmax": _softmax, "QLinearGlobalAveragePool": _global_average_pool,
     "QLinearAveragePool": _average_pool, "QLinearConcat": _concat, "QGemm": _gemm,
+    "DynamicQuantizeMatMul": _dynamic_quantize_matmul, "MatMulIntegerToFloat": _matmul_integer_to_float,
 }

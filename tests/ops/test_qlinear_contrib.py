@@ -145,3 +145,21 @@ def test_an_int32_input_is_refused_by_name():
     model = _model(node, [("A", U8, [2, 5])], U8, inits, [2, 5])
     with pytest.raises(ModelError, match="'bias_add' input 3 .* is int32; the op takes int8 or uint8"):
         import_model(model)
+
+
+def test_dynamic_quantize_matmul_per_column():
+    """A float A quantized at run time, times an int8 B with a scale and zero point per column,
+    plus a bias: float out, as onnxruntime's optimizer writes a dynamically quantized MatMul."""
+    inits = {"B": _data((16, 6), I8), "b_s": RNG.uniform(0.01, 0.03, 6).astype(np.float32),
+             "b_z": RNG.integers(-3, 4, 6).astype(np.int8), "bias": RNG.standard_normal(6).astype(np.float32)}
+    node = helper.make_node("DynamicQuantizeMatMul", ["A", "B", "b_s", "b_z", "bias"], ["y"], domain=MS)
+    model = _model(node, [("A", TP.FLOAT, [2, 5, 16])], TP.FLOAT, inits, [2, 5, 6])
+    _, ops = _check(model, {"A": RNG.standard_normal((2, 5, 16)).astype(np.float32)})
+    assert "DynamicQuantizeLinear" in ops and "MatMulInteger" in ops
+
+
+def test_matmul_integer_to_float():
+    inits = {"B": _data((16, 6), U8), "a_s": np.float32(0.05).reshape(()), "b_s": np.float32(0.02).reshape(()),
+             "a_z": np.array(128, np.uint8), "b_z": np.array(120, np.uint8)}
+    node = helper.make_node("MatMulIntegerToFloat", ["A", "B", "a_s", "b_s", "a_z", "b_z"], ["y"], domain=MS)
+    _check(_model(node, [("A", U8, [3, 16])], TP.FLOAT, inits, [3, 6]), {"A": _data((3, 16), U8)})
