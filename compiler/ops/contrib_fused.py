@@ -94,24 +94,34 @@ def lower_fused_conv(ctx: LowerCtx) -> None:
 
 # --- FusedMatMul -------------------------------------------------------------------------------------
 
-def _operand_shape(shape: tuple[int, ...], trans: bool) -> tuple[int, ...]:
-    return shape[:-2] + (shape[-1], shape[-2]) if trans else shape
+def _operand_perm(rank: int, trans: bool, trans_batch: bool) -> tuple[int, ...]:
+    """The axes an operand is read in: transBatch moves its first axis to the second-to-last place
+    (onnxruntime's [d0, d1, .., dn-2, dn-1] read as [d1, .., dn-2, d0, dn-1]), then trans swaps the
+    last two."""
+    perm = list(range(rank))
+    if trans_batch:
+        perm = perm[1:rank - 1] + [0, rank - 1]
+    if trans:
+        perm[-2], perm[-1] = perm[-1], perm[-2]
+    return tuple(perm)
 
 
-def _check_matmul(attr, a_shape, b_shape) -> tuple[bool, bool, float]:
-    if int(attr("transBatchA", 0) or 0) or int(attr("transBatchB", 0) or 0):
-        raise ValueError("transBatchA/transBatchB are not supported")
-    ta, tb = bool(attr("transA", 0)), bool(attr("transB", 0))
-    if (ta and len(a_shape) < 2) or (tb and len(b_shape) < 2):
-        raise ValueError("a transposed operand needs two dimensions at least")
-    return ta, tb, float(attr("alpha", 1.0))
+def _check_matmul(attr, a_shape, b_shape) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+    """Each operand's axis order (_operand_perm) and alpha."""
+    perms = []
+    for shape, t, tb in ((a_shape, "transA", "transBatchA"), (b_shape, "transB", "transBatchB")):
+        trans, batch = bool(attr(t, 0)), bool(int(attr(tb, 0) or 0))
+        if (trans or batch) and len(shape) < 2:
+            raise ValueError("a transposed operand needs two dimensions at least")
+        perms.append(_operand_perm(len(shape), trans, batch))
+    return perms[0], perms[1], float(attr("alpha", 1.0))
 
 
 def _infer_matmul(pn, in_types, consts) -> list:
     a, b = in_types[0], in_types[1]
     try:
-        ta, tb, _ = _check_matmul(ProtoNode(pn).attr, a.shape, b.shape)
-        sa, sb = _operand_shape(a.shape, ta), _operand_shape(b.shape, tb)
+        pa, pb, _ = _check_matmul(ProtoNode(pn).attr, a.shape, b.shape)
+        sa, sb = tuple(a.shape[p] for p in pa), tuple(b.shape[p] for p in pb)
         shape = np.matmul(np.empty(sa, np.int8), np.empty(sb, np.int8)).shape
     except ValueError as e:
         raise ShapeError(f"FusedMatMul: {e} (A {a.shape}, B {b.shape})", node=pn.name) from None
@@ -120,27 +130,27 @@ def _infer_matmul(pn, in_types, consts) -> list:
 
 def _ref_matmul(node, inputs, opset):
     a, b = inputs[0], inputs[1]
-    ta, tb, alpha = _check_matmul(node.attr, a.shape, b.shape)
-    a64 = np.swapaxes(a, -1, -2) if ta else a
-    b64 = np.swapaxes(b, -1, -2) if tb else b
+    pa, pb, alpha = _check_matmul(node.attr, a.shape, b.shape)
+    a64, b64 = np.transpose(a, pa), np.transpose(b, pb)
     return [(np.matmul(a64.astype(np.float64), b64.astype(np.float64)) * alpha).astype(a.dtype)]
 
 
 @register("FusedMatMul", reference=_ref_matmul, domain=MS, infer=_infer_matmul)
 def lower_fused_matmul(ctx: LowerCtx) -> None:
-    """alpha * op(A) @ op(B), op a transpose of the last two axes where transA/transB say."""
+    """alpha * op(A) @ op(B), op a transpose where transA/transB (the last two axes) and
+    transBatchA/transBatchB (the first axis to the second-to-last place) say: a Transpose map,
+    which fusion takes into the contraction's loads."""
     a, b, y = ctx.input(0), ctx.input(1), ctx.out_types[0]
     try:
-        ta, tb, alpha = _check_matmul(ctx.attr, a.shape, b.shape)
+        pa, pb, alpha = _check_matmul(ctx.attr, a.shape, b.shape)
     except ValueError as e:
         raise ctx.unsupported(str(e)) from None
     if not y.dtype.is_float:
         raise ctx.unsupported(f"FusedMatMul on {y.dtype.name}")
     operands = []
-    for k, t, trans in ((0, a, ta), (1, b, tb)):
-        if trans:
-            perm = tuple(range(t.rank - 2)) + (t.rank - 1, t.rank - 2)
-            tt = TensorType(t.dtype, _operand_shape(t.shape, True))
+    for k, t, perm in ((0, a, pa), (1, b, pb)):
+        if perm != tuple(range(t.rank)):
+            tt = TensorType(t.dtype, tuple(t.shape[p] for p in perm))
             operands.append((ctx.lower_as("Transpose", (k,), tt, [("perm", perm)]), tt))
         else:
             operands.append(k)

@@ -117,3 +117,16 @@ def test_the_nchwc_layout_is_refused_with_what_to_do(tmp_path):
     data = saved_by_onnxruntime(MODELS / "resnet.onnx", ort.GraphOptimizationLevel.ORT_ENABLE_ALL, tmp_path / "all.onnx")
     with pytest.raises(UnsupportedOp, match="ORT_ENABLE_EXTENDED"):
         compile(data, "h100", CompileOptions(build=False))
+
+
+@pytest.mark.parametrize("attrs,sa,sb", [({"transBatchA": 1}, [4, 2, 3, 5], [2, 3, 5, 6]),
+                                         ({"transBatchB": 1, "transB": 1}, [2, 3, 4, 5], [6, 2, 3, 5]),
+                                         ({"transBatchA": 1, "transA": 1, "alpha": 0.5}, [5, 2, 3, 4], [2, 3, 5, 6])])
+def test_fused_matmul_batch_transposed(attrs, sa, sb):
+    """transBatchA/transBatchB (onnxruntime's optimizer writes them for an attention's Q·K^T after
+    a transpose of heads): the operand's first axis read second-to-last, then transA/transB; the
+    output shape is onnxruntime's, and the values too (check compares with it)."""
+    node = helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain=MS, **attrs)
+    feeds = {"a": RNG.standard_normal(sa).astype(np.float32), "b": RNG.standard_normal(sb).astype(np.float32)}
+    data = one_node(node, [("a", sa), ("b", sb)], ("y", [2, 3, 4, 6]))
+    check(data, feeds)
