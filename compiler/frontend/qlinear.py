@@ -2,7 +2,7 @@
 format, and the ONNX Model Zoo's int8 models carry): each QLinear op is its float op between
 DequantizeLinear and QuantizeLinear, as onnxruntime's contrib spec defines it (y = quantize(op(
 dequantize(x)))), so each call becomes a call of a model-local function of those standard nodes,
-which the import inlines (as expand.py's bodies) and the welder fuses back into one kernel per op:
+which the import inlines (as expand.py's bodies) and the welder fuses as a QDQ model's nodes:
 QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
 QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat and QGemm; and the two its optimizer
 writes into a dynamically quantized model (DynamicQuantizeMatMul, MatMulIntegerToFloat: an integer
