@@ -137,19 +137,15 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], bui
 
 
 def main(argv=None) -> None:
+    from bench.vision_models import compile_parser
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="export the models (needs PyTorch and torchvision)")
     e.add_argument("--out", default="var/detection_models")
     e.add_argument("--size", type=int, default=320)
     e.add_argument("--models", default=",".join(MODELS), help="comma-separated")
-    c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime")
-    c.add_argument("--models-dir", default="var/detection_models")
-    c.add_argument("--out", default="bench/results")
-    c.add_argument("--target", default="h100")
-    c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
-    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh kernel "
-                   "store, as a first compile does (stage_s's build, kernels_built, max_registers)")
+    compile_parser(sub, "detection_models", ",".join(MODELS),
+                   "compile each and run it on the host harness against onnxruntime", precision=False)
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out), a.size, a.models.split(","))

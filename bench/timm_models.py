@@ -164,20 +164,15 @@ def export(out: Path, models: list[str], exporter: str = "torchscript") -> None:
 
 
 def main(argv=None) -> None:
-    from bench.vision_models import EXPORTERS, compile_all
+    from bench.vision_models import EXPORTERS, compile_all, compile_parser
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="export the models (needs PyTorch and timm)")
     e.add_argument("--out", default="var/timm_models")
     e.add_argument("--models", default=",".join(MODELS), help="comma-separated")
     e.add_argument("--exporter", default="torchscript", choices=list(EXPORTERS))
-    c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime and PyTorch")
-    c.add_argument("--models-dir", default="var/timm_models")
-    c.add_argument("--out", default="bench/results")
-    c.add_argument("--target", default="h100")
-    c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
-    c.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"])
-    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh store")
+    compile_parser(sub, "timm_models", ",".join(MODELS),
+                   "compile each and run it on the host harness against onnxruntime and PyTorch")
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out), a.models.split(","), a.exporter)

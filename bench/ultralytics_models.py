@@ -78,19 +78,14 @@ def export(out: Path, models: list[str]) -> None:
 
 
 def main(argv=None) -> None:
-    from bench.vision_models import compile_all
+    from bench.vision_models import compile_all, compile_parser
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="export the models (needs PyTorch and ultralytics)")
     e.add_argument("--out", default="var/ultralytics_models")
     e.add_argument("--models", default=",".join(MODELS), help="comma-separated")
-    c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime")
-    c.add_argument("--models-dir", default="var/ultralytics_models")
-    c.add_argument("--out", default="bench/results")
-    c.add_argument("--target", default="h100")
-    c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
-    c.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"])
-    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh store")
+    compile_parser(sub, "ultralytics_models", ",".join(MODELS),
+                   "compile each and run it on the host harness against onnxruntime")
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out).resolve(), a.models.split(","))

@@ -138,8 +138,8 @@ def _last_flow(m):
 def compile_all(models_dir: Path, out: Path, target: str, models: list[str], precision: str = "fp32",
                 build: bool = False, suite: str = "vision_models", more_checks=None) -> None:
     """Each model compiled and run on the host harness against onnxruntime (and PyTorch's output
-    where the export stored one); `more_checks(data, inputs, outputs)`: a suite's own further
-    figures, a dict merged into the row."""
+    where the export stored one); `more_checks(data, inputs, outputs, onnxruntime's outputs)`: a
+    suite's own further figures, a dict merged into the row."""
     import onnxruntime as ort
     from bench.kernels import compile_row, fresh_store, run_started, write_results
     from compiler.pipeline import CompileOptions
@@ -181,7 +181,7 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
             row["onnxruntime_error"] = f"{type(e).__name__}: {e}"[:300]
             want = {}
         if more_checks is not None:
-            row.update(more_checks(data, stored, got))
+            row.update(more_checks(data, stored, got, want))
         # a degenerate (constant) output would show here: the spread of the first output
         first = torch_y if torch_y is not None else next(iter(want.values()), None)
         if first is not None:
@@ -190,6 +190,23 @@ def compile_all(models_dir: Path, out: Path, target: str, models: list[str], pre
         print(json.dumps(row), flush=True)
         save()
     print("wrote", save())
+
+
+def compile_parser(sub, suite: str, models: str, help: str, precision: bool = True):
+    """The `compile` subcommand the model suites share: --models-dir (var/<suite>), --out,
+    --target, --models (comma-separated; `models` by default), --precision where the suite
+    compiles at others than fp32, --build."""
+    c = sub.add_parser("compile", help=help)
+    c.add_argument("--models-dir", default=f"var/{suite}")
+    c.add_argument("--out", default="bench/results")
+    c.add_argument("--target", default="h100")
+    c.add_argument("--models", default=models, help="comma-separated")
+    if precision:
+        c.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
+                       help="the compile's precision (the references stay fp32: expect fp16's rounding)")
+    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh kernel "
+                   "store, as a first compile does (stage_s's build, kernels_built, max_registers)")
+    return c
 
 
 def main(argv=None) -> None:
@@ -201,15 +218,8 @@ def main(argv=None) -> None:
     e.add_argument("--exporter", default="torchscript", choices=list(EXPORTERS),
                    help="torch.onnx.export's TorchScript exporter (opset 17) or its dynamo one, torch's default "
                    "(opset 18)")
-    c = sub.add_parser("compile", help="compile each and run it on the host harness against onnxruntime and PyTorch")
-    c.add_argument("--models-dir", default="var/vision_models")
-    c.add_argument("--out", default="bench/results")
-    c.add_argument("--target", default="h100")
-    c.add_argument("--models", default=",".join(MODELS), help="comma-separated")
-    c.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
-                   help="the compile's precision (the references stay fp32: expect fp16's rounding)")
-    c.add_argument("--build", action="store_true", help="also build every kernel with NVRTC into a fresh kernel "
-                   "store, as a first compile does (stage_s's build, kernels_built, max_registers)")
+    compile_parser(sub, "vision_models", ",".join(MODELS),
+                   "compile each and run it on the host harness against onnxruntime and PyTorch")
     a = ap.parse_args(argv)
     if a.cmd == "export":
         export(Path(a.out), a.models.split(","), a.exporter)

@@ -501,18 +501,7 @@ def _lower_batchnorm_training(ctx: LowerCtx) -> None:
         raise ctx.unsupported("training mode with per-position parameters (spatial=0)")
     mdt = math_dtype(x.dtype)
     axes = (0,) + tuple(range(2, x.rank))
-    kt = TensorType(mdt, kept_shape(x.shape, axes))
-    kv, rv = out_vars(x.rank), reduce_vars(len(axes))
-    count = x.size // x.shape[1]
-    red = Reduce("sum", tuple((r.name, x.shape[a]) for r, a in zip(rv, axes)))
-    xr = cast(load(0, x, index_of_reduced(x.rank, axes, True, kv, rv)), mdt)
-    acc = Var("acc", mdt)
-    mean = ctx.temp(kt, "batch_mean")
-    ctx.emit(TensorExpr("bn_batch_mean", (x,), kt, xr, red, acc / const(count, mdt)), [ctx.in_name(0)], mean)
-    d = xr - load(1, kt, kv)
-    var = ctx.temp(kt, "batch_var")
-    ctx.emit(TensorExpr("bn_batch_var", (x, kt), kt, d * d, red, acc / const(count, mdt)),
-             [ctx.in_name(0), mean], var)
+    mean, var, kt = _moments(ctx, axes, "bn_batch")
     iv = out_vars(x.rank)
     ki = keepdims_index(x.rank, axes, iv)
     scale, bias = ctx.input(1), ctx.input(2)
@@ -581,6 +570,27 @@ def lower_lpnorm(ctx: LowerCtx) -> None:
     ctx.emit(TensorExpr("lpnorm", (x, kt), y, out), [ctx.in_name(0), norm], ctx.out_name(0))
 
 
+def _moments(ctx: LowerCtx, axes: tuple[int, ...], prefix: str) -> tuple[str, str, TensorType]:
+    """Input 0's mean and biased variance over `axes`, each a keepdims temporary of the math type
+    (two reductions: the variance reads the mean): (mean, var, their type). MeanVarianceNormalization
+    and BatchNormalization in training mode share them."""
+    x = ctx.input(0)
+    mdt = math_dtype(x.dtype)
+    kt = TensorType(mdt, kept_shape(x.shape, axes))
+    kv, rv = out_vars(x.rank), reduce_vars(len(axes))
+    count = math.prod(x.shape[a] for a in axes)
+    red = Reduce("sum", tuple((r.name, x.shape[a]) for r, a in zip(rv, axes)))
+    xr = cast(load(0, x, index_of_reduced(x.rank, axes, True, kv, rv)), mdt)
+    acc = Var("acc", mdt)
+    mean = ctx.temp(kt, f"{prefix}_mean")
+    ctx.emit(TensorExpr(f"{prefix}_mean", (x,), kt, xr, red, acc / const(count, mdt)), [ctx.in_name(0)], mean)
+    d = xr - load(1, kt, kv)
+    var = ctx.temp(kt, f"{prefix}_var")
+    ctx.emit(TensorExpr(f"{prefix}_var", (x, kt), kt, d * d, red, acc / const(count, mdt)),
+             [ctx.in_name(0), mean], var)
+    return mean, var, kt
+
+
 MVN_EPSILON = 1e-9   # the function body's constant
 
 
@@ -602,17 +612,7 @@ def lower_mvn(ctx: LowerCtx) -> None:
     if y.size == 0:
         return
     mdt = math_dtype(x.dtype)
-    kt = TensorType(mdt, kept_shape(x.shape, axes))
-    kv, rv = out_vars(x.rank), reduce_vars(len(axes))
-    count = math.prod(x.shape[a] for a in axes)
-    red = Reduce("sum", tuple((r.name, x.shape[a]) for r, a in zip(rv, axes)))
-    xr = cast(load(0, x, index_of_reduced(x.rank, axes, True, kv, rv)), mdt)
-    acc = Var("acc", mdt)
-    mean = ctx.temp(kt, "mean")
-    ctx.emit(TensorExpr("mvn_mean", (x,), kt, xr, red, acc / const(count, mdt)), [ctx.in_name(0)], mean)
-    d = xr - load(1, kt, kv)
-    var = ctx.temp(kt, "var")
-    ctx.emit(TensorExpr("mvn_var", (x, kt), kt, d * d, red, acc / const(count, mdt)), [ctx.in_name(0), mean], var)
+    mean, var, kt = _moments(ctx, axes, "mvn")
     iv = out_vars(x.rank)
     ki = keepdims_index(x.rank, axes, iv)
     body = (cast(load(0, x, iv), mdt) - load(1, kt, ki)) / (unary("sqrt", load(2, kt, ki)) + const(MVN_EPSILON, mdt))
