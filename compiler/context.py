@@ -50,7 +50,7 @@ from .targets import Target
 # (roller/construct.py `compilation_scope`).
 SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "merge_repeats", "grouped_experts", "nms_bitmask",
               "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue",
-              "stitched_maps", "half_storage", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
+              "stitched_maps", "half_storage", "imma", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane

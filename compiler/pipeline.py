@@ -11,7 +11,8 @@ Two stages are not passes and are the loop's prologue and epilogue: `import` (mo
 is no plan yet, and its result builds the context) and `package` (plan and context -> Artifact).
 `STAGES` names all of them, in order.
 
-Where the stages live: lower, precision, welder, half_storage, roller, render, rammer, grinder, memory_plan and fit in compiler/passes/
+Where the stages live: lower, precision, imma, welder, half_storage, roller, render, rammer, grinder, memory_plan
+and fit in compiler/passes/
 (adapted to the pass shape below); tune (on specs, before render) in compiler/tuning.py (over
 compiler/passes/tune.py); build in compiler/build.py; verify in compiler/verify.py; report.json
 and the header in compiler/report.py."""
@@ -41,6 +42,7 @@ from .passes.indices import simplify_plan
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
 from .passes.half_storage import half_storage_plan
+from .passes.imma import imma_plan
 from .passes.precision import HALF, precision_plan
 from .passes.render import render_plan
 from .passes import sparta
@@ -124,6 +126,15 @@ def _lowering_price(ctx: CompileContext) -> Callable[..., float | None] | None:
 
 def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return precision_plan(plan, ctx.options.precision)
+
+
+def _imma(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    if not ctx.options.enabled("imma"):
+        return plan, {"enabled": False}
+    if ctx.target.sm_version < 80 or ctx.target.mma_shape("int8") != (16, 8, 32):
+        return plan, {"enabled": True, "contractions": 0, "why_not": f"{ctx.target.name} has no m16n8k32 integer mma"}
+    plan, stats = imma_plan(plan)
+    return plan, {"enabled": True, **stats}
 
 
 def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -284,6 +295,7 @@ def _verify(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("lower", _lower),              # graph -> kernel specs, extern kernels, aliases, regions
     ("precision", _precision),      # contractions' operand precision
+    ("imma", _imma),                # integer contractions' zero points out of the products: 8-bit mma operands
     ("welder", _welder),            # fusion groups: register-level composition of producers and consumers
     ("half_storage", _half_storage),  # values every reader rounds to half, stored in half
     ("roller", _roller),            # kind, tile configuration and top K of each spec

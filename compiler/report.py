@@ -306,7 +306,7 @@ def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
     welder, grinder, tune = info.get("welder", {}), info.get("grinder", {}), report["tune"]
     unsplit, split = sched.get("unsplit", []), kept_splits(records)
-    half = info.get("half_storage", {})
+    half, imma = info.get("half_storage", {}), info.get("imma", {})
     dense, executed = report["flops"]["dense"], report["flops"]["executed"]
     regions = cf["regions"]
     graph = sched["cuda_graph"]
@@ -338,6 +338,11 @@ def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged
             "precision": report["precision"],
             "tensor_core_kernels": sum(1 for k in report["kernels"]
                                        if k["roofline"]["ceiling"].startswith("tensor core"))}},
+        {"name": "int8 tensor cores", "stage": "imma", "enabled": imma.get("enabled", False), "effect": {
+            "contractions": imma.get("contractions", 0), "weights_shifted": imma.get("weights", 0),
+            "kept": imma.get("kept", {}), **({"why_not": imma["why_not"]} if "why_not" in imma else {}),
+            "integer_mma_kernels": sum(1 for k in report["kernels"] if k["config"].get("elem") in ("int8", "uint8"))}
+         if imma.get("enabled") else {}},
         {"name": "half storage", "stage": "half_storage", "enabled": half.get("enabled", False), "effect": {
             "values": [v["value"] for v in half["values"]], "bytes_saved": half["bytes_saved"],
             "kept": [{"value": v["value"], "predicted_us": v["predicted_us"]} for v in half.get("kept", [])],

@@ -305,6 +305,9 @@ def _gather_of(e: Expr, elem: str) -> bool:
 
 def _strip_rounding(e: Expr, elem: str) -> tuple[Expr, bool] | None:
     """(source, stored) of an operand the precision pass prepared for `elem`, else None."""
+    if elem in ("int8", "uint8"):
+        # an 8-bit integer widened to int32 where the product reads it (passes/imma.py's operands)
+        return (e.x, True) if isinstance(e, Cast) and e.dtype.name == "int32" and _gather_of(e.x, elem) else None
     if elem == "float32":
         return (e, isinstance(e, Load) and e.dtype.name == "float32") if e.dtype.name == "float32" else None
     if _gather_of(e, elem):
@@ -633,6 +636,18 @@ def transpose_view(te: TensorExpr, sector: int = 32) -> TransposeView | None:
     a = axes[start:ia + 1]
     outer = tuple(x for x in axes[:-1] if x not in a)
     return TransposeView(a=a, b=(axes[-1],), outer=outer, unit=unit, staged=tuple(staged))
+
+
+def int8_elems(view: GemmView) -> tuple[str, str] | None:
+    """(A's, B's) 8-bit integer type where both operands of the contraction are 8-bit integers
+    widened to int32 (an integer mma's operands), else None."""
+    out = []
+    for e in (view.a, view.b):
+        if not (isinstance(e, Cast) and e.dtype.name == "int32" and e.x.dtype.name in ("int8", "uint8")
+                and _gather_of(e.x, e.x.dtype.name)):
+            return None
+        out.append(e.x.dtype.name)
+    return out[0], out[1]
 
 
 def inferred_precision(te: TensorExpr, view: GemmView) -> str:

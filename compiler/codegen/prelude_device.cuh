@@ -231,6 +231,78 @@ BY_DEVICE void by_mma_m16n8k8_tf32_f32(float* d, const unsigned int* a, const un
 #endif
 }
 
+// 8-bit integer mma m16n8k32 (s8/u8 each side, s32 accumulators; wraps, no .satfinite). Below
+// sm_80 the fragments are multiplied through warp shuffles (slow, correct), as the float kinds do.
+template <bool AS, bool BS> BY_DEVICE int by_mma_i8_byte(unsigned int r, int i, bool is_a) {
+  const unsigned int b = (r >> (8 * i)) & 0xFFu;
+  return (is_a ? AS : BS) ? (int)(signed char)b : (int)b;
+}
+template <bool AS, bool BS>
+BY_DEVICE void by_mma_i8_sw(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+  const unsigned int full = 0xFFFFFFFFu;
+  const int lane = (int)by_lane_id(), g = lane >> 2, t = lane & 3;
+  unsigned int acc[4] = {(unsigned int)c[0], (unsigned int)c[1], (unsigned int)c[2], (unsigned int)c[3]};
+  for (int tt = 0; tt < 4; ++tt) {
+    const unsigned int a0 = __shfl_sync(full, a[0], 4 * g + tt), a1 = __shfl_sync(full, a[1], 4 * g + tt);
+    const unsigned int a2 = __shfl_sync(full, a[2], 4 * g + tt), a3 = __shfl_sync(full, a[3], 4 * g + tt);
+    for (int n = 0; n < 2; ++n) {
+      const int src = 4 * (2 * t + n) + tt;
+      const unsigned int b0 = __shfl_sync(full, b[0], src), b1 = __shfl_sync(full, b[1], src);
+      for (int i = 0; i < 4; ++i) {
+        const int x0 = by_mma_i8_byte<AS, BS>(b0, i, false), x1 = by_mma_i8_byte<AS, BS>(b1, i, false);
+        acc[n] += (unsigned int)(by_mma_i8_byte<AS, BS>(a0, i, true) * x0 + by_mma_i8_byte<AS, BS>(a2, i, true) * x1);
+        acc[2 + n] += (unsigned int)(by_mma_i8_byte<AS, BS>(a1, i, true) * x0 +
+                                     by_mma_i8_byte<AS, BS>(a3, i, true) * x1);
+      }
+    }
+  }
+  d[0] = (int)acc[0]; d[1] = (int)acc[1]; d[2] = (int)acc[2]; d[3] = (int)acc[3];
+}
+BY_DEVICE void by_mma_m16n8k32_s8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%10, %11, %12, %13};\n"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#else
+  by_mma_i8_sw<true, true>(d, a, b, c);
+#endif
+}
+BY_DEVICE void by_mma_m16n8k32_s8u8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%10, %11, %12, %13};\n"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#else
+  by_mma_i8_sw<true, false>(d, a, b, c);
+#endif
+}
+BY_DEVICE void by_mma_m16n8k32_u8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%10, %11, %12, %13};\n"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#else
+  by_mma_i8_sw<false, true>(d, a, b, c);
+#endif
+}
+BY_DEVICE void by_mma_m16n8k32_u8u8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%10, %11, %12, %13};\n"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#else
+  by_mma_i8_sw<false, false>(d, a, b, c);
+#endif
+}
+
 // ---- sparse tensor-core mma.sp (sm_80+): D (16x8) = A (16x32, 2:4 along k) * B (32x8) + C -------
 // a: the 16x16 compressed A (two kept values of every 4-wide chunk) as a dense m16n8k16 A
 // fragment; b: four registers, register i holding k = 2t + 8i and 2t + 8i + 1 of column groupID;

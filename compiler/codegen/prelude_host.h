@@ -1306,6 +1306,51 @@ static inline void mma(float* d, const unsigned* a, const unsigned* b, const flo
   for (int i = 0; i < 4; ++i) d[i] = (float)acc[i];
 }
 
+// mma m16n8k32 on 8-bit integers (s8/u8 each side), s32 accumulators: D = A * B + C for one warp.
+// The fragments hold four bytes a register where the 16-bit types hold two, at the same byte
+// positions (so ldmatrix loads them alike): A (g, 4t..4t+3), (g+8, ..), (g, 16+4t..), (g+8, 16+4t..);
+// B (k 4t..4t+3, column g), (k 16+4t.., column g). The sum wraps modulo 2^32, as the instruction
+// does without .satfinite.
+static inline int mma_byte(unsigned reg, int i, bool is_signed) {
+  const unsigned b = (reg >> (8 * i)) & 0xFFu;
+  return is_signed ? (int)(signed char)b : (int)b;
+}
+
+static inline void mma_i8(int* d, const unsigned* a, const unsigned* b, const int* c, bool a_signed, bool b_signed,
+                          const char* what) {
+  const int c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+  unsigned long long wa0[32], wa1[32], wb[32];
+  warp_gather(pack64(a[0], a[1]), wa0, what);
+  warp_gather(pack64(a[2], a[3]), wa1, what);
+  warp_gather(pack64(b[0], b[1]), wb, what);
+  const int lane = cur.fiber->lane, g = lane >> 2, t = lane & 3;
+  int arow[2][32], bcol[2][32];  // rows g, g+8 of A; columns 2t, 2t+1 of B
+  for (int tt = 0; tt < 4; ++tt) {
+    const unsigned long long x0 = wa0[4 * g + tt], x1 = wa1[4 * g + tt];
+    for (int i = 0; i < 4; ++i) {
+      arow[0][4 * tt + i] = mma_byte(lo32(x0), i, a_signed);
+      arow[1][4 * tt + i] = mma_byte(hi32(x0), i, a_signed);
+      arow[0][16 + 4 * tt + i] = mma_byte(lo32(x1), i, a_signed);
+      arow[1][16 + 4 * tt + i] = mma_byte(hi32(x1), i, a_signed);
+    }
+    for (int n = 0; n < 2; ++n) {
+      const unsigned long long y = wb[4 * (2 * t + n) + tt];  // the lane whose groupID is the column
+      for (int i = 0; i < 4; ++i) {
+        bcol[n][4 * tt + i] = mma_byte(lo32(y), i, b_signed);
+        bcol[n][16 + 4 * tt + i] = mma_byte(hi32(y), i, b_signed);
+      }
+    }
+  }
+  unsigned acc[4] = {(unsigned)c0, (unsigned)c1, (unsigned)c2, (unsigned)c3};  // unsigned: wraps, defined
+  for (int k = 0; k < 32; ++k) {
+    acc[0] += (unsigned)(arow[0][k] * bcol[0][k]);
+    acc[1] += (unsigned)(arow[0][k] * bcol[1][k]);
+    acc[2] += (unsigned)(arow[1][k] * bcol[0][k]);
+    acc[3] += (unsigned)(arow[1][k] * bcol[1][k]);
+  }
+  for (int i = 0; i < 4; ++i) d[i] = (int)acc[i];
+}
+
 // mma.sp m16n8k32 (f16/bf16), sparsity selector 0, ordered metadata: D = A * B + C for one warp,
 // A 16x32 with two kept values in every 4-wide chunk along k. The compressed 16x16 A comes as a
 // dense m16n8k16 A fragment; B as four registers (k = 2t + 8i, +1; column groupID); lane 4g's
@@ -1418,6 +1463,18 @@ inline void by_mma_m16n8k16_bf16_f32(float* d, const unsigned int* a, const unsi
 }
 inline void by_mma_m16n8k8_tf32_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
   by_host::mma(d, a, b, c, by_host::MMA_TF32, "by_mma_m16n8k8_tf32_f32");
+}
+inline void by_mma_m16n8k32_s8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+  by_host::mma_i8(d, a, b, c, true, true, "by_mma_m16n8k32_s8s8_s32");
+}
+inline void by_mma_m16n8k32_s8u8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+  by_host::mma_i8(d, a, b, c, true, false, "by_mma_m16n8k32_s8u8_s32");
+}
+inline void by_mma_m16n8k32_u8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+  by_host::mma_i8(d, a, b, c, false, true, "by_mma_m16n8k32_u8s8_s32");
+}
+inline void by_mma_m16n8k32_u8u8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+  by_host::mma_i8(d, a, b, c, false, false, "by_mma_m16n8k32_u8u8_s32");
 }
 inline void by_mma_sp_m16n8k32_f16_f32(float* d, const unsigned int* a, const unsigned int* b, const float* c,
                                        unsigned int e) {

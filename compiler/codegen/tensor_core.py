@@ -19,7 +19,12 @@ with cvt.rna. Tiles of 32/64/128-byte rows are swizzled, others padded (bank-con
 fragment reads, checked by simulation in compiler/roller/construct.py). With split_k > 1 each
 block reduces a slice of K into an fp32 workspace and arrives on its output tile's counter; the
 last of the tile's blocks to arrive sums the slices in a fixed order and applies the epilogue, in
-the same launch (one atomic per block; the sum's order is fixed, so results are deterministic)."""
+the same launch (one atomic per block; the sum's order is fixed, so results are deterministic).
+
+8-bit integer operands (passes/imma.py: s8 or u8 on each side) multiply with m16n8k32 into int32
+accumulators; their tiles are always k-major ("k"), whose fragments ldmatrix loads as it loads
+16-bit ones (four bytes a register at the same byte positions), and a split's int32 partial sums
+pass through the fp32 workspace bit for bit."""
 from __future__ import annotations
 
 import math
@@ -42,7 +47,19 @@ ELEMS = {
     "float16": ("by_half", 2, "by_mma_m16n8k16_f16_f32", 16, "by_pack_half2"),
     "bfloat16": ("by_bfloat16", 2, "by_mma_m16n8k16_bf16_f32", 16, "by_pack_bf162"),
     "float32": ("float", 4, "by_mma_m16n8k8_tf32_f32", 8, None),
+    # 8-bit integers: m16n8k32, s32 accumulators; the mma's name depends on both sides' signedness
+    "int8": ("signed char", 1, None, 32, None),
+    "uint8": ("unsigned char", 1, None, 32, None),
 }
+INT_ELEMS = ("int8", "uint8")
+
+
+def mma_function(elem: str, elem_b: str) -> str:
+    """The prelude's mma.sync wrapper for A of type `elem` and B of type `elem_b`."""
+    if elem in INT_ELEMS:
+        sign = {"int8": "s8", "uint8": "u8"}
+        return f"by_mma_m16n8k32_{sign[elem]}{sign[elem_b]}_s32"
+    return ELEMS[elem][2]
 
 
 @dataclass(frozen=True)
@@ -82,7 +99,7 @@ def smem_tile(orient: str, rows: int, bk: int, elem_bytes: int, pad: int, swizzl
     """The shared tile of an operand with `rows` (BM or BN) rows and orientation "k" or "r"."""
     outer, inner = (rows, bk) if orient == "k" else (bk, rows)
     row_bytes = inner * elem_bytes
-    if swizzle and elem_bytes == 2 and row_bytes in (32, 64, 128) and outer % 8 == 0:
+    if swizzle and elem_bytes in (1, 2) and row_bytes in (32, 64, 128) and outer % 8 == 0:
         return SmemTile(outer, inner, elem_bytes, 0, row_bytes)
     return SmemTile(outer, inner, elem_bytes, pad, 0)
 
@@ -108,6 +125,11 @@ class TcPlan:
     tile_a: SmemTile
     tile_b: SmemTile
     out_tile_bytes: int = 0    # the staged output tile over the stages (codegen/staged_epilogue.py)
+    elem_b: str = ""           # B's mma type where it differs from A's (u8 x s8 integer mma), else elem
+
+    @property
+    def integer(self) -> bool:
+        return self.elem in INT_ELEMS
 
     @property
     def warps(self) -> int:
@@ -127,9 +149,10 @@ def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
     """The TcPlan of a configuration of kind tc_gemm."""
     blk, warp = cfg.tile("block"), cfg.tile("warp")
     elem = cfg.param("elem")
+    elem_b = cfg.param("elem_b", elem)
     eb = ELEMS[elem][1]
     pad = dict(blk.padding)
-    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem)
+    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem_b)
     oa, ob = cfg.param("layout_a"), cfg.param("layout_b")
     swz = cfg.param("smem") == "swizzle"
     BM, BN, BK = blk.size("m"), blk.size("n"), blk.size("k")
@@ -137,7 +160,7 @@ def tc_plan(te: TensorExpr, view: GemmView, cfg: KernelConfig) -> TcPlan:
     return TcPlan(elem, BM, BN, BK, warp.size("m"), warp.size("n"), int(cfg.param("stages")),
                   SK, a, b, cfg.param("load_a"), cfg.param("load_b"), oa, ob,
                   smem_tile(oa, BM, BK, eb, pad.get("a", 0), swz), smem_tile(ob, BN, BK, eb, pad.get("b", 0), swz),
-                  out_tile_bytes(te, view, BM, BN, SK))
+                  out_tile_bytes(te, view, BM, BN, SK), elem_b)
 
 
 def _out_offset(te: TensorExpr) -> str:
@@ -157,7 +180,8 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
                               else (p.b, p.load_b, p.orient_b, p.tile_b))
     rows, group, extent, row0 = ((p.BM, view.m, view.M, "by_m0") if side == "a" else (p.BN, view.n, view.N, "by_n0"))
     K, BK = view.K, p.BK
-    ctype, eb, _, _, pack = ELEMS[p.elem]
+    ctype, eb, _, _, pack = ELEMS[p.elem if side == "a" else (p.elem_b or p.elem)]
+    zero = "int v = 0;" if p.integer else "float v = 0.0f;"     # an 8-bit operand is an integer value
     base = f"by_s{side} + stage * {tile.stage_bytes}"
     L = [f"    {{  // operand {side.upper()}: {kind}, {'rows x k' if orient == 'k' else 'k x rows'}",
          f"      unsigned char* const dst = {base};"]
@@ -230,7 +254,7 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         L += [f"      {loop} {{",
               f"        const int o = c / {inner_tile}, ii = c % {inner_tile};",
               *("        " + x for x in globals_("o", "ii")),
-              "        float v = 0.0f;"]
+              f"        {zero}"]
         conds = [c for c, need in ((f"gr < {extent}", extent % rows != 0), (f"gk < {K}", K % BK != 0)) if need]
         L.append(f"        if ({' && '.join(conds)}) {{" if conds else "        {")
         body: list[str] = []
@@ -238,10 +262,15 @@ def _loader(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, T: in
         _decompose(body, "          ", it, "gk", view.k, "by_rk")
         val = _render(te, op.source, body, "          ", it)
         L += body + [f"          v = {val};", "        }"]
-        L.append(f"        *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'ii * {eb}')}) = {ctype}(v);")
+        L.append(f"        *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'ii * {eb}')}) = {_narrow(ctype)};")
         L.append("      }")
     L.append("    }")
     return L
+
+
+def _narrow(ctype: str) -> str:
+    """`v` converted to the shared tile's type (a C cast where the type is two words: unsigned char)."""
+    return f"({ctype})(v)" if " " in ctype else f"{ctype}(v)"
 
 
 def _gathered_name(side: str, key: str) -> str:
@@ -375,7 +404,7 @@ def _gather_by_k(te: TensorExpr, view: GemmView, p: TcPlan, side: str, it: str, 
     body = []
     val = _render(te, op.source, body, "            ", it)
     L += body + [f"            v = {val};", "          }",
-                 f"          *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'({col}) * {eb}')}) = {ctype}(v);",
+                 f"          *reinterpret_cast<{ctype}*>(dst + {tile.off('o', f'({col}) * {eb}')}) = {_narrow(ctype)};",
                  "        }", "      }"]
     return L
 
@@ -385,17 +414,21 @@ def _fragments(p: TcPlan) -> list[str]:
     MI, NI = p.WM // 16, p.WN // 8
     ta, tb = p.tile_a, p.tile_b
     L = [f"        unsigned a[{MI}][4], b[{NI}][2];"]
+    # kk counts elements: the k step's first byte in a row; by_lc and by_lh count 16-bit units (an
+    # 8-bit fragment holds four bytes a register at the byte positions of a 16-bit one's two values)
+    a_col, b_col = (("(kk + by_lc) * 2", "(kk + by_lh) * 2") if ELEMS[p.elem][1] == 2
+                    else ("kk + by_lc * 2", "kk + by_lh * 2"))
     if p.elem != "float32":
         # lane l names row (l % 8) + 8 * ((l / 8) % 2) and column 8 * (l / 16) of a 16x16 A tile, etc.
         if p.orient_a == "k":
             L += ["        #pragma unroll", f"        for (int mi = 0; mi < {MI}; ++mi)",
-                  f"          by_ldmatrix_x4(a[mi], as + {ta.off('wm0 + mi * 16 + by_lr', '(kk + by_lc) * 2')});"]
+                  f"          by_ldmatrix_x4(a[mi], as + {ta.off('wm0 + mi * 16 + by_lr', a_col)});"]
         else:
             L += ["        #pragma unroll", f"        for (int mi = 0; mi < {MI}; ++mi)",
                   f"          by_ldmatrix_x4_trans(a[mi], as + {ta.off('kk + by_lc + (lane & 7)', '(wm0 + mi * 16 + by_lh) * 2')});"]
         if p.orient_b == "k":
             L += ["        #pragma unroll", f"        for (int nj = 0; nj < {NI // 2}; ++nj)",
-                  f"          by_ldmatrix_x4(&b[2 * nj][0], bs + {tb.off('wn0 + nj * 16 + by_lc + (lane & 7)', '(kk + by_lh) * 2')});"]
+                  f"          by_ldmatrix_x4(&b[2 * nj][0], bs + {tb.off('wn0 + nj * 16 + by_lc + (lane & 7)', b_col)});"]
         else:
             L += ["        #pragma unroll", f"        for (int nj = 0; nj < {NI // 2}; ++nj)",
                   f"          by_ldmatrix_x4_trans(&b[2 * nj][0], bs + {tb.off('kk + by_lh + (lane & 7)', '(wn0 + nj * 16 + by_lc) * 2')});"]
@@ -430,7 +463,11 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     if cfg.split_k > 1 and not workspace:
         raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     p = tc_plan(te, view, cfg)
-    ctype, eb, mma, kmma, _ = ELEMS[p.elem]
+    ctype, eb, _, kmma, _ = ELEMS[p.elem]
+    mma = mma_function(p.elem, p.elem_b or p.elem)
+    if p.integer and "r" in (p.orient_a, p.orient_b):
+        raise ValueError(f"{te.name}: 8-bit operands are staged k-major (ldmatrix .trans moves 16-bit values)")
+    acc_t, acc_0 = ("int", "0") if p.integer else ("float", "0.0f")
     MI, NI = p.WM // 16, p.WN // 8
     WGN = p.BN // p.WN
     T = 32 * p.warps
@@ -455,10 +492,10 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     _decompose(L, "  ", it, "by_blk", view.batch, "by_rb")
     L += gathered_bases(te, view, p, it)
     L.append("  (void)by_lr; (void)by_lc; (void)by_lh; (void)by_g; (void)by_t;")
-    L += [f"  float by_acc[{MI}][{NI}][4];",
+    L += [f"  {acc_t} by_acc[{MI}][{NI}][4];",
           "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
-          "      #pragma unroll", "      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = 0.0f;"]
+          "      #pragma unroll", f"      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = {acc_0};"]
     L += split_k_range(SK, nk)
     L += gather_rows(view, p, "a", it, T) + gather_rows(view, p, "b", it, T)
     L.append("  auto by_load = [&](int stage, int kt) {")
@@ -516,7 +553,7 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
 
     acc, total = "by_acc[mi][ni][q]", []
     if SK > 1:
-        tail, total = split_k_sum(te, it, SK, each_fragment, acc)
+        tail, total = split_k_sum(te, it, SK, each_fragment, acc, acc_t)
         L += tail
         acc = "by_sum"
     if p.out_tile_bytes:
@@ -563,13 +600,18 @@ def split_k_index_type(te: TensorExpr, split: int) -> str:
     return index_ctype(te)
 
 
-def split_k_sum(te: TensorExpr, it: str, split: int, each_fragment, acc: str) -> tuple[list[str], list[str]]:
+def split_k_sum(te: TensorExpr, it: str, split: int, each_fragment, acc: str,
+                acc_t: str = "float") -> tuple[list[str], list[str]]:
     """(the partial sums written and the block's arrival, where all but the last block return;
     the lines that set `by_sum` at an output element). `each_fragment(lines)` runs lines at every
     accumulator of the thread, its output index vars declared; shared memory's first bytes are
-    free (every stage has been read)."""
+    free (every stage has been read). An int accumulator's bits go through the float workspace as
+    they are, so the integer sum stays exact."""
     n = te.output.size
-    tail = each_fragment([f"        by_ws[({it})by_ks * {n} + {_out_offset(te)}] = {acc};"])
+    put, get = acc, f"__ldcg(&by_ws[({it})k * {n} + {_out_offset(te)}])"
+    if acc_t == "int":
+        put, get = f"__int_as_float({acc})", f"__float_as_int({get})"
+    tail = each_fragment([f"        by_ws[({it})by_ks * {n} + {_out_offset(te)}] = {put};"])
     tail += ["  __threadfence();   // this thread's partial sums are visible device-wide before the block arrives",
              "  __syncthreads();",
              "  int* const by_last = reinterpret_cast<int*>(by_smem);   // the stages are free: all reads are done",
@@ -577,9 +619,9 @@ def split_k_sum(te: TensorExpr, it: str, split: int, each_fragment, acc: str) ->
              "  __syncthreads();",
              "  if (!*by_last) return;",
              "  __threadfence();   // the other slices are read after their arrivals were seen"]
-    total = ["        float by_sum = 0.0f;",
+    total = [f"        {acc_t} by_sum = {'0' if acc_t == 'int' else '0.0f'};",
              f"        for (int k = 0; k < {split}; ++k)",
-             f"          by_sum += __ldcg(&by_ws[({it})k * {n} + {_out_offset(te)}]);"]
+             f"          by_sum += {get};"]
     return tail, total
 
 

@@ -70,8 +70,9 @@ def splits_k(te: TensorExpr, v: GemmView, precision: str | None = None) -> bool:
     """Whether the kind offers split-K for the contraction: where it computes in exact fp32, which
     no tensor-core kind takes. At tf32, fp16 and bf16 tc_gemm and wgmma_gemm split K themselves;
     a split SIMT kernel there would only compete with them at sizes where both sit at the
-    micro-model's latency floor."""
-    return (precision or inferred_precision(te, v)) == "fp32"
+    micro-model's latency floor. An integer contraction splits exactly, also where the imma
+    stage marks it `int8` (the SIMT kernel stays a candidate beside the integer mma)."""
+    return (precision or inferred_precision(te, v)) in ("fp32", "int8")
 
 
 PADS = (0, 1, 2, 4)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from ..analysis.views import MMA_ELEMS, GemmView, TcOperand, gemm_view, inferred_precision, tc_operand
+from ..analysis.views import MMA_ELEMS, GemmView, TcOperand, gemm_view, inferred_precision, int8_elems, tc_operand
 from ..codegen.staged_epilogue import l2_store_bytes
-from ..codegen.tensor_core import ELEMS, VEC, out_tile_bytes, render_tc_gemm, smem_tile
+from ..codegen.tensor_core import ELEMS, INT_ELEMS, VEC, out_tile_bytes, render_tc_gemm, smem_tile
 from ..roller.construct import (bank_conflict_ways, dram_bytes, growth_path, io_sizes, load_count, loader_sectors,
                                 ops_per_element, pow2_ceil)
 from ..ir.kernel import Kernel
@@ -43,7 +43,8 @@ TC_BLOCK = (16, 32, 64, 128)
 TC_WARP = (16, 32, 64)
 
 
-TC_BK = {"float32": (8, 16, 32), "float16": (16, 32, 64), "bfloat16": (16, 32, 64)}
+TC_BK = {"float32": (8, 16, 32), "float16": (16, 32, 64), "bfloat16": (16, 32, 64), "int8": (32, 64, 128),
+         "uint8": (32, 64, 128)}
 TC_SPLITS = (2, 4, 8, 16)
 # the dependent L2 round trips split-K adds after a block's k-loop: the fence and the arrival's
 # atomic (its answer decides who sums), then the last block's read-back of the slices
@@ -82,6 +83,12 @@ MMA_ISSUE_SLOTS = 4                # instructions a scheduler may issue per mma 
 def tc_loader(op: TcOperand, elem: str, k_fast: bool, target: Target) -> tuple[str, str]:
     """(loader kind, shared orientation) of one operand: async, vector or generic; "k" or "r"."""
     eb = ELEMS[elem][1]
+    if elem in INT_ELEMS:
+        # 8-bit tiles are k-major whatever the global order: their fragments come from ldmatrix
+        # without .trans, which would move 16-bit values (passes/imma.py stores weights k-major)
+        if op.direct and op.inner == "k" and target.has_cp_async and op.storage == elem and op.aligned(16):
+            return "async", "k"
+        return "generic", "k"
     if op.direct:
         if target.has_cp_async and op.storage == elem and op.aligned(16 // eb):
             return "async", op.inner
@@ -164,17 +171,22 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
     """Tensor-core (mma.sync) configurations: block tiles grown by reuse score, warp tiles of m16n8
     mma tiles, k steps of the mma's k, 1-4 shared stages (cp.async on sm_80+), split-K when the
     output tiles cannot fill the SMs. None for fp32, and none where the prelude has no native mma
-    of the type (sm_75: m16n8k16 and tf32 are emulated there)."""
-    elem = MMA_ELEMS.get(precision)
+    of the type (sm_75: m16n8k16 and tf32 are emulated there). `int8` (passes/imma.py): both
+    operands 8-bit integers (s8 or u8 each), m16n8k32 into int32 accumulators."""
+    if precision == "int8":
+        elem, elem_b = int8_elems(view) or (None, None)
+    else:
+        elem = elem_b = MMA_ELEMS.get(precision)
     if elem is None or target.sm_version < 80 or target.tensor_core_tflops(elem) <= 0:
         return []
     _, eb, _, kmma, _ = ELEMS[elem]
     if target.mma_shape(elem) != (16, 8, kmma):
         return []
-    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem)
+    a, b = tc_operand(te, view, "a", elem), tc_operand(te, view, "b", elem_b)
     if a is None or b is None:
         return []
-    (load_a, oa), (load_b, ob) = tc_loader(a, elem, view.a_k_fastest, target), tc_loader(b, elem, view.b_k_fastest, target)
+    (load_a, oa), (load_b, ob) = (tc_loader(a, elem, view.a_k_fastest, target),
+                                  tc_loader(b, elem_b, view.b_k_fastest, target))
     has_async = "async" in (load_a, load_b)
     sizes = io_sizes(te)
     M, N, K = view.M, view.N, view.K
@@ -249,6 +261,8 @@ def tc_candidates(te: TensorExpr, view: GemmView, target: Target, precision: str
                             params = [("elem", elem), ("precision", precision), ("stages", S), ("split_k", SK),
                                       ("load_a", load_a), ("load_b", load_b), ("layout_a", oa), ("layout_b", ob),
                                       ("smem", "swizzle" if (ta.swizzle or tb.swizzle) else "pad")]
+                            if elem in INT_ELEMS:
+                                params.append(("elem_b", elem_b))
                             if SK > 1:
                                 params.append(("ws_elems", SK * te.output.size))
                             out.append(KernelConfig("tc_gemm", tiles, tuple(params), w))
@@ -270,7 +284,7 @@ def _tc_workload(te, view, sizes, target, elem, BM, BN, BK, MI, NI, warps, SK, S
         smem += 2.0 * blocks_mn * BM * BN * te.output.dtype.itemsize
     n_ks = BK // kmma
     mma_i = MI * NI * n_ks
-    frag_i = (MI + NI / 2) * n_ks if eb == 2 else (MI * 4 + NI * 2) * 2 * n_ks
+    frag_i = (MI + NI / 2) * n_ks if eb <= 2 else (MI * 4 + NI * 2) * 2 * n_ks
     loader_i = (BM * BK * cost["a"] + BN * BK * cost["b"]) / T
     eff = min(1.0, MMA_ISSUE_SLOTS * mma_i / (mma_i + frag_i + loader_i + 4.0))
     regs = MI * NI * 4 + MI * 4 + NI * 2 + 40

@@ -39,7 +39,7 @@ def _context(model: bytes, options: CompileOptions) -> CompileContext:
 
 
 def test_the_table_lists_the_stages_between_import_and_package():
-    assert STAGES == ("import", "lower", "precision", "welder", "half_storage", "roller", "sparta", "tune", "render", "rammer", "grinder", "build",
+    assert STAGES == ("import", "lower", "precision", "imma", "welder", "half_storage", "roller", "sparta", "tune", "render", "rammer", "grinder", "build",
                       "memory_plan", "fit",
                       "verify", "package")
     assert tuple(name for name, _ in PASSES) == STAGES[1:-1]
