@@ -43,12 +43,14 @@ from .targets import Target
 # ScatterND over a box of indices becomes one elementwise select (frontend/canonicalize.py); and
 # `defer_folds`: a broadcast of constants much larger than its source is left to run, unless a
 # later fold reads it (frontend/fold.py `defers`); and `merge_repeats`: a node repeating an earlier
-# one (op, inputs, attributes) merged into it (frontend/canonicalize.py).
+# one (op, inputs, attributes) merged into it (frontend/canonicalize.py); and `qdq_integer`: a Conv or
+# MatMul of dequantized 8-bit values as an integer contraction scaled back (frontend/qdq_integer.py).
+# `imma` (passes/imma.py): integer contractions over constant weights on the 8-bit integer mma.
 # `split_k` is a part of the configuration space: configurations that divide a reduction among
 # blocks (split-K contractions, in every contraction kind and SparTA's, split reductions of few
 # long rows, flash decoding's key splits), their partial results in a workspace
 # (roller/construct.py `compilation_scope`).
-SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "merge_repeats", "grouped_experts", "nms_bitmask",
+SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "merge_repeats", "qdq_integer", "grouped_experts", "nms_bitmask",
               "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue",
               "stitched_maps", "half_storage", "imma", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 

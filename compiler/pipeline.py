@@ -398,5 +398,6 @@ def _import(model, target: Target, options: CompileOptions,
     imported = import_model(model, input_shapes=dict(options.input_shapes), limits=limits or ImportLimits(),
                             max_trip_count=options.max_trip_count, cap_selections=options.enabled("nms_cap"),
                             scatter_boxes=options.enabled("scatter_box"), defer_folds=options.enabled("defer_folds"),
-                            merge_repeats=options.enabled("merge_repeats"))
+                            merge_repeats=options.enabled("merge_repeats"),
+                            qdq_integer=options.enabled("qdq_integer"))
     return imported, check_graph(imported.graph, target)

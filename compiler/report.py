@@ -120,7 +120,7 @@ def make_report(imported, target, plan: Plan, builds, records, seconds, verifica
     }
     report["techniques"] = _techniques(report, records, options, imported.selection_caps,
                                        (len(imported.deferred_folds), len(imported.deferred_run)),
-                                       imported.repeats_merged)
+                                       imported.repeats_merged, imported.qdq_integer)
     if os.environ.get("BRICKYARD_CHECK_REPORT") == "1":   # the tests set it (tests/conftest.py)
         validate_report(report)
     return report
@@ -300,7 +300,7 @@ def _verification(verification: dict | None, precision: str) -> dict:
     return dict(out, outcome="within rounding" if explained else "failed")
 
 
-def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged=0) -> list[dict]:
+def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged=0, qdq_integer=0) -> list[dict]:
     """Each technique the pipeline applies, whether it ran, and its effect where a stage measured it."""
     info = {r.name: r.info for r in records}
     fusion, sched, sp, cf = report["fusion"], report["schedule"], report["sparsity"], report["control_flow"]
@@ -363,6 +363,8 @@ def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged
          "effect": {"deferred": deferred[0], "run_with_the_model": deferred[1]}},
         {"name": "merged repeats", "stage": "import", "enabled": options.enabled("merge_repeats"),
          "effect": {"merged": merged}},
+        {"name": "integer QDQ contractions", "stage": "import", "enabled": options.enabled("qdq_integer"),
+         "effect": {"rewritten": qdq_integer}},
         {"name": "box scatter", "stage": "import", "enabled": options.enabled("scatter_box"),
          "effect": {"scatter_boxes": report["ops"].get("ScatterBox", 0),
                     "scatter_nd_left": report["ops"].get("ScatterND", 0)}},

@@ -365,6 +365,16 @@ def technique_sentence(t: dict) -> str:
     if name == "merged repeats":
         return (f"merged repeats (import): {fx.get('merged', 0)} nodes that repeated an earlier one (the same op, "
                 f"inputs and attributes) merged into it; --disable merge_repeats keeps them.")
+    if name == "integer QDQ contractions":
+        return (f"integer QDQ contractions (import): {fx.get('rewritten', 0)} Conv / MatMul nodes of dequantized "
+                f"8-bit values computed as integer contractions scaled back to float; --disable qdq_integer keeps "
+                f"the float contractions.")
+    if name == "int8 tensor cores":
+        kept = fx.get("kept") or {}
+        why = "; kept: " + ", ".join(f"{n} ({e(k)})" for k, n in kept.items()) if kept else ""
+        return (f"int8 tensor cores (imma): {fx.get('contractions', 0)} integer contractions with raw 8-bit "
+                f"operands (zero points out of the products), {fx.get('integer_mma_kernels', 0)} kernels on the "
+                f"integer mma{why}; --disable imma keeps them as they were.")
     if name == "box scatter":
         boxes, left = fx.get("scatter_boxes", 0), fx.get("scatter_nd_left", 0)
         return (f"box scatter (import): {boxes} ScatterND over a box of indices as one elementwise select "

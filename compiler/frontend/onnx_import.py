@@ -22,6 +22,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Graph, TensorType
 from ..ops.registry import lookup
 from .canonicalize import canonicalize
+from .qdq_integer import integer_contractions
 from .convert import dtype_of, elem_type_name
 from .dims import declared_dims, resolve_shapes
 from .expand import expand_function_ops
@@ -72,35 +73,38 @@ class ImportedModel:
     deferred_run: tuple[str, ...] = ()
     # nodes (subgraphs' included) that repeated an earlier one and were merged into it
     repeats_merged: int = 0
+    # QDQ Conv / MatMul nodes rewritten as integer contractions (qdq_integer.py)
+    qdq_integer: int = 0
 
 
 def import_model(model: str | os.PathLike | bytes | onnx.ModelProto, *,
                  input_shapes: dict[str, tuple[int, ...]] | None = None,
                  limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
                  cap_selections: bool = True, scatter_boxes: bool = True, defer_folds: bool = True,
-                 merge_repeats: bool = True) -> ImportedModel:
+                 merge_repeats: bool = True, qdq_integer: bool = True) -> ImportedModel:
     """Reads, checks and imports an ONNX model into a statically typed, canonical IR Graph.
 
     `max_trip_count` bounds the Loops whose iteration count is only known at run time and that have
     scan outputs (see graph_import._trip_bound); `cap_selections` caps each NonMaxSuppression at
     the rows its readers read (selection_caps.py); `defer_folds` leaves large broadcasts of
     constants to run (fold.defers); `merge_repeats` merges a node repeating an earlier one
-    (canonicalize.merge_repeats)."""
+    (canonicalize.merge_repeats); `qdq_integer` makes a QDQ Conv / MatMul an integer contraction
+    (qdq_integer.py)."""
     return import_checked(read_checked(model, limits), input_shapes=input_shapes, limits=limits,
                           max_trip_count=max_trip_count, cap_selections=cap_selections, scatter_boxes=scatter_boxes,
-                          defer_folds=defer_folds, merge_repeats=merge_repeats)
+                          defer_folds=defer_folds, merge_repeats=merge_repeats, qdq_integer=qdq_integer)
 
 
 def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int, ...]] | None = None,
                    limits: ImportLimits = ImportLimits(), max_trip_count: int | None = None,
                    cap_selections: bool = True, scatter_boxes: bool = True, defer_folds: bool = True,
-                   merge_repeats: bool = True) -> ImportedModel:
+                   merge_repeats: bool = True, qdq_integer: bool = True) -> ImportedModel:
     """Imports a model read_checked has already read and checked (the service describes and imports
     one upload from a single parse)."""
     proto, opsets, source_name, model_sha256 = checked.proto, checked.opsets, checked.source_name, checked.sha256
     inputs = _input_types(proto.graph, input_shapes or {})
 
-    def imported(caps: dict[str, int]) -> tuple[Graph, list[str], tuple[str, ...], int]:
+    def imported(caps: dict[str, int]) -> tuple[Graph, list[str], tuple[str, ...], int, int]:
         ctx = ImportContext(opsets, proto.opset_import, proto.ir_version, limits.max_fold_elements,
                             defer_fold_elements=limits.defer_fold_elements if defer_folds else None,
                             read_names=_read_names(proto.graph), max_trip_count=max_trip_count,
@@ -109,12 +113,15 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
         graph = import_graph(proto.graph, ctx, Scope(), inputs, proto.graph.name or "main")
         warnings = ctx.warnings + _declared_output_mismatches(proto.graph, graph)
         canonical, merged = canonicalize(graph, boxes=scatter_boxes, repeats=merge_repeats)
-        return canonical, warnings, tuple(ctx.deferred), merged
+        integer = 0
+        if qdq_integer:
+            canonical, integer = integer_contractions(canonical, opsets[""])
+        return canonical, warnings, tuple(ctx.deferred), merged, integer
 
-    graph, warnings, deferred, merged = imported({})
+    graph, warnings, deferred, merged, integer = imported({})
     caps = selection_caps(graph) if cap_selections else ()
     if caps:   # every type after a capped node changes: import again with the caps
-        graph, warnings, deferred, merged = imported({c.node: c.cap for c in caps})
+        graph, warnings, deferred, merged, integer = imported({c.node: c.cap for c in caps})
     computed = _node_outputs(graph)
     producer = f"{proto.producer_name} {proto.producer_version}".strip()
     return ImportedModel(
@@ -122,7 +129,7 @@ def import_checked(checked: "CheckedModel", *, input_shapes: dict[str, tuple[int
         name=os.path.splitext(source_name)[0] if source_name != _IN_MEMORY else (proto.graph.name or "model"),
         input_names=graph.inputs, output_names=graph.outputs, warnings=tuple(warnings), producer=producer,
         selection_caps=caps, deferred_folds=deferred, deferred_run=tuple(v for v in deferred if v in computed),
-        repeats_merged=merged,
+        repeats_merged=merged, qdq_integer=integer,
     )
 
 

@@ -270,7 +270,7 @@ def test_a_value_read_outside_the_group_is_written():
 
 
 def test_disable_names_are_checked():
-    with pytest.raises(CompilerError, match="welder, shared_level, split_rows, sink_reshapes, prologue, stitched_maps, half_storage, roller, split_k, sparta, tune"):
+    with pytest.raises(CompilerError, match="welder, shared_level, split_rows, sink_reshapes, prologue, stitched_maps, half_storage, imma, roller, split_k, sparta, tune"):
         CompileOptions(disable=("welding",))
     assert CompileOptions(disable=("welder", "roller", "welder")).disable == ("roller", "welder")
     assert CompileOptions(disable="welder").disable == ("welder",)
