@@ -10,6 +10,8 @@ adds the flash_attention and flash_attention_simt kernels on both targets.
 
 Checked, matching whole opcodes (base and modifiers), never substrings of the listing:
 - wgmma_gemm kernels contain HGMMA (`HGMMA.64x128x16.F32`) and are sm_90a cubins;
+- tc_gemm kernels of 8-bit integer operands (a MatMulInteger and a QLinearConv made here, the imma
+  stage's) contain IMMA and no HMMA, and the float ones no IMMA;
 - tc_gemm and flash_attention (mma.sync) kernels contain HMMA (`HMMA.16816.F32` on sm_80 and sm_90). `HFMA2.MMA`,
   a half2 FMA issued on the MMA pipe that ptxas uses to zero registers, is in most kernels and is
   no tensor-core instruction: a substring match for "MMA" would pass every kernel;
@@ -106,6 +108,31 @@ def _attention_models():
             ("decoding_rotary_fp16", mapped_attention(1, 32, 1, 2048, 128, "float16", "rotary")[0])]
 
 
+def _integer_models():
+    """Integer contractions over constant weights, which the imma stage puts on the 8-bit integer
+    mma (tc_gemm with s8/u8 operands): a MatMulInteger (u8 x s8) and a padded QLinearConv."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(1)
+    v = helper.make_tensor_value_info
+    opset = [helper.make_opsetid("", 18)]
+    mm = helper.make_graph([helper.make_node("MatMulInteger", ["a", "b", "za"], ["y"])], "integer_matmul",
+                           [v("a", TensorProto.UINT8, [128, 512])], [v("y", TensorProto.INT32, [128, 256])],
+                           [numpy_helper.from_array(rng.integers(-128, 128, (512, 256)).astype(np.int8), "b"),
+                            numpy_helper.from_array(np.array(7, np.uint8), "za")])
+    inits = {"xs": np.array(0.02, np.float32), "xz": np.array(121, np.uint8),
+             "w": rng.integers(-120, 120, (64, 32, 3, 3)).astype(np.int8), "ws": np.array(0.01, np.float32),
+             "wz": np.array(0, np.int8), "ys": np.array(0.5, np.float32), "yz": np.array(128, np.uint8)}
+    conv = helper.make_graph([helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"],
+                                               pads=[1, 1, 1, 1])], "integer_qlinear_conv",
+                             [v("x", TensorProto.UINT8, [1, 32, 28, 28])], [v("y", TensorProto.UINT8, [1, 64, 28, 28])],
+                             [numpy_helper.from_array(a, n) for n, a in inits.items()])
+    return [(g.name, helper.make_model(g, opset_imports=opset)) for g in (mm, conv)]
+
+
+def integer(k) -> bool:
+    return k.model.startswith("integer_")
+
+
 VECTOR_LOADS = ("by_ld_global_b128(", "by_ld_global_v4(")     # the prelude's 16-byte global loads
 
 
@@ -131,6 +158,8 @@ def kernels(models_dir) -> list[Built]:
     jobs += [(name, model.SerializeToString(), target, "fp32") for name, model in _vector_models()
              for target in ("h100", "a100")]
     jobs += [(name, model, target, "fp32") for name, model in _attention_models() for target in ("h100", "a100")]
+    jobs += [(name, model.SerializeToString(), target, "fp32") for name, model in _integer_models()
+             for target in ("h100", "a100")]
     found: dict[tuple[str, str], dict] = {}
     t0 = time.perf_counter()
     # two compiles at a time: each waits on NVRTC and the kernel store's fsyncs about half its time
@@ -220,7 +249,8 @@ def test_wgmma_kernels_issue_hgmma(kernels):
 
 @pytest.mark.parametrize("target", ["a100", "h100"])
 def test_mma_sync_kernels_issue_hmma(kernels, target):
-    tc = of_kind(kernels, "tc_gemm", target) + of_kind(kernels, "flash_attention", target)
+    tc = [k for k in of_kind(kernels, "tc_gemm", target) if not integer(k)] + of_kind(kernels, "flash_attention",
+                                                                                       target)
     assert tc and of_kind(kernels, "flash_attention", target)
     for k in tc:
         assert hmma(k.sass), f"{k}: no HMMA in its SASS"
@@ -231,6 +261,18 @@ def test_mma_sync_kernels_issue_hmma(kernels, target):
     assert others and simt_attention and not any(hmma(k.sass) for k in others + simt_attention)
     assert all(k.sass.having("FFMA") for k in simt_attention)
     assert any(k.sass.having("HFMA2", "MMA") for k in others)
+
+
+@pytest.mark.parametrize("target", ["a100", "h100"])
+def test_integer_mma_kernels_issue_imma(kernels, target):
+    """tc_gemm's 8-bit operands (passes/imma.py) multiply on the integer tensor cores: IMMA
+    (`IMMA.16832.U8.S8` and the like), no HMMA; the float tc_gemm kernels have no IMMA."""
+    ints = [k for k in of_kind(kernels, "tc_gemm", target) if integer(k)]
+    assert {k.model for k in ints} == {"integer_matmul", "integer_qlinear_conv"}, [str(k) for k in ints]
+    for k in ints:
+        assert k.sass.having("IMMA") and not hmma(k.sass), f"{k}: no IMMA in its SASS"
+    floats = [k for k in of_kind(kernels, "tc_gemm", target) if not integer(k)]
+    assert floats and not any(k.sass.having("IMMA") for k in floats)
 
 
 @pytest.mark.parametrize("target", ["a100", "h100"])
