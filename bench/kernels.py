@@ -115,7 +115,11 @@ def _transpose(group, name, shape, perm, **kw) -> Case:
     return Case(group, name, "Transpose", (tuple(shape),), (("perm", tuple(perm)),), flops=float(math.prod(shape)), **kw)
 
 
-BOTH, F16, F32 = ("fp32", "fp16"), ("fp16",), ("fp32",)
+BOTH, F16, F32, I8 = ("fp32", "fp16"), ("fp16",), ("fp32",), ("int8",)
+# "int8": a MatMul case as MatMulInteger of two int8 inputs without zero points into int32 (the
+# imma stage's integer mma), against torch._int_mm (cuBLASLt's int8 GEMM); exact, so the fp64
+# reference equals it
+ONNX_OP = {"int8": {"MatMul": "MatMulInteger"}}
 
 
 def all_cases() -> list[Case]:
@@ -126,6 +130,10 @@ def all_cases() -> list[Case]:
     for M, N, K in [(65536, 1024, 2), (65536, 1024, 1024), (65536, 1024, 4096), (65536, 1024, 30522),
                     (65536, 4096, 1024), (128, 1000, 2048), (128, 1000, 4032)]:
         c.append(_mm("matmul", f"{M}x{N}x{K}", M, N, K))
+    # int8 GEMMs on the integer tensor cores (torch._int_mm: M > 16, K and N multiples of 8)
+    c.append(_mm("int8-matmul", "8192x8192x8192", 8192, 8192, 8192, dtypes=I8, quick=I8))
+    c.append(_mm("int8-matmul", "bert-ffn1-4096x3072x768", 4096, 3072, 768, dtypes=I8))
+    c.append(_mm("int8-matmul", "bert-ffn2-4096x768x3072", 4096, 768, 3072, dtypes=I8))
     # Roller TensorCore MatMul: M = 65536, fp16
     for N, K in [(1024, 4096), (1024, 1024), (4096, 1024), (16384, 1024)]:
         c.append(_mm("tc-matmul", f"65536x{N}x{K}", 65536, N, K, dtypes=F16))
@@ -226,7 +234,8 @@ def onnx_model(case: Case, dtype: str):
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    et = TensorProto.FLOAT if dtype == "fp32" else TensorProto.FLOAT16
+    et = {"fp32": TensorProto.FLOAT, "fp16": TensorProto.FLOAT16, "int8": TensorProto.INT8}[dtype]
+    out_et = TensorProto.INT32 if dtype == "int8" else et
     consts = dict(case.consts)
     n_in = len(case.shapes) + len(consts)
     names, inputs, inits = [], [], []
@@ -240,9 +249,9 @@ def onnx_model(case: Case, dtype: str):
             inputs.append(helper.make_tensor_value_info(nm, et, list(next(shapes))))
         names.append(nm)
     attrs = {k: (list(v) if isinstance(v, tuple) else v) for k, v in case.attrs}
-    node = helper.make_node(case.op, names, ["y"], name="n0", **attrs)
+    node = helper.make_node(ONNX_OP.get(dtype, {}).get(case.op, case.op), names, ["y"], name="n0", **attrs)
     graph = helper.make_graph([node], case.name.replace("-", "_"), inputs,
-                              [helper.make_tensor_value_info("y", et, None)], initializer=inits)
+                              [helper.make_tensor_value_info("y", out_et, None)], initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)])
     model.ir_version = min(model.ir_version, 10)
     model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
@@ -251,18 +260,23 @@ def onnx_model(case: Case, dtype: str):
 
 def min_bytes(case: Case, dtype: str, out_numel: int) -> int:
     """Compulsory device traffic: each data input read once, the output written once."""
+    if dtype == "int8":
+        return sum(math.prod(s) for s in case.shapes) + 4 * out_numel
     item = 4 if dtype == "fp32" else 2
     return item * (sum(math.prod(s) for s in case.shapes) + out_numel)
 
 
 # ---- PyTorch peers --------------------------------------------------------------------------------
 
-def torch_fn(case: Case):
+def torch_fn(case: Case, dtype: str = "fp32"):
     """The same operator in PyTorch (cuBLAS / cuDNN through eager)."""
     import torch
     import torch.nn.functional as F
     a = dict(case.attrs)
     op = case.op
+    if op == "MatMul" and dtype == "int8":
+        # int8 x int8 -> int32 (cuBLASLt); the float64 reference multiplies the upcast values
+        return lambda x, w: torch._int_mm(x, w) if x.dtype == torch.int8 else torch.matmul(x, w)
     if op == "MatMul":
         return lambda x, w: torch.matmul(x, w)
     if op == "Conv":
@@ -374,7 +388,7 @@ def run_case(case: Case, dtype: str, ctx: dict) -> dict:
     from compiler.pipeline import CompileOptions
     from compiler.runtime.gpu import GpuBackend
     from compiler.runtime.timing import CupyClock, TorchClock, measure, rotation_sets
-    tdt = torch.float32 if dtype == "fp32" else torch.float16
+    tdt = {"fp32": torch.float32, "fp16": torch.float16, "int8": torch.int8}[dtype]
     row = {"name": case.id, "group": case.group, "op": case.op, "dtype": dtype,
            "shapes": [list(s) for s in case.shapes], "flops": case.flops}
     T = ctx["timing"]
@@ -411,6 +425,9 @@ def run_case(case: Case, dtype: str, ctx: dict) -> dict:
     for _ in range(n_sets):
         xs = []
         for j, s in enumerate(case.shapes):
+            if dtype == "int8":
+                xs.append(torch.randint(-128, 128, s, generator=gen, device="cuda", dtype=torch.int8))
+                continue
             x = torch.randn(s, generator=gen, device="cuda", dtype=torch.float32)
             if case.op == "LayerNormalization" and j > 0:
                 x = x * 0.5 + (1.0 if j == 1 else 0.0)
@@ -439,9 +456,9 @@ def run_case(case: Case, dtype: str, ctx: dict) -> dict:
     del launchers
     cupy.get_default_memory_pool().free_all_blocks()
     # ---- reference: the operator in float64 on the same (upcast) inputs ----
-    fn = torch_fn(case)
+    fn = torch_fn(case, dtype)
     ref = None
-    if (set_bytes // (4 if dtype == "fp32" else 2)) * 8 <= FP64_REF_LIMIT:
+    if (set_bytes // {"fp32": 4, "fp16": 2, "int8": 1}[dtype]) * 8 <= FP64_REF_LIMIT:
         try:
             with torch.no_grad():
                 ref = fn(*[x.double() for x in sets[0]])

@@ -15,8 +15,9 @@ products:
 
 Both sides are the same int32 sums modulo 2^32 (a ring), so every result is bit for bit the same,
 overflow included. The rewritten spec is marked precision `int8`: Roller prices the tc_gemm kind's
-integer mma against the SIMT gemm and keeps the faster. A contraction of two run-time operands
-(their zero points would need run-time sums), a weight whose shifted values pass 8 bits, and
+integer mma against the SIMT gemm and keeps the faster. Two run-time operands without zero points
+(symmetric quantization) are the mma's products already and are only marked. Two run-time operands
+with a zero point (it would need run-time sums), a weight whose shifted values pass 8 bits, and
 anything not of these forms stay as they are. `--disable imma` leaves the plan as it is."""
 from __future__ import annotations
 
@@ -90,10 +91,18 @@ def _spec(spec: KernelSpec, consts: dict, types: dict, made: dict, stats: dict) 
     if None in ops:
         _keep(stats, "operands are not 8-bit values minus zero points")
         return None
+    ops = [_without_zero_zp(op, stage.inputs, consts) for op in ops]
     weight_side = [i for i, op in enumerate(ops) if _constant(op, stage.inputs, consts)]
     if not weight_side:
-        _keep(stats, "no constant operand")
-        return None
+        if any(op.zp is not None for op in ops):
+            _keep(stats, "no constant operand, and a zero point")
+            return None
+        # two run-time 8-bit operands without zero points (symmetric quantization): their
+        # products are already the mma's; only a padded read's zero becomes an 8-bit one
+        stats["contractions"] += 1
+        body = Binary("mul", Cast(_raw(ops[0]), I32), Cast(_raw(ops[1]), I32), I32)
+        new, ins = drop_unused_inputs(te.replace(body=body), tuple(stage.inputs))
+        return dataclasses.replace(spec, stages=(Stage(new, ins, stage.output),), precision="int8")
     w_i = weight_side[-1]
     w, x = ops[w_i], ops[1 - w_i]
     if w.guard is not None:
@@ -109,9 +118,7 @@ def _spec(spec: KernelSpec, consts: dict, types: dict, made: dict, stats: dict) 
     w_arg = len(inputs)
     inputs.append(w_type)
     names.append(w_name)
-    raw_x = x.load if x.guard is None else Select(x.guard, x.load, x.zp_load if x.zp_load is not None
-                                                  else Const(0, x.load.dtype), x.load.dtype)
-    fx, fw = Cast(raw_x, I32), Cast(Load(w_arg, w_index, w_type.dtype), I32)
+    fx, fw = Cast(_raw(x), I32), Cast(Load(w_arg, w_index, w_type.dtype), I32)
     body = Binary("mul", fx, fw, I32) if w_i == 1 else Binary("mul", fw, fx, I32)
     acc: Expr = Var(ACC, I32)
     if x.zp is not None:
@@ -148,6 +155,22 @@ def _operand(e: Expr, reduced: set[str]) -> _Operand | None:
         if zp_load is None:
             return None
     return _Operand(e.x, zp, zp_load, guard)
+
+
+def _raw(op: _Operand) -> Expr:
+    """The operand's 8-bit value as the mma reads it: its load, or behind its guard the zero point
+    (x - zx is 0 at a pad) or 0."""
+    if op.guard is None:
+        return op.load
+    pad = op.zp_load if op.zp_load is not None else Const(0, op.load.dtype)
+    return Select(op.guard, op.load, pad, op.load.dtype)
+
+
+def _without_zero_zp(op: _Operand, names, consts: dict) -> _Operand:
+    """`op` without its zero point where that is a constant of zeros (an explicit symmetric one)."""
+    if op.zp_load is None or names[op.zp_load.arg] not in consts or consts[names[op.zp_load.arg]].array().any():
+        return op
+    return dataclasses.replace(op, zp=None, zp_load=None)
 
 
 def _constant(op: _Operand, names, consts: dict) -> bool:

@@ -145,6 +145,23 @@ def test_what_cannot_move_keeps_its_form():
     assert not _int8_specs(model)
 
 
+@pytest.mark.parametrize("zero_points", [False, True])
+def test_two_run_time_operands_without_zero_points(zero_points):
+    """Symmetric int8 x int8 (as torch._int_mm takes them): the products are the mma's already,
+    whether the zero points are absent or constants of zeros; B read n-contiguous takes the
+    transposing loader."""
+    names = ["A", "B", "za", "zb"] if zero_points else ["A", "B"]
+    inits = {"za": np.array(0, np.int8), "zb": np.zeros(80, np.int8)} if zero_points else {}
+    node = helper.make_node("MatMulInteger", names, ["y"])
+    model = _model(node, [("A", TP.INT8, [64, 160]), ("B", TP.INT8, [160, 80])], (TP.INT32, [64, 80]), inits)
+    a = RNG.integers(-128, 128, (64, 160)).astype(np.int8)
+    b = RNG.integers(-128, 128, (160, 80)).astype(np.int8)
+    outs, art = _run(model, {"A": a, "B": b})
+    assert _integer_mma(art), art.report["kernels"]
+    for got in outs:
+        np.testing.assert_array_equal(got, a.astype(np.int32) @ b.astype(np.int32))
+
+
 def test_disable_imma_leaves_the_plan_as_it_was():
     b = RNG.integers(-128, 128, (256, 96)).astype(np.int8)
     node, model, inits = _matmul_integer((64, 256), b, np.array(77, np.uint8), np.array(0, np.int8))
