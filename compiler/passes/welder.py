@@ -196,10 +196,10 @@ def _grow(start: int, scope: _Scope) -> _Group:
         if nxt is None:
             break
         c, via = nxt
-        if not g.reduces and _epilogue_of_a_reduction(c, steps[c].spec.stages[0], start, scope):
-            # a residual add of a map and a contraction not grown yet: the contraction's group
-            # takes it, this map with it as its operand (a map group alone is not kept taken)
-            g.stop = f"{steps[c].spec.name}: left to the group of the contraction it adds"
+        if not g.reduces and _epilogue_of_a_reduction(c, steps[c].spec.stages[0], start, scope, integer=True):
+            # a residual add of a map and an integer contraction not grown yet: the contraction's
+            # group takes it, this map with it as its operand (a map group alone is not kept taken)
+            g.stop = f"{steps[c].spec.name}: left to the group of the integer contraction it adds"
             break
         stage, why = _admit(g, steps[c].spec, values, via, scope)
         if stage is None:
@@ -287,28 +287,31 @@ def _take_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
     return stage
 
 
-# How many maps back, each its producer's only reader, a map is still a reduction's epilogue: a QDQ
-# model's integer contraction (frontend/qdq_integer.py) is read through its cast, scale, bias,
+# How many maps back, each its producer's only reader, a map is still an integer contraction's
+# epilogue: a QDQ model's (frontend/qdq_integer.py) is read through its cast, scale, bias,
 # QuantizeLinear and DequantizeLinear, five
 EPILOGUE_DEPTH = 8
 
 
-def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope, depth: int = 0) -> bool:
+def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope, depth: int = 0,
+                             integer: bool = False) -> bool:
     """Whether map `p` is the only reader of a reduction whose group has not grown yet (groups grow
-    in plan order; this one from `start`), directly or through maps that are each their
-    producer's only reader: its epilogue when that group grows (a bias add stays with its GEMM,
-    not with the GEMM's reader; so do an integer contraction's cast, scale and bias)."""
+    in plan order; this one from `start`): its epilogue when that group grows (a bias add stays
+    with its GEMM, not with the GEMM's reader). Of an integer contraction (int32 sums) also
+    through maps that are each their producer's only reader: its cast, scale, bias and
+    requantization stay with it. (`integer`: only an integer contraction's counts. Float chains
+    keep the one-step rule: the deeper one, tried, regressed some of the timm suite's models.)"""
     for v in producer.inputs:
         src, _ = _sole_source(v, p, scope)
         r = scope.producer.get(src) if src is not None else None
-        if r is None or r in scope.taken:
+        if r is None or r in scope.taken or r <= start:
             continue
         expr = scope.steps[r].spec.stages[0].expr
         if expr.reduce is not None:
-            if r > start:
+            if (depth == 0 and not integer) or not expr.body.dtype.is_float:
                 return True
-        elif depth + 1 < EPILOGUE_DEPTH and r > start and scope.readers.get(src) == {p} \
-                and _epilogue_of_a_reduction(r, scope.steps[r].spec.stages[0], start, scope, depth + 1):
+        elif depth + 1 < EPILOGUE_DEPTH and scope.readers.get(src) == {p} \
+                and _epilogue_of_a_reduction(r, scope.steps[r].spec.stages[0], start, scope, depth + 1, integer):
             return True
     return False
 

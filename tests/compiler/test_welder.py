@@ -200,24 +200,29 @@ def test_a_bias_add_stays_with_its_gemm_when_another_group_reads_it():
     assert groups["MatMul_2"] == ["MatMul_2", "Add_3"], rep["fusion"]["groups"]
 
 
-def test_a_residual_add_goes_to_the_contraction_whose_epilogue_chain_it_reads():
-    """relu(s) + (conv(x) * scale + bias) * 2, the Relu written first: the Relu's group stops
-    before the Add, whose other operand is the conv's epilogue three maps deep (each its
-    producer's only reader), and the conv's group takes the Add with the Relu as its operand: one
-    kernel. (A QDQ model's integer convolution reaches its residual add through a cast, a scale,
-    a bias, a Quantize and a Dequantize: frontend/qdq_integer.py.)"""
-    nodes = [helper.make_node("Relu", ["s"], ["r"]), helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("Mul", ["c", "scale"], ["cs"]), helper.make_node("Add", ["cs", "bias"], ["cb"]),
-             helper.make_node("Mul", ["cb", "two"], ["c2"]), helper.make_node("Add", ["r", "c2"], ["y"])]
-    data = model(nodes, [("s", [1, 16, 8, 8]), ("x", [1, 8, 8, 8])], [("y", [1, 16, 8, 8])],
-                 [("w", weight(16, 8, 3, 3)), ("scale", weight(16, 1, 1)), ("bias", weight(16, 1, 1)),
-                  ("two", np.array(2, np.float32))])
+def test_a_residual_add_goes_to_the_integer_contraction_whose_epilogue_chain_it_reads():
+    """relu(s) + float(conv_integer(x, w)) * scale + bias, the Relu written first: the Relu's group
+    stops before the Add, whose other operand is the integer conv's epilogue three maps deep (each
+    its producer's only reader), and the conv's group takes the Add with the Relu as its operand:
+    one kernel (a QDQ model's integer convolution reaches its residual add so:
+    frontend/qdq_integer.py). A float contraction keeps the one-step rule."""
+    nodes = [helper.make_node("Relu", ["s"], ["r"]), helper.make_node("ConvInteger", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Cast", ["c"], ["cf"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["cf", "scale"], ["cs"]), helper.make_node("Add", ["cs", "bias"], ["cb"]),
+             helper.make_node("Add", ["r", "cb"], ["y"])]
+    w = RNG.integers(-128, 128, (16, 8, 3, 3)).astype(np.int8)
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 16, 8, 8]),
+                                       helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 8, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 8, 8])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(weight(16, 1, 1) * 1e-3, "scale"),
+                           numpy_helper.from_array(weight(16, 1, 1), "bias")])
+    data = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
     feeds = {"s": RNG.standard_normal((1, 16, 8, 8)).astype(np.float32),
-             "x": RNG.standard_normal((1, 8, 8, 8)).astype(np.float32)}
+             "x": RNG.integers(0, 256, (1, 8, 8, 8)).astype(np.uint8)}
     rep = check(data, feeds)
     assert rep["launches_per_inference"] == 1, rep["fusion"]["groups"]
     (group,) = rep["fusion"]["groups"]
-    assert group["ops"][0] == "Conv_1" and {"Relu_0", "Add_5"} <= set(group["ops"])
+    assert group["ops"][0] == "ConvInteger_1" and {"Relu_0", "Add_5"} <= set(group["ops"])
 
 
 def test_a_map_read_at_gathered_indices_is_computed_in_the_gather():
