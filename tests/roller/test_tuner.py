@@ -254,9 +254,9 @@ def test_bench_lists_its_cases():
     ids = {ln.split("\t")[0] for ln in lines}
     groups = {i.split("/")[0] for i in ids}
     assert {"matmul", "tc-matmul", "conv", "depthwise", "relu", "pool", "reduce", "bert", "resnet50",
-            "vit"} <= groups
+            "vit", "int8-matmul"} <= groups
     assert "matmul/8192x8192x8192" in ids
-    assert {ln.split("\t")[1] for ln in lines} == {"fp32", "fp16"}
+    assert {ln.split("\t")[1] for ln in lines} == {"fp32", "fp16", "int8"}
     assert r.stdout.strip().endswith(f"{len(lines)} cases")
     q = _bench("--list", "--quick")
     assert q.returncode == 0 and 8 <= len([ln for ln in q.stdout.splitlines() if "\t" in ln]) < len(lines)
