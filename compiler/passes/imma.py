@@ -31,7 +31,7 @@ from ..ir.dtypes import DType
 from ..ir.graph import Constant, TensorType
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec, Stage
-from ..ir.texpr import ACC, Binary, Cast, Const, Expr, Load, Select, TensorExpr, Var, substitute
+from ..ir.texpr import ACC, Binary, Cast, Const, Expr, Load, Select, Var, substitute
 from .sparse24 import drop_unused_inputs
 
 EIGHT_BITS = (DType.int8, DType.uint8)
@@ -108,7 +108,7 @@ def _spec(spec: KernelSpec, consts: dict, types: dict, made: dict, stats: dict) 
     if w.guard is not None:
         _keep(stats, "the weight is read behind a guard")
         return None
-    shifted = _shifted_weight(te, stage.inputs, w, reduced, consts, types, made)
+    shifted = _shifted_weight(stage.inputs, w, reduced, consts, types, made)
     if shifted is None:
         _keep(stats, "the shifted weight does not fit 8 bits")
         return None
@@ -177,7 +177,7 @@ def _constant(op: _Operand, names, consts: dict) -> bool:
     return names[op.load.arg] in consts and (op.zp_load is None or names[op.zp_load.arg] in consts)
 
 
-def _shifted_weight(te: TensorExpr, names, w: _Operand, reduced: set[str], consts: dict, types: dict, made: dict):
+def _shifted_weight(names, w: _Operand, reduced: set[str], consts: dict, types: dict, made: dict):
     """((name, type, load index) of w - zw stored k-major, (the same) of its sums over the
     reduction axes), made once per weight and zero point; None where the load's index is not one
     var or a 0 per axis, or the shifted values pass 8 bits."""
