@@ -131,7 +131,7 @@ def _precision(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 def _imma(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     if not ctx.options.enabled("imma"):
         return plan, {"enabled": False}
-    if ctx.target.sm_version < 80 or ctx.target.mma_shape("int8") != (16, 8, 32):
+    if ctx.target.mma_shape("int8") != (16, 8, 32):      # (16, 8, 32) from sm_80 on
         return plan, {"enabled": True, "contractions": 0, "why_not": f"{ctx.target.name} has no m16n8k32 integer mma"}
     plan, stats = imma_plan(plan)
     return plan, {"enabled": True, **stats}

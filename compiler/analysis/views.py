@@ -643,10 +643,10 @@ def int8_elems(view: GemmView) -> tuple[str, str] | None:
     widened to int32 (an integer mma's operands), else None."""
     out = []
     for e in (view.a, view.b):
-        if not (isinstance(e, Cast) and e.dtype.name == "int32" and e.x.dtype.name in ("int8", "uint8")
-                and _gather_of(e.x, e.x.dtype.name)):
+        elem = e.x.dtype.name if isinstance(e, Cast) else ""
+        if elem not in ("int8", "uint8") or _strip_rounding(e, elem) is None:
             return None
-        out.append(e.x.dtype.name)
+        out.append(elem)
     return out[0], out[1]
 
 

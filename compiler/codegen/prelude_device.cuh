@@ -258,49 +258,36 @@ BY_DEVICE void by_mma_i8_sw(int* d, const unsigned int* a, const unsigned int* b
   }
   d[0] = (int)acc[0]; d[1] = (int)acc[1]; d[2] = (int)acc[2]; d[3] = (int)acc[3];
 }
-BY_DEVICE void by_mma_m16n8k32_s8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+// One asm statement per sign pair (PTX names the types in the opcode); the wrappers below pick it.
+#define BY_MMA_I8_ASM(TA, TB)                                                                              \
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32." TA "." TB ".s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
+               "{%8, %9}, {%10, %11, %12, %13};\n"                                                          \
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                             \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),                           \
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]))
+template <bool AS, bool BS>
+BY_DEVICE void by_mma_i8(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
 #if __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%10, %11, %12, %13};\n"
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+  if (AS && BS) BY_MMA_I8_ASM("s8", "s8");
+  else if (AS) BY_MMA_I8_ASM("s8", "u8");
+  else if (BS) BY_MMA_I8_ASM("u8", "s8");
+  else BY_MMA_I8_ASM("u8", "u8");
 #else
-  by_mma_i8_sw<true, true>(d, a, b, c);
+  by_mma_i8_sw<AS, BS>(d, a, b, c);
 #endif
+}
+#undef BY_MMA_I8_ASM
+BY_DEVICE void by_mma_m16n8k32_s8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
+  by_mma_i8<true, true>(d, a, b, c);
 }
 BY_DEVICE void by_mma_m16n8k32_s8u8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%10, %11, %12, %13};\n"
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
-#else
-  by_mma_i8_sw<true, false>(d, a, b, c);
-#endif
+  by_mma_i8<true, false>(d, a, b, c);
 }
 BY_DEVICE void by_mma_m16n8k32_u8s8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%10, %11, %12, %13};\n"
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
-#else
-  by_mma_i8_sw<false, true>(d, a, b, c);
-#endif
+  by_mma_i8<false, true>(d, a, b, c);
 }
 BY_DEVICE void by_mma_m16n8k32_u8u8_s32(int* d, const unsigned int* a, const unsigned int* b, const int* c) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%10, %11, %12, %13};\n"
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
-#else
-  by_mma_i8_sw<false, false>(d, a, b, c);
-#endif
+  by_mma_i8<false, false>(d, a, b, c);
 }
 
 // ---- sparse tensor-core mma.sp (sm_80+): D (16x8) = A (16x32, 2:4 along k) * B (32x8) + C -------

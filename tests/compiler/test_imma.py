@@ -44,10 +44,6 @@ class _Node:
         return self._attrs.get(name, default)
 
 
-def _kernels(art) -> list[dict]:
-    return [{"kind": k["config"].get("kind", k["name"].split("_")[0]), **k} for k in art.report["kernels"]]
-
-
 def _integer_mma(art) -> bool:
     return any(k["config"].get("precision") == "int8" and k["config"].get("elem") in ("int8", "uint8")
                for k in art.report["kernels"])

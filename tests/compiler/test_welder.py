@@ -206,7 +206,8 @@ def test_a_residual_add_goes_to_the_integer_contraction_whose_epilogue_chain_it_
     its producer's only reader), and the conv's group takes the Add with the Relu as its operand:
     one kernel (a QDQ model's integer convolution reaches its residual add so:
     frontend/qdq_integer.py). A float contraction keeps the one-step rule."""
-    nodes = [helper.make_node("Relu", ["s"], ["r"]), helper.make_node("ConvInteger", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+    nodes = [helper.make_node("Relu", ["s"], ["r"]),
+             helper.make_node("ConvInteger", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
              helper.make_node("Cast", ["c"], ["cf"], to=TensorProto.FLOAT),
              helper.make_node("Mul", ["cf", "scale"], ["cs"]), helper.make_node("Add", ["cs", "bias"], ["cb"]),
              helper.make_node("Add", ["r", "cb"], ["y"])]
