@@ -31,8 +31,10 @@ from .targets import Target
 # chains, attention in one kernel, stitched memory-bound chains: passes/resident.py), `split_rows`
 # (normalisations over a few long rows as their stages apart: passes/split_rows.py) and
 # `sink_reshapes` (maps read through a reshape tried over a chain's rows: passes/sink_reshapes.py),
-# both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py) and
-# `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py). `welder` switches off
+# both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py),
+# `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py) and `float_epilogues`
+# (a float contraction's epilogue chain kept for its group, where the priced plan says it pays:
+# passes/welder.py `_epilogue_of_a_reduction`, pipeline._welder). `welder` switches off
 # all of it. `grouped_experts`, `nms_bitmask`, `radix_topk` and `nonzero_grid` are lowerings' choices, not stages:
 # a MoE's token-expert pairs sorted by expert into batched GEMMs (ops/moe_groups.py);
 # NonMaxSuppression's overlap tests as a bit matrix across the grid (ops/nms_bitmask.py); a long
@@ -52,7 +54,7 @@ from .targets import Target
 # (roller/construct.py `compilation_scope`).
 SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "merge_repeats", "qdq_integer", "grouped_experts", "nms_bitmask",
               "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue",
-              "stitched_maps", "half_storage", "imma", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
+              "stitched_maps", "float_epilogues", "half_storage", "imma", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane
@@ -128,6 +130,8 @@ class CompileContext:
     sparta_memo: dict = field(default_factory=dict)
     # the render stage's unsplit forms of split kernels, by launch: the rammer stage may co-launch them
     unsplit: dict = field(default_factory=dict)
+    # the render stage's launches by spec key: the welder stage's trials render the final plan's too
+    rendered: dict = field(default_factory=dict)
 
     def kernel_store(self):
         """The store given to compile(), else the default one (opened only by passes that need it)."""

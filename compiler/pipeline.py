@@ -31,13 +31,13 @@ from .build import build, build_key, toolchain_key
 from .codegen.co_launch import can_co_launch
 from .context import CompileContext, CompileOptions
 from .frontend.onnx_import import ImportedModel, ImportLimits, import_model
-from .ir.dataflow import all_plans
-from .ir.plan import Plan
+from .ir.dataflow import all_plans, all_types
+from .ir.plan import ComputeStep, Plan
 from .ir.spec import ExternSpec, KernelSpec
 from .ir.tesa import summary as tesa_summary
 from .ir.verify import verify_graph, verify_plan
 from .passes.fit import check_graph, check_plan
-from .passes.grinder import grinder_plan, host_regions, host_round_trips
+from .passes.grinder import grinder_plan, host_regions, host_round_trips, plan_us
 from .passes.indices import simplify_plan
 from .passes.lower import lower_graph
 from .passes.memory_plan import plan_memory
@@ -138,13 +138,59 @@ def _imma(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 
 def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    """The fusion stage. Keeping a float contraction's whole epilogue chain for its group (a
+    residual add of a map and a conv, the map an operand of the conv's group; passes/welder.py
+    `float_epilogues`) saves a kernel on some models and costs one or a co-launch on others (a map
+    group cut short leaves a reader of its value a kernel of its own; a map that ran beside the
+    conv now runs inside it), so where it changes a kernel both plans go through the planning
+    stages after this one (`_planned_us`: through rammer's co-launches) and the one predicted
+    faster is kept; a tie keeps the rule off."""
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
+    tried = ctx.options.enabled("float_epilogues")
+    fused, stats = _fuse(plan, ctx, float_epilogues=tried)
+    choice = {"enabled": tried, "decisions": stats.pop("float_epilogues", 0), "changed": False, "kept": False}
+    if choice["decisions"]:
+        without, stats_without = _fuse(plan, ctx, float_epilogues=False)
+        stats_without.pop("float_epilogues", None)
+        choice["changed"] = _shape_of(fused) != _shape_of(without)      # else nothing to price
+        if choice["changed"]:
+            with_us, without_us = _planned_us(fused, ctx), _planned_us(without, ctx)
+            choice.update(predicted_us={"with": round(with_us, 3), "without": round(without_us, 3)},
+                          kept=with_us < without_us)
+            if not choice["kept"]:
+                fused, stats = without, stats_without
+    return fused, dict(stats, float_epilogues=choice, dram_bytes_before=traffic_before,
+                       dram_bytes_after=plan_traffic(fused))
+
+
+def _shape_of(plan: Plan) -> tuple:
+    """What the stages after welder make a plan into: its steps in order, each kernel spec by key."""
+    return tuple(s.spec.key if isinstance(s, ComputeStep) else type(s).__name__ for s in plan.steps_within())
+
+
+def _planned_us(plan: Plan, ctx: CompileContext) -> float:
+    """The predicted microseconds of `plan` after the planning stages that follow this one (half
+    storage, roller, sparta's kernels, render, rammer, grinder; tune measures on a GPU and is left
+    out: a trial is priced by the micro-model alone), as the report prices the final plan
+    (grinder.plan_us), on a scratch context (the passes record their results there). Roller's
+    rankings and sparta's choices (by expression) and the renders (by spec: ctx.rendered) are
+    remembered for the compilation, so the kernels both trials share, and those of the plan kept,
+    are made once."""
+    scratch = dataclasses.replace(ctx, unsplit={})
+    for run in (_half_storage, _roller, _sparse_kernels, _render, _rammer, _grinder):
+        plan, _ = run(plan, scratch)
+    return plan_us(plan, all_types(plan), ctx.target)
+
+
+def _fuse(plan: Plan, ctx: CompileContext, float_epilogues: bool) -> tuple[Plan, dict]:
+    """The welder stage's passes in order: register-level groups, then the shared-memory level,
+    attention prologues and stitched maps, each as the options allow."""
     split: list[dict] = []
     if ctx.options.enabled("shared_level") and ctx.options.enabled("split_rows"):   # few long rows: stages apart where faster
         plan, split = split_rows_plan(plan, ctx.target)
-    plan, stats = welder_plan(plan, ctx.target)
+    plan, stats = welder_plan(plan, ctx.target, float_epilogues)
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
     shared = {"groups": [], "declined": [], "removed": 0, "moved": []}
     if ctx.options.enabled("shared_level"):
@@ -163,8 +209,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     return plan, dict(stats, enabled=True, shared_level=ctx.options.enabled("shared_level"),
                       prologue=ctx.options.enabled("prologue"), stitched_maps=ctx.options.enabled("stitched_maps"),
                       sink_reshapes=ctx.options.enabled("sink_reshapes"),
-                      index_divisions=indices, prologues=prologues["tried"], reshapes_sunk=shared["moved"], split_rows=split,
-                      dram_bytes_before=traffic_before, dram_bytes_after=plan_traffic(plan))
+                      index_divisions=indices, prologues=prologues["tried"], reshapes_sunk=shared["moved"], split_rows=split)
 
 
 def _half_storage(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
@@ -228,20 +273,30 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         attrs = sparta.propagate(graph, attrs, opset, zeros)
         weights = sum(1 for k in annotated if k in attrs)
     del zeros     # the masks: a bool per weight element, not needed past propagation
+    plan, record = _sparse_kernels(plan, ctx)
+    return plan, dict(record, sparse_weights=weights, tensors={
+        name: tesa_summary(t) for name, t in sorted(attrs.items())})
+
+
+def _sparse_kernels(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
+    """The sparta stage's plan transformation alone (the TeSA of the graph is the report's):
+    block-sparse, covered and 2:4 kernels."""
+    if not ctx.options.enabled("sparta"):
+        return plan, {"enabled": False}
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
     plan = cover_plan(plan, ctx.target, record, ctx.sparta_memo)
     plan, two_four = sparse24_plan(plan, ctx.target)
     record["kernels"] += two_four["kernels"]
     record["sparse_kernels"] += two_four["sparse24_kernels"]
-    return plan, dict(record, enabled=True, sparse_weights=weights, tensors={
-        name: tesa_summary(t) for name, t in sorted(attrs.items())})
+    return plan, dict(record, enabled=True)
 
 
 def _render(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     # the report's memory and split-K effect: specs name their workspaces until rendered
     split = split_specs(plan)
     # only rammer reads the unsplit forms: without it they are not rendered
-    plan, record = render_plan(plan, ctx.target, ctx.unsplit if ctx.options.enabled("rammer") else None)
+    plan, record = render_plan(plan, ctx.target, ctx.unsplit if ctx.options.enabled("rammer") else None,
+                               memo=ctx.rendered)
     return plan, dict(record, split=split)
 
 

@@ -320,8 +320,8 @@ def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged
     topk_choices, nonzero_choices = priced(("TopK",)), priced(NONZERO_OPS)
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
-            k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after")
-            if k in welder}},
+            k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after",
+                                   "float_epilogues") if k in welder}},
         {"name": "scheduling", "stage": "rammer", "enabled": sched["enabled"], "effect": {
             "launches_before": sched["kernels"], "launches_after": sched["launches"],
             "co_launches": len(sched["co_launches"]),
@@ -424,8 +424,10 @@ def _fusion(records) -> dict:
     stopped each; a shared-memory group's predictions fused and apart), the row chains the cost
     model declined, the data-movement kernels duplicated into their readers, and the kernel counts
     before and after, the index divisions canonicalisation removed (passes/indices.py), the
-    operand maps joined to attention kernels (passes/prologue.py), and the maps moved into a
-    reshaped reduction's shape (passes/sink_reshapes.py)."""
+    operand maps joined to attention kernels (passes/prologue.py), the maps moved into a
+    reshaped reduction's shape (passes/sink_reshapes.py), and the choice of float epilogue chains
+    (pipeline._welder: the decisions the rule changed, the plan priced with and without it, which
+    was kept)."""
     info = next((r.info for r in records if r.name == "welder"), {})
     if not info.get("enabled"):
         return {"enabled": False, "groups": []}
@@ -435,7 +437,8 @@ def _fusion(records) -> dict:
             "kernels_before": info["kernels_before"], "kernels_after": info["kernels_after"],
             "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),
             "index_divisions": info["index_divisions"], "prologues": info["prologues"],
-            "reshapes_sunk": info.get("reshapes_sunk", []), "split_rows": info.get("split_rows", [])}
+            "reshapes_sunk": info.get("reshapes_sunk", []), "split_rows": info.get("split_rows", []),
+            "float_epilogues": info.get("float_epilogues", {"enabled": False, "decisions": 0, "changed": False, "kept": False})}
 
 
 def _sparsity(records) -> dict:

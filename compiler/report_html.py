@@ -327,6 +327,11 @@ def technique_sentence(t: dict) -> str:
         if "dram_bytes_before" in fx:
             s += (f"; DRAM traffic {_bytes(fx['dram_bytes_before'])} before, {_bytes(fx['dram_bytes_after'])} "
                   f"after")
+        chains = fx.get("float_epilogues", {})
+        if chains.get("changed"):
+            us = chains["predicted_us"]
+            s += (f"; float epilogue chains {'kept' if chains['kept'] else 'left off'} ({us['with']} us predicted "
+                  f"with them, {us['without']} us without)")
         return s + "."
     if name == "scheduling":
         return (f"Scheduling (rammer): {fx.get('launches_before')} kernels in {fx.get('launches_after')} launches "

@@ -18,25 +18,33 @@ from ..kinds import kind_for
 from ..targets import Target
 
 
-def render_plan(plan: Plan, target: Target, unsplit: dict | None = None) -> tuple[Plan, dict]:
+def render_plan(plan: Plan, target: Target, unsplit: dict | None = None,
+                memo: dict | None = None) -> tuple[Plan, dict]:
     """Every spec rendered; the record counts launches per kind. `unsplit` (when given) gains, by
     launch (its kernel: the digest alone names the code, not the buffers), the launch of each
     one-launch spec that divides its reduction among blocks rendered from its best unsplit
     candidate: the rammer stage co-launches those where that pays (a split kernel fills the SMs
-    alone, so it never shares a launch)."""
+    alone, so it never shares a launch). `memo` (spec key -> its launches; its unsplit form) keeps
+    renders for a later call on the same target: the welder stage's trials render most of the
+    final plan's specs (pipeline._planned_us)."""
     stats: dict = {"launches": 0, "kinds": {}}
+    memo = {} if memo is None else memo
 
     def render(step, types):
         if not isinstance(step, ComputeStep):
             return step
         kind = kind_for(step.spec)
-        kernels = render_spec(step.spec, target, kind)
+        key = step.spec.key
+        if key not in memo:
+            memo[key] = render_spec(step.spec, target, kind)
+        kernels = memo[key]
         stats["launches"] += len(kernels)
         stats["kinds"][kind.NAME] = stats["kinds"].get(kind.NAME, 0) + len(kernels)
         if unsplit is not None and len(kernels) == 1:
-            other = unsplit_form(step.spec, target)
-            if other is not None:
-                unsplit[kernels[0]] = other
+            if ("unsplit", key) not in memo:
+                memo["unsplit", key] = unsplit_form(step.spec, target)
+            if memo["unsplit", key] is not None:
+                unsplit[kernels[0]] = memo["unsplit", key]
         return [LaunchStep(k) for k in kernels]
 
     return rewrite(plan, render), stats

@@ -20,6 +20,11 @@ tensor expressions (analysis/dependence.py), never from op names:
   that only moves data or costs a few operations (K split from a fused QKV projection, reshaped,
   transposed and scaled, beside the group of Q). Groups grow forward, and a consumer joins one
   group only, so without this a consumer's other producers stay kernels of their own;
+- a map that is the epilogue of a contraction whose group has not grown yet is left to it: not
+  taken in as another consumer's operand, and (of an integer contraction's chain, or a float
+  one's with `float_epilogues`) a group of maps stops before it, so that the contraction's group
+  takes it with the map group as its operand (`_epilogue_of_a_reduction`). Whether float chains
+  pay depends on the model; the pipeline prices the plan both ways (pipeline._welder);
 - a consumer reading the group through reshape aliases reads the group's value through the
   reshaped index instead (the alias steps go);
 - a group's values other than its last are read by nobody else (the group writes one value);
@@ -61,11 +66,13 @@ from .duplicate import duplicate_moves, moves_data
 FOLD_EXTENT = 64
 
 
-def welder_plan(plan: Plan, target: Target | None = None) -> tuple[Plan, dict]:
+def welder_plan(plan: Plan, target: Target | None = None, float_epilogues: bool = False) -> tuple[Plan, dict]:
     """The plan with its fusion groups as multi-stage specs; the record lists the groups. Folds
-    are priced on `target`: without one, none is made."""
-    record: dict = {"groups": [], "duplicated": [], "kernels_before": 0, "kernels_after": 0}
-    return _plan(plan, record, target), record
+    are priced on `target`: without one, none is made. `float_epilogues`: a float contraction's
+    epilogue is kept for it as an integer one's is (`_epilogue_of_a_reduction`); the record's
+    `float_epilogues` counts the decisions that changed (0: the plan is as without)."""
+    record: dict = {"groups": [], "duplicated": [], "kernels_before": 0, "kernels_after": 0, "float_epilogues": 0}
+    return _plan(plan, record, target, float_epilogues), record
 
 
 @dataclasses.dataclass
@@ -80,6 +87,8 @@ class _Scope:
     pinned: set[str]                   # the plan's outputs: always written
     constants: set[str]                # weights: a fold may re-read them freely
     target: Target | None              # what folds are priced on (none: no fold)
+    float_epilogues: bool              # a float contraction's epilogue chain is kept for it too
+    record: dict                       # the stage's record (counts float_epilogues decisions)
     taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
 
     @functools.cached_property
@@ -88,17 +97,31 @@ class _Scope:
         return {a.dst: k for k, a in self.alias_of.items()}
 
     @classmethod
-    def of(cls, plan: Plan, target: Target | None) -> "_Scope":
+    def of(cls, plan: Plan, target: Target | None, float_epilogues: bool, record: dict) -> "_Scope":
         steps = list(plan.steps)
         return cls(steps, dict(plan.types), readers_of(steps),
                    {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)},
                    {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.returned),
-                   {name for name, _ in plan.constants}, target)
+                   {name for name, _ in plan.constants}, target, float_epilogues, record)
+
+    def kept_for(self, p: int, producer: Stage, start: int, deep: bool) -> bool:
+        """Whether map `p` is left to a contraction's group that has not grown yet (its epilogue):
+        `_epilogue_of_a_reduction` of an integer contraction, and of a float one to depth 0 when
+        `deep` is false, else to EPILOGUE_DEPTH when float_epilogues is on. A decision the float
+        rule changes is counted."""
+        base = 0 if deep else -1
+        kept = _epilogue_of_a_reduction(p, producer, start, self, float_depth=base)
+        if not kept and self.float_epilogues and _epilogue_of_a_reduction(p, producer, start, self,
+                                                                          float_depth=EPILOGUE_DEPTH):
+            self.record["float_epilogues"] += 1
+            return True
+        return kept
 
 
-def _plan(plan: Plan, record: dict, target: Target | None) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target)) for s in plan.steps))
-    scope = _Scope.of(plan, target)
+def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, float_epilogues))
+                                                 for s in plan.steps))
+    scope = _Scope.of(plan, target, float_epilogues, record)
     steps = scope.steps
     placed: dict[int, ComputeStep] = {}
     dropped: set[int] = set()
@@ -196,10 +219,10 @@ def _grow(start: int, scope: _Scope) -> _Group:
         if nxt is None:
             break
         c, via = nxt
-        if not g.reduces and _epilogue_of_a_reduction(c, steps[c].spec.stages[0], start, scope, integer=True):
-            # a residual add of a map and an integer contraction not grown yet: the contraction's
-            # group takes it, this map with it as its operand (a map group alone is not kept taken)
-            g.stop = f"{steps[c].spec.name}: left to the group of the integer contraction it adds"
+        if not g.reduces and scope.kept_for(c, steps[c].spec.stages[0], start, deep=False):
+            # a residual add of a map and a contraction not grown yet: the contraction's group
+            # takes it, this map with it as its operand (a map group alone is not kept taken)
+            g.stop = f"{steps[c].spec.name}: left to the group of the contraction it adds"
             break
         stage, why = _admit(g, steps[c].spec, values, via, scope)
         if stage is None:
@@ -257,7 +280,7 @@ def _take_producers(g: _Group, c: int, stage: Stage, scope: _Scope) -> Stage:
                     or len(taken) >= MAX_OPERAND_STEPS):
                 continue
             producer = scope.steps[p].spec.stages[0]
-            if producer.expr.reduce is not None or _epilogue_of_a_reduction(p, producer, g.members[0], scope):
+            if producer.expr.reduce is not None or scope.kept_for(p, producer, g.members[0], deep=True):
                 continue
             again = recomputed or not reads_once(te, arg)
             if again and not (moves_data(producer.expr) or cheap(producer.expr)):
@@ -294,13 +317,14 @@ EPILOGUE_DEPTH = 8
 
 
 def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope, depth: int = 0,
-                             integer: bool = False) -> bool:
+                             float_depth: int = 0) -> bool:
     """Whether map `p` is the only reader of a reduction whose group has not grown yet (groups grow
     in plan order; this one from `start`): its epilogue when that group grows (a bias add stays
     with its GEMM, not with the GEMM's reader). Of an integer contraction (int32 sums) also
     through maps that are each their producer's only reader: its cast, scale, bias and
-    requantization stay with it. (`integer`: only an integer contraction's counts. Float chains
-    keep the one-step rule: the deeper one, tried, regressed some of the timm suite's models.)"""
+    requantization stay with it. A float contraction's counts through `float_depth` such maps
+    (-1: not at all): deeper float chains pay on some models and not on others, so the pipeline
+    prices the plan both ways (pipeline._welder)."""
     for v in producer.inputs:
         src, _ = _sole_source(v, p, scope)
         r = scope.producer.get(src) if src is not None else None
@@ -308,10 +332,10 @@ def _epilogue_of_a_reduction(p: int, producer: Stage, start: int, scope: _Scope,
             continue
         expr = scope.steps[r].spec.stages[0].expr
         if expr.reduce is not None:
-            if (depth == 0 and not integer) or not expr.body.dtype.is_float:
+            if depth <= float_depth or not expr.body.dtype.is_float:
                 return True
         elif depth + 1 < EPILOGUE_DEPTH and scope.readers.get(src) == {p} \
-                and _epilogue_of_a_reduction(r, scope.steps[r].spec.stages[0], start, scope, depth + 1, integer):
+                and _epilogue_of_a_reduction(r, scope.steps[r].spec.stages[0], start, scope, depth + 1, float_depth):
             return True
     return False
 

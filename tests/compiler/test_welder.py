@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from compiler import compile
 from compiler.errors import CompilerError
 from compiler.pipeline import CompileOptions
+from compiler.report import report_html
 from compiler.runtime.executor import Executor, make_backend
 
 RNG = np.random.default_rng(7)
@@ -205,7 +206,7 @@ def test_a_residual_add_goes_to_the_integer_contraction_whose_epilogue_chain_it_
     stops before the Add, whose other operand is the integer conv's epilogue three maps deep (each
     its producer's only reader), and the conv's group takes the Add with the Relu as its operand:
     one kernel (a QDQ model's integer convolution reaches its residual add so:
-    frontend/qdq_integer.py). A float contraction keeps the one-step rule."""
+    frontend/qdq_integer.py). Unconditional: no `float_epilogues` choice is priced."""
     nodes = [helper.make_node("Relu", ["s"], ["r"]),
              helper.make_node("ConvInteger", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
              helper.make_node("Cast", ["c"], ["cf"], to=TensorProto.FLOAT),
@@ -224,6 +225,62 @@ def test_a_residual_add_goes_to_the_integer_contraction_whose_epilogue_chain_it_
     assert rep["launches_per_inference"] == 1, rep["fusion"]["groups"]
     (group,) = rep["fusion"]["groups"]
     assert group["ops"][0] == "ConvInteger_1" and {"Relu_0", "Add_5"} <= set(group["ops"])
+
+
+def test_a_float_contractions_epilogue_chain_is_kept_for_it_where_the_plan_prices_faster():
+    """relu(s) + conv(x) * scale + bias, the Relu written first: without the float rule the Relu's
+    group takes the Add and the bias add before it (the conv's epilogue is one step deep only), and
+    the conv writes its output for it (two kernels); with it the conv's group takes the whole
+    chain with the Relu as its operand (one kernel), and the stage keeps that plan because the
+    micro-model prices it faster, both figures in the report."""
+    nodes = [helper.make_node("Relu", ["s"], ["r"]),
+             helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Mul", ["c", "scale"], ["cs"]), helper.make_node("Add", ["cs", "bias"], ["cb"]),
+             helper.make_node("Add", ["r", "cb"], ["y"])]
+    data = model(nodes, [("s", [1, 16, 8, 8]), ("x", [1, 8, 8, 8])], [("y", [1, 16, 8, 8])],
+                 [("w", weight(16, 8, 3, 3)), ("scale", weight(16, 1, 1)), ("bias", weight(16, 1, 1))])
+    feeds = {"s": RNG.standard_normal((1, 16, 8, 8)).astype(np.float32),
+             "x": RNG.standard_normal((1, 8, 8, 8)).astype(np.float32)}
+    kept, off = check(data, feeds), check(data, feeds, disable=("float_epilogues",))
+    assert kept["launches_per_inference"] == 1 and off["launches_per_inference"] == 2
+    (group,) = kept["fusion"]["groups"]
+    assert group["ops"][0] == "Conv_1" and {"Relu_0", "Add_4"} <= set(group["ops"])
+    choice = kept["fusion"]["float_epilogues"]
+    assert choice["enabled"] and choice["changed"] and choice["kept"] and choice["decisions"] >= 1
+    assert choice["predicted_us"]["with"] < choice["predicted_us"]["without"]
+    assert (f"float epilogue chains kept ({choice['predicted_us']['with']} us predicted with them, "
+            f"{choice['predicted_us']['without']} us without)") in report_html(kept)
+    assert off["fusion"]["float_epilogues"] == {"enabled": False, "decisions": 0, "changed": False, "kept": False}
+
+
+def test_a_float_epilogue_chain_that_costs_a_co_launch_is_left_as_without_the_rule():
+    """A squeeze-excitation gate times the block's conv, added to a 1x1 shortcut conv of the
+    block's input (ECA-ResNet's downsampling blocks, the gate's Expand and Mul written before the
+    shortcut): with the float rule the gate's group stops before the Add, which goes to the
+    shortcut's group, so the shortcut waits for the gate; without it the shortcut shares a launch
+    with the block's conv (rammer). The trial through rammer prices that, and the plan kept is the
+    one without the rule, right on the host harness."""
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["h"], pads=[1, 1, 1, 1]),
+             helper.make_node("GlobalAveragePool", ["h"], ["p"]),
+             helper.make_node("Conv", ["p", "wg"], ["g0"]), helper.make_node("Sigmoid", ["g0"], ["g"]),
+             helper.make_node("Expand", ["g", "shape"], ["ge"]), helper.make_node("Mul", ["h", "ge"], ["se"]),
+             helper.make_node("Conv", ["x", "wd"], ["d"]),
+             helper.make_node("Add", ["se", "d"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+    data = model(nodes, [("x", [1, 32, 16, 16])], [("y", [1, 64, 16, 16])],
+                 [("w1", weight(64, 32, 3, 3)), ("wg", weight(64, 64, 1, 1)), ("wd", weight(64, 32, 1, 1)),
+                  ("shape", np.array([1, 64, 16, 16], np.int64))])
+    feeds = {"x": RNG.standard_normal((1, 32, 16, 16)).astype(np.float32)}
+    priced = compile(data, "h100", CompileOptions(build=False))
+    off = compile(data, "h100", CompileOptions(build=False, disable=("float_epilogues",)))
+    choice = priced.report["fusion"]["float_epilogues"]
+    assert choice["decisions"] >= 1 and choice["changed"] and not choice["kept"]
+    assert choice["predicted_us"]["with"] > choice["predicted_us"]["without"]
+    assert [k["ops"] for k in priced.report["kernels"]] == [k["ops"] for k in off.report["kernels"]]
+    assert priced.report["latency"]["predicted_us"] == choice["predicted_us"]["without"]
+    assert ["Conv_0", "Conv_6"] in [k["ops"] for k in priced.report["kernels"]]     # the co-launch
+    (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = Executor(priced.plan, make_backend("host")).run(feeds)
+    np.testing.assert_allclose(got["y"], want, rtol=1e-4, atol=1e-4)
 
 
 def test_a_map_read_at_gathered_indices_is_computed_in_the_gather():
@@ -296,7 +353,7 @@ def test_a_value_read_outside_the_group_is_written():
 
 
 def test_disable_names_are_checked():
-    with pytest.raises(CompilerError, match="welder, shared_level, split_rows, sink_reshapes, prologue, stitched_maps, half_storage, imma, roller, split_k, sparta, tune"):
+    with pytest.raises(CompilerError, match="welder, shared_level, split_rows, sink_reshapes, prologue, stitched_maps, float_epilogues, half_storage, imma, roller, split_k, sparta, tune"):
         CompileOptions(disable=("welding",))
     assert CompileOptions(disable=("welder", "roller", "welder")).disable == ("roller", "welder")
     assert CompileOptions(disable="welder").disable == ("welder",)
