@@ -88,8 +88,8 @@ class _Scope:
     constants: set[str]                # weights: a fold may re-read them freely
     target: Target | None              # what folds are priced on (none: no fold)
     float_epilogues: bool              # a float contraction's epilogue chain is kept for it too
-    record: dict                       # the stage's record (counts float_epilogues decisions)
     taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
+    float_decisions: int = 0           # decisions float_epilogues changed (the record sums them)
 
     @functools.cached_property
     def alias_by_dst(self) -> dict[str, int]:
@@ -97,12 +97,12 @@ class _Scope:
         return {a.dst: k for k, a in self.alias_of.items()}
 
     @classmethod
-    def of(cls, plan: Plan, target: Target | None, float_epilogues: bool, record: dict) -> "_Scope":
+    def of(cls, plan: Plan, target: Target | None, float_epilogues: bool) -> "_Scope":
         steps = list(plan.steps)
         return cls(steps, dict(plan.types), readers_of(steps),
                    {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)},
                    {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.returned),
-                   {name for name, _ in plan.constants}, target, float_epilogues, record)
+                   {name for name, _ in plan.constants}, target, float_epilogues)
 
     def kept_for(self, p: int, producer: Stage, start: int, deep: bool) -> bool:
         """Whether map `p` is left to a contraction's group that has not grown yet (its epilogue):
@@ -113,7 +113,7 @@ class _Scope:
         kept = _epilogue_of_a_reduction(p, producer, start, self, float_depth=base)
         if not kept and self.float_epilogues and _epilogue_of_a_reduction(p, producer, start, self,
                                                                           float_depth=EPILOGUE_DEPTH):
-            self.record["float_epilogues"] += 1
+            self.float_decisions += 1
             return True
         return kept
 
@@ -121,7 +121,7 @@ class _Scope:
 def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool) -> Plan:
     plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, float_epilogues))
                                                  for s in plan.steps))
-    scope = _Scope.of(plan, target, float_epilogues, record)
+    scope = _Scope.of(plan, target, float_epilogues)
     steps = scope.steps
     placed: dict[int, ComputeStep] = {}
     dropped: set[int] = set()
@@ -141,6 +141,7 @@ def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool
     out, duplicated = duplicate_moves(out, scope.types, scope.pinned, target)
     record["duplicated"].extend(duplicated)
     record["kernels_after"] += sum(1 for s in out if isinstance(s, ComputeStep))
+    record["float_epilogues"] += scope.float_decisions
     return dataclasses.replace(plan, steps=tuple(out))
 
 
