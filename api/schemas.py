@@ -89,7 +89,7 @@ class CompileOptionsIn(BaseModel):
                                                description="sizes for the model's dynamic inputs")
     precision: str = "fp32"
     disable: list[str] = Field(default_factory=list,
-                               description="techniques to switch off, to measure their effect: welder (all fusion), shared_level, split_rows, sink_reshapes, prologue, stitched_maps and float_epilogues (parts of it), half_storage (fp16/bf16 values between kernels), roller, sparta, tune, rammer, grinder, "
+                               description="techniques to switch off, to measure their effect: welder (all fusion), shared_level, split_rows, sink_reshapes, prologue, stitched_maps, float_epilogues and part_reads (parts of it), half_storage (fp16/bf16 values between kernels), roller, sparta, tune, rammer, grinder, "
                                            "grouped_experts (a MoE's token-expert pairs sorted by expert into "
                                            "batched GEMMs)")
     verify: Literal["host"] | None = Field(

@@ -34,7 +34,9 @@ from .targets import Target
 # both off with the shared level too, `prologue` (operand maps in attention kernels' loads: passes/prologue.py),
 # `stitched_maps` (maps sharing values, one kernel: passes/stitch_maps.py) and `float_epilogues`
 # (a float contraction's epilogue chain kept for its group, where the priced plan says it pays:
-# passes/welder.py `_epilogue_of_a_reduction`, pipeline._welder). `welder` switches off
+# passes/welder.py `_epilogue_of_a_reduction`, pipeline._welder) and `part_reads` (a map that
+# reads a reduction in part, as a concat after a branch's conv, taken by the policy the priced
+# plans choose; off: always taken: passes/welder.py `_reads_in_part`). `welder` switches off
 # all of it. `grouped_experts`, `nms_bitmask`, `radix_topk` and `nonzero_grid` are lowerings' choices, not stages:
 # a MoE's token-expert pairs sorted by expert into batched GEMMs (ops/moe_groups.py);
 # NonMaxSuppression's overlap tests as a bit matrix across the grid (ops/nms_bitmask.py); a long
@@ -54,7 +56,7 @@ from .targets import Target
 # (roller/construct.py `compilation_scope`).
 SWITCHABLE = ("nms_cap", "scatter_box", "defer_folds", "merge_repeats", "qdq_integer", "grouped_experts", "nms_bitmask",
               "radix_topk", "nonzero_grid", "welder", "shared_level", "split_rows", "sink_reshapes", "prologue",
-              "stitched_maps", "float_epilogues", "half_storage", "imma", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
+              "stitched_maps", "float_epilogues", "part_reads", "half_storage", "imma", "roller", "split_k", "sparta", "tune", "rammer", "grinder")
 
 
 MAX_TRIP_COUNT_LIMIT = 1 << 20   # scan outputs are allocated for the bound: keep it sane

@@ -55,7 +55,7 @@ from .passes.prologue import prologue_plan
 from .passes.resident import Options as ResidentOptions, resident_plan
 from .passes.split_rows import split_rows_plan
 from .passes.stitch_maps import stitch_maps_plan
-from .passes.welder import welder_plan
+from .passes.welder import PART_READS, welder_plan
 from .report import TOLERANCE, make_header, make_report, plan_traffic, split_specs
 from .roller.construct import compilation_scope
 from .roller.cost_model import kernel_bytes, kernel_us, resident_per_sm
@@ -138,22 +138,27 @@ def _imma(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 
 def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
-    """The fusion stage. Keeping a float contraction's whole epilogue chain for its group (a
-    residual add of a map and a conv, the map an operand of the conv's group; passes/welder.py
-    `float_epilogues`) saves a kernel on some models and costs one or a co-launch on others (a map
-    group cut short leaves a reader of its value a kernel of its own; a map that ran beside the
-    conv now runs inside it), so where it changes a kernel both plans go through the planning
-    stages after this one (`_planned_us`: through rammer's co-launches) and the one predicted
-    faster is kept; a tie keeps the rule off."""
+    """The fusion stage. Two of its rules pay on some models and cost on others, so where they
+    change a kernel the plans go through the planning stages after this one (`_planned_us`:
+    through rammer's co-launches) and the one predicted fastest is kept:
+    - a map that reads a reduction in part (a concat after a branch's conv; passes/welder.py
+      `part_reads`): never taken, taken where its wasted FLOPs are cheap, or always; a tie keeps
+      the earlier policy, the one with fewer FLOPs;
+    - keeping a float contraction's whole epilogue chain for its group (a residual add of a map
+      and a conv, the map an operand of the conv's group; `float_epilogues`) saves a kernel on
+      some models and costs one or a co-launch on others (a map group cut short leaves a reader of
+      its value a kernel of its own; a map that ran beside the conv now runs inside it); a tie
+      keeps the rule off. Priced after the part-read policy, with it."""
     if not ctx.options.enabled("welder"):
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     tried = ctx.options.enabled("float_epilogues")
-    fused, stats = _fuse(plan, ctx, float_epilogues=tried)
+    fused, stats, part = _part_read_policy(plan, ctx, tried)
     choice = {"enabled": tried, "decisions": stats.pop("float_epilogues", 0), "changed": False, "kept": False}
     if choice["decisions"]:
-        without, stats_without = _fuse(plan, ctx, float_epilogues=False)
+        without, stats_without = _fuse(plan, ctx, float_epilogues=False, part_reads=part["kept"])
         stats_without.pop("float_epilogues", None)
+        stats_without.pop("part_reads", None)
         choice["changed"] = _shape_of(fused) != _shape_of(without)      # else nothing to price
         if choice["changed"]:
             with_us, without_us = _planned_us(fused, ctx), _planned_us(without, ctx)
@@ -161,8 +166,38 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
                           kept=with_us < without_us)
             if not choice["kept"]:
                 fused, stats = without, stats_without
-    return fused, dict(stats, float_epilogues=choice, dram_bytes_before=traffic_before,
+    return fused, dict(stats, float_epilogues=choice, part_reads=part, dram_bytes_before=traffic_before,
                        dram_bytes_after=plan_traffic(fused))
+
+
+def _part_read_policy(plan: Plan, ctx: CompileContext, float_epilogues: bool) -> tuple[Plan, dict, dict]:
+    """(plan, stats, record) of the welder with the part-read policy that prices fastest (each of
+    PART_READS where `part_reads` is on and the welder met such a map, else `always`, the rule
+    off). The record: enabled, the maps met, whether the policies' plans differ, the policy kept
+    and each policy's prediction where priced."""
+    on = ctx.options.enabled("part_reads")
+    first = "cheap" if on else "always"
+    fused, stats = _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=first)
+    record = {"enabled": on, "met": stats.pop("part_reads", 0), "changed": False, "kept": first}
+    if not (on and record["met"]):
+        return fused, stats, record
+    trials = {first: (fused, stats)}
+    for policy in PART_READS:
+        if policy not in trials:
+            trials[policy] = _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=policy)
+            trials[policy][1].pop("part_reads", None)
+    shapes = {policy: _shape_of(trials[policy][0]) for policy in PART_READS}
+    record["changed"] = len(set(shapes.values())) > 1
+    if not record["changed"]:
+        return fused, stats, record
+    priced: dict[tuple, float] = {}      # a plan two policies share is priced once
+    for policy in PART_READS:
+        if shapes[policy] not in priced:
+            priced[shapes[policy]] = _planned_us(trials[policy][0], ctx)
+    us = {policy: priced[shapes[policy]] for policy in PART_READS}
+    kept = min(PART_READS, key=lambda policy: us[policy])      # the first of equals: fewer FLOPs
+    record.update(kept=kept, predicted_us={policy: round(t, 3) for policy, t in us.items()})
+    return trials[kept][0], trials[kept][1], record
 
 
 def _shape_of(plan: Plan) -> tuple:
@@ -184,13 +219,13 @@ def _planned_us(plan: Plan, ctx: CompileContext) -> float:
     return plan_us(plan, all_types(plan), ctx.target)
 
 
-def _fuse(plan: Plan, ctx: CompileContext, float_epilogues: bool) -> tuple[Plan, dict]:
+def _fuse(plan: Plan, ctx: CompileContext, float_epilogues: bool, part_reads: str) -> tuple[Plan, dict]:
     """The welder stage's passes in order: register-level groups, then the shared-memory level,
     attention prologues and stitched maps, each as the options allow."""
     split: list[dict] = []
     if ctx.options.enabled("shared_level") and ctx.options.enabled("split_rows"):   # few long rows: stages apart where faster
         plan, split = split_rows_plan(plan, ctx.target)
-    plan, stats = welder_plan(plan, ctx.target, float_epilogues)
+    plan, stats = welder_plan(plan, ctx.target, float_epilogues, part_reads)
     plan, indices = simplify_plan(plan)     # composed producers' linearised indices (passes/indices.py)
     shared = {"groups": [], "declined": [], "removed": 0, "moved": []}
     if ctx.options.enabled("shared_level"):

@@ -321,7 +321,7 @@ def _techniques(report: dict, records, options, caps=(), deferred=(0, 0), merged
     return [
         {"name": "fusion", "stage": "welder", "enabled": fusion["enabled"], "effect": {
             k: welder[k] for k in ("kernels_before", "kernels_after", "dram_bytes_before", "dram_bytes_after",
-                                   "float_epilogues") if k in welder}},
+                                   "float_epilogues", "part_reads") if k in welder}},
         {"name": "scheduling", "stage": "rammer", "enabled": sched["enabled"], "effect": {
             "launches_before": sched["kernels"], "launches_after": sched["launches"],
             "co_launches": len(sched["co_launches"]),
@@ -438,7 +438,8 @@ def _fusion(records) -> dict:
             "groups": info["groups"], "duplicated": info.get("duplicated", []), "declined": info.get("declined", []),
             "index_divisions": info["index_divisions"], "prologues": info["prologues"],
             "reshapes_sunk": info.get("reshapes_sunk", []), "split_rows": info.get("split_rows", []),
-            "float_epilogues": info.get("float_epilogues", {"enabled": False, "decisions": 0, "changed": False, "kept": False})}
+            "float_epilogues": info.get("float_epilogues", {"enabled": False, "decisions": 0, "changed": False, "kept": False}),
+            "part_reads": info.get("part_reads", {"enabled": False, "met": 0, "changed": False, "kept": "always"})}
 
 
 def _sparsity(records) -> dict:

@@ -16,6 +16,8 @@ BOUND_COLORS = {"compute": "#c0392b", "memory": "#2471a3", "latency": "#7f8c8d"}
 SPLIT_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 OVERHEAD_COLOR = "#d62728"
 SPLIT_GROUPS = 7     # op-type groups drawn in the time split before the rest are "other kernels"
+# the welder's policies for a map that reads a reduction in part (passes/welder.py PART_READS)
+PART_READ_WORDS = {"never": "never taken", "cheap": "taken where cheap", "always": "always taken"}
 
 
 def _us(v) -> str:
@@ -332,6 +334,11 @@ def technique_sentence(t: dict) -> str:
             us = chains["predicted_us"]
             s += (f"; float epilogue chains {'kept' if chains['kept'] else 'left off'} ({us['with']} us predicted "
                   f"with them, {us['without']} us without)")
+        part = fx.get("part_reads", {})
+        if part.get("changed"):
+            us = part["predicted_us"]
+            s += (f"; a map that reads a reduction in part {PART_READ_WORDS[part['kept']]} ("
+                  + ", ".join(f"{us[p]} us {PART_READ_WORDS[p]}" for p in ("never", "cheap", "always")) + " predicted)")
         return s + "."
     if name == "scheduling":
         return (f"Scheduling (rammer): {fx.get('launches_before')} kernels in {fx.get('launches_after')} launches "

@@ -25,6 +25,11 @@ tensor expressions (analysis/dependence.py), never from op names:
   one's with `float_epilogues`) a group of maps stops before it, so that the contraction's group
   takes it with the map group as its operand (`_epilogue_of_a_reduction`). Whether float chains
   pay depends on the model; the pipeline prices the plan both ways (pipeline._welder);
+- a map that reads a reduction's group one-to-one but has more elements than the reduction (a
+  concat's other parts, a pad's border) would make the reduction run where it is not read: by
+  `part_reads`, never taken, taken where those FLOPs cost less than the reduced value's DRAM round
+  trip (a depthwise window, not a conv over its channels), or always; the pipeline prices the
+  plans the policies make (pipeline._welder);
 - a consumer reading the group through reshape aliases reads the group's value through the
   reshaped index instead (the alias steps go);
 - a group's values other than its last are read by nobody else (the group writes one value);
@@ -66,13 +71,23 @@ from .duplicate import duplicate_moves, moves_data
 FOLD_EXTENT = 64
 
 
-def welder_plan(plan: Plan, target: Target | None = None, float_epilogues: bool = False) -> tuple[Plan, dict]:
+# What a reducing group does with a map that reads it in part (`_reads_in_part`)
+PART_READS = ("never", "cheap", "always")
+
+
+def welder_plan(plan: Plan, target: Target | None = None, float_epilogues: bool = False,
+                part_reads: str = "cheap") -> tuple[Plan, dict]:
     """The plan with its fusion groups as multi-stage specs; the record lists the groups. Folds
     are priced on `target`: without one, none is made. `float_epilogues`: a float contraction's
     epilogue is kept for it as an integer one's is (`_epilogue_of_a_reduction`); the record's
-    `float_epilogues` counts the decisions that changed (0: the plan is as without)."""
-    record: dict = {"groups": [], "duplicated": [], "kernels_before": 0, "kernels_after": 0, "float_epilogues": 0}
-    return _plan(plan, record, target, float_epilogues), record
+    `float_epilogues` counts the decisions that changed (0: the plan is as without).
+    `part_reads` (PART_READS): the policy for a map that reads a reduction in part; the record's
+    `part_reads` counts the maps met (0: every policy makes the same plan)."""
+    if part_reads not in PART_READS:
+        raise ValueError(f"part_reads must be one of {PART_READS}, not {part_reads!r}")
+    record: dict = {"groups": [], "duplicated": [], "kernels_before": 0, "kernels_after": 0, "float_epilogues": 0,
+                    "part_reads": 0}
+    return _plan(plan, record, target, float_epilogues, part_reads), record
 
 
 @dataclasses.dataclass
@@ -88,8 +103,10 @@ class _Scope:
     constants: set[str]                # weights: a fold may re-read them freely
     target: Target | None              # what folds are priced on (none: no fold)
     float_epilogues: bool              # a float contraction's epilogue chain is kept for it too
+    part_reads: str                    # PART_READS: a map that reads a reduction in part
     taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
     float_decisions: int = 0           # decisions float_epilogues changed (the record sums them)
+    part_decisions: int = 0            # maps met that read a reduction in part (the record sums them)
 
     @functools.cached_property
     def alias_by_dst(self) -> dict[str, int]:
@@ -97,12 +114,12 @@ class _Scope:
         return {a.dst: k for k, a in self.alias_of.items()}
 
     @classmethod
-    def of(cls, plan: Plan, target: Target | None, float_epilogues: bool) -> "_Scope":
+    def of(cls, plan: Plan, target: Target | None, float_epilogues: bool, part_reads: str) -> "_Scope":
         steps = list(plan.steps)
         return cls(steps, dict(plan.types), readers_of(steps),
                    {s.spec.stages[0].output: k for k, s in enumerate(steps) if _fusable(s)},
                    {k: s for k, s in enumerate(steps) if isinstance(s, AliasStep)}, set(plan.returned),
-                   {name for name, _ in plan.constants}, target, float_epilogues)
+                   {name for name, _ in plan.constants}, target, float_epilogues, part_reads)
 
     def kept_for(self, p: int, producer: Stage, start: int, deep: bool) -> bool:
         """Whether map `p` is left to a contraction's group that has not grown yet (its epilogue):
@@ -118,10 +135,10 @@ class _Scope:
         return kept
 
 
-def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool) -> Plan:
-    plan = dataclasses.replace(plan, steps=tuple(map_bodies(s, lambda b: _plan(b, record, target, float_epilogues))
-                                                 for s in plan.steps))
-    scope = _Scope.of(plan, target, float_epilogues)
+def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool, part_reads: str) -> Plan:
+    plan = dataclasses.replace(plan, steps=tuple(
+        map_bodies(s, lambda b: _plan(b, record, target, float_epilogues, part_reads)) for s in plan.steps))
+    scope = _Scope.of(plan, target, float_epilogues, part_reads)
     steps = scope.steps
     placed: dict[int, ComputeStep] = {}
     dropped: set[int] = set()
@@ -142,6 +159,7 @@ def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool
     record["duplicated"].extend(duplicated)
     record["kernels_after"] += sum(1 for s in out if isinstance(s, ComputeStep))
     record["float_epilogues"] += scope.float_decisions
+    record["part_reads"] += scope.part_decisions
     return dataclasses.replace(plan, steps=tuple(out))
 
 
@@ -386,6 +404,10 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
                     if not all(injective(ld.index, te.inputs[a].shape, ext) for ld in loads_of(te, a)):
                         return None, f"reads {inputs[a]} more than once per element (recomputed)"
     elif g.reduces:
+        anchor = [s for s in g.stages if s.expr.reduce is not None][-1]
+        why = _reads_in_part(anchor, te, scope)
+        if why:
+            return None, why
         out_ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
         for a in group_args:
             if not all(injective(ld.index, te.inputs[a].shape, out_ext) for ld in loads_of(te, a)):
@@ -399,6 +421,37 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
         return None, (f"its expression would evaluate {unshared} nodes for {distinct} distinct ones "
                       "(values read more than once recomputed)")
     return stage, ""
+
+
+def _reads_in_part(anchor: Stage, te: TensorExpr, scope: _Scope) -> str:
+    """Why a map that reads the group's reduction one-to-one but has more elements than it (a
+    concat's other parts, a pad's border) is not taken, or "" (counted in scope.part_decisions).
+    Composed, the reduction runs over the map's whole extent (ir/compose.py `_guarded`), so each
+    point the map does not read it at costs the reduction's work for nothing, where taking the map
+    saves the reduced value's DRAM round trip and a launch. `cheap` takes it where those FLOPs cost
+    less than the round trip: a depthwise window (a few FLOPs a point), not a conv's or a GEMM's
+    reduction over its channels (Inception's concats: up to 30% of a model's FLOPs). Either way
+    the group's kernel now waits for the map's other operands (the other branches) instead of
+    running beside them, which only rammer's waves price: hence the pipeline's choice of policy."""
+    extra = te.output.size - anchor.expr.output.size
+    if extra <= 0:
+        return ""
+    scope.part_decisions += 1
+    if scope.part_reads == "always":
+        return ""
+    if scope.part_reads == "never":
+        return (f"its {te.output.size} elements are more than {anchor.output}'s {anchor.expr.output.size}: "
+                "the reduction would run where it is not read (part_reads never)")
+    target = scope.target
+    if target is None:
+        return "reads a reduction in part (no target to price the points it does not read)"
+    wasted = expr_flops(anchor.expr) / anchor.expr.output.size * extra
+    saved = 2 * anchor.expr.output.nbytes          # written by the group, read back by the map
+    balance = target.fp32_tflops * 1e3 / target.dram_gbps   # FLOPs that cost as much as a byte
+    if wasted <= balance * saved:
+        return ""
+    return (f"its {te.output.size} elements are more than {anchor.output}'s {anchor.expr.output.size}: "
+            f"the reduction would run where it is not read ({wasted:.0f} FLOPs for {saved} bytes)")
 
 
 # A value the composed expression reads twice is computed twice where the renderer cannot share

@@ -55,7 +55,10 @@ def test_parallel_branches_share_launches_and_stay_right():
     on = run_both_orders(data, feeds)
     off = run_both_orders(data, feeds, disable=("rammer",))
     sched = on["schedule"]
-    assert sched["enabled"] and sched["kernels"] == off["launches_per_inference"]
+    # the welder prices its plans through rammer's waves (the concat: pipeline._part_read_policy),
+    # so without rammer it may keep another plan: each side is compared with its own kernels
+    assert sched["enabled"] and sched["kernels"] == on["fusion"]["kernels_after"]
+    assert off["launches_per_inference"] == off["fusion"]["kernels_after"]
     assert on["launches_per_inference"] == sched["launches"] < sched["kernels"]
     assert not off["schedule"]["enabled"] and off["schedule"]["co_launches"] == []
     for co in sched["co_launches"]:
