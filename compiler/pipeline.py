@@ -157,8 +157,8 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     choice = {"enabled": tried, "decisions": stats.pop("float_epilogues", 0), "changed": False, "kept": False}
     if choice["decisions"]:
         without, stats_without = _fuse(plan, ctx, float_epilogues=False, part_reads=part["kept"])
-        stats_without.pop("float_epilogues", None)
-        stats_without.pop("part_reads", None)
+        for key in ("float_epilogues", "part_reads", "part_taken"):
+            stats_without.pop(key, None)
         choice["changed"] = _shape_of(fused) != _shape_of(without)      # else nothing to price
         if choice["changed"]:
             with_us, without_us = _planned_us(fused, ctx), _planned_us(without, ctx)
@@ -179,13 +179,18 @@ def _part_read_policy(plan: Plan, ctx: CompileContext, float_epilogues: bool) ->
     first = "cheap" if on else "always"
     fused, stats = _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=first)
     record = {"enabled": on, "met": stats.pop("part_reads", 0), "changed": False, "kept": first}
+    taken = stats.pop("part_taken", 0)
     if not (on and record["met"]):
         return fused, stats, record
     trials = {first: (fused, stats)}
+    # a policy that would decide every map met as `cheap` did makes the same plan: not fused again
+    same = {"never": taken == 0, "always": taken == record["met"]}
     for policy in PART_READS:
         if policy not in trials:
-            trials[policy] = _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=policy)
+            trials[policy] = trials[first] if same[policy] else \
+                _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=policy)
             trials[policy][1].pop("part_reads", None)
+            trials[policy][1].pop("part_taken", None)
     shapes = {policy: _shape_of(trials[policy][0]) for policy in PART_READS}
     record["changed"] = len(set(shapes.values())) > 1
     if not record["changed"]:

@@ -82,11 +82,12 @@ def welder_plan(plan: Plan, target: Target | None = None, float_epilogues: bool 
     epilogue is kept for it as an integer one's is (`_epilogue_of_a_reduction`); the record's
     `float_epilogues` counts the decisions that changed (0: the plan is as without).
     `part_reads` (PART_READS): the policy for a map that reads a reduction in part; the record's
-    `part_reads` counts the maps met (0: every policy makes the same plan)."""
+    `part_reads` counts the maps met (0: every policy makes the same plan), `part_taken` those
+    taken (none: `never` makes the same plan; all: `always` does)."""
     if part_reads not in PART_READS:
         raise ValueError(f"part_reads must be one of {PART_READS}, not {part_reads!r}")
     record: dict = {"groups": [], "duplicated": [], "kernels_before": 0, "kernels_after": 0, "float_epilogues": 0,
-                    "part_reads": 0}
+                    "part_reads": 0, "part_taken": 0}
     return _plan(plan, record, target, float_epilogues, part_reads), record
 
 
@@ -107,6 +108,7 @@ class _Scope:
     taken: set[int] = dataclasses.field(default_factory=set)   # steps already in a group
     float_decisions: int = 0           # decisions float_epilogues changed (the record sums them)
     part_decisions: int = 0            # maps met that read a reduction in part (the record sums them)
+    part_taken: int = 0                # of them, those taken
 
     @functools.cached_property
     def alias_by_dst(self) -> dict[str, int]:
@@ -160,6 +162,7 @@ def _plan(plan: Plan, record: dict, target: Target | None, float_epilogues: bool
     record["kernels_after"] += sum(1 for s in out if isinstance(s, ComputeStep))
     record["float_epilogues"] += scope.float_decisions
     record["part_reads"] += scope.part_decisions
+    record["part_taken"] += scope.part_taken
     return dataclasses.replace(plan, steps=tuple(out))
 
 
@@ -438,6 +441,7 @@ def _reads_in_part(anchor: Stage, te: TensorExpr, scope: _Scope) -> str:
         return ""
     scope.part_decisions += 1
     if scope.part_reads == "always":
+        scope.part_taken += 1
         return ""
     if scope.part_reads == "never":
         return (f"its {te.output.size} elements are more than {anchor.output}'s {anchor.expr.output.size}: "
@@ -449,6 +453,7 @@ def _reads_in_part(anchor: Stage, te: TensorExpr, scope: _Scope) -> str:
     saved = 2 * anchor.expr.output.nbytes          # written by the group, read back by the map
     balance = target.fp32_tflops * 1e3 / target.dram_gbps   # FLOPs that cost as much as a byte
     if wasted <= balance * saved:
+        scope.part_taken += 1
         return ""
     return (f"its {te.output.size} elements are more than {anchor.output}'s {anchor.expr.output.size}: "
             f"the reduction would run where it is not read ({wasted:.0f} FLOPs for {saved} bytes)")
