@@ -191,7 +191,10 @@ def _part_read_policy(plan: Plan, ctx: CompileContext, float_epilogues: bool) ->
                 _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=policy)
             trials[policy][1].pop("part_reads", None)
             trials[policy][1].pop("part_taken", None)
-    shapes = {policy: _shape_of(trials[policy][0]) for policy in PART_READS}
+    shapes: dict[str, tuple] = {}
+    for policy in PART_READS:      # a trial two policies share is shaped once
+        same_as = next((q for q in shapes if trials[q][0] is trials[policy][0]), None)
+        shapes[policy] = shapes[same_as] if same_as else _shape_of(trials[policy][0])
     record["changed"] = len(set(shapes.values())) > 1
     if not record["changed"]:
         return fused, stats, record
