@@ -407,14 +407,13 @@ def _admit(g: _Group, spec: KernelSpec, values: set[str], via: dict, scope: _Sco
                     if not all(injective(ld.index, te.inputs[a].shape, ext) for ld in loads_of(te, a)):
                         return None, f"reads {inputs[a]} more than once per element (recomputed)"
     elif g.reduces:
-        anchor = [s for s in g.stages if s.expr.reduce is not None][-1]
-        why = _reads_in_part(anchor, te, scope)
-        if why:
-            return None, why
         out_ext = {f"i{d}": n for d, n in enumerate(te.output.shape)}
         for a in group_args:
             if not all(injective(ld.index, te.inputs[a].shape, out_ext) for ld in loads_of(te, a)):
                 return None, f"reads {inputs[a]} ({dependence(te, a).value}) not one-to-one (reduction recomputed)"
+        why = _reads_in_part([s for s in g.stages if s.expr.reduce is not None][-1], te, scope)
+        if why:
+            return None, why
     try:
         te, _ = compose(tuple(g.stages) + (stage,), {s.output for s in g.stages})
     except NotComposable as e:
