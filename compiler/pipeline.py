@@ -153,7 +153,7 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
         return plan, {"enabled": False}
     traffic_before = plan_traffic(plan)    # the report's fusion effect: DRAM traffic before and after
     tried = ctx.options.enabled("float_epilogues")
-    fused, stats, part = _part_read_policy(plan, ctx, tried)
+    fused, stats, part, fused_us = _part_read_policy(plan, ctx, tried)
     choice = {"enabled": tried, "decisions": stats.pop("float_epilogues", 0), "changed": False, "kept": False}
     if choice["decisions"]:
         without, stats_without = _fuse(plan, ctx, float_epilogues=False, part_reads=part["kept"])
@@ -161,7 +161,8 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
             stats_without.pop(key, None)
         choice["changed"] = _shape_of(fused) != _shape_of(without)      # else nothing to price
         if choice["changed"]:
-            with_us, without_us = _planned_us(fused, ctx), _planned_us(without, ctx)
+            with_us = _planned_us(fused, ctx) if fused_us is None else fused_us    # priced already
+            without_us = _planned_us(without, ctx)
             choice.update(predicted_us={"with": round(with_us, 3), "without": round(without_us, 3)},
                           kept=with_us < without_us)
             if not choice["kept"]:
@@ -170,18 +171,19 @@ def _welder(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
                        dram_bytes_after=plan_traffic(fused))
 
 
-def _part_read_policy(plan: Plan, ctx: CompileContext, float_epilogues: bool) -> tuple[Plan, dict, dict]:
-    """(plan, stats, record) of the welder with the part-read policy that prices fastest (each of
-    PART_READS where `part_reads` is on and the welder met such a map, else `always`, the rule
-    off). The record: enabled, the maps met, whether the policies' plans differ, the policy kept
-    and each policy's prediction where priced."""
+def _part_read_policy(plan: Plan, ctx: CompileContext,
+                      float_epilogues: bool) -> tuple[Plan, dict, dict, float | None]:
+    """(plan, stats, record, its predicted us or None where unpriced) of the welder with the
+    part-read policy that prices fastest (each of PART_READS where `part_reads` is on and the
+    welder met such a map, else `always`, the rule off). The record: enabled, the maps met,
+    whether the policies' plans differ, the policy kept and each policy's prediction where priced."""
     on = ctx.options.enabled("part_reads")
     first = "cheap" if on else "always"
     fused, stats = _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=first)
     record = {"enabled": on, "met": stats.pop("part_reads", 0), "changed": False, "kept": first}
     taken = stats.pop("part_taken", 0)
     if not (on and record["met"]):
-        return fused, stats, record
+        return fused, stats, record, None
     trials = {first: (fused, stats)}
     # a policy that would decide every map met as `cheap` did makes the same plan: not fused again
     same = {"never": taken == 0, "always": taken == record["met"]}
@@ -191,13 +193,14 @@ def _part_read_policy(plan: Plan, ctx: CompileContext, float_epilogues: bool) ->
                 _fuse(plan, ctx, float_epilogues=float_epilogues, part_reads=policy)
             trials[policy][1].pop("part_reads", None)
             trials[policy][1].pop("part_taken", None)
-    shapes: dict[str, tuple] = {}
-    for policy in PART_READS:      # a trial two policies share is shaped once
-        same_as = next((q for q in shapes if trials[q][0] is trials[policy][0]), None)
-        shapes[policy] = shapes[same_as] if same_as else _shape_of(trials[policy][0])
+    by_trial: dict[int, tuple] = {}      # a trial two policies share is shaped once
+    for fused_plan, _ in trials.values():
+        if id(fused_plan) not in by_trial:
+            by_trial[id(fused_plan)] = _shape_of(fused_plan)
+    shapes = {policy: by_trial[id(trials[policy][0])] for policy in PART_READS}
     record["changed"] = len(set(shapes.values())) > 1
     if not record["changed"]:
-        return fused, stats, record
+        return fused, stats, record, None
     priced: dict[tuple, float] = {}      # a plan two policies share is priced once
     for policy in PART_READS:
         if shapes[policy] not in priced:
@@ -205,7 +208,7 @@ def _part_read_policy(plan: Plan, ctx: CompileContext, float_epilogues: bool) ->
     us = {policy: priced[shapes[policy]] for policy in PART_READS}
     kept = min(PART_READS, key=lambda policy: us[policy])      # the first of equals: fewer FLOPs
     record.update(kept=kept, predicted_us={policy: round(t, 3) for policy, t in us.items()})
-    return trials[kept][0], trials[kept][1], record
+    return trials[kept][0], trials[kept][1], record, us[kept]
 
 
 def _shape_of(plan: Plan) -> tuple:

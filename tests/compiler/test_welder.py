@@ -448,7 +448,9 @@ def test_the_part_read_policy_is_the_plan_priced_fastest():
 def test_a_composed_concat_never_loads_past_the_weight():
     """Where a composition still evaluates a product over a concat's extent (ir/compose.py
     `_guarded`), the loads of the weight past its rows are guarded: each sits in a Select's
-    branch, never loaded where the concat reads the other part."""
+    branch, never loaded where the concat reads the other part. The `always` policy makes that
+    kernel: AddressSanitizer on the host harness checks every load's bounds (without the guard:
+    a heap-buffer-overflow right of w1)."""
     from compiler.frontend.onnx_import import import_model
     from compiler.ir.compose import compose
     from compiler.ir.texpr import Load, Select, walk
@@ -462,6 +464,13 @@ def test_a_composed_concat_never_loads_past_the_weight():
     guarded = {id(x) for e in walk(te.body) if isinstance(e, Select) for x in walk(e.a) if isinstance(x, Load)}
     loads = [x for x in walk(te.body) if isinstance(x, Load) and x.arg == w]
     assert loads and all(id(x) in guarded for x in loads)
+    data = _fire_module()
+    art = compile(data, "h100", CompileOptions(build=False, disable=("part_reads",)))
+    assert any({"Conv_0", "Concat_4"} <= set(k["ops"]) for k in art.report["kernels"])
+    x = RNG.standard_normal((1, 128, 9, 9)).astype(np.float32)
+    got = Executor(art.plan, make_backend("host", mode="asan")).run({"x": x})["z"]
+    (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 def _transpose_read_twice(t_is_output: bool = False) -> bytes:
