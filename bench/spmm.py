@@ -4,7 +4,7 @@ cuBLAS on the dense W and, for 2:4, torch's semi-structured sparse matmul (cuSPA
 
 Cases: 1024^3 and BERT-base's Linear shapes (4096 tokens; 768x768, 768x3072, 3072x768), each with
 W block-sparse (32x32 blocks, 50/75/90/95/99% of the blocks zero: fp32, the block_sparse_gemm
-kind), magnitude-pruned element by element (95/99%: fp32, the weighted cover's ELL remainder) and 2:4 (fp16: the sparse24_gemm kind, mma.sp). Brickyard compiles a two-input ONNX model
+kind; 50/90/99% at fp16 too: the block_sparse_tc_gemm kind on tensor cores), magnitude-pruned element by element (95/99%: fp32, the weighted cover's ELL remainder) and 2:4 (fp16: the sparse24_gemm kind, mma.sp). Brickyard compiles a two-input ONNX model
 (x, the initializer W) for the device's target preset and is timed as bench/kernels.py times its
 rows (compiler.runtime.timing: CUDA events, warm-up, median, rotating inputs); each row also
 carries the sparta stage's predictions, and `brickyard_dense_us`: the same model with
@@ -34,6 +34,7 @@ from bench.kernels import PlanLauncher, pick_target, rel_error, write_results  #
 
 BLOCK = 32
 BLOCK_ZEROS = (0.5, 0.75, 0.9, 0.95, 0.99)
+BLOCK_ZEROS_FP16 = (0.5, 0.9, 0.99)     # block-sparse on tensor cores, against cuBLAS in fp16
 MAGNITUDE_ZEROS = (0.95, 0.99)      # unstructured: no zero tile; the sparta stage's cover (ELL)
 SHAPES = {"1024^3": (1024, 1024, 1024), "bert-qkv-proj": (4096, 768, 768), "bert-ffn1": (4096, 3072, 768),
           "bert-ffn2": (4096, 768, 3072)}
@@ -47,22 +48,24 @@ class Case:
     K: int
     pattern: str          # "block", "magnitude" (element by element: the weighted cover's case) or "2:4"
     zeros: float          # share of W that is zero (blocks for "block")
+    half: bool = False    # a block-sparse case at fp16 (2:4 is always fp16)
 
     @property
     def id(self) -> str:
         tag = {"block": "block", "magnitude": "mag"}.get(self.pattern)
         p = f"{tag}{int(round(100 * self.zeros))}" if tag else self.pattern
-        return f"{self.shape}/{p}"
+        return f"{self.shape}/{p}" + ("/fp16" if self.half else "")
 
     @property
     def precision(self) -> str:
-        return "fp16" if self.pattern == "2:4" else "fp32"
+        return "fp16" if self.pattern == "2:4" or self.half else "fp32"
 
 
 def all_cases() -> list[Case]:
     out = []
     for name, (M, N, K) in SHAPES.items():
         out += [Case(name, M, N, K, "block", z) for z in BLOCK_ZEROS]
+        out += [Case(name, M, N, K, "block", z, half=True) for z in BLOCK_ZEROS_FP16]
         out += [Case(name, M, N, K, "magnitude", z) for z in MAGNITUDE_ZEROS]
         out.append(Case(name, M, N, K, "2:4", 0.5))
     return out

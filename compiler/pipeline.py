@@ -332,6 +332,10 @@ def _sparse_kernels(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
     plan = cover_plan(plan, ctx.target, record, ctx.sparta_memo)
     plan, two_four = sparse24_plan(plan, ctx.target)
+    # one entry a contraction: a tensor-core one left dense by the block-sparse search (a 2:4
+    # weight has no zero tile) is the 2:4 search's to describe
+    priced = {tuple(e["ops"]) for e in two_four["kernels"]}
+    record["kernels"] = [e for e in record["kernels"] if e["chosen"] != "dense" or tuple(e["ops"]) not in priced]
     record["kernels"] += two_four["kernels"]
     record["sparse_kernels"] += two_four["sparse24_kernels"]
     return plan, dict(record, enabled=True)

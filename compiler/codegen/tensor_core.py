@@ -38,7 +38,8 @@ from .cuda import INT32_LIMIT
 from .block_function import BLOCK_X, finish_kernel
 from ..ir.kernel import Kernel
 from .staged_epilogue import copy_out, declare_tile, stage_value, tile_bytes, tile_pitch
-from .tiled import _decompose, _epilogue, _render, _unit_vars, index_ctype, split_k_range, split_k_slice, split_params
+from .tiled import (TileList, _decompose, _epilogue, _render, _unit_vars, index_ctype, row_tile, split_k_range,
+                    split_k_slice, split_params)
 
 VEC = 8      # k values per thread in the generic_vec loader: 8 halves, one 16-byte shared chunk
 
@@ -456,10 +457,11 @@ def _fragments(p: TcPlan) -> list[str]:
 
 
 def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, out_value: str,
-                   in_values, workspace: str = "") -> Kernel:
+                   in_values, workspace: str = "", tiles: TileList | None = None) -> Kernel:
     """The tensor-core kernel of one tc_gemm configuration; with split_k > 1 its blocks write
     partial sums to `workspace` (fp32 [split_k][output elements]) and the last block of each
-    output tile sums them into `out_value` with the epilogue, in the same launch."""
+    output tile sums them into `out_value` with the epilogue, in the same launch. With `tiles`
+    (block_sparse_tc_gemm), each block's k loop visits only its row's listed k tiles."""
     if cfg.split_k > 1 and not workspace:
         raise ValueError(f"{te.name}: a split-K configuration needs its workspace")
     p = tc_plan(te, view, cfg)
@@ -496,7 +498,14 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
           "  #pragma unroll", f"  for (int mi = 0; mi < {MI}; ++mi)",
           "    #pragma unroll", f"    for (int ni = 0; ni < {NI}; ++ni)",
           "      #pragma unroll", f"      for (int q = 0; q < 4; ++q) by_acc[mi][ni][q] = {acc_0};"]
-    L += split_k_range(SK, nk)
+    helpers: list[str] = []
+    if tiles is None:
+        L += split_k_range(SK, nk)
+        count, tile = "nloc", (lambda t: f"kt_begin + {t}")      # the k tile of step t
+    else:
+        lines, table, count, tile = tiles.walk(SK, row_tile(tiles.operand, p.BM, p.BN))
+        L += lines
+        helpers.append(table)
     L += gather_rows(view, p, "a", it, T) + gather_rows(view, p, "b", it, T)
     L.append("  auto by_load = [&](int stage, int kt) {")
     L.append(f"    const {it} k0 = ({it})kt * {p.BK};")
@@ -519,21 +528,21 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
         return out
 
     if S == 1:
-        L += ["  for (int i = 0; i < nloc; ++i) {", "    by_load(0, kt_begin + i);"]
+        L += [f"  for (int i = 0; i < {count}; ++i) {{", f"    by_load(0, {tile('i')});"]
         if has_async:
             L += ["    by_cp_async_commit();", "    by_cp_async_wait_all();"]
         L += ["    __syncthreads();"] + compute("0", "    ") + ["    __syncthreads();", "  }"]
     else:
         # prologue: S-1 tiles in flight; then each iteration waits for its tile, refills the stage
         # the previous iteration read (every warp is past the barrier) and multiplies
-        L += [f"  for (int s = 0; s < {S - 1}; ++s) {{", "    if (s < nloc) by_load(s, kt_begin + s);"]
+        L += [f"  for (int s = 0; s < {S - 1}; ++s) {{", f"    if (s < {count}) by_load(s, {tile('s')});"]
         if commit:
             L.append(commit)
-        L += ["  }", "  for (int i = 0; i < nloc; ++i) {"]
+        L += ["  }", f"  for (int i = 0; i < {count}; ++i) {{"]
         if has_async:
             L.append(f"    by_cp_async_wait<{S - 2}>();")
         L += ["    __syncthreads();",
-              f"    if (i + {S - 1} < nloc) by_load((i + {S - 1}) % {S}, kt_begin + i + {S - 1});"]
+              f"    if (i + {S - 1} < {count}) by_load((i + {S - 1}) % {S}, {tile(f'i + {S - 1}')});"]
         if commit:
             L.append(commit)
         L += compute(f"i % {S}", "    ") + ["  }"]
@@ -562,10 +571,11 @@ def render_tc_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: st
     else:
         L += each_fragment(total + _epilogue_lines(te, it, acc))
     params, kparams = split_params(te, out_value, in_values, workspace if SK > 1 else "")
-    tiles = view.B * mt * nt
-    entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), arrivals=tiles if SK > 1 else 0)
-    return Kernel(entry=entry, source=source, params=kparams, grid=(tiles * SK, 1, 1), block=(T, 1, 1),
-                  shared_bytes=p.shared_bytes, expr=te, arrivals=tiles if SK > 1 else 0)
+    out_tiles = view.B * mt * nt
+    entry, source = finish_kernel(prefix, params, L, launch_bounds=(T,), helpers=helpers,
+                                  arrivals=out_tiles if SK > 1 else 0)
+    return Kernel(entry=entry, source=source, params=kparams, grid=(out_tiles * SK, 1, 1), block=(T, 1, 1),
+                  shared_bytes=p.shared_bytes, expr=te, arrivals=out_tiles if SK > 1 else 0)
 
 
 def fragment_loop(it: str, MI: int, NI: int, rows: tuple[str, str], cols: tuple[str, str], guards: list[str],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 from ..ir.dtypes import DType
 from ..ir.graph import sha256_of
@@ -124,6 +125,24 @@ class TileList:
         def arr(suffix, vals):
             return f"BY_DEVICE_CONST int {name}_{suffix}[{max(len(vals), 1)}] = {{{', '.join(map(str, vals or (0,)))}}};"
         return arr("off", self.offsets) + "\n" + arr("kt", self.ktiles)
+
+    def walk(self, split: int, row: str) -> tuple[list[str], str, str, Callable[[str], str]]:
+        """How a block walks its row's listed k tiles, for a renderer's k loop: (the lines that
+        find them, the tables' source for the kernel's helpers, the count of steps, the k tile of
+        step t). `row`: the block's row tile of `operand`. A split block walks its slice's share,
+        ceil(count / split) of them (the last slices fewer or none)."""
+        table = f"by_bcsr_{sha256_of((self.offsets, self.ktiles))[:12]}"
+        lines = [f"  const int by_kt0 = {table}_off[{row}], by_nkt = {table}_off[{row} + 1] - by_kt0;"]
+        if split == 1:
+            return lines, self.table(table), "by_nkt", lambda t: f"{table}_kt[by_kt0 + ({t})]"
+        lines += [f"  const int by_per = (by_nkt + {split - 1}) / {split}, kt_begin = by_ks * by_per;",
+                  "  const int nloc = by_nkt - kt_begin < by_per ? by_nkt - kt_begin : by_per;"]
+        return lines, self.table(table), "nloc", lambda t: f"{table}_kt[by_kt0 + kt_begin + ({t})]"
+
+
+def row_tile(operand: str, BM: int, BN: int) -> str:
+    """The block's row tile of the sparse operand (its N tile for B, its M tile for A)."""
+    return f"(int)(by_{'n0' if operand == 'b' else 'm0'} / {BN if operand == 'b' else BM})"
 
 
 VEC = 4     # a thread's fragment reads and output stores take 4 consecutive 4-byte values at once
@@ -298,17 +317,10 @@ def render_gemm(te: TensorExpr, view: GemmView, cfg: KernelConfig, prefix: str, 
         ktiles = str(math.ceil(K / BK))
         k_at = {"0": "0", "kt": f"kt * {BK}", "kt + 1": f"(kt + 1) * {BK}"}.get   # the k offset of step t
     else:
-        table = f"by_bcsr_{sha256_of((tiles.offsets, tiles.ktiles))[:12]}"
-        helpers.append(tiles.table(table))
-        row = f"(int)(by_{'n0' if tiles.operand == 'b' else 'm0'} / {BN if tiles.operand == 'b' else BM})"
-        L.append(f"  const int by_kt0 = {table}_off[{row}], by_nkt = {table}_off[{row} + 1] - by_kt0;")
-        ktiles = "by_nkt"
-        k_at = lambda t: f"({it}){table}_kt[by_kt0 + ({t})] * {BK}"   # noqa: E731
-        if SK > 1:     # the slice's share of the row's listed tiles: ceil(by_nkt / SK) each, the last fewer or none
-            L += [f"  const int by_per = (by_nkt + {SK - 1}) / {SK}, kt_begin = by_ks * by_per;",
-                  "  const int nloc = by_nkt - kt_begin < by_per ? by_nkt - kt_begin : by_per;"]
-            ktiles = "nloc"
-            k_at = lambda t: f"({it}){table}_kt[by_kt0 + kt_begin + ({t})] * {BK}"   # noqa: E731
+        lines, table, ktiles, tile_at = tiles.walk(SK, row_tile(tiles.operand, BM, BN))
+        L += lines
+        helpers.append(table)
+        k_at = lambda t: f"({it}){tile_at(t)} * {BK}"   # noqa: E731
     regs: dict = {}
     if stages == 2:
         body = fetch(k_at("0"), "    ", regs)

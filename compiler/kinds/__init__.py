@@ -32,15 +32,15 @@ from ..ir.tiles import KernelConfig
 from ..ir.kernel import Kernel
 from ..roller.construct import construct
 from ..targets import Target
-from . import (block_sparse_gemm, elementwise, elementwise_vec, extern, flash_attention, flash_attention_simt,
-               flash_decoding, gemm, naive, reduce, reduce_split, register_rows, resident_rows, sparse24_gemm,
-               stitched_maps, stitched_naive, tc_gemm, transpose, wgmma_gemm)
+from . import (block_sparse_gemm, block_sparse_tc_gemm, elementwise, elementwise_vec, extern, flash_attention,
+               flash_attention_simt, flash_decoding, gemm, naive, reduce, reduce_split, register_rows, resident_rows,
+               sparse24_gemm, stitched_maps, stitched_naive, tc_gemm, transpose, wgmma_gemm)
 
 # Order matters within a tier: candidates are listed in this order before ranking.
 KINDS: dict[str, ModuleType] = {m.NAME: m for m in (
     naive, gemm, tc_gemm, wgmma_gemm, reduce, reduce_split, elementwise, elementwise_vec, transpose,
     register_rows, resident_rows, flash_attention, flash_attention_simt, flash_decoding, stitched_maps, stitched_naive,
-    extern, block_sparse_gemm, sparse24_gemm)}
+    extern, block_sparse_gemm, block_sparse_tc_gemm, sparse24_gemm)}
 TIERS: tuple[tuple[ModuleType, ...], ...] = tuple(
     tuple(m for m in KINDS.values() if m.TIER == t) for t in sorted({m.TIER for m in KINDS.values() if m.TIER is not None}))
 # What a spec whose kind is unset renders as: the first of these that applies.

@@ -29,7 +29,12 @@ def view(te: TensorExpr) -> GemmView | None:
 
 
 def applies(spec) -> str | None:
-    if not isinstance(spec, KernelSpec) or spec.config is None or spec.config.kind != NAME:
+    return chosen_by_sparta(spec, NAME)
+
+
+def chosen_by_sparta(spec, kind: str) -> str | None:
+    """None when `spec`'s configuration is of `kind`, which only sparta_specialize chooses."""
+    if not isinstance(spec, KernelSpec) or spec.config is None or spec.config.kind != kind:
         return "only sparta_specialize's configurations (a zero-tile pattern) render as this kind"
     return None
 

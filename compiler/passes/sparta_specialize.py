@@ -1,7 +1,9 @@
 """sparta.specialize (SparTA, OSDI'22): contractions over a constant operand with zero tiles get
-the `block_sparse_gemm` kind, their k loops walking only the non-zero tiles (kinds/block_sparse_gemm.py).
+a block-sparse kind, their k loops walking only the non-zero tiles: `block_sparse_gemm` for the
+SIMT `gemm` kind (kinds/block_sparse_gemm.py), `block_sparse_tc_gemm` for the tensor-core kinds
+(tc_gemm, wgmma_gemm: tf32, fp16, bf16; kinds/block_sparse_tc_gemm.py, tc_gemm's tilings).
 
-For each spec Roller gave the SIMT `gemm` kind, the constant operand (a weight, through whatever
+For each spec Roller gave one of those kinds, the constant operand (a weight, through whatever
 index map the texpr reads it with: a transpose, a reshape) is evaluated at every (row, k); each of
 the kind's tile configurations is re-priced with the share of its (row tile, k tile) blocks that
 hold a non-zero (FLOPs, loads and shared-memory traffic scale with it), and the best of them
@@ -25,7 +27,8 @@ from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
 from ..ir.texpr import Load, TensorExpr, walk
 from ..ir.tiles import KernelConfig, Workload, serial_steps
-from ..kinds import block_sparse_gemm, gemm
+from ..codegen.staged_epilogue import l2_store_bytes
+from ..kinds import block_sparse_gemm, block_sparse_tc_gemm, gemm, tc_gemm, wgmma_gemm
 from ..kinds.gemm import gemm_candidates
 from ..kinds.tc_gemm import SPLIT_K_STEPS
 from ..roller.construct import dram_bytes, io_sizes, offered
@@ -36,6 +39,10 @@ from .roller import tile_spec, with_workspace
 
 MIN_ZERO_SHARE = 0.05        # an operand with fewer zeros than this is not worth pricing
 MAX_OPERAND_ELEMENTS = 1 << 26   # the operand is evaluated whole; beyond this it stays dense
+# the dense kinds Roller chooses -> the block-sparse kind whose tilings are priced against them (a
+# wgmma_gemm is priced against tc_gemm's tilings walking the listed tiles: no sparse wgmma yet)
+SPARSE_KIND = {gemm.NAME: block_sparse_gemm.NAME, tc_gemm.NAME: block_sparse_tc_gemm.NAME,
+               wgmma_gemm.NAME: block_sparse_tc_gemm.NAME}
 
 
 def sparta_specialize(plan: Plan, target: Target, memo: dict | None = None) -> tuple[Plan, dict]:
@@ -61,13 +68,15 @@ def sparta_specialize(plan: Plan, target: Target, memo: dict | None = None) -> t
 
 def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     """(spec, record entry or None): the spec re-kinded when the sparse kernel is predicted faster."""
-    if spec.kind != gemm.NAME or spec.config is None or not spec.composable:
+    if spec.kind not in SPARSE_KIND or spec.config is None or not spec.composable:
         return spec, None
     te, ins = spec.stage.expr, spec.stage.inputs
+    # the tensor-core kinds' tilings at the spec's precision, the SIMT kind's for `gemm`
+    precision = None if spec.kind == gemm.NAME else spec.precision or spec.config.param("precision")
     choices = memo.setdefault("choices", {})
-    if (te, ins) not in choices:
-        choices[te, ins] = _sparse_choice(te, ins, constants, target, memo)
-    choice = choices[te, ins]
+    if (te, ins, precision) not in choices:
+        choices[te, ins, precision] = _sparse_choice(te, ins, constants, target, memo, precision)
+    choice = choices[te, ins, precision]
     if choice is None:
         return spec, None
     dense_us = predict(spec.config, target).us
@@ -84,8 +93,8 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     if sparse_us >= dense_us:
         entry["why"] = "the micro-model predicts the dense kernel at least as fast"
         return spec, entry
-    entry["chosen"] = "block_sparse"
-    return dataclasses.replace(spec, kind=block_sparse_gemm.NAME, config=cfg,
+    entry.update(chosen="block_sparse", kind=cfg.kind)
+    return dataclasses.replace(spec, kind=cfg.kind, config=cfg,
                                candidates=(cfg,) if unsplit is None else (cfg, unsplit)), entry
 
 
@@ -103,10 +112,12 @@ def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict
     return entry["predicted_us"]["dense"] / entry["predicted_us"]["block_sparse"]
 
 
-def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target: Target, memo: dict) -> dict | None:
+def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target: Target, memo: dict,
+                   precision: str | None = None) -> dict | None:
     """For an expression with a constant operand holding zeros: that operand, its input, its share
     of zeros, and the fastest block-sparse configuration (config, predicted us, block density;
-    None when no tiling has a zero block). None: no such operand."""
+    None when no tiling has a zero block) among the SIMT tilings, or with `precision` the
+    tensor-core ones. None: no such operand."""
     view = gemm_view(te)
     if view is None:
         return None
@@ -116,7 +127,7 @@ def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target
     operand, mask = found
     return {"operand": operand, "input": ins[_operand_input(view, operand)],
             "zero_share": round(mask.zero_share, 4),
-            "best": _best_sparse(te, view, operand, mask, target, dense_candidates(te, view, target, memo))}
+            "best": _best_sparse(te, view, operand, mask, target, dense_candidates(te, view, target, memo, precision))}
 
 
 def _operand_input(view: GemmView, operand: str) -> int:
@@ -271,13 +282,15 @@ def grid_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, off
     return busiest_share(block_work(batch, m_tiles, n_tiles, operand, offsets, split), sms, -(-k_tiles // split))
 
 
-def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict) -> list[KernelConfig]:
-    """The `gemm` kind's configurations of `te`, computed once per compile (`memo`): the
-    block-sparse and cover searches both re-price them."""
+def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict,
+                     precision: str | None = None) -> list[KernelConfig]:
+    """The `gemm` kind's configurations of `te` (with `precision`, the `tc_gemm` kind's at it),
+    computed once per compile (`memo`): the block-sparse and cover searches both re-price them."""
     found = memo.setdefault("candidates", {})
-    if te not in found:
-        found[te] = offered(gemm_candidates(te, view, target, split=gemm.splits_k(te, view)))
-    return found[te]
+    if (te, precision) not in found:
+        found[te, precision] = offered(gemm_candidates(te, view, target, split=gemm.splits_k(te, view))
+                                       if precision is None else tc_gemm.candidates(te, target, precision))
+    return found[te, precision]
 
 
 def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndarray | MaskTiles", target: Target,
@@ -296,9 +309,10 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndar
         if (row_tile, k_tile) not in tables:
             tables[row_tile, k_tile] = bcsr(mask, row_tile, k_tile)
         offsets, ktiles = tables[row_tile, k_tile]
-        if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile):
+        if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile) or not sliced_evenly(cfg, offsets):
             continue
-        low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True)
+        low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True,
+                               dense_extras(cfg, te, view, sizes))
         bounded.append((predict_workload(low, target).us, len(bounded), cfg, offsets, ktiles))
     # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
     # cover's search does: the same choice as pricing them all), and, where the best splits K,
@@ -309,7 +323,8 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndar
         if best is not None and (bound, n) >= (best[1], first) and (
                 best[0].split_k == 1 or unsplit is not None and (bound, n) >= unsplit[:2]):
             break
-        sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target)
+        sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target,
+                             dense_extras(cfg, te, view, sizes))
         us = predict(sparse, target).us
         if best is None or (us, n) < (best[1], first):
             best, first = (sparse, us, sparse.param("density")), n
@@ -335,28 +350,53 @@ def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, of
     return work / (min(sms, blocks) * math.ceil(blocks / sms) * -(-k_tiles // split))
 
 
+def sliced_evenly(cfg: KernelConfig, offsets) -> bool:
+    """Whether a split configuration's slices each get one of the longest block row's listed
+    tiles at least: more slices would only add empty blocks and partial sums."""
+    return cfg.split_k <= _longest_row(tuple(offsets))
+
+
 @functools.lru_cache(maxsize=4096)
 def _longest_row(offsets: tuple[int, ...]) -> int:
     """The most k tiles one block row lists."""
     return max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
 
 
+def dense_extras(cfg: KernelConfig, te: TensorExpr, view: GemmView, sizes) -> tuple[float, float]:
+    """(L2 bytes, DRAM bytes) of a dense contraction configuration's workload besides its operand
+    loads, whatever the density: the output's stores and a split's partial tiles, as the kind
+    counts them (kinds/gemm.py: whole tiles through L2; kinds/tc_gemm.py: the output's elements,
+    through DRAM too, and unsplit the staged epilogue's stores)."""
+    split = cfg.split_k
+    if cfg.kind == gemm.NAME:
+        blk = cfg.tile("block")
+        tiles = view.B * math.ceil(view.M / blk.size("m")) * math.ceil(view.N / blk.size("n"))
+        return sizes[1] + (2.0 * split * tiles * blk.size("m") * blk.size("n") * 4 if split > 1 else 0.0), 0.0
+    if split == 1:
+        return l2_store_bytes(te, view), 0.0
+    ws = 2.0 * split * te.output.size * 4
+    return sizes[1] + ws, ws
+
+
 def bcsr_workload(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
-                  target: Target, lower_bound: bool = False) -> tuple[Workload, float]:
-    """(workload, block density) of the dense `gemm` configuration `cfg` walking only the listed k
-    tiles: FLOPs and shared-memory traffic scaled by the busiest SM's share of them, L2 loads and
-    the sparse operand's DRAM bytes by the block density. `lower_bound`: the share bounded from
-    below (`least_busiest_share`), for a search to discard configurations cheaply (it prices the
-    workload alone: no configuration is made)."""
+                  target: Target, lower_bound: bool = False,
+                  extras: tuple[float, float] | None = None) -> tuple[Workload, float]:
+    """(workload, block density) of the dense `gemm` or `tc_gemm` configuration `cfg` walking only
+    the listed k tiles: FLOPs and shared-memory traffic scaled by the busiest SM's share of them,
+    L2 loads and the sparse operand's DRAM bytes by the block density. `lower_bound`: the share
+    bounded from below (`least_busiest_share`), for a search to discard configurations cheaply (it
+    prices the workload alone: no configuration is made). `extras`: dense_extras of `cfg` (a
+    `gemm` configuration's without them)."""
     blk = cfg.tile("block")
     k_tiles = math.ceil(view.K / blk.size("k"))
     density = len(ktiles) / ((len(offsets) - 1) * k_tiles)
     w = cfg.workload
     split = cfg.split_k
     mt, nt = math.ceil(view.M / blk.size("m")), math.ceil(view.N / blk.size("n"))
-    # a split's partial tiles through L2 (gemm_workloads'), whatever the density
-    ws = 2.0 * split * view.B * mt * nt * blk.size("m") * blk.size("n") * 4 if split > 1 else 0.0
-    loads = max(0.0, w.l2_bytes - sizes[1] - ws)
+    if extras is None:
+        extras = dense_extras(cfg, None, view, sizes)
+    stored, ws_dram = extras
+    loads = max(0.0, w.l2_bytes - stored)
     ins = sizes[0] - sparse_bytes * (1.0 - density)
     # the busiest SM's share of the dense work, not the average: row tiles differ in their
     # non-zero tiles, and the kernel lasts as long as the SM with the most of them
@@ -370,21 +410,21 @@ def bcsr_workload(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktil
     # (the constructor, not dataclasses.replace: a search makes this for thousands of configurations)
     w = Workload(blocks=w.blocks, threads=w.threads, shared_bytes=w.shared_bytes, registers=w.registers,
                  flops=w.flops * busy, compute_dtype=w.compute_dtype,
-                 dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target),
-                 l2_bytes=loads * density + sizes[1] + ws, shared_bytes_moved=w.shared_bytes_moved * busy,
+                 dram_bytes=dram_bytes((ins, sizes[1], sizes[2]), loads * density, target) + ws_dram,
+                 l2_bytes=loads * density + stored, shared_bytes_moved=w.shared_bytes_moved * busy,
                  ilp=w.ilp, issue_efficiency=w.issue_efficiency, bytes_in_flight=w.bytes_in_flight,
                  serial_steps=steps)
     return w, density
 
 
 def bcsr_config(cfg: KernelConfig, view: GemmView, operand: str, offsets, ktiles, sizes, sparse_bytes: int,
-                dense_flops: float, target: Target) -> KernelConfig:
-    """The `block_sparse_gemm` configuration of the dense `gemm` configuration `cfg` walking only
+                dense_flops: float, target: Target, extras: tuple[float, float] | None = None) -> KernelConfig:
+    """The block-sparse configuration (SPARSE_KIND) of the dense configuration `cfg` walking only
     the listed k tiles (its workload: bcsr_workload's, the busiest SM simulated)."""
-    w, density = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target)
+    w, density = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, extras=extras)
     contraction = 2 * view.B * view.M * view.N * view.K
     flops = dense_flops - contraction + round(contraction * density)
-    return KernelConfig(block_sparse_gemm.NAME, cfg.tiles, cfg.params + (
+    return KernelConfig(SPARSE_KIND[cfg.kind], cfg.tiles, cfg.params + (
         ("operand", operand), ("format", "bcsr"), ("density", round(density, 4)),
         ("flops", flops), ("flops_dense", dense_flops), ("skipped_bytes", round(sparse_bytes * (1.0 - density))),
         ("bcsr_offsets", tuple(offsets)), ("bcsr_ktiles", tuple(ktiles))), w)
