@@ -73,6 +73,8 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
     te, ins = spec.stage.expr, spec.stage.inputs
     # the tensor-core kinds' tilings at the spec's precision, the SIMT kind's for `gemm`
     precision = None if spec.kind == gemm.NAME else spec.precision or spec.config.param("precision")
+    if precision == "int8":     # the imma stage's integer contractions: no block-sparse int8 kernel is tested
+        return spec, None
     choices = memo.setdefault("choices", {})
     if (te, ins, precision) not in choices:
         choices[te, ins, precision] = _sparse_choice(te, ins, constants, target, memo, precision)
@@ -311,28 +313,34 @@ def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndar
         offsets, ktiles = tables[row_tile, k_tile]
         if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile) or not sliced_evenly(cfg, offsets):
             continue
-        low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True,
-                               dense_extras(cfg, te, view, sizes))
-        bounded.append((predict_workload(low, target).us, len(bounded), cfg, offsets, ktiles))
+        extras = dense_extras(cfg, te, view, sizes)
+        low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True, extras)
+        bounded.append((predict_workload(low, target).us, len(bounded), cfg, offsets, ktiles, extras))
     # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
     # cover's search does: the same choice as pricing them all), and, where the best splits K,
-    # the best unsplit one (the rammer stage may co-launch it instead: render.unsplit_form)
-    best, first = None, None
-    unsplit = None          # (us, n, config) of the best unsplit one
-    for bound, n, cfg, offsets, ktiles in sorted(bounded, key=lambda b: b[:2]):
-        if best is not None and (bound, n) >= (best[1], first) and (
-                best[0].split_k == 1 or unsplit is not None and (bound, n) >= unsplit[:2]):
+    # the best unsplit one (the rammer stage may co-launch it instead: render.unsplit_form);
+    # the configurations themselves are made for those two only
+    best = unsplit = None       # (us, n, the bounded entry)
+    for entry in sorted(bounded, key=lambda b: b[:2]):
+        bound, n, cfg, offsets, ktiles, extras = entry
+        if best is not None and (bound, n) >= best[:2] and (
+                best[2][2].split_k == 1 or unsplit is not None and (bound, n) >= unsplit[:2]):
             break
-        sparse = bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target,
-                             dense_extras(cfg, te, view, sizes))
-        us = predict(sparse, target).us
-        if best is None or (us, n) < (best[1], first):
-            best, first = (sparse, us, sparse.param("density")), n
-        if sparse.split_k == 1 and (unsplit is None or (us, n) < unsplit[:2]):
-            unsplit = (us, n, sparse)
+        w, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, extras=extras)
+        us = predict_workload(w, target).us
+        if best is None or (us, n) < best[:2]:
+            best = (us, n, entry)
+        if cfg.split_k == 1 and (unsplit is None or (us, n) < unsplit[:2]):
+            unsplit = (us, n, entry)
     if best is None:
         return None
-    return best + ((unsplit[2] if best[0].split_k > 1 and unsplit is not None else None),)
+
+    def made(priced) -> KernelConfig:
+        _, _, cfg, offsets, ktiles, extras = priced[2]
+        return bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target, extras)
+    config = made(best)
+    return config, best[0], config.param("density"), \
+        made(unsplit) if config.split_k > 1 and unsplit is not None else None
 
 
 def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],
