@@ -50,6 +50,12 @@ def _sparse(cfg, operand: str, nonzero: np.ndarray):
         ("operand", operand), ("bcsr_offsets", offsets), ("bcsr_ktiles", ktiles)))
 
 
+def _has_empty_row(cfg) -> bool:
+    """Whether a block row of the sparse operand lists no k tile."""
+    offsets = cfg.param("bcsr_offsets")
+    return any(a == b for a, b in zip(offsets, offsets[1:]))
+
+
 CASES = [
     # (x rows, K, W cols, block, weight first, precisions): a skinny one splits K
     (16, 512, 64, 32, False, ("fp16", "bf16", "tf32")),
@@ -66,18 +72,22 @@ def test_every_tiling_walks_only_its_listed_tiles_and_is_right(m, k, n, block, w
     arrays, const = ([w, x], (0,)) if weight_first else ([x, w], (1,))
     # the sparse operand's [rows, K] mask as the view reads it: W's rows (A) or W's columns (B)
     operand, nonzero = ("a", w != 0) if weight_first else ("b", (w != 0).T)
-    splits, stages = set(), set()
+    splits, stages, empty_rows = set(), set(), set()
     for precision in precisions:
         kernel, values, ref = prepare("MatMul", arrays, {}, precision, const)
         offered = (_sparse(c, operand, nonzero) for c in tc_configs(kernel, "a100", precision))
         every = [c for c in offered if c is not None]
-        # the best of each pipeline depth and split, then of each other kind of tiling
+        # the best of each pipeline depth and split, then of each other kind of tiling, and the
+        # best whose tiles leave a block row with no tile to walk (its blocks write zeros)
         firsts = list({(c.param("stages"), c.split_k > 1): c for c in reversed(every)}.values())
-        cfgs = list(dict.fromkeys(firsts + diverse(every, 6)))
+        hollow = [c for c in every if _has_empty_row(c)][:1]
+        cfgs = list(dict.fromkeys(firsts + diverse(every, 6) + hollow))
         splits |= {c.split_k > 1 for c in cfgs}
         stages |= {c.param("stages") for c in cfgs}
+        empty_rows |= {_has_empty_row(c) for c in cfgs}
         run_candidates(kernel, values, ref, precision, cfgs)
     assert len(stages) > 1      # the prologue of S - 1 tiles in flight, or one stage (unaligned: no cp.async)
+    assert True in empty_rows
     if m == 16:
         assert splits == {False, True}      # split slices divide a row's listed tiles
 
