@@ -53,11 +53,14 @@ def compile_one(path: Path, target: str, disable: tuple[str, ...], precision: st
         seconds = time.perf_counter() - t0
     rep = art.report
     chosen = [e for e in rep["sparsity"]["kernels"] if e["chosen"] in SPARSE]
-    stage = next(s["seconds"] for s in rep["compile"]["stages"] if s["name"] == "sparta")
+    stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
     return {"flops": rep["flops"], "predicted_us": rep["latency"]["predicted_us"],
             "dram_bytes": rep["traffic"]["dram_bytes"],
             "launches": rep["launches_per_inference"], "compile_s": round(seconds, 3),
-            "sparta_stage_s": round(stage, 4), "sparse_tensors": len(rep["sparsity"]["tensors"]),
+            "sparta_stage_s": round(stages["sparta"], 4), "build_stage_s": round(stages.get("build", 0.0), 4),
+            # each sparse kernel carries its weight's tables: distinct kernels are what NVRTC builds
+            "distinct_kernels": len({k.entry for k in art.plan.kernels()}),
+            "sparse_tensors": len(rep["sparsity"]["tensors"]),
             "sparse_gemms": len(chosen),
             "sparse_gemm_flops": {"dense": sum(e["flops_dense"] for e in chosen),
                                   "executed": sum(e["flops_executed"] for e in chosen)},

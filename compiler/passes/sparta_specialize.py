@@ -370,11 +370,11 @@ def _longest_row(offsets: tuple[int, ...]) -> int:
     return max((offsets[r + 1] - offsets[r] for r in range(len(offsets) - 1)), default=0)
 
 
-def dense_extras(cfg: KernelConfig, te: TensorExpr, view: GemmView, sizes) -> tuple[float, float]:
+def dense_extras(cfg: KernelConfig, te: TensorExpr | None, view: GemmView, sizes) -> tuple[float, float]:
     """(L2 bytes, DRAM bytes) of a dense contraction configuration's workload besides its operand
     loads, whatever the density: the output's stores and a split's partial tiles, as the kind
     counts them (kinds/gemm.py: whole tiles through L2; kinds/tc_gemm.py: the output's elements,
-    through DRAM too, and unsplit the staged epilogue's stores)."""
+    through DRAM too (`split_k_terms`), and unsplit the staged epilogue's stores, which need `te`)."""
     split = cfg.split_k
     if cfg.kind == gemm.NAME:
         blk = cfg.tile("block")
