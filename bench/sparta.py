@@ -53,6 +53,10 @@ def compile_one(path: Path, target: str, disable: tuple[str, ...], precision: st
         seconds = time.perf_counter() - t0
     rep = art.report
     chosen = [e for e in rep["sparsity"]["kernels"] if e["chosen"] in SPARSE]
+    # a row chain's walked contractions share its kernel's time: each chain counted once
+    alone = [{"dense": e["predicted_us"]["dense"], "sparse": e["predicted_us"][e["chosen"]]} for e in chosen if "chain" not in e]
+    chains = {tuple(e["ops"]): e["chain"]["predicted_us"] for e in chosen if "chain" in e}
+    times = alone + [{"dense": c["dense"], "sparse": c["block_sparse"]} for c in chains.values()]
     stages = {s["name"]: s["seconds"] for s in rep["compile"]["stages"]}
     return {"flops": rep["flops"], "predicted_us": rep["latency"]["predicted_us"],
             "dram_bytes": rep["traffic"]["dram_bytes"],
@@ -64,11 +68,40 @@ def compile_one(path: Path, target: str, disable: tuple[str, ...], precision: st
             "sparse_gemms": len(chosen),
             "sparse_gemm_flops": {"dense": sum(e["flops_dense"] for e in chosen),
                                   "executed": sum(e["flops_executed"] for e in chosen)},
-            "sparse_gemm_us": {"dense": round(sum(e["predicted_us"]["dense"] for e in chosen), 3),
-                               "sparse": round(sum(e["predicted_us"][e["chosen"]] for e in chosen), 3)},
+            "sparse_gemms_in_chains": sum("chain" in e for e in chosen),
+            # the kernels holding them: the block-sparse GEMMs and the row chains that walk listed tiles
+            "sparse_gemm_us": {"dense": round(sum(t["dense"] for t in times), 3),
+                               "sparse": round(sum(t["sparse"] for t in times), 3)},
             "formats": sorted({e["chosen"] for e in chosen}),
             "host_check": host_check(art, path) if check else None,
-            "kernels": rep["sparsity"]["kernels"]}
+            "kernels": rep["sparsity"]["kernels"],
+            # every launch's nodes and predicted time, for like_for_like against the other compile
+            "launch_ops": [[k["ops"], k["predicted_us"]] for k in rep["kernels"]]}
+
+
+def like_for_like(on: dict, off: dict) -> dict:
+    """The predicted time of the launches that hold the sparse GEMMs, with sparta and without
+    (`--disable sparta`), over the same graph nodes: the pruned GEMMs' nodes, grown until no
+    launch of either plan holds some of them and some others (a chain the sparse plan formed,
+    a LayerNorm fused differently): the kernels' predicted time, and with each launch's overhead.
+    A row chain's dense self is not what the dense plan runs: this compares with what it does run."""
+    from compiler.roller.cost_model import LAUNCH_US
+    launches = [(set(ops), us, side) for side, rep in (("on", on), ("off", off)) for ops, us in rep["launch_ops"]]
+    nodes = {op for e in on["kernels"] if e["chosen"] in SPARSE for op in e["ops"]}
+    grown = True
+    while grown:
+        grown = False
+        for ops, _, _ in launches:
+            if ops & nodes and not ops <= nodes:
+                nodes |= ops
+                grown = True
+    held = [(us, side) for ops, us, side in launches if ops & nodes]
+    return {"nodes": len(nodes), "launches": {side: sum(s == side for _, s in held) for side in ("on", "off")},
+            "sparta_us": round(sum(us + LAUNCH_US for us, s in held if s == "on"), 3),
+            "disabled_us": round(sum(us + LAUNCH_US for us, s in held if s == "off"), 3),
+            # the kernels' own time: what the sparse formats change (the launches are the plan's)
+            "sparta_kernel_us": round(sum(us for us, s in held if s == "on"), 3),
+            "disabled_kernel_us": round(sum(us for us, s in held if s == "off"), 3)}
 
 
 def main() -> int:
@@ -92,22 +125,25 @@ def main() -> int:
     for name in names:
         on = compile_one(models_dir / f"{name}.onnx", a.target, also, a.precision, a.check)
         off = compile_one(models_dir / f"{name}.onnx", a.target, also + ("sparta",), a.precision, a.check)
-        rows.append({"name": name, "sparta": on, "disabled": off})
+        rows.append({"name": name, "sparta": on, "disabled": off, "sparse_gemm_launches": like_for_like(on, off)})
     from bench.kernels import write_results
     out = write_results("sparta", "none (predicted from report.json)",
                         {"target": a.target, "precision": a.precision, "disabled_in_both": list(also),
                          "compile": "fresh kernel cache per compile, NVRTC builds included"},
                         rows, a.out)
-    print(f"{'model':<18} {'sparse GEMMs':>12} {'GEMM FLOPs exec/dense':>22} {'GEMM us dense/sparse':>21} "
+    print(f"{'model':<18} {'sparse GEMMs':>12} {'GEMM FLOPs exec/dense':>22} {'their kernels us off/on':>24} "
+          f"{'+launches':>9} "
           f"{'plan FLOPs exec/dense':>22} {'pred us on/off':>16} {'DRAM on/off':>12} {'compile s on/off':>17}")
     for r in rows:
         on, off = r["sparta"], r["disabled"]
         g = on["sparse_gemm_flops"]
         gf = f"{g['executed'] / g['dense']:.3f}" if g["dense"] else "-"
-        gu = on["sparse_gemm_us"]
-        gs = f"{gu['dense'] / gu['sparse']:.2f}x" if gu["sparse"] else "-"
+        lf = r["sparse_gemm_launches"]
+        gs = f"{lf['disabled_kernel_us']:.1f}/{lf['sparta_kernel_us']:.1f} " \
+            f"{lf['disabled_kernel_us'] / lf['sparta_kernel_us']:.2f}x" if lf["sparta_kernel_us"] else "-"
+        gl = f"{lf['disabled_us'] / lf['sparta_us']:.2f}x" if lf["sparta_us"] else "-"
         pf = on["flops"]["executed"] / on["flops"]["dense"] if on["flops"]["dense"] else 1.0
-        print(f"{r['name']:<18} {on['sparse_gemms']:>12} {gf:>22} {gs:>21} {pf:>22.3f} "
+        print(f"{r['name']:<18} {on['sparse_gemms']:>12} {gf:>22} {gs:>24} {gl:>9} {pf:>22.3f} "
               f"{on['predicted_us']:>7.1f}/{off['predicted_us']:<8.1f} {on['dram_bytes'] / off['dram_bytes']:>12.3f} "
               f"{on['compile_s']:>8.2f}/{off['compile_s']:<8.2f}"
               f" {','.join(on['formats'])}")

@@ -49,6 +49,7 @@ from .passes import sparta
 from .passes.roller import SpecPrices, roller_plan
 from .passes.sparse24 import sparse24_plan, sparse24_speedup
 from .passes.sparta_cover import cover_plan, cover_speedup
+from .passes.sparta_rows import chain_walks, sparta_rows
 from .passes.sparta_specialize import sparse_speedup, sparta_specialize
 from .passes.rammer import alike_us, rammer_plan
 from .passes.prologue import prologue_plan
@@ -241,7 +242,8 @@ def _fuse(plan: Plan, ctx: CompileContext, float_epilogues: bool, part_reads: st
     shared = {"groups": [], "declined": [], "removed": 0, "moved": []}
     if ctx.options.enabled("shared_level"):
         chains = ResidentOptions(split=frozenset(v for e in split if e["split"] for v in e["statistics"]),
-                                 sink_reshapes=ctx.options.enabled("sink_reshapes"))
+                                 sink_reshapes=ctx.options.enabled("sink_reshapes"),
+                                 walks=chain_walks(plan, ctx.sparta_memo) if ctx.options.enabled("sparta") else None)
         plan, shared = resident_plan(plan, ctx.target, _sparse_speedup(plan, ctx), chains)   # the shared-memory level
     prologues = {"tried": [], "removed": 0}
     if ctx.options.enabled("prologue"):
@@ -326,7 +328,7 @@ def _sparta(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
 
 def _sparse_kernels(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     """The sparta stage's plan transformation alone (the TeSA of the graph is the report's):
-    block-sparse, covered and 2:4 kernels."""
+    block-sparse, covered and 2:4 kernels, and row chains walking their pruned weights' tiles."""
     if not ctx.options.enabled("sparta"):
         return plan, {"enabled": False}
     plan, record = sparta_specialize(plan, ctx.target, ctx.sparta_memo)
@@ -338,6 +340,10 @@ def _sparse_kernels(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     record["kernels"] = [e for e in record["kernels"] if e["chosen"] != "dense" or tuple(e["ops"]) not in priced]
     record["kernels"] += two_four["kernels"]
     record["sparse_kernels"] += two_four["sparse24_kernels"]
+    # the row chains Welder formed: their pruned contractions walk the listed tiles too
+    plan, rows = sparta_rows(plan, ctx.target, ctx.sparta_memo)
+    record["kernels"] += rows
+    record["sparse_kernels"] += len({e["chain"]["kernel"] for e in rows if e["chosen"] == "block_sparse"})
     return plan, dict(record, enabled=True)
 
 

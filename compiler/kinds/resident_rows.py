@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from ..codegen.block_function import BLOCK_X
 from ..codegen.cuda import ExprRenderer, combine, contiguous_strides, decompose_index, index_ctype
 from ..codegen.block_function import finish_kernel
+from ..codegen.tiled import TileList
+from ..ir.graph import sha256_of
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
 from ..ir.graph import TensorType
@@ -78,15 +80,50 @@ class Reader:
 
 
 @dataclass(frozen=True)
+class ColumnWalk:
+    """SparTA inside a row chain (passes/sparta_rows.py finds it): resident rows `value`, a sum of
+    products over one reduction axis with a constant operand `input` holding zero blocks, read at
+    (k, column). The constant's column is the phase's output variables `columns` (row-major: the
+    head and the position in it for a per-head projection). The elements of column tile c (of
+    `col_tile` columns) step only through the k tiles `tiles` lists for it
+    (ktiles[offsets[c]:offsets[c + 1]], each `k_tile` long; BCSR over [columns, K]), baked into
+    the kernel's source. A tile is listed when any of its elements is non-zero, so what is skipped
+    adds exact zeros (as the block-sparse GEMMs: an inf or NaN against a skipped zero is not seen)."""
+
+    value: str
+    input: str
+    columns: tuple[tuple[str, int], ...]
+    col_tile: int
+    k_tile: int
+    tiles: TileList
+    walked: int          # k steps summed over the phase's elements (output size x K when nothing is skipped)
+    skipped_bytes: int   # of the constant: elements in no listed tile, never read
+
+    def table(self) -> str:
+        return f"by_bcsr_{sha256_of((self.tiles.offsets, self.tiles.ktiles))[:12]}"
+
+    def column(self) -> str:
+        """The C expression of an element's column of the constant (its output variables in scope)."""
+        expr = ""
+        for name, extent in self.columns:
+            expr = f"({expr}) * {extent} + {name}" if expr else name
+        return expr
+
+
+@dataclass(frozen=True)
 class RowChain:
     """What `analyse` read from a spec: the rows, the shared phases in order (resident rows and
-    statistics), the final."""
+    statistics), the final, and the resident rows that walk a sparse constant's listed tiles."""
 
     rows: tuple[int, ...]         # R
     length: int                   # J: the row the last resident stage keeps (or the statistics reduce)
     phases: tuple[Reader, ...]    # the shared values, in the order the kernel computes them
     final: Reader
     rows_per_block: int
+    walks: tuple[ColumnWalk, ...] = ()
+
+    def walk(self, value: str) -> ColumnWalk | None:
+        return next((w for w in self.walks if w.value == value), None)
 
     @property
     def row_count(self) -> int:
@@ -205,7 +242,29 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
             return f"a row of {length} does not fit in shared memory (an online softmax over tiles takes attention)"
         bm = 1
     phases = tuple(dataclasses.replace(checked[k], length=res_lengths.get(stages[k].output)) for k in shared)
-    return RowChain(rows, length, phases, final, bm)
+    walks = tuple(w for w in spec.sparsity if isinstance(w, ColumnWalk))
+    for w in walks:
+        why = walk_declined(next((p for p in phases + (final,) if p.output == w.value), None), w)
+        if why:
+            return why
+    return RowChain(rows, length, phases, final, bm, walks)
+
+
+def walk_declined(r: Reader | None, w: ColumnWalk) -> str | None:
+    """Why resident rows or the final stage `r` cannot walk `w`'s tiles (None: it can): one summed
+    reduction axis, columns that are its output's axes, a table entry for every column tile."""
+    if r is None or (r.length is None and r.row_axes == tuple(range(r.expr.output.rank))):
+        return f"a column walk of {w.value}, which is neither resident rows nor the final stage"
+    red = r.expr.reduce
+    if red is None or red.op != "sum" or len(red.axes) != 1:
+        return f"a column walk of {w.value}, which is not a sum over one axis"
+    out = {f"i{a}": n for a, n in enumerate(r.expr.output.shape)}
+    if any(out.get(name) != extent for name, extent in w.columns):
+        return f"a column walk of {w.value} over {w.columns}, not its output's axes"
+    tiles = -(-math.prod(e for _, e in w.columns) // w.col_tile)
+    if len(w.tiles.offsets) != tiles + 1:
+        return f"a column walk of {w.value} with {len(w.tiles.offsets) - 1} column tiles, not {tiles}"
+    return None
 
 
 def _composed(stages, k: int, maps: set[str]) -> Reader | str:
@@ -330,7 +389,8 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
     params += [f"{stored[v].ctype}* __restrict__ {out_args[v]}" for v in out_args]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
-    entry, source = finish_kernel(spec.name + "_rows", params, L, launch_bounds=(THREADS,))
+    helpers = sorted({w.tiles.table(w.table()) for w in chain.walks})
+    entry, source = finish_kernel(spec.name + "_rows", params, L, launch_bounds=(THREADS,), helpers=helpers)
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in ext)
     kparams += tuple(KernelParam(stored[v].ctype, v, True) for v in out_args)
     kparams += (KernelParam(out_t.dtype.ctype, spec.stages[-1].output, True),)
@@ -341,7 +401,10 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
                            ("resident", chain.resident is not None), ("statistics", len(chain.stats)),
                            ("warps_per_row", wpr),
                            ("flops", chain_flops(chain)))
-                   + ((("resident_stages", len(chain.residents())),) if len(chain.residents()) > 1 else ()))]
+                   + ((("resident_stages", len(chain.residents())),) if len(chain.residents()) > 1 else ())
+                   + ((("flops_dense", chain_flops(dataclasses.replace(chain, walks=()))),
+                       ("column_walks", len(chain.walks)),
+                       ("skipped_bytes", sum(w.skipped_bytes for w in chain.walks))) if chain.walks else ()))]
 
 
 @dataclass(frozen=True)
@@ -392,7 +455,7 @@ def _final_phase(c: _Phase) -> list[str]:
         L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in f.row_axes], "by_rrem", it)
         L += decompose_index("    ", f"(by_lin % {ncols})", col_shape, col_vars, "by_crem", it)
         ind = "    "
-    body, result = _value(rend, ind)
+    body, result = _value(rend, ind, walk=chain.walk(f.output))
     strides = contiguous_strides(te.output.shape)
     off = " + ".join(f"i{a} * {s}" for a, s in enumerate(strides)) or "0"
     L += body + [f"{ind}out[{off}] = ({te.output.dtype.ctype})({result});"]
@@ -416,7 +479,7 @@ def _resident_phase(r: Reader, c: _Phase) -> list[str]:
          f"    if (by_row >= {nrows}) break;"]
     L += decompose_index("    ", "by_row", chain.rows, [f"i{a}" for a in range(len(chain.rows))], "by_rrem", it)
     L.append(f"    const {it} i{len(chain.rows)} = by_lin % {n};")
-    body, result = _value(rend, "    ")
+    body, result = _value(rend, "    ", walk=chain.walk(r.output))
     buf = c.names[r.output]
     L += body + [f"    {buf}[by_lin] = {rounded(result, c.stored[r.output], c.buf_type[r.output])};"]
     if r.output in c.out_args:
@@ -478,10 +541,16 @@ def chain_flops(chain: RowChain) -> int:
         steps = r.expr.reduce.extent if r.expr.reduce else 1
         body = max(2, value_ops(r.expr.body) + (1 if r.expr.reduce else 0))
         return count * (steps * body + value_ops(r.expr.epilogue))
+
+    def walked(r: Reader, w: ColumnWalk) -> int:     # the listed k steps only (SparTA)
+        body = max(2, value_ops(r.expr.body) + 1)
+        return w.walked * body + r.expr.output.size * value_ops(r.expr.epilogue)
     n = chain.row_count
-    total = sum(of(r, n * r.length) for r in chain.residents())
+    total = sum(of(r, n * r.length) if chain.walk(r.output) is None else walked(r, chain.walk(r.output))
+                for r in chain.residents())
     total += sum(of(s, n) for s in chain.stats)
-    return total + of(chain.final, chain.final.expr.output.size)
+    f, fw = chain.final, chain.walk(chain.final.output)
+    return total + (of(f, f.expr.output.size) if fw is None else walked(f, fw))
 
 
 def block_reads(chain: RowChain) -> int:
@@ -508,7 +577,11 @@ def block_reads(chain: RowChain) -> int:
                 if rows:     # distinct row positions a block's consecutive rows span, on the axes read
                     inner = math.prod(chain.rows[rows[-1] + 1:])
                     elems *= min(math.prod(chain.rows[p] for p in rows), -(-chain.rows_per_block // inner))
-                footprint[v] = max(footprint.get(v, 0), min(t.nbytes, elems * t.dtype.itemsize))
+                read = min(t.nbytes, elems * t.dtype.itemsize)
+                w = chain.walk(r.output)
+                if w is not None and v == w.input:
+                    read = read * w.walked // (r.expr.output.size * r.expr.reduce.extent)   # the listed tiles'
+                footprint[v] = max(footprint.get(v, 0), read)
     return sum(footprint.values())
 
 
@@ -569,10 +642,11 @@ def _epilogue(rend: "_Renderer", ind: str) -> tuple[list[str], str]:
 
 
 def _value(rend: "_Renderer", ind: str, *, lanes: tuple[str, int] | None = None,
-           epilogue: bool = True) -> tuple[list[str], str]:
+           epilogue: bool = True, walk: ColumnWalk | None = None) -> tuple[list[str], str]:
     """Statements computing the renderer's expression at the index in scope, and its C result.
     A reduction loops serially, or (lanes: the first index and the stride of this lane) over
-    lanes and combines the warp's by shuffles; `epilogue` False leaves `acc` the warp's value."""
+    lanes and combines the warp's by shuffles; `epilogue` False leaves `acc` the warp's value.
+    `walk`: the reduction steps through the k tiles listed for the element's column tile only."""
     te = rend.expr
     rend.memo, rend.lines = {}, []
     if te.reduce is None:
@@ -584,14 +658,25 @@ def _value(rend: "_Renderer", ind: str, *, lanes: tuple[str, int] | None = None,
     # lanes past the row's end hold the identity, so the shuffles may combine every lane
     L = [f"{ind}{vct} acc = {rend.render(reduce_identity(red.op, vt), ind)};"]
     inner = ind
-    for k, (name, extent) in enumerate(red.axes):
+    loops = len(red.axes)
+    if walk is not None:        # (walk_declined: one axis)
+        (name, extent), = red.axes
+        table, it = walk.table(), rend.index_ctype
+        end = f"by_kb + {walk.k_tile}" if extent % walk.k_tile == 0 else \
+            f"(by_kb + {walk.k_tile} < {extent} ? by_kb + {walk.k_tile} : {extent})"
+        L += [f"{ind}const int by_ct = (int)(({walk.column()}) / {walk.col_tile});",
+              f"{ind}for (int by_t = {table}_off[by_ct]; by_t < {table}_off[by_ct + 1]; ++by_t) {{",
+              f"{ind}  const {it} by_kb = ({it}){table}_kt[by_t] * {walk.k_tile};",
+              f"{ind}  for ({it} {name} = by_kb; {name} < {end}; ++{name}) {{"]
+        inner, loops = ind + "    ", 2
+    for k, (name, extent) in enumerate(red.axes if walk is None else ()):
         start, step = lanes if (lanes is not None and k == 0) else ("0", "1")
         L.append(f"{inner}for ({rend.index_ctype} {name} = {start}; {name} < {extent}; {name} += {step}) {{")
         inner += "  "
     rend.memo, rend.lines = {}, []
     v = rend.render(te.body, inner)
     L += rend.lines + [f"{inner}const {vct} v = {v};", f"{inner}acc = {combine(red.op, 'acc', 'v')};"]
-    for _ in red.axes:
+    for _ in range(loops):
         inner = inner[:-2]
         L.append(f"{inner}}}")
     if lanes is not None:

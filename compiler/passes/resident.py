@@ -77,6 +77,9 @@ class Options:
 
     split: frozenset[str] = frozenset()   # statistics passes/split_rows.py set apart
     sink_reshapes: bool = True            # try maps read through a reshape over the rows (passes/sink_reshapes.py)
+    # (spec, its chain) -> the spec with its pruned contractions walking their listed tiles, as the
+    # sparta stage will make it (passes/sparta_rows.py), so that a chain is priced at that speed
+    walks: Callable | None = None
 
 
 def resident_plan(plan: Plan, target: Target,
@@ -129,6 +132,10 @@ class _Scope:
             if kept is not None:
                 self.kept.add(members.steps)
             spec, chain = kept or (spec, chain)
+            if self.options.walks is not None and isinstance(chain, resident_rows.RowChain):
+                walked = self.options.walks(spec, chain)
+                if walked is not spec:
+                    spec, chain = walked, resident_rows.analyse(walked, fit=False)
             self.memo[members.key] = spec, chain
         return self.memo[members.key]
 

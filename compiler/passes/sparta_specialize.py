@@ -25,7 +25,7 @@ from ..analysis.views import GemmView, gemm_view, vars_of
 from ..ir.dataflow import all_plans, rewrite
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
-from ..ir.texpr import Load, TensorExpr, walk
+from ..ir.texpr import Load, TensorExpr, replace_loads, walk
 from ..ir.tiles import KernelConfig, Workload, serial_steps
 from ..codegen.staged_epilogue import l2_store_bytes
 from ..kinds import block_sparse_gemm, block_sparse_tc_gemm, gemm, tc_gemm, wgmma_gemm
@@ -171,8 +171,15 @@ def operand_mask(expr, view: GemmView, rows, data, ins: tuple[str, ...], memo: d
     """The non-zeros [rows, K] over every batch of a constant operand (operand_values), once per
     compilation for the same operand read the same way (the block-sparse and the cover searches
     both ask, for every expression that contracts it); None where it is not constant, too large,
-    or has fewer than MIN_ZERO_SHARE zeros (only sparse weights' masks are kept)."""
-    key = (expr, tuple(rows), view.k, view.batch, tuple(ins[x.arg] for x in walk(expr) if isinstance(x, Load)))
+    or has fewer than MIN_ZERO_SHARE zeros (only sparse weights' masks are kept). The key numbers
+    the operand's loads in order: the same weight read the same way by expressions whose inputs
+    are listed differently (a GEMM alone, a row chain) is one key."""
+    order: dict[int, int] = {}
+    for x in walk(expr):
+        if isinstance(x, Load):
+            order.setdefault(x.arg, len(order))
+    canonical = replace_loads(expr, lambda x: Load(order[x.arg], x.index, x.dtype))
+    key = (canonical, tuple(rows), view.k, view.batch, tuple(ins[a] for a in sorted(order, key=order.get)))
     masks = memo.setdefault("masks", {})
     if key not in masks and isinstance(expr, Load) and data[expr.arg] is not None \
             and np.count_nonzero(data[expr.arg]) == data[expr.arg].size:

@@ -354,8 +354,13 @@ def mlp_model(m: int, d: int, hidden: int, rng) -> tuple[bytes, dict]:
     b1 = rng.standard_normal(hidden).astype(np.float32)
     w2 = (rng.standard_normal((hidden, d)) / np.sqrt(hidden)).astype(np.float32)
     b2 = rng.standard_normal(d).astype(np.float32)
-    consts = {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "sqrt2": np.float32(np.sqrt(2)),
-              "one": np.float32(1), "half": np.float32(0.5)}
+    return mlp_of(m, {"w1": w1, "b1": b1, "w2": w2, "b2": b2})
+
+
+def mlp_of(m: int, weights: dict) -> tuple[bytes, dict]:
+    """The MLP of mlp_model over m tokens with the given w1, b1, w2, b2."""
+    consts = dict(weights, sqrt2=np.float32(np.sqrt(2)), one=np.float32(1), half=np.float32(0.5))
+    d = weights["w1"].shape[0]
     nodes = [helper.make_node("MatMul", ["x", "w1"], ["h0"]), helper.make_node("Add", ["h0", "b1"], ["h"]),
              helper.make_node("Div", ["h", "sqrt2"], ["hs"]), helper.make_node("Erf", ["hs"], ["he"]),
              helper.make_node("Add", ["he", "one"], ["h1"]), helper.make_node("Mul", ["h", "h1"], ["h2"]),

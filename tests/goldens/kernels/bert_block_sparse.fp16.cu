@@ -1,12 +1,12 @@
 // golden: bert_block_sparse.onnx h100 fp16
-// 7 launches, 5 distinct kernels
+// 7 launches, 7 distinct kernels
 // launch 0: layernorm_regrows_k0 grid=[64, 1, 1] block=[32, 1, 1] shared=0 params=[float long long float float float float out:float]
 // launch 1: colaunch_k0 grid=[24, 1, 1] block=[128, 1, 1] shared=4096 params=[float by_half float out:by_half float by_half float out:by_half]
 // launch 2: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float by_half float by_half float by_half out:float]
 // launch 3: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float]
 // launch 4: colaunch_k1 grid=[12, 1, 1] block=[256, 1, 1] shared=12288 params=[float by_half float out:by_half float by_half float out:by_half]
-// launch 5: matmul_rows_k0 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float by_half float by_half float by_half out:float]
-// launch 6: layernorm_rows_k0 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float]
+// launch 5: matmul_rows_k1 grid=[128, 1, 1] block=[256, 1, 1] shared=800 params=[float by_half float by_half float by_half out:float]
+// launch 6: layernorm_rows_k1 grid=[64, 1, 1] block=[256, 1, 1] shared=3664 params=[float by_half float float float by_half float by_half out:float]
 
 // ===== layernorm_regrows_k0 =====
 BY_DEVICE void layernorm_regrows_k0_body(const float* __restrict__ in0, const long long* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
@@ -360,6 +360,8 @@ BY_KERNEL void __launch_bounds__(128) colaunch_k0(const float* __restrict__ m0_i
 }
 
 // ===== matmul_rows_k0 =====
+BY_DEVICE_CONST int by_bcsr_4042abc4107c_off[5] = {0, 0, 2, 2, 3};
+BY_DEVICE_CONST int by_bcsr_4042abc4107c_kt[3] = {0, 1, 2};
 BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
@@ -380,9 +382,13 @@ BY_DEVICE void matmul_rows_k0_body(const float* __restrict__ in0, const by_half*
     (void)by_rrem;
     const int i2 = by_lin % 64;
     float acc = 0.0f;
-    for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i0 * (64ll)) + i2))]))));
-      acc = acc + v;
+    const int by_ct = (int)(((i0) * 64 + i2) / 32);
+    for (int by_t = by_bcsr_4042abc4107c_off[by_ct]; by_t < by_bcsr_4042abc4107c_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_4042abc4107c_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(in0[(i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i0 * (64ll)) + i2))]))));
+        acc = acc + v;
+      }
     }
     by_res0[by_lin] = (float)(((acc + in2[(((i0 * (64ll)) + i2))]) * 0.3535533845424652f));
   }
@@ -481,6 +487,12 @@ BY_KERNEL void __launch_bounds__(256) matmul_rows_k0(const float* __restrict__ i
 }
 
 // ===== layernorm_rows_k0 =====
+BY_DEVICE_CONST int by_bcsr_34555f328565_off[5] = {0, 2, 2, 3, 3};
+BY_DEVICE_CONST int by_bcsr_34555f328565_kt[3] = {0, 3, 2};
+BY_DEVICE_CONST int by_bcsr_6ba039926087_off[5] = {0, 3, 5, 5, 8};
+BY_DEVICE_CONST int by_bcsr_6ba039926087_kt[8] = {2, 10, 14, 0, 12, 9, 11, 13};
+BY_DEVICE_CONST int by_bcsr_f45488160b9c_off[17] = {0, 1, 2, 2, 2, 2, 2, 3, 3, 5, 5, 6, 6, 7, 7, 7, 8};
+BY_DEVICE_CONST int by_bcsr_f45488160b9c_kt[8] = {2, 1, 0, 0, 2, 1, 2, 1};
 BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
   BY_SHARED_BUFFER(by_smem_raw);
   float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
@@ -503,9 +515,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     (void)by_rrem;
     const int i1 = by_lin % 128;
     float acc = 0.0f;
-    for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
-      acc = acc + v;
+    const int by_ct = (int)((i1) / 32);
+    for (int by_t = by_bcsr_34555f328565_off[by_ct]; by_t < by_bcsr_34555f328565_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_34555f328565_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
+        acc = acc + v;
+      }
     }
     by_res0[by_lin] = (float)(((acc + in2[(i1)]) + in3[(i0)*128 + (i1)]));
   }
@@ -593,9 +609,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     (void)by_rrem;
     const int i1 = by_lin % 512;
     float acc = 0.0f;
-    for (int r0 = 0; r0 < 128; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*128 + (r0)]))))) * ((float)(((float)in5[(r0)*512 + (i1)]))));
-      acc = acc + v;
+    const int by_ct = (int)((i1) / 32);
+    for (int by_t = by_bcsr_f45488160b9c_off[by_ct]; by_t < by_bcsr_f45488160b9c_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_f45488160b9c_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*128 + (r0)]))))) * ((float)(((float)in5[(r0)*512 + (i1)]))));
+        acc = acc + v;
+      }
     }
     const float t0 = (acc + in6[(i1)]);
     by_res4[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
@@ -610,9 +630,13 @@ BY_DEVICE void layernorm_rows_k0_body(const float* __restrict__ in0, const by_ha
     (void)by_rrem;
     const int i1 = by_lin % 128;
     float acc = 0.0f;
-    for (int r0 = 0; r0 < 512; r0 += 1) {
-      const float v = (((float)(((float)(by_half)((float)(by_res4[(by_rl)*512 + (r0)]))))) * ((float)(((float)in7[(r0)*128 + (i1)]))));
-      acc = acc + v;
+    const int by_ct = (int)((i1) / 32);
+    for (int by_t = by_bcsr_6ba039926087_off[by_ct]; by_t < by_bcsr_6ba039926087_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_6ba039926087_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(by_res4[(by_rl)*512 + (r0)]))))) * ((float)(((float)in7[(r0)*128 + (i1)]))));
+        acc = acc + v;
+      }
     }
     by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res3[(by_rl)*128 + (i1)]));
   }
@@ -943,4 +967,368 @@ BY_DEVICE void colaunch_k1_body(const float* __restrict__ m0_in0, const by_half*
 }
 BY_KERNEL void __launch_bounds__(256) colaunch_k1(const float* __restrict__ m0_in0, const by_half* __restrict__ m0_in1, const float* __restrict__ m0_in2, by_half* __restrict__ m0_out, const float* __restrict__ m1_in0, const by_half* __restrict__ m1_in1, const float* __restrict__ m1_in2, by_half* __restrict__ m1_out) {
   colaunch_k1_body(m0_in0, m0_in1, m0_in2, m0_out, m1_in0, m1_in1, m1_in2, m1_out, by_this_block());
+}
+
+// ===== matmul_rows_k1 =====
+BY_DEVICE_CONST int by_bcsr_4a6966ee3adb_off[5] = {0, 0, 0, 3, 3};
+BY_DEVICE_CONST int by_bcsr_4a6966ee3adb_kt[3] = {0, 1, 2};
+BY_DEVICE void matmul_rows_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_res1 = reinterpret_cast<float*>(by_smem_raw + 256);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st3 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 544);
+  const int by_row0 = (int)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 64;
+    float acc = 0.0f;
+    const int by_ct = (int)(((i0) * 64 + i2) / 32);
+    for (int by_t = by_bcsr_4a6966ee3adb_off[by_ct]; by_t < by_bcsr_4a6966ee3adb_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_4a6966ee3adb_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(in0[(i1)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (((i0 * (64ll)) + i2))]))));
+        acc = acc + v;
+      }
+    }
+    by_res0[by_lin] = (float)(((acc + in2[(((i0 * (64ll)) + i2))]) * 0.3535533845424652f));
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 64;
+    float acc = 0.0f;
+    for (int r0 = 0; r0 < 64; r0 += 1) {
+      const float v = (((float)(((float)(by_half)((float)(by_res0[(by_rl)*64 + (r0)]))))) * ((float)(((float)in3[(i0)*4096 + (r0)*64 + (i2)]))));
+      acc = acc + v;
+    }
+    by_res1[by_lin] = (float)((acc + in4[(i1)*64 + (i2)]));
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = (-by_inf_f());
+    for (int r0 = by_lane; r0 < 64; r0 += 32) {
+      const float v = by_res1[(by_rl)*64 + (r0)];
+      acc = by_max(acc, v);
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = by_max(acc, o);
+    }
+    if (by_lane == 0) by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = 0.0f;
+    for (int r0 = by_lane; r0 < 64; r0 += 32) {
+      const float v = by_exp((by_res1[(by_rl)*64 + (r0)] - by_st2[(by_rl)]));
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_st3[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 64; by_lin += 256) {
+    const int by_rl = by_lin / 64;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i2 = by_lin % 64;
+    by_res[by_lin] = (float)((by_exp((by_res1[(by_rl)*64 + (i2)] - by_st2[(by_rl)])) / by_st3[(by_rl)]));
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 1; by_rl < 1; by_rl += 8) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 128) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem % 64; by_rrem /= 64;
+    const int i2 = by_rrem;
+    (void)by_rrem;
+    for (int by_col = by_lane; by_col < 64; by_col += 32) {
+      int by_crem = by_col;
+      const int i3 = by_crem % 64; by_crem /= 64;
+      const int i0 = by_crem;
+      (void)by_crem;
+      float acc = 0.0f;
+      for (int r0 = 0; r0 < 64; r0 += 1) {
+        const float t0 = by_res[(by_rl)*64 + (r0)];
+        const float v = (((float)(((float)(by_half)((float)((by_isnan(t0) ? 0.0f : t0)))))) * ((float)(((float)in5[(i0)*8192 + (i2)*4096 + (r0)*64 + (i3)]))));
+        acc = acc + v;
+      }
+      out[i0 * 8192 + i1 * 128 + i2 * 64 + i3 * 1] = (float)(acc);
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(256) matmul_rows_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const by_half* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, float* __restrict__ out) {
+  matmul_rows_k1_body(in0, in1, in2, in3, in4, in5, out, by_this_block());
+}
+
+// ===== layernorm_rows_k1 =====
+BY_DEVICE_CONST int by_bcsr_122d0d7b11f8_off[17] = {0, 1, 1, 1, 1, 2, 2, 3, 4, 4, 4, 4, 4, 6, 8, 8, 8};
+BY_DEVICE_CONST int by_bcsr_122d0d7b11f8_kt[8] = {3, 2, 1, 3, 0, 1, 0, 2};
+BY_DEVICE_CONST int by_bcsr_6d32e1dbca75_off[5] = {0, 1, 3, 7, 8};
+BY_DEVICE_CONST int by_bcsr_6d32e1dbca75_kt[8] = {8, 10, 13, 1, 7, 13, 15, 12};
+BY_DEVICE_CONST int by_bcsr_eff0baaef42b_off[5] = {0, 2, 2, 3, 3};
+BY_DEVICE_CONST int by_bcsr_eff0baaef42b_kt[3] = {1, 3, 3};
+BY_DEVICE void layernorm_rows_k1_body(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out, const by_block_index by_block) {
+  BY_SHARED_BUFFER(by_smem_raw);
+  float* const by_res0 = reinterpret_cast<float*>(by_smem_raw + 0);
+  float* const by_st1 = reinterpret_cast<float*>(by_smem_raw + 512);
+  float* const by_st2 = reinterpret_cast<float*>(by_smem_raw + 528);
+  float* const by_res3 = reinterpret_cast<float*>(by_smem_raw + 544);
+  float* const by_res4 = reinterpret_cast<float*>(by_smem_raw + 1056);
+  float* const by_res = reinterpret_cast<float*>(by_smem_raw + 3104);
+  float* const by_st6 = reinterpret_cast<float*>(by_smem_raw + 3616);
+  float* const by_st7 = reinterpret_cast<float*>(by_smem_raw + 3632);
+  const int by_row0 = (int)by_block.idx.x * 1;
+  const int by_lane = threadIdx.x & 31, by_warp = threadIdx.x >> 5;
+  (void)by_lane; (void)by_warp;
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    float acc = 0.0f;
+    const int by_ct = (int)((i1) / 32);
+    for (int by_t = by_bcsr_eff0baaef42b_off[by_ct]; by_t < by_bcsr_eff0baaef42b_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_eff0baaef42b_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(in0[(i0)*128 + (r0)]))))) * ((float)(((float)in1[(r0)*128 + (i1)]))));
+        acc = acc + v;
+      }
+    }
+    by_res0[by_lin] = (float)(((acc + in2[(i1)]) + in3[(i0)*128 + (i1)]));
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
+    float acc = 0.0f;
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res0[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st1[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
+    float acc = 0.0f;
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res0[(by_rl)*128 + (r0)] - (by_st1[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st2[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    by_res3[by_lin] = (float)(((((by_res0[(by_rl)*128 + (i1)] - (by_st1[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st2[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i1)]) + in2[(i1)]));
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 512; by_lin += 256) {
+    const int by_rl = by_lin / 512;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 512;
+    float acc = 0.0f;
+    const int by_ct = (int)((i1) / 32);
+    for (int by_t = by_bcsr_122d0d7b11f8_off[by_ct]; by_t < by_bcsr_122d0d7b11f8_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_122d0d7b11f8_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(by_res3[(by_rl)*128 + (r0)]))))) * ((float)(((float)in5[(r0)*512 + (i1)]))));
+        acc = acc + v;
+      }
+    }
+    const float t0 = (acc + in6[(i1)]);
+    by_res4[by_lin] = (float)((t0 * (0.5f * (by_erf((t0 / 1.4142135381698608f)) + 1.0f))));
+  }
+  __syncthreads();
+  for (int by_lin = threadIdx.x; by_lin < 128; by_lin += 256) {
+    const int by_rl = by_lin / 128;
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    const int i1 = by_lin % 128;
+    float acc = 0.0f;
+    const int by_ct = (int)((i1) / 32);
+    for (int by_t = by_bcsr_6d32e1dbca75_off[by_ct]; by_t < by_bcsr_6d32e1dbca75_off[by_ct + 1]; ++by_t) {
+      const int by_kb = (int)by_bcsr_6d32e1dbca75_kt[by_t] * 32;
+      for (int r0 = by_kb; r0 < by_kb + 32; ++r0) {
+        const float v = (((float)(((float)(by_half)((float)(by_res4[(by_rl)*512 + (r0)]))))) * ((float)(((float)in7[(r0)*128 + (i1)]))));
+        acc = acc + v;
+      }
+    }
+    by_res[by_lin] = (float)(((acc + in2[(i1)]) + by_res3[(by_rl)*128 + (i1)]));
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
+    float acc = 0.0f;
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float v = by_res[(by_rl)*128 + (r0)];
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st6[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float* const by_part = reinterpret_cast<float*>(by_smem_raw + 3648);
+    float acc = 0.0f;
+    for (int r0 = by_lane + 32 * (by_warp % 2); r0 < 128; r0 += 64) {
+      const float t0 = (by_res[(by_rl)*128 + (r0)] - (by_st6[(by_rl)] / 128.0f));
+      const float v = (t0 * t0);
+      acc = acc + v;
+    }
+    for (int by_d = 16; by_d > 0; by_d >>= 1) {
+      const float o = __shfl_xor_sync(0xffffffffu, acc, by_d);
+      acc = acc + o;
+    }
+    if (by_lane == 0) by_part[by_rl * 2 + by_warp % 2] = acc;
+  }
+  __syncthreads();
+  for (int by_rl = threadIdx.x; by_rl < 1; by_rl += 256) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    const float* const by_part = reinterpret_cast<const float*>(by_smem_raw + 3648);
+    int by_rrem = by_row;
+    const int i0 = by_rrem;
+    (void)by_rrem;
+    float acc = by_part[by_rl * 2];
+    for (int by_w = 1; by_w < 2; ++by_w) acc = acc + by_part[by_rl * 2 + by_w];
+    by_st7[by_rl] = (float)(acc);
+  }
+  __syncthreads();
+  for (int by_rl = by_warp / 2; by_rl < 1; by_rl += 4) {
+    const int by_row = by_row0 + by_rl;
+    if (by_row >= 64) break;
+    int by_rrem = by_row;
+    const int i1 = by_rrem;
+    (void)by_rrem;
+    for (int by_col = (by_lane + 32 * (by_warp % 2)); by_col < 128; by_col += 64) {
+      int by_crem = by_col;
+      const int i2 = by_crem % 128; by_crem /= 128;
+      const int i0 = by_crem;
+      (void)by_crem;
+      out[i0 * 8192 + i1 * 128 + i2 * 1] = (float)(((((by_res[(by_rl)*128 + (i2)] - (by_st6[(by_rl)] / 128.0f)) * (1.0f / by_sqrt(((by_st7[(by_rl)] / 128.0f) + 9.999999960041972e-13f)))) * in4[(i2)]) + in2[(i2)]));
+    }
+  }
+}
+BY_KERNEL void __launch_bounds__(256) layernorm_rows_k1(const float* __restrict__ in0, const by_half* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const by_half* __restrict__ in5, const float* __restrict__ in6, const by_half* __restrict__ in7, float* __restrict__ out) {
+  layernorm_rows_k1_body(in0, in1, in2, in3, in4, in5, in6, in7, out, by_this_block());
 }
