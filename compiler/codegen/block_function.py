@@ -135,6 +135,25 @@ def split_wrapper(source: str, entry: str) -> tuple[str, list[str]]:
     return re.sub(state, "", before), [d.strip() for d in m["params"].split(",") if d.strip()]
 
 
+def definitions(source: str) -> list[str]:
+    """A body source's top-level definitions: a one-line table (`BY_DEVICE_CONST ...;`, named
+    after its content: two kernels walking one sparsity pattern both define it), or the lines up
+    to one holding only '}'. A kernel that holds several bodies (a co-launch, a device region)
+    keeps each once: a body included by two steps, a table two of its bodies read."""
+    chunks, cur = [], []
+    for line in source.splitlines(keepends=True):
+        if line.startswith("BY_DEVICE_CONST ") and line.rstrip().endswith(";") and not "".join(cur).strip():
+            chunks.append(line)
+            continue
+        cur.append(line)
+        if line.rstrip("\n") == "}":
+            chunks.append("".join(cur))
+            cur = []
+    if "".join(cur).strip():
+        chunks.append("".join(cur))
+    return chunks
+
+
 def can_run_narrowed(k) -> bool:
     """Whether kernel k's body can run on the first k.threads threads of a wider block: a
     one-dimensional block of whole warps, no block-wide vote, blockDim only by component."""

@@ -25,7 +25,8 @@ import re
 from collections.abc import Sequence
 
 from ..ir.kernel import Kernel, KernelParam
-from .block_function import BLOCK_X, arrivals_array, can_run_narrowed, finish_kernel, narrowed_source, split_wrapper
+from .block_function import (BLOCK_X, arrivals_array, can_run_narrowed, definitions, finish_kernel, narrowed_source,
+                             split_wrapper)
 from .naming import NAME_PLACEHOLDER
 
 _PARAM_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
@@ -99,7 +100,8 @@ def co_launch(parts: list[Kernel], *, waits: Sequence[Sequence[int]] | None = No
             body = f"{k.entry}_w{k.threads}_body"
         if steps is not None:
             body_source = body_source.replace("__restrict__", "")
-        helpers[body_source] = None
+        for chunk in definitions(body_source):     # (a table two members walk: defined once)
+            helpers[chunk] = None
         ours = []
         for d in params:
             name = _PARAM_NAME.search(d).group(1)

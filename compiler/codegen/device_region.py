@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ..ir.graph import Constant, TensorType
 from ..ir.kernel import Kernel, KernelParam
 from ..ir.plan import AliasStep, IfStep, LaunchStep, LoopStep, Plan, ScanStep
-from .block_function import BLOCK_X, GRID_X, arrivals_array, finish_kernel, narrowed_source, split_wrapper
+from .block_function import BLOCK_X, GRID_X, arrivals_array, definitions, finish_kernel, narrowed_source, split_wrapper
 from .cuda import c_const
 from .naming import NAME_PLACEHOLDER
 
@@ -203,7 +203,7 @@ class _Emitter:
         # (a co-launch's member bodies too: the same body may be a co-launch member at one step
         # and launched on its own at another, and must be defined once, the same way)
         source = _BODY_DEF.sub(r"BY_DEVICE_CALLED void \1(", source)
-        for chunk in _definitions(source):
+        for chunk in definitions(source):
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]
         gx, gy, gz = k.grid
@@ -419,17 +419,3 @@ def _uses_shared(k: Kernel) -> bool:
 
 def _axis_extent(t: TensorType, axis: int) -> int:
     return t.shape[axis % t.rank]
-
-
-def _definitions(source: str) -> list[str]:
-    """A body source's top-level definitions (each ends at a line holding only '}'), so a body
-    included by two steps (or inside a co-launch and on its own) is defined once."""
-    chunks, cur = [], []
-    for line in source.splitlines(keepends=True):
-        cur.append(line)
-        if line.rstrip("\n") == "}":
-            chunks.append("".join(cur))
-            cur = []
-    if "".join(cur).strip():
-        chunks.append("".join(cur))
-    return chunks

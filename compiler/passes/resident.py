@@ -134,8 +134,9 @@ class _Scope:
             spec, chain = kept or (spec, chain)
             if self.options.walks is not None and isinstance(chain, resident_rows.RowChain):
                 walked = self.options.walks(spec, chain)
-                if walked is not spec:
-                    spec, chain = walked, resident_rows.analyse(walked, fit=False)
+                again = resident_rows.analyse(walked, fit=False) if walked is not spec else chain
+                if isinstance(again, resident_rows.RowChain):      # (a walk the kind declines: dense)
+                    spec, chain = walked, again
             self.memo[members.key] = spec, chain
         return self.memo[members.key]
 

@@ -65,6 +65,8 @@ def sparta_rows(plan: Plan, target: Target, memo: dict) -> tuple[Plan, list[dict
         if not found:
             return ComputeStep(spec)
         sparse = dataclasses.replace(spec, sparsity=spec.sparsity + tuple(w for w, _ in found.values()))
+        if isinstance(resident_rows.analyse(sparse), str):     # a walk the kind declines: stays dense
+            return ComputeStep(spec)
         dense_us, sparse_us = _rendered_us(spec, types, target), _rendered_us(sparse, types, target)
         prices = {"dense": round(dense_us, 3), "block_sparse": round(sparse_us, 3)}
         keep = sparse_us < dense_us

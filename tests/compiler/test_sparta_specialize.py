@@ -323,3 +323,27 @@ def test_the_searches_evaluate_each_weight_once_and_a_dense_one_never(monkeypatc
     assert not calls and dense.report["sparsity"]["sparse_kernels"] == 0
     sparse = _compile(os.path.join(MODELS, "bert_block_sparse.onnx"))
     assert calls and max(calls.values()) <= 2 and sparse.report["sparsity"]["sparse_kernels"] > 0
+
+
+def test_two_weights_pruned_alike_co_launch_and_build():
+    """Two GEMMs of one input whose weights share a block pattern, with different epilogues: two
+    kernels walking the same tables, co-launched in one source. Each table is defined once (before,
+    NVRTC failed on the second definition), and the outputs are right."""
+    rng = np.random.default_rng(31)
+    keep = np.kron(rng.random((8, 8)) >= 0.9, np.ones((32, 32))).astype(np.float32)
+    keep[:32, :32] = 1      # (at least one non-zero block)
+    wa, wb = ((rng.standard_normal((256, 256)) * keep).astype(np.float32) for _ in range(2))
+    nodes = [helper.make_node("MatMul", ["x", "wa"], ["a0"]), helper.make_node("Relu", ["a0"], ["a"]),
+             helper.make_node("MatMul", ["x", "wb"], ["b0"]), helper.make_node("Sigmoid", ["b0"], ["b"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [64, 256]) for n in "ab"],
+                          [numpy_helper.from_array(wa, "wa"), numpy_helper.from_array(wb, "wb")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    art = compiler.compile(model.SerializeToString(), "h100", CompileOptions())      # NVRTC builds it
+    (launch,) = art.report["kernels"]
+    assert launch["config"]["schedule"] == "rammer_co_launch"
+    assert [e["chosen"] for e in art.report["sparsity"]["kernels"]] == ["block_sparse"] * 2
+    x = rng.standard_normal((64, 256)).astype(np.float32)
+    out = Executor(art.plan, HostBackend()).run({"x": x})
+    np.testing.assert_allclose(out["a"], np.maximum(x @ wa, 0), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(out["b"], 1 / (1 + np.exp(-(x @ wb))), rtol=1e-4, atol=1e-4)
