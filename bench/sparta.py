@@ -1,7 +1,8 @@
 """SparTA's predicted effect (CPU, no GPU): each shared model compiled with the sparta stage on (the
 default) and with `--disable sparta`; from report.json, the FLOPs executed against dense, the
 contractions made sparse (block-sparse, a weighted cover, or 2:4 on sparse tensor cores at
-fp16/bf16) with their predicted times dense and sparse, the plan's predicted latency and DRAM
+fp16/bf16, or walked inside a row chain) with their predicted times dense and sparse, the
+launches of either plan that hold them over the same nodes (`like_for_like`), the plan's predicted latency and DRAM
 bytes, and compile time (NVRTC builds included, fresh kernel cache each, so the sparse kernels'
 baked tables go through NVRTC too).
 

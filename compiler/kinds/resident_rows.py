@@ -48,10 +48,9 @@ from ..codegen.block_function import BLOCK_X
 from ..codegen.cuda import ExprRenderer, combine, contiguous_strides, decompose_index, index_ctype
 from ..codegen.block_function import finish_kernel
 from ..codegen.tiled import TileList
-from ..ir.graph import sha256_of
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
-from ..ir.graph import TensorType
+from ..ir.graph import TensorType, sha256_of
 from ..ir.kernel import MAX_POINTER_PARAMS, Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
 from ..analysis.dependence import extents_of, loads_of
@@ -81,9 +80,9 @@ class Reader:
 
 @dataclass(frozen=True)
 class ColumnWalk:
-    """SparTA inside a row chain (passes/sparta_rows.py finds it): resident rows `value`, a sum of
-    products over one reduction axis with a constant operand `input` holding zero blocks, read at
-    (k, column). The constant's column is the phase's output variables `columns` (row-major: the
+    """SparTA inside a row chain (passes/sparta_rows.py finds it): `value`, resident rows or the
+    final stage, a sum of products over one reduction axis with a constant operand `input` holding
+    zero blocks, read at (k, column). The constant's column is the phase's output variables `columns` (row-major: the
     head and the position in it for a per-head projection). The elements of column tile c (of
     `col_tile` columns) step only through the k tiles `tiles` lists for it
     (ktiles[offsets[c]:offsets[c + 1]], each `k_tile` long; BCSR over [columns, K]), baked into
@@ -113,7 +112,7 @@ class ColumnWalk:
 @dataclass(frozen=True)
 class RowChain:
     """What `analyse` read from a spec: the rows, the shared phases in order (resident rows and
-    statistics), the final, and the resident rows that walk a sparse constant's listed tiles."""
+    statistics), the final, and the products among them that walk a sparse constant's listed tiles."""
 
     rows: tuple[int, ...]         # R
     length: int                   # J: the row the last resident stage keeps (or the statistics reduce)
@@ -243,8 +242,9 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
         bm = 1
     phases = tuple(dataclasses.replace(checked[k], length=res_lengths.get(stages[k].output)) for k in shared)
     walks = tuple(w for w in spec.sparsity if isinstance(w, ColumnWalk))
+    products = {p.output: p for p in phases if p.length is not None} | {final.output: final}
     for w in walks:
-        why = walk_declined(next((p for p in phases + (final,) if p.output == w.value), None), w)
+        why = walk_declined(products.get(w.value), w)
         if why:
             return why
     return RowChain(rows, length, phases, final, bm, walks)
@@ -253,7 +253,7 @@ def analyse(spec: KernelSpec, fit: bool = True) -> RowChain | str:
 def walk_declined(r: Reader | None, w: ColumnWalk) -> str | None:
     """Why resident rows or the final stage `r` cannot walk `w`'s tiles (None: it can): one summed
     reduction axis, columns that are its output's axes, a table entry for every column tile."""
-    if r is None or (r.length is None and r.row_axes == tuple(range(r.expr.output.rank))):
+    if r is None:
         return f"a column walk of {w.value}, which is neither resident rows nor the final stage"
     red = r.expr.reduce
     if red is None or red.op != "sum" or len(red.axes) != 1:

@@ -113,7 +113,8 @@ def chain_walks(plan: Plan, memo: dict):
 
 
 def walks_of(chain: "resident_rows.RowChain", constants: dict, memo: dict) -> dict:
-    """Resident rows -> (their column walk, the constant's share of zeros), for those that have one."""
+    """The chain's products (resident rows, the final stage) -> (their column walk, the constant's
+    share of zeros), for those that have one; none for a chain that already walks."""
     if chain.walks:
         return {}
     found = {r.output: column_walk(r, chain, constants, memo) for r in chain.residents() + (chain.final,)}
