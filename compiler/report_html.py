@@ -344,7 +344,8 @@ def technique_sentence(t: dict) -> str:
         return (f"Scheduling (rammer): {fx.get('launches_before')} kernels in {fx.get('launches_after')} launches "
                 f"({fx.get('co_launches')} co-launches, {fx.get('barrier_launches')} joined by barriers).")
     if name == "sparsity":
-        return (f"Sparsity (sparta): {fx.get('sparse_kernels')} sparse kernels (block-sparse, cover or 2:4); "
+        return (f"Sparsity (sparta): {fx.get('sparse_kernels')} sparse kernels (block-sparse, cover, 2:4, or a row "
+                f"chain walking its pruned weights' tiles); "
                 f"{_count(fx.get('flops_skipped', 0))} of {_count(fx.get('flops_dense', 0))} FLOPs skipped.")
     if name == "control flow on the device":
         if not fx.get("regions"):
