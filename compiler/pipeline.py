@@ -343,7 +343,7 @@ def _sparse_kernels(plan: Plan, ctx: CompileContext) -> tuple[Plan, dict]:
     # the row chains Welder formed: their pruned contractions walk the listed tiles too
     plan, rows = sparta_rows(plan, ctx.target, ctx.sparta_memo)
     record["kernels"] += rows
-    record["sparse_kernels"] += len({e["chain"]["kernel"] for e in rows if e["chosen"] == "block_sparse"})
+    record["sparse_kernels"] += len({tuple(e["ops"]) for e in rows if e["chosen"] == "block_sparse"})   # a chain once
     return plan, dict(record, enabled=True)
 
 
