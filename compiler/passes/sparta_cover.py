@@ -104,7 +104,8 @@ def _plan(plan: Plan, target: Target, entries: dict, memo: dict) -> Plan:
 def cover_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict) -> float | None:
     """How many times faster the micro-model predicts `spec` (a contraction not yet tiled) as its
     best cover than as its dense best; None where no cover pays. Welder's shared-memory level
-    asks before fusing a contraction into a row chain (which would keep it dense)."""
+    asks before fusing a contraction into a row chain (where a cover's scattered remainder is
+    not walked: its whole tiles are, passes/sparta_rows.py)."""
     if not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
     tiled = tile_spec(spec, target)

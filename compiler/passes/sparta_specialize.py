@@ -103,8 +103,9 @@ def specialize(spec: KernelSpec, constants: dict, target: Target, memo: dict):
 def sparse_speedup(spec: KernelSpec, constants: dict, target: Target, memo: dict) -> float | None:
     """How many times faster the micro-model predicts `spec` (a contraction not yet tiled) as a
     block-sparse kernel than as its dense best; None where it would stay dense. Welder's
-    shared-memory level asks before fusing a contraction into a row chain, which would keep it
-    dense; `memo` is then the one the sparta stage reuses."""
+    shared-memory level asks before fusing a contraction into a row chain, where it runs on SIMT
+    lanes (walking its listed tiles: passes/sparta_rows.py); `memo` is then the one the sparta
+    stage reuses."""
     if not spec.composable or spec.kind is not None or gemm_view(spec.expr) is None:
         return None
     tiled = tile_spec(spec, target)
