@@ -120,10 +120,15 @@ class TileList:
     offsets: tuple[int, ...]
     ktiles: tuple[int, ...]
 
-    def table(self, name: str) -> str:
+    @property
+    def name(self) -> str:
+        """The tables' name in C, after their content (two kernels walking one pattern share it)."""
+        return f"by_bcsr_{sha256_of((self.offsets, self.ktiles))[:12]}"
+
+    def table(self) -> str:
         """The two tables as device constants, baked into the kernel's source."""
         def arr(suffix, vals):
-            return f"BY_DEVICE_CONST int {name}_{suffix}[{max(len(vals), 1)}] = {{{', '.join(map(str, vals or (0,)))}}};"
+            return f"BY_DEVICE_CONST int {self.name}_{suffix}[{max(len(vals), 1)}] = {{{', '.join(map(str, vals or (0,)))}}};"
         return arr("off", self.offsets) + "\n" + arr("kt", self.ktiles)
 
     def walk(self, split: int, row: str) -> tuple[list[str], str, str, Callable[[str], str]]:
@@ -131,13 +136,13 @@ class TileList:
         find them, the tables' source for the kernel's helpers, the count of steps, the k tile of
         step t). `row`: the block's row tile of `operand`. A split block walks its slice's share,
         ceil(count / split) of them (the last slices fewer or none)."""
-        table = f"by_bcsr_{sha256_of((self.offsets, self.ktiles))[:12]}"
+        table = self.name
         lines = [f"  const int by_kt0 = {table}_off[{row}], by_nkt = {table}_off[{row} + 1] - by_kt0;"]
         if split == 1:
-            return lines, self.table(table), "by_nkt", lambda t: f"{table}_kt[by_kt0 + ({t})]"
+            return lines, self.table(), "by_nkt", lambda t: f"{table}_kt[by_kt0 + ({t})]"
         lines += [f"  const int by_per = (by_nkt + {split - 1}) / {split}, kt_begin = by_ks * by_per;",
                   "  const int nloc = by_nkt - kt_begin < by_per ? by_nkt - kt_begin : by_per;"]
-        return lines, self.table(table), "nloc", lambda t: f"{table}_kt[by_kt0 + kt_begin + ({t})]"
+        return lines, self.table(), "nloc", lambda t: f"{table}_kt[by_kt0 + kt_begin + ({t})]"
 
 
 def row_tile(operand: str, BM: int, BN: int) -> str:

@@ -50,7 +50,7 @@ from ..codegen.block_function import finish_kernel
 from ..codegen.tiled import TileList
 from ..ir.compose import NotComposable, compose
 from ..ir.dtypes import DType
-from ..ir.graph import TensorType, sha256_of
+from ..ir.graph import TensorType
 from ..ir.kernel import MAX_POINTER_PARAMS, Kernel, KernelParam
 from ..ir.spec import KernelSpec, Level
 from ..analysis.dependence import extents_of, loads_of
@@ -97,9 +97,6 @@ class ColumnWalk:
     tiles: TileList
     walked: int          # k steps summed over the phase's elements (output size x K when nothing is skipped)
     skipped_bytes: int   # of the constant: elements in no listed tile, never read
-
-    def table(self) -> str:
-        return f"by_bcsr_{sha256_of((self.tiles.offsets, self.tiles.ktiles))[:12]}"
 
     def column(self) -> str:
         """The C expression of an element's column of the constant (its output variables in scope)."""
@@ -389,7 +386,7 @@ def render(spec: KernelSpec, target=None) -> list[Kernel]:
     params = [f"const {types[v].dtype.ctype}* __restrict__ {in_args[v]}" for v in ext]
     params += [f"{stored[v].ctype}* __restrict__ {out_args[v]}" for v in out_args]
     params.append(f"{out_t.dtype.ctype}* __restrict__ out")
-    helpers = sorted({w.tiles.table(w.table()) for w in chain.walks})
+    helpers = sorted({w.tiles.table() for w in chain.walks})
     entry, source = finish_kernel(spec.name + "_rows", params, L, launch_bounds=(THREADS,), helpers=helpers)
     kparams = tuple(KernelParam(types[v].dtype.ctype, v, False) for v in ext)
     kparams += tuple(KernelParam(stored[v].ctype, v, True) for v in out_args)
@@ -661,7 +658,7 @@ def _value(rend: "_Renderer", ind: str, *, lanes: tuple[str, int] | None = None,
     loops = len(red.axes)
     if walk is not None:        # (walk_declined: one axis)
         (name, extent), = red.axes
-        table, it = walk.table(), rend.index_ctype
+        table, it = walk.tiles.name, rend.index_ctype
         end = f"by_kb + {walk.k_tile}" if extent % walk.k_tile == 0 else \
             f"(by_kb + {walk.k_tile} < {extent} ? by_kb + {walk.k_tile} : {extent})"
         L += [f"{ind}const int by_ct = (int)(({walk.column()}) / {walk.col_tile});",

@@ -35,12 +35,12 @@ from ..codegen.tiled import TileList
 from ..ir.dataflow import all_plans, rewrite
 from ..ir.plan import ComputeStep, Plan
 from ..ir.spec import KernelSpec
-from ..ir.texpr import Load, replace_loads, value_ops, walk
+from ..ir.texpr import Load, value_ops, walk
 from ..kinds import register_rows, resident_rows
 from ..targets import Target
 from ..roller.cost_model import kernel_us
 from .render import render_spec
-from .sparta_specialize import MIN_ZERO_SHARE, operand_mask
+from .sparta_specialize import MIN_ZERO_SHARE, bcsr_of, numbered, operand_mask
 
 COLUMN_TILE = 32             # a warp's lanes: consecutive columns of the resident phase
 K_TILES = (4, 8, 16, 32, 64)
@@ -155,13 +155,8 @@ def _walk(r: "resident_rows.Reader", constants: dict, memo: dict):
     loads = [x for x in walk(view.b) if isinstance(x, Load)]
     if not loads or any(r.values[x.arg] not in constants for x in loads):
         return None
-    # the operand with its loads numbered in order: the same weight read the same way is the same
-    # key in every chain Welder tries it in, whatever the chain's inputs are
-    order: dict[int, int] = {}
-    for x in loads:
-        order.setdefault(x.arg, len(order))
-    operand = replace_loads(view.b, lambda x: Load(order[x.arg], x.index, x.dtype))
-    names = tuple(r.values[a] for a in sorted(order, key=order.get))
+    # the same weight read the same way is one key in every chain Welder tries it in
+    operand, names = numbered(view.b, r.values)
     body = max(2, value_ops(te.body) + 1)      # per k step, as resident_rows.chain_flops counts it
     key = (operand, view.n, view.k, names, body)
     found = memo.setdefault("column_tiles", {})
@@ -185,6 +180,7 @@ def _tiles(operand, view, names: tuple[str, ...], body: int, constants: dict, me
         return None
     N, K = view.N, view.K
     col_tile = min(COLUMN_TILE, N)
+    # (the column tiles' non-zeros once: each k tile tried is a reduction of them, not of the mask)
     cols = column_nonzeros(mask.nonzero, col_tile)
     best = None
     for k_tile in (t for t in K_TILES if t < K):
@@ -195,10 +191,7 @@ def _tiles(operand, view, names: tuple[str, ...], body: int, constants: dict, me
     if best is None:
         return None
     _, k_tile, walked = best
-    listed = _listed(cols, k_tile)
-    offsets = (0, *(int(x) for x in np.cumsum(listed.sum(axis=1))))
-    return (col_tile, k_tile, TileList("b", offsets, tuple(int(x) for x in np.nonzero(listed)[1])), walked,
-            round(mask.zero_share, 4))
+    return col_tile, k_tile, TileList("b", *bcsr_of(_listed(cols, k_tile))), walked, round(mask.zero_share, 4)
 
 
 def column_nonzeros(nonzero: np.ndarray, col_tile: int) -> np.ndarray:

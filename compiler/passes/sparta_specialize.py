@@ -175,12 +175,7 @@ def operand_mask(expr, view: GemmView, rows, data, ins: tuple[str, ...], memo: d
     or has fewer than MIN_ZERO_SHARE zeros (only sparse weights' masks are kept). The key numbers
     the operand's loads in order: the same weight read the same way by expressions whose inputs
     are listed differently (a GEMM alone, a row chain) is one key."""
-    order: dict[int, int] = {}
-    for x in walk(expr):
-        if isinstance(x, Load):
-            order.setdefault(x.arg, len(order))
-    canonical = replace_loads(expr, lambda x: Load(order[x.arg], x.index, x.dtype))
-    key = (canonical, tuple(rows), view.k, view.batch, tuple(ins[a] for a in sorted(order, key=order.get)))
+    key = (*numbered(expr, ins), tuple(rows), view.k, view.batch)
     masks = memo.setdefault("masks", {})
     if key not in masks and isinstance(expr, Load) and data[expr.arg] is not None \
             and np.count_nonzero(data[expr.arg]) == data[expr.arg].size:
@@ -190,6 +185,17 @@ def operand_mask(expr, view: GemmView, rows, data, ins: tuple[str, ...], memo: d
         nonzero = None if values is None else (values != 0).any(axis=0)
         masks[key] = None if nonzero is None or 1.0 - nonzero.mean() < MIN_ZERO_SHARE else MaskTiles(nonzero)
     return masks[key]
+
+
+def numbered(expr, ins: tuple[str, ...]) -> tuple:
+    """(`expr` with its loads numbered in the order they are read, the values they read in that
+    order): the same operand read the same way, whatever the inputs of the expression it is in."""
+    order: dict[int, int] = {}
+    for x in walk(expr):
+        if isinstance(x, Load):
+            order.setdefault(x.arg, len(order))
+    return (replace_loads(expr, lambda x: Load(order[x.arg], x.index, x.dtype)),
+            tuple(ins[a] for a in sorted(order, key=order.get)))
 
 
 class MaskTiles:
@@ -246,7 +252,11 @@ def bcsr(nonzero: np.ndarray | MaskTiles, row_tile: int, k_tile: int) -> tuple[t
     """(offsets, k tiles) of the [rows, K] mask at (row_tile, k_tile) blocks: block row r holds a
     non-zero in k tiles ktiles[offsets[r]:offsets[r + 1]]."""
     tiles = nonzero if isinstance(nonzero, MaskTiles) else MaskTiles(nonzero)
-    blocks = tiles.block_counts(row_tile, k_tile) > 0
+    return bcsr_of(tiles.block_counts(row_tile, k_tile) > 0)
+
+
+def bcsr_of(blocks: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(offsets, k tiles) of a [block rows, k tiles] mask of the blocks holding a non-zero."""
     offsets = np.concatenate([[0], np.cumsum(blocks.sum(axis=1))])
     return tuple(int(x) for x in offsets), tuple(int(x) for x in np.nonzero(blocks)[1])
 

@@ -6,11 +6,9 @@ the shared pruned BERT end to end, and that dense chains are untouched."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import onnx
-import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from compiler import compile
@@ -19,6 +17,7 @@ from compiler.passes import resident, sparta_rows
 from compiler.pipeline import CompileOptions
 from compiler.runtime.executor import Executor, make_backend
 from tests.compiler.test_resident import fused_kernels, make_model, mlp_np, mlp_of
+from tests.conftest import MODELS_DIR
 
 
 def pruned(rng, shape, block, zero_share) -> np.ndarray:
@@ -137,11 +136,7 @@ def test_the_shared_pruned_bert_runs_every_pruned_gemm_sparse_with_fusion_on():
     over head and position), at most 15% of their dense FLOPs, the launches holding them predicted
     at least 2.5x faster than with sparta off, right against the model's reference outputs as
     tightly as with sparta off."""
-    shared = Path(__file__).resolve().parents[2].parent / "shared"
-    import os
-    path = Path(os.environ.get("BRICKYARD_SHARED", shared)) / "models" / "bert_block_sparse.onnx"
-    if not path.exists():
-        pytest.skip(f"no {path}")
+    path = MODELS_DIR / "bert_block_sparse.onnx"
     model = onnx.load(str(path))
     consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     prunedw = {n for n, a in consts.items() if a.ndim == 2 and min(a.shape) >= 64 and np.mean(a == 0) > 0.5}
@@ -173,25 +168,30 @@ def test_the_shared_pruned_bert_runs_every_pruned_gemm_sparse_with_fusion_on():
 
 
 def test_a_dense_chain_is_not_walked():
-    """The same MLP with dense weights: no walk, the same kernel source as with sparta off."""
+    """The same MLP with dense weights: one row chain, no walk, the same kernel source as with
+    sparta off."""
     rng = np.random.default_rng(23)
     data, _ = pruned_mlp(17, 96, 200, rng, zero_share=0.0)
     on = compile(data, "h100", CompileOptions(build=False))
     off = compile(data, "h100", CompileOptions(build=False, disable=("sparta",)))
+    assert len(fused_kernels(on.report)) == 1
     assert not walks_of(data)
     assert [k.source for k in on.plan.kernels()] == [k.source for k in off.plan.kernels()]
     assert not [e for e in on.report["sparsity"]["kernels"] if "chain" in e]
 
 
-def test_the_k_tile_is_the_cheapest_walk():
-    """walked_steps counts the listed tiles' steps; the chosen k tile is the cheapest by its count."""
+def test_walked_steps_count_the_listed_tiles_steps():
+    """walked_steps' k steps and tiles, summed over the columns, against the tables of the weight
+    itself at every k tile tried (ragged K and a ragged last column tile)."""
     from compiler.passes.sparta_specialize import MaskTiles
     rng = np.random.default_rng(24)
-    w = pruned(rng, (200, 96), 8, 0.7)
+    w = pruned(rng, (200, 80), 8, 0.7)
     mask = MaskTiles((w != 0).T)            # [columns, K]
+    widths = [32, 32, 16]
     for kt in sparta_rows.K_TILES:
-        steps, tiles = sparta_rows.walked_steps(sparta_rows.column_nonzeros(mask.nonzero, 32), 96, 200, 32, kt)
+        steps, tiles = sparta_rows.walked_steps(sparta_rows.column_nonzeros(mask.nonzero, 32), 80, 200, 32, kt)
         offsets, ktiles = listed_tiles(w, 32, kt)
-        assert tiles == sum((offsets[c + 1] - offsets[c]) * min(32, 96 - 32 * c) for c in range(3))
-        assert steps == sum(min(32, 96 - 32 * c) * sum(min(200, (t + 1) * kt) - t * kt for t in ktiles[offsets[c]:offsets[c + 1]])
-                            for c in range(3))
+        listed = [ktiles[offsets[c]:offsets[c + 1]] for c in range(3)]
+        assert tiles == sum(len(ts) * widths[c] for c, ts in enumerate(listed))
+        assert steps == sum(widths[c] * sum(min(200, (t + 1) * kt) - t * kt for t in ts) for c, ts in enumerate(listed))
+        assert 0 < steps < 80 * 200
