@@ -190,10 +190,12 @@ class _Emitter:
         source = source.replace("__restrict__", "")   # one body's output is the next one's input
         n = k.threads
         subs = sub_blocks(k, self.threads, self.shared_limit)
+        body = k.body
         if n < self.threads:
             # sub-block j of the block (threads j*n ...) runs the body as a block of its own: its
             # thread index, its size, its barrier (1 + j) and its slice of shared memory
             per = _slice_bytes(k)
+            sliced = _SHARED_DECL.search(source) is not None
             source = _THREAD_X.sub(f"(threadIdx.x % {n}u)", source)
             source = narrowed_source(source, n, f"1u + threadIdx.x / {n}u")
             source = _SHARED_DECL.sub(lambda m: f"BY_SHARED_BUFFER({m[1]}_all); unsigned char* const {m[1]} = "
@@ -203,6 +205,11 @@ class _Emitter:
         # (a co-launch's member bodies too: the same body may be a co-launch member at one step
         # and launched on its own at another, and must be defined once, the same way)
         source = _BODY_DEF.sub(r"BY_DEVICE_CALLED void \1(", source)
+        if n < self.threads:
+            # the rewritten functions are this width's (and slice's) own: the same body may run at
+            # another width elsewhere in the region (a member of co-launches of two widths)
+            suffix = f"_s{n}" + (f"x{per}" if sliced else "")
+            source, body = _renamed_functions(source, suffix), body + suffix
         for chunk in definitions(source):
             self.helpers[chunk] = None
         args = [self.ptr(scope.get(p.value, p.value), write=p.output) for p in k.params]
@@ -214,7 +221,7 @@ class _Emitter:
             at += f", {state}"
         first = "by_b" if subs == 1 else f"by_b * {subs}u + by_t / {n}u"
         step = "by_g" if subs == 1 else f"by_g * {subs}u"
-        run = f"{k.body}({', '.join(args)}, by_block_at({at}));"
+        run = f"{body}({', '.join(args)}, by_block_at({at}));"
         if _uses_shared(k) and k.blocks > self.grid * subs:
             # a block running several virtual blocks one after another reuses their shared memory:
             # its threads meet before the next one writes it (a thread may leave a body early, or
@@ -410,6 +417,15 @@ class _Emitter:
 
 
 _BODY_DEF = re.compile(r"BY_DEVICE void (\w+_body)\(")
+_FUNCTION_DEF = re.compile(r"^BY_DEVICE(?:_CALLED)? [\w ]*?\b(\w+)\(", re.M)
+
+
+def _renamed_functions(source: str, suffix: str) -> str:
+    """`source` with every function it defines renamed name + suffix, at its definition and calls."""
+    names = _FUNCTION_DEF.findall(source)
+    if not names:
+        return source
+    return re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b", lambda m: m[1] + suffix, source)
 
 
 def _uses_shared(k: Kernel) -> bool:

@@ -284,6 +284,35 @@ def test_a_body_co_launched_at_one_step_and_alone_at_another_is_defined_once(tmp
             np.testing.assert_allclose(got[k[4:]], data[k], rtol=1e-4, atol=1e-5)
 
 
+def test_a_body_in_co_launches_of_two_widths_in_one_region_is_defined_for_each():
+    """Both branches co-launch the same softmax (a 32-thread row kernel) with a kernel of their
+    own: 256 threads wide in one (run as sub-blocks of the 512-thread region: its bodies rewritten
+    for the sub-block), 512 in the other. The host build refused the region kernel that defined
+    the softmax body twice, once per width, under one name (found by test_control_flow_fuzz.py)."""
+    rows, n, wide = 6, 5, 512
+    then_g = helper.make_graph([helper.make_node("Softmax", ["x"], ["t1"], axis=-1),
+                                helper.make_node("ReduceMax", ["y"], ["t2"], keepdims=1),
+                                helper.make_node("Add", ["z", "t2"], ["t2b"]),
+                                helper.make_node("Tanh", ["t2b"], ["t3"])], "then", [],
+                               [_vi("t1", [rows, n]), _vi("t3", [rows, wide])])
+    else_g = helper.make_graph([helper.make_node("Softmax", ["x"], ["e1"], axis=-1),
+                                helper.make_node("Tanh", ["z"], ["e3"])], "else", [],
+                               [_vi("e1", [rows, n]), _vi("e3", [rows, wide])])
+    m = _model([helper.make_node("ReduceSum", ["y"], ["s"], keepdims=0),
+                helper.make_node("Greater", ["s", "zero"], ["p"]),
+                helper.make_node("If", ["p"], ["o1", "o3"], then_branch=then_g, else_branch=else_g)],
+               [_vi("x", [rows, n]), _vi("y", [rows, n]), _vi("z", [rows, wide])],
+               [_vi("o1", [rows, n]), _vi("o3", [rows, wide])], [_c("zero", 0.0)])
+    rng = np.random.default_rng(6)
+    for sign in (1, -1):
+        on, _ = _check(m, {"x": rng.normal(size=(rows, n)).astype(np.float32),
+                           "y": sign * rng.uniform(0.1, 1.0, (rows, n)).astype(np.float32),
+                           "z": rng.normal(size=(rows, wide)).astype(np.float32)}, regions_on_device=1)
+    (region,) = [k for k in on.plan.kernels() if k.entry.startswith("device_if_")]
+    bodies = re.findall(r"BY_DEVICE_CALLED void (softmax\w+)\(", region.source)
+    assert len(bodies) == len(set(bodies)) == 2, bodies
+
+
 def test_loop_invariant_work_is_hoisted_out_of_the_body():
     """A body step that reads only values from outside the loop (and constants) runs once, before
     the loop; the loop's kernel no longer contains it. Right on the device and on the host."""
