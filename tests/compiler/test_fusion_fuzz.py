@@ -154,11 +154,11 @@ def _step(g: Graph) -> str:
     return g.node("Relu", [a])
 
 
-def random_model(seed: int) -> tuple[bytes, dict, str, tuple[str, ...]]:
-    """(model, inputs, precision, techniques off) of seed: 4..14 steps, every value nobody reads
-    an output."""
+def random_model(seed: int, shapes=SHAPES) -> tuple[bytes, dict, str, tuple[str, ...]]:
+    """(model, inputs, precision, techniques off) of seed, on one of `shapes`: 4..14 steps, every
+    value nobody reads an output."""
     rng = np.random.default_rng(seed)
-    shape = SHAPES[seed % len(SHAPES)]
+    shape = shapes[seed % len(shapes)]
     g = Graph(rng, shape)
     for _ in range(int(rng.integers(4, 15))):
         g.values.append(_step(g))
