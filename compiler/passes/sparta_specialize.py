@@ -130,7 +130,7 @@ def _sparse_choice(te: TensorExpr, ins: tuple[str, ...], constants: dict, target
     operand, mask = found
     return {"operand": operand, "input": ins[_operand_input(view, operand)],
             "zero_share": round(mask.zero_share, 4),
-            "best": _best_sparse(te, view, operand, mask, target, dense_candidates(te, view, target, memo, precision))}
+            "best": _best_sparse(te, view, operand, mask, target, memo, precision)}
 
 
 def _operand_input(view: GemmView, operand: str) -> int:
@@ -206,7 +206,8 @@ class MaskTiles:
     def __init__(self, nonzero: np.ndarray):
         # kept a bit an element (a compilation keeps every sparse weight's: operand_mask)
         self.shape = nonzero.shape
-        self.zero_share = 1.0 - float(nonzero.mean()) if nonzero.size else 0.0
+        self.nonzeros = int(np.count_nonzero(nonzero))
+        self.zero_share = 1.0 - self.nonzeros / nonzero.size if nonzero.size else 0.0
         self._bits = np.packbits(nonzero, axis=1)
         self._rows: dict[int, np.ndarray] = {}
 
@@ -314,51 +315,107 @@ def dense_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict,
 
 
 def _best_sparse(te: TensorExpr, view: GemmView, operand: str, nonzero: "np.ndarray | MaskTiles", target: Target,
-                 candidates: list[KernelConfig] | None = None):
-    """(config, predicted us, block density) of the fastest block-sparse configuration among
-    `candidates` (default: all the `gemm` kind's), or None when no tiling has a zero block."""
+                 memo: dict | None = None, precision: str | None = None):
+    """(config, predicted us, block density, the best unsplit config where the best splits K) of
+    the fastest block-sparse configuration among the dense candidates (dense_candidates: the `gemm`
+    kind's, with `precision` the `tc_gemm` kind's at it), or None when no tiling has a zero block.
+
+    Best first: each candidate is priced with a floor that depends on the mask's count of
+    non-zeros alone (_floors, kept in `memo`), then with the lower bound of the mask's own BCSR
+    table (the busiest SM's share bounded by the average), then exactly (the busiest SM
+    simulated), the cheapest price in hand always refined next: the first exact price to come out
+    is the best, as pricing every candidate exactly would find it (each price is at most the
+    next; ties to the earlier candidate). Where the best splits K, the search goes on for the best
+    unsplit one (the rammer stage may co-launch it instead: render.unsplit_form); configurations
+    are made for those two only."""
+    memo = {} if memo is None else memo
+    mask = nonzero if isinstance(nonzero, MaskTiles) else MaskTiles(nonzero)
     sizes = io_sizes(te)
-    dense_flops = expr_flops(te)
     sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
     tables: dict = {}
-    mask = nonzero if isinstance(nonzero, MaskTiles) else MaskTiles(nonzero)
-    bounded = []
-    for cfg in dense_candidates(te, view, target, {}) if candidates is None else candidates:
-        blk = cfg.tile("block")
-        row_tile, k_tile = blk.size("n" if operand == "b" else "m"), blk.size("k")
+
+    def table(row_tile: int, k_tile: int):
+        """The mask's BCSR at the block shape; None where it lists every tile."""
         if (row_tile, k_tile) not in tables:
-            tables[row_tile, k_tile] = bcsr(mask, row_tile, k_tile)
-        offsets, ktiles = tables[row_tile, k_tile]
-        if len(ktiles) == (len(offsets) - 1) * math.ceil(view.K / k_tile) or not sliced_evenly(cfg, offsets):
-            continue
-        extras = dense_extras(cfg, te, view, sizes)
-        low, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, True, extras)
-        bounded.append((predict_workload(low, target).us, len(bounded), cfg, offsets, ktiles, extras))
-    # exactly (the busiest SM simulated) only while a bound can still beat the best (as the
-    # cover's search does: the same choice as pricing them all), and, where the best splits K,
-    # the best unsplit one (the rammer stage may co-launch it instead: render.unsplit_form);
-    # the configurations themselves are made for those two only
-    best = unsplit = None       # (us, n, the bounded entry)
-    for entry in sorted(bounded, key=lambda b: b[:2]):
-        bound, n, cfg, offsets, ktiles, extras = entry
-        if best is not None and (bound, n) >= best[:2] and (
-                best[2][2].split_k == 1 or unsplit is not None and (bound, n) >= unsplit[:2]):
-            break
-        w, _ = bcsr_workload(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, target, extras=extras)
-        us = predict_workload(w, target).us
-        if best is None or (us, n) < best[:2]:
-            best = (us, n, entry)
-        if cfg.split_k == 1 and (unsplit is None or (us, n) < unsplit[:2]):
-            unsplit = (us, n, entry)
+            offsets, ktiles = bcsr(mask, row_tile, k_tile)
+            listed = len(ktiles) < (len(offsets) - 1) * math.ceil(view.K / k_tile)
+            tables[row_tile, k_tile] = (offsets, ktiles) if listed else None
+        return tables[row_tile, k_tile]
+
+    queue = list(_floors(te, view, operand, mask, target, memo, precision))    # sorted: a heap already
+    best = unsplit = None       # (us, n, config, (row tile, k tile), extras)
+    while queue:
+        price, n, stage, cfg, shape, extras = heapq.heappop(queue)
+        if best is not None and cfg.split_k > 1:
+            continue            # past the best, only an unsplit one is wanted
+        if stage == FLOOR:
+            found = table(*shape)
+            if found is not None and sliced_evenly(cfg, found[0]):
+                w, _ = bcsr_workload(cfg, view, operand, *found, sizes, sparse_bytes, target, True, extras)
+                heapq.heappush(queue, (predict_workload(w, target).us, n, BOUND, cfg, shape, extras))
+        elif stage == BOUND:
+            w, _ = bcsr_workload(cfg, view, operand, *table(*shape), sizes, sparse_bytes, target, extras=extras)
+            heapq.heappush(queue, (predict_workload(w, target).us, n, EXACT, cfg, shape, extras))
+        else:       # the cheapest left, priced exactly
+            priced = (price, n, cfg, shape, extras)
+            best = priced if best is None else best
+            if cfg.split_k == 1:
+                unsplit = priced
+                break
     if best is None:
         return None
 
     def made(priced) -> KernelConfig:
-        _, _, cfg, offsets, ktiles, extras = priced[2]
-        return bcsr_config(cfg, view, operand, offsets, ktiles, sizes, sparse_bytes, dense_flops, target, extras)
+        _, _, cfg, shape, extras = priced
+        return bcsr_config(cfg, view, operand, *table(*shape), sizes, sparse_bytes, expr_flops(te), target, extras)
     config = made(best)
     return config, best[0], config.param("density"), \
         made(unsplit) if config.split_k > 1 and unsplit is not None else None
+
+
+FLOOR, BOUND, EXACT = range(3)      # _best_sparse's prices of a configuration, each at most the next
+FLOOR_GRAIN = 128       # masks whose non-zeros round down to the same 1/FLOOR_GRAIN of the operand share floors
+
+
+def _floors(te: TensorExpr, view: GemmView, operand: str, mask: MaskTiles, target: Target, memo: dict,
+            precision: str | None) -> list[tuple]:
+    """The dense candidates as (floor, n, FLOOR, config, its (row tile, k tile), its dense_extras),
+    sorted: the floor is the lower bound of bcsr_workload for the lightest table a mask of as many
+    non-zeros can have at the configuration's block shape (fewest_tiles), under that of the mask's
+    own table (the bound grows with the tiles listed and the longest row's). It depends on the
+    count alone, so it is computed once per compilation for the masks of an expression's operand
+    whose counts round down alike (the layers of a model pruned alike): with the count rounded
+    down, still a floor."""
+    rows, size = mask.shape[0], mask.shape[0] * mask.shape[1]
+    grain = mask.nonzeros * FLOOR_GRAIN // max(1, size)
+    key = (te, precision, operand, grain)
+    floors = memo.setdefault("floors", {})
+    if key not in floors:
+        count = grain * size // FLOOR_GRAIN
+        sizes = io_sizes(te)
+        sparse_bytes = te.inputs[_operand_input(view, operand)].nbytes
+        lightest: dict = {}
+        ranked = []
+        for n, cfg in enumerate(dense_candidates(te, view, target, memo, precision)):
+            blk = cfg.tile("block")
+            shape = (blk.size("n" if operand == "b" else "m"), blk.size("k"))
+            if shape not in lightest:
+                lightest[shape] = fewest_tiles(count, rows, view.K, *shape)
+            extras = dense_extras(cfg, te, view, sizes)
+            w, _ = bcsr_workload(cfg, view, operand, *lightest[shape], sizes, sparse_bytes, target, True, extras)
+            ranked.append((predict_workload(w, target).us, n, FLOOR, cfg, shape, extras))
+        floors[key] = sorted(ranked, key=lambda f: f[:2])
+    return floors[key]
+
+
+def fewest_tiles(nonzeros: int, rows: int, k: int, row_tile: int, k_tile: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(offsets, k tiles) of the lightest BCSR table a [rows, k] mask with `nonzeros` non-zeros can
+    have at (row_tile, k_tile) blocks: as few blocks as hold them, spread evenly over the block rows
+    (no table of such a mask lists fewer tiles, nor a longest row shorter)."""
+    block_rows, k_tiles = -(-rows // row_tile), -(-k // k_tile)
+    per_row, longer = divmod(-(-nonzeros // (row_tile * k_tile)), block_rows)
+    counts = per_row + (np.arange(block_rows) < longer)
+    return bcsr_of(np.arange(k_tiles)[None, :] < counts[:, None])
 
 
 def least_busiest_share(batch: int, m_tiles: int, n_tiles: int, operand: str, offsets: tuple[int, ...],

@@ -174,9 +174,10 @@ def test_the_remainder_in_an_unrolled_epilogue_is_a_loop_and_does_not_spill():
 @pytest.mark.parametrize("case", ["block tiles and outliers", "scattered only (ELL)", "weight as A"])
 def test_the_bounded_search_chooses_what_pricing_every_split_exactly_does(case, monkeypatch):
     """The cover and block-sparse searches price every configuration with a lower bound of the
-    busiest SM's share first and simulate only those the bound does not rule out: the same
-    choices as simulating them all (the bound replaced by the exact share), with fewer
-    simulations."""
+    busiest SM's share first and simulate only those the bound does not rule out (the
+    block-sparse search ranks them by a floor before that): the same choices as simulating them
+    all (the bound replaced by the exact share, the floor by that of a table of no tiles), with
+    fewer simulations."""
     from compiler.passes import sparta_specialize
     model, _ = CASES[case]()
     calls = []
@@ -189,6 +190,8 @@ def test_the_bounded_search_chooses_what_pricing_every_split_exactly_does(case, 
     bounded = _compile(model).report["sparsity"]["kernels"]
     simulated = len(calls)
     monkeypatch.setattr(sparta_specialize, "least_busiest_share", counted)
+    fewest = sparta_specialize.fewest_tiles
+    monkeypatch.setattr(sparta_specialize, "fewest_tiles", lambda nonzeros, *shape: fewest(0, *shape))
     calls.clear()
     everything = _compile(model).report["sparsity"]["kernels"]
     assert bounded == everything

@@ -111,6 +111,54 @@ def test_weight_zeros_concentrated_in_few_row_tiles_are_priced_slower_than_sprea
     assert price["packed"][0] > 1.1 * price["spread"][0], price
 
 
+@pytest.mark.parametrize("pattern", ["32x32 blocks", "16x64 blocks", "scattered", "one dense row tile"])
+def test_the_best_first_search_chooses_what_pricing_every_configuration_exactly_does(pattern):
+    """_best_sparse prices a configuration past its floor (that of the lightest table a mask of as
+    many non-zeros can have), and past its table's lower bound, only while it can still beat the
+    best: the same best and best unsplit configurations as pricing every one exactly, and no
+    floor over the bound of the mask's own table."""
+    from compiler.ir.texpr import TensorExpr, load, out_vars, reduce_vars, Reduce
+    from compiler.ir.graph import TensorType
+    from compiler.ir.dtypes import DType
+    from compiler.passes.sparta_specialize import (MaskTiles, _best_sparse, _floors, bcsr_workload, dense_candidates,
+                                                   dense_extras, sliced_evenly)
+    from compiler.roller.construct import io_sizes
+    from compiler.roller.micro_model import predict_workload
+    from compiler.targets import get_target
+    m, k, n = 64, 512, 384
+    x, w, y = TensorType(DType.float32, (m, k)), TensorType(DType.float32, (k, n)), TensorType(DType.float32, (m, n))
+    i, j = out_vars(2)
+    (r,) = reduce_vars(1)
+    te = TensorExpr("mm", (x, w), y, load(0, x, (i, r)) * load(1, w, (r, j)), Reduce("sum", (("r0", k),)))
+    view = gemm_view(te)
+    rng = np.random.default_rng(5)
+    nonzero = {"32x32 blocks": lambda: np.kron(rng.random((n // 32, k // 32)) < 0.3, np.ones((32, 32), bool)),
+               "16x64 blocks": lambda: np.kron(rng.random((n // 16, k // 64)) < 0.5, np.ones((16, 64), bool)),
+               "scattered": lambda: rng.random((n, k)) < 0.002,
+               "one dense row tile": lambda: np.pad(np.ones((64, k), bool), ((0, n - 64), (0, 0)))}[pattern]()
+    h100 = get_target("h100")
+    mask, memo = MaskTiles(nonzero), {}
+    cfg, us, _, unsplit = _best_sparse(te, view, "b", mask, h100, memo)
+    sizes, sparse_bytes = io_sizes(te), w.nbytes
+    floors = {f[1]: f[0] for f in _floors(te, view, "b", mask, h100, memo, None)}
+    exact = []
+    for c, dense in enumerate(dense_candidates(te, view, h100, memo)):
+        blk = dense.tile("block")
+        offsets, ktiles = bcsr(nonzero, blk.size("n"), blk.size("k"))
+        if len(ktiles) == (len(offsets) - 1) * -(-k // blk.size("k")) or not sliced_evenly(dense, offsets):
+            continue
+        extras = dense_extras(dense, te, view, sizes)
+        bound, _ = bcsr_workload(dense, view, "b", offsets, ktiles, sizes, sparse_bytes, h100, True, extras)
+        assert floors[c] <= predict_workload(bound, h100).us
+        priced, _ = bcsr_workload(dense, view, "b", offsets, ktiles, sizes, sparse_bytes, h100, extras=extras)
+        exact.append((predict_workload(priced, h100).us, c, dense))
+    best = min(exact, key=lambda e: e[:2])
+    assert (us, cfg.tiles, cfg.params[:len(best[2].params)]) == (best[0], best[2].tiles, best[2].params)
+    if cfg.split_k > 1:
+        alone = min((e for e in exact if e[2].split_k == 1), key=lambda e: e[:2])
+        assert (unsplit.tiles, unsplit.params[:len(alone[2].params)]) == (alone[2].tiles, alone[2].params)
+
+
 def _block_sparse_matmul(m, k, n, block, keep, *, weight_first=False, seed=0):
     rng = np.random.default_rng(seed)
     w = rng.standard_normal((k, n) if not weight_first else (m, k)).astype(np.float32)
