@@ -17,7 +17,8 @@ def evaluate(e: Expr, env: dict[str, np.ndarray], inputs: Sequence[np.ndarray | 
              memo: dict[int, np.ndarray | None] | None = None) -> np.ndarray | None:
     """The value of `e` at the index values `env` (arrays that broadcast together); `inputs[k]` is
     input k's data, None where it is not known at compile time. `memo` (by node identity, for
-    one expression that stays alive) lets a caller evaluate many sub-expressions of it."""
+    one expression that stays alive) lets a caller evaluate many sub-expressions of it. A load
+    that reads its input whole over the grid gives a read-only view of the data (_moved)."""
     memo = {} if memo is None else memo
     with np.errstate(all="ignore"):
         return _value(e, env, inputs, memo)
@@ -78,7 +79,32 @@ def _load(e: Load, env, inputs, memo) -> np.ndarray | None:
     if any(v is None for v in idx):
         return None
     # a guarded load (under a Select) may be asked out of bounds: the Select discards it
-    return data[tuple(np.clip(np.asarray(v).astype(np.int64), 0, n - 1) for v, n in zip(idx, data.shape))]
+    at = tuple(np.clip(np.asarray(v).astype(np.int64), 0, n - 1) for v, n in zip(idx, data.shape))
+    moved = _moved(data, at)
+    return data[at] if moved is None else moved
+
+
+def _moved(data: np.ndarray, at: tuple[np.ndarray, ...]) -> np.ndarray | None:
+    """data[at] without the gather where each index runs 0..n-1 along a grid axis of its own (a
+    constant read whole over the grid, transposed or not: the searches read weights so): the data
+    with its axes moved there, a read-only view. None where the indices are any other."""
+    ndim = max((a.ndim for a in at), default=0)
+    if ndim == 0:
+        return None         # one element (a scalar, as the gather gives it)
+    shape = [1] * ndim
+    placed: dict[int, int] = {}         # grid axis -> the data axis that runs along it
+    for d, (a, n) in enumerate(zip(at, data.shape)):
+        along = [k for k, s in enumerate((1,) * (ndim - a.ndim) + a.shape) if s != 1]
+        if n == 1 and not along:
+            continue        # an axis of one, read at 0
+        if len(along) != 1 or along[0] in placed or a.size != n or not np.array_equal(a.ravel(), np.arange(n)):
+            return None
+        placed[along[0]] = d
+        shape[along[0]] = n
+    order = [placed[k] for k in sorted(placed)]
+    moved = np.transpose(data, order + [d for d in range(data.ndim) if d not in order]).reshape(shape)
+    moved.flags.writeable = False
+    return moved
 
 
 def _trunc_div(a, b, dtype: DType):

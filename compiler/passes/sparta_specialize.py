@@ -208,13 +208,15 @@ class MaskTiles:
         self.shape = nonzero.shape
         self.nonzeros = int(np.count_nonzero(nonzero))
         self.zero_share = 1.0 - self.nonzeros / nonzero.size if nonzero.size else 0.0
-        self._bits = np.packbits(nonzero, axis=1)
+        # row-major whatever the mask's layout (a transposed weight's is column-major): unpacked
+        # along the rows, column-major bits cost tens of times more
+        self._bits = np.ascontiguousarray(np.packbits(nonzero, axis=1))
         self._rows: dict[int, np.ndarray] = {}
 
     @property
     def nonzero(self) -> np.ndarray:
         """The [rows, K] mask."""
-        return np.unpackbits(self._bits, axis=1, count=self.shape[1]).astype(bool)
+        return np.unpackbits(self._bits, axis=1, count=self.shape[1]).view(bool)    # (bits are 0 or 1)
 
     def row_counts(self, k_tile: int) -> np.ndarray:
         """[rows, k tiles]: each row's non-zeros in each k tile (the last one padded with zeros);

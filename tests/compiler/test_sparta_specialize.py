@@ -373,6 +373,30 @@ def test_the_searches_evaluate_each_weight_once_and_a_dense_one_never(monkeypatc
     assert calls and max(calls.values()) <= 2 and sparse.report["sparsity"]["sparse_kernels"] > 0
 
 
+def test_a_weight_read_whole_is_evaluated_as_a_view_of_it():
+    """evaluate reads a constant whose indices each run over a whole grid axis of their own
+    (plainly, transposed, through a reshape's linear index) as a read-only view of its data, not
+    a gather; other index maps (a diagonal, a shifted read clipped at the edge) gather. The
+    values are the gather's either way."""
+    from compiler.analysis.evaluate import evaluate, grid_env
+    from compiler.ir.graph import TensorType
+    from compiler.ir.dtypes import DType
+    from compiler.ir.texpr import Var, load
+    w = np.random.default_rng(3).standard_normal((6, 8)).astype(np.float32)     # [k, n]
+    wt = np.ascontiguousarray(w.T)                                              # [n, k]
+    k, n, h, d = Var("k"), Var("n"), Var("h"), Var("d")
+    env = grid_env([[("n", 8)], [("k", 6)]])
+    env.update(grid_env([[("h", 2), ("d", 4)], [("k", 6)]]))      # rows n = h * 4 + d
+    ni, ki = env["n"], env["k"]
+    cases = {"plain": (w, (k, n), (ki, ni), True), "transposed": (wt, (n, k), (ni, ki), True),
+             "reshaped": (w, (k, h * 4 + d), (ki, ni), True), "diagonal": (w, (k, k), (ki, ki), False),
+             "shifted": (w, (k, n + 1), (ki, np.minimum(ni + 1, 7)), False)}
+    for name, (data, index, at, viewed) in cases.items():
+        got = evaluate(load(0, TensorType(DType.float32, data.shape), index), env, [data])
+        assert np.array_equal(got, data[at]), name
+        assert np.shares_memory(got, data) == viewed and (not viewed or not got.flags.writeable), name
+
+
 def test_two_weights_pruned_alike_co_launch_and_build():
     """Two GEMMs of one input whose weights share a block pattern, with different epilogues: two
     kernels walking the same tables, co-launched in one source. Each table is defined once (before,
