@@ -24,8 +24,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
 from .artifact import Artifact
 from .build import build, build_key, toolchain_key
 from .codegen.co_launch import can_co_launch
@@ -50,7 +48,7 @@ from .passes.roller import SpecPrices, roller_plan
 from .passes.sparse24 import sparse24_plan, sparse24_speedup
 from .passes.sparta_cover import cover_plan, cover_speedup
 from .passes.sparta_rows import chain_walks, sparta_rows
-from .passes.sparta_specialize import sparse_speedup, sparta_specialize
+from .passes.sparta_specialize import nonzeros, sparse_speedup, sparta_specialize
 from .passes.rammer import alike_us, rammer_plan
 from .passes.prologue import prologue_plan
 from .passes.resident import Options as ResidentOptions, resident_plan
@@ -282,7 +280,7 @@ def _sparse_speedup(plan: Plan, ctx: CompileContext) -> Callable[[KernelSpec], f
         """A constant matrix (or more) at least a quarter zeros: what either format could use."""
         if v not in zeros:
             a = constants[v].array() if v in constants else None
-            zeros[v] = a is not None and a.ndim >= 2 and 4 * np.count_nonzero(a) <= 3 * a.size
+            zeros[v] = a is not None and a.ndim >= 2 and 4 * nonzeros(v, a, ctx.sparta_memo) <= 3 * a.size
         return zeros[v]
 
     def speedup(spec: KernelSpec) -> float | None:

@@ -48,8 +48,7 @@ from ..roller.micro_model import predict, predict_workload
 from ..targets import Target
 from .roller import tile_spec, with_workspace
 from .sparse24 import drop_unused_inputs, linear_index
-from .sparta_specialize import (MIN_ZERO_SHARE, MaskTiles, bcsr_workload, dense_candidates, operand_mask,
-                                operand_values)
+from .sparta_specialize import MaskTiles, bcsr_workload, dense_candidates, operand_mask, operand_values
 
 THRESHOLDS = 8          # at most this many block-count thresholds are priced per tile shape
 ELL_AXIS = "ell_j"       # the remainder's fold axis (fold axis names are unique in an expression)
@@ -184,10 +183,10 @@ def _search(te: TensorExpr, ins, consts: dict, target: Target, memo: dict):
         values = operand_values(expr, view, group, data)
         if values is None or values.shape[0] != 1:     # too large, or one per batch
             return None
-        values = np.asarray(values[0])
-        if not np.isfinite(values).all() or 1.0 - np.count_nonzero(values) / values.size < MIN_ZERO_SHARE:
+        values = np.asarray(values[0])      # (its zeros are the mask's: MIN_ZERO_SHARE at least)
+        if not np.isfinite(values).all():
             return None
-        best = _best_cover(te, view, side, values, target, dense_candidates(te, view, target, memo), mask)
+        best = _best_cover(te, view, side, values, target, _cover_candidates(te, view, target, memo), mask)
         return None if best is None else (best, side, values)
     return None
 
@@ -204,8 +203,8 @@ def _thresholds(counts: np.ndarray) -> list[int]:
 
 def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, target: Target,
                 candidates: list[KernelConfig], mask: MaskTiles | None = None) -> Cover | None:
-    """The fastest cover of the [rows, K] operand `values` (`mask`: its non-zeros' MaskTiles, when
-    the compilation has them)."""
+    """The fastest cover of the [rows, K] operand `values` among `candidates` (_cover_candidates)
+    (`mask`: its non-zeros' MaskTiles, when the compilation has them)."""
     R, K = values.shape
     mask = MaskTiles(values != 0) if mask is None else mask
     sizes = io_sizes(te)
@@ -249,9 +248,7 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
     widest = view.K * ELL_ISSUE_EFFICIENCY / COVER_MARGIN
     shapes: dict = {}
     bounded = []
-    # unsplit tilings only: the remainder runs in the epilogue, which a split-K tile's last block
-    # alone would run, and the pricing below spreads it over every block
-    for cfg in _per_block_tile([c for c in candidates if c.split_k == 1], target):
+    for cfg in candidates:
         blk = cfg.tile("block")
         row_tile, k_tile = blk.size("n" if side == "b" else "m"), blk.size("k")
         if (row_tile, k_tile) not in shapes:
@@ -273,6 +270,17 @@ def _best_cover(te: TensorExpr, view: GemmView, side: str, values: np.ndarray, t
 
 
 PER_BLOCK_TILE = 2      # configurations priced per block tile: the dense kernel's best at that tile
+
+
+def _cover_candidates(te: TensorExpr, view: GemmView, target: Target, memo: dict) -> list[KernelConfig]:
+    """The `gemm` kind's configurations a cover of `te` is priced with, once per compile (`memo`:
+    every weight of the expression's shape asks): _per_block_tile of the unsplit ones (the
+    remainder runs in the epilogue, which a split-K tile's last block alone would run, and the
+    pricing spreads it over every block)."""
+    found = memo.setdefault("cover_candidates", {})
+    if te not in found:
+        found[te] = _per_block_tile([c for c in dense_candidates(te, view, target, memo) if c.split_k == 1], target)
+    return found[te]
 
 
 def _per_block_tile(candidates: list[KernelConfig], target: Target) -> list[KernelConfig]:

@@ -40,7 +40,7 @@ from ..kinds import register_rows, resident_rows
 from ..targets import Target
 from ..roller.cost_model import kernel_us
 from .render import render_spec
-from .sparta_specialize import MIN_ZERO_SHARE, bcsr_of, numbered, operand_mask
+from .sparta_specialize import MIN_ZERO_SHARE, bcsr_of, nonzeros, numbered, operand_mask
 
 COLUMN_TILE = 32             # a warp's lanes: consecutive columns of the resident phase
 K_TILES = (4, 8, 16, 32, 64)
@@ -100,7 +100,7 @@ def chain_walks(plan: Plan, memo: dict):
     def has_zeros(v: str) -> bool:
         if v not in zeros:
             a = constants[v].array() if v in constants else None
-            zeros[v] = a is not None and a.ndim >= 2 and np.count_nonzero(a) <= (1.0 - MIN_ZERO_SHARE) * a.size
+            zeros[v] = a is not None and a.ndim >= 2 and nonzeros(v, a, memo) <= (1.0 - MIN_ZERO_SHARE) * a.size
         return zeros[v]
 
     def walks(spec: KernelSpec, chain: "resident_rows.RowChain") -> KernelSpec:

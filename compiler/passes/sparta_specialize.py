@@ -178,13 +178,23 @@ def operand_mask(expr, view: GemmView, rows, data, ins: tuple[str, ...], memo: d
     key = (*numbered(expr, ins), tuple(rows), view.k, view.batch)
     masks = memo.setdefault("masks", {})
     if key not in masks and isinstance(expr, Load) and data[expr.arg] is not None \
-            and np.count_nonzero(data[expr.arg]) == data[expr.arg].size:
+            and nonzeros(ins[expr.arg], data[expr.arg], memo) == data[expr.arg].size:
         masks[key] = None       # a plain read of a constant without zeros: nothing to evaluate (dense models)
     if key not in masks:
         values = operand_values(expr, view, rows, data)
         nonzero = None if values is None else (values != 0).any(axis=0)
         masks[key] = None if nonzero is None or 1.0 - nonzero.mean() < MIN_ZERO_SHARE else MaskTiles(nonzero)
     return masks[key]
+
+
+def nonzeros(name: str, array: np.ndarray, memo: dict) -> int:
+    """The non-zero elements of constant `name` (its `array`), counted once per compilation
+    (`memo`): Welder's questions, the row chains' and the searches ask it of the same weights.
+    By name, as the masks are: a name holds one constant for the whole compilation."""
+    counts = memo.setdefault("nonzeros", {})
+    if name not in counts:
+        counts[name] = int(np.count_nonzero(array))
+    return counts[name]
 
 
 def numbered(expr, ins: tuple[str, ...]) -> tuple:
