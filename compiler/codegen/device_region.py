@@ -43,6 +43,7 @@ from .naming import NAME_PLACEHOLDER
 _PLACEHOLDER = re.compile(r"@(\d+):([^@]+)@")
 _THREAD_X = re.compile(r"\bthreadIdx\.x\b")
 _SHARED_DECL = re.compile(r"\bBY_SHARED_BUFFER\((\w+)\);")
+_MEMBER_SYNC = re.compile(r"\bby_part_sync\(1u, ")
 MAX_SUB_BLOCKS = 15          # hardware barriers 1..15, one per sub-block (0 is __syncthreads')
 SHARED_ALIGN = 128
 
@@ -58,7 +59,10 @@ def sub_blocks(k: Kernel, threads: int, shared_limit: int) -> int:
     if k.threads >= threads:
         return 1
     per = _slice_bytes(k)
-    return max(1, min(threads // k.threads, MAX_SUB_BLOCKS, shared_limit // per if per else MAX_SUB_BLOCKS))
+    # a co-launch whose narrower members meet on a barrier of their own (co_launch.narrowed: 1)
+    # needs a second one per sub-block
+    most = MAX_SUB_BLOCKS // 2 if _MEMBER_SYNC.search(k.source) else MAX_SUB_BLOCKS
+    return max(1, min(threads // k.threads, most, shared_limit // per if per else most))
 
 
 def region_threads(kernels: list[Kernel]) -> int:
@@ -197,6 +201,10 @@ class _Emitter:
             per = _slice_bytes(k)
             sliced = _SHARED_DECL.search(source) is not None
             source = _THREAD_X.sub(f"(threadIdx.x % {n}u)", source)
+            # a narrower co-launch member's barrier (1) becomes sub-block j's second one, 1 + subs + j:
+            # on 1 + j the member's threads would meet the sub-block's others, which left it for
+            # the barrier between virtual blocks, and on 1 the other sub-blocks' members
+            source = _MEMBER_SYNC.sub(f"by_part_sync({1 + subs}u + threadIdx.x / {n}u, ", source)
             source = narrowed_source(source, n, f"1u + threadIdx.x / {n}u")
             source = _SHARED_DECL.sub(lambda m: f"BY_SHARED_BUFFER({m[1]}_all); unsigned char* const {m[1]} = "
                                       f"{m[1]}_all + (threadIdx.x / {n}u) * {per}u;", source)

@@ -313,6 +313,41 @@ def test_a_body_in_co_launches_of_two_widths_in_one_region_is_defined_for_each()
     assert len(bodies) == len(set(bodies)) == 2, bodies
 
 
+def test_a_co_launch_run_as_sub_blocks_gives_its_narrower_members_barriers_of_their_own():
+    """A branch co-launches a 32-thread split-K GEMM (barriers on hardware barrier 1, for its own
+    threads: co_launch.narrowed) with a 512-thread tanh; the region is 1024 threads wide (a
+    whole-value sum), so that co-launch runs as two sub-blocks side by side. Each sub-block's GEMM
+    needs a barrier neither the other sub-block nor its own sub-block's other threads use: on one
+    barrier, the host harness's shuffled threads deadlocked (found by test_control_flow_fuzz.py)."""
+    rows, n = 16, 128
+    rng = np.random.default_rng(8)
+    then_g = helper.make_graph([helper.make_node("Tanh", ["x"], ["t1"]),
+                                helper.make_node("MatMul", ["y", "w"], ["mm"]),
+                                helper.make_node("Add", ["mm", "bias"], ["mb"]),
+                                helper.make_node("Tanh", ["mb"], ["t2"]),
+                                helper.make_node("ReduceSum", ["t2"], ["t3"], keepdims=0)], "then", [],
+                               [_vi("t1", [rows, n]), _vi("t2", [rows, n]), _vi("t3", [])])
+    else_g = helper.make_graph([helper.make_node("Abs", ["x"], ["e1"]), helper.make_node("Neg", ["y"], ["e2"]),
+                                helper.make_node("ReduceMax", ["x"], ["e3"], keepdims=0)], "else", [],
+                               [_vi("e1", [rows, n]), _vi("e2", [rows, n]), _vi("e3", [])])
+    m = _model([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                helper.make_node("Greater", ["s", "zero"], ["p"]),
+                helper.make_node("If", ["p"], ["o0", "o1", "o2"], then_branch=then_g, else_branch=else_g)],
+               [_vi("x", [rows, n]), _vi("y", [rows, n])], [_vi("o0", [rows, n]), _vi("o1", [rows, n]), _vi("o2", [])],
+               [_c("zero", 0.0), _c("w", rng.standard_normal((n, n)) / np.sqrt(n)), _c("bias", rng.standard_normal(n) * 0.1)])
+    for sign in (1, -1):
+        on, _ = _check(m, {"x": (sign * rng.uniform(0.1, 1.0, (rows, n))).astype(np.float32),
+                           "y": rng.standard_normal((rows, n)).astype(np.float32)}, regions_on_device=1)
+    (region,) = [k for k in on.plan.kernels() if k.entry.startswith("device_if_")]
+    assert region.threads == 1024
+    # the GEMM as a member of the co-launch run as sub-blocks of 512: barrier 3 + j (sub-block j's
+    # own are 1 + j), never the member's 1
+    (gemm,) = re.findall(r"BY_DEVICE_CALLED void (matmul\w+_w32_body_s512\w*)\(", region.source)
+    body = region.source[region.source.index(gemm):]
+    body = body[:body.index("\n}\n")]
+    assert set(re.findall(r"by_part_sync\(([^,]+),", body)) == {"3u + threadIdx.x / 512u"}
+
+
 def test_loop_invariant_work_is_hoisted_out_of_the_body():
     """A body step that reads only values from outside the loop (and constants) runs once, before
     the loop; the loop's kernel no longer contains it. Right on the device and on the host."""
