@@ -322,6 +322,16 @@ static void pool_ensure(int n) {
   }
 }
 
+// A cooperative launch keeps every block's fibers alive at once (a persistent region: 100k stacks,
+// a GB of touched pages); kept after it, each loaded module's pool would hold that until the
+// process ends, and a process running many models (a test run, a worker verifying its jobs)
+// would run out of memory. Pools past a block's widest are released after the launch.
+static const int POOL_KEPT_STACKS = 1024;
+
+static void pool_trim() {
+  if (pool_count > POOL_KEPT_STACKS) pool_reset(pool_stack_bytes);
+}
+
 static inline bool in_guard_page(const void* addr) {
   const unsigned char* a = (const unsigned char*)addr;
   for (int i = 0; i < pool_guarded; ++i)
@@ -925,6 +935,7 @@ static int launch(const char* kernel, Thunk thunk, const unsigned* grid, const u
     fault_armed = 0;
     disarm_signals();
     cleanup();
+    pool_trim();
     return 1;
   }
   fault_armed = 1;
@@ -938,6 +949,7 @@ static int launch(const char* kernel, Thunk thunk, const unsigned* grid, const u
   disarm_signals();
 #endif
   cleanup();
+  pool_trim();
   return 0;
 }
 

@@ -8,7 +8,8 @@ from the data under a constant bound, or run with no trip count at all under `--
 
 Each model is compiled with the grinder stage on and off (and some other techniques off at
 random), run on the host harness in both thread orders on two draws of its inputs, and checked
-against onnxruntime; the runtime's count of host round trips must agree with the report's.
+against onnxruntime by the verify stage's measure; the runtime's count of host round trips must
+agree with the report's.
 
 CI runs FUZZ_SEEDS seeds; `BRICKYARD_FUZZ_SEEDS=300 pytest tests/compiler/test_control_flow_fuzz.py`
 runs more (a failing seed's model is written to $BRICKYARD_FUZZ_OUT when set)."""
@@ -23,10 +24,12 @@ from onnx import TensorProto, helper, numpy_helper
 
 from compiler import compile
 from compiler.context import CompileOptions
+from compiler.report import TOLERANCE
 from compiler.runtime.executor import Executor, HostBackend
+from compiler.verify import max_rel_error
 
 FUZZ_SEEDS = int(os.environ.get("BRICKYARD_FUZZ_SEEDS", "12"))
-SHAPES = ((4, 8), (3, 16), (1, 32), (6, 5))
+SHAPES = ((4, 8), (3, 16), (1, 32), (6, 5), (16, 128), (64, 64))
 SEQ = 4                                 # the scans' length
 MAX_TRIPS = 8                           # --max-trip-count: the loops with no trip count stop before it
 SWITCHES = ("welder", "rammer", "shared_level", "stitched_maps", "prologue")
@@ -264,8 +267,11 @@ def test_random_control_flow_is_right_on_the_device_and_on_the_host(seed):
                         assert ex.host_round_trips == predicted, (off, mode)
                     for name, value in want.items():
                         assert got[name].shape == value.shape, (name, off, mode)
-                        np.testing.assert_allclose(got[name], value, rtol=1e-4, atol=1e-4,
-                                                   err_msg=f"{name} (disabled: {disable + off}, {mode})")
+                        # the verify stage's measure and fp32 tolerance, not elementwise: where a sum
+                        # cancels, ours and onnxruntime's differ in their last bits (on a 16x128 model
+                        # ours was the nearer to a float64 evaluation)
+                        err = max_rel_error({name: got[name]}, {name: value})
+                        assert err <= TOLERANCE["fp32"], (name, err, disable + off, mode)
     except BaseException:
         out = os.environ.get("BRICKYARD_FUZZ_OUT")
         if out:

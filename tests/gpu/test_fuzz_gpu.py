@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 from tests.gpu import gpu_module
@@ -38,6 +37,8 @@ def _run_on_gpu(art, target, feeds: dict) -> dict:
 def test_random_control_flow_on_gpu(seed, off):
     from compiler import compile
     from compiler.context import CompileOptions
+    from compiler.report import TOLERANCE
+    from compiler.verify import max_rel_error
     model, draws, disable = cf.random_model(seed)
     target = _device_target()
     art = compile(model, target, CompileOptions(disable=disable + off, max_trip_count=cf.MAX_TRIPS))
@@ -46,7 +47,7 @@ def test_random_control_flow_on_gpu(seed, off):
         got = _run_on_gpu(art, target, feeds)
         for name, value in want.items():
             assert got[name].shape == value.shape, name
-            np.testing.assert_allclose(got[name], value, rtol=1e-4, atol=1e-4, err_msg=name)
+            assert max_rel_error({name: got[name]}, {name: value}) <= TOLERANCE["fp32"], name
 
 
 @pytest.mark.parametrize("seed", SEEDS)
