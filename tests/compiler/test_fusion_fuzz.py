@@ -175,9 +175,10 @@ def random_model(seed: int, shapes=SHAPES) -> tuple[bytes, dict, str, tuple[str,
     return m.SerializeToString(), feeds, str(rng.choice(["fp32", "fp16"])), disable
 
 
-@pytest.mark.parametrize("seed", range(FUZZ_SEEDS))
-def test_random_graph_is_right_with_fusion(seed):
-    data, feeds, precision, disable = random_model(seed)
+def compiled_and_checked(data: bytes, feeds: dict, precision: str, disable: tuple[str, ...], name: str):
+    """The artifact of a random model, verified against onnxruntime on the host harness (the
+    verify stage's outcome) and run in both thread orders alike; a failing model is written to
+    $BRICKYARD_FUZZ_OUT/<name>.onnx when set."""
     try:
         art = compile(data, "h100", CompileOptions(build=False, precision=precision, verify="host", disable=disable))
         v = art.report["verification"]
@@ -185,10 +186,17 @@ def test_random_graph_is_right_with_fusion(seed):
         runs = [Executor(art.plan, make_backend("host", mode=m)).run(feeds) for m in ("default", "shuffle")]
         # both thread orders give the same results (no race between the fused stages)
         assert max_rel_error(runs[1], runs[0]) <= 1e-6
+        return art
     except BaseException:
         out = os.environ.get("BRICKYARD_FUZZ_OUT")
         if out:
             os.makedirs(out, exist_ok=True)
-            with open(os.path.join(out, f"fuzz{seed}-{precision}.onnx"), "wb") as f:
+            with open(os.path.join(out, f"{name}.onnx"), "wb") as f:
                 f.write(data)
         raise
+
+
+@pytest.mark.parametrize("seed", range(FUZZ_SEEDS))
+def test_random_graph_is_right_with_fusion(seed):
+    data, feeds, precision, disable = random_model(seed)
+    compiled_and_checked(data, feeds, precision, disable, f"fuzz{seed}-{precision}")

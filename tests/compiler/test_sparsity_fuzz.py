@@ -17,11 +17,7 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from compiler import compile
-from compiler.context import CompileOptions
-from compiler.runtime.executor import Executor, make_backend
-from compiler.verify import max_rel_error
-from tests.compiler.test_fusion_fuzz import random_model
+from tests.compiler.test_fusion_fuzz import compiled_and_checked, random_model
 
 FUZZ_SEEDS = int(os.environ.get("BRICKYARD_FUZZ_SEEDS", "12"))
 # activations large enough that sparse kernels pay on some weights (at the fusion fuzzer's own
@@ -72,19 +68,7 @@ def pruned_model(seed: int) -> tuple[bytes, dict, str, tuple[str, ...]]:
 @pytest.mark.parametrize("seed", range(FUZZ_SEEDS))
 def test_random_pruned_graph_is_right_with_sparta(seed):
     data, feeds, precision, disable = pruned_model(seed)
-    try:
-        art = compile(data, "h100", CompileOptions(build=False, precision=precision, verify="host", disable=disable))
-        v = art.report["verification"]
-        assert v["outcome"] in ("passed", "within rounding"), v
-        runs = [Executor(art.plan, make_backend("host", mode=m)).run(feeds) for m in ("default", "shuffle")]
-        assert max_rel_error(runs[1], runs[0]) <= 1e-6
-        for entry in art.report["sparsity"]["kernels"]:
-            if entry["chosen"] != "dense":
-                assert entry["flops_executed"] < entry["flops_dense"], entry
-    except BaseException:
-        out = os.environ.get("BRICKYARD_FUZZ_OUT")
-        if out:
-            os.makedirs(out, exist_ok=True)
-            with open(os.path.join(out, f"sparse_fuzz{seed}-{precision}.onnx"), "wb") as f:
-                f.write(data)
-        raise
+    art = compiled_and_checked(data, feeds, precision, disable, f"sparse_fuzz{seed}-{precision}")
+    for entry in art.report["sparsity"]["kernels"]:
+        if entry["chosen"] != "dense":
+            assert entry["flops_executed"] < entry["flops_dense"], entry

@@ -28,6 +28,17 @@ def _compile(model, *disable):
     return compiler.compile(model, "h100", CompileOptions(build=False, disable=disable))
 
 
+def _matmul(m: int, k: int, n: int):
+    """The expression of an fp32 [m, k] x [k, n] MatMul."""
+    from compiler.ir.dtypes import DType
+    from compiler.ir.graph import TensorType
+    from compiler.ir.texpr import Reduce, TensorExpr, load, out_vars, reduce_vars
+    x, w, y = TensorType(DType.float32, (m, k)), TensorType(DType.float32, (k, n)), TensorType(DType.float32, (m, n))
+    i, j = out_vars(2)
+    (r,) = reduce_vars(1)
+    return TensorExpr("mm", (x, w), y, load(0, x, (i, r)) * load(1, w, (r, j)), Reduce("sum", (("r0", k),)))
+
+
 def test_bcsr_lists_the_non_zero_tiles_of_each_block_row():
     nz = np.zeros((6, 10), dtype=bool)
     nz[0, 9] = True          # block row 0 (rows 0-2), k tile 2 (k 8-9, padded)
@@ -85,15 +96,9 @@ def test_weight_zeros_concentrated_in_few_row_tiles_are_priced_slower_than_sprea
     while the rest idle. Priced by the average both would cost the same; priced by the busiest SM
     the packed weight costs more."""
     from compiler.passes.sparta_specialize import _best_sparse
-    from compiler.ir.texpr import TensorExpr, load, out_vars, reduce_vars, Reduce
-    from compiler.ir.graph import TensorType
-    from compiler.ir.dtypes import DType
     from compiler.targets import get_target
     m, k, n = 128, 1024, 1024
-    x, w, y = TensorType(DType.float32, (m, k)), TensorType(DType.float32, (k, n)), TensorType(DType.float32, (m, n))
-    i, j = out_vars(2)
-    (r,) = reduce_vars(1)
-    te = TensorExpr("mm", (x, w), y, load(0, x, (i, r)) * load(1, w, (r, j)), Reduce("sum", (("r0", k),)))
+    te = _matmul(m, k, n)
     view = gemm_view(te)
     blocks_k, blocks_n = k // 32, n // 32
     spread = np.zeros((blocks_n, blocks_k), bool)
@@ -117,19 +122,13 @@ def test_the_best_first_search_chooses_what_pricing_every_configuration_exactly_
     many non-zeros can have), and past its table's lower bound, only while it can still beat the
     best: the same best and best unsplit configurations as pricing every one exactly, and no
     floor over the bound of the mask's own table."""
-    from compiler.ir.texpr import TensorExpr, load, out_vars, reduce_vars, Reduce
-    from compiler.ir.graph import TensorType
-    from compiler.ir.dtypes import DType
     from compiler.passes.sparta_specialize import (MaskTiles, _best_sparse, _floors, bcsr_workload, dense_candidates,
                                                    dense_extras, sliced_evenly)
     from compiler.roller.construct import io_sizes
     from compiler.roller.micro_model import predict_workload
     from compiler.targets import get_target
     m, k, n = 64, 512, 384
-    x, w, y = TensorType(DType.float32, (m, k)), TensorType(DType.float32, (k, n)), TensorType(DType.float32, (m, n))
-    i, j = out_vars(2)
-    (r,) = reduce_vars(1)
-    te = TensorExpr("mm", (x, w), y, load(0, x, (i, r)) * load(1, w, (r, j)), Reduce("sum", (("r0", k),)))
+    te = _matmul(m, k, n)
     view = gemm_view(te)
     rng = np.random.default_rng(5)
     nonzero = {"32x32 blocks": lambda: np.kron(rng.random((n // 32, k // 32)) < 0.3, np.ones((32, 32), bool)),
@@ -139,7 +138,7 @@ def test_the_best_first_search_chooses_what_pricing_every_configuration_exactly_
     h100 = get_target("h100")
     mask, memo = MaskTiles(nonzero), {}
     cfg, us, _, unsplit = _best_sparse(te, view, "b", mask, h100, memo)
-    sizes, sparse_bytes = io_sizes(te), w.nbytes
+    sizes, sparse_bytes = io_sizes(te), te.inputs[1].nbytes
     floors = {f[1]: f[0] for f in _floors(te, view, "b", mask, h100, memo, None)}
     exact = []
     for c, dense in enumerate(dense_candidates(te, view, h100, memo)):
